@@ -1,44 +1,96 @@
-"""100,000 synthetic runs -> analysis + report, each stage timed. Goal: under 10 s in all on a 2-core machine.
+"""100,000 synthetic runs: CSV -> import into a fresh store -> read back -> report, each stage timed.
+Goal: under 10 s in all on a 2-core machine.
 
-    python bench/report_100k.py [--runs 100000] [--out /tmp/rsg-bench-report]
+    python bench/report_100k.py [--runs 100000] [--out /tmp/rsg-bench-report] [--repeat 1]
 
-Stages: make (synthetic runs, not counted), [store import: to be added once the store exists], analysis,
-figures, html, write. The total that counts is everything after `make`.
+Prints each stage's wall time (best of --repeat) and the CPU time of the whole path (a shared machine inflates wall time).
+The user path that counts is `ready-steady-go-import runs.csv --store S` then `ready-steady-go-report --store S`:
+import (load_csv + write_rows, i.e. `import_sources`), read (`read_runs`), analysis, figures, html, write.
+Not counted: Python's module imports (printed beside) and making the synthetic CSV.
 """
 import argparse, sys, tempfile, time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from synth_runs import synth_runs, DEVICES, MODELS
+from synth_runs import synth_runs, _configs, DEVICES, MODELS
+
+GOAL_S = 10.0
+
+def wandb_export(runs):
+    "The runs table as W&B's web UI exports a project of this version's runs: Name, State, Created, ID, config and summary keys."
+    from ready_steady_go.tracking import wandb_keys  # noqa: F401  (the key names below are the ones it sends)
+    d = runs.drop(columns=["run_id", "timestamp", "source"])
+    return d.assign(fp16=runs.precision.eq("fp16"), pytorch=runs.torch, gpu_mem=(runs.device_mem_gb * 2**30).round().astype("int64"),
+                    duration=runs.seconds).pipe(lambda d: d.__class__({"Name": [f"run-{i}" for i in range(len(d))], "State": "finished",
+                    "Created": runs.timestamp.str[:19] + ".000Z", "ID": runs.run_id, **{k: d[k] for k in d.columns}}))
+
+def timed(fn, name, t):
+    def f(*a, **kw):
+        t0 = time.perf_counter(); r = fn(*a, **kw); t[name] = t.get(name, 0) + time.perf_counter() - t0; return r
+    return f
+
+def once(csv, prices, out, n):
+    from ready_steady_go import tracking
+    from ready_steady_go.store import read_runs
+    from ready_steady_go.report import build_report
+    t, c0 = {}, time.process_time()
+    load, write = tracking._LOADERS["csv"], tracking.write_rows
+    tracking._LOADERS["csv"], tracking.write_rows = timed(load, "  load_csv", t), timed(write, "  write_rows", t)
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            store = Path(d) / "rsg-results.db"
+            t0 = time.perf_counter()
+            counts = tracking.import_sources([str(csv)], store)
+            t["import"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            runs = read_runs(store)
+            t["read_runs"] = time.perf_counter() - t0
+    finally: tracking._LOADERS["csv"], tracking.write_rows = load, write
+    assert counts["added"] == n == len(runs), (counts, len(runs))
+    stages = {}
+    t0 = time.perf_counter()
+    rep = build_report(runs, prices, title=f"{len(runs):,} synthetic runs", timings=stages)
+    t1 = time.perf_counter()
+    path = rep.write(out)
+    t.update(stages); t["write"] = time.perf_counter() - t1
+    t["total"] = sum(v for k, v in t.items() if not k.startswith(" "))
+    t["total CPU"] = time.process_time() - c0  # CPU seconds of this process (all threads): less sensitive to other load than wall time
+    return t, rep, runs, path
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=100_000)
     ap.add_argument("--out", default=str(Path(tempfile.gettempdir()) / "rsg-bench-report"))
+    ap.add_argument("--repeat", type=int, default=1, help="measure the whole path this many times (same process)")
     a = ap.parse_args()
-    t = {}
     t0 = time.perf_counter()
     import pandas as pd
-    from ready_steady_go.report import build_report
-    t["import"] = time.perf_counter() - t0
+    import ready_steady_go.report, ready_steady_go.tracking  # noqa: F401
+    t_import = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    per = len(list(__import__("synth_runs")._configs(DEVICES, MODELS)))
+    per = len(list(_configs(DEVICES, MODELS)))
     runs = synth_runs(len(DEVICES), len(MODELS), repeats=-(-a.runs // per), seed=0).iloc[:a.runs]
-    t["make (not counted)"] = time.perf_counter() - t0
-    # the lead adds here: import `runs` into a fresh store and read them back, timed as t["store"]
+    csv = Path(tempfile.gettempdir()) / f"rsg-bench-{a.runs}.csv"
+    wandb_export(runs).to_csv(csv, index=False)
+    t_make = time.perf_counter() - t0
     prices = {d[0]: round(0.2 + 2.5 * d[3] ** 1.5, 2) for d in DEVICES}
 
-    stages = {}
-    t0 = time.perf_counter()
-    rep = build_report(runs, prices, title=f"{len(runs):,} synthetic runs", timings=stages)
-    t1 = time.perf_counter()
-    out = rep.write(a.out)
-    t.update(stages); t["write"] = time.perf_counter() - t1
-    total = sum(v for k, v in t.items() if k not in ("import", "make (not counted)"))
-    print(f"{len(runs):,} runs, {runs.device_name.nunique()} devices, {runs.model.nunique()} models, "
-          f"{sum(n.endswith('.svg') for n in rep.files)} figures -> {out}")
-    for k, v in t.items(): print(f"  {k:<20} {v:7.2f} s")
-    print(f"  {'total (counted)':<20} {total:7.2f} s   (goal < 10 s)")
+    print(f"{a.runs:,} runs as a W&B CSV export ({csv.stat().st_size / 2**20:.0f} MiB, made in {t_make:.1f} s, not counted); "
+          f"module imports {t_import:.2f} s (not counted)")
+    res = []
+    for i in range(a.repeat):
+        t, rep, back, path = once(csv, prices, a.out, len(runs))
+        res.append(t)
+        if i == 0:
+            print(f"{len(back):,} runs, {back.device_name.nunique()} devices, {back.model.nunique()} models, "
+                  f"{sum(n.endswith('.svg') for n in rep.files)} figures, report.html {len(rep.files['report.html']) / 2**20:.1f} MiB -> {path}")
+    best = {k: min(r[k] for r in res) for k in res[0]}
+    for k in res[0]:
+        print(f"  {k:<14} {best[k]:7.2f} s" + (f"   (runs: {', '.join(f'{r[k]:.2f}' for r in res)})" if a.repeat > 1 else ""))
+    tot = best["total"]
+    if best["total CPU"] < 0.8 * tot: print(f"note: CPU time {best['total CPU']:.1f} s < wall time {tot:.1f} s: the machine was busy with other work")
+    print(f"verdict: {'PASS' if tot < GOAL_S else 'FAIL'}: CSV -> store -> report in {tot:.2f} s "
+          f"({'best of ' + str(a.repeat) if a.repeat > 1 else 'one run'}; goal < {GOAL_S:.0f} s on 2 cores)")
 
 if __name__ == "__main__": main()
