@@ -161,7 +161,8 @@ def plot_batch(t:pd.DataFrame, # `tidy(...)`
     col = {k: d[k].to_numpy(float) for k in ("bs", "throughput", "throughput_lo", "throughput_hi", "peak_mem_mb")}
     groups = {k: {c: v[i] for c, v in col.items()} for k, i in d.groupby(["precision", "device"], sort=False).indices.items()}  # numpy, not pandas, per line
     legend_w = max(_text_width(devs, 9), _text_width(["device (× = out of memory)"], 9)) + 0.5
-    w = 2.8 * len(precs) + 0.8 + legend_w
+    title = f"{model}, {'training' if mode == 'train' else 'inference'}: throughput and memory against batch size"
+    w = max(2.8 * len(precs) + 0.8 + legend_w, _text_width([title], 12) + 0.6)  # the title always fits
     with _style():
         fig = _fig(w, 5.4 if mem else 3.2, left=0.75, right=legend_w, bottom=0.8, top=0.65)
         fig.subplots_adjust(wspace=0.08, hspace=0.1)
@@ -193,7 +194,7 @@ def plot_batch(t:pd.DataFrame, # `tidy(...)`
         handles = [Line2D([], [], color=colors[dev], marker="o", ms=3, lw=1.3) for dev in devs if dev in shown]
         fig.legend(handles, [dev for dev in devs if dev in shown], title="device" + (" (× = out of memory)" if oom is not None else ""),
                    loc="center right", bbox_to_anchor=(1 - 0.1 / w, 0.5))
-        fig.suptitle(f"{model}, {'training' if mode == 'train' else 'inference'}: throughput and memory against batch size", weight="bold")
+        fig.suptitle(title, weight="bold")
     return fig
 
 # %% ../nbs/07_plots.ipynb #a7b2f0c5
@@ -223,9 +224,9 @@ def plot_cost(value:pd.DataFrame, # `value_table(...)` (e.g. `analyse(runs, pric
 # %% ../nbs/07_plots.ipynb #6fcfa7c3
 def svg(fig:Figure, # a figure from this module
        ) -> str:
-    "`fig` as an SVG element to inline in HTML: no XML prolog, scales to its container."
+    "`fig` as an SVG element to inline in HTML: no XML prolog; its own width, shrunk to fit a narrower container."
     buf = io.StringIO()
     with mpl.rc_context({"svg.fonttype": "none"}): fig.savefig(buf, format="svg")
     s = buf.getvalue()
     s = s[s.index("<svg"):]
-    return re.sub(r'<svg([^>]*?) width="[^"]*" height="[^"]*"', r'<svg\1 style="max-width:100%;height:auto"', s, count=1)
+    return re.sub(r'<svg([^>]*?) (width="[^"]*") height="[^"]*"', r'<svg\1 \2 style="max-width:100%;height:auto"', s, count=1)

@@ -107,7 +107,7 @@ def _training_time(best:pd.DataFrame, mode:str) -> pd.DataFrame:
     d = d.loc[d.groupby(["device", "model"])["throughput"].idxmax()]
     e = extrapolate(d, epochs=90, dataset="imagenet-1k") if mode == "train" else extrapolate(d, samples=50_000)
     e = e.assign(cell=e["duration"] + " (" + e["precision"] + ")")
-    return e.pivot(index="device", columns="model", values="cell").reset_index().fillna("")
+    return e.pivot(index="device", columns="model", values="cell").rename_axis(columns=None).reset_index().fillna("")
 
 # %% ../nbs/08_report.ipynb #6c53e75c
 @dataclass
