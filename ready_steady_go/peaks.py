@@ -15,7 +15,7 @@ from .env import BadInput
 # %% auto #0
 __all__ = ['PEAK_PRECISIONS', 'peak_table', 'peak_row', 'peak_flops', 'mfu']
 
-# %% ../nbs/01a_peaks.ipynb #b40bfdfe
+# %% ../nbs/01a_peaks.ipynb #b111773b
 # (model, name patterns (a full match on the normalised CUDA name), fp32, tf32, fp16, bf16 in dense TFLOP/s, source)
 _ROWS = (
     ("V100 PCIe", r"v100 pcie", 14.0, None, 112.0, None, "NVIDIA Tesla V100 datasheet (PCIe); no TF32/bf16 on Volta"),
@@ -56,7 +56,7 @@ _ROWS = (
     ("RTX A6000", r"rtx a6000", 38.7, 38.7, 154.8, 154.8, "NVIDIA RTX A6000 datasheet (tensor 309.7 sparse, halved; full-rate FP32 accumulate)"),
     ("RTX 6000 Ada", r"rtx 6000 ada(?: generation)?", 91.1, 91.1, 364.2, 364.2,
      "NVIDIA Ada whitepaper / RTX 6000 Ada datasheet (1457 FP8 sparse TFLOPS / 4); full-rate FP32 accumulate assumed as on the L40S: unconfirmed"),
-    ("Apple M1", r"apple m1", 2.6, None, None, None, "Apple M1 announcement (GPU, 2.6 TFLOPS FP32); no fp16/bf16 figure published"),
+    ("Apple M1", r"apple m1", 2.6, None, None, None, "Apple M1 announcement (GPU, 2.6 TFLOPS FP32, 8-core GPU); no fp16/bf16 figure published"),
     ("Apple M1 Pro", r"apple m1 pro", 5.2, None, None, None, "Apple M1 Pro announcement (GPU, 5.2 TFLOPS FP32, 16-core GPU); no fp16/bf16 figure published"),
     ("Apple M1 Max", r"apple m1 max", 10.4, None, None, None, "Apple M1 Max announcement (GPU, 10.4 TFLOPS FP32, 32-core GPU); no fp16/bf16 figure published"),
     ("Apple M1 Ultra", r"apple m1 ultra", 21.0, None, None, None, "Apple M1 Ultra announcement (GPU, 21 TFLOPS FP32, 64-core GPU); no fp16/bf16 figure published"),
@@ -68,6 +68,9 @@ _ROWS = (
      "Apple publishes no GPU FLOP/s from the M3 on (and the GPU core count varies within a name)"),
 )
 PEAK_PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
+# Apple sells each chip name with several GPU core counts; the published figure is for the largest one
+_APPLE_CORES = {"Apple M1": 8, "Apple M1 Pro": 16, "Apple M1 Max": 32, "Apple M1 Ultra": 64,
+                "Apple M2": 10, "Apple M2 Pro": 19, "Apple M2 Max": 38, "Apple M2 Ultra": 76}
 
 # %% ../nbs/01a_peaks.ipynb #df8621d6
 def peak_table() -> pd.DataFrame:
@@ -88,9 +91,10 @@ def peak_row(device_name:str|None, # the device name as CUDA (or `env.cpu_name` 
     hits = {r[0] for r in _ROWS if re.fullmatch(r[1], n)}
     return hits.pop() if len(hits) == 1 else None
 
-# %% ../nbs/01a_peaks.ipynb #900ba1de
+# %% ../nbs/01a_peaks.ipynb #d421a43c
 def peak_flops(device_name:str|None, # the device name as CUDA (or `env.cpu_name` on a Mac) reports it
                precision:str,         # `fp32`, `tf32`, `fp16` or `bf16` (`fp32-default` has no single peak: None)
+               gpu_cores:int|None=None, # Apple only: the GPU core count (the same name comes with several)
               ) -> float|None:
     "Dense datasheet peak of `device_name` at `precision`, in FLOP/s; None when unknown or not published."
     p = str(precision).strip().lower()
@@ -99,7 +103,10 @@ def peak_flops(device_name:str|None, # the device name as CUDA (or `env.cpu_name
     row = peak_row(device_name)
     if row is None: return None
     tflops = next(r for r in _ROWS if r[0] == row)[2 + PEAK_PRECISIONS.index(p)]
-    return None if tflops is None else tflops * 1e12
+    if tflops is None: return None
+    if row in _APPLE_CORES:  # the figure is per core × cores: without the core count the name is ambiguous
+        return tflops * 1e12 * gpu_cores / _APPLE_CORES[row] if gpu_cores else None
+    return tflops * 1e12
 
 # %% ../nbs/01a_peaks.ipynb #a1c63538
 def mfu(achieved_flops_per_s:float|None, # FLOP/s the run achieved (FLOPs per sample × samples per second)
