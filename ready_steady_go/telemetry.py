@@ -243,7 +243,7 @@ class NvmlReader:
                     util_gpu=getattr(util, "gpu", None), util_mem=getattr(util, "memory", None), reasons=_try(self._reasons, h),
                     processes=_procs(n, h), pid=self.pid, energy_mj=_try(n.nvmlDeviceGetTotalEnergyConsumption, h))
 
-# %% ../nbs/01b_telemetry.ipynb #78e1204e
+# %% ../nbs/01b_telemetry.ipynb #1dc607a8
 @lru_cache(None)
 def _nvml_reader(key:str):
     try: return NvmlReader(torch.device(key))
@@ -259,7 +259,9 @@ def make_sampler(dev:torch.device|str,     # the device being measured
                 ) -> Sampler:
     "The sampler for `dev`: NVML on CUDA, RAPL at the edges on a CPU, nothing to read elsewhere."
     key = _cuda_key(dev)
-    if key: return Sampler(_nvml_reader(key) or (lambda: None), interval)
+    if key:
+        r = _nvml_reader(key)
+        return Sampler(r, interval) if r else Sampler(lambda: None, None)
     if torch.device(dev).type == "cpu":
         rapl = RaplReader()
         if rapl.available: return Sampler(rapl, None)
