@@ -15,7 +15,7 @@ from .env import BadInput
 # %% auto #0
 __all__ = ['PEAK_PRECISIONS', 'peak_table', 'peak_row', 'peak_flops', 'mfu']
 
-# %% ../nbs/01a_peaks.ipynb #b111773b
+# %% ../nbs/01a_peaks.ipynb #ae49251f
 # (model, name patterns (a full match on the normalised CUDA name), fp32, tf32, fp16, bf16 in dense TFLOP/s, source)
 _ROWS = (
     ("V100 PCIe", r"v100 pcie", 14.0, None, 112.0, None, "NVIDIA Tesla V100 datasheet (PCIe); no TF32/bf16 on Volta"),
