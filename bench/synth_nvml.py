@@ -1,0 +1,36 @@
+"""Write `nbs/fixtures/nvml_readings.json`: three timed windows of readings in the shape `telemetry.NvmlReader` returns.
+
+They are made here, not recorded (no GPU on the development machines), with the numbers of cases users report:
+an A100 SXM4 holding about 55% of its 1410 MHz clock with thermal slowdown, an RTX 4090 whose power limit was
+lowered to 300 W and that sits on the power cap, and a healthy H100 SXM run. 3 s at 100 ms each, seeded.
+
+    python bench/synth_nvml.py
+"""
+import json, random
+from pathlib import Path
+
+
+def window(seed, n, max_sm, sm, temp, power, limit, reasons, energy0, mem=1215, procs=(4242,), util=99):
+    rnd, out, e = random.Random(seed), [], energy0
+    for i in range(n):
+        p = power + rnd.uniform(-8, 8)
+        if i: e += p * 100  # mJ over 100 ms
+        out.append(dict(t=round(i * 0.1, 3), sm_clock_mhz=int(sm + rnd.choice((-15, 0, 0, 15))), mem_clock_mhz=mem,
+                        max_sm_clock_mhz=max_sm, temp_c=int(temp + rnd.uniform(0, 3)), power_w=round(p, 2),
+                        power_limit_w=limit, default_power_limit_w=max(limit, {1410: 400, 2520: 450}.get(max_sm, limit)),
+                        util_gpu=util, util_mem=40, reasons=reasons if rnd.random() < 0.9 else 0, processes=list(procs), pid=4242,
+                        energy_mj=int(e)))
+    return out
+
+
+def main():
+    rec = dict(
+        a100_thermal=window(0, 31, 1410, 780, 87, 255, 400, 0x20 | 0x40, 8.1e9),
+        rtx4090_power_cap=window(1, 31, 2520, 2370, 66, 298, 300, 0x4, 3.2e9, mem=10501, procs=(4242, 977)),
+        h100_healthy=window(2, 31, 1980, 1980, 58, 560, 700, 0, 5.5e9, mem=2619))
+    path = Path(__file__).parent.parent / "nbs" / "fixtures" / "nvml_readings.json"
+    path.write_text(json.dumps(rec, indent=0) + "\n")
+    print(f"wrote {path} ({', '.join(f'{k}: {len(v)} readings' for k, v in rec.items())})")
+
+
+if __name__ == "__main__": main()
