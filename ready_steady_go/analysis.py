@@ -282,6 +282,11 @@ def _version(parts:int):
     rx = re.compile(r"\s*(\d+(?:\.\d+){%d})" % (parts - 1))
     return lambda v: (m := rx.match(str(v))) and m[1]
 
+def _major(v) -> float:
+    "The first number in `v`: `8.6` and 2022's `(8, 6)` → 8; NaN if none."
+    m = re.search(r"\d+", str(v))
+    return float(m[0]) if m else np.nan
+
 def _cudnn_major(v) -> str|None:
     "cuDNN's major version from `90100` (9.1.0), `8902` (8.9.2), `8.9.2` or `9`."
     s = str(v).strip()
@@ -320,7 +325,7 @@ def _fp32(df:pd.DataFrame, old:pd.Series) -> pd.Series:
     "What an fp32 row ran: `strict`, or `TF32 convolutions by default` (2022, or `fp32-default`) where the device has TF32."
     p = df["precision"].astype(str)
     no_tf32 = pd.Series(False, index=df.index)
-    if "device_capability" in df: no_tf32 |= _unique_map(df["device_capability"], lambda v: float(_version(1)(v) or "nan")).astype(float).lt(8)
+    if "device_capability" in df: no_tf32 |= _unique_map(df["device_capability"], _major).astype(float).lt(8)
     if "device_type" in df: no_tf32 |= df["device_type"].astype(str).isin(["cpu", "mps"])
     default = (p.eq("fp32-default") | p.eq("fp32") & old) & ~no_tf32
     return pd.Series(np.where(default, "TF32 convolutions by default", "strict"), index=df.index, dtype=object).where(p.isin(["fp32", "fp32-default"]))
@@ -332,7 +337,7 @@ def _factor(df:pd.DataFrame, factor:str, old:pd.Series) -> pd.Series|None:
     else: v = _unique_map(df[col], f) if col in df else pd.Series(None, index=df.index, dtype=object)
     if factor in _2022_SETTINGS: v = v.where(v.notna() | ~old, _2022_SETTINGS[factor])
     if factor == "compile" and "torch" in df:  # torch.compile came with torch 2.0: nothing before it was compiled
-        v = v.where(v.notna() | ~_unique_map(df["torch"], lambda v: float(_version(1)(v) or "nan")).astype(float).lt(2), "off")
+        v = v.where(v.notna() | ~_unique_map(df["torch"], _major).astype(float).lt(2), "off")
     return v if v.notna().any() else None
 
 # %% ../nbs/06_analysis.ipynb #a00f8c2f
@@ -377,6 +382,7 @@ def comparability(runs:pd.DataFrame, # the runs table (not tidied: the software 
     "One row per difference in how results compared together were measured: scope, factor, values, detail, devices, groups, n_groups, n_runs."
     recorded = "precision" in runs
     df = usable(runs)
+    if "torch" not in df and "pytorch" in df: df = df.rename(columns={"pytorch": "torch"})  # a W&B export of 2022 runs
     cols = [c for c in dict.fromkeys([c for keys, m in by.values() for c in (*keys, m)] + [FACTORS[f][0] for f in factors] +
                                      ["device_capability", "device_type", "torch", "source", "env_id"]) if c in df]
     df = df[cols].value_counts(dropna=False, sort=False).rename("_n").reset_index()  # distinct setups: a few, however many runs
