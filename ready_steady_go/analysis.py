@@ -14,11 +14,11 @@ import numpy as np, pandas as pd
 from .env import BadInput
 
 # %% auto #0
-__all__ = ['KEYS', 'REQUIRED', 'ENV_COLS', 'DATASETS', 'MEASURED_SOURCES', 'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY',
-           'CONDITIONS', 'clean_device_name', 'usable', 'tidy', 'best_batch', 'relative', 'average', 'speedup',
-           'oom_batch', 'environments', 'parse_prices', 'cost', 'value_table', 'best_precision', 'dataset_size',
-           'time_for', 'human_duration', 'extrapolate', 'comparability', 'comparability_note', 'ratio_ci',
-           'throughput_ci_rel', 'speedup_ci', 'efficiency', 'analyse']
+__all__ = ['KEYS', 'REQUIRED', 'ENV_COLS', 'DATASETS', 'MEASURED_SOURCES', 'FACTORS', 'FACTOR_LABELS', 'COMPARED',
+           'EFFICIENCY_COLS', 'CONDITION_COLS', 'clean_device_name', 'usable', 'tidy', 'best_batch', 'relative',
+           'average', 'speedup', 'oom_batch', 'environments', 'parse_prices', 'cost', 'value_table', 'best_precision',
+           'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'comparability', 'comparability_note',
+           'ratio_ci', 'throughput_ci_rel', 'speedup_ci', 'efficiency', 'analyse']
 
 # %% ../nbs/06_analysis.ipynb #7abdf383
 _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
@@ -269,6 +269,7 @@ def extrapolate(best:pd.DataFrame, # a table with a `throughput` (samples/s) col
 
 # %% ../nbs/06_analysis.ipynb #0a696c5f
 MEASURED_SOURCES = ("local", "wandb", "wandb-offline", "csv") # measured by this benchmark or its 2022 version; any other source is a published table
+_IMPORTED = ("wandb", "wandb-offline", "csv") # sources that may hold 2022 runs
 _2022_SETTINGS = dict(channels_last="off", compile="off", optimizer="sgd", size="224") # what the 2022 benchmark always did
 _NA = {"", "nan", "none", "<na>", "null", "nat"}
 
@@ -319,7 +320,7 @@ def _from_2022(runs:pd.DataFrame, # runs
     if not recorded or "precision" not in runs: return pd.Series(True, index=runs.index)
     if "source" not in runs: return pd.Series(False, index=runs.index)
     no_env = _unique_map(runs["env_id"], str).isna() if "env_id" in runs else True
-    return _unique_map(runs["source"], lambda v: str(v).strip() in MEASURED_SOURCES[1:]).eq(True) & no_env
+    return _unique_map(runs["source"], lambda v: str(v).strip() in _IMPORTED).eq(True) & no_env
 
 def _fp32(df:pd.DataFrame, old:pd.Series) -> pd.Series:
     "What an fp32 row ran: `strict`, or `TF32 convolutions by default` (2022, or `fp32-default`) where the device has TF32."
@@ -474,8 +475,8 @@ def speedup_ci(best:pd.DataFrame, # best batch sizes (see `best_batch`)
     return out[["device", "precision", "mode", "speedup", "speedup_lo", "speedup_hi", "n_models"]]
 
 # %% ../nbs/06_analysis.ipynb #908d5caf
-EFFICIENCY = ("tflops", "mfu", "mfu_measured") # always in the efficiency table (NaN where the runs did not record them)
-CONDITIONS = ("energy_j", "joules_per_sample", "energy_source", "conditions") # in it where the runs recorded them
+EFFICIENCY_COLS = ("tflops", "mfu", "mfu_measured") # always in the efficiency table (NaN where the runs did not record them)
+CONDITION_COLS = ("energy_j", "joules_per_sample", "energy_source", "conditions") # in it where the runs recorded them
 
 def _per_config(runs:pd.DataFrame, cols:list[str]) -> pd.DataFrame:
     "Per (device, model, precision, mode, bs) of finished runs: the median of numeric `cols`, the distinct values of the others."
@@ -496,12 +497,12 @@ def efficiency(best:pd.DataFrame, # best batch sizes (see `best_batch`)
               ) -> pd.DataFrame:
     "Per (device, model, precision, mode) at its best batch size: throughput, TFLOP/s, MFU against the datasheet and the measured peak, energy and conditions where recorded."
     keys = list(KEYS) + ["bs"]
-    cols = [c for c in EFFICIENCY + CONDITIONS if c in best]
+    cols = [c for c in EFFICIENCY_COLS + CONDITION_COLS if c in best]
     out = best[keys + ["throughput"] + cols]
-    more = [c for c in EFFICIENCY + CONDITIONS if c not in best and runs is not None and c in runs]
+    more = [c for c in EFFICIENCY_COLS + CONDITION_COLS if c not in best and runs is not None and c in runs]
     if more: out = out.merge(_per_config(runs, more), on=keys, how="left")
-    out = out.assign(**{c: np.nan for c in EFFICIENCY if c not in out})
-    out = out[keys + ["throughput", *EFFICIENCY, *(c for c in CONDITIONS if c in out)]]
+    out = out.assign(**{c: np.nan for c in EFFICIENCY_COLS if c not in out})
+    out = out[keys + ["throughput", *EFFICIENCY_COLS, *(c for c in CONDITION_COLS if c in out)]]
     return out.sort_values(["mode", "model", "precision", "mfu", "throughput"], ascending=[False, True, True, False, False], na_position="last", ignore_index=True)
 
 # %% ../nbs/06_analysis.ipynb #9709f1a4
