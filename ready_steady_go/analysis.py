@@ -14,9 +14,11 @@ import numpy as np, pandas as pd
 from .env import BadInput
 
 # %% auto #0
-__all__ = ['KEYS', 'REQUIRED', 'ENV_COLS', 'DATASETS', 'clean_device_name', 'usable', 'tidy', 'best_batch', 'relative', 'average',
-           'speedup', 'oom_batch', 'environments', 'parse_prices', 'cost', 'value_table', 'best_precision',
-           'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'analyse']
+__all__ = ['KEYS', 'REQUIRED', 'ENV_COLS', 'DATASETS', 'MEASURED_SOURCES', 'FACTORS', 'FACTOR_LABELS', 'COMPARED',
+           'EFFICIENCY_COLS', 'CONDITION_COLS', 'clean_device_name', 'usable', 'tidy', 'best_batch', 'relative',
+           'average', 'speedup', 'oom_batch', 'environments', 'parse_prices', 'cost', 'value_table', 'best_precision',
+           'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'comparability', 'comparability_note',
+           'ratio_ci', 'throughput_ci_rel', 'speedup_ci', 'efficiency', 'analyse']
 
 # %% ../nbs/06_analysis.ipynb #7abdf383
 _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
@@ -264,6 +266,244 @@ def extrapolate(best:pd.DataFrame, # a table with a `throughput` (samples/s) col
     if n is None: raise BadInput("say how much work: samples=N, steps=N, or epochs=N with dataset=NAME|N")
     secs = n / best["throughput"]
     return best.assign(seconds=secs, duration=[human_duration(x) for x in secs])
+
+# %% ../nbs/06_analysis.ipynb #0a696c5f
+MEASURED_SOURCES = ("local", "wandb", "wandb-offline", "csv") # measured by this benchmark or its 2022 version; any other source is a published table
+_IMPORTED = ("wandb", "wandb-offline", "csv") # sources that may hold 2022 runs
+_2022_SETTINGS = dict(channels_last="off", compile="off", optimizer="sgd", size="224") # what the 2022 benchmark always did
+_NA = {"", "nan", "none", "<na>", "null", "nat"}
+
+def _unique_map(s:pd.Series, f) -> pd.Series:
+    "`f` over a column's distinct values only (a handful in any number of runs); missing stays missing."
+    codes, u = pd.factorize(s)  # missing: code -1, which picks the None at the end
+    return pd.Series(np.array([None if str(v).strip().lower() in _NA else f(v) for v in u] + [None], dtype=object)[codes], index=s.index)
+
+def _version(parts:int):
+    "The first `parts` numbers of a version string: `2.5.1+cu121` → `2.5` (2) or `2` (1)."
+    rx = re.compile(r"\s*(\d+(?:\.\d+){%d})" % (parts - 1))
+    return lambda v: (m := rx.match(str(v))) and m[1]
+
+def _major(v) -> float:
+    "The first number in `v`: `8.6` and 2022's `(8, 6)` → 8; NaN if none."
+    m = re.search(r"\d+", str(v))
+    return float(m[0]) if m else np.nan
+
+def _cudnn_major(v) -> str|None:
+    "cuDNN's major version from `90100` (9.1.0), `8902` (8.9.2), `8.9.2` or `9`."
+    s = str(v).strip()
+    if not re.fullmatch(r"\d+(?:\.0)?", s): return _version(1)(s)
+    n = int(float(s))
+    return str(n // 10000 if n >= 10000 else n // 1000 if n >= 1000 else n)
+
+def _on_off(v) -> str|None: return {"true": "on", "1": "on", "1.0": "on", "false": "off", "0": "off", "0.0": "off"}.get(str(v).strip().lower())
+
+def _number(v) -> str|None:
+    try: x = float(v)
+    except (TypeError, ValueError): return str(v).strip() or None
+    return f"{x:g}" if math.isfinite(x) else None
+
+def _source(v) -> str: return "measured" if str(v).strip() in MEASURED_SOURCES else f"published ({str(v).strip()})"
+
+FACTORS = dict(torch=("torch", _version(2)), cuda=("cuda", _version(1)), cudnn=("cudnn", _cudnn_major),
+               fp32=("precision", None), source=("source", _source), channels_last=("channels_last", _on_off),
+               compile=("compile", _on_off), optimizer=("optimizer", lambda v: str(v).strip().lower()),
+               size=("size", _number), seq_len=("seq_len", _number)) # factor -> (the run column it reads, its normal form)
+FACTOR_LABELS = dict(torch="torch", cuda="CUDA", cudnn="cuDNN", fp32="fp32 semantics", source="source", channels_last="channels-last",
+                     compile="compile", optimizer="optimizer", size="image size", seq_len="sequence length")
+COMPARED = dict(devices=(("model", "mode"), "device"), precisions=(("device", "model", "mode"), "precision")) # scope -> (what is ranked together, what is compared within it)
+
+# %% ../nbs/06_analysis.ipynb #dbcee7d9
+def _from_2022(runs:pd.DataFrame, # runs
+               recorded:bool=True, # whether the table records `precision` (2022 tables do not)
+              ) -> pd.Series:
+    "Rows of the 2022 benchmark: a table without `precision`, or imported rows (W&B, CSV) without this version's `env_id`."
+    if not recorded or "precision" not in runs: return pd.Series(True, index=runs.index)
+    if "source" not in runs: return pd.Series(False, index=runs.index)
+    no_env = _unique_map(runs["env_id"], str).isna() if "env_id" in runs else True
+    return _unique_map(runs["source"], lambda v: str(v).strip() in _IMPORTED).eq(True) & no_env
+
+def _fp32(df:pd.DataFrame, old:pd.Series) -> pd.Series:
+    "What an fp32 row ran: `strict`, or `TF32 convolutions by default` (2022, or `fp32-default`) where the device has TF32."
+    p = df["precision"].astype(str)
+    no_tf32 = pd.Series(False, index=df.index)
+    if "device_capability" in df: no_tf32 |= _unique_map(df["device_capability"], _major).astype(float).lt(8)
+    if "device_type" in df: no_tf32 |= df["device_type"].astype(str).isin(["cpu", "mps"])
+    default = (p.eq("fp32-default") | p.eq("fp32") & old) & ~no_tf32
+    return pd.Series(np.where(default, "TF32 convolutions by default", "strict"), index=df.index, dtype=object).where(p.isin(["fp32", "fp32-default"]))
+
+def _factor(df:pd.DataFrame, factor:str, old:pd.Series) -> pd.Series|None:
+    "The normal form of one factor per run (None where unknown), or None when no run says."
+    col, f = FACTORS[factor]
+    if factor == "fp32": v = _fp32(df, old)
+    else: v = _unique_map(df[col], f) if col in df else pd.Series(None, index=df.index, dtype=object)
+    if factor in _2022_SETTINGS: v = v.where(v.notna() | ~old, _2022_SETTINGS[factor])
+    if factor == "compile" and "torch" in df:  # torch.compile came with torch 2.0: nothing before it was compiled
+        v = v.where(v.notna() | ~_unique_map(df["torch"], _major).astype(float).lt(2), "off")
+    return v if v.notna().any() else None
+
+# %% ../nbs/06_analysis.ipynb #a00f8c2f
+def _natural(v:str) -> tuple:
+    "Sort key that puts `2.5` before `2.14` and `9` before `12`."
+    return tuple((0, int(x), "") if x.isdigit() else (1, 0, x) for x in re.split(r"[.\s]+", str(v)))
+
+def _joined(xs) -> str: return ", ".join(sorted(set(map(str, xs)), key=_natural))
+
+def _counts(coded:list[tuple[np.ndarray, np.ndarray]], names:list[str], n:np.ndarray) -> pd.DataFrame:
+    "Runs (`n` per row) per distinct combination of factorized columns (codes, uniques); code -1 (unknown) left out."
+    known = np.logical_and.reduce([c >= 0 for c, _ in coded])
+    key = np.zeros(int(known.sum()), dtype=np.int64)
+    for c, u in coded: key = key * len(u) + c[known]
+    key, inv = np.unique(key, return_inverse=True)
+    n = np.bincount(inv.ravel(), weights=n[known]).astype(int)
+    cols = {}
+    for (c, u), name in zip(reversed(coded), reversed(names)): key, cols[name] = np.divmod(key, len(u)); cols[name] = u[cols[name]]
+    return pd.DataFrame({k: cols[k] for k in names}).assign(n=n)
+
+def _differences(columns:dict, value:tuple, n:np.ndarray, keys:list[str], member:str, factor:str, scope:str) -> list[dict]:
+    "One row per group of `keys` whose `member`s' setups (`n` runs each) differ in the factorized `value` of `factor`."
+    c = _counts([columns[k] for k in (*keys, member)] + [value], [*keys, "_m", "_v"], n)
+    c = c[c.groupby(keys)["_v"].transform("nunique") > 1]
+    groups = {}
+    for *g, m, v, n in c.itertuples(index=False): groups.setdefault(tuple(g), []).append((m, v, n))
+    rows = []
+    for g, mv in sorted(groups.items()):
+        g = dict(zip(keys, g))
+        by_v, by_m = {}, {}
+        for m, v, _ in mv: by_v.setdefault(v, []).append(m); by_m.setdefault(m, []).append(v)
+        rows.append(dict(scope=scope, factor=factor, values=", ".join(f"{v} ({_joined(by_v[v])})" for v in sorted(by_v, key=_natural)),
+                         detail="; ".join(f"{m}: {_joined(by_m[m])}" for m in sorted(by_m)),
+                         devices=_joined(by_m) if member == "device" else g.get("device", ""),
+                         group=" ".join(str(x) for k, x in g.items() if k != "device"), n_runs=sum(n for *_, n in mv)))
+    return rows
+
+def comparability(runs:pd.DataFrame, # the runs table (not tidied: the software columns are needed)
+                  by:dict=COMPARED, # scope -> (columns of what is ranked together, the column compared within it)
+                  factors=tuple(FACTORS), # what may differ (see `FACTORS`)
+                 ) -> pd.DataFrame:
+    "One row per difference in how results compared together were measured: scope, factor, values, detail, devices, groups, n_groups, n_runs."
+    recorded = "precision" in runs
+    df = usable(runs)
+    if "torch" not in df and "pytorch" in df: df = df.rename(columns={"pytorch": "torch"})  # a W&B export of 2022 runs
+    cols = [c for c in dict.fromkeys([c for keys, m in by.values() for c in (*keys, m)] + [FACTORS[f][0] for f in factors] +
+                                     ["device_capability", "device_type", "torch", "source", "env_id"]) if c in df]
+    df = df[cols].value_counts(dropna=False, sort=False).rename("_n").reset_index()  # distinct setups: a few, however many runs
+    df["device"] = df["device"].map(clean_device_name)
+    old = _from_2022(df, recorded)
+    values = {f: pd.factorize(v) for f in FACTORS if f in factors and (v := _factor(df, f, old)) is not None}
+    columns = {c: pd.factorize(df[c]) for c in dict.fromkeys(c for keys, m in by.values() for c in (*keys, m))}
+    rows = [r for scope, (keys, member) in by.items() for f, v in values.items()
+            if FACTORS[f][0] != member  # what is compared is not a difference
+            for r in _differences(columns, v, df["_n"].to_numpy(), list(keys), member, f, scope)]
+    cols = ["scope", "factor", "values", "detail", "devices", "groups", "n_groups", "n_runs"]
+    if not rows: return pd.DataFrame(columns=cols)
+    out = pd.DataFrame(rows).groupby(["scope", "factor", "values", "detail", "devices"], sort=False)
+    return out.agg(groups=("group", "; ".join), n_groups=("group", "size"), n_runs=("n_runs", "sum")).reset_index()[cols]
+
+# %% ../nbs/06_analysis.ipynb #3de0d041
+def comparability_note(table:pd.DataFrame, # what `comparability` returns
+                       limit:int=6, # at most this many differences are spelled out
+                      ) -> str:
+    "The one-line note a ranking carries when its results were not measured alike; empty when they were."
+    if table is None or len(table) == 0: return ""
+    clauses = []
+    for (scope, factor, devices), d in table.groupby(["scope", "factor", table["devices"].where(table["scope"] != "devices", "")], sort=False):
+        seen = {}
+        for item in "; ".join(d["detail"]).split("; "):
+            m, _, vs = item.partition(": ")
+            seen.setdefault(m, set()).update(vs.split(", "))
+        inner = "; ".join(f"{m}: {_joined(vs)}" for m, vs in sorted(seen.items()))
+        where = "" if scope == "devices" else f" between {scope} on {devices}"
+        clauses.append(f"{FACTOR_LABELS.get(factor, factor)} differs{where} ({inner})")
+    more = f"; and {len(clauses) - limit} more (see the comparability table)" if len(clauses) > limit else ""
+    return "Not measured alike: " + "; ".join(clauses[:limit]) + more + "."
+
+# %% ../nbs/06_analysis.ipynb #de5d2591
+def ratio_ci(a, # numerators (throughputs), scalars or arrays
+             a_ci_rel, # their relative 95% half-widths (the CI below `a`, and above it unless `a_ci_rel_hi` is given)
+             b, # denominators
+             b_ci_rel, # their relative 95% half-widths (below `b`; above it unless `b_ci_rel_hi` is given)
+             a_ci_rel_hi=None, # relative half-widths above `a`, for an asymmetric interval
+             b_ci_rel_hi=None, # relative half-widths above `b`
+            ) -> tuple:
+    "`a / b` and its 95% interval `(ratio, lo, hi)`, propagated in log space; NaN bounds where a CI is unknown."
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    r = [np.asarray(x, float) for x in (a_ci_rel, a_ci_rel if a_ci_rel_hi is None else a_ci_rel_hi,
+                                         b_ci_rel, b_ci_rel if b_ci_rel_hi is None else b_ci_rel_hi)]
+    a_lo, a_hi, b_lo, b_hi = [np.where(x >= 0, x, np.nan) for x in r]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        down = lambda x: -np.log1p(-np.minimum(x, 1.0))  # log distance from x down to x(1 - r): infinite when r >= 1
+        ratio = a / b
+        lo = ratio * np.exp(-np.hypot(down(a_lo), np.log1p(b_hi)))
+        hi = ratio * np.exp(np.hypot(np.log1p(a_hi), down(b_lo)))
+    return ratio[()], lo[()], hi[()]
+
+# %% ../nbs/06_analysis.ipynb #e8d3b925
+def throughput_ci_rel(best:pd.DataFrame, # tidy runs or best batch sizes (`throughput`, `throughput_ci`, and `n_runs`, `throughput_lo`, `throughput_hi` where there are repeats)
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    "Relative 95% half-widths below and above each throughput: the wider of its runs' CI and its repeats' spread; NaN where neither is known."
+    thr = best["throughput"].to_numpy(float)
+    nan = np.full(len(best), np.nan)
+    ci = best["throughput_ci"].to_numpy(float) / thr if "throughput_ci" in best else nan
+    if not {"n_runs", "throughput_lo", "throughput_hi"} <= set(best): return ci, ci.copy()
+    many = best["n_runs"].to_numpy(float) > 1  # one run: `tidy`'s lo/hi are its own CI (or the value itself when it has none)
+    lo = np.where(many, (thr - best["throughput_lo"].to_numpy(float)) / thr, np.nan)
+    hi = np.where(many, (best["throughput_hi"].to_numpy(float) - thr) / thr, np.nan)
+    return np.fmax(ci, lo), np.fmax(ci, hi)
+
+# %% ../nbs/06_analysis.ipynb #0b47e07d
+def speedup_ci(best:pd.DataFrame, # best batch sizes (see `best_batch`)
+               base:str="fp32", # the precision to compare against
+               average:bool=True, # geometric mean over models per (device, precision, mode)
+              ) -> pd.DataFrame:
+    "`speedup` with its 95% interval `speedup_lo`, `speedup_hi`: per model, or their geometric mean over models."
+    k = ["device", "model", "mode"]
+    lo, hi = throughput_ci_rel(best)
+    d = best[k + ["precision", "throughput"]].assign(_lo=lo, _hi=hi)
+    m = d[d["precision"] != base].merge(d.loc[d["precision"] == base, k + ["throughput", "_lo", "_hi"]], on=k, suffixes=("", "_base"))
+    s, s_lo, s_hi = ratio_ci(m["throughput"], m["_lo"], m["throughput_base"], m["_lo_base"], m["_hi"], m["_hi_base"])
+    m = m[k + ["precision"]].assign(speedup=s, speedup_lo=s_lo, speedup_hi=s_hi)
+    if not average: return m.sort_values(k + ["precision"], ignore_index=True)
+    with np.errstate(divide="ignore"):
+        l = np.log(m["speedup"])
+        m = m.assign(_l=l, _dl=(l - np.log(m["speedup_lo"])) ** 2, _dh=(np.log(m["speedup_hi"]) - l) ** 2)
+    g = m.assign(_na=m["_dl"].isna() | m["_dh"].isna()).groupby(["device", "precision", "mode"], sort=True)
+    out = g.agg(_l=("_l", "mean"), _dl=("_dl", "sum"), _dh=("_dh", "sum"), _na=("_na", "any"), n_models=("model", "nunique")).reset_index()
+    n, na = out["n_models"], out["_na"]
+    out["speedup"] = np.exp(out["_l"])
+    out["speedup_lo"] = np.exp(out["_l"] - np.sqrt(out["_dl"]) / n).where(~na)  # independent models: the mean's half-width is sqrt(Σh²)/n
+    out["speedup_hi"] = np.exp(out["_l"] + np.sqrt(out["_dh"]) / n).where(~na)
+    return out[["device", "precision", "mode", "speedup", "speedup_lo", "speedup_hi", "n_models"]]
+
+# %% ../nbs/06_analysis.ipynb #908d5caf
+EFFICIENCY_COLS = ("tflops", "mfu", "mfu_measured") # always in the efficiency table (NaN where the runs did not record them)
+CONDITION_COLS = ("energy_j", "joules_per_sample", "energy_source", "conditions") # in it where the runs recorded them
+
+def _per_config(runs:pd.DataFrame, cols:list[str]) -> pd.DataFrame:
+    "Per (device, model, precision, mode, bs) of finished runs: the median of numeric `cols`, the distinct values of the others."
+    df = usable(runs)
+    names = df["device"].unique()
+    df["device"] = df["device"].map(dict(zip(names, map(clean_device_name, names))))
+    df["bs"] = pd.to_numeric(df["bs"], errors="coerce").astype("int64")
+    keys = list(KEYS) + ["bs"]
+    num = [c for c in cols if c not in ("energy_source", "conditions")]
+    out = df[keys].assign(**{c: pd.to_numeric(df[c], errors="coerce") for c in num}).groupby(keys, sort=False)[num].median().reset_index() if num else df[keys].drop_duplicates()
+    for c in (c for c in cols if c not in num):  # text: the distinct values of each configuration's repeats
+        t = df[keys + [c]].dropna().drop_duplicates()
+        out = out.merge(t.groupby(keys, sort=False)[c].agg(lambda s: "; ".join(sorted(map(str, s)))).reset_index(), on=keys, how="left")
+    return out
+
+def efficiency(best:pd.DataFrame, # best batch sizes (see `best_batch`)
+               runs:pd.DataFrame|None=None, # the runs table, for the columns `best` does not carry
+              ) -> pd.DataFrame:
+    "Per (device, model, precision, mode) at its best batch size: throughput, TFLOP/s, MFU against the datasheet and the measured peak, energy and conditions where recorded."
+    keys = list(KEYS) + ["bs"]
+    cols = [c for c in EFFICIENCY_COLS + CONDITION_COLS if c in best]
+    out = best[keys + ["throughput"] + cols]
+    more = [c for c in EFFICIENCY_COLS + CONDITION_COLS if c not in best and runs is not None and c in runs]
+    if more: out = out.merge(_per_config(runs, more), on=keys, how="left")
+    out = out.assign(**{c: np.nan for c in EFFICIENCY_COLS if c not in out})
+    out = out[keys + ["throughput", *EFFICIENCY_COLS, *(c for c in CONDITION_COLS if c in out)]]
+    return out.sort_values(["mode", "model", "precision", "mfu", "throughput"], ascending=[False, True, True, False, False], na_position="last", ignore_index=True)
 
 # %% ../nbs/06_analysis.ipynb #9709f1a4
 def analyse(runs:pd.DataFrame, # the runs table
