@@ -20,8 +20,8 @@ from matplotlib.ticker import FixedLocator, NullLocator
 from .analysis import *
 
 # %% auto #0
-__all__ = ['PRECISION_ORDER', 'PRECISION_COLORS', 'precision_color', 'short', 'plot_relative', 'plot_average', 'plot_speedup',
-           'plot_batch', 'plot_cost', 'svg']
+__all__ = ['PRECISION_ORDER', 'PRECISION_COLORS', 'precision_color', 'short', 'unit_name', 'plot_relative', 'plot_average',
+           'plot_speedup', 'plot_batch', 'plot_cost', 'svg']
 
 # %% ../nbs/07_plots.ipynb #15659d9b
 PRECISION_ORDER = ("fp32", "tf32", "bf16", "fp16")
@@ -60,7 +60,8 @@ def short(s, # a device or model name
     s = str(s)
     return s if len(s) <= n else s[:n - 1].rstrip() + "…"
 
-def _unit(d:pd.DataFrame) -> str:
+def unit_name(d:pd.DataFrame, # a table with a `unit` column (images, tokens, ...)
+             ) -> str:
     "What is counted per second: the `unit` column when it is one unit, else samples."
     u = d["unit"].dropna().unique() if "unit" in d else []
     return str(u[0]) if len(u) == 1 else "samples"
@@ -107,15 +108,14 @@ def _bars(ax, df:pd.DataFrame, value:str, lo:str|None=None, hi:str|None=None, fm
                        error_kw=dict(ecolor="0.2", elinewidth=0.8, capsize=1.5))
         if flag is not None:
             for b, f in zip(bars.patches, d[flag].to_numpy(bool)):
-                if f: b.set_hatch(_MISSED["hatch"]); b.set_facecolor((*precision_color(p)[:3], _MISSED["alpha"])); b.set_edgecolor(precision_color(p)); missed = True
+                if f: b.set_hatch(_MISSED["hatch"]); b.set_facecolor((*precision_color(p)[:3], _MISSED["alpha"])); b.set_edgecolor("0.3"); b.set_linewidth(0.6); missed = True
         for yy, x, vv in zip(y, end, v):  # after the whisker: never crossed by it
             ax.text(x, yy, " " + fmt.format(vv), va="center", ha="left", fontsize=9, color="0.2")
     ax.set_yticks(range(len(order)), [short((names or {}).get(o, o), 48) for o in order])
     ax.set_ylim(-0.6, len(order) - 0.4)
     ax.grid(axis="y", visible=False)
     ax.set_xlim(0, cap * 1.2)  # room for the value labels
-    hs, ls = ax.get_legend_handles_labels()
-    hs, ls = hs[::-1], ls[::-1]  # the fastest precisions first, as the bars read top down
+    hs, ls = [Patch(facecolor=precision_color(p)) for p in precs[::-1]], precs[::-1]  # plain colours; the fastest precisions first, as the bars read
     if missed: hs.append(Patch(facecolor="white", edgecolor="0.3", hatch=_MISSED["hatch"])); ls.append("CI target missed")
     if cut: hs.append(Line2D([], [], marker=">", color="0.2", lw=0, ms=5)); ls.append("interval cut at the axis")
     ax.legend(hs, ls, title="precision", loc="upper left", bbox_to_anchor=(1.01, 1.02), frameon=False)  # never over a bar
@@ -139,7 +139,7 @@ def plot_relative(best:pd.DataFrame, # `relative(best_batch(...))` (or `analyse(
         fig = _bar_fig(d)
         ax = fig.add_subplot()
         _bars(ax, d, "relative", "relative_lo", "relative_hi", flag="unconverged" if "unconverged" in d else None)
-        ax.set_xlabel(f"% of the fastest device and precision (100 = {d['throughput'].max():,.0f} {_unit(d)}/s)")
+        ax.set_xlabel(f"% of the fastest device and precision (100 = {d['throughput'].max():,.0f} {unit_name(d)}/s)")
         ax.set_title(f"{short(model, 60)}, {'training' if mode == 'train' else 'inference'}: best batch size per device")
     return fig
 
@@ -166,8 +166,7 @@ def plot_average(avg:pd.DataFrame, # `average(...)`
         ax = fig.add_subplot()
         _bars(ax, d.assign(_missed=d["n_unconverged"].gt(0)) if "n_unconverged" in d else d, stat,
               flag="_missed" if "n_unconverged" in d else None, names=fewer)
-        ax.set_xlabel(f"relative throughput, {kind} mean over {n} model{'s' if n != 1 else ''} (% of the fastest)"
-                      + ("; fewer where a device says so" if fewer else ""))
+        ax.set_xlabel(f"relative throughput, {kind} mean over {n} model{'s' if n != 1 else ''} (% of the fastest)")  # a device with fewer says so beside its name
         ax.set_title(f"All models, {'training' if mode == 'train' else 'inference'}")
     return fig
 
@@ -227,12 +226,12 @@ def plot_batch(t:pd.DataFrame, # `tidy(...)`
     col = {k: d[k].to_numpy(float) for k in ("bs", "throughput", "throughput_lo", "throughput_hi", "peak_mem_mb", "_u")}
     groups = {k: {c: v[i] for c, v in col.items()} for k, i in d.groupby(["precision", "device"], sort=False).indices.items()}  # numpy, not pandas, per line
     missed = bool(d["_u"].any())
-    what = [w for w, on in (("× = out of memory", oom is not None), ("○ = CI target missed", missed)) if on]
+    what = [w for w, on in (("× = out of memory", bool(first_oom)), ("○ = CI target missed", missed)) if on]
     legend_title = "device" + (f" ({', '.join(what)})" if what else "")
     legend_w = max(_text_width([short(x, 40) for x in devs], 9), _text_width([legend_title], 9)) + 0.5
     title = f"{short(model, 60)}, {'training' if mode == 'train' else 'inference'}: throughput {'and memory ' if mem else ''}against batch size"
     w = max(2.8 * len(precs) + 0.8 + legend_w, _text_width([title], 12) + 0.6)  # the title always fits
-    unit = _unit(d)
+    unit = unit_name(d)
     with _style():
         fig = _fig(w, 5.4 if mem else 3.2, left=0.75, right=legend_w, bottom=0.8, top=0.65)
         fig.subplots_adjust(wspace=0.08, hspace=0.1)
