@@ -24,17 +24,18 @@ __all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'MISSED_MARK', 'summary_table', 'aver
            'Report', 'build_report', 'write_report', 'browser_check']
 
 # %% ../nbs/08_report.ipynb #37ce9eb4
-SUMMARY_COLS = ("device", "model", "size", "precision", "mode", "bs", "throughput", "relative", "ci_rel", "ci_target_met")
-AVERAGE_COLS = ("device", "precision", "mode", "relative_mean", "relative_geomean", "n_models", "of_models", "n_unconverged")
+SUMMARY_COLS = ("device", "model", "precision", "mode", "bs", "throughput", "relative")
+AVERAGE_COLS = ("device", "precision", "mode", "relative_mean", "relative_geomean")
 
 def summary_table(best:pd.DataFrame, # `relative(best_batch(...))`
                  ) -> pd.DataFrame:
-    "One row per best point: device, model, size, precision, mode, bs, throughput, relative, and its CI against the target."
-    return best.sort_values(["mode", "model", "size", "relative"], ascending=[False, True, True, False])[list(SUMMARY_COLS)].reset_index(drop=True)
+    "One row per best point: device, model (with ` @size` where it was measured at several), precision, mode, bs, throughput, relative."
+    d = best.assign(model=best["label"]) if "label" in best else best
+    return d.sort_values(["mode", "model", "relative"], ascending=[False, True, False])[list(SUMMARY_COLS)].reset_index(drop=True)
 
 def average_table(avg:pd.DataFrame, # `average(...)`
                  ) -> pd.DataFrame:
-    "One row per (device, precision, mode): the arithmetic and geometric mean of relative throughput, and how many models went in."
+    "One row per (device, precision, mode): the arithmetic and geometric mean of relative throughput."
     return avg[list(AVERAGE_COLS)].reset_index(drop=True)
 
 # %% ../nbs/08_report.ipynb #237bb70f
