@@ -15,10 +15,10 @@ from .env import BadInput
 
 # %% auto #0
 __all__ = ['KEYS', 'REQUIRED', 'ENV_COLS', 'DATASETS', 'MEASURED_SOURCES', 'FACTORS', 'FACTOR_LABELS', 'COMPARED',
-           'EFFICIENCY_COLS', 'CONDITION_COLS', 'clean_device_name', 'usable', 'tidy', 'best_batch', 'relative',
-           'average', 'speedup', 'oom_batch', 'environments', 'parse_prices', 'cost', 'value_table', 'best_precision',
-           'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'comparability', 'comparability_note',
-           'ratio_ci', 'throughput_ci_rel', 'speedup_ci', 'efficiency', 'analyse']
+           'EFFICIENCY_COLS', 'CONDITION_COLS', 'clean_device_name', 'ci_target_met', 'usable', 'tidy', 'best_batch',
+           'relative', 'average', 'speedup', 'oom_batch', 'environments', 'parse_prices', 'cost', 'value_table',
+           'best_precision', 'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'comparability',
+           'comparability_note', 'ratio_ci', 'throughput_ci_rel', 'speedup_ci', 'efficiency', 'convergence', 'analyse']
 
 # %% ../nbs/06_analysis.ipynb #7abdf383
 _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
@@ -30,8 +30,26 @@ def clean_device_name(name:str, # a device name as CUDA reports it
     return " ".join(_BRANDS.sub(" ", str(name)).replace("-", " ").split()) or str(name).strip() or "unknown"
 
 # %% ../nbs/06_analysis.ipynb #0660a5bd
-KEYS = ("device", "model", "precision", "mode") # a configuration, up to its batch size
+KEYS = ("device", "model", "size", "seq_len", "precision", "mode") # a configuration, up to its batch size (size, seq_len: 0 = not recorded)
 REQUIRED = ("model", "bs", "throughput") # besides `device_name` (or `device`)
+_TRUTH = {True: True, False: False, "true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}
+
+def _num(df:pd.DataFrame, c:str) -> pd.Series:
+    "Column `c` as numbers (NaN where missing or unreadable), or all NaN when the table lacks it."
+    return pd.to_numeric(df[c], errors="coerce").astype(float) if c in df else pd.Series(np.nan, index=df.index, dtype=float)
+
+def ci_target_met(runs:pd.DataFrame, # the runs table
+                 ) -> pd.Series:
+    "Per run: did its 95% CI reach the target? `ci_target_met` where recorded, else `ci_rel <= target_ci`; `<NA>` when unknown."
+    given = (runs["ci_target_met"].astype(object).map(lambda v: _TRUTH.get(v.strip().lower() if isinstance(v, str) else v, pd.NA))
+             if "ci_target_met" in runs else pd.Series(pd.NA, index=runs.index, dtype=object))
+    ci = _num(runs, "ci_rel").fillna(_num(runs, "throughput_ci") / _num(runs, "throughput"))
+    tgt = _num(runs, "target_ci")
+    auto = (runs["stop"].isna() | runs["stop"].astype(object).eq("auto")) if "stop" in runs else True  # a fixed number of steps has no target
+    has = tgt.notna() & auto
+    derived = pd.Series(pd.NA, index=runs.index, dtype=object)
+    derived[has] = (ci <= tgt)[has]  # a target and no CI (a single step) did not reach it
+    return given.where(given.notna(), derived).astype("boolean")
 
 def _with_defaults(runs:pd.DataFrame) -> pd.DataFrame:
     "`runs` with the columns that 2022 tables lack filled in."
@@ -42,6 +60,11 @@ def _with_defaults(runs:pd.DataFrame) -> pd.DataFrame:
     if "status" not in df: df["status"] = "ok"
     for c in ("throughput_ci", "peak_mem_mb"):
         if c not in df: df[c] = np.nan
+    for c in ("size", "seq_len"): df[c] = _num(df, c).fillna(0).astype("int64")
+    df["unit"] = df["unit"].astype(object).where(df["unit"].notna(), "images") if "unit" in df else "images"
+    df["ci_target_met"] = ci_target_met(df)
+    df["ci_rel"] = _num(df, "ci_rel").fillna(_num(df, "throughput_ci") / _num(df, "throughput"))
+    df["target_ci"] = _num(df, "target_ci")
     df["device"] = df["device_name" if "device_name" in df else "device"].astype(object)
     return df
 
@@ -60,22 +83,35 @@ def usable(runs:pd.DataFrame, # the runs table
     return df[ok]
 
 # %% ../nbs/06_analysis.ipynb #5c6b19c5
+def _labels(t:pd.DataFrame) -> list[str]:
+    "The model's name, with ` @size` (and ` @seq_len tokens`) where the table holds it at more than one."
+    many = {c: t.groupby("model")[c].transform("nunique").gt(1) for c in ("size", "seq_len")}
+    return [str(m) + (f" @{s}" if a and s else "") + (f" @{q} tokens" if b and q else "")
+            for m, s, q, a, b in zip(t["model"], t["size"], t["seq_len"], many["size"], many["seq_len"])]
+
 def tidy(runs:pd.DataFrame, # the runs table, one row per run
         ) -> pd.DataFrame:
-    "One row per (device, model, precision, mode, bs): finished runs, short device names, repeats combined by their median."
+    "One row per (device, model, size, seq_len, precision, mode, bs): finished runs, short names, repeats combined by their median."
     df = usable(runs)
     names = df["device"].unique()
     df["device"] = df["device"].map(dict(zip(names, map(clean_device_name, names))))
     df["bs"] = pd.to_numeric(df["bs"], errors="coerce").astype("int64")
     df["throughput_ci"] = pd.to_numeric(df["throughput_ci"], errors="coerce")
     df["peak_mem_mb"] = pd.to_numeric(df["peak_mem_mb"], errors="coerce")
+    df["_met"] = df["ci_target_met"].map({True: 1.0, False: 0.0}).astype(float)  # NaN: unknown
     g = df.groupby(list(KEYS) + ["bs"], sort=True)
     t = g.agg(throughput=("throughput", "median"), t_min=("throughput", "min"), t_max=("throughput", "max"),
-              throughput_ci=("throughput_ci", "median"), peak_mem_mb=("peak_mem_mb", "median"),
+              throughput_ci=("throughput_ci", "median"), ci_rel=("ci_rel", "median"), target_ci=("target_ci", "median"),
+              peak_mem_mb=("peak_mem_mb", "median"), unit=("unit", "first"), _met=("_met", "min"),
               n_runs=("throughput", "size")).reset_index()
-    one, ci = t["n_runs"].eq(1), t["throughput_ci"].fillna(0)
-    t["throughput_lo"] = np.where(one, t["throughput"] - ci, t["t_min"])
-    t["throughput_hi"] = np.where(one, t["throughput"] + ci, t["t_max"])
+    t["ci_target_met"] = t.pop("_met").map({1.0: True, 0.0: False}).astype("boolean")  # missed by any repeat: missed
+    t["unconverged"] = t["ci_target_met"].eq(False).fillna(False).astype(bool)
+    # the CI is of the mean step time; throughput = bs / step, so its interval is asymmetric and never below zero
+    one, ci = t["n_runs"].eq(1), t["ci_rel"].fillna(0).clip(lower=0)
+    t["throughput_lo"] = np.where(one, t["throughput"] / (1 + ci), t["t_min"])
+    hi = np.where(ci < 1, t["throughput"] / (1 - ci.clip(upper=1 - 1e-12)), np.inf)  # ±100% or more: no upper bound
+    t["throughput_hi"] = np.where(one, hi, t["t_max"])
+    t["label"] = _labels(t)
     return t.drop(columns=["t_min", "t_max"])
 
 # %% ../nbs/06_analysis.ipynb #63b25ec7
@@ -85,21 +121,28 @@ def best_batch(t:pd.DataFrame, # tidy runs (see `tidy`)
     return t.loc[t.groupby(list(KEYS), sort=True)["throughput"].idxmax()].reset_index(drop=True)
 
 # %% ../nbs/06_analysis.ipynb #6cac3f5d
+def _model_keys(df:pd.DataFrame) -> list[str]: return [c for c in ("model", "size", "seq_len") if c in df]
+
 def relative(best:pd.DataFrame, # best batch sizes (see `best_batch`)
             ) -> pd.DataFrame:
-    "`best` with `relative`: 100 × throughput / the best of any device and precision for that model and mode."
-    top = best.groupby(["model", "mode"])["throughput"].transform("max")
+    "`best` with `relative`: 100 × throughput / the best of any device and precision for that model (at its size) and mode."
+    top = best.groupby(_model_keys(best) + ["mode"])["throughput"].transform("max")
     return best.assign(relative=100 * best["throughput"] / top, relative_lo=100 * best["throughput_lo"] / top,
                        relative_hi=100 * best["throughput_hi"] / top)
 
 # %% ../nbs/06_analysis.ipynb #57e36aa8
+def _model_col(df:pd.DataFrame) -> str: return "label" if "label" in df else "model"
+
 def average(rel:pd.DataFrame, # relative throughput (see `relative`)
            ) -> pd.DataFrame:
-    "Per (device, precision, mode): the arithmetic and geometric mean of relative throughput over models."
-    g = rel.assign(_log=np.log(rel["relative"])).groupby(["device", "precision", "mode"], sort=True)
-    out = g.agg(relative_mean=("relative", "mean"), _lm=("_log", "mean"), n_models=("model", "nunique")).reset_index()
+    "Per (device, precision, mode): the arithmetic and geometric mean of relative throughput over models, and how many went in."
+    mc = _model_col(rel)
+    u = rel["unconverged"] if "unconverged" in rel else pd.Series(False, index=rel.index)
+    g = rel.assign(_log=np.log(rel["relative"]), _u=u.astype(int)).groupby(["device", "precision", "mode"], sort=True)
+    out = g.agg(relative_mean=("relative", "mean"), _lm=("_log", "mean"), n_models=(mc, "nunique"), n_unconverged=("_u", "sum")).reset_index()
     out["relative_geomean"] = np.exp(out.pop("_lm"))
-    out = out[["device", "precision", "mode", "relative_mean", "relative_geomean", "n_models"]]
+    out["of_models"] = out["mode"].map(rel.groupby("mode")[mc].nunique()).fillna(0).astype(int)  # models measured in that mode on any device
+    out = out[["device", "precision", "mode", "relative_mean", "relative_geomean", "n_models", "of_models", "n_unconverged"]]
     return out.sort_values(["mode", "relative_geomean"], ascending=[False, False], ignore_index=True)
 
 # %% ../nbs/06_analysis.ipynb #3b847d9d
@@ -107,14 +150,17 @@ def speedup(best:pd.DataFrame, # best batch sizes (see `best_batch`)
             base:str="fp32", # the precision to compare against
             average:bool=True, # geometric mean over models per (device, precision, mode)
            ) -> pd.DataFrame:
-    "Throughput of each precision / throughput of `base` on the same device, model and mode."
-    k = ["device", "model", "mode"]
-    m = best[best["precision"] != base].merge(best.loc[best["precision"] == base, k + ["throughput"]], on=k, suffixes=("", "_base"))
-    m = m.assign(speedup=m["throughput"] / m["throughput_base"])[k + ["precision", "speedup"]]
+    "Throughput of each precision / throughput of `base` on the same device, model (at its size) and mode."
+    k = ["device", *_model_keys(best), "mode"]
+    extra = [c for c in ("label", "unconverged") if c in best]
+    m = best[best["precision"] != base].merge(best.loc[best["precision"] == base, k + ["throughput", *(["unconverged"] if "unconverged" in best else [])]], on=k, suffixes=("", "_base"))
+    if "unconverged" in m: m["unconverged"] = m["unconverged"] | m.pop("unconverged_base")  # a ratio is as noisy as its noisier side
+    m = m.assign(speedup=m["throughput"] / m["throughput_base"])[k + ["precision", "speedup", *extra]]
     if not average: return m.sort_values(k + ["precision"], ignore_index=True)
-    g = m.assign(_l=np.log(m["speedup"])).groupby(["device", "precision", "mode"], sort=True)
-    out = g.agg(_l=("_l", "mean"), n_models=("model", "nunique")).reset_index()
-    return out.assign(speedup=np.exp(out.pop("_l")))[["device", "precision", "mode", "speedup", "n_models"]]
+    u = m["unconverged"].astype(int) if "unconverged" in m else 0
+    g = m.assign(_l=np.log(m["speedup"]), _u=u).groupby(["device", "precision", "mode"], sort=True)
+    out = g.agg(_l=("_l", "mean"), n_models=(_model_col(m), "nunique"), n_unconverged=("_u", "sum")).reset_index()
+    return out.assign(speedup=np.exp(out.pop("_l")))[["device", "precision", "mode", "speedup", "n_models", "n_unconverged"]]
 
 # %% ../nbs/06_analysis.ipynb #fad2aa02
 def oom_batch(runs:pd.DataFrame, # the runs table (not tidied: OOM rows are what we want)
@@ -129,6 +175,11 @@ def oom_batch(runs:pd.DataFrame, # the runs table (not tidied: OOM rows are what
 ENV_COLS = ("device_name", "device_capability", "device_mem_gb", "device_count", "driver", "cuda", "cudnn", "torch", "timm",
             "python", "platform", "cpu", "cpu_count", "torch_threads", "env_id")
 
+def _text(s:pd.Series) -> pd.Series:
+    "A column as plain text, missing values as '': NaN, None, <NA>, or the text 'nan' that `astype(str)` made of them on pandas 2."
+    o = s.astype(object)
+    return o.where(o.notna(), "").map(str).replace({"nan": "", "None": "", "<NA>": ""})
+
 def environments(runs:pd.DataFrame, # the runs table
                 ) -> pd.DataFrame:
     "One row per (device, distinct environment) with the number of runs from it."
@@ -137,9 +188,10 @@ def environments(runs:pd.DataFrame, # the runs table
     # count the distinct raw combinations first (a few, however many runs), then make them text: 10× faster than the other way round
     df = pd.DataFrame({"device": dev.astype(object), **{c: runs[c] for c in cols}}).value_counts(dropna=False, sort=False).rename("runs").reset_index()
     names = df["device"].unique()
-    df["device"] = df["device"].map(dict(zip(names, map(clean_device_name, names))))
-    df[["device"] + cols] = df[["device"] + cols].astype(str).replace({"nan": "", "None": "", "<NA>": ""})
-    return df.groupby(["device"] + cols, sort=True)["runs"].sum().reset_index()
+    df["device"] = df["device"].map(dict(zip(names, map(clean_device_name, names)))).fillna("unknown")
+    # missing values become '' explicitly: `astype(str)` keeps NaN on pandas 3, and a NaN key drops its group
+    for c in ["device", *cols]: df[c] = _text(df[c])
+    return df.groupby(["device", *cols], sort=True, dropna=False)["runs"].sum().reset_index()
 
 # %% ../nbs/06_analysis.ipynb #b122ac0b
 def _price(name, value) -> tuple[str, float]:
@@ -148,7 +200,7 @@ def _price(name, value) -> tuple[str, float]:
     if not (p > 0 and math.isfinite(p)): raise BadInput(f"price {value!r} for {name!r} is not a positive number of $/hour")
     return clean_device_name(str(name)), p
 
-def parse_prices(prices=None, # a CSV path (device,price_per_hour), `"name=price"` strings, a dict, a DataFrame, or a list of these
+def parse_prices(prices=None, # a CSV path (device,price_per_hour), `"NAME=USD"` or `"NAME:USD"` strings, a dict, a DataFrame, or a list of these
                 ) -> dict[str, float]:
     "Prices in $/hour by short device name."
     if prices is None: return {}
@@ -162,12 +214,14 @@ def parse_prices(prices=None, # a CSV path (device,price_per_hour), `"name=price
         for p in prices: out.update(parse_prices(p))
         return out
     s = str(prices)
-    if isinstance(prices, Path) or os.path.exists(s) or "=" not in s:
+    if isinstance(prices, Path) or os.path.exists(s) or s.strip().lower().endswith(".csv"):  # a file only if it is one or looks like one
         try: df = pd.read_csv(s, skipinitialspace=True)
         except (OSError, ValueError) as e: raise BadInput(f"cannot read prices file {s!r}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
         df.columns = [str(c).strip() for c in df.columns]
         return parse_prices(df)
-    name, _, value = s.rpartition("=")
+    sep = "=" if "=" in s else ":"
+    name, _, value = s.rpartition(sep)
+    if sep not in s: raise BadInput(f"price {s!r} is neither NAME=USD, NAME:USD nor an existing CSV file: write it as \"RTX 4090=0.69\"")
     if not name.strip(): raise BadInput(f"price {s!r} names no device: write it as \"RTX 4090=0.69\"")
     return dict([_price(name.strip(), value.strip())])
 
@@ -506,15 +560,26 @@ def efficiency(best:pd.DataFrame, # best batch sizes (see `best_batch`)
     return out.sort_values(["mode", "model", "precision", "mfu", "throughput"], ascending=[False, True, True, False, False], na_position="last", ignore_index=True)
 
 # %% ../nbs/06_analysis.ipynb #9709f1a4
+def convergence(t:pd.DataFrame, # tidy runs (see `tidy`)
+               ) -> pd.DataFrame:
+    "Per device: measured points, how many missed their CI target, the median CI of those and the target."
+    g = t.assign(_ci=t["ci_rel"].where(t["unconverged"]), _u=t["unconverged"].astype(int)).groupby("device", sort=True)
+    return g.agg(points=("throughput", "size"), unconverged=("_u", "sum"), ci_rel_missed=("_ci", "median"),
+                 target_ci=("target_ci", "median")).reset_index()
+
 def analyse(runs:pd.DataFrame, # the runs table
             prices=None, # $/hour per device (see `parse_prices`), or None
+            include_unconverged:bool=False, # rank points whose CI missed its target too (marked); by default they are left out
            ) -> dict[str, pd.DataFrame]:
-    "Every analysis table from `runs`: tidy, best, relative, average, speedup, oom, environments, and cost/value with prices."
+    "Every analysis table from `runs`: tidy, best, relative, average, speedup, oom, environments, convergence, and cost/value with prices."
     t = tidy(runs)
-    best = relative(best_batch(t))
+    best = relative(best_batch(t if include_unconverged else t[~t["unconverged"]]))
     avg = average(best)
-    out = dict(tidy=t, best=best, average=avg, speedup=speedup(best), oom=oom_batch(runs), environments=environments(runs))
+    out = dict(tidy=t, best=best, average=avg, speedup=speedup(best), oom=oom_batch(runs), environments=environments(runs),
+               convergence=convergence(t))
     if prices:
-        out["cost"] = cost(best, prices)
-        out["value"] = value_table(best_precision(avg), prices, by=("mode",))
+        p = _known_prices(prices, t["device"].unique())  # warns once, about devices that are in no run at all
+        p = {k: v for k, v in p.items() if k in set(best["device"])}
+        out["cost"] = cost(best, p)
+        out["value"] = value_table(best_precision(avg), p, by=("mode",))
     return out

@@ -174,6 +174,7 @@ def ready_steady_go_report(
     prices:str=None,          # a CSV of prices in $/hour: columns device, price_per_hour
     price:Annotated[str, "a device's price in $/hour, e.g. \"RTX 4090=0.69\" (repeat for more)", {"action": "append"}]=None,
     title:str="Ready, Steady, Go! benchmark report", # the report's title
+    include_unconverged:bool=False, # rank points whose CI missed its target too (marked); by default they are left out
 ):
     "Write an HTML report, summary tables and figures from the runs in a store or other sources."
     if sources and store: raise BadInput("give either --store or sources, not both: import the sources into the store first to combine them")
@@ -186,7 +187,7 @@ def ready_steady_go_report(
         store = store or DEFAULT_STORE
         if not check_store(store).exists(): raise BadInput(f"store {store!r} does not exist: run ready-steady-go or ready-steady-go-sweep first, or give sources")
         runs = read_runs(store)
-    page = write_report(runs, out, pr, title)
+    page = write_report(runs, out, pr, title, include_unconverged=include_unconverged)
     print(f"report: {page} ({len(runs):,} runs); tables: {Path(out)/'summary.csv'}, {Path(out)/'average.csv'}")
 
 report_main = console_script(ready_steady_go_report)

@@ -14,13 +14,14 @@ import matplotlib as mpl
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, NullLocator
 
 from .analysis import *
 
 # %% auto #0
-__all__ = ['PRECISION_ORDER', 'PRECISION_COLORS', 'precision_color', 'plot_relative', 'plot_average', 'plot_speedup',
-           'plot_batch', 'plot_cost', 'svg']
+__all__ = ['PRECISION_ORDER', 'PRECISION_COLORS', 'precision_color', 'short', 'unit_name', 'plot_relative', 'plot_average',
+           'plot_speedup', 'plot_batch', 'plot_cost', 'svg']
 
 # %% ../nbs/07_plots.ipynb #15659d9b
 PRECISION_ORDER = ("fp32", "tf32", "bf16", "fp16")
@@ -52,52 +53,104 @@ def _text_width(labels, size=10) -> float:
     "Roughly how wide the longest label is, in inches."
     return max((len(str(l)) for l in labels), default=0) * size * 0.0085
 
+def short(s, # a device or model name
+          n:int=40, # the most characters shown
+         ) -> str:
+    "`s` cut to `n` characters with an ellipsis: a figure has room for a name, not for any name (tables show it whole)."
+    s = str(s)
+    return s if len(s) <= n else s[:n - 1].rstrip() + "…"
+
+def unit_name(d:pd.DataFrame, # a table with a `unit` column (images, tokens, ...)
+             ) -> str:
+    "What is counted per second: the `unit` column when it is one unit, else samples."
+    u = d["unit"].dropna().unique() if "unit" in d else []
+    return str(u[0]) if len(u) == 1 else "samples"
+
+def _select(df:pd.DataFrame, model:str, mode:str) -> pd.DataFrame:
+    "The rows of `model` (a label such as `test_resnet @64`, or a model measured at one size) in `mode`."
+    col = "label" if "label" in df and (df["label"] == model).any() else "model"
+    d = df[(df[col] == model) & (df["mode"] == mode)]
+    if d.empty: raise ValueError(f"no results for model {model!r} in mode {mode!r}")
+    if col == "model" and "label" in d and d["label"].nunique() > 1:
+        raise ValueError(f"model {model!r} was measured at several sizes: give one of {', '.join(sorted(d['label'].unique()))}")
+    return d
+
 # %% ../nbs/07_plots.ipynb #a4fca949
-def _bars(ax, df:pd.DataFrame, value:str, lo:str|None=None, hi:str|None=None, fmt="{:.0f}"):
-    "Grouped horizontal bars: a row per device (fastest on top), a bar per precision."
+_MISSED = dict(hatch="////", alpha=0.45)  # how a bar whose CI missed its target looks: hatched and faded
+
+def _bars(ax, df:pd.DataFrame, value:str, lo:str|None=None, hi:str|None=None, fmt="{:.0f}",
+          flag:str|None=None, names:dict|None=None):
+    "Grouped horizontal bars: a row per device (fastest on top), a bar per precision; `flag` marks the bars that missed their CI target."
     order = df.groupby("device")[value].max().sort_values().index.tolist()
     precs = _precisions(df["precision"])
     h = 0.8 / len(precs)
     y0 = {d: i for i, d in enumerate(order)}
+    top = float(df[value].max())
+    ends = np.fmax(df[hi].to_numpy(float), df[value].to_numpy(float)) if hi and df[hi].notna().any() else df[value].to_numpy(float)
+    # the axis is sized to the data: an interval longer than half the largest bar again is cut there and marked
+    cap = min(float(np.nanmax(ends)), 1.5 * top) if np.isfinite(np.nanmax(ends)) else 1.5 * top
+    cut, missed = False, False
     for j, p in enumerate(precs):
         d = df[df["precision"] == p]
         y = np.array([y0[x] for x in d["device"]]) - 0.4 + h * (j + 0.5)
+        v = d[value].to_numpy(float)
+        end = v
         xerr = None
         if lo and hi and d[lo].notna().any():
-            xerr = np.vstack([(d[value] - d[lo]).clip(lower=0).fillna(0), (d[hi] - d[value]).clip(lower=0).fillna(0)])
-        ax.barh(y, d[value], height=h * 0.92, color=precision_color(p), label=p, xerr=xerr,
-                error_kw=dict(ecolor="0.2", elinewidth=0.8, capsize=1.5))
-        for yy, v in zip(y, d[value]): ax.text(v, yy, " " + fmt.format(v), va="center", ha="left", fontsize=7, color="0.25")
-    ax.set_yticks(range(len(order)), order)
+            l, u = d[lo].to_numpy(float), d[hi].to_numpy(float)
+            end = np.fmin(np.fmax(np.nan_to_num(u, nan=0.0), v), cap)
+            xerr = np.vstack([np.nan_to_num(v - l, nan=0.0).clip(0), (end - v).clip(0)])
+            over = np.nan_to_num(u, nan=0.0) > cap * (1 + 1e-9)
+            if over.any():
+                ax.scatter(np.full(over.sum(), cap), y[over], marker=">", s=22, color="0.2", zorder=4, clip_on=False)
+                cut = True
+        bars = ax.barh(y, v, height=h * 0.92, color=precision_color(p), label=p, xerr=xerr,
+                       error_kw=dict(ecolor="0.2", elinewidth=0.8, capsize=1.5))
+        if flag is not None:
+            for b, f in zip(bars.patches, d[flag].to_numpy(bool)):
+                if f: b.set_hatch(_MISSED["hatch"]); b.set_facecolor((*precision_color(p)[:3], _MISSED["alpha"])); b.set_edgecolor("0.3"); b.set_linewidth(0.6); missed = True
+        for yy, x, vv in zip(y, end, v):  # after the whisker: never crossed by it
+            ax.text(x, yy, " " + fmt.format(vv), va="center", ha="left", fontsize=9, color="0.2")
+    ax.set_yticks(range(len(order)), [short((names or {}).get(o, o), 48) for o in order])
     ax.set_ylim(-0.6, len(order) - 0.4)
     ax.grid(axis="y", visible=False)
-    ax.set_xlim(0, df[hi if hi else value].max() * 1.12)
-    ax.legend(title="precision", loc="upper left", bbox_to_anchor=(1.01, 1.02), frameon=False, reverse=True)  # never over a bar
+    ax.set_xlim(0, cap * 1.2)  # room for the value labels
+    hs, ls = [Patch(facecolor=precision_color(p)) for p in precs[::-1]], precs[::-1]  # plain colours; the fastest precisions first, as the bars read
+    if missed: hs.append(Patch(facecolor="white", edgecolor="0.3", hatch=_MISSED["hatch"])); ls.append("CI target missed")
+    if cut: hs.append(Line2D([], [], marker=">", color="0.2", lw=0, ms=5)); ls.append("interval cut at the axis")
+    ax.legend(hs, ls, title="precision", loc="upper left", bbox_to_anchor=(1.01, 1.02), frameon=False)  # never over a bar
     return ax
 
-def _height(n_dev, n_prec) -> float: return 1.2 + 0.22 * n_dev * max(1, n_prec) ** 0.7
+def _height(n_dev, n_prec) -> float: return 1.2 + n_dev * max(0.32, 0.19 * max(1, n_prec))  # a bar per precision is ≥ 11 pt tall
 
-def _bar_fig(d:pd.DataFrame) -> Figure:
-    return _fig(8.2, max(1.9, _height(d["device"].nunique(), d["precision"].nunique())),
-                left=_text_width(d["device"].unique()) + 0.25, right=1.0)
+def _bar_fig(d:pd.DataFrame, names:dict|None=None) -> Figure:
+    labels = [short((names or {}).get(x, x), 48) for x in d["device"].unique()]
+    return _fig(8.6, max(1.9, _height(d["device"].nunique(), d["precision"].nunique())),
+                left=_text_width(labels) + 0.25, right=1.6)
 
 # %% ../nbs/07_plots.ipynb #3402a59f
 def plot_relative(best:pd.DataFrame, # `relative(best_batch(...))` (or `analyse(...)["best"]`)
-                  model:str, # the model to show
+                  model:str, # the model to show (or its label, e.g. "test_resnet @64", when measured at several sizes)
                   mode:str="train", # train or infer
                  ) -> Figure:
     "Relative throughput by device for one model and mode, a bar per precision, sorted by the fastest precision."
-    d = best[(best["model"] == model) & (best["mode"] == mode)]
-    if d.empty: raise ValueError(f"no results for model {model!r} in mode {mode!r}")
+    d = _select(best, model, mode)
     with _style():
         fig = _bar_fig(d)
         ax = fig.add_subplot()
-        _bars(ax, d, "relative", "relative_lo", "relative_hi")
-        ax.set_xlabel(f"% of the fastest device and precision (100 = {d['throughput'].max():,.0f} samples/s)")
-        ax.set_title(f"{model}, {'training' if mode == 'train' else 'inference'}: best batch size per device")
+        _bars(ax, d, "relative", "relative_lo", "relative_hi", flag="unconverged" if "unconverged" in d else None)
+        ax.set_xlabel(f"% of the fastest device and precision (100 = {d['throughput'].max():,.0f} {unit_name(d)}/s)")
+        ax.set_title(f"{short(model, 60)}, {'training' if mode == 'train' else 'inference'}: best batch size per device")
     return fig
 
 # %% ../nbs/07_plots.ipynb #128bac02
+def _fewer(d:pd.DataFrame) -> dict[str, str]:
+    "Device labels that say how many models went into their average, where that is fewer than the others'."
+    if "of_models" not in d: return {}
+    n = d.groupby("device")["n_models"].min()
+    of = int(d["of_models"].max())
+    return {dev: f"{dev} ({k} of {of} models)" for dev, k in n.items() if k < of}
+
 def plot_average(avg:pd.DataFrame, # `average(...)`
                  mode:str="train", # train or infer
                  stat:str="relative_geomean", # or "relative_mean" (the 2022 average)
@@ -106,11 +159,14 @@ def plot_average(avg:pd.DataFrame, # `average(...)`
     d = avg[avg["mode"] == mode]
     if d.empty: raise ValueError(f"no results in mode {mode!r}")
     kind = "geometric" if stat == "relative_geomean" else "arithmetic"
+    fewer = _fewer(d)
+    n = int(d["of_models"].max() if "of_models" in d else d["n_models"].max())
     with _style():
-        fig = _bar_fig(d)
+        fig = _bar_fig(d, fewer)
         ax = fig.add_subplot()
-        _bars(ax, d, stat)
-        ax.set_xlabel(f"relative throughput, {kind} mean over {d['n_models'].max()} models (% of the fastest)")
+        _bars(ax, d.assign(_missed=d["n_unconverged"].gt(0)) if "n_unconverged" in d else d, stat,
+              flag="_missed" if "n_unconverged" in d else None, names=fewer)
+        ax.set_xlabel(f"relative throughput, {kind} mean over {n} model{'s' if n != 1 else ''} (% of the fastest)")  # a device with fewer says so beside its name
         ax.set_title(f"All models, {'training' if mode == 'train' else 'inference'}")
     return fig
 
@@ -124,7 +180,8 @@ def plot_speedup(sp:pd.DataFrame, # `speedup(...)` (averaged)
     with _style():
         fig = _bar_fig(d)
         ax = fig.add_subplot()
-        _bars(ax, d, "speedup", fmt="{:.2f}×")
+        _bars(ax, d.assign(_missed=d["n_unconverged"].gt(0)) if "n_unconverged" in d else d, "speedup", fmt="{:.2f}×",
+              flag="_missed" if "n_unconverged" in d else None)
         ax.axvline(1, color="0.3", lw=1, ls="--")  # no change: always in view, even when lower precision is slower
         ax.set_xlim(0, max(ax.get_xlim()[1], 1.1))
         ax.set_xlabel("speed-up over fp32 (×, geometric mean over models)")
@@ -132,11 +189,13 @@ def plot_speedup(sp:pd.DataFrame, # `speedup(...)` (averaged)
     return fig
 
 # %% ../nbs/07_plots.ipynb #34cadfe5
-def _lines(ax, xs:list, ys:list, colors:list, **kw):
-    "Lines with a dot at each point: one `LineCollection` and one scatter for any number of lines (a `plot` per line costs ~50× more)."
+def _lines(ax, xs:list, ys:list, colors:list, hollow:list|None=None, **kw):
+    "Lines with a dot at each point: one `LineCollection` and one scatter for any number of lines (a `plot` per line costs ~50× more); `hollow` points are drawn open."
     ax.add_collection(LineCollection([np.column_stack([x, y]) for x, y in zip(xs, ys)], colors=colors, linewidths=1.3, zorder=2))
     c = np.repeat(np.array(colors, dtype=float).reshape(len(colors), -1), [len(x) for x in xs], axis=0)
-    ax.scatter(np.concatenate(xs), np.concatenate(ys), s=9, c=c, edgecolors=c, linewidths=1, zorder=2.5)
+    face = c.copy()
+    if hollow is not None: face[np.concatenate(hollow).astype(bool)] = 1.0  # white inside: this point missed its CI target
+    ax.scatter(np.concatenate(xs), np.concatenate(ys), s=9 if hollow is None else 14, c=face, edgecolors=c, linewidths=1, zorder=2.5)
 
 def _bands(ax, xs:list, los:list, his:list, colors:list):
     "Shaded bands between `los` and `his`, one `PolyCollection` for all of them."
@@ -144,25 +203,35 @@ def _bands(ax, xs:list, los:list, his:list, colors:list):
     ax.add_collection(PolyCollection(polys, facecolors=colors, alpha=0.25, linewidths=0, zorder=1))
 
 def plot_batch(t:pd.DataFrame, # `tidy(...)`
-               model:str, # the model to show
+               model:str, # the model to show (or its label, e.g. "test_resnet @64", when measured at several sizes)
                mode:str="train", # train or infer
                oom:pd.DataFrame|None=None, # `oom_batch(runs)`, to mark the first OOM
               ) -> Figure:
-    "Throughput and peak memory against batch size, a line per device, a column per precision."
-    d = t[(t["model"] == model) & (t["mode"] == mode)]
-    if d.empty: raise ValueError(f"no results for model {model!r} in mode {mode!r}")
+    "Throughput (and peak memory, where measured) against batch size, a line per device, a column per precision."
+    d = _select(t, model, mode)
     precs, devs = _precisions(d["precision"]), sorted(d["device"].unique())
     colors = dict(zip(devs, sns.color_palette("tab10" if len(devs) <= 10 else "husl", len(devs))))
     bss = sorted(d["bs"].unique())
     mem = d["peak_mem_mb"].notna().any()
+    sel = oom if oom is None or "size" not in oom or "size" not in d else oom[oom["size"].isin(d["size"].unique())]
     first_oom = {} if oom is None else {(r.device, r.precision): r.bs for r in
-                                         oom[(oom["model"] == model) & (oom["mode"] == mode)].itertuples()}
-    d = d.sort_values("bs")
-    col = {k: d[k].to_numpy(float) for k in ("bs", "throughput", "throughput_lo", "throughput_hi", "peak_mem_mb")}
+                                         sel[(sel["model"] == d["model"].iloc[0]) & (sel["mode"] == mode)].itertuples()}
+    d = d.sort_values("bs").assign(_u=d["unconverged"] if "unconverged" in d else False)
+    # the y axis is sized to the data: a band wider than half the highest point again is cut at the axis
+    ymax = float(d["throughput"].max())
+    hi_f = d["throughput_hi"][np.isfinite(d["throughput_hi"])]
+    ytop = max(ymax * 1.08, min(float(hi_f.max()) if len(hi_f) else 0.0, 1.5 * ymax) * 1.02)
+    d = d.assign(throughput_hi=d["throughput_hi"].clip(upper=2 * ytop).fillna(d["throughput"]),
+                 throughput_lo=d["throughput_lo"].fillna(d["throughput"]))
+    col = {k: d[k].to_numpy(float) for k in ("bs", "throughput", "throughput_lo", "throughput_hi", "peak_mem_mb", "_u")}
     groups = {k: {c: v[i] for c, v in col.items()} for k, i in d.groupby(["precision", "device"], sort=False).indices.items()}  # numpy, not pandas, per line
-    legend_w = max(_text_width(devs, 9), _text_width(["device (× = out of memory)"], 9)) + 0.5
-    title = f"{model}, {'training' if mode == 'train' else 'inference'}: throughput and memory against batch size"
+    missed = bool(d["_u"].any())
+    what = [w for w, on in (("× = out of memory", bool(first_oom)), ("○ = CI target missed", missed)) if on]
+    legend_title = "device" + (f" ({', '.join(what)})" if what else "")
+    legend_w = max(_text_width([short(x, 40) for x in devs], 9), _text_width([legend_title], 9)) + 0.5
+    title = f"{short(model, 60)}, {'training' if mode == 'train' else 'inference'}: throughput {'and memory ' if mem else ''}against batch size"
     w = max(2.8 * len(precs) + 0.8 + legend_w, _text_width([title], 12) + 0.6)  # the title always fits
+    unit = unit_name(d)
     with _style():
         fig = _fig(w, 5.4 if mem else 3.2, left=0.75, right=legend_w, bottom=0.8, top=0.65)
         fig.subplots_adjust(wspace=0.08, hspace=0.1)
@@ -174,7 +243,7 @@ def plot_batch(t:pd.DataFrame, # `tidy(...)`
             cs = [colors[dev] for dev, _ in gs]
             xs, ys = [g["bs"] for _, g in gs], [g["throughput"] for _, g in gs]
             _bands(axs[0, j], xs, [g["throughput_lo"] for _, g in gs], [g["throughput_hi"] for _, g in gs], cs)
-            _lines(axs[0, j], xs, ys, cs)
+            _lines(axs[0, j], xs, ys, cs, hollow=[g["_u"] for _, g in gs])
             if mem:
                 ms = [g["peak_mem_mb"] / 1024 for _, g in gs]
                 keep = [i for i, m in enumerate(ms) if np.isfinite(m).any()]
@@ -188,11 +257,11 @@ def plot_batch(t:pd.DataFrame, # `tidy(...)`
         ax.xaxis.set_major_locator(FixedLocator(bss)); ax.xaxis.set_minor_locator(NullLocator())
         for a in axs[-1]: a.set_xticks(bss, [str(b) for b in bss], rotation=45 if len(bss) > 6 else 0)
         for a in axs[:, 0]: a.autoscale_view()
-        ax.set_ylim(bottom=0)
-        axs[0, 0].set_ylabel("throughput (samples/s)")
+        ax.set_ylim(0, ytop)
+        axs[0, 0].set_ylabel(f"throughput ({unit}/s)")
         if mem: axs[1, 0].set_ylabel("peak memory (GiB)")
         handles = [Line2D([], [], color=colors[dev], marker="o", ms=3, lw=1.3) for dev in devs if dev in shown]
-        fig.legend(handles, [dev for dev in devs if dev in shown], title="device" + (" (× = out of memory)" if oom is not None else ""),
+        fig.legend(handles, [short(dev, 40) for dev in devs if dev in shown], title=legend_title,
                    loc="center right", bbox_to_anchor=(1 - 0.1 / w, 0.5))
         fig.suptitle(title, weight="bold")
     return fig
@@ -212,7 +281,7 @@ def plot_cost(value:pd.DataFrame, # `value_table(...)` (e.g. `analyse(runs, pric
         ax.scatter(d["price_per_hour"], d["throughput"], s=45, zorder=2, label="device",
                    c=[_PAL[2] if f else "0.55" for f in d["frontier"].astype(bool)])
         for _, r in d.iterrows():
-            lab = r["device"] + (f" ({r['precision']})" if "precision" in d else "")
+            lab = short(r["device"], 30) + (f" ({r['precision']})" if "precision" in d else "")
             ax.annotate(lab, (r["price_per_hour"], r["throughput"]), xytext=(5, -3), textcoords="offset points", fontsize=8)
         ax.set_xlim(0, d["price_per_hour"].max() * 1.25); ax.set_ylim(0, d["throughput"].max() * 1.12)
         ax.set_xlabel("price ($/hour)")

@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/report.html.md"""
 
 # %% ../nbs/08_report.ipynb #0648111c
 from __future__ import annotations
-import html, multiprocessing as mp, os, re, shutil, tempfile, threading, time, warnings
+import hashlib, html, multiprocessing as mp, os, re, shutil, tempfile, threading, time, warnings
 from functools import partial
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -20,8 +20,8 @@ from .analysis import *
 from .plots import *
 
 # %% auto #0
-__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'summary_table', 'average_table', 'report_figures', 'report_svgs', 'Report',
-           'build_report', 'write_report', 'browser_check']
+__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'MISSED_MARK', 'summary_table', 'average_table', 'report_figures', 'report_svgs',
+           'Report', 'build_report', 'write_report', 'browser_check']
 
 # %% ../nbs/08_report.ipynb #37ce9eb4
 SUMMARY_COLS = ("device", "model", "precision", "mode", "bs", "throughput", "relative")
@@ -29,8 +29,9 @@ AVERAGE_COLS = ("device", "precision", "mode", "relative_mean", "relative_geomea
 
 def summary_table(best:pd.DataFrame, # `relative(best_batch(...))`
                  ) -> pd.DataFrame:
-    "One row per best point: device, model, precision, mode, bs, throughput, relative."
-    return best.sort_values(["mode", "model", "relative"], ascending=[False, True, False])[list(SUMMARY_COLS)].reset_index(drop=True)
+    "One row per best point: device, model (with ` @size` where it was measured at several), precision, mode, bs, throughput, relative."
+    d = best.assign(model=best["label"]) if "label" in best else best
+    return d.sort_values(["mode", "model", "relative"], ascending=[False, True, False])[list(SUMMARY_COLS)].reset_index(drop=True)
 
 def average_table(avg:pd.DataFrame, # `average(...)`
                  ) -> pd.DataFrame:
@@ -38,21 +39,25 @@ def average_table(avg:pd.DataFrame, # `average(...)`
     return avg[list(AVERAGE_COLS)].reset_index(drop=True)
 
 # %% ../nbs/08_report.ipynb #237bb70f
-def _slug(s:str) -> str: return re.sub(r"[^A-Za-z0-9._-]+", "-", str(s)).strip("-") or "x"
+def _slug(s:str) -> str:
+    "A file-name part: the name's safe characters, and for a long name its first 40 and a hash of the whole (a file name has a length limit)."
+    x = re.sub(r"[^A-Za-z0-9._-]+", "-", str(s)).strip("-") or "x"
+    return x if len(x) <= 48 else x[:40].rstrip("-.") + "-" + hashlib.sha1(str(s).encode()).hexdigest()[:8]
 
 def _modes(df) -> list[str]: return sorted(df["mode"].unique(), key=lambda m: (m != "train", m))
 
 def _figure_jobs(res:dict) -> list[tuple[str, str, object]]:
     "`(file name, section, function drawing the figure)` for every figure of the report, in page order."
-    jobs = []
-    for mode in _modes(res["best"]):
+    jobs, best, t = [], res["best"], res["tidy"]
+    for mode in _modes(best):
         jobs.append((f"average-{mode}.svg", "overview", partial(plot_average, res["average"], mode)))
         if (res["speedup"]["mode"] == mode).any(): jobs.append((f"speedup-{mode}.svg", "overview", partial(plot_speedup, res["speedup"], mode)))
         if "value" in res and (res["value"]["mode"] == mode).any(): jobs.append((f"cost-{mode}.svg", "cost", partial(plot_cost, res["value"], mode)))
-    for model in sorted(res["best"]["model"].unique()):
-        for mode in _modes(res["best"][res["best"]["model"] == model]):
-            jobs.append((f"relative-{_slug(model)}-{mode}.svg", model, partial(plot_relative, res["best"], model, mode)))
-            jobs.append((f"batch-{_slug(model)}-{mode}.svg", model, partial(plot_batch, res["tidy"], model, mode, oom=res["oom"])))
+    for label in sorted(t["label"].unique()):  # every measured model, ranked or not
+        for mode in _modes(t[t["label"] == label]):
+            if ((best["label"] == label) & (best["mode"] == mode)).any():
+                jobs.append((f"relative-{_slug(label)}-{mode}.svg", label, partial(plot_relative, best, label, mode)))
+            jobs.append((f"batch-{_slug(label)}-{mode}.svg", label, partial(plot_batch, t, label, mode, oom=res["oom"])))
     return jobs
 
 def report_figures(res:dict, # `analyse(runs, prices)`
@@ -85,29 +90,57 @@ def report_svgs(res:dict, # `analyse(runs, prices)`
 # %% ../nbs/08_report.ipynb #e5a0fc11
 _CSS = """body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
 h1{margin-bottom:.2em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}figure{margin:1em 0}
-table{border-collapse:collapse;font-size:.85em;margin:.5em 0 1.5em}th,td{border:1px solid #ddd;padding:.25em .6em;text-align:right}
-th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}.meta{color:#666}.scroll{overflow-x:auto}
+table{border-collapse:collapse;font-size:.85em;margin:.5em 0 1.5em}th,td{border:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}
+th{background:#f4f4f4}.n{text-align:right;white-space:nowrap}td:first-child{white-space:nowrap}.meta{color:#666}.scroll{overflow-x:auto}
+.note{background:#fff8e1;border-left:4px solid #f0b400;padding:.5em .8em}
 details summary{cursor:pointer;font-weight:600;margin:.5em 0}code{background:#f4f4f4;padding:0 .2em}"""
+MISSED_MARK = "†"  # beside a number whose CI missed its target
+
+def _cell(v, floatfmt:str) -> str:
+    "One table cell: numbers right-aligned and formatted, text left-aligned and escaped, missing values empty."
+    if v is None or v is pd.NA or (isinstance(v, (float, np.floating)) and np.isnan(v)): return "<td></td>"
+    if isinstance(v, (bool, np.bool_)): return f"<td>{'yes' if v else 'no'}</td>"
+    if isinstance(v, (int, np.integer)): return f'<td class="n">{v:,}</td>'
+    if isinstance(v, (float, np.floating)): return f'<td class="n">{"∞" if np.isinf(v) else floatfmt.format(v)}</td>'
+    return f"<td>{html.escape(str(v))}</td>"
 
 def _table(df:pd.DataFrame, floatfmt="{:,.1f}") -> str:
-    return '<div class="scroll">' + df.to_html(index=False, border=0, na_rep="", float_format=floatfmt.format, escape=True) + "</div>"
+    "`df` as an HTML table: one header row of escaped names, numbers right-aligned; wide tables scroll."
+    num = lambda c: pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
+    head = "".join(('<th class="n">' if num(c) else "<th>") + html.escape(str(c)) + "</th>" for c in df.columns)
+    rows = "".join("<tr>" + "".join(_cell(v, floatfmt) for v in r) + "</tr>\n" for r in df.itertuples(index=False, name=None))
+    return f'<div class="scroll"><table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{rows}</tbody></table></div>'
+
 
 def _mode_name(m): return {"train": "training", "infer": "inference"}.get(m, m)
 
+def _is_test(models) -> pd.Series: return pd.Series(list(models), dtype=object).astype(str).str.startswith("test_")
+
 def _ranking(avg:pd.DataFrame, mode:str) -> pd.DataFrame:
+    "Per device, the geometric mean of relative throughput (%) of each precision, and how many models went in."
     d = avg[avg["mode"] == mode]
     p = d.pivot(index="device", columns="precision", values="relative_geomean")
     p = p[[c for c in ("fp16", "bf16", "tf32", "fp32") if c in p] + [c for c in p if c not in ("fp16", "bf16", "tf32", "fp32")]]
     p.columns = [f"{c} (%)" for c in p.columns]
-    return p.assign(_max=p.max(axis=1)).sort_values("_max", ascending=False).drop(columns="_max").reset_index()
+    p = p.assign(_max=p.max(axis=1)).sort_values("_max", ascending=False).drop(columns="_max")
+    if "of_models" in d:
+        n, of = d.groupby("device")["n_models"].min(), d.groupby("device")["of_models"].max()
+        p["models"] = [f"{n[x]}" if n[x] == of[x] else f"{n[x]} of {of[x]}" for x in p.index]
+    out = p.rename_axis(index="device", columns=None).reset_index()
+    if "n_unconverged" in d:  # ranked with points that missed their target, as asked: say so beside the name
+        u = d.groupby("device")["n_unconverged"].sum()
+        out["device"] = [f"{x} {MISSED_MARK}" if u.get(x, 0) else x for x in out["device"]]
+    return out
 
 def _training_time(best:pd.DataFrame, mode:str) -> pd.DataFrame:
-    "Per device and model, at the device's fastest precision: ImageNet-1k × 90 epochs (train) or its 50k validation images (infer)."
-    d = best[best["mode"] == mode]
-    d = d.loc[d.groupby(["device", "model"])["throughput"].idxmax()]
+    "Per device and model, at the device's fastest precision: ImageNet-1k × 90 epochs (train) or its 50k validation images (infer); never for test models."
+    d = best[(best["mode"] == mode) & ~_is_test(best["model"]).to_numpy()]
+    mc = "label" if "label" in d else "model"
+    if d.empty: return pd.DataFrame(columns=["device"])
+    d = d.loc[d.groupby(["device", mc])["throughput"].idxmax()]
     e = extrapolate(d, epochs=90, dataset="imagenet-1k") if mode == "train" else extrapolate(d, samples=50_000)
     e = e.assign(cell=e["duration"] + " (" + e["precision"] + ")")
-    return e.pivot(index="device", columns="model", values="cell").rename_axis(columns=None).reset_index().fillna("")
+    return e.pivot(index="device", columns=mc, values="cell").rename_axis(columns=None).reset_index().fillna("")
 
 # %% ../nbs/08_report.ipynb #6c53e75c
 @dataclass
@@ -116,37 +149,44 @@ class Report:
     files: dict[str, str] = field(default_factory=dict)
 
     def write(self, out:str|Path) -> Path: # the folder to write into (made if missing)
-        "Write every file under `out`, all or nothing: into a temporary folder beside it, then moved into place."
-        out = Path(out)
-        if out.exists() and not out.is_dir(): raise BadInput(f"--out {str(out)!r} is a file, not a folder")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".rsg-report-", dir=out.parent))
+        "Write every file under `out`, all or nothing: into a temporary folder beside it, then moved into place; `BadInput` if it cannot be written."
+        if out is None or not str(out).strip(): raise BadInput("the report folder is empty: give one, e.g. --out rsg-report")
+        out, tmp = Path(out), None
         try:
+            for p in (out, *out.parents):  # the folder itself or one above it is a file: nothing can go there
+                if p.exists() and not p.is_dir(): raise BadInput(f"--out {str(out)!r}: {str(p)!r} is a file, not a folder")
+            out.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=".rsg-report-", dir=out.parent))
             for name, text in self.files.items():
                 (tmp / name).parent.mkdir(parents=True, exist_ok=True)
                 (tmp / name).write_text(text, encoding="utf-8")
             out.mkdir(exist_ok=True)
             if (out / "figures").is_dir(): shutil.rmtree(out / "figures")  # no stale figures from an earlier report
             for p in sorted(tmp.iterdir()): os.replace(p, out / p.name)
-        finally: shutil.rmtree(tmp, ignore_errors=True)
+        except OSError as e:
+            raise BadInput(f"cannot write the report into {str(out)!r}: {e.strerror or type(e).__name__}"
+                           + (f" ({e.filename})" if e.filename and str(e.filename) != str(out) else "")) from None
+        finally:
+            if tmp is not None: shutil.rmtree(tmp, ignore_errors=True)
         return out / "report.html"
 
 # %% ../nbs/08_report.ipynb #64773b44
 def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysis.tidy`)
-                 prices=None, # $/hour per device: a CSV path, "name=price" strings, a dict (see `parse_prices`)
+                 prices=None, # $/hour per device: a CSV path, "NAME=USD" strings, a dict (see `parse_prices`)
                  title:str="Ready, Steady, Go! benchmark report", # the page title
                  timings:dict|None=None, # if given, seconds spent per stage are added to it
+                 include_unconverged:bool=False, # rank points whose CI missed its target too (marked); by default they are left out
                 ) -> Report:
     "Validate `runs` and `prices` and make every file of the report in memory; `BadInput` on bad input."
     t0 = time.perf_counter()
     prices = parse_prices(prices)
-    res = analyse(runs, prices)
+    res = analyse(runs, prices, include_unconverged=include_unconverged)
     t1 = time.perf_counter()
     figs = report_svgs(res)
     t2 = time.perf_counter()
     files = {"summary.csv": summary_table(res["best"]).to_csv(index=False), "average.csv": average_table(res["average"]).to_csv(index=False)}
     files |= {f"figures/{n}": s for n, (_, s) in figs.items()}
-    files["report.html"] = _html(runs, res, figs, title)
+    files["report.html"] = _html(runs, res, figs, title, include_unconverged)
     if timings is not None: timings.update(analysis=t1 - t0, figures=t2 - t1, html=time.perf_counter() - t2)
     return Report(files)
 
@@ -154,52 +194,121 @@ def write_report(runs:pd.DataFrame, # the runs table
                  out:str|Path, # the folder for report.html, summary.csv, average.csv and figures/
                  prices=None, # $/hour per device (see `parse_prices`)
                  title:str="Ready, Steady, Go! benchmark report", # the page title
+                 include_unconverged:bool=False, # rank points whose CI missed its target too (marked)
                 ) -> Path:
     "Write the report of `runs` to `out`; returns the path of `report.html`. Nothing is written on bad input."
-    return build_report(runs, prices, title).write(out)
+    return build_report(runs, prices, title, include_unconverged=include_unconverged).write(out)
 
 # %% ../nbs/08_report.ipynb #f4ba2d7f
-def _html(runs:pd.DataFrame, res:dict, figs:dict[str, tuple[str, str]], title:str) -> str:
+def _pm(x) -> str: return "no interval" if pd.isna(x) else f"±{100 * x:.1f}%"
+
+def _about(runs:pd.DataFrame, t:pd.DataFrame) -> str:
+    "One sentence on what the numbers are for when they cannot rank hardware: every model a timm test model, or every device a CPU."
+    test = bool(_is_test(t["model"]).all())
+    dt = runs["device_type"].dropna().astype(str) if "device_type" in runs else pd.Series([], dtype=object)
+    cpu = bool(len(dt)) and bool(dt.eq("cpu").all())
+    if not (test or cpu): return ""
+    what = {(True, True): "every model is a tiny timm test model and every device a CPU", (True, False): "every model is a tiny timm test model",
+            (False, True): "every device is a CPU"}[test, cpu]
+    return (f'<p class="note"><b>These numbers show the pipeline working, not a hardware ranking</b>: {what}. To compare hardware, '
+            "measure real models on each machine (e.g. <code>ready-steady-go-sweep --preset standard</code> on a GPU).</p>")
+
+def _convergence(res:dict, include:bool) -> list[str]:
+    "How many points missed their CI target and what became of them, in a line; a device with no converged point gets the fix."
+    t, cv = res["tidy"], res["convergence"]
+    u = t["unconverged"]
+    if not u.any(): return []
+    why = f"their 95% CI missed its target (median {_pm(t.loc[u, 'ci_rel'].median())} against {_pm(t.loc[u, 'target_ci'].median())})"
+    out = [f'<p class="note">{int(u.sum())} of {len(t)} measured points missed their CI target and are ranked anyway, as asked: {why}; '
+           f"they are hatched in bar charts, open circles in batch-size figures and marked {MISSED_MARK} in tables.</p>" if include else
+           f'<p class="note">{int(u.sum())} of {len(t)} measured points are left out of rankings, averages, speed-ups and costs: {why}. '
+           "They are the open circles of the batch-size figures; <code>--include_unconverged</code> ranks them anyway, marked.</p>"]
+    every = cv.loc[cv["unconverged"].eq(cv["points"]), "device"].tolist()
+    if every:
+        out.append(f'<p class="note">Every point of {", ".join(html.escape(str(d)) for d in every)} missed its CI target: for numbers that converge, '
+                   "rerun with <code>--target_ci 0.05</code>, with fewer threads (e.g. <code>OMP_NUM_THREADS=1</code>) or on a quieter machine.</p>")
+    return out
+
+def _num_or(x, fmt="{:,.1f}", inf="unbounded") -> str: return "" if pd.isna(x) else inf if np.isinf(x) else fmt.format(x)
+
+def _target(met, tg) -> str:
+    t = "" if pd.isna(tg) else f" {_pm(tg)}"
+    return "unknown" if pd.isna(met) else f"met{t}" if met else f"{MISSED_MARK} missed{t}"
+
+def _points(d:pd.DataFrame, unit:str, relative:bool=True) -> pd.DataFrame:
+    "Best points as a table whose headers carry their units, the interval and the CI target of each."
+    d = d.sort_values(["mode", "label", *(["relative"] if relative else ["throughput"])], ascending=[False, True, False])
+    out = pd.DataFrame({"device": d["device"], "model": d["label"], "precision": d["precision"], "mode": d["mode"], "batch size": d["bs"],
+                        f"throughput ({unit}/s)": d["throughput"],
+                        f"95% CI ({unit}/s)": [f"{_num_or(a)} to {_num_or(b)}" for a, b in zip(d["throughput_lo"], d["throughput_hi"])],
+                        "CI (±%)": 100 * d["ci_rel"], "CI target": [_target(m, g) for m, g in zip(d["ci_target_met"], d["target_ci"])],
+                        "runs": d["n_runs"], "peak memory (MiB)": d["peak_mem_mb"]})
+    if relative: out["relative (%)"] = d["relative"]
+    return out.dropna(axis=1, how="all")
+
+_VALUE_HEADERS = {"price_per_hour": "price ($/h)", "throughput": "relative throughput (%, geomean)", "cost_factor": "price factor (×)",
+                  "throughput_factor": "throughput factor (×)", "value": "value (% per $/h)", "frontier": "on the frontier"}
+_ENV_HEADERS = {"device_mem_gb": "device memory (GB)", "cpu_count": "CPU cores", "torch_threads": "torch threads"}
+
+def _html(runs:pd.DataFrame, res:dict, figs:dict[str, tuple[str, str]], title:str, include:bool=False) -> str:
     e = html.escape
     st = runs["status"].astype(str).value_counts() if "status" in runs else pd.Series({"ok": len(runs)})
-    best, avg = res["best"], res["average"]
+    best, avg, t = res["best"], res["average"], res["tidy"]
+    unit = unit_name(t)
     fig = lambda n: f'<figure id="{e(n[:-4])}">{figs[n][1]}</figure>' if n in figs else ""
-    parts = [f"<h1>{e(title)}</h1>",
-             f'<p class="meta">{len(runs):,} runs ({", ".join(f"{v:,} {e(k)}" for k, v in st.items())}) on {best["device"].nunique()} device(s), '
-             f'{best["model"].nunique()} model(s); generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by ready-steady-go.</p>',
-             "<p>Throughput is samples per second at each configuration's best batch size (repeats combined by their median). "
+    parts = [f"<h1>{e(title)}</h1>", _about(runs, t), *_convergence(res, include),
+             f'<p class="meta">{len(runs):,} runs ({", ".join(f"{v:,} {e(k)}" for k, v in st.items())}) on {t["device"].nunique()} device(s), '
+             f'{t["label"].nunique()} model(s); generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by ready-steady-go.</p>',
+             f"<p>Throughput is {e(unit)} per second at each configuration's best batch size (repeats combined by their median). "
              "<b>Relative throughput</b> is 100 × a device's best / the best of any device and precision on that model and mode "
              "(the 2022 normalisation); averages over models are geometric means (the arithmetic means are in <code>average.csv</code>). "
              "Error bars are a single run's 95% confidence interval, or the range of its repeats.</p>", "<h2>Ranking</h2>"]
+    if best.empty: parts.append("<p>Nothing is ranked: no point reached its CI target (see above).</p>")
     for mode in _modes(best):
+        r = _ranking(avg, mode)
         parts += [f"<h3>{_mode_name(mode).capitalize()}</h3>", fig(f"average-{mode}.svg"),
-                  "<p>Relative throughput, geometric mean over models (%):</p>", _table(_ranking(avg, mode)), fig(f"speedup-{mode}.svg")]
+                  "<p>Relative throughput, geometric mean over models (% of the fastest), and how many models went in:</p>", _table(r)]
+        if "models" in r and r["models"].astype(str).str.contains(" of ").any():
+            parts.append("<p>A device measured on fewer models than the others averages over those only: its number is not comparable with theirs.</p>")
+        parts.append(fig(f"speedup-{mode}.svg"))
+    if include and best["unconverged"].any(): parts.append(f"<p>{MISSED_MARK}: ranked with points whose CI missed its target.</p>")
     if "value" in res and len(res["value"]):
         parts.append("<h2>Cost</h2><p>Prices in $/hour as given. Factors are against the cheapest device; <i>value</i> is relative "
                      "throughput per $/hour; the frontier holds the devices no other device beats on both price and speed.</p>")
         for mode in _modes(res["value"]):
-            v = res["value"][res["value"]["mode"] == mode].drop(columns="mode")
+            v = res["value"][res["value"]["mode"] == mode].drop(columns="mode").rename(columns=_VALUE_HEADERS)
             parts += [f"<h3>{_mode_name(mode).capitalize()}</h3>", fig(f"cost-{mode}.svg"), _table(v, "{:,.2f}")]
         c = res["cost"]
-        c = c.loc[c.groupby(["device", "model", "mode"])["throughput"].idxmax()]
-        parts += ["<p>Cost per million samples at each device's fastest precision ($):</p>",
-                  _table(c.pivot_table(index=["mode", "device"], columns="model", values="usd_per_million").reset_index(), "{:,.2f}")]
-    parts.append("<h2>Time to train</h2><p>At the measured rate, with the fastest precision of each device: training is 90 epochs "
-                 "of ImageNet-1k (1,281,167 images), inference is its 50,000 validation images. Data loading is not in the benchmark, "
-                 "so read these as lower bounds.</p>")
-    for mode in _modes(best): parts += [f"<h3>{_mode_name(mode).capitalize()}</h3>", _table(_training_time(best, mode))]
+        c = c.loc[c.groupby(["device", "label", "mode"])["throughput"].idxmax()].sort_values(["mode", "label", "usd_per_million"], ascending=[False, True, True])
+        c = pd.DataFrame({"mode": c["mode"], "device": c["device"], "model": c["label"], "precision": c["precision"], "batch size": c["bs"],
+                          f"throughput ({unit}/s)": c["throughput"], "price ($/h)": c["price_per_hour"], f"$ per 1M {unit}": c["usd_per_million"]})
+        parts += [f"<p>Cost per million {e(unit)} at each device's fastest precision:</p>", _table(c, "{:,.2f}")]
+    parts.append("<h2>Time to train</h2>")
+    tests = sorted(set(t.loc[_is_test(t["model"]).to_numpy(), "model"]))
+    if tests: parts.append(f"<p>Not extrapolated for {', '.join(e(m) for m in tests)}: timm's test models are tiny stand-ins (random weights, "
+                           "small images) for checking the pipeline, so their speed says nothing about how long a real model trains on ImageNet.</p>")
+    rest = best[~_is_test(best["model"]).to_numpy()]
+    if len(rest):
+        parts.append("<p>At the measured rate, with the fastest precision of each device: training is 90 epochs "
+                     "of ImageNet-1k (1,281,167 images), inference is its 50,000 validation images. Data loading is not in the benchmark, "
+                     "so read these as lower bounds.</p>")
+        for mode in _modes(rest): parts += [f"<h3>{_mode_name(mode).capitalize()}</h3>", _table(_training_time(rest, mode))]
+    elif not tests: parts.append("<p>Nothing is ranked (see above), so no time is extrapolated.</p>")
     parts.append("<h2>Per model</h2>")
-    for model in sorted(best["model"].unique()):
-        parts.append(f"<h3>{e(model)}</h3>")
-        for mode in _modes(best[best["model"] == model]):
-            parts += [fig(f"relative-{_slug(model)}-{mode}.svg"), fig(f"batch-{_slug(model)}-{mode}.svg")]
-    parts += ["<h2>Best points</h2><details><summary>Every device, model, precision and mode at its best batch size "
-              "(also in <code>summary.csv</code>)</summary>",
-              _table(best[["device", "model", "precision", "mode", "bs", "throughput", "throughput_lo", "throughput_hi", "n_runs",
-                           "peak_mem_mb", "relative"]].sort_values(["mode", "model", "relative"], ascending=[False, True, False])),
-              "</details>", "<h2>Environments</h2><p>Every distinct setup the runs came from.</p>", _table(res["environments"])]
+    for label in sorted(t["label"].unique()):
+        parts.append(f"<h3>{e(label)}</h3>")
+        for mode in _modes(t[t["label"] == label]):
+            parts += [fig(f"relative-{_slug(label)}-{mode}.svg"), fig(f"batch-{_slug(label)}-{mode}.svg")]
+    if len(best):
+        parts += ["<h2>Best points</h2><details><summary>Every device, model, precision and mode at its best batch size "
+                  "(also in <code>summary.csv</code>)</summary>", _table(_points(best, unit)), "</details>"]
+    left = t[t["unconverged"]] if not include else t.iloc[:0]
+    if len(left):
+        parts += ["<details><summary>Left out: the configurations whose points missed their CI target, each at its fastest batch size</summary>",
+                  _table(_points(best_batch(left), unit, relative=False)), "</details>"]
+    parts += ["<h2>Environments</h2><p>Every distinct setup the runs came from.</p>", _table(res["environments"].rename(columns=_ENV_HEADERS))]
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">'
-            f"<title>{e(title)}</title><style>{_CSS}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
+            f"<title>{e(title)}</title><style>{_CSS}</style></head><body>\n" + "\n".join(p for p in parts if p) + "\n</body></html>\n")
 
 # %% ../nbs/08_report.ipynb #8c3e1747
 def browser_check(path:str|Path, # an HTML file

@@ -1,0 +1,28 @@
+"""Draw the README's figures and table from the committed results snapshot (`results/*.csv`).
+
+    python results/make_figures.py
+
+writes `results/figures/*.svg` and prints the best-throughput table as Markdown for the README.
+The README shows these files; the docs site draws the same figures when it is built.
+"""
+from pathlib import Path
+
+import matplotlib as mpl, pandas as pd
+
+from ready_steady_go.analysis import analyse
+from ready_steady_go.plots import plot_speedup
+from ready_steady_go.store import read_csv
+
+here = Path(__file__).resolve().parent
+runs = pd.concat([read_csv(f) for f in sorted(here.glob("*.csv"))], ignore_index=True)
+res = analyse(runs, include_unconverged=True)  # a CPU quick run misses its CI target: drawn anyway, hatched
+out = here / "figures"
+out.mkdir(exist_ok=True)
+for mode in sorted(res["speedup"]["mode"].unique(), key=lambda m: m != "train"):
+    with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "rsg", "path.simplify": True}):
+        plot_speedup(res["speedup"], mode).savefig(out / f"speedup-{mode}.svg", format="svg", metadata={"Date": None})
+best = res["best"].assign(cell=lambda d: d["throughput"].map("{:,.0f}".format) + d["unconverged"].map({True: " †", False: ""}))
+tbl = best.pivot_table(index=["device", "label"], columns=["mode", "precision"], values="cell", aggfunc="first").fillna("")
+cols = [f"{m} {p}" for m, p in tbl.columns]
+print("| device | model | " + " | ".join(cols) + " |\n|---|---|" + "---:|" * len(cols))
+for (dev, model), row in tbl.iterrows(): print(f"| {dev} | {model} | " + " | ".join(row) + " |")
