@@ -178,14 +178,14 @@ def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, 
     created = pd.to_datetime(_col(d, "_created"), utc=True, errors="coerce", format="ISO8601")
     d["timestamp"] = _col(d, "timestamp").fillna(created.dt.strftime("%Y-%m-%dT%H:%M:%S+00:00").where(created.notna()))
     d["source"] = _col(d, "source").fillna(source) if keep_source else source
+    why = invalid_rows(d[[k for k in COLUMNS if k in d]])  # before any value is coerced: a wrong value is refused, never made missing
+    invalid = {(f"line {i + line0}" if line0 is not None else f"run {d.at[i, 'run_id']}"): w for i, w in why.items()}
+    d = d.drop(index=list(why))
     state = _col(d, "_state").fillna("finished").astype("str").str.strip().str.lower()
     unfinished = state.ne("finished")
     if not finished_only:  # kept, but not mistaken for a measurement
         d["error"] = _col(d, "error").fillna(("W&B run state: " + state).where(unfinished))
         d["status"] = d.status.where(~unfinished, "error")
-    why = invalid_rows(d[[k for k in COLUMNS if k in d]])  # before any value is coerced: a wrong value is refused, never made missing
-    invalid = {(f"line {i + line0}" if line0 is not None else f"run {d.at[i, 'run_id']}"): w for i, w in why.items()}
-    d = d.drop(index=list(why))
     thr = pd.to_numeric(_col(d, "throughput"), errors="coerce")
     bad = d.status.astype("str").eq("ok") & ~(np.isfinite(thr) & (thr > 0))
     drop_unfinished = unfinished if finished_only else unfinished & False
