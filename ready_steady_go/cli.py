@@ -158,12 +158,13 @@ def ready_steady_go_export(
     csv:str,                  # the CSV file to write
     store:str=DEFAULT_STORE,  # the SQLite store to read
     status:str=None,          # only runs with this status (ok, oom or error)
+    force:bool=False,         # replace the CSV path even if it is a SQLite database (never the store itself)
 ):
     "Write the runs in the local store to a CSV file, one row per run."
     if not check_store(store).exists(): raise BadInput(f"store {store!r} does not exist: run ready-steady-go or ready-steady-go-sweep first")
     out = Path(csv)
     if out.is_dir() or not out.parent.is_dir(): raise BadInput(f"CSV path {csv!r} must be a file in an existing folder")
-    n = export_csv(store, out, **(dict(status=status) if status else {}))
+    n = export_csv(store, out, force, **(dict(status=status) if status else {}))
     print(f"wrote {n:,} runs to {csv}")
 
 export_main = console_script(ready_steady_go_export)

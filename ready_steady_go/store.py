@@ -105,9 +105,13 @@ def _tables(path:Path) -> set[str]:
     "The tables of an existing SQLite file, opened read-only."
     return _read_only(path, lambda con: {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")})
 
+def _is_dir(p:Path) -> bool:
+    try: return p.is_dir()
+    except OSError: return False  # a name too long to look up
+
 def _check_name(p:Path, path):
     "Refuse a path the file system cannot hold (a name over NAME_MAX bytes, with room for `-wal`, or a path over PATH_MAX)."
-    d = next((a for a in [p.parent, *p.parent.parents] if a.is_dir()), Path("."))
+    d = next((a for a in [p.parent, *p.parent.parents] if _is_dir(a)), Path("."))
     try: name_max, path_max = os.pathconf(d, "PC_NAME_MAX"), os.pathconf(d, "PC_PATH_MAX")
     except (OSError, ValueError): name_max, path_max = 255, 4096
     long = [part for part in p.parts if len(os.fsencode(part)) > name_max]
