@@ -15,8 +15,8 @@ from fastcore.script import call_parse, parse_cli
 
 from .env import BadInput, fingerprint
 from .benchmark import Result, benchmark, check_settings, new_run_id
-from .store import DEFAULT_STORE, check_store, write_rows, read_runs, export_csv
-from .tracking import TrackingError, check_wandb, start_run, log_run, import_sources
+from .store import DEFAULT_STORE, check_store, save_runs, read_runs, export_csv
+from .tracking import TrackingError, check_wandb, start_run, log_run, import_sources, _invalid_line
 from .analysis import parse_prices
 from .report import write_report
 from .sweep import sweep
@@ -94,7 +94,7 @@ def ready_steady_go(
         precision = "fp16"
     s = check_settings(model, bs, precision, mode, device, size, optimizer, n_batches=n_batches, n_seconds=n_seconds,
                        target_ci=target_ci, max_seconds=max_seconds)
-    if not no_store: check_store(store)
+    if not no_store: check_store(store, write=True)
     wnb = check_wandb(wnb, wnb_project, wnb_entity, wnb_run, wnb_group)
     fp, run_id, say = fingerprint(s["dev"]), new_run_id(), (lambda *a: None) if quiet else _say(json)
     say(f"Measuring {s['workload'].model} · {s['mode']} · {s['precision']} · bs {bs} · {s['workload'].size}px on {s['dev']} ({fp['device_name']})")
@@ -107,9 +107,10 @@ def ready_steady_go(
                   target_ci=target_ci, max_seconds=max_seconds, warmup=warmup, channels_last=channels_last,
                   compile=compile, optimizer=s["optimizer"], run_number=run_number, progress=not quiet, run_id=run_id)
     row = r.row(fp)
-    if not no_store: write_rows(row, store)
+    kept = None if no_store else save_runs(row, store)  # never lost: kept in a file beside the store if it cannot be written
     say(r.summary())
-    if not no_store: say(f"  stored in {store} (run {r.run_id})")
+    if kept: print(f"ready-steady-go: {kept}", file=sys.stderr)
+    elif not no_store: say(f"  stored in {store} (run {r.run_id})")
     if json: print(_json.dumps(row, default=str))
     if run is not None:
         try: log_run(run, row)
@@ -138,14 +139,16 @@ sweep_main = console_script(ready_steady_go_sweep)
 def ready_steady_go_import(
     *sources:str,             # W&B entity/project paths, offline run folders, CSV exports or SQLite stores
     store:str=DEFAULT_STORE,  # the SQLite store to import into
+    strict:bool=False,        # refuse the whole import if any row is invalid (default: skip those rows and list them)
 ):
-    "Import runs from W&B, W&B offline runs, CSV exports or other stores into the local store."
+    "Import runs from W&B, W&B offline runs, CSV exports, JSON-lines files or other stores into the local store."
     if not sources: raise BadInput("no source given: accepted are W&B entity/project paths, offline run folders, CSV files or SQLite stores")
-    c = import_sources(list(sources), store)
+    c = import_sources(list(sources), store, strict=strict)
     print(f"read {c['read']:,} runs from {c['sources']} source(s): {c['added']:,} added to {store}, "
           f"{c['duplicates']:,} already there")
     if c["not_finished"] or c["bad_throughput"]:
         print(f"skipped {c['not_finished']:,} run(s) that did not finish and {c['bad_throughput']:,} without a usable throughput")
+    if c["invalid"]: print(f"skipped {_invalid_line(c['invalid'])}")
 
 import_main = console_script(ready_steady_go_import)
 
@@ -155,12 +158,13 @@ def ready_steady_go_export(
     csv:str,                  # the CSV file to write
     store:str=DEFAULT_STORE,  # the SQLite store to read
     status:str=None,          # only runs with this status (ok, oom or error)
+    force:bool=False,         # replace the CSV path even if it is a SQLite database (never the store itself)
 ):
     "Write the runs in the local store to a CSV file, one row per run."
     if not check_store(store).exists(): raise BadInput(f"store {store!r} does not exist: run ready-steady-go or ready-steady-go-sweep first")
     out = Path(csv)
     if out.is_dir() or not out.parent.is_dir(): raise BadInput(f"CSV path {csv!r} must be a file in an existing folder")
-    n = export_csv(store, out, **(dict(status=status) if status else {}))
+    n = export_csv(store, out, force, **(dict(status=status) if status else {}))
     print(f"wrote {n:,} runs to {csv}")
 
 export_main = console_script(ready_steady_go_export)

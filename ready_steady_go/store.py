@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/store.html.md"""
 
 # %% ../nbs/03_store.ipynb #7b58a1f6
 from __future__ import annotations
-import gc, json, math, sqlite3, uuid
+import gc, json, math, os, socket, sqlite3, sys, tempfile, time, uuid
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -14,10 +14,12 @@ import numpy as np
 import pandas as pd
 
 from .env import BadInput
+from .benchmark import PRECISIONS, MODES, OPTIMIZERS, STATUSES
 
 # %% auto #0
-__all__ = ['SCHEMA_VERSION', 'COLUMN_GROUPS', 'COLUMNS', 'DEFAULT_STORE', 'runs_frame', 'check_store', 'gc_paused', 'write_rows',
-           'read_runs', 'example_row', 'export_csv', 'read_csv']
+__all__ = ['SCHEMA_VERSION', 'COLUMN_GROUPS', 'COLUMNS', 'DEFAULT_STORE', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'runs_frame',
+           'check_store', 'gc_paused', 'write_rows', 'read_runs', 'example_row', 'save_runs', 'export_csv',
+           'invalid_rows', 'read_csv']
 
 # %% ../nbs/03_store.ipynb #555bf6ae
 SCHEMA_VERSION = 1
@@ -71,17 +73,74 @@ def runs_frame(data:pd.DataFrame|list[dict]|None=None, # runs as a DataFrame or 
 DEFAULT_STORE = "rsg-results.db"
 _SQLITE_HEADER = b"SQLite format 3\x00"
 _ACCEPTED = "a new or existing ready-steady-go SQLite file (e.g. rsg-results.db)"
+BUSY_TIMEOUT_S = 120
+
+def _sidecar(p:Path, suffix:str) -> Path: return p.with_name(p.name + suffix)
+def _stamp(p:Path) -> tuple: s = p.stat(); return s.st_ino, s.st_size, s.st_mtime_ns
+
+def _read_only(p:Path, read):
+    "`read(con)` on a read-only connection to the store `p` that creates no file beside it."
+    uri = p.resolve().as_uri()
+    for _ in range(10):
+        if _sidecar(p, "-wal").exists(): break  # a writer is at work, or one was killed before it could tidy up
+        before = _stamp(p)
+        con = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
+        try: out = read(con)
+        finally: con.close()
+        if not _sidecar(p, "-wal").exists() and _stamp(p) == before: return out
+        time.sleep(0.05)  # a writer changed the file while it was read: read again
+    try:
+        con = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
+        try: return read(con)
+        finally: con.close()
+    except sqlite3.OperationalError:  # a read-only folder with a log but no index: read a private copy
+        with tempfile.TemporaryDirectory() as d:
+            for suffix in ("", "-wal"):
+                if _sidecar(p, suffix).exists(): shutil.copyfile(_sidecar(p, suffix), Path(d)/f"runs.db{suffix}")
+            con = sqlite3.connect(Path(d)/"runs.db")
+            try: return read(con)
+            finally: con.close()
 
 def _tables(path:Path) -> set[str]:
     "The tables of an existing SQLite file, opened read-only."
-    con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    try: return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    finally: con.close()
+    return _read_only(path, lambda con: {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")})
 
-def check_store(path:str|Path=DEFAULT_STORE, # the SQLite file to write to; created on the first write
+def _is_dir(p:Path) -> bool:
+    try: return p.is_dir()
+    except OSError: return False  # a name too long to look up
+
+def _check_name(p:Path, path):
+    "Refuse a path the file system cannot hold (a name over NAME_MAX bytes, with room for `-wal`, or a path over PATH_MAX)."
+    d = next((a for a in [p.parent, *p.parent.parents] if _is_dir(a)), Path("."))
+    try: name_max, path_max = os.pathconf(d, "PC_NAME_MAX"), os.pathconf(d, "PC_PATH_MAX")
+    except (OSError, ValueError): name_max, path_max = 255, 4096
+    long = [part for part in p.parts if len(os.fsencode(part)) > name_max]
+    if len(os.fsencode(p.name)) + 4 > name_max: long.append(p.name)
+    if long or len(os.fsencode(str(p))) >= path_max:
+        raise BadInput(f"store {str(path)[:60]!r}… ({len(str(path))} characters) is too long a name for this file system: "
+                       f"accepted are file names up to {name_max - 4} bytes")
+
+def _check_writable(p:Path, path):
+    "Try, creating nothing that stays, whether the store and its folder can be written."
+    for f in (p, _sidecar(p, "-wal"), _sidecar(p, "-shm")):
+        if not f.exists(): continue
+        try: open(f, "r+b").close()  # opened for writing, not changed
+        except OSError as e:
+            raise BadInput(f"store {str(path)!r} cannot be written ({f.name}: {e.strerror}): accepted is a store you can write; "
+                           "choose another --store, or copy it somewhere writable") from None
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".rsg-probe-", dir=p.parent)
+        os.close(fd); os.unlink(probe)
+    except OSError as e:
+        raise BadInput(f"store {str(path)!r} cannot be written: its folder {str(p.parent)!r} takes no new file ({e.strerror}), "
+                       "and SQLite needs one for its log: choose a --store in a writable folder") from None
+
+def check_store(path:str|Path=DEFAULT_STORE, # the SQLite file; created on the first write
+                write:bool=False, # also make sure the store can be written (before a measurement)
                ) -> Path:
-    "Refuse a store path that is a directory, a file that is not ours, or has no parent: creates nothing."
+    "Refuse a store path that is a directory, a file that is not ours, has no parent or (`write`) cannot be written: creates nothing."
     p = Path(path).expanduser()
+    _check_name(p, path)
     if p.is_dir(): raise BadInput(f"store {str(path)!r} is a directory: accepted is {_ACCEPTED}")
     if p.exists():
         try:
@@ -96,12 +155,12 @@ def check_store(path:str|Path=DEFAULT_STORE, # the SQLite file to write to; crea
                 raise BadInput(f"store {str(path)!r} is a SQLite database of another program (no runs table): accepted is {_ACCEPTED}")
     elif not p.parent.is_dir():
         raise BadInput(f"store {str(path)!r}: directory {str(p.parent)!r} does not exist: accepted is {_ACCEPTED}")
+    if write: _check_writable(p, path)
     return p
 
 # %% ../nbs/03_store.ipynb #f5f9f2a5
 _SQL_TYPES = {str: "TEXT", int: "INTEGER", float: "REAL", bool: "BOOLEAN"}
 _PY_TYPES = {v: k for k, v in _SQL_TYPES.items()}
-BUSY_TIMEOUT_S = 120
 
 def _sql_type(s:pd.Series) -> str:
     "The declared SQLite type for an extra column, from its pandas dtype."
@@ -223,24 +282,24 @@ def _read_runs(store, where):
     p = check_store(store)
     if not p.exists() or p.stat().st_size == 0: df = pd.DataFrame()
     else:
-        con = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
-        try:
-            cols = _columns(con)
-            if not cols: df = pd.DataFrame()
-            else:
-                bad = [k for k in where if k not in cols]
-                if bad: raise BadInput(f"unknown column(s) {', '.join(bad)} to filter on: accepted are the run-record columns")
-                conds, args = [], []
-                for k, v in where.items():
-                    vs = list(v) if isinstance(v, (list, tuple, set)) else [v]
-                    conds.append(f'"{k}" IN ({", ".join("?"*len(vs))})'); args += [_cell(x) for x in vs]
-                sql = "SELECT * FROM runs" + (" WHERE " + " AND ".join(conds) if conds else "") + " ORDER BY rowid"
-                cur = con.execute(sql, args)
-                names = [c[0] for c in cur.description]
-                a = np.array(cur.fetchall() or np.empty((0, len(names))), dtype=object).reshape(-1, len(names))  # a column is a[:, i]: no transposing in Python
-                df = pd.DataFrame({k: _sql_to_column(a[:, i], COLUMNS.get(k) or _PY_TYPES.get(cols[k])) for i, k in enumerate(names)})
-        finally: con.close()
+        df = _read_only(p, lambda con: _select(con, where))
     return runs_frame(df)
+
+def _select(con:sqlite3.Connection, where:dict) -> pd.DataFrame:
+    "The runs matching `where`, as SQLite returned them, in the schema's dtypes."
+    cols = _columns(con)
+    if not cols: return pd.DataFrame()
+    bad = [k for k in where if k not in cols]
+    if bad: raise BadInput(f"unknown column(s) {', '.join(bad)} to filter on: accepted are the run-record columns")
+    conds, args = [], []
+    for k, v in where.items():
+        vs = list(v) if isinstance(v, (list, tuple, set)) else [v]
+        conds.append(f'"{k}" IN ({", ".join("?"*len(vs))})'); args += [_cell(x) for x in vs]
+    sql = "SELECT * FROM runs" + (" WHERE " + " AND ".join(conds) if conds else "") + " ORDER BY rowid"
+    cur = con.execute(sql, args)
+    names = [c[0] for c in cur.description]
+    a = np.array(cur.fetchall() or np.empty((0, len(names))), dtype=object).reshape(-1, len(names))  # a column is a[:, i]: no transposing in Python
+    return pd.DataFrame({k: _sql_to_column(a[:, i], COLUMNS.get(k) or _PY_TYPES.get(cols[k])) for i, k in enumerate(names)})
 
 # %% ../nbs/03_store.ipynb #43ad0d70
 def example_row(**kw, # fields to change
@@ -257,15 +316,95 @@ def example_row(**kw, # fields to change
              platform="Linux-x86_64", cpu="AMD EPYC 7763", cpu_count=32, torch_threads=16, env_id="0123456789ab")
     return {**r, **kw}
 
+# %% ../nbs/03_store.ipynb #1f0dc2d7
+UNSAVED_SUFFIX = ".unsaved.jsonl"
+
+def _json_value(v):
+    if isinstance(v, np.generic): v = v.item()
+    return None if v is None or v is pd.NA or (isinstance(v, float) and not math.isfinite(v)) else v
+
+def save_runs(rows:dict|list[dict], # one run record or a list of them
+              store:str|Path=DEFAULT_STORE, # the SQLite file
+             ) -> str|None:
+    "Write runs to the store; if that fails, keep them in a JSON-lines file (or on stdout) and return one line saying where."
+    rows = [rows] if isinstance(rows, dict) else list(rows)
+    try: write_rows(rows, store); return None
+    except (sqlite3.Error, OSError, BadInput) as e: why = (str(e).splitlines() or [type(e).__name__])[0]
+    text = "".join(json.dumps({k: _json_value(v) for k, v in r.items()}, default=str) + "\n" for r in rows)
+    p, n = Path(store).expanduser(), len(rows)
+    for f in dict.fromkeys([_sidecar(p, UNSAVED_SUFFIX), Path(p.name + UNSAVED_SUFFIX), Path("rsg-results" + UNSAVED_SUFFIX)]):
+        try:
+            with open(f, "a") as out: out.write(text); out.flush(); os.fsync(out.fileno())
+        except OSError: continue
+        return (f"store {str(store)!r} could not be written ({why}): {n} run(s) kept in {str(f)!r}; "
+                f"add them to a store with: ready-steady-go-import {f} --store STORE")
+    sys.stdout.write(text); sys.stdout.flush()
+    return (f"store {str(store)!r} could not be written ({why}), nor a file beside it or here: {n} run(s) printed on stdout "
+            "as JSON lines; save them to a .jsonl file and add them with ready-steady-go-import")
+
 # %% ../nbs/03_store.ipynb #f49a2fd0
 def export_csv(store:str|Path, # the SQLite file to export
                path:str|Path, # the CSV file to write
+               force:bool=False, # replace `path` even if it is a SQLite database (never the store itself)
                **where, # the same filters as `read_runs`
               ) -> int:
-    "Write the store's runs to a CSV file; returns how many rows it has."
-    df = read_runs(store, **where)
-    df.to_csv(path, index=False)
+    "Write the store's runs to a CSV file through a temporary file renamed into place; returns how many rows it has."
+    src, out = check_store(store), Path(path).expanduser()
+    if out.exists() and out.resolve() == src.resolve():
+        raise BadInput(f"CSV path {str(path)!r} is the store being exported: accepted is another file, e.g. runs.csv")
+    if out.is_file() and not force:
+        with open(out, "rb") as f:
+            if f.read(16) == _SQLITE_HEADER:
+                raise BadInput(f"CSV path {str(path)!r} is a SQLite database, so it is left alone: give another file, or --force to replace it")
+    df = read_runs(src, **where)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.name[:40]}.", suffix=".tmp", dir=out.parent)
+    except OSError as e: raise BadInput(f"CSV path {str(path)!r} cannot be written ({e.strerror}): accepted is a file in a writable folder") from None
+    try:
+        with os.fdopen(fd, "w", newline="") as f: df.to_csv(f, index=False)
+        mask = os.umask(0); os.umask(mask)
+        os.chmod(tmp, out.stat().st_mode & 0o777 if out.exists() else 0o666 & ~mask)  # mkstemp's 0600 would hide the CSV from others
+        os.replace(tmp, out)
+    except BaseException as e:
+        Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError): raise BadInput(f"CSV path {str(path)!r} cannot be written ({e.strerror})") from None
+        raise
     return len(df)
+
+# %% ../nbs/03_store.ipynb #baa13719
+_CHOICES = dict(precision=(*PRECISIONS, "fp32-default"), mode=MODES, status=STATUSES, optimizer=OPTIMIZERS,
+                stop=("auto", "batches", "seconds"))
+_AT_LEAST_1 = {"bs", "size", "n_batches", "run_number", "schema_version", "cpu_count", "torch_threads"}
+_ABOVE_0 = {"n_seconds", "max_seconds", "target_ci"}
+_MAX_INT = 2**53  # beyond this a float cannot say which whole number it is
+
+def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str]:
+    "A mask of the present values of column `k` that are refused, and what is accepted instead."
+    strs = s.astype(object).map(lambda v: v.strip() if isinstance(v, str) else v)
+    present = strs.notna() & strs.ne("")
+    strs = strs[present].astype(str)
+    if typ is str:
+        if k not in _CHOICES: return pd.Series(False, index=s.index), ""
+        return present & ~strs.isin(_CHOICES[k]).reindex(s.index, fill_value=True), f"one of {', '.join(_CHOICES[k])}"
+    if typ is bool: return present & ~strs.str.lower().isin(_BOOL_STR).reindex(s.index, fill_value=True), "true or false"
+    num = pd.to_numeric(strs, errors="coerce").astype(float)
+    lo = 1 if k in _AT_LEAST_1 else 0
+    bad = num.isna() | ~np.isfinite(num) | (num < lo) | ((num <= 0) if k in _ABOVE_0 else False)
+    if typ is int: bad |= (num != np.floor(num)) | (num > _MAX_INT)
+    if k == "target_ci": bad |= num >= 1
+    what = (f"a whole number of at least {lo}" if typ is int else "a finite number above 0" if k in _ABOVE_0 else f"a finite number of at least {lo}")
+    return present & bad.reindex(s.index, fill_value=False), what + (" and below 1" if k == "target_ci" else "")
+
+def invalid_rows(df:pd.DataFrame, # runs as read from a file or W&B, values as they came (strings or objects)
+                ) -> dict:
+    "Why each refused row is refused: `{index: reason}` for rows with a schema column of the wrong type or out of range."
+    out = {}
+    for k, typ in COLUMNS.items():
+        if k not in df: continue
+        bad, what = _refused(df[k], k, typ)
+        for i in bad.index[bad.to_numpy(dtype=bool)]:
+            out.setdefault(i, f"{k} {str(df.at[i, k])[:40]!r} is not {what}")
+    return {i: out[i] for i in df.index if i in out}  # in the rows' order
 
 # %% ../nbs/03_store.ipynb #5a722b51
 def read_csv(path:str|Path, # a CSV written by `export_csv`

@@ -6,7 +6,8 @@ Docs: https://xl0.github.io/ready-steady-go/sweep.html.md"""
 
 # %% ../nbs/05_sweep.ipynb #30ebac37
 from __future__ import annotations
-import gc, json, math, os, re, subprocess, sys, time
+import gc, json, math, os, re, socket, subprocess, sys, time
+from contextlib import contextmanager
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 
@@ -18,10 +19,12 @@ from .env import BadInput, pick_device, fingerprint, synchronize, free_memory
 from .workloads import check_model, get_workload
 from .benchmark import (
     MODES, PRECISIONS, Result, StopRule, benchmark, check_precision, check_settings, make_step, precision_flags)
-from .store import DEFAULT_STORE, check_store, read_runs, write_rows
+from .store import DEFAULT_STORE, check_store, read_runs, save_runs
+try: import fcntl
+except ImportError: fcntl = None  # Windows: no advisory locks (see `device_lock`)
 
 # %% auto #0
-__all__ = ['PRESETS', 'warm_up_device', 'SweepSummary', 'sweep']
+__all__ = ['PRESETS', 'warm_up_device', 'SweepSummary', 'device_lock', 'sweep']
 
 # %% ../nbs/05_sweep.ipynb #3ff61e4e
 def _say(msg:str):
@@ -245,13 +248,51 @@ def _settings(models, precisions, modes, batch_sizes, size, repeats, preset, dev
     s["sizes"] = {m: c["workload"].size for m, c in checked.items()}
     s["optimizer"] = checked[s["models"][0]]["optimizer"]
     s["rule"] = StopRule(**s["stop"])
-    s["store"] = check_store(store)
+    s["store"] = check_store(store, write=True)  # before any measurement: a read-only store is found now, not after
     wnb = str(wnb).strip().lower()
     if wnb != "disabled" or any(v is not None for v in (wnb_entity, wnb_group)):
         from ready_steady_go.tracking import check_wandb  # imports wandb: only when it is used
         wnb = check_wandb(wnb, wnb_project, wnb_entity, None, wnb_group)
     s["wnb"] = wnb
     return s
+
+# %% ../nbs/05_sweep.ipynb #7e6ba5c9
+def _lock_path(store:Path, dev) -> Path: return store.with_name(f"{store.name}.{re.sub(r'[^A-Za-z0-9_.-]', '-', str(dev))}.lock")
+
+def _holder(fd:int) -> str:
+    "Who holds the lock, as its holder wrote it into the lock file."
+    try: h = json.loads(os.pread(fd, 4096, 0) or b"{}")
+    except (OSError, ValueError): h = {}
+    if not h: return "its holder has only just started"
+    return f"held by process {h.get('pid')} on {h.get('host')} since {h.get('since')} ({h.get('command')})"
+
+@contextmanager
+def device_lock(store:str|Path, # the store the measurements go into
+                device, # the device measured on (`torch.device` or its name)
+                wait:bool=False, # wait for the holder to finish instead of refusing at once
+               ):
+    "Hold the advisory lock for measuring on `device` into `store` for the block: `BadInput` naming the holder, or wait."
+    if fcntl is None: yield None; return
+    p = _lock_path(Path(store), device)
+    try: fd = os.open(p, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e: raise BadInput(f"lock file {str(p)!r} cannot be created ({e.strerror}): choose a --store in a writable folder") from None
+    locked = False
+    try:
+        try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if not wait:
+                raise BadInput(f"another sweep is measuring on {device} into {str(store)!r}: {_holder(fd)}; "
+                               "let it finish, or add --wait to start when it has") from None
+            _say(f"waiting for the sweep on {device} into {str(store)!r} to finish: {_holder(fd)}")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        locked = True
+        me = dict(pid=os.getpid(), host=socket.gethostname(), since=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                  command=" ".join([Path(sys.argv[0]).name, *sys.argv[1:]])[:300])
+        os.ftruncate(fd, 0); os.pwrite(fd, json.dumps(me).encode(), 0)
+        yield p
+    finally:
+        if locked: os.ftruncate(fd, 0)  # no stale holder is named later
+        os.close(fd)
 
 # %% ../nbs/05_sweep.ipynb #9c98b02b
 def sweep(models:str|list|None=None,     # timm model names, comma-separated or a list (default: the preset's)
@@ -264,6 +305,7 @@ def sweep(models:str|list|None=None,     # timm model names, comma-separated or 
           find_max_bs:bool=False,        # after an OOM, bisect to the largest batch size that fits
           isolate:bool=False,            # run every point in a fresh Python process
           force:bool=False,              # measure again points the store already has
+          wait:bool=False,               # if another sweep is measuring on this device into this store, wait for it (else exit at once)
           device:str="auto",             # auto, cpu, mps, cuda, cuda:N
           store:str|Path=DEFAULT_STORE,  # the SQLite results file
           wnb:str="disabled",            # W&B: disabled, offline or online
@@ -290,8 +332,9 @@ def sweep(models:str|list|None=None,     # timm model names, comma-separated or 
     s = _settings(models, precisions, modes, batch_sizes, size, repeats, preset, device, store, wnb, wnb_project, wnb_entity,
                   wnb_group, optimizer, stop)
     gc.freeze()  # what exists now (torch, timm, ...) is never garbage: the engine's gc.collect() after each point skips it
-    try: summary = _sweep(s, t0, find_max_bs, isolate, force, channels_last, compile, progress, wnb_project, wnb_entity, wnb_group)
-    finally: gc.unfreeze()
+    try:
+        with device_lock(s["store"], s["dev"], wait): summary = _sweep(s, t0, find_max_bs, isolate, force, channels_last, compile, progress, wnb_project, wnb_entity, wnb_group)
+    finally: gc.unfreeze()  # (the lock is released first)
     if progress: print(summary)
     return summary
 
@@ -322,7 +365,7 @@ def _sweep(s, t0, find_max_bs, isolate, force, channels_last, compile, progress,
             kw = dict(model=m, bs=bs, precision=p, mode=md, device=str(dev), size=s["size"], run_number=rn, warmup=s["warmup"],
                       channels_last=bool(channels_last), compile=bool(compile), optimizer=optimizer, progress=progress, **s["stop"])
             r = _run_point(kw, isolate).row(fp)
-            write_rows(r, db)
+            if (kept := save_runs(r, db)): _say(kept)  # the store failed: the row is in a file beside it
             if wb["mode"] != "disabled": _log_wandb(r, wb)
             st["measured"] += 1; bar.update(1)
             if r["status"] != "ok": _say(f"{m} {p} {md} bs {bs}: {r['status'].upper()}: {r['error']}")

@@ -20,11 +20,11 @@ from wandb.util import get_core_path
 
 from .env import BadInput
 from .store import (COLUMN_GROUPS, COLUMNS, DEFAULT_STORE, SCHEMA_VERSION, check_store, read_runs,
-                                   runs_frame, write_rows, read_csv as read_store_csv, gc_paused, _as_bool, _SQLITE_HEADER)
+                                   runs_frame, write_rows, invalid_rows, gc_paused, _as_bool, _SQLITE_HEADER)
 
 # %% auto #0
 __all__ = ['WANDB_MODES', 'TrackingError', 'has_api_key', 'check_wandb', 'wandb_keys', 'start_run', 'log_run', 'Loaded',
-           'from_wandb', 'load_offline', 'load_wandb', 'load_csv', 'import_sources']
+           'from_wandb', 'load_offline', 'load_wandb', 'load_csv', 'load_jsonl', 'import_sources']
 
 # %% ../nbs/04_tracking.ipynb #52a081d5
 WANDB_MODES = ("disabled", "offline", "online")
@@ -137,7 +137,7 @@ def _read_offline(f:Path) -> dict:
 class Loaded(NamedTuple):
     "Runs from a source, and how many were left out and why."
     runs: pd.DataFrame # run records, schema columns (`store.COLUMNS`)
-    skipped: dict # {"not_finished": n, "bad_throughput": n}
+    skipped: dict # {"not_finished": n, "bad_throughput": n}, and "invalid": {"line 3": reason} when rows were refused
 
 _2022_DEFAULTS = dict(workload="timm", unit="images", size=224, mode="train", device_type="cuda", device="cuda:0",
                       channels_last=False, compile=False, optimizer="sgd", run_number=1, status="ok", schema_version=SCHEMA_VERSION)
@@ -159,6 +159,7 @@ def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, 
                source:str, # what `source` says: wandb, wandb-offline or csv
                finished_only:bool=True, # leave out runs whose state is not `finished`
                keep_source:bool=False, # keep a `source` the rows already have (our own exports)
+               line0:int|None=None, # a refused row is named `line {index + line0}` (a file); None: by its run id
               ) -> Loaded:
     "Flattened W&B runs, 2022 or new, as run records; unfinished runs and bad throughputs left out and counted."
     d = df.copy()
@@ -177,6 +178,9 @@ def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, 
     created = pd.to_datetime(_col(d, "_created"), utc=True, errors="coerce", format="ISO8601")
     d["timestamp"] = _col(d, "timestamp").fillna(created.dt.strftime("%Y-%m-%dT%H:%M:%S+00:00").where(created.notna()))
     d["source"] = _col(d, "source").fillna(source) if keep_source else source
+    why = invalid_rows(d[[k for k in COLUMNS if k in d]])  # before any value is coerced: a wrong value is refused, never made missing
+    invalid = {(f"line {i + line0}" if line0 is not None else f"run {d.at[i, 'run_id']}"): w for i, w in why.items()}
+    d = d.drop(index=list(why))
     state = _col(d, "_state").fillna("finished").astype("str").str.strip().str.lower()
     unfinished = state.ne("finished")
     if not finished_only:  # kept, but not mistaken for a measurement
@@ -185,7 +189,7 @@ def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, 
     thr = pd.to_numeric(_col(d, "throughput"), errors="coerce")
     bad = d.status.astype("str").eq("ok") & ~(np.isfinite(thr) & (thr > 0))
     drop_unfinished = unfinished if finished_only else unfinished & False
-    skipped = dict(not_finished=int(drop_unfinished.sum()), bad_throughput=int((bad & ~drop_unfinished).sum()))
+    skipped = dict(not_finished=int(drop_unfinished.sum()), bad_throughput=int((bad & ~drop_unfinished).sum()), **({"invalid": invalid} if invalid else {}))
     return Loaded(runs_frame(d[~(drop_unfinished | bad)], extras=False), skipped)
 
 # %% ../nbs/04_tracking.ipynb #6a890278
@@ -249,14 +253,34 @@ def _load_csv(path, finished_only):
     missing = [k for k in _CSV_NEEDS if k not in df] + ([] if {"precision", "fp16"} & set(df.columns) else ["precision or fp16"])
     if missing: raise BadInput(f"CSV {str(path)!r} has no column {', '.join(missing)}: accepted is a W&B runs export or an export_csv file")
     if "run_id" in df and "schema_version" in df:  # our own export
-        return from_wandb(read_store_csv(path), "csv", finished_only, keep_source=True)
+        return from_wandb(df, "csv", finished_only, keep_source=True, line0=2)
     meta = {"_run_id": _csv_run_ids(df), "_state": _col(df, "State"), "_created": _col(df, "Created")}
     df = df.drop(columns=[c for c in ("run_id", "source", "timestamp") if c in df]).assign(**meta)
-    return from_wandb(df, "csv", finished_only)
+    return from_wandb(df, "csv", finished_only, line0=2)  # line 1 is the header
+
+# %% ../nbs/04_tracking.ipynb #1047c7e5
+def load_jsonl(path:str|Path, # a JSON-lines file of run records (`store.save_runs` writes one)
+               finished_only:bool=True, # accepted for symmetry: these runs all finished
+              ) -> Loaded:
+    "Runs from a JSON-lines file, as run records."
+    recs, lines, invalid = [], [], {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip(): continue
+                try: r = json.loads(line)
+                except ValueError: r = None
+                if isinstance(r, dict): recs.append(r); lines.append(n)
+                else: invalid[f"line {n}"] = "not a JSON object"
+    except (OSError, UnicodeDecodeError) as e:
+        raise BadInput(f"JSON-lines file {str(path)!r} cannot be read ({type(e).__name__}): accepted is a .jsonl file of run records") from None
+    l = from_wandb(pd.DataFrame(recs, index=lines, dtype=object), "local", finished_only, keep_source=True, line0=0)
+    invalid.update(l.skipped.get("invalid", {}))
+    return Loaded(l.runs, {**l.skipped, **({"invalid": dict(sorted(invalid.items(), key=lambda kv: int(kv[0].split()[1])))} if invalid else {})})
 
 # %% ../nbs/04_tracking.ipynb #fe714124
 def _kind(src:str) -> str:
-    "What a source is: wandb, offline, csv or store; refused in one line if none."
+    "What a source is: wandb, offline, csv, jsonl or store; refused in one line if none."
     p = Path(src).expanduser()
     if glob.has_magic(src):
         if not glob.glob(src): raise BadInput(f"source {src!r} matches nothing: accepted are existing paths or globs")
@@ -270,21 +294,28 @@ def _kind(src:str) -> str:
             with open(p, "rb") as f: head = f.read(16)
         except OSError as e: raise BadInput(f"source {src!r} cannot be read ({e.strerror})") from None
         if head == _SQLITE_HEADER: check_store(p); return "store"
-        return "offline" if p.suffix == ".wandb" else "csv"
+        return "offline" if p.suffix == ".wandb" else "jsonl" if p.suffix == ".jsonl" else "csv"
     if re.fullmatch(r"[\w.-]+/[\w.-]+", src) and not re.search(r"\.(csv|db|sqlite3?|wandb)$", src, re.I): return "wandb"
     raise BadInput(f"source {src!r} does not exist: accepted are a CSV file, a SQLite store, a W&B offline run or wandb directory, a glob, or a W&B entity/project")
 
 def _load_store(src:str) -> Loaded: return Loaded(read_runs(src), dict(not_finished=0, bad_throughput=0))  # extras too
 
-_LOADERS = dict(wandb=load_wandb, offline=load_offline, csv=load_csv, store=_load_store)
+_LOADERS = dict(wandb=load_wandb, offline=load_offline, csv=load_csv, jsonl=load_jsonl, store=_load_store)
 
 # %% ../nbs/04_tracking.ipynb #a315875a
-def import_sources(sources:list[str], # W&B entity/project paths, offline run dirs, CSV files or SQLite stores
+def _invalid_line(invalid:dict, shown:int=8) -> str:
+    "The refused rows in one line: where each is and why, the first `shown` of them."
+    items = [f"{k} ({v})" for k, v in list(invalid.items())[:shown]]
+    more = f" and {len(invalid) - shown:,} more" if len(invalid) > shown else ""
+    return f"{len(invalid):,} invalid row(s): " + "; ".join(items) + more
+
+def import_sources(sources:list[str], # W&B entity/project paths, offline run dirs, CSV or JSON-lines files, or SQLite stores
                    store:str|Path=DEFAULT_STORE, # the SQLite store to import into
                    api=None, # a `wandb.Api()` for W&B paths (made when needed if None)
+                   strict:bool=False, # refuse the whole import if any row is invalid (else skip and count those rows)
                   ) -> dict:
-    "Import runs from every source into the store, deduplicated by run_id; returns the counts."
-    p = check_store(store)
+    "Import runs from every source into the store, deduplicated by run_id; returns the counts, and the refused rows in `invalid`."
+    p = check_store(store, write=True)
     sources = [str(s) for s in sources]
     if not sources: raise BadInput("no source to import: accepted are CSV files, SQLite stores, W&B offline runs or entity/project paths")
     kinds = [_kind(s) for s in sources]
@@ -292,8 +323,10 @@ def import_sources(sources:list[str], # W&B entity/project paths, offline run di
         raise BadInput(f"W&B source {sources[kinds.index('wandb')]!r} needs an API key: run `wandb login` or set WANDB_API_KEY")
     with gc_paused():  # millions of short-lived objects for a large import: see `store.gc_paused`
         loaded = [_LOADERS[k](s, api=api) if k == "wandb" else _LOADERS[k](s) for k, s in zip(kinds, sources)]
+        invalid = {(f"{s} {k}" if len(sources) > 1 else k): w for s, l in zip(sources, loaded) for k, w in l.skipped.get("invalid", {}).items()}
+        if strict and invalid: raise BadInput(f"nothing imported (--strict): {_invalid_line(invalid)}")
         runs = pd.concat([l.runs for l in loaded], ignore_index=True) if loaded else runs_frame()
         added = write_rows(runs, p) if len(runs) else 0
     return dict(sources=len(sources), read=len(runs), added=added, duplicates=len(runs) - added,
                 not_finished=sum(l.skipped["not_finished"] for l in loaded),
-                bad_throughput=sum(l.skipped["bad_throughput"] for l in loaded))
+                bad_throughput=sum(l.skipped["bad_throughput"] for l in loaded), invalid=invalid)
