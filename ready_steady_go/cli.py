@@ -6,51 +6,130 @@ Docs: https://xl0.github.io/ready-steady-go/cli.html.md"""
 
 # %% ../nbs/09_cli.ipynb #2403a6e4
 from __future__ import annotations
-import json as _json, os, sys, tempfile, warnings
+import __future__, argparse, ast, difflib, importlib.util, json as _json, linecache, os, re, sys, tempfile, warnings
 from functools import wraps
 from pathlib import Path
 from typing import Annotated
 
-from fastcore.script import call_parse, parse_cli
+from fastcore.script import call_parse, anno_parser, _HelpFormatter, _pos_split
 
-from .env import BadInput, fingerprint
-from .benchmark import Result, benchmark, check_settings, new_run_id
-from .store import DEFAULT_STORE, check_store, save_runs, read_runs, export_csv
-from .tracking import TrackingError, check_wandb, start_run, log_run, import_sources, _invalid_line
-from .analysis import parse_prices
-from .report import write_report
-from .sweep import sweep
+from . import __version__
+from .env import NUMBERS, BadInput, check_choice, check_numbers, check_path, first_line
 
 # %% auto #0
 __all__ = ['rsg_main', 'sweep_main', 'import_main', 'export_main', 'report_main', 'console_script', 'ready_steady_go',
            'ready_steady_go_sweep', 'ready_steady_go_import', 'ready_steady_go_export', 'ready_steady_go_report']
 
-# %% ../nbs/09_cli.ipynb #eb69f909
-def _hyphenate(args:list) -> list:
-    "Long flags with `_` in their names spelled with `-`, up to a bare `--`."
-    out = []
-    for i, a in enumerate(args):
-        if a == "--": return out + args[i:]
-        if a.startswith("--"):
-            name, eq, val = a[2:].partition("=")
-            a = "--" + name.replace("_", "-") + eq + val
-        out.append(a)
-    return out
+# %% ../nbs/09_cli.ipynb #0af5b386
+def _source(module:str) -> str:
+    "The source text of `ready_steady_go.<module>`, read without running it."
+    return Path(importlib.util.find_spec(f"ready_steady_go.{module}").origin).read_text(encoding="utf-8")
+
+def _constant(module:str, name:str):
+    "A module-level literal (`DEFAULT_STORE = ...`) of `ready_steady_go.<module>`, read from its source."
+    for n in ast.parse(_source(module)).body:
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets):
+            return ast.literal_eval(n.value)
+    raise LookupError(f"no constant {name} in ready_steady_go.{module}")
+
+def _signature(module:str, name:str, **names):
+    "Function `name` of `ready_steady_go.<module>` with its parameters, defaults, docments and docstring, and no body."
+    src = _source(module)
+    f = next(n for n in ast.parse(src).body if isinstance(n, ast.FunctionDef) and n.name == name)
+    stub = "".join(src.splitlines(True)[f.lineno - 1:f.body[0].end_lineno])  # `def` to the end of the docstring
+    fname = f"<ready_steady_go.{module}.{name}>"
+    linecache.cache[fname] = (len(stub), None, stub.splitlines(True), fname)  # docments reads the comments from here
+    ns = dict(__name__=f"ready_steady_go.{module}", **names)
+    exec(compile(stub, fname, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True), ns)
+    fn = ns[name]
+    fn.__annotations__.pop("return", None)
+    return fn
+
+DEFAULT_STORE = _constant("store", "DEFAULT_STORE")
+_STATUSES, _WANDB_MODES, _SQLITE_HEADER = _constant("benchmark", "STATUSES"), _constant("tracking", "WANDB_MODES"), _constant("store", "_SQLITE_HEADER")
+
+# %% ../nbs/09_cli.ipynb #15cf1c15
+_KINDS = {"int": "a whole number", "float": "a number", "path": "a path", "str": "text", "str|list": "a comma-separated list"}
+
+class _Help(_HelpFormatter):
+    "fastcore's layout; every spelling of a flag shown together, its type once."
+    def _format_action_invocation(self, a):
+        if not a.option_strings or a.nargs == 0: return super()._format_action_invocation(a)
+        return ", ".join(a.option_strings) + " " + self._metavar_formatter(a, a.dest.upper())(1)[0]
+
+def _accepts(a) -> str:
+    "What flag `a` accepts, in words."
+    kind = (a.metavar or "").strip("()")
+    ex = f", e.g. {a.option_strings[0]} {a.default}" if a.default not in (None, "") and not isinstance(a.default, bool) else ""
+    return _KINDS.get(kind, kind or "a value") + ex
+
+def _typed(a):
+    "`a`'s type conversion, refusing a value with a message that names the flag and what it accepts."
+    conv = a.type
+    def parse(v):
+        try: return conv(v)
+        except (TypeError, ValueError): raise argparse.ArgumentTypeError(f"{a.option_strings[0]} {v!r}: accepted is {_accepts(a)}") from None
+    return parse
+
+def _reword(msg:str, p:argparse.ArgumentParser) -> str:
+    "argparse's error `msg` as one line that names the flag and what is accepted."
+    if m := re.match(r"argument ([^:\s]+): (.*)", msg, re.S):
+        flag, rest = m[1].split("/")[0], m[2]
+        a = p._option_string_actions.get(flag)
+        if rest.startswith("--"): return rest  # already ours (`_typed`)
+        if rest.startswith("expected one argument") and a: return f"{flag} needs a value: accepted is {_accepts(a)}"
+        if rest.startswith("ignored explicit argument"): return f"{flag} takes no value ({rest.split(' ', 3)[-1]} given)"
+        return f"{flag}: {rest}"
+    if m := re.match(r"unrecognized arguments: (.*)", msg, re.S):
+        first = m[1].split()[0]
+        if not first.startswith("-"): return f"unexpected argument {first!r}: see {p.prog} --help for what is accepted"
+        near = difflib.get_close_matches(first.split("=")[0], [o for o in p._option_string_actions if o.startswith("--")], 1)
+        return f"unknown flag {first.split('=')[0]}: " + (f"did you mean {near[0]}? " if near else "") + f"see {p.prog} --help for the accepted flags"
+    if m := re.match(r"the following arguments are required: (.*)", msg, re.S): return f"missing {m[1]}: see {p.prog} --help"
+    return msg
+
+def _parser(func, prog:str) -> argparse.ArgumentParser:
+    "fastcore's parser for `func`, in the dialect every script shares."
+    p = anno_parser(func, prog=prog)
+    p.formatter_class, p.allow_abbrev = _Help, False  # a flag is spelled out: `--n_batch` is a typo, not `--n_batches`
+    def error(msg):
+        print(f"{prog}: error: {' '.join(_reword(msg, p).split())}", file=sys.stderr)
+        sys.exit(2)
+    p.error = error
+    for a in list(p._actions):
+        if a.dest == "progress" and a.nargs == 0:  # sweep(progress=True) is `--quiet` here, as in every script
+            a.option_strings[:0] = ["--quiet"]; p._option_string_actions["--quiet"] = a
+            a.help = "no progress bars and no summary table"
+        elif a.nargs == 0 and a.default is False and a.help: a.help = a.help.replace(" (default: False)", "")
+        for o in list(a.option_strings):
+            if o.startswith("--") and "-" in o[2:]:
+                alias = "--" + o[2:].replace("-", "_")
+                a.option_strings.append(alias); p._option_string_actions[alias] = a
+        if a.type is not None and a.option_strings: a.type = _typed(a)
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    return p
+
+def _parse(func, prog:str, argv:list) -> tuple[list, dict]:
+    "Positional and keyword arguments for `func` from `argv`; a flag that cannot be read ends the process (one line, status 2)."
+    args = vars(_parser(func, prog).parse_args(argv))
+    args.pop("xtra", None); args.pop("pdb", None)
+    return _pos_split(func, args)
 
 # %% ../nbs/09_cli.ipynb #c70b2780
 def console_script(func):
-    "A console-script entry point for the `call_parse` function `func`."
+    "A console-script entry point for the `call_parse` function `func`: parse, run, and turn a refusal into one line."
     @wraps(func)
     def main():
         prog = os.path.basename(sys.argv[0])
-        sys.argv[1:] = _hyphenate(sys.argv[1:])
+        pargs, kw = _parse(func, prog, sys.argv[1:])
         try:
-            pargs, kw, _ = parse_cli(func)
             with warnings.catch_warnings():
                 warnings.showwarning = lambda m, *a, **k: print(f"{prog}: warning: {m}", file=sys.stderr)
                 code = func(*pargs, **kw)
         except BadInput as e:
-            print(f"{prog}: error: {e}", file=sys.stderr); code = 2
+            print(f"{prog}: error: {' '.join(str(e).splitlines())}", file=sys.stderr); code = 2
+        except OSError as e:  # the file system said no (a name too long, a folder not writable, ...)
+            print(f"{prog}: error: {first_line(e)}", file=sys.stderr); code = 2
         except KeyboardInterrupt:
             print(f"\n{prog}: interrupted", file=sys.stderr); code = 130
         sys.exit(code or 0)
@@ -68,16 +147,16 @@ def ready_steady_go(
     fp16:bool=False,           # same as --precision fp16 (2022 flag)
     mode:str="train",          # train (forward, loss, backward, optimizer step) or infer
     device:str="auto",         # auto (CUDA, else MPS, else CPU), cpu, mps, cuda or cuda:N
-    n_batches:int=0,           # stop after N timed batches
-    n_seconds:float=0,         # stop after N seconds; with neither, stop when the 95% CI is within --target-ci
+    n_batches:int=0,           # stop after N timed batches (0: not this rule)
+    n_seconds:float=0,         # stop after N seconds (0: not this rule); with neither, stop when the 95% CI is within --target-ci
     target_ci:float=0.01,      # automatic stop: CI half-width as a fraction of throughput
     max_seconds:float=30,      # automatic stop: never measure longer than this
     warmup:int=5,              # untimed warm-up steps
     channels_last:bool=False,  # NHWC memory format for model and batch
     compile:bool=False,        # run the model through torch.compile
     optimizer:str="sgd",       # sgd or adamw
-    run_number:int=1,          # repeat index kept with the run (2022 flag)
-    store:str=DEFAULT_STORE,   # SQLite results file; created on the first run
+    run_number:int=1,          # repeat index kept with the run, 1 or more (2022 flag)
+    store:str|Path=DEFAULT_STORE, # the SQLite results file; created on the first run
     no_store:bool=False,       # do not write the run to the store
     wnb:str="disabled",        # W&B mode: disabled, offline or online
     wnb_project:str="ready-steady-go", # W&B project
@@ -85,50 +164,70 @@ def ready_steady_go(
     wnb_run:str=None,          # W&B run name (W&B makes one up if not given)
     wnb_group:str=None,        # W&B run group
     json:bool=False,           # print the run as one JSON line on stdout (the summary goes to stderr)
-    quiet:bool=False,          # no progress bar and no summary
+    quiet:bool=False,          # no progress bar and no summary (the --json line is still printed)
 ):
     "Measure the training or inference throughput of one model at one batch size and precision."
     if fp16:
-        if precision.strip().lower() not in ("fp32", "fp16"):
+        if str(precision).strip().lower() not in ("fp32", "fp16"):
             raise BadInput(f"--fp16 and --precision {precision} disagree: give one of them")
         precision = "fp16"
+    check_numbers(bs=bs, size=size, n_batches=n_batches, n_seconds=n_seconds, target_ci=target_ci, max_seconds=max_seconds,
+                  warmup=warmup, run_number=run_number)
+    wnb = check_choice(wnb, _WANDB_MODES, "W&B mode")
+    if not no_store:
+        db = check_path(store, "--store")
+        from ready_steady_go.store import check_store
+        check_store(db, write=True)  # before measuring: a store that cannot be written is found now, not after
+    if wnb != "disabled" or any(v is not None for v in (wnb_entity, wnb_run, wnb_group)):
+        from ready_steady_go.tracking import check_wandb
+        wnb = check_wandb(wnb, wnb_project, wnb_entity, wnb_run, wnb_group)
+    from ready_steady_go.benchmark import benchmark, check_settings
+    from ready_steady_go.env import fingerprint
     s = check_settings(model, bs, precision, mode, device, size, optimizer, n_batches=n_batches, n_seconds=n_seconds,
                        target_ci=target_ci, max_seconds=max_seconds)
-    if not no_store: check_store(store, write=True)
-    wnb = check_wandb(wnb, wnb_project, wnb_entity, wnb_run, wnb_group)
-    fp, run_id, say = fingerprint(s["dev"]), new_run_id(), (lambda *a: None) if quiet else _say(json)
+    fp, say = fingerprint(s["dev"]), (lambda *a: None) if quiet else _say(json)
     say(f"Measuring {s['workload'].model} · {s['mode']} · {s['precision']} · bs {bs} · {s['workload'].size}px on {s['dev']} ({fp['device_name']})")
-    run = None
-    if wnb != "disabled":
-        try: run = start_run(wnb, wnb_project, wnb_entity, wnb_run, wnb_group, run_id=run_id)
-        except TrackingError as e:
-            print(f"ready-steady-go: {e}", file=sys.stderr); return 1
     r = benchmark(s["workload"], bs, s["precision"], s["mode"], s["dev"], n_batches=n_batches, n_seconds=n_seconds,
                   target_ci=target_ci, max_seconds=max_seconds, warmup=warmup, channels_last=channels_last,
-                  compile=compile, optimizer=s["optimizer"], run_number=run_number, progress=not quiet, run_id=run_id)
+                  compile=compile, optimizer=s["optimizer"], run_number=run_number, progress=not quiet)
     row = r.row(fp)
-    kept = None if no_store else save_runs(row, store)  # never lost: kept in a file beside the store if it cannot be written
+    kept = None
+    if not no_store:  # never lost: kept in a file beside the store if it cannot be written
+        from ready_steady_go.store import save_runs
+        kept = save_runs(row, store)
     say(r.summary())
     if kept: print(f"ready-steady-go: {kept}", file=sys.stderr)
     elif not no_store: say(f"  stored in {store} (run {r.run_id})")
     if json: print(_json.dumps(row, default=str))
-    if run is not None:
-        try: log_run(run, row)
-        except Exception as e:
-            print(f"ready-steady-go: W&B logging failed ({str(e).splitlines()[0] if str(e) else type(e).__name__}); "
-                  f"the run is {'in ' + store if not no_store else 'not stored (--no-store)'}", file=sys.stderr)
-            return 1
+    if wnb != "disabled": _to_wandb(row, wnb, wnb_project, wnb_entity, wnb_run, wnb_group, None if no_store else store, say)
     return _EXIT[r.status]
 
 def _say(json:bool):
     return lambda msg: print(msg, file=sys.stderr if json else sys.stdout)
 
+def _to_wandb(row:dict, mode, project, entity, name, group, store, say):
+    "Send a measured, stored run to W&B; if W&B cannot take it, say so in one line (the store keeps the run)."
+    from ready_steady_go.tracking import start_run, log_run
+    try:
+        run = start_run(mode, project, entity, name, group, run_id=row["run_id"])
+        url = getattr(run, "url", None)
+        log_run(run, row)
+        if url: say(f"  W&B: {url}")
+    except Exception as e:
+        where = f"it is stored in {store}" if store else "it was not stored (--no-store)"
+        print(f"ready-steady-go: W&B got nothing ({first_line(e).removeprefix('TrackingError: ')}); the run was measured and {where}",
+              file=sys.stderr)
+
 rsg_main = console_script(ready_steady_go)
 
 # %% ../nbs/09_cli.ipynb #f2a42357
+_SWEEP = _signature("sweep", "sweep", Path=Path, DEFAULT_STORE=DEFAULT_STORE)  # `sweep`'s flags, without importing torch
+
 @call_parse
-@wraps(sweep)
+@wraps(_SWEEP)
 def ready_steady_go_sweep(*args, **kwargs):
+    check_numbers(**{k: v for k, v in kwargs.items() if k in NUMBERS})  # at once: importing the sweep takes seconds
+    from ready_steady_go.sweep import sweep
     s = sweep(*args, **kwargs)
     return 1 if s.errors else 0
 
@@ -138,11 +237,13 @@ sweep_main = console_script(ready_steady_go_sweep)
 @call_parse
 def ready_steady_go_import(
     *sources:str,             # W&B entity/project paths, offline run folders, CSV exports or SQLite stores
-    store:str=DEFAULT_STORE,  # the SQLite store to import into
+    store:str|Path=DEFAULT_STORE, # the SQLite store to import into
     strict:bool=False,        # refuse the whole import if any row is invalid (default: skip those rows and list them)
 ):
     "Import runs from W&B, W&B offline runs, CSV exports, JSON-lines files or other stores into the local store."
     if not sources: raise BadInput("no source given: accepted are W&B entity/project paths, offline run folders, CSV files or SQLite stores")
+    check_path(store, "--store")
+    from ready_steady_go.tracking import import_sources, _invalid_line
     c = import_sources(list(sources), store, strict=strict)
     print(f"read {c['read']:,} runs from {c['sources']} source(s): {c['added']:,} added to {store}, "
           f"{c['duplicates']:,} already there")
@@ -155,16 +256,18 @@ import_main = console_script(ready_steady_go_import)
 # %% ../nbs/09_cli.ipynb #9fa1408c
 @call_parse
 def ready_steady_go_export(
-    csv:str,                  # the CSV file to write
-    store:str=DEFAULT_STORE,  # the SQLite store to read
-    status:str=None,          # only runs with this status (ok, oom or error)
-    force:bool=False,         # replace the CSV path even if it is a SQLite database (never the store itself)
+    csv:str|Path,             # the CSV file to write
+    store:str|Path=DEFAULT_STORE, # the SQLite store to read
+    status:str=None,          # only runs with this status: ok, oom or error (default: all)
+    force:bool=False,         # write over the CSV path even if it is a SQLite file (the store itself, say)
 ):
     "Write the runs in the local store to a CSV file, one row per run."
-    if not check_store(store).exists(): raise BadInput(f"store {store!r} does not exist: run ready-steady-go or ready-steady-go-sweep first")
-    out = Path(csv)
-    if out.is_dir() or not out.parent.is_dir(): raise BadInput(f"CSV path {csv!r} must be a file in an existing folder")
-    n = export_csv(store, out, force, **(dict(status=status) if status else {}))
+    if status is not None: status = check_choice(status, _STATUSES, "--status")
+    out, db = check_path(csv, "CSV path"), check_path(store, "--store")
+    if not out.parent.is_dir(): raise BadInput(f"CSV path {str(csv)!r} must be a file in an existing folder")
+    from ready_steady_go.store import check_store, export_csv
+    if not check_store(store).exists(): raise BadInput(f"store {str(store)!r} does not exist: run ready-steady-go or ready-steady-go-sweep first")
+    n = export_csv(store, out, force, **(dict(status=status) if status else {}))  # refuses the store itself, and other SQLite files unless --force
     print(f"wrote {n:,} runs to {csv}")
 
 export_main = console_script(ready_steady_go_export)
@@ -173,15 +276,21 @@ export_main = console_script(ready_steady_go_export)
 @call_parse
 def ready_steady_go_report(
     *sources:str,             # W&B entity/project paths, offline run folders, CSV exports or stores (default: --store)
-    store:str=None,           # the SQLite store to read (default: rsg-results.db, when no source is given)
-    out:str="rsg-report",     # the folder to write report.html, summary.csv, average.csv and figures/ into
-    prices:str=None,          # a CSV of prices in $/hour: columns device, price_per_hour
+    store:str|Path=None,      # the SQLite store to read (default: rsg-results.db, when no source is given)
+    out:str|Path="rsg-report", # the folder to write report.html, summary.csv, average.csv and figures/ into
+    prices:str|Path=None,     # a CSV of prices in $/hour: columns device, price_per_hour
     price:Annotated[str, "a device's price in $/hour, e.g. \"RTX 4090=0.69\" (repeat for more)", {"action": "append"}]=None,
     title:str="Ready, Steady, Go! benchmark report", # the report's title
     include_unconverged:bool=False, # rank points whose CI missed its target too (marked); by default they are left out
 ):
     "Write an HTML report, summary tables and figures from the runs in a store or other sources."
     if sources and store: raise BadInput("give either --store or sources, not both: import the sources into the store first to combine them")
+    check_path(out, "--out", folder=True)
+    if store is not None: check_path(store, "--store")
+    from ready_steady_go.analysis import parse_prices
+    from ready_steady_go.report import write_report
+    from ready_steady_go.store import check_store, read_runs
+    from ready_steady_go.tracking import import_sources
     pr = parse_prices([p for p in [prices, *(price or [])] if p])
     if sources:
         with tempfile.TemporaryDirectory() as d:
@@ -189,7 +298,7 @@ def ready_steady_go_report(
             runs = read_runs(Path(d)/"runs.db")
     else:
         store = store or DEFAULT_STORE
-        if not check_store(store).exists(): raise BadInput(f"store {store!r} does not exist: run ready-steady-go or ready-steady-go-sweep first, or give sources")
+        if not check_store(store).exists(): raise BadInput(f"store {str(store)!r} does not exist: run ready-steady-go or ready-steady-go-sweep first, or give sources")
         runs = read_runs(store)
     page = write_report(runs, out, pr, title, include_unconverged=include_unconverged)
     print(f"report: {page} ({len(runs):,} runs); tables: {Path(out)/'summary.csv'}, {Path(out)/'average.csv'}")

@@ -6,18 +6,119 @@ Docs: https://xl0.github.io/ready-steady-go/env.html.md"""
 
 # %% ../nbs/00_env.ipynb #31ac4092
 from __future__ import annotations
-import hashlib, json, os, platform, re, subprocess, sys
+import hashlib, importlib, json, math, numbers, os, platform, re, subprocess, sys
 from functools import lru_cache
-
-import torch, timm
+from pathlib import Path
 
 # %% auto #0
-__all__ = ['BadInput', 'mps_available', 'pick_device', 'synchronize', 'reset_peak_memory', 'peak_memory_mb', 'free_memory',
+__all__ = ['NUMBERS', 'BadInput', 'check_int', 'check_number', 'check_choice', 'check_numbers', 'first_line', 'check_path',
+           'mps_available', 'pick_device', 'synchronize', 'reset_peak_memory', 'peak_memory_mb', 'free_memory',
            'cpu_name', 'nvidia_driver', 'env_id', 'fingerprint']
+
+# %% ../nbs/00_env.ipynb #180cac2b
+class _Lazy:
+    "A module imported on first use of one of its attributes."
+    def __init__(self, name:str): self._name = name
+    def __getattr__(self, k): return getattr(importlib.import_module(self._name), k)
+
+torch, timm = _Lazy("torch"), _Lazy("timm")
 
 # %% ../nbs/00_env.ipynb #afa99d53
 class BadInput(ValueError):
     "A value a user gave that cannot be accepted: the message names it and what would be."
+
+# %% ../nbs/00_env.ipynb #d73864ff
+def _range(lo, hi, lo_in=True, hi_in=True) -> str:
+    "What a range accepts, in words."
+    lo_s = None if lo is None else f"{'at least' if lo_in else 'greater than'} {lo:g}"
+    hi_s = None if hi is None else f"{'at most' if hi_in else 'less than'} {hi:g}"
+    return " and ".join(s for s in (lo_s, hi_s) if s)
+
+def check_int(value, # what was given
+              name:str, # how the user knows it, e.g. `--bs` or `batch size`
+              min:int|None=1, # the smallest accepted (None: no bound)
+              max:int|None=None, # the largest accepted (None: no bound)
+             ) -> int:
+    "`value` as a whole number within `[min, max]`, or `BadInput` naming it and what is accepted."
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if ok and (min is None or value >= min) and (max is None or value <= max): return int(value)
+    rng = _range(min, max)
+    raise BadInput(f"{name} {value!r} must be a whole number{' ' + rng if rng else ''}")
+
+def check_number(value, # what was given
+                 name:str, # how the user knows it, e.g. `--n_seconds`
+                 min:float|None=None, # the lower bound (None: none)
+                 max:float|None=None, # the upper bound (None: none)
+                 min_inclusive:bool=True, # whether `min` itself is accepted
+                 max_inclusive:bool=True, # whether `max` itself is accepted
+                 unit:str="", # what the number counts, for the message (e.g. `seconds`)
+                ) -> float:
+    "`value` as a finite number within its bounds (NaN, infinities and booleans refused), or `BadInput`."
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    if ok and (min is None or (value >= min if min_inclusive else value > min)) \
+          and (max is None or (value <= max if max_inclusive else value < max)): return value
+    rng = _range(min, max, min_inclusive, max_inclusive)
+    raise BadInput(f"{name} {value!r} must be a finite number{' ' + rng if rng else ''}{' ' + unit if unit else ''}")
+
+def check_choice(value, # what was given
+                 accepted, # the accepted values, lower case
+                 name:str, # how the user knows it, e.g. `mode`
+                ) -> str:
+    "`value` stripped and lower-cased if it is one of `accepted`, else `BadInput` listing them."
+    v = str(value).strip().lower()
+    if v not in accepted: raise BadInput(f"unknown {name} {value!r}: accepted are {', '.join(accepted)}")
+    return v
+
+# %% ../nbs/00_env.ipynb #e0c114e0
+NUMBERS = dict(  # name: (whole number, min, max, min accepted, max accepted, unit)
+    bs=(True, 1, None, True, True, ""), size=(True, 1, None, True, True, "pixels"), repeats=(True, 1, None, True, True, ""),
+    run_number=(True, 1, None, True, True, ""), warmup=(True, 0, None, True, True, "steps"),
+    n_batches=(True, 0, None, True, True, "steps (0: not this rule)"), min_steps=(True, 1, None, True, True, "steps"),
+    n_seconds=(False, 0, None, True, True, "seconds (0: not this rule)"), min_seconds=(False, 0, None, True, True, "seconds"),
+    max_seconds=(False, 0, None, False, True, "seconds"), target_ci=(False, 0, 1, False, False, ""),
+    device_warmup=(False, 0, 600, True, True, "seconds (0: off)"))
+
+def check_numbers(**values) -> dict:
+    "Each number given by its name in `NUMBERS` (None: not given) checked against its range; returns `values`."
+    for k, v in values.items():
+        if v is None: continue
+        whole, lo, hi, lo_in, hi_in, unit = NUMBERS[k]
+        if whole: check_int(v, f"--{k}", min=lo, max=hi)
+        else: check_number(v, f"--{k}", min=lo, max=hi, min_inclusive=lo_in, max_inclusive=hi_in, unit=unit)
+    return values
+
+# %% ../nbs/00_env.ipynb #a63988c1
+def first_line(e:BaseException, # an exception
+               limit:int=300, # at most this many characters
+              ) -> str:
+    "`Type: message` of an exception, its first line only, at most `limit` characters."
+    msg = (str(e).strip().splitlines() or [""])[0]
+    if isinstance(e, OSError) and e.strerror: msg = e.strerror + (f": {str(e.filename)[:80]!r}" if e.filename else "")
+    s = f"{type(e).__name__}: {msg}" if msg else type(e).__name__
+    return s if len(s) <= limit else s[:limit - 1] + "…"
+
+def check_path(value, # the path given
+               name:str, # how the user knows it, e.g. `--out`
+               folder:bool=False, # a folder (True) or a file (False) will be written there
+              ) -> Path:
+    "`value` as a `Path` where a file or folder can be created: `BadInput` if empty, too long or blocked."
+    s = str(value) if value is not None else ""
+    if not s.strip(): raise BadInput(f"{name} {s!r} is empty: accepted is a {'folder' if folder else 'file'} name")
+    p = Path(s).expanduser()
+    try: max_name = os.pathconf(p.anchor or ".", "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError): max_name = 255
+    long = next((c for c in p.parts if len(os.fsencode(c)) > max_name), None)
+    if long is not None:
+        raise BadInput(f"{name} {s[:40]!r}… has a name of {len(os.fsencode(long))} bytes: accepted are names of at most {max_name}")
+    try:
+        if p.exists():
+            if folder and not p.is_dir(): raise BadInput(f"{name} {s!r} is a file: accepted is a folder (new or existing)")
+            if not folder and p.is_dir(): raise BadInput(f"{name} {s!r} is a folder: accepted is a file name")
+            return p
+        up = next((q for q in [*p.parents, *p.absolute().parents] if q.exists()), None)
+        if up is not None and not up.is_dir(): raise BadInput(f"{name} {s!r} is under {str(up)!r}, which is a file: accepted is a path in a folder")
+    except OSError as e: raise BadInput(f"{name} {s[:80]!r} cannot be used ({first_line(e)})") from None
+    return p
 
 # %% ../nbs/00_env.ipynb #ed77fa10
 def mps_available() -> bool:

@@ -15,7 +15,8 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
-from .env import BadInput, pick_device, fingerprint, synchronize, free_memory
+from .env import (
+    BadInput, check_choice, check_numbers, check_path, pick_device, fingerprint, synchronize, free_memory)
 from .workloads import check_model, get_workload
 from .benchmark import (
     MODES, PRECISIONS, Result, StopRule, benchmark, check_precision, check_settings, make_step, precision_flags)
@@ -221,34 +222,40 @@ def _table(rows:list, combos:dict) -> pd.DataFrame:
     return df
 
 # %% ../nbs/05_sweep.ipynb #8ba15153
+_ASK_ABOVE = 600  # seconds of measuring on a CPU above which a sweep needs `yes`
+
+def _check_time(s:dict, yes:bool):
+    "Refuse a CPU sweep whose measuring could take over `_ASK_ABOVE` seconds, unless `yes`: say how long, as an upper bound."
+    r = s["rule"]
+    if s["dev"].type != "cpu" or r.n_batches: return  # a step-count stop has no time bound to give
+    n = len(s["models"]) * len(s["precisions"]) * len(s["modes"]) * len(s["batch_sizes"]) * s["repeats"]
+    per = r.n_seconds or r.max_seconds
+    if n * per > _ASK_ABOVE and not yes:
+        raise BadInput(f"this sweep on a CPU is {n} points of up to {per:g} s each: up to {n * per / 60:.0f} minutes of measuring "
+                       f"(an upper bound; model building and warm-up come on top): add --yes to go ahead, or use --preset quick")
+
 def _settings(models, precisions, modes, batch_sizes, size, repeats, preset, device, store, wnb, wnb_project, wnb_entity,
-              wnb_group, optimizer, stop:dict) -> dict:
-    if preset not in PRESETS: raise BadInput(f"unknown preset {preset!r}: accepted are {', '.join(PRESETS)}")
+              wnb_group, optimizer, stop:dict, yes:bool=False) -> dict:
+    preset = check_choice(preset, tuple(PRESETS), "preset")
     pre = {**_ENGINE, **PRESETS[preset]}
     pick = lambda v, k: pre[k] if v is None else v
+    repeats, stop = pick(repeats, "repeats"), {k: pick(v, k) for k, v in stop.items()}
+    check_numbers(repeats=repeats, size=pick(size, "size"), **stop)  # finite and in range, before anything
     dev = pick_device(device)
     s = dict(dev=dev, models=[check_model(m) for m in _items(pick(models, "models"), "models")],
              precisions=[check_precision(p, dev) for p in _items(pick(precisions, "precisions"), "precisions")],
-             modes=_items(pick(modes, "modes"), "modes"), batch_sizes=_batch_sizes(pick(batch_sizes, "batch_sizes")),
-             size=pick(size, "size"), repeats=pick(repeats, "repeats"))
-    s["precisions"] = list(dict.fromkeys(s["precisions"]))
-    for m in s["modes"]:
-        if str(m).lower() not in MODES: raise BadInput(f"unknown mode {m!r} in --modes: accepted are {', '.join(MODES)}")
-    s["modes"] = list(dict.fromkeys(str(m).lower() for m in s["modes"]))
-    if isinstance(s["repeats"], bool) or not isinstance(s["repeats"], int) or s["repeats"] < 1:
-        raise BadInput(f"repeats {s['repeats']!r} must be a whole number of at least 1")
-    s["stop"] = {k: pick(v, k) for k, v in stop.items()}
-    w, dw = s["stop"].pop("warmup"), s["stop"].pop("device_warmup")
-    if isinstance(w, bool) or not isinstance(w, int) or w < 0: raise BadInput(f"warmup {w!r} must be a whole number of steps, 0 or more")
-    if dw is not None and (isinstance(dw, bool) or not isinstance(dw, (int, float)) or dw < 0):
-        raise BadInput(f"device_warmup {dw!r} must be a number of seconds, 0 or more (0 disables it)")
-    s.update(warmup=w, device_warmup=dw)
+             modes=[check_choice(m, MODES, "mode") for m in _items(pick(modes, "modes"), "modes")],
+             batch_sizes=_batch_sizes(pick(batch_sizes, "batch_sizes")), size=pick(size, "size"), repeats=repeats)
+    s["precisions"], s["modes"] = list(dict.fromkeys(s["precisions"])), list(dict.fromkeys(s["modes"]))
+    s["stop"] = stop
+    s.update(warmup=stop.pop("warmup"), device_warmup=stop.pop("device_warmup"))
     checked = {m: check_settings(m, s["batch_sizes"][0], s["precisions"][0], s["modes"][0], dev, s["size"], optimizer, **s["stop"])
                for m in s["models"]}
     s["sizes"] = {m: c["workload"].size for m, c in checked.items()}
     s["optimizer"] = checked[s["models"][0]]["optimizer"]
     s["rule"] = StopRule(**s["stop"])
-    s["store"] = check_store(store, write=True)  # before any measurement: a read-only store is found now, not after
+    _check_time(s, yes)
+    s["store"] = check_store(check_path(store, "--store"), write=True)  # before any measurement: a read-only store is found now, not after
     wnb = str(wnb).strip().lower()
     if wnb != "disabled" or any(v is not None for v in (wnb_entity, wnb_group)):
         from ready_steady_go.tracking import check_wandb  # imports wandb: only when it is used
@@ -300,11 +307,12 @@ def sweep(models:str|list|None=None,     # timm model names, comma-separated or 
           modes:str|list|None=None,      # train, infer (default: the preset's; standard: train)
           batch_sizes:str|list|None=None,# batch sizes, run smallest first (default: the preset's; standard: 8…4096)
           size:int|None=None,            # image side (default: the preset's; standard: each model's own)
-          repeats:int|None=None,         # how many times to measure each point (`run_number` 1…repeats)
+          repeats:int|None=None,         # how many times to measure each point, `run_number` 1…repeats (default: the preset's, 1)
           preset:str="standard",         # quick, standard (the 2022 matrix) or full (+ bf16 and infer)
           find_max_bs:bool=False,        # after an OOM, bisect to the largest batch size that fits
           isolate:bool=False,            # run every point in a fresh Python process
           force:bool=False,              # measure again points the store already has
+          yes:bool=False,                # go ahead with a CPU sweep whose measuring could take over 10 minutes
           wait:bool=False,               # if another sweep is measuring on this device into this store, wait for it (else exit at once)
           device:str="auto",             # auto, cpu, mps, cuda, cuda:N
           store:str|Path=DEFAULT_STORE,  # the SQLite results file
@@ -312,14 +320,14 @@ def sweep(models:str|list|None=None,     # timm model names, comma-separated or 
           wnb_project:str="ready-steady-go", # W&B project
           wnb_entity:str|None=None,      # W&B user or team
           wnb_group:str|None=None,       # W&B group for the sweep's runs
-          n_batches:int|None=None,       # stop each point after this many timed steps
-          n_seconds:float|None=None,     # stop each point after this many seconds (2022: 30)
-          target_ci:float|None=None,     # auto stop: 95% CI half-width as a fraction of throughput (default 0.01)
-          min_steps:int|None=None,       # auto stop: at least this many steps (default 10)
-          min_seconds:float|None=None,   # auto stop: at least this many seconds (default 2)
-          max_seconds:float|None=None,   # auto stop: at most this many seconds (default 30)
-          warmup:int|None=None,          # untimed steps before each point (default 5)
-          device_warmup:float|None=None, # cap in seconds of the device warm-up before the first point (default 60 GPU, 3 CPU; 0: off)
+          n_batches:int|None=None,       # stop each point after this many timed steps (default: none)
+          n_seconds:float|None=None,     # stop each point after this many seconds (default: none; 2022: 30)
+          target_ci:float|None=None,     # auto stop: 95% CI half-width as a fraction of throughput (default: 0.01)
+          min_steps:int|None=None,       # auto stop: at least this many steps (default: 10)
+          min_seconds:float|None=None,   # auto stop: at least this many seconds (default: 2)
+          max_seconds:float|None=None,   # auto stop: at most this many seconds (default: 30)
+          warmup:int|None=None,          # untimed steps before each point (default: 5)
+          device_warmup:float|None=None, # cap in seconds of the device warm-up before the first point (default: 60 on a GPU, 3 on a CPU; 0: off; at most 600)
           channels_last:bool=False,      # NHWC memory format
           compile:bool=False,            # torch.compile the models
           optimizer:str="sgd",           # sgd or adamw
@@ -330,7 +338,7 @@ def sweep(models:str|list|None=None,     # timm model names, comma-separated or 
     stop = dict(n_batches=n_batches, n_seconds=n_seconds, target_ci=target_ci, min_steps=min_steps, min_seconds=min_seconds,
                 max_seconds=max_seconds, warmup=warmup, device_warmup=device_warmup)
     s = _settings(models, precisions, modes, batch_sizes, size, repeats, preset, device, store, wnb, wnb_project, wnb_entity,
-                  wnb_group, optimizer, stop)
+                  wnb_group, optimizer, stop, yes)
     gc.freeze()  # what exists now (torch, timm, ...) is never garbage: the engine's gc.collect() after each point skips it
     try:
         with device_lock(s["store"], s["dev"], wait): summary = _sweep(s, t0, find_max_bs, isolate, force, channels_last, compile, progress, wnb_project, wnb_entity, wnb_group)

@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/tracking.html.md"""
 
 # %% ../nbs/04_tracking.ipynb #877f20b9
 from __future__ import annotations
-import glob, hashlib, json, math, os, re, subprocess
+import glob, hashlib, json, math, os, re, shutil, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
@@ -86,18 +86,25 @@ def start_run(mode:str="disabled", # disabled, offline or online
               group:str|None=None, # run group, e.g. a sweep
               config:dict|None=None, # the run's settings, known before it starts
               run_id:str|None=None, # W&B run id; pass the record's run_id so both stay one run
-              init_timeout:float=15, # seconds to wait for W&B to accept the run
+              init_timeout:float=15, # seconds W&B waits for its server to accept the run
              ):
-    "Start a W&B run, or raise `TrackingError` within about `init_timeout` seconds."
+    "Start a W&B run, or raise `TrackingError` saying how long it tried; a failed start leaves no folder behind."
     mode = check_wandb(mode, project, entity, name, group)
+    root = Path(os.environ.get("WANDB_DIR") or ".")/"wandb"
+    before, t0 = set(root.glob("*")) if root.is_dir() else None, time.monotonic()
     try:
-        # wandb reads WANDB_DIR once per process; read it for every run, so a later change is honoured
+        # wandb reads WANDB_DIR once per process; read it for every run, so a later change is honoured.
+        # W&B's own lines are for a terminal: piped or redirected, its service writes broken colour codes, so it stays quiet
         return wandb.init(mode=mode, project=project, entity=entity, name=name, group=group, id=run_id,
                           config=config or {}, reinit="finish_previous", dir=os.environ.get("WANDB_DIR") or None,
-                          settings=wandb.Settings(init_timeout=init_timeout, console="off"))
+                          settings=wandb.Settings(init_timeout=init_timeout, console="off", silent=not sys.stderr.isatty()))
     except Exception as e:
         msg = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise TrackingError(f"W&B {mode} run could not start within {init_timeout:g} s ({msg}): check the network, "
+        took = time.monotonic() - t0
+        if before is None: shutil.rmtree(root, ignore_errors=True)  # what this attempt made, and only that
+        else:
+            for f in set(root.glob("*")) - before: shutil.rmtree(f, ignore_errors=True) if f.is_dir() and not f.is_symlink() else f.unlink(missing_ok=True)
+        raise TrackingError(f"W&B {mode} run could not start: gave up after {took:.0f} s ({msg}): check the network, "
                             "or use --wnb offline and `wandb sync` later") from None
 
 # %% ../nbs/04_tracking.ipynb #282f9214
