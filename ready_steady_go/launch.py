@@ -177,7 +177,7 @@ def _worker():
     rank, local = int(os.environ["RANK"]), int(os.environ["LOCAL_RANK"])
     torch.set_num_threads(kw["threads"])
     cuda = kw["backend"] == "nccl"
-    dev = torch.device("cuda", local) if cuda else torch.device("cpu")
+    dev = torch.device("cuda", local if kw["cuda_index"] is None else kw["cuda_index"]) if cuda else torch.device("cpu")
     try:
         if cuda: torch.cuda.set_device(dev)
         dist.init_process_group(kw["backend"], timeout=timedelta(seconds=kw["collective_timeout"]))
@@ -252,7 +252,8 @@ def launch(point:dict,               # the point: keyword arguments of `benchmar
     threads = max(1, _cores() // nproc_per_node)
     kw.update(per_device_bs=kw["bs"] // world if strong else kw["bs"], world_size=world, nnodes=nnodes, strong=strong,
               backend="nccl" if dev.type == "cuda" else "gloo", device_name="cuda" if dev.type == "cuda" and world > 1 else str(dev),
-              threads=threads, collective_timeout=float(collective_timeout), sync_every=sync_every)
+              threads=threads, collective_timeout=float(collective_timeout), sync_every=sync_every,
+              cuda_index=dev.index if dev.type == "cuda" and nproc_per_node == 1 else None)  # one process keeps the GPU asked for
     kw["run_id"] = kw["run_id"] or new_run_id()  # the same on every rank
     settings = json.dumps(kw)
     cmd = torchrun_command(settings, nproc_per_node, nnodes, node_rank, master_addr, master_port, rdzv_endpoint)
