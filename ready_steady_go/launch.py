@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/launch.html.md"""
 
 # %% ../nbs/05a_launch.ipynb #08347819
 from __future__ import annotations
-import inspect, json, os, re, signal, statistics, subprocess, sys, time, zlib
+import inspect, json, os, re, statistics, subprocess, sys, time, zlib
 from dataclasses import dataclass, asdict
 from datetime import timedelta
 
@@ -32,6 +32,12 @@ class LaunchResult(Result):
     backend:str|None=None       # `nccl` or `gloo`
     rank_spread:float|None=None # (max - min) / median of the per-rank throughputs
     strong:bool=False           # strong scaling: `bs` is the global batch, divided between devices
+
+    def summary(self) -> str:
+        "A short human summary, with the world it ran in."
+        spread = f"; rank spread {100 * self.rank_spread:.1f}%" if self.rank_spread is not None else ""
+        return (super().summary() + f"\n  world        {self.world_size} process(es) on {self.nnodes} machine(s), {self.backend}; global batch "
+                f"{(self.per_device_bs or 0) * self.world_size} ({self.per_device_bs} per device, {'strong' if self.strong else 'weak'} scaling){spread}")
 
 # %% ../nbs/05a_launch.ipynb #87b52ca2
 def combine(times:list[list[float]], # step times in seconds, one list per rank
