@@ -206,7 +206,8 @@ def _outcome(rc:int, out:str, err:str, tmpl:LaunchResult) -> LaunchResult|None:
     fails = [json.loads(l[len(_FAIL):]) for l in lines if l.startswith(_FAIL)]
     if fails:
         f = min(fails, key=lambda f: (f["t"], f["status"] != "oom"))
-        status, error = f["status"], f"rank {f['rank']}: {f['error']}"
+        waited = re.search(r"timed out|timeout", f["error"], re.I) and f["status"] != "oom"
+        status, error = f["status"], f"rank {f['rank']}" + (" waited past the collective timeout for another rank (hung, or far slower)" if waited else "") + f": {f['error']}"
     elif rc == 0: return None  # a node without global rank 0: the record is node 0's to keep
     else:
         rank, code = re.search(r"rank\s*:\s*(\d+)", err), re.search(r"exitcode\s*:\s*(-?\d+)", err)
