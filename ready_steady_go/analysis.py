@@ -15,10 +15,11 @@ from .env import BadInput
 
 # %% auto #0
 __all__ = ['KEYS', 'REQUIRED', 'ENV_COLS', 'DATASETS', 'MEASURED_SOURCES', 'FACTORS', 'FACTOR_LABELS', 'COMPARED',
-           'EFFICIENCY_COLS', 'CONDITION_COLS', 'clean_device_name', 'ci_target_met', 'usable', 'tidy', 'best_batch',
-           'relative', 'average', 'speedup', 'oom_batch', 'environments', 'parse_prices', 'cost', 'value_table',
-           'best_precision', 'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'comparability',
-           'comparability_note', 'ratio_ci', 'throughput_ci_rel', 'speedup_ci', 'efficiency', 'convergence', 'analyse']
+           'EFFICIENCY_COLS', 'CONDITION_COLS', 'SCALING_COLUMNS', 'WORLD_SIZE_COLUMNS', 'clean_device_name',
+           'ci_target_met', 'usable', 'tidy', 'best_batch', 'relative', 'average', 'speedup', 'oom_batch',
+           'environments', 'parse_prices', 'cost', 'value_table', 'best_precision', 'dataset_size', 'time_for',
+           'human_duration', 'extrapolate', 'comparability', 'comparability_note', 'ratio_ci', 'throughput_ci_rel',
+           'speedup_ci', 'efficiency', 'convergence', 'analyse', 'world_sizes', 'scaling']
 
 # %% ../nbs/06_analysis.ipynb #7abdf383
 _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
@@ -583,3 +584,34 @@ def analyse(runs:pd.DataFrame, # the runs table
         out["cost"] = cost(best, p)
         out["value"] = value_table(best_precision(avg), p, by=("mode",))
     return out
+
+# %% ../nbs/06_analysis.ipynb #f7f988ff
+SCALING_COLUMNS = ("device", "model", "precision", "mode", "world_size", "throughput", "speedup", "efficiency")
+WORLD_SIZE_COLUMNS = ("world_size", "n_gpus", "num_gpu") # where a run's number of devices may be, in this order
+
+def world_sizes(runs:pd.DataFrame, # the runs table
+               ) -> pd.Series:
+    "Each run's world size: the first of `WORLD_SIZE_COLUMNS` that it has, else 1."
+    w = pd.Series(np.nan, index=runs.index)
+    for c in WORLD_SIZE_COLUMNS:
+        if c in runs: w = w.fillna(pd.to_numeric(runs[c], errors="coerce"))
+    return w.fillna(1).astype("int64")
+
+def scaling(runs:pd.DataFrame, # the runs table, one row per run
+           ) -> pd.DataFrame:
+    "Per (device, model, precision, mode) and world size: the best throughput, `speedup` over one device and `efficiency`."
+    df = usable(runs)
+    names = df["device"].unique()
+    df["device"] = df["device"].map(dict(zip(names, map(clean_device_name, names))))
+    df["world_size"] = world_sizes(df)
+    bs = pd.to_numeric(df["bs"], errors="coerce")
+    df["_bs"] = pd.to_numeric(df["per_device_bs"], errors="coerce").fillna(bs) if "per_device_bs" in df else bs
+    k = list(SCALING_COLUMNS[:4])
+    med = df.groupby(k + ["world_size", "_bs"], dropna=False)["throughput"].median().reset_index()
+    best = med.groupby(k + ["world_size"], sort=True)["throughput"].max().reset_index()
+    best = best[best.groupby(k)["world_size"].transform("nunique") > 1]
+    one = best[best["world_size"] == 1].set_index(k)["throughput"].rename("_one")
+    best = best.join(one, on=k)
+    best["speedup"] = best["throughput"] / best["_one"]
+    best["efficiency"] = best["speedup"] / best["world_size"]
+    return best[list(SCALING_COLUMNS)].reset_index(drop=True)

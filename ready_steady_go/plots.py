@@ -21,7 +21,7 @@ from .analysis import *
 
 # %% auto #0
 __all__ = ['PRECISION_ORDER', 'PRECISION_COLORS', 'precision_color', 'short', 'unit_name', 'plot_relative', 'plot_average',
-           'plot_speedup', 'plot_batch', 'plot_cost', 'svg']
+           'plot_speedup', 'plot_batch', 'plot_cost', 'svg', 'plot_scaling']
 
 # %% ../nbs/07_plots.ipynb #15659d9b
 PRECISION_ORDER = ("fp32", "tf32", "bf16", "fp16")
@@ -299,3 +299,31 @@ def svg(fig:Figure, # a figure from this module
     s = buf.getvalue()
     s = s[s.index("<svg"):]
     return re.sub(r'<svg([^>]*?) (width="[^"]*") height="[^"]*"', r'<svg\1 \2 style="max-width:100%;height:auto"', s, count=1)
+
+# %% ../nbs/07_plots.ipynb #4ee39c31
+def plot_scaling(sc:pd.DataFrame, # `scaling(runs)`
+                 mode:str="train", # train or infer
+                ) -> Figure:
+    "Speed-up against the number of GPUs on a log₂ axis, a line per device, model and precision, with the ideal line."
+    d = sc[(sc["mode"] == mode) & sc["speedup"].notna()].sort_values("world_size")
+    if d.empty: raise ValueError(f"no scaling results in mode {mode!r}: are there runs at more than one world size?")
+    groups = list(d.groupby(["device", "model", "precision"], sort=True))
+    ns = sorted(d["world_size"].unique())
+    colors = sns.color_palette("tab10" if len(groups) <= 10 else "husl", len(groups))
+    top = max(ns) * 1.1  # the ideal line sets the scale; a line above it (a published anomaly, a bad baseline) is marked, not allowed to flatten the rest
+    labels = [f"{m} · {dev} · {p} ({100 * g['efficiency'].iloc[-1]:.0f}% at {g['world_size'].iloc[-1]}" + (", off the scale)" if g["speedup"].max() > top else ")")
+              for (dev, m, p), g in groups]
+    lw = _text_width(labels, 9) + 0.6
+    with _style():
+        fig = _fig(4.2 + lw, 3.6, right=lw)
+        ax = fig.add_subplot()
+        ax.plot(ns, ns, color="0.35", lw=1, ls="--", label="ideal: N× with N GPUs", zorder=1)
+        for ((dev, m, p), g), c, l in zip(groups, colors, labels):
+            ax.plot(g["world_size"], g["speedup"], color=c, lw=1.4, marker="o", ms=4, label=l, zorder=2)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(ns, labels=[str(n) for n in ns]); ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_ylim(0, top)
+        ax.set_xlabel("number of GPUs (processes)"); ax.set_ylabel("speed-up over one GPU (×)")
+        ax.set_title(f"Scaling, {'training' if mode == 'train' else 'inference'}")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0, frameon=False, fontsize=9)
+    return fig

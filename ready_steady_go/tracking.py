@@ -23,8 +23,9 @@ from .store import (COLUMN_GROUPS, COLUMNS, DEFAULT_STORE, SCHEMA_VERSION, check
                                    runs_frame, write_rows, invalid_rows, gc_paused, _as_bool, _SQLITE_HEADER)
 
 # %% auto #0
-__all__ = ['WANDB_MODES', 'TrackingError', 'has_api_key', 'check_wandb', 'wandb_keys', 'start_run', 'log_run', 'Loaded',
-           'from_wandb', 'load_offline', 'load_wandb', 'load_csv', 'load_jsonl', 'import_sources']
+__all__ = ['WANDB_MODES', 'LAMBDA_UNITS', 'TrackingError', 'has_api_key', 'check_wandb', 'wandb_keys', 'start_run', 'log_run',
+           'Loaded', 'from_wandb', 'load_offline', 'load_wandb', 'load_csv', 'load_jsonl', 'lambda_system',
+           'is_lambda_table', 'load_lambda', 'import_sources']
 
 # %% ../nbs/04_tracking.ipynb #52a081d5
 WANDB_MODES = ("disabled", "offline", "online")
@@ -285,9 +286,77 @@ def load_jsonl(path:str|Path, # a JSON-lines file of run records (`store.save_ru
     invalid.update(l.skipped.get("invalid", {}))
     return Loaded(l.runs, {**l.skipped, **({"invalid": dict(sorted(invalid.items(), key=lambda kv: int(kv[0].split()[1])))} if invalid else {})})
 
+# %% ../nbs/04_tracking.ipynb #1acd59e0
+LAMBDA_UNITS = dict(resnet50="images", ssd="images", bert_base_squad="sequences", bert_large_squad="sequences",
+                    gnmt="tokens", ncf="samples", tacotron2="samples", waveglow="samples") # Lambda's models and their units
+_LAMBDA_PRECISION = {"fp16": "fp16", "fp32": "fp32-default"}  # their fp32 is PyTorch's default: TF32 on Ampere and newer
+_GPU_TOKEN = re.compile(r"(?:(\d+)x)?([A-Za-z]+\d+\w*|RTX|Quadro|Tesla|GeForce|Radeon|Titan)")
+
+def lambda_system(name:str, # the first cell of a Lambda row, e.g. `LambdaOD_8x_Texas_4xH100_80GB_SXM5_192-222-52-149_v2`
+                 ) -> tuple[str, int, int|None]:
+    "The device, the number of GPUs the run used and the GPUs in the machine, from a Lambda system name."
+    toks = [t for t in str(name).split("_") if not re.fullmatch(r"v\d+|\d+(?:-\d+){3}", t)]  # the version and the host's address
+    for i, t in enumerate(toks[1:], 1):
+        if m := _GPU_TOKEN.fullmatch(t):
+            machine = next((int(k[:-1]) for k in toks[:i] if re.fullmatch(r"\d+x", k)), None)
+            return " ".join([m[2], *toks[i + 1:]]), int(m[1] or 1), machine
+    raise BadInput(f"Lambda system name {name!r} names no GPU: accepted are names like LambdaOD_8x_Texas_4xH100_80GB_SXM5_..._v2")
+
+# %% ../nbs/04_tracking.ipynb #e12971ed
+def _lambda_path(path) -> Path: return Path(str(path)[len("lambda:"):] if str(path).startswith("lambda:") else path).expanduser()
+
+def is_lambda_table(path:str|Path, # a file, or `lambda:<file>`
+                   ) -> bool:
+    "Whether `path` is a Lambda throughput table: a `lambda:` prefix, or a header of an empty first column and Lambda's model names."
+    if str(path).startswith("lambda:"): return True
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f: head = f.readline().strip().split(",")
+    except OSError: return False
+    return len(head) > 1 and head[0].strip() == "" and bool(set(h.strip() for h in head[1:]) & set(LAMBDA_UNITS))
+
+def _origin_commit(p:Path) -> str|None:
+    "The commit `ORIGIN.txt` next to `p` lists for it (a 40-hex-digit id on the line naming the file)."
+    o = p.parent / "ORIGIN.txt"
+    if not o.is_file(): return None
+    for line in o.read_text(errors="replace").splitlines():
+        if p.name in line and (m := re.search(r"\b[0-9a-f]{40}\b", line)): return m[0]
+    return None
+
+# %% ../nbs/04_tracking.ipynb #5d63e566
+def load_lambda(path:str|Path, # a Lambda table (`pytorch-train-throughput-v2-fp16.csv`), or `lambda:<file>`
+                commit:str|None=None, # the commit of lambdal/deeplearning-benchmark it came from (default: from ORIGIN.txt next to it)
+                precision:str|None=None, # fp16 or fp32-default (default: from the file name)
+               ) -> Loaded:
+    "Lambda's published training throughputs as run records, one per system and model, marked with their source."
+    p = _lambda_path(path)
+    try: df = pd.read_csv(p, dtype="str", keep_default_na=False, na_values=[""])
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
+        raise BadInput(f"Lambda table {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV from lambdal/deeplearning-benchmark") from None
+    if not is_lambda_table(p): raise BadInput(f"{str(path)!r} is not a Lambda table: accepted is a header of an empty first column and model names ({', '.join(LAMBDA_UNITS)})")
+    if precision is None:
+        m = re.search(r"-(fp16|fp32)\b", p.name)
+        if not m: raise BadInput(f"Lambda table {p.name!r}: its precision is not in its name; give precision fp16 or fp32-default")
+        precision = _LAMBDA_PRECISION[m[1]]
+    if precision not in _LAMBDA_PRECISION.values(): raise BadInput(f"precision {precision!r} for a Lambda table: accepted are fp16, fp32-default")
+    commit = commit or _origin_commit(p)
+    source = f"lambda:{p.name}" + (f"@{commit}" if commit else "")
+    rows, bad = [], 0
+    for system, vals in zip(df.iloc[:, 0], df.iloc[:, 1:].to_dict("records")):
+        device, n, machine = lambda_system(system)
+        for model, v in vals.items():
+            t = pd.to_numeric(v, errors="coerce")
+            if not (np.isfinite(t) and t > 0): bad += v is not None and not pd.isna(v); continue
+            rows.append(dict(run_id="lambda-" + hashlib.sha1(f"{source}\x1f{system}\x1f{model}".encode()).hexdigest()[:16],
+                             schema_version=SCHEMA_VERSION, source=source, workload="published", model=model,
+                             unit=LAMBDA_UNITS.get(model, "samples"), precision=precision, mode="train", device="cuda",
+                             world_size=n, nnodes=1, status="ok", throughput=float(t), device_type="cuda",
+                             device_name=device, device_count=machine, run_number=1))
+    return Loaded(runs_frame(rows, extras=False), dict(not_finished=0, bad_throughput=bad))
+
 # %% ../nbs/04_tracking.ipynb #fe714124
 def _kind(src:str) -> str:
-    "What a source is: wandb, offline, csv, jsonl or store; refused in one line if none."
+    "What a source is: wandb, offline, csv, jsonl, store or lambda (a published Lambda table); refused in one line if none."
+    if src.startswith("lambda:"): return "lambda"
     p = Path(src).expanduser()
     if glob.has_magic(src):
         if not glob.glob(src): raise BadInput(f"source {src!r} matches nothing: accepted are existing paths or globs")
@@ -301,13 +370,13 @@ def _kind(src:str) -> str:
             with open(p, "rb") as f: head = f.read(16)
         except OSError as e: raise BadInput(f"source {src!r} cannot be read ({e.strerror})") from None
         if head == _SQLITE_HEADER: check_store(p); return "store"
-        return "offline" if p.suffix == ".wandb" else "jsonl" if p.suffix == ".jsonl" else "csv"
+        return "offline" if p.suffix == ".wandb" else "jsonl" if p.suffix == ".jsonl" else "lambda" if is_lambda_table(p) else "csv"
     if re.fullmatch(r"[\w.-]+/[\w.-]+", src) and not re.search(r"\.(csv|db|sqlite3?|wandb)$", src, re.I): return "wandb"
     raise BadInput(f"source {src!r} does not exist: accepted are a CSV file, a SQLite store, a W&B offline run or wandb directory, a glob, or a W&B entity/project")
 
 def _load_store(src:str) -> Loaded: return Loaded(read_runs(src), dict(not_finished=0, bad_throughput=0))  # extras too
 
-_LOADERS = dict(wandb=load_wandb, offline=load_offline, csv=load_csv, jsonl=load_jsonl, store=_load_store)
+_LOADERS = dict(wandb=load_wandb, offline=load_offline, csv=load_csv, jsonl=load_jsonl, store=_load_store) | {"lambda": load_lambda}
 
 # %% ../nbs/04_tracking.ipynb #a315875a
 def _invalid_line(invalid:dict, shown:int=8) -> str:
