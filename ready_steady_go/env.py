@@ -109,7 +109,7 @@ def check_path(value, # the path given
     except (OSError, ValueError, AttributeError): max_name = 255
     long = next((c for c in p.parts if len(os.fsencode(c)) > max_name), None)
     if long is not None:
-        raise BadInput(f"{name} {s[:40]!r}… has a name of {len(os.fsencode(long))} bytes: accepted are names of at most {max_name}")
+        raise BadInput(f"{name} {s[:40]!r}… is too long a name ({len(os.fsencode(long))} bytes): accepted are names of at most {max_name} bytes")
     try:
         if p.exists():
             if folder and not p.is_dir(): raise BadInput(f"{name} {s!r} is a file: accepted is a folder (new or existing)")
