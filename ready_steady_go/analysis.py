@@ -596,7 +596,8 @@ def analyse(runs:pd.DataFrame, # the runs table
         runs = runs[~bad]
     t = tidy(runs)
     best = relative(best_batch(t if include_unconverged else t[~t["unconverged"]]))
-    if "conditions" in runs: best = best.merge(_per_config(runs, ["conditions"]), on=list(KEYS) + ["bs"], how="left")
+    more = [c for c in ("items_per_sample", "conditions") if c in runs]  # what tidy does not carry, beside each best point
+    if more: best = best.merge(_per_config(runs, more), on=list(KEYS) + ["bs"], how="left")
     avg = average(best)
     out = dict(tidy=t, best=best, average=avg, speedup=speedup_ci(best), oom=oom_batch(runs), environments=environments(runs),
                convergence=convergence(t), comparability=comparability(runs), efficiency=efficiency(best, runs))
