@@ -356,14 +356,15 @@ def _html(runs:pd.DataFrame, res:dict, figs:dict[str, tuple[str, str]], title:st
                       _table(_speedups(res["speedup"], mode), "{:,.2f}")]
     if include and best["unconverged"].any(): parts.append(f"<p>{MISSED_MARK}: ranked with points whose CI missed its target.</p>")
     if "value" in res and len(res["value"]):
-        parts.append("<h2>Cost</h2><p>Prices in $/hour as given. Factors are against the cheapest device; <i>value</i> is relative "
+        parts.append("<h2>Cost</h2><p>Prices in $/hour as given. The verdict compares each device with the cheapest: the price factor is exact, the "
+                     "throughput factor comes with its 95% interval; <i>value</i> is relative "
                      "throughput per $/hour; the frontier holds the devices no other device beats on both price and speed.</p>")
         for mode in _modes(res["value"]):
             v = res["value"][res["value"]["mode"] == mode].drop(columns="mode")
-            ci = ["the reference" if i == 0 or (a == 1 and b == 1) else _ci_text(a, b, "{:.2f}")
-                  for i, (a, b) in enumerate(zip(v.pop("throughput_factor_lo"), v.pop("throughput_factor_hi")))]
-            v.insert(v.columns.get_loc("throughput_factor") + 1, "throughput factor, 95% CI (×)", ci)
-            v["verdict"] = [x if c == "the reference" else f"{x} (95% CI {c}×)" if c != "no interval" else f"{x} (no interval)" for x, c in zip(v["verdict"], ci)]
+            # the verdict states both factors; the throughput factor is measured, so its 95% interval goes with it
+            ci = [None if i == 0 else _ci_text(a, b, "{:.2f}") for i, (a, b) in enumerate(zip(v["throughput_factor_lo"], v["throughput_factor_hi"]))]
+            v["verdict"] = [x if c is None else f"{x} (no interval)" if c == "no interval" else f"{x} (95% CI {c}×)" for x, c in zip(v["verdict"], ci)]
+            v = v.drop(columns=["cost_factor", "throughput_factor", "throughput_factor_lo", "throughput_factor_hi"])
             v = v.rename(columns=_VALUE_HEADERS)
             parts += [f"<h3>{_mode_name(mode).capitalize()}</h3>", fig(f"cost-{mode}.svg"), _table(v, "{:,.2f}")]
         c = res["cost"]
