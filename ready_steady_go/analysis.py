@@ -89,13 +89,18 @@ def _labels(t:pd.DataFrame) -> list[str]:
     return [str(m) + (f" @{s}" if a and s else "") + (f" @{q} tokens" if b and q else "")
             for m, s, q, a, b in zip(t["model"], t["size"], t["seq_len"], many["size"], many["seq_len"])]
 
-def tidy(runs:pd.DataFrame, # the runs table, one row per run
-        ) -> pd.DataFrame:
-    "One row per (device, model, size, seq_len, precision, mode, bs): finished runs, short names, repeats combined by their median."
+def _keyed(runs:pd.DataFrame) -> pd.DataFrame:
+    "`usable` runs with short device names and integer batch sizes: each row's configuration (`KEYS`) and `bs` as `tidy` groups them."
     df = usable(runs)
     names = df["device"].unique()
     df["device"] = df["device"].map(dict(zip(names, map(clean_device_name, names))))
     df["bs"] = pd.to_numeric(df["bs"], errors="coerce").astype("int64")
+    return df
+
+def tidy(runs:pd.DataFrame, # the runs table, one row per run
+        ) -> pd.DataFrame:
+    "One row per (device, model, size, seq_len, precision, mode, bs): finished runs, short names, repeats combined by their median."
+    df = _keyed(runs)
     df["throughput_ci"] = pd.to_numeric(df["throughput_ci"], errors="coerce")
     df["peak_mem_mb"] = pd.to_numeric(df["peak_mem_mb"], errors="coerce")
     df["_met"] = df["ci_target_met"].map({True: 1.0, False: 0.0}).astype(float)  # NaN: unknown
@@ -434,11 +439,12 @@ def _from_2022(runs:pd.DataFrame, # runs
 def _fp32(df:pd.DataFrame, old:pd.Series) -> pd.Series:
     "What an fp32 row ran: `strict`, or `TF32 convolutions by default` (2022, or `fp32-default`) where the device has TF32."
     p = df["precision"].astype(str)
-    no_tf32 = pd.Series(False, index=df.index)
-    if "device_capability" in df: no_tf32 |= _unique_map(df["device_capability"], _major).astype(float).lt(8)
+    cap = _unique_map(df["device_capability"], _major).astype(float) if "device_capability" in df else pd.Series(np.nan, index=df.index)
+    no_tf32 = cap.lt(8)
     if "device_type" in df: no_tf32 |= df["device_type"].astype(str).isin(["cpu", "mps"])
     default = (p.eq("fp32-default") | p.eq("fp32") & old) & ~no_tf32
-    return pd.Series(np.where(default, "TF32 convolutions by default", "strict"), index=df.index, dtype=object).where(p.isin(["fp32", "fp32-default"]))
+    unknown = default & cap.isna()  # a GPU whose capability is not recorded: whether it had TF32 is unknown
+    return pd.Series(np.where(default, "TF32 convolutions by default", "strict"), index=df.index, dtype=object).where(p.isin(["fp32", "fp32-default"]) & ~unknown)
 
 def _factor(df:pd.DataFrame, factor:str, old:pd.Series) -> pd.Series|None:
     "The normal form of one factor per run (None where unknown), or None when no run says."
@@ -533,10 +539,7 @@ CONDITION_COLS = ("energy_j", "joules_per_sample", "energy_source", "conditions"
 
 def _per_config(runs:pd.DataFrame, cols:list[str]) -> pd.DataFrame:
     "Per configuration (`KEYS` and bs) of finished runs: the median of numeric `cols`, the distinct values of the others."
-    df = usable(runs)
-    names = df["device"].unique()
-    df["device"] = df["device"].map(dict(zip(names, map(clean_device_name, names))))
-    df["bs"] = pd.to_numeric(df["bs"], errors="coerce").astype("int64")
+    df = _keyed(runs)
     keys = list(KEYS) + ["bs"]
     num = [c for c in cols if c not in ("energy_source", "conditions")]
     out = df[keys].assign(**{c: pd.to_numeric(df[c], errors="coerce") for c in num}).groupby(keys, sort=False)[num].median().reset_index() if num else df[keys].drop_duplicates()
@@ -584,6 +587,13 @@ def flagged(runs:pd.DataFrame, # the runs table
     c = _text(runs["conditions"]).str.strip().str.lower()
     return c.ne("") & c.ne("ok")
 
+def _ranked(runs:pd.DataFrame, best:pd.DataFrame) -> pd.DataFrame:
+    "The rows of `runs` behind the points of `best` (their configuration at its batch size): what a ranking puts side by side."
+    keys = [*KEYS, "bs"]
+    k = _keyed(runs)[keys]
+    on = k.reset_index().merge(best[keys].drop_duplicates(), on=keys)["index"]
+    return runs.loc[on]
+
 def analyse(runs:pd.DataFrame, # the runs table
             prices=None, # $/hour per device (see `parse_prices`), or None
             include_unconverged:bool=False, # rank points whose CI missed its target too (marked); by default they are left out
@@ -600,7 +610,8 @@ def analyse(runs:pd.DataFrame, # the runs table
     if more: best = best.merge(_per_config(runs, more), on=list(KEYS) + ["bs"], how="left")
     avg = average(best)
     out = dict(tidy=t, best=best, average=avg, speedup=speedup_ci(best), oom=oom_batch(runs), environments=environments(runs),
-               convergence=convergence(t), comparability=comparability(runs), efficiency=efficiency(best, runs))
+               convergence=convergence(t), efficiency=efficiency(best, runs),
+               comparability=comparability(_ranked(runs, best)) if len(best) else comparability(runs).iloc[:0])  # only what is ranked side by side
     if prices:
         p = _known_prices(prices, t["device"].unique())  # warns once, about devices that are in no run at all
         p = {k: v for k, v in p.items() if k in set(best["device"])}
