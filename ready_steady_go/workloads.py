@@ -529,7 +529,7 @@ def get_workload(model:str|Workload,      # a model name (`resnet50`, `gpt2`, `u
             wl = LanguageModel(model, seq_len, **kw)
         else:
             if seq_len is not None: raise BadInput(f"seq_len {seq_len!r} applies to language models, not to {model} ({kind})")
-            if kind == "image" and isinstance(size, str) and size.isdigit(): size = int(size)
+            if kind != "unet3d" and isinstance(size, str) and size.strip().isdigit(): size = int(size)  # from the command line
             wl = _FAMILIES[kind](model, size, **kw)
     if workload is not None and want != wl.kind: raise BadInput(f"--workload {workload} does not match --model {wl.model}, which is a {wl.kind} workload")
     return wl
