@@ -128,13 +128,13 @@ def _counted_flops(wl) -> float|None:
         return fc.get_total_flops() / (2 * wl.items_per_sample) or None
     except Exception: return None
 
-# %% ../nbs/01_workloads.ipynb #42aae95a
+# %% ../nbs/01_workloads.ipynb #28809e8e
 class Workload:
     "What runs: a named model, the unit its work is counted in, and how to make one step of it."
     kind = unit = model = None
     items_per_sample, size, seq_len = 1, None, None
     default_bs, optimizer, forced_device = 1, "sgd", None
-    precisions, memory_format = PRECISIONS, None  # what it can run; the channels-last format, if any
+    precisions, memory_format, compilable = PRECISIONS, None, True  # what it can run; the channels-last format, if any
 
     @property
     def key(self) -> tuple: return (self.kind, self.model, self.size, self.seq_len)
@@ -146,12 +146,16 @@ class Workload:
         "FLOPs per item of the unit in one step of `mode` (3× forward for `train`), counted; `None` if not countable."
         f = _counted_flops(self)
         return f and (3 * f if mode == "train" else f)
+    def flops_per_sample_formula(self, mode:str="train") -> float|None:
+        "FLOPs per item from a closed-form estimate, where the family has one (language models)."
+        return None
     def bytes_per_iteration(self, precision:str="fp32") -> int|None:
         "Bytes one iteration moves, where bandwidth is what is measured."
         return None
 
-    def check(self, precision:str="fp32", mode:str="train", channels_last:bool=False):
-        "`BadInput` if this workload cannot run `precision`, `mode` or `channels_last`."
+    def check(self, precision:str="fp32", mode:str="train", channels_last:bool=False, compile:bool=False):
+        "`BadInput` if this workload cannot run `precision`, `mode`, `channels_last` or `compile`."
+        if compile and not self.compilable: raise BadInput(f"compile applies to neural-network workloads, not to {self.model} ({self.kind})")
         if precision not in self.precisions:
             raise BadInput(f"{self.model} runs at {', '.join(self.precisions)}, not precision {precision!r}")
         if channels_last and self.memory_format is None:
@@ -166,13 +170,17 @@ class Workload:
                   compile:bool=False,      # run the model through `torch.compile`
                  ):
         "A function that runs one step: the model and one batch are made on `device` now, once."
-        self.check(precision, mode, channels_last)
+        self.check(precision, mode, channels_last, compile)
         dev = torch.device(device)
-        with dev: model = self.build()  # initialised where it runs: no host copy of a large model
+        model, (x, y) = self._model_on(dev, channels_last, compile), self.batch(bs, dev, channels_last)
+        return model_step(model, x, y, self.loss, mode, precision, optimizer or self.optimizer)
+
+    def _model_on(self, dev, channels_last, compile):
+        "The model built on `dev` (initialised where it runs: no host copy of a large model), compiled if asked."
+        with dev: model = self.build()
         model = model.to(dev)
         if channels_last: model = model.to(memory_format=self.memory_format)
-        x, y = self.batch(bs, dev, channels_last)
-        return model_step(torch.compile(model) if compile else model, x, y, self.loss, mode, precision, optimizer or self.optimizer)
+        return torch.compile(model) if compile else model
 
 # %% ../nbs/01_workloads.ipynb #75b703a6
 @lru_cache(None)
@@ -308,7 +316,7 @@ def parse_patch(size:int|str, # a cube side (`64`, `"64"`) or `"DxHxW"` (`"32x12
 
 def _size_str(dhw): return dhw[0] if len(set(dhw)) == 1 else "x".join(map(str, dhw))
 
-# %% ../nbs/01_workloads.ipynb #67a750be
+# %% ../nbs/01_workloads.ipynb #78f2bccb
 class UNet3D(Workload):
     "A 3D U-Net (MONAI `BasicUNet`) trained on (or run over) random patches with Dice + cross-entropy."
     kind, unit, default_bs, memory_format, configs = "unet3d", "voxels", DEFAULT_BS["unet3d"], torch.channels_last_3d, UNET3D_CONFIGS
@@ -358,31 +366,28 @@ class UNet3D(Workload):
         "FLOPs per voxel; `None` for the sliding window (its overlap makes it a property of the window, not the net)."
         return None if self.sliding_window else super().flops_per_sample(mode)
 
-    def check(self, precision="fp32", mode="train", channels_last=False):
-        super().check(precision, mode, channels_last)
+    def check(self, precision="fp32", mode="train", channels_last=False, compile=False):
+        super().check(precision, mode, channels_last, compile)
         if self.sliding_window and mode != "infer": raise BadInput(f"sliding_window is a way to infer: use mode infer, not {mode!r}")
 
     def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None, channels_last=False, compile=False):
         "One step; with `sliding_window`, `bs` volumes predicted window by window."
         if not self.sliding_window: return super().make_step(device, bs, precision, mode, optimizer, channels_last, compile)
         from monai.inferers import sliding_window_inference
-        self.check(precision, mode, channels_last)
+        self.check(precision, mode, channels_last, compile)
         dev = torch.device(device)
-        with dev: model = self.build()
-        model = model.to(dev).eval()
-        if channels_last: model = model.to(memory_format=self.memory_format)
-        fwd, (x, _), amp = torch.compile(model) if compile else model, self.batch(bs, dev, channels_last), amp_context(dev, precision)
+        fwd, (x, _), amp = self._model_on(dev, channels_last, compile).eval(), self.batch(bs, dev, channels_last), amp_context(dev, precision)
         def step():
             with torch.inference_mode(), amp(): sliding_window_inference(x, self.patch, self.sw_batch, fwd, overlap=self.overlap)
         return step
 
-# %% ../nbs/01_workloads.ipynb #5ac6c143
+# %% ../nbs/01_workloads.ipynb #2007ccac
 def _pinned(n, dtype, pin):
     return torch.empty(n, dtype=dtype, pin_memory=True) if pin else torch.empty(n, dtype=dtype)
 
 class MicroOp(Workload):
     "A tiny operation run in a loop: a matmul, an add, a host↔device copy, or the seed2022 loop."
-    kind, unit, default_bs, ops = "op", "iterations", DEFAULT_BS["op"], OPS
+    kind, unit, default_bs, ops, compilable = "op", "iterations", DEFAULT_BS["op"], OPS, False
 
     def __init__(self,
                  model:str,            # `op:NAME`, NAME in `MicroOp.ops`
@@ -405,8 +410,8 @@ class MicroOp(Workload):
         return n and n * _DTYPES[precision].itemsize
 
     def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None, channels_last=False, compile=False):
-        "One step: `bs` iterations of the op (`mode`, `optimizer` and `compile` do not apply)."
-        self.check(precision, mode, channels_last)
+        "One step: `bs` iterations of the op (`mode` and `optimizer` do not apply)."
+        self.check(precision, mode, channels_last, compile)
         dev, dt, n = torch.device(device), _DTYPES[precision], self.size
         note = None
         if self.op == "matmul":
@@ -434,7 +439,7 @@ class MicroOp(Workload):
         step.note = note
         return step
 
-# %% ../nbs/01_workloads.ipynb #a38fcc5c
+# %% ../nbs/01_workloads.ipynb #07d590a2
 def cache_dir() -> Path:
     "Where generated files are kept: `$RSG_CACHE`, else `~/.cache/ready-steady-go`."
     return Path(os.environ.get("RSG_CACHE") or Path.home() / ".cache" / "ready-steady-go")
@@ -442,7 +447,7 @@ def cache_dir() -> Path:
 def _photo_like(h:int, w:int, g:torch.Generator) -> torch.Tensor:
     "A uint8 CHW image of smooth noise at three scales, which compresses like a photograph."
     img = sum(F.interpolate(torch.rand(1, 3, max(2, h // s), max(2, w // s), generator=g), size=(h, w), mode="bicubic", align_corners=False) * a
-              for s, a in ((64, 0.6), (8, 0.3), (1, 0.1)))
+              for s, a in ((64, 0.5), (8, 0.3), (1, 0.2)))
     return (img[0] * 255).clamp(0, 255).to(torch.uint8)
 
 def synthetic_jpegs(n:int=256,          # how many files
@@ -450,7 +455,7 @@ def synthetic_jpegs(n:int=256,          # how many files
                    ) -> list:
     "Paths of `n` synthetic ImageNet-sized JPEGs (quality 90), made once and kept in the cache."
     from torchvision.io import encode_jpeg
-    d = Path(root or cache_dir()) / "jpegs" / f"v1-{n}"
+    d = Path(root or cache_dir()) / "jpegs" / f"v2-{n}"
     if not (d / "done").exists():
         d.mkdir(parents=True, exist_ok=True)
         g = torch.Generator().manual_seed(0)
@@ -461,7 +466,7 @@ def synthetic_jpegs(n:int=256,          # how many files
         (d / "done").touch()
     return sorted(d.glob("*.jpg"))
 
-# %% ../nbs/01_workloads.ipynb #cdef7d53
+# %% ../nbs/01_workloads.ipynb #d87ec204
 class _JpegFiles(torch.utils.data.Dataset):
     "JPEG files cycled without end, decoded and augmented as in ImageNet training."
     def __init__(self, paths, size):
@@ -476,7 +481,7 @@ class _JpegFiles(torch.utils.data.Dataset):
 
 class ImagePipeline(Workload):
     "JPEG decoding and augmentation on the CPU through a `DataLoader`: the rate the CPU can feed a GPU."
-    kind, unit, default_bs, forced_device, pipelines = "data", "images", DEFAULT_BS["data"], "cpu", PIPELINES
+    kind, unit, default_bs, forced_device, pipelines, compilable = "data", "images", DEFAULT_BS["data"], "cpu", PIPELINES, False
     def __init__(self,
                  model:str="data:imagenet", # `data:imagenet`
                  size:int|None=None,        # crop side (default 224)
@@ -498,7 +503,7 @@ class ImagePipeline(Workload):
 
     def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None, channels_last=False, compile=False):
         "One step: the next batch of `bs` decoded, augmented images (on the CPU whatever `device` is)."
-        self.check(precision, mode, channels_last)
+        self.check(precision, mode, channels_last, compile)
         ds = _JpegFiles(synthetic_jpegs(self.n_files, self.root), self.size)
         dl = torch.utils.data.DataLoader(ds, batch_size=bs, num_workers=self.workers, persistent_workers=self.workers > 0,
                                          prefetch_factor=2 if self.workers else None)
