@@ -216,7 +216,7 @@ class TimmClassifier(Workload):
                  num_classes:int=1000, # classes in the head; labels are drawn from them
                 ):
         self.model = check_model(model)
-        if _family(model) != "image": raise BadInput(f"{model!r} is a {_family(model)} workload, not a timm image classifier")
+        if _family(model) != "image": raise BadInput(f"{model!r} is of the {_family(model)} family, not a timm image classifier")
         cfg = get_pretrained_cfg(split_model_name_tag(model)[0], allow_unregistered=True)
         self.default_size = int(cfg.input_size[-1]) if cfg is not None and cfg.input_size else 224
         self.fixed_size = bool(cfg is not None and cfg.fixed_input_size)
@@ -528,7 +528,7 @@ def get_workload(model:str|Workload,      # a model name (`resnet50`, `gpt2`, `u
     if isinstance(model, Workload): wl = model
     else:
         kind = _family(check_model(model))
-        if workload is not None and want != kind: raise BadInput(f"--workload {workload} does not match --model {model}, which is a {kind} workload")
+        if workload is not None and want != kind: raise BadInput(f"--workload {workload} does not match --model {model}, whose family is {kind}: give --workload {kind} or leave it out")
         if kind == "lm":
             if size is not None: raise BadInput(f"size {size!r} does not apply to the language model {model}: give seq_len")
             wl = LanguageModel(model, seq_len, **kw)
@@ -536,5 +536,5 @@ def get_workload(model:str|Workload,      # a model name (`resnet50`, `gpt2`, `u
             if seq_len is not None: raise BadInput(f"seq_len {seq_len!r} applies to language models, not to {model} ({kind})")
             if kind != "unet3d" and isinstance(size, str) and size.strip().isdigit(): size = int(size)  # from the command line
             wl = _FAMILIES[kind](model, size, **kw)
-    if workload is not None and want != wl.kind: raise BadInput(f"--workload {workload} does not match --model {wl.model}, which is a {wl.kind} workload")
+    if workload is not None and want != wl.kind: raise BadInput(f"--workload {workload} does not match --model {wl.model}, whose family is {wl.kind}: give --workload {wl.kind} or leave it out")
     return wl
