@@ -16,10 +16,10 @@ from .env import BadInput
 # %% auto #0
 __all__ = ['KEYS', 'REQUIRED', 'ENV_COLS', 'DATASETS', 'MEASURED_SOURCES', 'FACTORS', 'FACTOR_LABELS', 'COMPARED',
            'EFFICIENCY_COLS', 'CONDITION_COLS', 'SCALING_COLUMNS', 'WORLD_SIZE_COLUMNS', 'clean_device_name',
-           'ci_target_met', 'usable', 'tidy', 'best_batch', 'relative', 'average', 'speedup', 'oom_batch',
-           'environments', 'parse_prices', 'cost', 'value_table', 'best_precision', 'dataset_size', 'time_for',
-           'human_duration', 'extrapolate', 'comparability', 'comparability_note', 'ratio_ci', 'throughput_ci_rel',
-           'speedup_ci', 'efficiency', 'convergence', 'analyse', 'world_sizes', 'scaling']
+           'ci_target_met', 'usable', 'tidy', 'best_batch', 'relative', 'ratio_ci', 'throughput_ci_rel', 'speedup_ci',
+           'speedup', 'average', 'oom_batch', 'environments', 'parse_prices', 'cost', 'value_table', 'best_precision',
+           'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'comparability', 'comparability_note',
+           'efficiency', 'convergence', 'flagged', 'analyse', 'world_sizes', 'scaling']
 
 # %% ../nbs/06_analysis.ipynb #7abdf383
 _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
@@ -90,13 +90,18 @@ def _labels(t:pd.DataFrame) -> list[str]:
     return [str(m) + (f" @{s}" if a and s else "") + (f" @{q} tokens" if b and q else "")
             for m, s, q, a, b in zip(t["model"], t["size"], t["seq_len"], many["size"], many["seq_len"])]
 
-def tidy(runs:pd.DataFrame, # the runs table, one row per run
-        ) -> pd.DataFrame:
-    "One row per (device, model, size, seq_len, precision, mode, bs): finished runs, short names, repeats combined by their median."
+def _keyed(runs:pd.DataFrame) -> pd.DataFrame:
+    "`usable` runs with short device names and integer batch sizes: each row's configuration (`KEYS`) and `bs` as `tidy` groups them."
     df = usable(runs)
     names = df["device"].unique()
     df["device"] = df["device"].map(dict(zip(names, map(clean_device_name, names))))
     df["bs"] = pd.to_numeric(df["bs"], errors="coerce").astype("int64")
+    return df
+
+def tidy(runs:pd.DataFrame, # the runs table, one row per run
+        ) -> pd.DataFrame:
+    "One row per (device, model, size, seq_len, precision, mode, bs): finished runs, short names, repeats combined by their median."
+    df = _keyed(runs)
     df["throughput_ci"] = pd.to_numeric(df["throughput_ci"], errors="coerce")
     df["peak_mem_mb"] = pd.to_numeric(df["peak_mem_mb"], errors="coerce")
     df["_met"] = df["ci_target_met"].map({True: 1.0, False: 0.0}).astype(float)  # NaN: unknown
@@ -123,6 +128,7 @@ def best_batch(t:pd.DataFrame, # tidy runs (see `tidy`)
 
 # %% ../nbs/06_analysis.ipynb #6cac3f5d
 def _model_keys(df:pd.DataFrame) -> list[str]: return [c for c in ("model", "size", "seq_len") if c in df]
+def _model_col(df:pd.DataFrame) -> str: return "label" if "label" in df else "model"
 
 def relative(best:pd.DataFrame, # best batch sizes (see `best_batch`)
             ) -> pd.DataFrame:
@@ -131,37 +137,93 @@ def relative(best:pd.DataFrame, # best batch sizes (see `best_batch`)
     return best.assign(relative=100 * best["throughput"] / top, relative_lo=100 * best["throughput_lo"] / top,
                        relative_hi=100 * best["throughput_hi"] / top)
 
-# %% ../nbs/06_analysis.ipynb #57e36aa8
-def _model_col(df:pd.DataFrame) -> str: return "label" if "label" in df else "model"
+# %% ../nbs/06_analysis.ipynb #de5d2591
+def ratio_ci(a, # numerators (throughputs), scalars or arrays
+             a_ci_rel, # their relative 95% half-widths (the CI below `a`, and above it unless `a_ci_rel_hi` is given)
+             b, # denominators
+             b_ci_rel, # their relative 95% half-widths (below `b`; above it unless `b_ci_rel_hi` is given)
+             a_ci_rel_hi=None, # relative half-widths above `a`, for an asymmetric interval
+             b_ci_rel_hi=None, # relative half-widths above `b`
+            ) -> tuple:
+    "`a / b` and its 95% interval `(ratio, lo, hi)`, propagated in log space; NaN bounds where a CI is unknown."
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    r = [np.asarray(x, float) for x in (a_ci_rel, a_ci_rel if a_ci_rel_hi is None else a_ci_rel_hi,
+                                         b_ci_rel, b_ci_rel if b_ci_rel_hi is None else b_ci_rel_hi)]
+    a_lo, a_hi, b_lo, b_hi = [np.where(x >= 0, x, np.nan) for x in r]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        down = lambda x: -np.log1p(-np.minimum(x, 1.0))  # log distance from x down to x(1 - r): infinite when r >= 1
+        ratio = a / b
+        lo = ratio * np.exp(-np.hypot(down(a_lo), np.log1p(b_hi)))
+        hi = ratio * np.exp(np.hypot(np.log1p(a_hi), down(b_lo)))
+    return ratio[()], lo[()], hi[()]
 
-def average(rel:pd.DataFrame, # relative throughput (see `relative`)
-           ) -> pd.DataFrame:
-    "Per (device, precision, mode): the arithmetic and geometric mean of relative throughput over models, and how many went in."
-    mc = _model_col(rel)
-    u = rel["unconverged"] if "unconverged" in rel else pd.Series(False, index=rel.index)
-    g = rel.assign(_log=np.log(rel["relative"]), _u=u.astype(int)).groupby(["device", "precision", "mode"], sort=True)
-    out = g.agg(relative_mean=("relative", "mean"), _lm=("_log", "mean"), n_models=(mc, "nunique"), n_unconverged=("_u", "sum")).reset_index()
-    out["relative_geomean"] = np.exp(out.pop("_lm"))
-    out["of_models"] = out["mode"].map(rel.groupby("mode")[mc].nunique()).fillna(0).astype(int)  # models measured in that mode on any device
-    out = out[["device", "precision", "mode", "relative_mean", "relative_geomean", "n_models", "of_models", "n_unconverged"]]
-    return out.sort_values(["mode", "relative_geomean"], ascending=[False, False], ignore_index=True)
+# %% ../nbs/06_analysis.ipynb #e8d3b925
+def throughput_ci_rel(best:pd.DataFrame, # tidy runs or best batch sizes (`throughput`, `ci_rel` or `throughput_ci`, and `n_runs`, `throughput_lo`, `throughput_hi` where there are repeats)
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    "Relative 95% half-widths below and above each throughput: the wider of its runs' CI and its repeats' spread; NaN where neither is known."
+    thr = best["throughput"].to_numpy(float)
+    if "ci_rel" in best:  # the CI of the mean step time: the throughput's is c/(1+c) below and c/(1-c) above
+        c = best["ci_rel"].to_numpy(float)
+        with np.errstate(divide="ignore", invalid="ignore"): lo, hi = c / (1 + c), np.where(c < 1, c / (1 - c), np.inf)
+        hi = np.where(np.isnan(c), np.nan, hi)
+    else: lo = hi = best["throughput_ci"].to_numpy(float) / thr if "throughput_ci" in best else np.full(len(best), np.nan)
+    if not {"n_runs", "throughput_lo", "throughput_hi"} <= set(best): return lo, np.array(hi, copy=True)
+    many = best["n_runs"].to_numpy(float) > 1  # one run: `tidy`'s lo/hi are its own CI (or the value itself when it has none)
+    s_lo = np.where(many, (thr - best["throughput_lo"].to_numpy(float)) / thr, np.nan)
+    s_hi = np.where(many, (best["throughput_hi"].to_numpy(float) - thr) / thr, np.nan)
+    return np.fmax(lo, s_lo), np.fmax(hi, s_hi)
 
 # %% ../nbs/06_analysis.ipynb #3b847d9d
+def _log_mean(d:pd.DataFrame, by:list[str], l, dl, dh, **agg) -> pd.DataFrame:
+    "Per group of `by`: `_geo`, the exp of the mean of logs `l`, and `_geo_lo`/`_geo_hi` from log half-widths `dl`/`dh` as sqrt(Σh²)/n; NaN bounds where one is unknown."
+    x = d.assign(_l=np.asarray(l, float), _dl=np.asarray(dl, float) ** 2, _dh=np.asarray(dh, float) ** 2)
+    x["_na"] = x["_dl"].isna() | x["_dh"].isna()
+    out = x.groupby(by, sort=True).agg(_l=("_l", "mean"), _dl=("_dl", "sum"), _dh=("_dh", "sum"), _na=("_na", "any"), _k=("_l", "size"), **agg).reset_index()
+    na, k = out.pop("_na"), out.pop("_k")
+    return out.assign(_geo=np.exp(out["_l"]), _geo_lo=np.exp(out["_l"] - np.sqrt(out.pop("_dl")) / k).where(~na),
+                      _geo_hi=np.exp(out.pop("_l") + np.sqrt(out.pop("_dh")) / k).where(~na))
+
+def speedup_ci(best:pd.DataFrame, # best batch sizes (see `best_batch`)
+               base:str="fp32", # the precision to compare against
+               average:bool=True, # geometric mean over models per (device, precision, mode)
+              ) -> pd.DataFrame:
+    "Throughput of each precision / throughput of `base` on the same device, model (at its size) and mode, with its 95% interval `speedup_lo`, `speedup_hi`."
+    k = ["device", *_model_keys(best), "mode"]
+    u = ["unconverged"] if "unconverged" in best else []
+    lo, hi = throughput_ci_rel(best)
+    d = best.assign(_lo=lo, _hi=hi)
+    m = d[d["precision"] != base].merge(d.loc[d["precision"] == base, k + ["throughput", "_lo", "_hi", *u]], on=k, suffixes=("", "_base"))
+    if u: m["unconverged"] = m["unconverged"] | m.pop("unconverged_base")  # a ratio is as noisy as its noisier side
+    s, s_lo, s_hi = ratio_ci(m["throughput"], m["_lo"], m["throughput_base"], m["_lo_base"], m["_hi"], m["_hi_base"])
+    m = m.assign(speedup=s, speedup_lo=s_lo, speedup_hi=s_hi)[k + ["precision", "speedup", "speedup_lo", "speedup_hi", *(c for c in ("label", *u) if c in best)]]
+    if not average: return m.sort_values(k + ["precision"], ignore_index=True)
+    with np.errstate(divide="ignore", invalid="ignore"): l = np.log(m["speedup"]); dl, dh = l - np.log(m["speedup_lo"]), np.log(m["speedup_hi"]) - l
+    out = _log_mean(m.assign(_u=m["unconverged"].astype(int) if u else 0), ["device", "precision", "mode"], l, dl, dh,
+                    n_models=(_model_col(m), "nunique"), n_unconverged=("_u", "sum"))
+    out = out.rename(columns=dict(_geo="speedup", _geo_lo="speedup_lo", _geo_hi="speedup_hi"))
+    return out[["device", "precision", "mode", "speedup", "speedup_lo", "speedup_hi", "n_models", "n_unconverged"]]
+
 def speedup(best:pd.DataFrame, # best batch sizes (see `best_batch`)
             base:str="fp32", # the precision to compare against
             average:bool=True, # geometric mean over models per (device, precision, mode)
            ) -> pd.DataFrame:
-    "Throughput of each precision / throughput of `base` on the same device, model (at its size) and mode."
-    k = ["device", *_model_keys(best), "mode"]
-    extra = [c for c in ("label", "unconverged") if c in best]
-    m = best[best["precision"] != base].merge(best.loc[best["precision"] == base, k + ["throughput", *(["unconverged"] if "unconverged" in best else [])]], on=k, suffixes=("", "_base"))
-    if "unconverged" in m: m["unconverged"] = m["unconverged"] | m.pop("unconverged_base")  # a ratio is as noisy as its noisier side
-    m = m.assign(speedup=m["throughput"] / m["throughput_base"])[k + ["precision", "speedup", *extra]]
-    if not average: return m.sort_values(k + ["precision"], ignore_index=True)
-    u = m["unconverged"].astype(int) if "unconverged" in m else 0
-    g = m.assign(_l=np.log(m["speedup"]), _u=u).groupby(["device", "precision", "mode"], sort=True)
-    out = g.agg(_l=("_l", "mean"), n_models=(_model_col(m), "nunique"), n_unconverged=("_u", "sum")).reset_index()
-    return out.assign(speedup=np.exp(out.pop("_l")))[["device", "precision", "mode", "speedup", "n_models", "n_unconverged"]]
+    "Throughput of each precision / throughput of `base` on the same device, model (at its size) and mode: `speedup_ci` without the bounds."
+    return speedup_ci(best, base, average).drop(columns=["speedup_lo", "speedup_hi"])
+
+# %% ../nbs/06_analysis.ipynb #57e36aa8
+def average(rel:pd.DataFrame, # relative throughput (see `relative`)
+           ) -> pd.DataFrame:
+    "Per (device, precision, mode): the arithmetic and geometric mean of relative throughput over models (the latter with its 95% interval), and how many went in."
+    mc = _model_col(rel)
+    u = rel["unconverged"] if "unconverged" in rel else pd.Series(False, index=rel.index)
+    lo, hi = throughput_ci_rel(rel) if "throughput" in rel else (np.full(len(rel), np.nan),) * 2  # each model's own interval: the normaliser is common to every device
+    with np.errstate(divide="ignore", invalid="ignore"): dl, dh = -np.log1p(-np.minimum(lo, 1.0)), np.log1p(hi)
+    out = _log_mean(rel.assign(_u=u.astype(int)), ["device", "precision", "mode"], np.log(rel["relative"]), dl, dh,
+                    relative_mean=("relative", "mean"), n_models=(mc, "nunique"), n_unconverged=("_u", "sum"))
+    out = out.rename(columns=dict(_geo="relative_geomean", _geo_lo="relative_geomean_lo", _geo_hi="relative_geomean_hi"))
+    out["of_models"] = out["mode"].map(rel.groupby("mode")[mc].nunique()).fillna(0).astype(int)  # models measured in that mode on any device
+    out = out[["device", "precision", "mode", "relative_mean", "relative_geomean", "n_models", "of_models", "n_unconverged", "relative_geomean_lo", "relative_geomean_hi"]]
+    return out.sort_values(["mode", "relative_geomean"], ascending=[False, False], ignore_index=True)
 
 # %% ../nbs/06_analysis.ipynb #fad2aa02
 def oom_batch(runs:pd.DataFrame, # the runs table (not tidied: OOM rows are what we want)
@@ -255,20 +317,24 @@ def value_table(avg:pd.DataFrame, # averages (see `average`) or `best_precision`
                 by=("precision", "mode"), # the groups compared separately
                 stat:str="relative_geomean", # the throughput measure
                ) -> pd.DataFrame:
-    "Per device: price, throughput, cost and throughput factors against the cheapest device, value, and the value frontier."
+    "Per device: price, throughput, cost and throughput factors against the cheapest device (the latter with its 95% interval), value, and the value frontier."
     p = _known_prices(prices, avg["device"].unique())
     df = avg[avg["device"].isin(list(p))].assign(price_per_hour=lambda d: d["device"].map(p).astype(float))
     parts = []
     for _, g in df.groupby(list(by), sort=True):
         g = g.sort_values(["price_per_hour", stat], ascending=[True, False])
         cheap = g.iloc[0]
-        g = g.assign(throughput=g[stat], cost_factor=g["price_per_hour"] / cheap["price_per_hour"],
-                     throughput_factor=g[stat] / cheap[stat], value=g[stat] / g["price_per_hour"])
+        g = g.assign(throughput=g[stat], cost_factor=g["price_per_hour"] / cheap["price_per_hour"], value=g[stat] / g["price_per_hour"])
+        lo, hi = (g[f"{stat}_lo"], g[f"{stat}_hi"]) if f"{stat}_lo" in g else (np.nan, np.nan)
+        r_lo, r_hi = 1 - lo / g[stat], hi / g[stat] - 1  # relative half-widths of each device's mean
+        pick = lambda x: np.asarray(np.broadcast_to(x, len(g)), float)
+        f, f_lo, f_hi = ratio_ci(g[stat], pick(r_lo), float(cheap[stat]), pick(r_lo)[0], pick(r_hi), pick(r_hi)[0])
+        g = g.assign(throughput_factor=f, throughput_factor_lo=np.where(np.arange(len(g)) == 0, 1.0, f_lo), throughput_factor_hi=np.where(np.arange(len(g)) == 0, 1.0, f_hi))
         g["frontier"] = g["throughput"] > g["throughput"].cummax().shift(fill_value=-np.inf)
         g["verdict"] = [f"the cheapest ({c:.2f} $/h)" if i == 0 else f"{cf:.2f}× the price for {_pct(tf)}"
                         for i, (c, cf, tf) in enumerate(zip(g["price_per_hour"], g["cost_factor"], g["throughput_factor"]))]
         parts.append(g)
-    cols = ["device", *by, *(["precision"] if "precision" in df and "precision" not in by else []), "price_per_hour", "throughput", "cost_factor", "throughput_factor", "value", "frontier", "verdict"]
+    cols = ["device", *by, *(["precision"] if "precision" in df and "precision" not in by else []), "price_per_hour", "throughput", "cost_factor", "throughput_factor", "throughput_factor_lo", "throughput_factor_hi", "value", "frontier", "verdict"]
     return pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)
 
 # %% ../nbs/06_analysis.ipynb #369b5c01
@@ -325,7 +391,7 @@ def extrapolate(best:pd.DataFrame, # a table with a `throughput` (samples/s) col
 # %% ../nbs/06_analysis.ipynb #0a696c5f
 MEASURED_SOURCES = ("local", "wandb", "wandb-offline", "csv") # measured by this benchmark or its 2022 version; any other source is a published table
 _IMPORTED = ("wandb", "wandb-offline", "csv") # sources that may hold 2022 runs
-_2022_SETTINGS = dict(channels_last="off", compile="off", optimizer="sgd", size="224") # what the 2022 benchmark always did
+_2022_SETTINGS = dict(channels_last="off", compile="off", optimizer="sgd") # what the 2022 benchmark always did
 _NA = {"", "nan", "none", "<na>", "null", "nat"}
 
 def _unique_map(s:pd.Series, f) -> pd.Series:
@@ -352,20 +418,14 @@ def _cudnn_major(v) -> str|None:
 
 def _on_off(v) -> str|None: return {"true": "on", "1": "on", "1.0": "on", "false": "off", "0": "off", "0.0": "off"}.get(str(v).strip().lower())
 
-def _number(v) -> str|None:
-    try: x = float(v)
-    except (TypeError, ValueError): return str(v).strip() or None
-    return f"{x:g}" if math.isfinite(x) else None
-
 def _source(v) -> str: return "measured" if str(v).strip() in MEASURED_SOURCES else f"published ({str(v).strip()})"
 
 FACTORS = dict(torch=("torch", _version(2)), cuda=("cuda", _version(1)), cudnn=("cudnn", _cudnn_major),
                fp32=("precision", None), source=("source", _source), channels_last=("channels_last", _on_off),
-               compile=("compile", _on_off), optimizer=("optimizer", lambda v: str(v).strip().lower()),
-               size=("size", _number), seq_len=("seq_len", _number)) # factor -> (the run column it reads, its normal form)
+               compile=("compile", _on_off), optimizer=("optimizer", lambda v: str(v).strip().lower())) # factor -> (the run column it reads, its normal form)
 FACTOR_LABELS = dict(torch="torch", cuda="CUDA", cudnn="cuDNN", fp32="fp32 semantics", source="source", channels_last="channels-last",
-                     compile="compile", optimizer="optimizer", size="image size", seq_len="sequence length")
-COMPARED = dict(devices=(("model", "mode"), "device"), precisions=(("device", "model", "mode"), "precision")) # scope -> (what is ranked together, what is compared within it)
+                     compile="compile", optimizer="optimizer")
+COMPARED = dict(devices=(("label", "mode"), "device"), precisions=(("device", "label", "mode"), "precision")) # scope -> (what is ranked together, what is compared within it); `label` is a model at its size and sequence length
 
 # %% ../nbs/06_analysis.ipynb #dbcee7d9
 def _from_2022(runs:pd.DataFrame, # runs
@@ -380,11 +440,12 @@ def _from_2022(runs:pd.DataFrame, # runs
 def _fp32(df:pd.DataFrame, old:pd.Series) -> pd.Series:
     "What an fp32 row ran: `strict`, or `TF32 convolutions by default` (2022, or `fp32-default`) where the device has TF32."
     p = df["precision"].astype(str)
-    no_tf32 = pd.Series(False, index=df.index)
-    if "device_capability" in df: no_tf32 |= _unique_map(df["device_capability"], _major).astype(float).lt(8)
+    cap = _unique_map(df["device_capability"], _major).astype(float) if "device_capability" in df else pd.Series(np.nan, index=df.index)
+    no_tf32 = cap.lt(8)
     if "device_type" in df: no_tf32 |= df["device_type"].astype(str).isin(["cpu", "mps"])
     default = (p.eq("fp32-default") | p.eq("fp32") & old) & ~no_tf32
-    return pd.Series(np.where(default, "TF32 convolutions by default", "strict"), index=df.index, dtype=object).where(p.isin(["fp32", "fp32-default"]))
+    unknown = default & cap.isna()  # a GPU whose capability is not recorded: whether it had TF32 is unknown
+    return pd.Series(np.where(default, "TF32 convolutions by default", "strict"), index=df.index, dtype=object).where(p.isin(["fp32", "fp32-default"]) & ~unknown)
 
 def _factor(df:pd.DataFrame, factor:str, old:pd.Series) -> pd.Series|None:
     "The normal form of one factor per run (None where unknown), or None when no run says."
@@ -439,10 +500,11 @@ def comparability(runs:pd.DataFrame, # the runs table (not tidied: the software 
     recorded = "precision" in runs
     df = usable(runs)
     if "torch" not in df and "pytorch" in df: df = df.rename(columns={"pytorch": "torch"})  # a W&B export of 2022 runs
-    cols = [c for c in dict.fromkeys([c for keys, m in by.values() for c in (*keys, m)] + [FACTORS[f][0] for f in factors] +
+    cols = [c for c in dict.fromkeys([*KEYS, *(c for keys, m in by.values() for c in (*keys, m))] + [FACTORS[f][0] for f in factors] +
                                      ["device_capability", "device_type", "torch", "source", "env_id"]) if c in df]
     df = df[cols].value_counts(dropna=False, sort=False).rename("_n").reset_index()  # distinct setups: a few, however many runs
     df["device"] = df["device"].map(clean_device_name)
+    df["label"] = _labels(df)  # a model at its size and sequence length, named as `tidy` names it
     old = _from_2022(df, recorded)
     values = {f: pd.factorize(v) for f in FACTORS if f in factors and (v := _factor(df, f, old)) is not None}
     columns = {c: pd.factorize(df[c]) for c in dict.fromkeys(c for keys, m in by.values() for c in (*keys, m))}
@@ -472,73 +534,13 @@ def comparability_note(table:pd.DataFrame, # what `comparability` returns
     more = f"; and {len(clauses) - limit} more (see the comparability table)" if len(clauses) > limit else ""
     return "Not measured alike: " + "; ".join(clauses[:limit]) + more + "."
 
-# %% ../nbs/06_analysis.ipynb #de5d2591
-def ratio_ci(a, # numerators (throughputs), scalars or arrays
-             a_ci_rel, # their relative 95% half-widths (the CI below `a`, and above it unless `a_ci_rel_hi` is given)
-             b, # denominators
-             b_ci_rel, # their relative 95% half-widths (below `b`; above it unless `b_ci_rel_hi` is given)
-             a_ci_rel_hi=None, # relative half-widths above `a`, for an asymmetric interval
-             b_ci_rel_hi=None, # relative half-widths above `b`
-            ) -> tuple:
-    "`a / b` and its 95% interval `(ratio, lo, hi)`, propagated in log space; NaN bounds where a CI is unknown."
-    a, b = np.asarray(a, float), np.asarray(b, float)
-    r = [np.asarray(x, float) for x in (a_ci_rel, a_ci_rel if a_ci_rel_hi is None else a_ci_rel_hi,
-                                         b_ci_rel, b_ci_rel if b_ci_rel_hi is None else b_ci_rel_hi)]
-    a_lo, a_hi, b_lo, b_hi = [np.where(x >= 0, x, np.nan) for x in r]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        down = lambda x: -np.log1p(-np.minimum(x, 1.0))  # log distance from x down to x(1 - r): infinite when r >= 1
-        ratio = a / b
-        lo = ratio * np.exp(-np.hypot(down(a_lo), np.log1p(b_hi)))
-        hi = ratio * np.exp(np.hypot(np.log1p(a_hi), down(b_lo)))
-    return ratio[()], lo[()], hi[()]
-
-# %% ../nbs/06_analysis.ipynb #e8d3b925
-def throughput_ci_rel(best:pd.DataFrame, # tidy runs or best batch sizes (`throughput`, `throughput_ci`, and `n_runs`, `throughput_lo`, `throughput_hi` where there are repeats)
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    "Relative 95% half-widths below and above each throughput: the wider of its runs' CI and its repeats' spread; NaN where neither is known."
-    thr = best["throughput"].to_numpy(float)
-    nan = np.full(len(best), np.nan)
-    ci = best["throughput_ci"].to_numpy(float) / thr if "throughput_ci" in best else nan
-    if not {"n_runs", "throughput_lo", "throughput_hi"} <= set(best): return ci, ci.copy()
-    many = best["n_runs"].to_numpy(float) > 1  # one run: `tidy`'s lo/hi are its own CI (or the value itself when it has none)
-    lo = np.where(many, (thr - best["throughput_lo"].to_numpy(float)) / thr, np.nan)
-    hi = np.where(many, (best["throughput_hi"].to_numpy(float) - thr) / thr, np.nan)
-    return np.fmax(ci, lo), np.fmax(ci, hi)
-
-# %% ../nbs/06_analysis.ipynb #0b47e07d
-def speedup_ci(best:pd.DataFrame, # best batch sizes (see `best_batch`)
-               base:str="fp32", # the precision to compare against
-               average:bool=True, # geometric mean over models per (device, precision, mode)
-              ) -> pd.DataFrame:
-    "`speedup` with its 95% interval `speedup_lo`, `speedup_hi`: per model, or their geometric mean over models."
-    k = ["device", "model", "mode"]
-    lo, hi = throughput_ci_rel(best)
-    d = best[k + ["precision", "throughput"]].assign(_lo=lo, _hi=hi)
-    m = d[d["precision"] != base].merge(d.loc[d["precision"] == base, k + ["throughput", "_lo", "_hi"]], on=k, suffixes=("", "_base"))
-    s, s_lo, s_hi = ratio_ci(m["throughput"], m["_lo"], m["throughput_base"], m["_lo_base"], m["_hi"], m["_hi_base"])
-    m = m[k + ["precision"]].assign(speedup=s, speedup_lo=s_lo, speedup_hi=s_hi)
-    if not average: return m.sort_values(k + ["precision"], ignore_index=True)
-    with np.errstate(divide="ignore"):
-        l = np.log(m["speedup"])
-        m = m.assign(_l=l, _dl=(l - np.log(m["speedup_lo"])) ** 2, _dh=(np.log(m["speedup_hi"]) - l) ** 2)
-    g = m.assign(_na=m["_dl"].isna() | m["_dh"].isna()).groupby(["device", "precision", "mode"], sort=True)
-    out = g.agg(_l=("_l", "mean"), _dl=("_dl", "sum"), _dh=("_dh", "sum"), _na=("_na", "any"), n_models=("model", "nunique")).reset_index()
-    n, na = out["n_models"], out["_na"]
-    out["speedup"] = np.exp(out["_l"])
-    out["speedup_lo"] = np.exp(out["_l"] - np.sqrt(out["_dl"]) / n).where(~na)  # independent models: the mean's half-width is sqrt(Σh²)/n
-    out["speedup_hi"] = np.exp(out["_l"] + np.sqrt(out["_dh"]) / n).where(~na)
-    return out[["device", "precision", "mode", "speedup", "speedup_lo", "speedup_hi", "n_models"]]
-
 # %% ../nbs/06_analysis.ipynb #908d5caf
 EFFICIENCY_COLS = ("tflops", "mfu", "mfu_measured") # always in the efficiency table (NaN where the runs did not record them)
-CONDITION_COLS = ("energy_j", "joules_per_sample", "energy_source", "conditions") # in it where the runs recorded them
+CONDITION_COLS = ("energy_j", "joules_per_sample", "energy_source", "conditions") # in it where the runs recorded them (`samples_per_kwh` beside `joules_per_sample`)
 
 def _per_config(runs:pd.DataFrame, cols:list[str]) -> pd.DataFrame:
-    "Per (device, model, precision, mode, bs) of finished runs: the median of numeric `cols`, the distinct values of the others."
-    df = usable(runs)
-    names = df["device"].unique()
-    df["device"] = df["device"].map(dict(zip(names, map(clean_device_name, names))))
-    df["bs"] = pd.to_numeric(df["bs"], errors="coerce").astype("int64")
+    "Per configuration (`KEYS` and bs) of finished runs: the median of numeric `cols`, the distinct values of the others."
+    df = _keyed(runs)
     keys = list(KEYS) + ["bs"]
     num = [c for c in cols if c not in ("energy_source", "conditions")]
     out = df[keys].assign(**{c: pd.to_numeric(df[c], errors="coerce") for c in num}).groupby(keys, sort=False)[num].median().reset_index() if num else df[keys].drop_duplicates()
@@ -547,18 +549,29 @@ def _per_config(runs:pd.DataFrame, cols:list[str]) -> pd.DataFrame:
         out = out.merge(t.groupby(keys, sort=False)[c].agg(lambda s: "; ".join(sorted(map(str, s)))).reset_index(), on=keys, how="left")
     return out
 
+def _with_energy(runs:pd.DataFrame) -> pd.DataFrame:
+    "`runs` with `joules_per_sample` where `energy_j` is recorded and it is not: the energy over the samples of the timed window."
+    if "energy_j" not in runs or "joules_per_sample" in runs: return runs
+    ips = _num(runs, "items_per_sample").fillna(1)  # a sample of a language model is `items_per_sample` tokens
+    samples = (_num(runs, "n_items") / ips).fillna(_num(runs, "throughput") * _num(runs, "seconds") / ips)
+    return runs.assign(joules_per_sample=_num(runs, "energy_j") / samples.where(samples > 0))
+
 def efficiency(best:pd.DataFrame, # best batch sizes (see `best_batch`)
                runs:pd.DataFrame|None=None, # the runs table, for the columns `best` does not carry
               ) -> pd.DataFrame:
-    "Per (device, model, precision, mode) at its best batch size: throughput, TFLOP/s, MFU against the datasheet and the measured peak, energy and conditions where recorded."
+    "Per configuration at its best batch size: throughput, TFLOP/s, MFU against the datasheet and the measured peak, energy and conditions where recorded."
     keys = list(KEYS) + ["bs"]
+    runs = None if runs is None else _with_energy(runs)
+    lab = [c for c in ("label", "unit") if c in best]
     cols = [c for c in EFFICIENCY_COLS + CONDITION_COLS if c in best]
-    out = best[keys + ["throughput"] + cols]
+    out = best[keys + lab + ["throughput"] + cols]
     more = [c for c in EFFICIENCY_COLS + CONDITION_COLS if c not in best and runs is not None and c in runs]
     if more: out = out.merge(_per_config(runs, more), on=keys, how="left")
     out = out.assign(**{c: np.nan for c in EFFICIENCY_COLS if c not in out})
-    out = out[keys + ["throughput", *EFFICIENCY_COLS, *(c for c in CONDITION_COLS if c in out)]]
-    return out.sort_values(["mode", "model", "precision", "mfu", "throughput"], ascending=[False, True, True, False, False], na_position="last", ignore_index=True)
+    if "joules_per_sample" in out: out = out.assign(samples_per_kwh=3.6e6 / out["joules_per_sample"].where(out["joules_per_sample"] > 0))
+    out = out[keys + lab + ["throughput", *EFFICIENCY_COLS, *(c for c in (*CONDITION_COLS[:2], "samples_per_kwh", *CONDITION_COLS[2:]) if c in out)]]
+    return out.sort_values(["mode", "model", "size", "seq_len", "precision", "mfu", "throughput"], ascending=[False, True, True, True, True, False, False],
+                           na_position="last", ignore_index=True)
 
 # %% ../nbs/06_analysis.ipynb #9709f1a4
 def convergence(t:pd.DataFrame, # tidy runs (see `tidy`)
@@ -568,16 +581,38 @@ def convergence(t:pd.DataFrame, # tidy runs (see `tidy`)
     return g.agg(points=("throughput", "size"), unconverged=("_u", "sum"), ci_rel_missed=("_ci", "median"),
                  target_ci=("target_ci", "median")).reset_index()
 
+def flagged(runs:pd.DataFrame, # the runs table
+           ) -> pd.Series:
+    "Per run: whether its `conditions` name something wrong while it was timed (anything but `ok`); a run that did not record them is not flagged."
+    if "conditions" not in runs: return pd.Series(False, index=runs.index)
+    c = _text(runs["conditions"]).str.strip().str.lower()
+    return c.ne("") & c.ne("ok")
+
+def _ranked(runs:pd.DataFrame, best:pd.DataFrame) -> pd.DataFrame:
+    "The rows of `runs` behind the points of `best` (their configuration at its batch size): what a ranking puts side by side."
+    keys = [*KEYS, "bs"]
+    k = _keyed(runs)[keys]
+    on = k.reset_index().merge(best[keys].drop_duplicates(), on=keys)["index"]
+    return runs.loc[on]
+
 def analyse(runs:pd.DataFrame, # the runs table
             prices=None, # $/hour per device (see `parse_prices`), or None
             include_unconverged:bool=False, # rank points whose CI missed its target too (marked); by default they are left out
+            only_valid:bool=False, # leave out the runs whose `conditions` are not `ok` (thermal throttle, power cap, ...)
            ) -> dict[str, pd.DataFrame]:
-    "Every analysis table from `runs`: tidy, best, relative, average, speedup, oom, environments, convergence, and cost/value with prices."
+    "Every analysis table from `runs`: tidy, best, relative, average, speedup (with its interval), oom, environments, convergence, comparability, efficiency, and cost/value with prices."
+    if only_valid and isinstance(runs, pd.DataFrame) and len(runs):
+        bad = flagged(runs)
+        if bad.all(): raise BadInput(f"every one of the {len(runs)} run(s) was measured under flagged conditions: without only_valid they are shown, marked")
+        runs = runs[~bad]
     t = tidy(runs)
     best = relative(best_batch(t if include_unconverged else t[~t["unconverged"]]))
+    more = [c for c in ("items_per_sample", "conditions") if c in runs]  # what tidy does not carry, beside each best point
+    if more: best = best.merge(_per_config(runs, more), on=list(KEYS) + ["bs"], how="left")
     avg = average(best)
-    out = dict(tidy=t, best=best, average=avg, speedup=speedup(best), oom=oom_batch(runs), environments=environments(runs),
-               convergence=convergence(t))
+    out = dict(tidy=t, best=best, average=avg, speedup=speedup_ci(best), oom=oom_batch(runs), environments=environments(runs),
+               convergence=convergence(t), efficiency=efficiency(best, runs),
+               comparability=comparability(_ranked(runs, best)) if len(best) else comparability(runs).iloc[:0])  # only what is ranked side by side
     if prices:
         p = _known_prices(prices, t["device"].unique())  # warns once, about devices that are in no run at all
         p = {k: v for k, v in p.items() if k in set(best["device"])}

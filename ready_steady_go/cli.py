@@ -284,7 +284,7 @@ def ready_steady_go_export(
     csv:str|Path,             # the CSV file to write
     store:str|Path=DEFAULT_STORE, # the SQLite store to read
     status:str=None,          # only runs with this status: ok, oom or error (default: all)
-    force:bool=False,         # write over the CSV path even if it is a SQLite file (the store itself, say)
+    force:bool=False,         # write over the CSV path even if it is another SQLite file (never the store itself)
 ):
     "Write the runs in the local store to a CSV file, one row per run."
     if status is not None: status = check_choice(status, _STATUSES, "--status")

@@ -1,4 +1,4 @@
-"""Figures over the analysis tables: relative throughput per model and averaged, throughput and memory against batch size, precision speed-up, cost efficiency
+"""Figures over the analysis tables: relative throughput per model and averaged, throughput and memory against batch size, precision speed-up, cost efficiency, model FLOPs utilisation
 
 Docs: https://xl0.github.io/ready-steady-go/plots.html.md"""
 
@@ -21,7 +21,7 @@ from .analysis import *
 
 # %% auto #0
 __all__ = ['PRECISION_ORDER', 'PRECISION_COLORS', 'precision_color', 'short', 'unit_name', 'plot_relative', 'plot_average',
-           'plot_speedup', 'plot_batch', 'plot_cost', 'svg', 'plot_scaling']
+           'plot_speedup', 'plot_batch', 'plot_cost', 'plot_efficiency', 'svg', 'plot_scaling']
 
 # %% ../nbs/07_plots.ipynb #15659d9b
 PRECISION_ORDER = ("fp32", "tf32", "bf16", "fp16")
@@ -96,10 +96,12 @@ def _bars(ax, df:pd.DataFrame, value:str, lo:str|None=None, hi:str|None=None, fm
         v = d[value].to_numpy(float)
         end = v
         xerr = None
-        if lo and hi and d[lo].notna().any():
+        none = np.zeros(len(d), bool)
+        if lo and hi and df[lo].notna().any():
             l, u = d[lo].to_numpy(float), d[hi].to_numpy(float)
-            end = np.fmin(np.fmax(np.nan_to_num(u, nan=0.0), v), cap)
-            xerr = np.vstack([np.nan_to_num(v - l, nan=0.0).clip(0), (end - v).clip(0)])
+            none = np.isnan(l) | np.isnan(u)  # an unknown interval: no whisker and says so, never a zero-width one
+            end = np.where(none, v, np.fmin(np.fmax(np.nan_to_num(u, nan=0.0), v), cap))
+            xerr = np.where(none, np.nan, np.vstack([np.nan_to_num(v - l, nan=0.0).clip(0), (end - v).clip(0)]))
             over = np.nan_to_num(u, nan=0.0) > cap * (1 + 1e-9)
             if over.any():
                 ax.scatter(np.full(over.sum(), cap), y[over], marker=">", s=22, color="0.2", zorder=4, clip_on=False)
@@ -109,8 +111,8 @@ def _bars(ax, df:pd.DataFrame, value:str, lo:str|None=None, hi:str|None=None, fm
         if flag is not None:
             for b, f in zip(bars.patches, d[flag].to_numpy(bool)):
                 if f: b.set_hatch(_MISSED["hatch"]); b.set_facecolor((*precision_color(p)[:3], _MISSED["alpha"])); b.set_edgecolor("0.3"); b.set_linewidth(0.6); missed = True
-        for yy, x, vv in zip(y, end, v):  # after the whisker: never crossed by it
-            ax.text(x, yy, " " + fmt.format(vv), va="center", ha="left", fontsize=9, color="0.2")
+        for yy, x, vv, nn in zip(y, end, v, none):  # after the whisker: never crossed by it
+            ax.text(x, yy, " " + fmt.format(vv) + (" (no interval)" if nn else ""), va="center", ha="left", fontsize=9, color="0.2")
     ax.set_yticks(range(len(order)), [short((names or {}).get(o, o), 48) for o in order])
     ax.set_ylim(-0.6, len(order) - 0.4)
     ax.grid(axis="y", visible=False)
@@ -171,16 +173,16 @@ def plot_average(avg:pd.DataFrame, # `average(...)`
     return fig
 
 # %% ../nbs/07_plots.ipynb #d370ec53
-def plot_speedup(sp:pd.DataFrame, # `speedup(...)` (averaged)
+def plot_speedup(sp:pd.DataFrame, # `speedup_ci(...)` or `speedup(...)` (averaged), e.g. `analyse(...)["speedup"]`
                  mode:str="train", # train or infer
                 ) -> Figure:
-    "Speed-up of each precision over fp32, by device."
+    "Speed-up of each precision over fp32, by device, with its 95% interval where `sp` has one (`speedup_ci`)."
     d = sp[sp["mode"] == mode]
     if d.empty: raise ValueError(f"no speed-ups in mode {mode!r}: are there fp32 runs?")
     with _style():
         fig = _bar_fig(d)
         ax = fig.add_subplot()
-        _bars(ax, d.assign(_missed=d["n_unconverged"].gt(0)) if "n_unconverged" in d else d, "speedup", fmt="{:.2f}×",
+        _bars(ax, d.assign(_missed=d["n_unconverged"].gt(0)) if "n_unconverged" in d else d, "speedup", *(("speedup_lo", "speedup_hi") if "speedup_lo" in d else ()), fmt="{:.2f}×",
               flag="_missed" if "n_unconverged" in d else None)
         ax.axvline(1, color="0.3", lw=1, ls="--")  # no change: always in view, even when lower precision is slower
         ax.set_xlim(0, max(ax.get_xlim()[1], 1.1))
@@ -288,6 +290,27 @@ def plot_cost(value:pd.DataFrame, # `value_table(...)` (e.g. `analyse(runs, pric
         ax.set_ylabel("relative throughput (% of the fastest, geomean)")
         ax.set_title(f"Cost efficiency, {'training' if mode == 'train' else 'inference'}: up and to the left is better")
         ax.legend(loc="lower right")
+    return fig
+
+# %% ../nbs/07_plots.ipynb #4b9df43a
+def plot_efficiency(eff:pd.DataFrame, # `efficiency(...)` (e.g. `analyse(runs)["efficiency"]`)
+                    mode:str="train", # train or infer
+                    stat:str="mfu", # "mfu" (datasheet peak) or "mfu_measured"; falls back to the other when none is known
+                   ) -> Figure:
+    "Model FLOPs utilisation (%) per model and device, a bar per precision."
+    d = eff[eff["mode"] == mode]
+    other = "mfu_measured" if stat == "mfu" else "mfu"
+    if not d[stat].notna().any() and other in d and d[other].notna().any(): stat = other
+    d = d[d[stat].notna()]
+    if d.empty: raise ValueError(f"no MFU in mode {mode!r}: the runs recorded no FLOP/s")
+    mc = "label" if "label" in d else "model"
+    d = d.assign(device=[f"{short(m, 30)} · {dev}" for m, dev in zip(d[mc], d["device"])], _pct=100 * d[stat])
+    with _style():
+        fig = _bar_fig(d)
+        ax = fig.add_subplot()
+        _bars(ax, d, "_pct", fmt="{:.0f}%")
+        ax.set_xlabel(f"model FLOPs utilisation (% of the {'datasheet' if stat == 'mfu' else 'measured'} peak of the precision that ran)")
+        ax.set_title(f"Efficiency, {'training' if mode == 'train' else 'inference'}: how much of the peak each model used")
     return fig
 
 # %% ../nbs/07_plots.ipynb #6fcfa7c3

@@ -20,8 +20,9 @@ from .analysis import *
 from .plots import *
 
 # %% auto #0
-__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'MISSED_MARK', 'summary_table', 'average_table', 'report_figures', 'report_svgs',
-           'Report', 'build_report', 'write_report', 'browser_check']
+__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'TIME_TO_TRAIN_COLS', 'WORK', 'MISSED_MARK', 'summary_table', 'average_table',
+           'time_to_train_table', 'report_figures', 'report_svgs', 'Report', 'build_report', 'write_report',
+           'browser_check']
 
 # %% ../nbs/08_report.ipynb #37ce9eb4
 SUMMARY_COLS = ("device", "model", "precision", "mode", "bs", "throughput", "relative")
@@ -38,6 +39,27 @@ def average_table(avg:pd.DataFrame, # `average(...)`
     "One row per (device, precision, mode): the arithmetic and geometric mean of relative throughput."
     return avg[list(AVERAGE_COLS)].reset_index(drop=True)
 
+TIME_TO_TRAIN_COLS = ("device", "model", "precision", "mode", "bs", "unit", "throughput", "steps_per_minute", "work", "seconds", "duration")
+WORK = dict(train=(90, "imagenet-1k"), infer=(1, "imagenet-1k-val")) # mode -> (epochs, data set) the time is extrapolated for
+
+def _is_test(models) -> pd.Series: return pd.Series(list(models), dtype=object).astype(str).str.startswith("test_")
+
+def time_to_train_table(best:pd.DataFrame, # `relative(best_batch(...))` (or `analyse(...)["best"]`), with `items_per_sample` where known
+                       ) -> pd.DataFrame:
+    "Per device, image model and mode, at the device's fastest precision: the time for `WORK` (90 epochs of ImageNet-1k; its validation set for inference). Never for test models."
+    d = best[~_is_test(best["model"]).to_numpy() & (best["unit"].eq("images").to_numpy() if "unit" in best else True)]
+    if d.empty: return pd.DataFrame(columns=list(TIME_TO_TRAIN_COLS))
+    mc = "label" if "label" in d else "model"
+    d = d.loc[d.groupby(["device", mc, "mode"])["throughput"].idxmax()]
+    ips = pd.to_numeric(d["items_per_sample"], errors="coerce").fillna(1) if "items_per_sample" in d else 1.0
+    sps = d["throughput"] / ips  # samples per second: the throughput counts `unit`s, a sample is `items_per_sample` of them
+    work = [WORK.get(m, WORK["infer"]) for m in d["mode"]]
+    e = extrapolate(d.assign(throughput=sps), samples=pd.Series([n * dataset_size(ds) for n, ds in work], index=d.index))
+    out = pd.DataFrame(dict(device=d["device"], model=d[mc], precision=d["precision"], mode=d["mode"], bs=d["bs"],
+                            unit=d["unit"] if "unit" in d else "images", throughput=d["throughput"], steps_per_minute=sps / d["bs"] * 60,
+                            work=[f"{n} epoch{'s' if n != 1 else ''} {ds}" for n, ds in work], seconds=e["seconds"], duration=e["duration"]))
+    return out.sort_values(["mode", "model", "seconds"], ascending=[False, True, True], ignore_index=True)
+
 # %% ../nbs/08_report.ipynb #237bb70f
 def _slug(s:str) -> str:
     "A file-name part: the name's safe characters, and for a long name its first 40 and a hash of the whole (a file name has a length limit)."
@@ -53,6 +75,9 @@ def _figure_jobs(res:dict) -> list[tuple[str, str, object]]:
         jobs.append((f"average-{mode}.svg", "overview", partial(plot_average, res["average"], mode)))
         if (res["speedup"]["mode"] == mode).any(): jobs.append((f"speedup-{mode}.svg", "overview", partial(plot_speedup, res["speedup"], mode)))
         if "value" in res and (res["value"]["mode"] == mode).any(): jobs.append((f"cost-{mode}.svg", "cost", partial(plot_cost, res["value"], mode)))
+        eff = res["efficiency"][res["efficiency"]["mode"] == mode] if "efficiency" in res else pd.DataFrame()
+        if len(eff) and eff[["mfu", "mfu_measured"]].notna().any().any():
+            jobs.append((f"efficiency-{mode}.svg", "efficiency", partial(plot_efficiency, res["efficiency"], mode)))
     for label in sorted(t["label"].unique()):  # every measured model, ranked or not
         for mode in _modes(t[t["label"] == label]):
             if ((best["label"] == label) & (best["mode"] == mode)).any():
@@ -104,17 +129,17 @@ def _cell(v, floatfmt:str) -> str:
     if isinstance(v, (float, np.floating)): return f'<td class="n">{"∞" if np.isinf(v) else floatfmt.format(v)}</td>'
     return f"<td>{html.escape(str(v))}</td>"
 
-def _table(df:pd.DataFrame, floatfmt="{:,.1f}") -> str:
-    "`df` as an HTML table: one header row of escaped names, numbers right-aligned; wide tables scroll."
+def _table(df:pd.DataFrame, floatfmt:str|dict="{:,.1f}") -> str:
+    "`df` as an HTML table: one header row of escaped names, numbers right-aligned (`floatfmt`, or per column as a dict); wide tables scroll."
     num = lambda c: pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
     head = "".join(('<th class="n">' if num(c) else "<th>") + html.escape(str(c)) + "</th>" for c in df.columns)
-    rows = "".join("<tr>" + "".join(_cell(v, floatfmt) for v in r) + "</tr>\n" for r in df.itertuples(index=False, name=None))
+    fmts = [floatfmt.get(c, "{:,.1f}") if isinstance(floatfmt, dict) else floatfmt for c in df.columns]
+    rows = "".join("<tr>" + "".join(_cell(v, f) for v, f in zip(r, fmts)) + "</tr>\n" for r in df.itertuples(index=False, name=None))
     return f'<div class="scroll"><table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{rows}</tbody></table></div>'
 
 
 def _mode_name(m): return {"train": "training", "infer": "inference"}.get(m, m)
 
-def _is_test(models) -> pd.Series: return pd.Series(list(models), dtype=object).astype(str).str.startswith("test_")
 
 def _ranking(avg:pd.DataFrame, mode:str) -> pd.DataFrame:
     "Per device, the geometric mean of relative throughput (%) of each precision, and how many models went in."
@@ -133,14 +158,11 @@ def _ranking(avg:pd.DataFrame, mode:str) -> pd.DataFrame:
     return out
 
 def _training_time(best:pd.DataFrame, mode:str) -> pd.DataFrame:
-    "Per device and model, at the device's fastest precision: ImageNet-1k × 90 epochs (train) or its 50k validation images (infer); never for test models."
-    d = best[(best["mode"] == mode) & ~_is_test(best["model"]).to_numpy()]
-    mc = "label" if "label" in d else "model"
-    if d.empty: return pd.DataFrame(columns=["device"])
-    d = d.loc[d.groupby(["device", mc])["throughput"].idxmax()]
-    e = extrapolate(d, epochs=90, dataset="imagenet-1k") if mode == "train" else extrapolate(d, samples=50_000)
+    "`time_to_train_table` of one mode as a device × model table of durations, each with its precision."
+    e = time_to_train_table(best[best["mode"] == mode])
+    if e.empty: return pd.DataFrame(columns=["device"])
     e = e.assign(cell=e["duration"] + " (" + e["precision"] + ")")
-    return e.pivot(index="device", columns=mc, values="cell").rename_axis(columns=None).reset_index().fillna("")
+    return e.pivot(index="device", columns="model", values="cell").rename_axis(columns=None).reset_index().fillna("")
 
 # %% ../nbs/08_report.ipynb #6c53e75c
 @dataclass
@@ -176,28 +198,31 @@ def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `anal
                  title:str="Ready, Steady, Go! benchmark report", # the page title
                  timings:dict|None=None, # if given, seconds spent per stage are added to it
                  include_unconverged:bool=False, # rank points whose CI missed its target too (marked); by default they are left out
+                 only_valid:bool=False, # leave out results whose `conditions` are not `ok` (see `analysis.flagged`)
                 ) -> Report:
     "Validate `runs` and `prices` and make every file of the report in memory; `BadInput` on bad input."
     t0 = time.perf_counter()
     prices = parse_prices(prices)
-    res = analyse(runs, prices, include_unconverged=include_unconverged)
+    res = analyse(runs, prices, include_unconverged=include_unconverged, only_valid=only_valid)
     t1 = time.perf_counter()
     figs = report_svgs(res)
     t2 = time.perf_counter()
-    files = {"summary.csv": summary_table(res["best"]).to_csv(index=False), "average.csv": average_table(res["average"]).to_csv(index=False)}
+    files = {"summary.csv": summary_table(res["best"]).to_csv(index=False), "average.csv": average_table(res["average"]).to_csv(index=False),
+             "time_to_train.csv": time_to_train_table(res["best"]).to_csv(index=False)}
     files |= {f"figures/{n}": s for n, (_, s) in figs.items()}
-    files["report.html"] = _html(runs, res, figs, title, include_unconverged)
+    files["report.html"] = _html(runs, res, figs, title, include_unconverged, only_valid)
     if timings is not None: timings.update(analysis=t1 - t0, figures=t2 - t1, html=time.perf_counter() - t2)
     return Report(files)
 
 def write_report(runs:pd.DataFrame, # the runs table
-                 out:str|Path, # the folder for report.html, summary.csv, average.csv and figures/
+                 out:str|Path, # the folder for report.html, summary.csv, average.csv, time_to_train.csv and figures/
                  prices=None, # $/hour per device (see `parse_prices`)
                  title:str="Ready, Steady, Go! benchmark report", # the page title
                  include_unconverged:bool=False, # rank points whose CI missed its target too (marked)
+                 only_valid:bool=False, # leave out results whose `conditions` are not `ok`
                 ) -> Path:
     "Write the report of `runs` to `out`; returns the path of `report.html`. Nothing is written on bad input."
-    return build_report(runs, prices, title, include_unconverged=include_unconverged).write(out)
+    return build_report(runs, prices, title, include_unconverged=include_unconverged, only_valid=only_valid).write(out)
 
 # %% ../nbs/08_report.ipynb #f4ba2d7f
 def _pm(x) -> str: return "no interval" if pd.isna(x) else f"±{100 * x:.1f}%"
@@ -231,6 +256,10 @@ def _convergence(res:dict, include:bool) -> list[str]:
 
 def _num_or(x, fmt="{:,.1f}", inf="unbounded") -> str: return "" if pd.isna(x) else inf if np.isinf(x) else fmt.format(x)
 
+def _ci_text(lo, hi, fmt:str="{:,.1f}") -> str:
+    "A 95% interval as text, `lo to hi`; `no interval` where a bound is unknown (an unknown uncertainty is not a zero one)."
+    return "no interval" if pd.isna(lo) or pd.isna(hi) else f"{_num_or(lo, fmt)} to {_num_or(hi, fmt)}"
+
 def _target(met, tg) -> str:
     t = "" if pd.isna(tg) else f" {_pm(tg)}"
     return "unknown" if pd.isna(met) else f"met{t}" if met else f"{MISSED_MARK} missed{t}"
@@ -240,17 +269,68 @@ def _points(d:pd.DataFrame, unit:str, relative:bool=True) -> pd.DataFrame:
     d = d.sort_values(["mode", "label", *(["relative"] if relative else ["throughput"])], ascending=[False, True, False])
     out = pd.DataFrame({"device": d["device"], "model": d["label"], "precision": d["precision"], "mode": d["mode"], "batch size": d["bs"],
                         f"throughput ({unit}/s)": d["throughput"],
-                        f"95% CI ({unit}/s)": [f"{_num_or(a)} to {_num_or(b)}" for a, b in zip(d["throughput_lo"], d["throughput_hi"])],
+                        f"95% CI ({unit}/s)": [_ci_text(a, b) for a, b in zip(d["throughput_lo"], d["throughput_hi"])],
                         "CI (±%)": 100 * d["ci_rel"], "CI target": [_target(m, g) for m, g in zip(d["ci_target_met"], d["target_ci"])],
                         "runs": d["n_runs"], "peak memory (MiB)": d["peak_mem_mb"]})
     if relative: out["relative (%)"] = d["relative"]
+    if "conditions" in d: out["conditions"] = [c if isinstance(c, str) and c.strip() else "not recorded" for c in d["conditions"]]
     return out.dropna(axis=1, how="all")
+
+def _speedups(sp:pd.DataFrame, mode:str) -> pd.DataFrame:
+    "The precision speed-ups of one mode with their 95% intervals, in the figure's order (the device with the largest first)."
+    d = sp[sp["mode"] == mode]
+    d = d.assign(_o=d.groupby("device")["speedup"].transform("max")).sort_values(["_o", "device", "speedup"], ascending=[False, True, False])
+    return pd.DataFrame({"device": d["device"], "precision": d["precision"], "speed-up over fp32 (×)": d["speedup"],
+                         "95% CI (×)": [_ci_text(a, b, "{:.2f}") for a, b in zip(d["speedup_lo"], d["speedup_hi"])], "models": d["n_models"]})
+
+_ENERGY_FMT = {"J per sample": "{:,.3g}", "samples per kWh": "{:,.0f}", "samples per $": "{:,.0f}"}
+_GUARD_HEADERS = {"scope": "compared", "factor": "what differs", "values": "values (devices)", "detail": "per device or precision",
+                  "groups": "model and mode", "n_groups": "groups", "n_runs": "runs"}
+
+def _guard(res:dict) -> list[str]:
+    "The comparability guard's one note above the ranking, with its table folded under it; nothing when the ranked results were measured alike."
+    g = res.get("comparability")
+    if g is None or not len(g) or res["best"].empty: return []
+    g = g.assign(scope=g["scope"].map({"devices": "devices on a model", "precisions": "precisions on a device"}).fillna(g["scope"]))
+    lead, _, rest = comparability_note(res["comparability"]).partition(": ")
+    return [f'<p class="note"><b>{html.escape(lead)}</b>: {html.escape(rest)} Besides the hardware, these change the numbers '
+            "too: read the ranking and the speed-ups with them in mind.</p>",
+            "<details><summary>What differs, per model and mode ranked together</summary>", _table(g.drop(columns="devices").rename(columns=_GUARD_HEADERS)), "</details>"]
+
+def _flagged_note(best:pd.DataFrame, only_valid:bool) -> str:
+    "A line on best points measured under flagged conditions (or on their being left out)."
+    if only_valid: return "<p>Results measured under flagged conditions (throttling, a power cap, ...) are left out (<code>only_valid</code>).</p>"
+    if "conditions" not in best: return ""
+    f = flagged(best)
+    if not f.any(): return ""
+    what = ", ".join(html.escape(c) for c in sorted(set(best.loc[f, "conditions"].astype(str))))
+    return (f'<p class="note">{int(f.sum())} of {len(best)} best points were measured under flagged conditions ({what}): their devices '
+            "were not running as they should, and they are ranked as measured (see the <i>conditions</i> column of the best points); "
+            "<code>only_valid</code> leaves them out.</p>")
+
+def _efficiency_table(d:pd.DataFrame, unit:str) -> pd.DataFrame:
+    out = pd.DataFrame({"device": d["device"], "model": d["label"] if "label" in d else d["model"], "precision": d["precision"], "batch size": d["bs"],
+                        f"throughput ({unit}/s)": d["throughput"], "TFLOP/s": d["tflops"], "MFU (%)": 100 * d["mfu"],
+                        "MFU, measured peak (%)": 100 * d["mfu_measured"]})
+    if "conditions" in d: out["conditions"] = d["conditions"].fillna("not recorded")
+    return out.dropna(axis=1, how="all")
+
+def _energy_table(d:pd.DataFrame, cost:pd.DataFrame|None) -> pd.DataFrame:
+    keys = [*KEYS, "bs"]
+    if cost is not None and len(cost):  # beside samples per dollar (the throughput counts units, a sample is `items_per_sample` of them)
+        ips = pd.to_numeric(cost["items_per_sample"], errors="coerce").fillna(1) if "items_per_sample" in cost else 1
+        d = d.merge(cost[keys].assign(_spd=cost["samples_per_dollar"] / ips), on=keys, how="left")
+    out = pd.DataFrame({"device": d["device"], "model": d["label"] if "label" in d else d["model"], "precision": d["precision"], "batch size": d["bs"],
+                        "energy from": d["energy_source"] if "energy_source" in d else "", "J per sample": d.get("joules_per_sample"),
+                        "samples per kWh": d.get("samples_per_kwh")})
+    if "_spd" in d: out["samples per $"] = d["_spd"]
+    return out
 
 _VALUE_HEADERS = {"price_per_hour": "price ($/h)", "throughput": "relative throughput (%, geomean)", "cost_factor": "price factor (×)",
                   "throughput_factor": "throughput factor (×)", "value": "value (% per $/h)", "frontier": "on the frontier"}
 _ENV_HEADERS = {"device_mem_gb": "device memory (GB)", "cpu_count": "CPU cores", "torch_threads": "torch threads"}
 
-def _html(runs:pd.DataFrame, res:dict, figs:dict[str, tuple[str, str]], title:str, include:bool=False) -> str:
+def _html(runs:pd.DataFrame, res:dict, figs:dict[str, tuple[str, str]], title:str, include:bool=False, only_valid:bool=False) -> str:
     e = html.escape
     st = runs["status"].astype(str).value_counts() if "status" in runs else pd.Series({"ok": len(runs)})
     best, avg, t = res["best"], res["average"], res["tidy"]
@@ -262,7 +342,9 @@ def _html(runs:pd.DataFrame, res:dict, figs:dict[str, tuple[str, str]], title:st
              f"<p>Throughput is {e(unit)} per second at each configuration's best batch size (repeats combined by their median). "
              "<b>Relative throughput</b> is 100 × a device's best / the best of any device and precision on that model and mode "
              "(the 2022 normalisation); averages over models are geometric means (the arithmetic means are in <code>average.csv</code>). "
-             "Error bars are a single run's 95% confidence interval, or the range of its repeats.</p>", "<h2>Ranking</h2>"]
+             "Error bars are a single run's 95% confidence interval, or the range of its repeats; every ratio (speed-ups, throughput factors) "
+             "carries its 95% interval, propagated from them, and says <i>no interval</i> where a result has none.</p>", "<h2>Ranking</h2>",
+             *_guard(res), _flagged_note(best, only_valid)]
     if best.empty: parts.append("<p>Nothing is ranked: no point reached its CI target (see above).</p>")
     for mode in _modes(best):
         r = _ranking(avg, mode)
@@ -270,19 +352,40 @@ def _html(runs:pd.DataFrame, res:dict, figs:dict[str, tuple[str, str]], title:st
                   "<p>Relative throughput, geometric mean over models (% of the fastest), and how many models went in:</p>", _table(r)]
         if "models" in r and r["models"].astype(str).str.contains(" of ").any():
             parts.append("<p>A device measured on fewer models than the others averages over those only: its number is not comparable with theirs.</p>")
-        parts.append(fig(f"speedup-{mode}.svg"))
+        if (res["speedup"]["mode"] == mode).any():
+            parts += [fig(f"speedup-{mode}.svg"), "<p>Speed-up of each precision over fp32 on the same device, geometric mean over models, with its 95% interval:</p>",
+                      _table(_speedups(res["speedup"], mode), "{:,.2f}")]
     if include and best["unconverged"].any(): parts.append(f"<p>{MISSED_MARK}: ranked with points whose CI missed its target.</p>")
     if "value" in res and len(res["value"]):
-        parts.append("<h2>Cost</h2><p>Prices in $/hour as given. Factors are against the cheapest device; <i>value</i> is relative "
+        parts.append("<h2>Cost</h2><p>Prices in $/hour as given. The verdict compares each device with the cheapest: the price factor is exact, the "
+                     "throughput factor comes with its 95% interval; <i>value</i> is relative "
                      "throughput per $/hour; the frontier holds the devices no other device beats on both price and speed.</p>")
         for mode in _modes(res["value"]):
-            v = res["value"][res["value"]["mode"] == mode].drop(columns="mode").rename(columns=_VALUE_HEADERS)
+            v = res["value"][res["value"]["mode"] == mode].drop(columns="mode")
+            # the verdict states both factors; the throughput factor is measured, so its 95% interval goes with it
+            ci = [None if i == 0 else _ci_text(a, b, "{:.2f}") for i, (a, b) in enumerate(zip(v["throughput_factor_lo"], v["throughput_factor_hi"]))]
+            v["verdict"] = [x if c is None else f"{x} (no interval)" if c == "no interval" else f"{x} (95% CI {c}×)" for x, c in zip(v["verdict"], ci)]
+            v = v.drop(columns=["cost_factor", "throughput_factor", "throughput_factor_lo", "throughput_factor_hi"])
+            v = v.rename(columns=_VALUE_HEADERS)
             parts += [f"<h3>{_mode_name(mode).capitalize()}</h3>", fig(f"cost-{mode}.svg"), _table(v, "{:,.2f}")]
         c = res["cost"]
         c = c.loc[c.groupby(["device", "label", "mode"])["throughput"].idxmax()].sort_values(["mode", "label", "usd_per_million"], ascending=[False, True, True])
         c = pd.DataFrame({"mode": c["mode"], "device": c["device"], "model": c["label"], "precision": c["precision"], "batch size": c["bs"],
                           f"throughput ({unit}/s)": c["throughput"], "price ($/h)": c["price_per_hour"], f"$ per 1M {unit}": c["usd_per_million"]})
         parts += [f"<p>Cost per million {e(unit)} at each device's fastest precision:</p>", _table(c, "{:,.2f}")]
+    eff = res.get("efficiency", pd.DataFrame())
+    if len(eff) and eff[list(EFFICIENCY_COLS)].notna().any().any():
+        parts.append("<h2>Efficiency</h2><p>How much of the device each result used, at its best batch size: the achieved TFLOP/s, and the "
+                     "model FLOPs utilisation (MFU) against the dense datasheet peak of the precision that ran, and against the peak this device "
+                     "reached on a large matmul (measured peak). Empty where a run recorded none (a 2022 import; a CPU has no datasheet peak).</p>")
+        for mode in _modes(eff):
+            parts += [f"<h3>{_mode_name(mode).capitalize()}</h3>", fig(f"efficiency-{mode}.svg"), _table(_efficiency_table(eff[eff["mode"] == mode], unit))]
+    if len(eff) and "energy_j" in runs and pd.to_numeric(runs["energy_j"], errors="coerce").notna().any():
+        parts.append("<h2>Energy</h2><p>Energy per sample over the timed window, from the source named (NVML's energy counter, its sampled "
+                     "power, or RAPL on a CPU; <i>none</i>: nothing could be read, which is not a zero), and samples per kWh"
+                     + (" beside samples per dollar" if "cost" in res else "") + ", at each best point.</p>")
+        for mode in _modes(eff):
+            parts += [f"<h3>{_mode_name(mode).capitalize()}</h3>", _table(_energy_table(eff[eff["mode"] == mode], res.get("cost")), _ENERGY_FMT)]
     parts.append("<h2>Time to train</h2>")
     tests = sorted(set(t.loc[_is_test(t["model"]).to_numpy(), "model"]))
     if tests: parts.append(f"<p>Not extrapolated for {', '.join(e(m) for m in tests)}: timm's test models are tiny stand-ins (random weights, "

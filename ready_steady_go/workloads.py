@@ -1,4 +1,4 @@
-"""What runs: a model, one synthetic batch made on the device, a loss, and the unit of work
+"""What runs: image classifiers, language models, a 3D U-Net, micro-ops and the CPU input pipeline, each with its unit of work and its step
 
 Docs: https://xl0.github.io/ready-steady-go/workloads.html.md"""
 
@@ -6,42 +6,217 @@ Docs: https://xl0.github.io/ready-steady-go/workloads.html.md"""
 
 # %% ../nbs/01_workloads.ipynb #8de3b1a7
 from __future__ import annotations
-import difflib
+import difflib, math, os, re
+from contextlib import nullcontext
 from functools import lru_cache
+from pathlib import Path
 
+import pandas as pd
 import torch, timm
 from torch import nn
 from torch.nn import functional as F
+from torch.utils.flop_counter import FlopCounterMode
+from torch._subclasses.fake_tensor import FakeTensorMode
 from timm.models import get_pretrained_cfg, split_model_name_tag
 
 from .env import BadInput
 
 # %% auto #0
-__all__ = ['check_model', 'TimmClassifier', 'get_workload']
+__all__ = ['LM_CONFIGS', 'UNET3D_CONFIGS', 'OPS', 'PIPELINES', 'DEFAULT_BS', 'KINDS', 'UNITS', 'PRECISIONS', 'list_workloads',
+           'kind_of', 'amp_context', 'model_step', 'Workload', 'check_model', 'TimmClassifier', 'LanguageModel',
+           'parse_patch', 'UNet3D', 'MicroOp', 'cache_dir', 'synthetic_jpegs', 'ImagePipeline', 'get_workload']
+
+# %% ../nbs/01_workloads.ipynb #2411f97d
+_GPT2 = dict(vocab_size=50257, n_positions=1024, bos_token_id=50256, eos_token_id=50256)
+_LLAMA3 = dict(vocab_size=128256, rope_theta=500000.0, max_position_embeddings=8192, bos_token_id=128000, eos_token_id=128001)
+_TINY = dict(vocab_size=512, bos_token_id=0, eos_token_id=0)
+
+LM_CONFIGS = {  # name: (architecture, config, default seq_len)
+    "gpt2":        ("gpt2", dict(_GPT2, n_layer=12, n_embd=768, n_head=12), 1024),
+    "gpt2-medium": ("gpt2", dict(_GPT2, n_layer=24, n_embd=1024, n_head=16), 1024),
+    "gpt2-large":  ("gpt2", dict(_GPT2, n_layer=36, n_embd=1280, n_head=20), 1024),
+    "gpt2-xl":     ("gpt2", dict(_GPT2, n_layer=48, n_embd=1600, n_head=25), 1024),
+    "llama-160m":  ("llama", dict(_LLAMA3, vocab_size=32000, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+                                  num_key_value_heads=12, intermediate_size=3072, tie_word_embeddings=False), 2048),
+    "llama-1b":    ("llama", dict(_LLAMA3, hidden_size=2048, num_hidden_layers=16, num_attention_heads=32,
+                                  num_key_value_heads=8, intermediate_size=8192, tie_word_embeddings=True), 2048),
+    "llama-3b":    ("llama", dict(_LLAMA3, hidden_size=3072, num_hidden_layers=28, num_attention_heads=24,
+                                  num_key_value_heads=8, intermediate_size=8192, tie_word_embeddings=True), 2048),
+    "llama-8b":    ("llama", dict(_LLAMA3, hidden_size=4096, num_hidden_layers=32, num_attention_heads=32,
+                                  num_key_value_heads=8, intermediate_size=14336, tie_word_embeddings=False), 2048),
+    "test-gpt2":   ("gpt2", dict(_TINY, n_layer=2, n_embd=64, n_head=2, n_positions=256), 64),
+    "test-llama":  ("llama", dict(_TINY, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                                  intermediate_size=128, max_position_embeddings=256, tie_word_embeddings=False), 64),
+}
+UNET3D_CONFIGS = {  # name: (features of the 5 levels and the up path, default patch side)
+    "test-unet3d":  ((4, 4, 8, 8, 16, 4), 32),
+    "unet3d-small": ((16, 16, 32, 64, 128, 16), 64),
+    "unet3d":       ((32, 32, 64, 128, 256, 32), 128),
+    "unet3d-large": ((64, 64, 128, 256, 512, 64), 128),
+}
+OPS = {"matmul": 4096, "add": 2**26, "h2d": 2**26, "h2d-pageable": 2**26, "d2h": 2**26, "d2h-pageable": 2**26, "seed2022": 12288}  # name: default N
+PIPELINES = {"imagenet": 224}  # name: crop side
+DEFAULT_BS = dict(image=32, lm=8, unet3d=2, op=1, data=256)  # per step: images, sequences, patches, iterations, images
+
+# %% ../nbs/01_workloads.ipynb #51635f68
+def list_workloads() -> pd.DataFrame:
+    "Every workload family with its models, unit and defaults."
+    rows = [dict(workload="image", model="any timm name (resnet50, vit_base_patch16_224, …)", unit="images",
+                 size="the model's own (224 for most)", seq_len="", bs=DEFAULT_BS["image"], optimizer="sgd")]
+    for m, (_, _, t) in LM_CONFIGS.items(): rows.append(dict(workload="lm", model=m, unit="tokens", size="", seq_len=t, bs=DEFAULT_BS["lm"], optimizer="adamw"))
+    for m, (_, s) in UNET3D_CONFIGS.items(): rows.append(dict(workload="unet3d", model=m, unit="voxels", size=s, seq_len="", bs=DEFAULT_BS["unet3d"], optimizer="sgd"))
+    for o, s in OPS.items(): rows.append(dict(workload="op", model=f"op:{o}", unit="iterations", size=s, seq_len="", bs=DEFAULT_BS["op"], optimizer=""))
+    for p, s in PIPELINES.items(): rows.append(dict(workload="data", model=f"data:{p}", unit="images", size=s, seq_len="", bs=DEFAULT_BS["data"], optimizer=""))
+    return pd.DataFrame(rows)
+
+# %% ../nbs/01_workloads.ipynb #dae3e64b
+KINDS = ("image", "lm", "unet3d", "op", "data")
+UNITS = ("images", "tokens", "voxels", "iterations")
+PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
+_AMP = dict(fp16=torch.float16, bf16=torch.bfloat16)
+_DTYPES = dict(fp32=torch.float32, tf32=torch.float32, fp16=torch.float16, bf16=torch.bfloat16)
+
+def kind_of(workload:str, # a stored `workload` value
+           ) -> str:
+    "The family a stored `workload` value means: records written before families say `timm` for `image`."
+    return "image" if workload == "timm" else workload
+
+# %% ../nbs/01_workloads.ipynb #5b79f4e7
+def amp_context(dev:torch.device, # the device the step runs on
+                precision:str,    # one of `PRECISIONS`
+               ):
+    "A factory of the autocast context `precision` needs on `dev` (a no-op for fp32 and tf32)."
+    return (lambda: torch.autocast(dev.type, dtype=_AMP[precision])) if precision in _AMP else nullcontext
+
+def model_step(model:nn.Module,              # the model, already on the device
+               x:torch.Tensor, y:torch.Tensor, # the batch, already on the device
+               loss_fn,                      # `loss_fn(out, y)`, a scalar
+               mode:str="train",             # `train` or `infer`
+               precision:str="fp32",         # one of `PRECISIONS`
+               optimizer:str="sgd",          # `sgd` or `adamw`
+              ):
+    "A function that runs one step of `mode` at `precision`."
+    dev = x.device
+    amp = amp_context(dev, precision)
+    if mode == "infer":
+        model.eval()
+        def step():
+            with torch.inference_mode(), amp(): model(x)
+        return step
+    model.train()
+    opt = (torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9) if optimizer == "sgd"
+           else torch.optim.AdamW(model.parameters(), lr=1e-4))
+    scaler = torch.amp.GradScaler(dev.type, enabled=precision == "fp16")
+    def step():
+        with amp(): loss = loss_fn(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        opt.zero_grad(set_to_none=True)
+    return step
+
+# %% ../nbs/01_workloads.ipynb #49e84588
+@lru_cache(maxsize=None)
+def _counted_flops(wl) -> float|None:
+    "Forward FLOPs per item of `wl`'s unit, counted on the meta device or fake tensors (cached per workload key)."
+    fake = getattr(wl, "count_fake", False)
+    try:
+        with FakeTensorMode(allow_non_fake_inputs=True) if fake else torch.device("meta"):
+            model = wl.build(counting=True).eval()
+            x, _ = wl.batch(2, "cpu" if fake else "meta")
+            with FlopCounterMode(display=False) as fc, torch.no_grad(): model(x)
+        return fc.get_total_flops() / (2 * wl.items_per_sample) or None
+    except Exception: return None
+
+# %% ../nbs/01_workloads.ipynb #28809e8e
+class Workload:
+    "What runs: a named model, the unit its work is counted in, and how to make one step of it."
+    kind = unit = model = None
+    items_per_sample, size, seq_len = 1, None, None
+    default_bs, optimizer, forced_device = 1, "sgd", None
+    precisions, memory_format, compilable = PRECISIONS, None, True  # what it can run; the channels-last format, if any
+
+    @property
+    def key(self) -> tuple: return (self.kind, self.model, self.size, self.seq_len)
+    def __eq__(self, other): return isinstance(other, Workload) and self.key == other.key
+    def __hash__(self): return hash(self.key)
+    def __repr__(self): return f"{type(self).__name__}({self.model!r}, size={self.size}" + (f", seq_len={self.seq_len})" if self.seq_len else ")")
+
+    def flops_per_sample(self, mode:str="train") -> float|None:
+        "FLOPs per item of the unit in one step of `mode` (3× forward for `train`), counted; `None` if not countable."
+        f = _counted_flops(self)
+        return f and (3 * f if mode == "train" else f)
+    def flops_per_sample_formula(self, mode:str="train") -> float|None:
+        "FLOPs per item from a closed-form estimate, where the family has one (language models)."
+        return None
+    def bytes_per_iteration(self, precision:str="fp32") -> int|None:
+        "Bytes one iteration moves, where bandwidth is what is measured."
+        return None
+
+    def check(self, precision:str="fp32", mode:str="train", channels_last:bool=False, compile:bool=False):
+        "`BadInput` if this workload cannot run `precision`, `mode`, `channels_last` or `compile`."
+        if compile and not self.compilable: raise BadInput(f"compile applies to neural-network workloads, not to {self.model} ({self.kind})")
+        if precision not in self.precisions:
+            raise BadInput(f"{self.model} runs at {', '.join(self.precisions)}, not precision {precision!r}")
+        if channels_last and self.memory_format is None:
+            raise BadInput(f"channels_last applies to image and 3D U-Net workloads, not to {self.model} ({self.kind})")
+
+    def make_step(self, device:torch.device|str, # where it runs
+                  bs:int,                  # samples per step
+                  precision:str="fp32",    # one of `PRECISIONS`
+                  mode:str="train",        # `train` or `infer`
+                  optimizer:str|None=None, # `sgd` or `adamw` (default: the family's)
+                  channels_last:bool=False,# channels-last memory format for model and batch
+                  compile:bool=False,      # run the model through `torch.compile`
+                 ):
+        "A function that runs one step: the model and one batch are made on `device` now, once."
+        self.check(precision, mode, channels_last, compile)
+        dev = torch.device(device)
+        model, (x, y) = self._model_on(dev, channels_last, compile), self.batch(bs, dev, channels_last)
+        return model_step(model, x, y, self.loss, mode, precision, optimizer or self.optimizer)
+
+    def _model_on(self, dev, channels_last, compile):
+        "The model built on `dev` (initialised where it runs: no host copy of a large model), compiled if asked."
+        with dev: model = self.build()
+        model = model.to(dev)
+        if channels_last: model = model.to(memory_format=self.memory_format)
+        return torch.compile(model) if compile else model
 
 # %% ../nbs/01_workloads.ipynb #75b703a6
 @lru_cache(None)
 def _timm_names() -> tuple: return tuple(timm.list_models())
 
-def check_model(name:str, # a timm model name, e.g. `resnet50`
+def _family(name:str) -> str|None:
+    "The kind whose family knows `name`, or None."
+    if name.startswith("op:"): return "op" if name[3:] in OPS else None
+    if name.startswith("data:"): return "data" if name[5:] in PIPELINES else None
+    if name in LM_CONFIGS: return "lm"
+    if name in UNET3D_CONFIGS: return "unet3d"
+    return "image" if timm.is_model(split_model_name_tag(name)[0]) else None
+
+def _named() -> list:
+    return [*LM_CONFIGS, *UNET3D_CONFIGS, *(f"op:{o}" for o in OPS), *(f"data:{p}" for p in PIPELINES)]
+
+def check_model(name:str, # a workload name: `gpt2`, `unet3d`, `op:matmul`, `data:imagenet` or any timm name
                ) -> str:
-    "`name` if timm can build it, else `BadInput` with the closest names timm knows."
-    if not isinstance(name, str) or not name.strip(): raise BadInput(f"model name {name!r} is empty: give a timm model name such as resnet50")
-    if timm.is_model(split_model_name_tag(name)[0]): return name
-    close = difflib.get_close_matches(name, _timm_names(), n=3, cutoff=0.6)
-    hint = f"did you mean {', '.join(close)}?" if close else "see timm.list_models() for the accepted names"
+    "`name` if a workload family knows it, else `BadInput` with the closest names of all families."
+    if not isinstance(name, str) or not name.strip(): raise BadInput(f"model name {name!r} is empty: give a model such as resnet50, gpt2, unet3d or op:matmul")
+    if _family(name): return name
+    close = difflib.get_close_matches(name, _named() + list(_timm_names()), n=3, cutoff=0.6)
+    hint = f"did you mean {', '.join(close)}?" if close else "see list_workloads() (ready-steady-go --list) for the accepted names"
     raise BadInput(f"unknown model {name!r}: {hint}")
 
 # %% ../nbs/01_workloads.ipynb #b177659f
-class TimmClassifier:
+class TimmClassifier(Workload):
     "A timm image classifier trained or run on random images and labels."
-    kind, unit = "timm", "images"
+    kind, unit, default_bs, memory_format = "image", "images", DEFAULT_BS["image"], torch.channels_last
     def __init__(self,
                  model:str,            # timm model name
                  size:int|None=None,   # image side in pixels (default: the model's own input size)
                  num_classes:int=1000, # classes in the head; labels are drawn from them
                 ):
         self.model = check_model(model)
+        if _family(model) != "image": raise BadInput(f"{model!r} is of the {_family(model)} family, not a timm image classifier")
         cfg = get_pretrained_cfg(split_model_name_tag(model)[0], allow_unregistered=True)
         self.default_size = int(cfg.input_size[-1]) if cfg is not None and cfg.input_size else 224
         self.fixed_size = bool(cfg is not None and cfg.fixed_input_size)
@@ -53,7 +228,7 @@ class TimmClassifier:
     @property
     def key(self): return (self.kind, self.model, self.size, self.num_classes)
 
-    def build(self) -> nn.Module:
+    def build(self, counting:bool=False) -> nn.Module:
         "A freshly initialised model (no weights are downloaded), on the current default device."
         kw = dict(img_size=self.size) if self.fixed_size and self.size != self.default_size else {}
         return timm.create_model(self.model, pretrained=False, num_classes=self.num_classes, **kw)
@@ -66,9 +241,300 @@ class TimmClassifier:
 
     def loss(self, out, y): return F.cross_entropy(out, y)
 
+# %% ../nbs/01_workloads.ipynb #09d87102
+class LanguageModel(Workload):
+    "A causal language model with random weights, trained on (or run over) random token sequences."
+    kind, unit, optimizer, default_bs, configs = "lm", "tokens", "adamw", DEFAULT_BS["lm"], LM_CONFIGS
+    count_fake = True  # counted on fake tensors: transformers reads a mask value the meta device cannot give
+
+    def __init__(self,
+                 model:str,              # a name in `LanguageModel.configs`
+                 seq_len:int|None=None,  # tokens per sequence (default: 1024 for GPT-2, 2048 for Llama)
+                ):
+        if model not in self.configs: check_model(model); raise BadInput(f"{model!r} is not a language model: use one of {', '.join(self.configs)}")
+        self.model, (self.arch, self._cfg, self.default_seq_len) = model, self.configs[model]
+        if seq_len is not None and (isinstance(seq_len, bool) or not isinstance(seq_len, int) or seq_len < 1):
+            raise BadInput(f"seq_len {seq_len!r} must be a positive whole number of tokens")
+        self.seq_len = self.items_per_sample = seq_len or self.default_seq_len
+
+    def config(self, counting:bool=False):
+        "The `transformers` config; positions grow to `seq_len` if it is longer than the published context."
+        from transformers import GPT2Config, LlamaConfig
+        kw = dict(self._cfg, attn_implementation="eager" if counting else "sdpa")
+        if self.arch == "gpt2": return GPT2Config(**dict(kw, n_positions=max(kw["n_positions"], self.seq_len)))
+        return LlamaConfig(**dict(kw, max_position_embeddings=max(kw["max_position_embeddings"], self.seq_len), pad_token_id=None))
+
+    def build(self, counting:bool=False) -> nn.Module:
+        "A freshly initialised model that maps token ids to logits, on the current default device."
+        from transformers import GPT2LMHeadModel, LlamaForCausalLM
+        from transformers.utils import logging
+        logging.set_verbosity_error()
+        return _Logits((GPT2LMHeadModel if self.arch == "gpt2" else LlamaForCausalLM)(self.config(counting)))
+
+    def batch(self, bs:int, device:torch.device|str, channels_last:bool=False):
+        "`bs` random sequences of token ids, made on `device`; the labels are the inputs."
+        ids = torch.randint(0, self._cfg["vocab_size"], (bs, self.seq_len), device=device)
+        return ids, ids
+
+    def loss(self, logits, labels):
+        "Next-token cross-entropy: position t predicts token t+1."
+        return F.cross_entropy(logits[:, :-1].flatten(0, 1).float(), labels[:, 1:].flatten())
+
+class _Logits(nn.Module):
+    "A causal LM as a plain module: token ids in, logits out, no cache."
+    def __init__(self, lm): super().__init__(); self.lm = lm
+    def forward(self, ids): return self.lm(input_ids=ids, use_cache=False).logits
+
+# %% ../nbs/01_workloads.ipynb #79b34844
+@lru_cache(maxsize=None)
+def _matmul_params(wl:LanguageModel) -> int:
+    "Parameters a token is multiplied by: all, less the embedding look-ups (a tied output projection stays)."
+    with FakeTensorMode(): m = wl.build(counting=True).lm
+    out = m.get_output_embeddings().weight
+    emb = sum(e.weight.numel() for e in m.modules() if isinstance(e, nn.Embedding) and e.weight is not out)
+    return sum(p.numel() for p in m.parameters()) - emb
+
+def _lm_formula(self, mode:str="train") -> float:
+    "FLOPs per token from the 6N + attention estimate: 6N + 12·n_layer·d_model·seq_len to train, a third to infer."
+    c = self.config()
+    f = 6 * _matmul_params(self) + 12 * c.num_hidden_layers * c.hidden_size * self.seq_len
+    return f if mode == "train" else f / 3
+
+LanguageModel.flops_per_sample_formula = _lm_formula
+
+# %% ../nbs/01_workloads.ipynb #a92a9a3a
+def parse_patch(size:int|str, # a cube side (`64`, `"64"`) or `"DxHxW"` (`"32x128x128"`)
+               ) -> tuple:
+    "`(D, H, W)` of a 3D patch; each side a multiple of 16 and at least 32, else `BadInput`."
+    parts = str(size).strip().lower().split("x") if not isinstance(size, bool) else ["?"]
+    if len(parts) not in (1, 3) or not all(re.fullmatch(r"\d+", p) for p in parts):
+        raise BadInput(f"3D size {size!r} must be a cube side (64) or DxHxW (32x128x128)")
+    dhw = tuple(int(p) for p in parts) * (3 if len(parts) == 1 else 1)
+    if any(s < 32 or s % 16 for s in dhw):
+        raise BadInput(f"3D size {size!r}: every side must be a multiple of 16 and at least 32 (the U-Net halves it four times), e.g. 64 or 32x128x128")
+    return dhw
+
+def _size_str(dhw): return dhw[0] if len(set(dhw)) == 1 else "x".join(map(str, dhw))
+
+# %% ../nbs/01_workloads.ipynb #78f2bccb
+class UNet3D(Workload):
+    "A 3D U-Net (MONAI `BasicUNet`) trained on (or run over) random patches with Dice + cross-entropy."
+    kind, unit, default_bs, memory_format, configs = "unet3d", "voxels", DEFAULT_BS["unet3d"], torch.channels_last_3d, UNET3D_CONFIGS
+    def __init__(self,
+                 model:str="unet3d",        # a name in `UNet3D.configs`
+                 size:int|str|None=None,    # patch: cube side or `DxHxW` (default: the model's)
+                 sliding_window:bool=False, # infer over `volume` with `sliding_window_inference`
+                 volume:int|str|None=None,  # the volume for `sliding_window` (default: twice the patch per side)
+                 sw_batch:int=4,            # patches per forward pass in the sliding window
+                 overlap:float=0.25,        # overlap of neighbouring windows
+                 classes:int=2,             # output classes
+                ):
+        if model not in self.configs: check_model(model); raise BadInput(f"{model!r} is not a 3D U-Net: use one of {', '.join(self.configs)}")
+        self.model, (self.features, default) = model, self.configs[model]
+        self.patch = parse_patch(default if size is None else size)
+        self.size, self.classes = _size_str(self.patch), classes
+        self.sliding_window, self.sw_batch, self.overlap = bool(sliding_window), sw_batch, overlap
+        self.volume = (parse_patch(volume) if volume is not None else tuple(2 * s for s in self.patch)) if sliding_window else None
+        if self.volume and any(v < p for v, p in zip(self.volume, self.patch)):
+            raise BadInput(f"volume {volume!r} is smaller than the patch {self.size}: give a volume at least as large")
+        self.items_per_sample = math.prod(self.volume or self.patch)
+
+    @property
+    def key(self): return (self.kind, self.model, self.size, None, self.volume and _size_str(self.volume))
+
+    def build(self, counting:bool=False) -> nn.Module:
+        "A freshly initialised 3D U-Net, on the current default device."
+        from monai.networks.nets import BasicUNet
+        return BasicUNet(spatial_dims=3, in_channels=1, out_channels=self.classes, features=self.features)
+
+    def batch(self, bs:int, device:torch.device|str, channels_last:bool=False):
+        "`bs` random one-channel patches (or volumes) and class labels, made on `device`."
+        dhw = self.volume or self.patch
+        x = torch.randn(bs, 1, *dhw, device=device)
+        if channels_last: x = x.contiguous(memory_format=torch.channels_last_3d)
+        return x, torch.randint(0, self.classes, (bs, 1, *dhw), device=device)
+
+    @property
+    def loss(self):
+        "MONAI's Dice + cross-entropy on softmax outputs and one-hot labels."
+        if not hasattr(self, "_loss"):
+            from monai.losses import DiceCELoss
+            self._loss = DiceCELoss(to_onehot_y=True, softmax=True)
+        return self._loss
+
+    def flops_per_sample(self, mode="train"):
+        "FLOPs per voxel; `None` for the sliding window (its overlap makes it a property of the window, not the net)."
+        return None if self.sliding_window else super().flops_per_sample(mode)
+
+    def check(self, precision="fp32", mode="train", channels_last=False, compile=False):
+        super().check(precision, mode, channels_last, compile)
+        if self.sliding_window and mode != "infer": raise BadInput(f"sliding_window is a way to infer: use mode infer, not {mode!r}")
+
+    def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None, channels_last=False, compile=False):
+        "One step; with `sliding_window`, `bs` volumes predicted window by window."
+        if not self.sliding_window: return super().make_step(device, bs, precision, mode, optimizer, channels_last, compile)
+        from monai.inferers import sliding_window_inference
+        self.check(precision, mode, channels_last, compile)
+        dev = torch.device(device)
+        fwd, (x, _), amp = self._model_on(dev, channels_last, compile).eval(), self.batch(bs, dev, channels_last), amp_context(dev, precision)
+        def step():
+            with torch.inference_mode(), amp(): sliding_window_inference(x, self.patch, self.sw_batch, fwd, overlap=self.overlap)
+        return step
+
+# %% ../nbs/01_workloads.ipynb #2007ccac
+def _pinned(n, dtype, pin):
+    return torch.empty(n, dtype=dtype, pin_memory=True) if pin else torch.empty(n, dtype=dtype)
+
+class MicroOp(Workload):
+    "A tiny operation run in a loop: a matmul, an add, a host↔device copy, or the seed2022 loop."
+    kind, unit, default_bs, ops, compilable = "op", "iterations", DEFAULT_BS["op"], OPS, False
+
+    def __init__(self,
+                 model:str,            # `op:NAME`, NAME in `MicroOp.ops`
+                 size:int|None=None,   # N: matrix side (matmul, seed2022) or elements (add, copies)
+                ):
+        op = model[3:] if model.startswith("op:") else None
+        if op not in self.ops: check_model(model); raise BadInput(f"{model!r} is not a micro-op: use one of {', '.join('op:' + o for o in self.ops)}")
+        if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
+            raise BadInput(f"op size {size!r} must be a positive whole number (matrix side or elements)")
+        self.model, self.op, self.size = model, op, size or self.ops[op]
+        if op == "seed2022": self.precisions = ("fp32",)
+
+    def flops_per_sample(self, mode="train"):
+        "2N³ per iteration for `op:matmul`; `None` for the others (their number is bandwidth or it/s)."
+        return 2 * self.size**3 if self.op == "matmul" else None
+
+    def bytes_per_iteration(self, precision="fp32"):
+        "Bytes one iteration moves: 3N elements for `add`, N for the copies; `None` for matmul and seed2022."
+        n = 3 * self.size if self.op == "add" else self.size if self.op[:3] in ("h2d", "d2h") else None
+        return n and n * _DTYPES[precision].itemsize
+
+    def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None, channels_last=False, compile=False):
+        "One step: `bs` iterations of the op (`mode` and `optimizer` do not apply)."
+        self.check(precision, mode, channels_last, compile)
+        dev, dt, n = torch.device(device), _DTYPES[precision], self.size
+        note = None
+        if self.op == "matmul":
+            a, b = torch.randn(n, n, device=dev, dtype=dt), torch.randn(n, n, device=dev, dtype=dt)
+            out = torch.empty(n, n, device=dev, dtype=dt)
+            def one(): torch.mm(a, b, out=out)
+        elif self.op == "add":
+            a, b, out = torch.randn(n, device=dev, dtype=dt), torch.randn(n, device=dev, dtype=dt), torch.empty(n, device=dev, dtype=dt)
+            def one(): torch.add(a, b, out=out)
+        elif self.op == "seed2022":
+            g = torch.Generator().manual_seed(2022)
+            a, b = torch.rand(n, n, generator=g), torch.rand(n, n, generator=g)  # on the host, as in the blog
+            acc = torch.zeros(n, n, device=dev)
+            def one(): acc.add_(a.to(dev) + b.to(dev))
+        else:
+            pin = not self.op.endswith("pageable") and dev.type == "cuda"
+            host, on_dev = _pinned(n, dt, pin).fill_(1), torch.ones(n, device=dev, dtype=dt)
+            src, dst = (host, on_dev) if self.op.startswith("h2d") else (on_dev, host)
+            def one(): dst.copy_(src, non_blocking=pin)
+            if dev.type == "cpu": note = f"{self.model} on the CPU is a host memory copy, not a host↔device transfer"
+        if bs == 1: step = one
+        else:
+            def step():
+                for _ in range(bs): one()
+        step.note = note
+        return step
+
+# %% ../nbs/01_workloads.ipynb #07d590a2
+def cache_dir() -> Path:
+    "Where generated files are kept: `$RSG_CACHE`, else `~/.cache/ready-steady-go`."
+    return Path(os.environ.get("RSG_CACHE") or Path.home() / ".cache" / "ready-steady-go")
+
+def _photo_like(h:int, w:int, g:torch.Generator) -> torch.Tensor:
+    "A uint8 CHW image of smooth noise at three scales, which compresses like a photograph."
+    img = sum(F.interpolate(torch.rand(1, 3, max(2, h // s), max(2, w // s), generator=g), size=(h, w), mode="bicubic", align_corners=False) * a
+              for s, a in ((64, 0.5), (8, 0.3), (1, 0.2)))
+    return (img[0] * 255).clamp(0, 255).to(torch.uint8)
+
+def synthetic_jpegs(n:int=256,          # how many files
+                    root:Path|None=None, # the cache directory (default: `cache_dir()`)
+                   ) -> list:
+    "Paths of `n` synthetic ImageNet-sized JPEGs (quality 90), made once and kept in the cache."
+    from torchvision.io import encode_jpeg
+    d = Path(root or cache_dir()) / "jpegs" / f"v2-{n}"
+    if not (d / "done").exists():
+        d.mkdir(parents=True, exist_ok=True)
+        g = torch.Generator().manual_seed(0)
+        for i in range(n):
+            h, w = (375, 500) if i % 3 else (500, 375)
+            h, w = h + int(torch.randint(-40, 41, (1,), generator=g)), w + int(torch.randint(-40, 41, (1,), generator=g))
+            (d / f"{i:05d}.jpg").write_bytes(encode_jpeg(_photo_like(h, w, g), quality=90).numpy().tobytes())
+        (d / "done").touch()
+    return sorted(d.glob("*.jpg"))
+
+# %% ../nbs/01_workloads.ipynb #d87ec204
+class _JpegFiles(torch.utils.data.Dataset):
+    "JPEG files cycled without end, decoded and augmented as in ImageNet training."
+    def __init__(self, paths, size):
+        from torchvision.transforms import v2
+        self.paths = [str(p) for p in paths]
+        self.tf = v2.Compose([v2.RandomResizedCrop(size, antialias=True), v2.RandomHorizontalFlip(),
+                              v2.ToDtype(torch.float32, scale=True), v2.Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225])])
+    def __len__(self): return 2**62
+    def __getitem__(self, i):
+        from torchvision.io import decode_jpeg, read_file
+        return self.tf(decode_jpeg(read_file(self.paths[i % len(self.paths)]))), i % 1000
+
+class ImagePipeline(Workload):
+    "JPEG decoding and augmentation on the CPU through a `DataLoader`: the rate the CPU can feed a GPU."
+    kind, unit, default_bs, forced_device, pipelines, compilable = "data", "images", DEFAULT_BS["data"], "cpu", PIPELINES, False
+    def __init__(self,
+                 model:str="data:imagenet", # `data:imagenet`
+                 size:int|None=None,        # crop side (default 224)
+                 workers:int|None=None,     # loader processes (default: every core; 0 decodes in this process)
+                 n_files:int=256,           # synthetic JPEGs to cycle
+                 root:Path|str|None=None,   # cache directory (default: `cache_dir()`)
+                ):
+        p = model[5:] if model.startswith("data:") else None
+        if p not in self.pipelines: check_model(model); raise BadInput(f"{model!r} is not an input pipeline: use one of {', '.join('data:' + k for k in self.pipelines)}")
+        for v, what in ((size, "crop size"), (n_files, "n_files")):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1): raise BadInput(f"{what} {v!r} must be a positive whole number")
+        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 0):
+            raise BadInput(f"workers {workers!r} must be a whole number of loader processes, 0 or more (0: decode in the main process)")
+        self.model, self.size, self.n_files, self.root = model, size or self.pipelines[p], n_files, root
+        self.workers = len(os.sched_getaffinity(0)) if workers is None and hasattr(os, "sched_getaffinity") else workers if workers is not None else os.cpu_count()
+
+    @property
+    def key(self): return (self.kind, self.model, self.size, None, self.workers)
+
+    def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None, channels_last=False, compile=False):
+        "One step: the next batch of `bs` decoded, augmented images (on the CPU whatever `device` is)."
+        self.check(precision, mode, channels_last, compile)
+        ds = _JpegFiles(synthetic_jpegs(self.n_files, self.root), self.size)
+        dl = torch.utils.data.DataLoader(ds, batch_size=bs, num_workers=self.workers, persistent_workers=self.workers > 0,
+                                         prefetch_factor=2 if self.workers else None)
+        it = iter(dl)
+        def step(): return next(it)
+        step.note = None if torch.device(device).type == "cpu" else f"{self.model} ran on the CPU; {device} was not used"
+        return step
+
 # %% ../nbs/01_workloads.ipynb #f03c3c12
-def get_workload(model:str|TimmClassifier, # a timm model name, or a ready workload
-                 size:int|None=None,       # image side (default: the model's own)
-                ) -> TimmClassifier:
+_FAMILIES = dict(image=TimmClassifier, lm=LanguageModel, unet3d=UNet3D, op=MicroOp, data=ImagePipeline)
+
+def get_workload(model:str|Workload,      # a model name (`resnet50`, `gpt2`, `unet3d`, `op:matmul`, `data:imagenet`) or a ready workload
+                 size:int|str|None=None,  # image side, 3D patch (`64`, `32x128x128`), op size or crop side (default: the model's)
+                 seq_len:int|None=None,   # tokens per sequence (language models)
+                 workload:str|None=None,  # the family, to be explicit: image, lm, unet3d, op or data
+                 **kw,                    # family options: `sliding_window`, `volume` (unet3d), `workers` (data)
+                ) -> Workload:
     "The workload for `model`."
-    return model if isinstance(model, TimmClassifier) else TimmClassifier(model, size=size)
+    if workload is not None:
+        want = kind_of(str(workload).strip().lower())
+        if want not in KINDS: raise BadInput(f"unknown workload {workload!r}: accepted are {', '.join(KINDS)}")
+    if isinstance(model, Workload): wl = model
+    else:
+        kind = _family(check_model(model))
+        if workload is not None and want != kind: raise BadInput(f"--workload {workload} does not match --model {model}, whose family is {kind}: give --workload {kind} or leave it out")
+        if kind == "lm":
+            if size is not None: raise BadInput(f"size {size!r} does not apply to the language model {model}: give seq_len")
+            wl = LanguageModel(model, seq_len, **kw)
+        else:
+            if seq_len is not None: raise BadInput(f"seq_len {seq_len!r} applies to language models, not to {model} ({kind})")
+            if kind != "unet3d" and isinstance(size, str) and size.strip().isdigit(): size = int(size)  # from the command line
+            wl = _FAMILIES[kind](model, size, **kw)
+    if workload is not None and want != wl.kind: raise BadInput(f"--workload {workload} does not match --model {wl.model}, whose family is {wl.kind}: give --workload {wl.kind} or leave it out")
+    return wl
