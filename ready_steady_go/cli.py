@@ -302,7 +302,7 @@ export_main = console_script(ready_steady_go_export)
 def ready_steady_go_report(
     *sources:str,             # W&B entity/project paths, offline run folders, CSV exports or stores (default: --store)
     store:str|Path=None,      # the SQLite store to read (default: rsg-results.db, when no source is given)
-    out:str|Path="rsg-report", # the folder to write report.html, summary.csv, average.csv and figures/ into
+    out:str|Path="rsg-report", # the folder to write report.html, summary.csv, average.csv, time_to_train.csv, scaling.csv and figures/ into
     prices:str|Path=None,     # a CSV of prices in $/hour: columns device, price_per_hour
     price:Annotated[str, "a device's price in $/hour, e.g. \"RTX 4090=0.69\" (repeat for more)", {"action": "append"}]=None,
     title:str="Ready, Steady, Go! benchmark report", # the report's title
@@ -326,6 +326,7 @@ def ready_steady_go_report(
         if not check_store(store).exists(): raise BadInput(f"store {str(store)!r} does not exist: run ready-steady-go or ready-steady-go-sweep first, or give sources")
         runs = read_runs(store)
     page = write_report(runs, out, pr, title, include_unconverged=include_unconverged)
-    print(f"report: {page} ({len(runs):,} runs); tables: {Path(out)/'summary.csv'}, {Path(out)/'average.csv'}")
+    scaled = len((Path(out)/"scaling.csv").read_text().splitlines()) > 1  # runs at several world sizes
+    print(f"report: {page} ({len(runs):,} runs); tables: {Path(out)/'summary.csv'}, {Path(out)/'average.csv'}" + (f", {Path(out)/'scaling.csv'}" if scaled else ""))
 
 report_main = console_script(ready_steady_go_report)
