@@ -25,11 +25,12 @@ SCHEMA_VERSION = 1
 COLUMN_GROUPS = dict(
     identity=dict(run_id=str, timestamp=str, schema_version=int, source=str),
     settings=dict(workload=str, model=str, unit=str, size=int, bs=int, precision=str, mode=str, device=str,
-                  channels_last=bool, compile=bool, optimizer=str, stop=str, n_batches=int, n_seconds=float,
+                  channels_last=bool, compile=bool, compile_mode=str, optimizer=str, fused=bool, stop=str, n_batches=int, n_seconds=float,
                   target_ci=float, max_seconds=float, run_number=int),
-    measured=dict(status=str, error=str, throughput=float, throughput_ci=float, ci_rel=float, step_median_s=float,
+    measured=dict(status=str, error=str, throughput=float, throughput_ci=float, ci_rel=float, ci_target_met=bool, step_median_s=float,
                   step_iqr_s=float, n_steps=int, seconds=float, n_items=int, warmup_steps=int, warmup_seconds=float,
-                  peak_mem_mb=float, flops_per_sample=float, tflops=float),
+                  block_steps=int, wall_seconds=float, peak_mem_mb=float, peak_reserved_mb=float, mps_driver_mb=float,
+                  alloc_retries=int, recompiles=int, compile_fallback=bool, flops_per_sample=float, tflops=float),
     fingerprint=dict(device_type=str, device_name=str, device_capability=str, device_mem_gb=float, device_count=int,
                      driver=str, cuda=str, cudnn=str, torch=str, timm=str, python=str, platform=str, cpu=str,
                      cpu_count=int, torch_threads=int, env_id=str))
@@ -248,10 +249,11 @@ def example_row(**kw, # fields to change
     "A complete run record with made-up but plausible values, a fresh `run_id` each time: for tests and examples."
     r = dict(run_id=uuid.uuid4().hex, timestamp="2026-01-02T03:04:05+00:00", schema_version=SCHEMA_VERSION, source="local",
              workload="timm", model="resnet50", unit="images", size=224, bs=64, precision="fp16", mode="train",
-             device="cuda:0", channels_last=True, compile=False, optimizer="sgd", stop="auto", n_batches=None, n_seconds=None,
+             device="cuda:0", channels_last=True, compile=False, compile_mode=None, optimizer="sgd", fused=False, stop="auto", n_batches=None, n_seconds=None,
              target_ci=0.01, max_seconds=30.0, run_number=1, status="ok", error=None, throughput=1234.5, throughput_ci=6.2,
-             ci_rel=0.005, step_median_s=0.0518, step_iqr_s=0.0004, n_steps=120, seconds=6.2, n_items=7680, warmup_steps=5,
-             warmup_seconds=1.5, peak_mem_mb=10240.0, flops_per_sample=12.3e9, tflops=45.6, device_type="cuda",
+             ci_rel=0.005, ci_target_met=True, step_median_s=0.0518, step_iqr_s=0.0004, n_steps=120, seconds=6.2, n_items=7680, warmup_steps=5,
+             warmup_seconds=1.5, block_steps=1, wall_seconds=6.21,
+             peak_mem_mb=10240.0, peak_reserved_mb=11264.0, mps_driver_mb=None, alloc_retries=0, recompiles=None, compile_fallback=None, flops_per_sample=12.3e9, tflops=45.6, device_type="cuda",
              device_name="NVIDIA A100-SXM4-80GB", device_capability="8.0", device_mem_gb=79.15, device_count=1,
              driver="550.54", cuda="12.4", cudnn="90100", torch="2.5.1", timm="1.0.11", python="3.11.7",
              platform="Linux-x86_64", cpu="AMD EPYC 7763", cpu_count=32, torch_threads=16, env_id="0123456789ab")
