@@ -245,7 +245,7 @@ def _positive(v, name, typ=float):
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or (typ is int and v != int(v)) or v <= 0:
         raise BadInput(f"{name} {v!r} must be a positive {'whole number' if typ is int else 'finite number'}")
 
-# %% ../nbs/02_benchmark.ipynb #eb117e39
+# %% ../nbs/02_benchmark.ipynb #b93d7bb3
 def _run_timed(step,           # one step; returns once the step is queued
                timer,          # `HostTimer`, `BlockTimer` or `EventTimer`
                rule:StopRule,  # when to stop
@@ -406,7 +406,7 @@ def check_settings(model:str|TimmClassifier="resnet50", bs:int=32, precision:str
     return dict(workload=get_workload(model, size), bs=bs, precision=check_precision(precision, dev, mode),
                 mode=mode, dev=dev, optimizer=_choice(optimizer, OPTIMIZERS, "optimizer"), rule=StopRule(**stop))
 
-# %% ../nbs/02_benchmark.ipynb #7b66f043
+# %% ../nbs/02_benchmark.ipynb #a8429201
 COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 
 def _dynamo_counts() -> tuple[int, int]:
@@ -450,7 +450,7 @@ def _measure(res:Result, wl, bs, precision, mode, dev, optimizer, fused, rule, w
     step = make_step(fwd, x, y, wl.loss, mode, precision, optimizer, fused)
     timer, base = make_timer(dev), {}
     def on_warm(n, seconds):
-        reset_peak_memory(dev)  # after the warm-up's sync: cuDNN's search and compile buffers stay out of the peak
+        reset_peak_memory(dev)  # after the warm-up: cuDNN's search and compile buffers stay out of the peak
         base.update(retries=_alloc_retries(dev), dynamo=_dynamo_counts())
         if isinstance(timer, BlockTimer): timer.per = _block_steps(seconds / n if n else 0, rule)
     with precision_flags(precision):
