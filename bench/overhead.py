@@ -1,7 +1,9 @@
 """Harness overhead: the engine's throughput against a plain hand-written loop, interleaved A/B.
 
-Same model, batch, precision and optimizer; each round runs both (order alternating) for the same
-number of steps; the printed figure is the median of the per-round ratios engine / plain.
+Same model, batch, precision and optimizer, and the same backend switches (`precision_flags`: cuDNN
+benchmark mode, TF32 on or off) on both sides, so the ratio measures the harness and not the settings;
+each round runs both (order alternating) for the same number of steps, warming up with the same number
+of steps; the printed figure is the median of the per-round ratios engine / plain.
 Goal: >= 0.99 on a GPU; within measurement noise of 1.0 on a CPU.
 
     python bench/overhead.py --device cuda --model resnet50 --bs 64 --precision fp16
@@ -11,7 +13,7 @@ import argparse, statistics, time
 
 import torch
 
-from ready_steady_go.benchmark import _AMP, benchmark
+from ready_steady_go.benchmark import _AMP, benchmark, precision_flags
 from ready_steady_go.env import pick_device, synchronize
 from ready_steady_go.workloads import TimmClassifier
 
@@ -32,11 +34,12 @@ def plain_loop(wl, bs, dev, precision, mode, steps, warmup):
         model.eval()
         def step():
             with torch.inference_mode(), amp: model(x)
-    for _ in range(warmup): step()
-    synchronize(dev); t = time.perf_counter()
-    for _ in range(steps): step()
-    synchronize(dev)
-    return bs * steps / (time.perf_counter() - t)
+    with precision_flags(precision):  # the engine's switches: the same cuDNN and TF32 settings on both sides
+        for _ in range(warmup): step()
+        synchronize(dev); t = time.perf_counter()
+        for _ in range(steps): step()
+        synchronize(dev)
+        return bs * steps / (time.perf_counter() - t)
 
 
 def main():
@@ -51,7 +54,8 @@ def main():
     ratios = []
     for i in range(a.rounds):
         def engine():
-            return benchmark(wl, a.bs, a.precision, a.mode, dev, n_batches=a.steps, warmup=a.warmup, progress=False).throughput
+            return benchmark(wl, a.bs, a.precision, a.mode, dev, n_batches=a.steps, warmup=a.warmup, warmup_seconds=0,
+                             progress=False).throughput
         def plain(): return plain_loop(wl, a.bs, dev, a.precision, a.mode, a.steps, a.warmup)
         first, second = (engine, plain) if i % 2 == 0 else (plain, engine)
         r1, r2 = first(), second()

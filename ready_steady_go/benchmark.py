@@ -6,23 +6,23 @@ Docs: https://xl0.github.io/ready-steady-go/benchmark.html.md"""
 
 # %% ../nbs/02_benchmark.ipynb #3f0d7513
 from __future__ import annotations
-import math, statistics, sys, time, uuid
+import math, statistics, sys, time, uuid, warnings
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, asdict, fields
 from datetime import datetime, timezone
-from functools import lru_cache
 
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 from tqdm import tqdm
 
-from .env import BadInput, pick_device, synchronize, reset_peak_memory, peak_memory_mb, free_memory
+from .env import BadInput, pick_device, synchronize, reset_peak_memory, free_memory
 from .workloads import TimmClassifier, get_workload
 
 # %% auto #0
-__all__ = ['PRECISIONS', 'MODES', 'OPTIMIZERS', 'SCHEMA_VERSION', 'STATUSES', 'check_precision', 'precision_flags', 'make_step',
-           'HostTimer', 'CudaTimer', 'make_timer', 't975', 'RunningStats', 'StopRule', 'new_run_id', 'Result',
-           'step_stats', 'flops_per_sample', 'check_settings', 'benchmark']
+__all__ = ['PRECISIONS', 'MODES', 'OPTIMIZERS', 'CudaTimer', 'SCHEMA_VERSION', 'STATUSES', 'UNCONVERGED_HINT', 'COMPILE_MODES',
+           'check_precision', 'precision_flags', 'make_step', 'HostTimer', 'BlockTimer', 'EventTimer', 'make_timer',
+           't975', 'RunningStats', 'StopRule', 'new_run_id', 'Result', 'step_stats', 'flops_per_sample',
+           'check_settings', 'benchmark']
 
 # %% ../nbs/02_benchmark.ipynb #24251695
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
@@ -36,20 +36,35 @@ def _choice(value, accepted, what):
     if v not in accepted: raise BadInput(f"unknown {what} {value!r}: accepted are {', '.join(accepted)}")
     return v
 
+def _amp_fails(dev:torch.device, dtype:torch.dtype, scaler:bool=False) -> str|None:
+    "Why autocast to `dtype` (and one `GradScaler` step, if `scaler`) does not really work on `dev`; None when it does."
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # torch 2.5 on MPS *warns* and disables autocast: that is a failure here
+            a = torch.ones(8, 8, device=dev)
+            with torch.autocast(dev.type, dtype=dtype): out = a @ a
+            if out.dtype != dtype: return f"autocast produced {out.dtype}, not {dtype}"
+            if scaler:
+                w = torch.nn.Parameter(torch.ones(8, device=dev)); opt = torch.optim.SGD([w], lr=0.1)
+                s = torch.amp.GradScaler(dev.type)
+                s.scale((w * 2).sum()).backward(); s.step(opt); s.update()
+    except Exception as e: return f"{type(e).__name__}: {(str(e).strip().splitlines() or [''])[0][:200]}"
+    return None
+
 def check_precision(precision:str, # one of `PRECISIONS`
                     dev:torch.device, # the device that will run it
+                    mode:str="train", # `train` also needs a `GradScaler` step for fp16
                    ) -> str:
     "`precision` normalised, or `BadInput` when unknown or not runnable on `dev`."
     p = _choice(precision, PRECISIONS, "precision")
-    cap = torch.cuda.get_device_capability(dev) if dev.type == "cuda" else None
+    cap = torch.cuda.get_device_capability(dev) if dev.type == "cuda" else None  # of the device asked for, not the current one
     if p == "tf32" and not (cap and cap >= (8, 0)):
         raise BadInput(f"precision 'tf32' needs an NVIDIA GPU of compute capability 8.0 or newer; {dev} "
                        f"{'is ' + '.'.join(map(str, cap)) if cap else 'has no TF32'}: use fp32, fp16 or bf16")
-    if p == "bf16" and dev.type == "cuda" and not torch.cuda.is_bf16_supported(including_emulation=False):
+    if p == "bf16" and dev.type == "cuda" and not (torch.version.hip or cap >= (8, 0)):
         raise BadInput(f"precision 'bf16' is not supported natively on {dev} (compute capability {'.'.join(map(str, cap))}): use fp32 or fp16")
-    if p in _AMP and dev.type == "mps":
-        try: torch.ones(1, dtype=_AMP[p], device=dev)
-        except Exception: raise BadInput(f"precision {p!r} is not supported by this MPS device: use fp32") from None
+    if p in _AMP and dev.type == "mps" and (why := _amp_fails(dev, _AMP[p], p == "fp16" and mode == "train")):
+        raise BadInput(f"precision {p!r} does not work on MPS with torch {torch.__version__} ({why}): use fp32, or a newer torch")
     return p
 
 # %% ../nbs/02_benchmark.ipynb #90f78dc4
@@ -75,6 +90,7 @@ def make_step(model:torch.nn.Module, # the model, already on the device
               mode:str="train",         # `train` or `infer`
               precision:str="fp32",     # one of `PRECISIONS`
               optimizer:str="sgd",      # `sgd` or `adamw`
+              fused:bool=False,         # the optimizer's fused kernel (no per-step host sync with a GradScaler)
              ):
     "A function that runs one step of `mode` at `precision`."
     dev = x.device
@@ -85,8 +101,9 @@ def make_step(model:torch.nn.Module, # the model, already on the device
             with torch.inference_mode(), amp(): model(x)
         return step
     model.train()
-    opt = (torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9) if optimizer == "sgd"
-           else torch.optim.AdamW(model.parameters(), lr=1e-4))
+    kw = dict(fused=True) if fused else {}
+    opt = (torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9, **kw) if optimizer == "sgd"
+           else torch.optim.AdamW(model.parameters(), lr=1e-4, **kw))
     scaler = torch.amp.GradScaler(dev.type, enabled=precision == "fp16")
     def step():
         with amp(): loss = loss_fn(model(x), y)
@@ -99,6 +116,7 @@ def make_step(model:torch.nn.Module, # the model, already on the device
 # %% ../nbs/02_benchmark.ipynb #aa847f0e
 class HostTimer:
     "Step times from `time.perf_counter`, synchronising `dev` at each lap (a no-op on the CPU)."
+    per = 1  # steps per returned time
     def __init__(self, dev:torch.device): self.dev, self._new = dev, []
     def start(self): synchronize(self.dev); self._t = time.perf_counter()
     def lap(self):
@@ -110,15 +128,40 @@ class HostTimer:
         return new
     def finish(self) -> list: return self.poll()
 
-class CudaTimer:
-    "Step times from CUDA events recorded after each step and read once they have completed."
-    def __init__(self, dev:torch.device): self.dev, self._ev, self._read = dev, [], 0
-    def _event(self):
-        e = torch.cuda.Event(enable_timing=True); e.record(torch.cuda.current_stream(self.dev)); return e
-    def start(self): self._ev, self._read = [self._event()], 0
-    def lap(self): self._ev.append(self._event())
+class BlockTimer:
+    "Mean step times of blocks of `per` steps, from the host clock with a synchronisation only at block edges."
+    def __init__(self, sync, # no-argument function that waits for the device
+                 per:int=1): # steps per block
+        self._sync, self.per, self._new = sync, max(1, int(per)), []
+    def start(self): self._sync(); self._t, self._n = time.perf_counter(), 0
+    def lap(self):
+        self._n += 1
+        if self._n < self.per: return
+        self._sync(); t = time.perf_counter()
+        self._new.append((t - self._t) / self.per); self._t, self._n = t, 0
     def poll(self) -> list:
-        "Step times (s) of the steps that have finished on the GPU; never blocks."
+        "Mean step times (s) of the blocks completed since the last poll."
+        new, self._new = self._new, []
+        return new
+    def finish(self) -> list:
+        if self._n: self._sync()  # an incomplete last block is waited for but not counted (see `_block_steps`)
+        return self.poll()
+
+class EventTimer:
+    "Step times from device events recorded on `stream` after each step, read once they have completed."
+    per = 1
+    def __init__(self, event,      # event type: `event(enable_timing=True)` with `record(stream)`, `query`, `synchronize`, `elapsed_time`
+                 stream,           # the stream the steps are queued on
+                 ahead:int=2):     # steps the host may queue beyond the last completed one before it waits
+        self.event, self.stream, self.ahead, self._ev, self._read = event, stream, ahead, [], 0
+    def _record(self):
+        e = self.event(enable_timing=True); e.record(self.stream); return e
+    def start(self): self._ev, self._read = [self._record()], 0
+    def lap(self):
+        self._ev.append(self._record())
+        if len(self._ev) > self.ahead + 1: self._ev[-1 - self.ahead].synchronize()  # bounded run-ahead; the device stays busy
+    def poll(self) -> list:
+        "Step times (s) of the steps that have finished on the device; never blocks."
         new = []
         while self._read + 1 < len(self._ev) and self._ev[self._read + 1].query():
             new.append(self._ev[self._read].elapsed_time(self._ev[self._read + 1]) / 1e3)
@@ -128,7 +171,13 @@ class CudaTimer:
         self._ev[-1].synchronize()
         return self.poll()
 
-def make_timer(dev:torch.device): return CudaTimer(dev) if dev.type == "cuda" else HostTimer(dev)
+CudaTimer = EventTimer  # the name it had
+
+def make_timer(dev:torch.device) -> HostTimer|BlockTimer|EventTimer:
+    "The timer for `dev`: CUDA events on its current stream, host-clock blocks on MPS, the host clock per step on a CPU."
+    if dev.type == "cuda": return EventTimer(torch.cuda.Event, torch.cuda.current_stream(dev))
+    if dev.type == "mps": return BlockTimer(lambda: synchronize(dev))
+    return HostTimer(dev)
 
 # %% ../nbs/02_benchmark.ipynb #1b53c671
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
@@ -158,11 +207,11 @@ class RunningStats:
 class StopRule:
     "When to stop the timed loop: after `n_batches` steps, after `n_seconds`, or `auto` (CI within `target_ci`)."
     n_batches:int|None=None   # stop after this many timed steps
-    n_seconds:float|None=None # stop after this many seconds
+    n_seconds:float|None=None # stop after this many seconds (checked after every step; a step is never cut)
     target_ci:float=0.01      # `auto`: stop once the 95% CI half-width is within this fraction of the throughput
-    min_steps:int=10          # `auto`: never before this many steps
+    min_steps:int=10          # `auto`: never before this many completed steps, whatever the cap
     min_seconds:float=2.0     # `auto`: never before this many measured seconds
-    max_seconds:float=30.0    # `auto`: always stop after this many seconds
+    max_seconds:float=30.0    # `auto`: stop after this many seconds, once `min_steps` steps have completed
 
     def __post_init__(self):
         for k in ("n_batches", "n_seconds"):
@@ -171,27 +220,75 @@ class StopRule:
             raise BadInput(f"--n_batches {self.n_batches} and --n_seconds {self.n_seconds} both given: use one of them, or neither for the automatic stop rule")
         _positive(self.n_batches, "n_batches", int); _positive(self.n_seconds, "n_seconds")
         _positive(self.max_seconds, "max_seconds"); _positive(self.min_steps, "min_steps", int)
-        if not 0 < self.target_ci < 1: raise BadInput(f"target_ci {self.target_ci!r} must be a fraction between 0 and 1, e.g. 0.01 for ±1%")
-        if self.min_seconds < 0: raise BadInput(f"min_seconds {self.min_seconds!r} must be zero or more")
+        _positive(self.target_ci, "target_ci")
+        if not self.target_ci < 1: raise BadInput(f"target_ci {self.target_ci!r} must be a fraction between 0 and 1, e.g. 0.01 for ±1%")
+        if self.min_seconds != 0: _positive(self.min_seconds, "min_seconds")
 
     @property
     def kind(self): return "batches" if self.n_batches else "seconds" if self.n_seconds else "auto"
 
-    def done(self, launched:int, stats:RunningStats, elapsed:float) -> bool:
-        "Whether to stop, given steps launched, completed-step statistics and wall seconds since the start."
+    def done(self, launched:int, # steps launched so far
+             stats:RunningStats, # statistics of the completed samples
+             elapsed:float,      # wall seconds since the timed window started
+             per:int=1,          # steps per sample (blocks of steps on MPS)
+            ) -> bool:
+        "Whether to stop now; called after every step."
         if self.n_batches: return launched >= self.n_batches
         if self.n_seconds: return elapsed >= self.n_seconds
+        if stats.n * per < self.min_steps: return False
         if elapsed >= self.max_seconds: return True
-        return stats.n >= self.min_steps and stats.total >= self.min_seconds and stats.ci_rel() <= self.target_ci
+        return stats.total * per >= self.min_seconds and stats.ci_rel() <= self.target_ci
 
 def _positive(v, name, typ=float):
+    "`BadInput` unless `v` is None or a positive finite number (a whole one for `typ=int`)."
     if v is None: return
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or (typ is int and v != int(v)) or v <= 0:
-        raise BadInput(f"{name} {v!r} must be a positive {'whole number' if typ is int else 'number'}")
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or (typ is int and v != int(v)) or v <= 0:
+        raise BadInput(f"{name} {v!r} must be a positive {'whole number' if typ is int else 'finite number'}")
+
+# %% ../nbs/02_benchmark.ipynb #b93d7bb3
+def _run_timed(step,           # one step; returns once the step is queued
+               timer,          # `HostTimer`, `BlockTimer` or `EventTimer`
+               rule:StopRule,  # when to stop
+               warmup:int,     # untimed steps, at least (0: none at all)
+               warmup_seconds:float, # untimed seconds, at least (with `warmup` ≥ 1)
+               sync,           # no-argument function that waits for the device
+               on_warm=None,   # `on_warm(steps, seconds)` of the synchronised warm-up, called with the last warm-up step in flight
+               bar=None,       # a tqdm bar to advance, or None
+              ) -> dict:
+    "Warm up, then time `step` until `rule` says done: the step times and what the host saw."
+    t0, n = time.perf_counter(), 0
+    while n < warmup - 1 or (warmup and time.perf_counter() - t0 < warmup_seconds):
+        step(); sync(); n += 1
+    warm_s, synced = time.perf_counter() - t0, n
+    if warmup: step(); n += 1  # left in flight: the first timed event is queued on a busy device
+    if on_warm: on_warm(synced, warm_s)
+    stats, times, launched = RunningStats(), [], 0
+    timer.start(); start = time.perf_counter()
+    while True:
+        step(); timer.lap(); launched += 1
+        new = timer.poll()
+        for t in new: stats.add(t)
+        times += new
+        if rule.done(launched, stats, time.perf_counter() - start, timer.per): break
+        if new and bar is not None: _tick(bar, rule, new, stats, timer.per)
+    new = timer.finish(); wall = time.perf_counter() - start
+    for t in new: stats.add(t)
+    times += new
+    if bar is not None: _tick(bar, rule, new, stats, timer.per)
+    if not times: raise RuntimeError(f"no timed step completed in {wall:.1f} s")
+    if sum(times) * timer.per > 1.02 * wall + 1e-3:
+        raise RuntimeError(f"the timer measured {sum(times) * timer.per:.3f} s of steps in {wall:.3f} s of host time: its clock cannot be trusted")
+    return dict(times=times, per=timer.per, launched=launched, wall_seconds=wall, warmup_steps=n, warmup_seconds=warm_s)
+
+def _tick(bar, rule, new, stats, per=1):
+    bar.update(len(new) * per if rule.n_batches else sum(new) * per)
+    if stats.n > 1: bar.set_postfix_str(f"±{100*stats.ci_rel():.1f}%", refresh=False)
 
 # %% ../nbs/02_benchmark.ipynb #66963837
 SCHEMA_VERSION = 1
 STATUSES = ("ok", "oom", "error")
+UNCONVERGED_HINT = ("its 95% CI did not reach the target in the time allowed: for a CPU, try a looser target (--target_ci 0.05), "
+                    "fewer threads (OMP_NUM_THREADS), or a quieter machine; elsewhere a longer --max_seconds")
 
 def _now(): return datetime.now(timezone.utc).isoformat()
 def new_run_id() -> str:
@@ -208,9 +305,20 @@ class Result:
     target_ci:float=0.01; max_seconds:float=30.0; run_number:int=1
     status:str="ok"; error:str|None=None
     throughput:float|None=None; throughput_ci:float|None=None; ci_rel:float|None=None
+    ci_target_met:bool|None=None   # the 95% CI reached `target_ci` (False also when one step left no CI; None when not ok)
     step_median_s:float|None=None; step_iqr_s:float|None=None
     n_steps:int=0; seconds:float=0.0; n_items:int=0; warmup_steps:int=0; warmup_seconds:float=0.0
-    peak_mem_mb:float|None=None; flops_per_sample:float|None=None; tflops:float|None=None
+    block_steps:int=1              # steps per timed sample: 1, or a block of steps between host-clock readings (MPS)
+    wall_seconds:float|None=None   # host time over the timed window; `seconds / wall_seconds` is how busy the device was
+    peak_mem_mb:float|None=None    # peak memory allocated by tensors in the timed window (CUDA)
+    peak_reserved_mb:float|None=None  # peak memory the caching allocator held in the timed window (CUDA)
+    mps_driver_mb:float|None=None  # memory Apple's driver held for this process at the end (MPS): current, not a peak
+    alloc_retries:int|None=None    # CUDA allocator retries (cache flushed, cudaFree) in the timed window: > 0 means at the OOM edge
+    compile_mode:str|None=None     # `torch.compile` mode (None: not compiled)
+    recompiles:int|None=None       # frames compiled during the timed window (0 when the compiled graph was reused)
+    compile_fallback:bool|None=None  # compiled, but no graph was captured: the model ran eagerly
+    fused:bool=False               # the optimizer's fused kernel
+    flops_per_sample:float|None=None; tflops:float|None=None
     run_id:str=field(default_factory=new_run_id)
     timestamp:str=field(default_factory=_now)
 
@@ -222,22 +330,31 @@ class Result:
                     source="local", **d, **(fp or {}))
 
     def summary(self) -> str:
-        "A short human summary."
+        "A short human summary; a result that missed its CI target says so, with what to do."
         head = f"{self.model} · {self.mode} · {self.precision} · bs {self.bs} · {self.size}px · {self.device}"
         if self.status != "ok": return f"{head}: {self.status.upper()} — {self.error}"
+        ci = f"± {100*self.ci_rel:.1f}% (95% CI)" if self.ci_rel is not None else "(one step: no CI)"
+        if self.ci_target_met is False: ci += f"  ! target ±{100*self.target_ci:g}% not reached"
+        per = f"blocks of {self.block_steps} steps: " if self.block_steps > 1 else ""
         lines = [f"{head}",
-                 f"  throughput   {self.throughput:,.1f} {self.unit}/s " + (f"± {100*self.ci_rel:.1f}% (95% CI)" if self.ci_rel is not None else "(one step: no CI)"),
-                 f"  step         median {1e3*self.step_median_s:.2f} ms, IQR {1e3*self.step_iqr_s:.2f} ms; "
+                 f"  throughput   {self.throughput:,.1f} {self.unit}/s {ci}",
+                 f"  step         {per}median {1e3*self.step_median_s:.2f} ms, IQR {1e3*self.step_iqr_s:.2f} ms; "
                  f"{self.n_steps} steps in {self.seconds:.1f} s after {self.warmup_steps} warm-up steps"]
         extra = []
         if self.flops_per_sample: extra.append(f"{self.flops_per_sample/1e9:.2f} GFLOP/{self.unit[:-1] or 'sample'} → {self.tflops:.2f} TFLOP/s")
-        if self.peak_mem_mb is not None: extra.append(f"peak memory {self.peak_mem_mb:,.0f} MiB")
+        if self.peak_mem_mb is not None: extra.append(f"peak memory {self.peak_mem_mb:,.0f} MiB (reserved {self.peak_reserved_mb:,.0f} MiB)")
+        if self.mps_driver_mb is not None: extra.append(f"MPS driver memory {self.mps_driver_mb:,.0f} MiB (current, not a peak)")
         if extra: lines.append("  " + "; ".join(extra))
+        if self.alloc_retries: lines.append(f"  ! {self.alloc_retries} allocator retries while timed: at the edge of memory, slower than it would be")
+        if self.compile_fallback: lines.append("  ! compiled, but no graph was captured: this ran eagerly")
+        if self.recompiles: lines.append(f"  ! {self.recompiles} recompilations while timed")
+        if self.ci_target_met is False: lines.append(f"  note: {UNCONVERGED_HINT}")
         return "\n".join(lines)
 
 # %% ../nbs/02_benchmark.ipynb #48ad84d1
-def step_stats(times:list, # step times in seconds, one per timed step
+def step_stats(times:list, # step times in seconds, one per timed sample
                bs:int,     # samples per step
+               per:int=1,  # steps per timed sample (a block's mean step time on MPS)
               ) -> dict:
     "Throughput, its 95% CI, and the median and IQR of the step times."
     n, total = len(times), float(sum(times))
@@ -246,22 +363,27 @@ def step_stats(times:list, # step times in seconds, one per timed step
     q1, _, q3 = statistics.quantiles(times, n=4, method="inclusive") if n > 1 else (times[0],) * 3
     tp = bs / mean
     return dict(throughput=tp, throughput_ci=None if ci_rel is None else tp * ci_rel, ci_rel=ci_rel,
-                step_median_s=statistics.median(times), step_iqr_s=q3 - q1, n_steps=n, seconds=total, n_items=n * bs)
+                step_median_s=statistics.median(times), step_iqr_s=q3 - q1, n_steps=n * per, seconds=total * per,
+                n_items=n * per * bs, block_steps=per)
 
 # %% ../nbs/02_benchmark.ipynb #e7abc5d0
-@lru_cache(maxsize=None)
+_FLOPS = {}  # forward FLOPs per sample, by workload key (model, size, ...)
+
 def _forward_flops(wl:TimmClassifier) -> float|None:
-    try:
-        with torch.device("meta"): model = wl.build().eval()
-        x, _ = wl.batch(2, "meta")
-        with FlopCounterMode(display=False) as fc, torch.no_grad(): model(x)
-        return fc.get_total_flops() / 2 or None
-    except Exception: return None
+    k = getattr(wl, "key", None) or id(wl)
+    if k not in _FLOPS:
+        try:
+            with torch.device("meta"): model = wl.build().eval().requires_grad_(False)  # not `no_grad`: some models' tracking fails under it
+            x, _ = wl.batch(2, "meta")
+            with FlopCounterMode(display=False) as fc: model(x)
+            _FLOPS[k] = fc.get_total_flops() / 2 or None
+        except Exception: _FLOPS[k] = None
+    return _FLOPS[k]
 
 def flops_per_sample(wl:TimmClassifier, # the workload
                      mode:str="train",  # `train`: forward + backward (3× forward); `infer`: forward
                     ) -> float|None:
-    "FLOPs one sample costs in one step of `mode`, counted on the meta device (cached per model and size)."
+    "FLOPs one sample costs in one step of `mode`, counted on the meta device (once per model and size)."
     f = _forward_flops(wl)
     return f and (3 * f if mode == "train" else f)
 
@@ -280,53 +402,72 @@ def check_settings(model:str|TimmClassifier="resnet50", bs:int=32, precision:str
     "Validate a point's settings before any work; returns them normalised (`BadInput` on the first bad one)."
     if isinstance(bs, bool) or not isinstance(bs, int) or bs < 1:
         raise BadInput(f"batch size {bs!r} must be a whole number of at least 1")
-    dev = pick_device(device)
-    return dict(workload=get_workload(model, size), bs=bs, precision=check_precision(precision, dev),
-                mode=_choice(mode, MODES, "mode"), dev=dev, optimizer=_choice(optimizer, OPTIMIZERS, "optimizer"),
-                rule=StopRule(**stop))
+    dev, mode = pick_device(device), _choice(mode, MODES, "mode")
+    return dict(workload=get_workload(model, size), bs=bs, precision=check_precision(precision, dev, mode),
+                mode=mode, dev=dev, optimizer=_choice(optimizer, OPTIMIZERS, "optimizer"), rule=StopRule(**stop))
+
+# %% ../nbs/02_benchmark.ipynb #a8429201
+COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+
+def _dynamo_counts() -> tuple[int, int]:
+    "Frames dynamo has compiled and graphs it has captured, so far in this process."
+    from torch._dynamo.utils import counters
+    return counters["frames"]["total"], counters["stats"]["unique_graphs"]
+
+def _alloc_retries(dev:torch.device) -> int|None:
+    "How often the CUDA caching allocator has flushed its cache and retried a failed allocation."
+    return torch.cuda.memory_stats(dev).get("num_alloc_retries", 0) if dev.type == "cuda" else None
+
+def _memory(dev:torch.device) -> dict:
+    "What can honestly be said about memory on `dev` after the timed window."
+    if dev.type == "cuda": return dict(peak_mem_mb=torch.cuda.max_memory_allocated(dev) / 2**20,
+                                       peak_reserved_mb=torch.cuda.max_memory_reserved(dev) / 2**20)
+    if dev.type == "mps": return dict(mps_driver_mb=torch.mps.driver_allocated_memory() / 2**20)
+    return {}
+
+def _release(dev:torch.device):
+    "Give back what a point held: cached blocks and (CUDA) cuBLAS workspaces, so the next point starts alike."
+    if dev.type == "cuda" and hasattr(torch._C, "_cuda_clearCublasWorkspaces"): torch._C._cuda_clearCublasWorkspaces()
+    free_memory(dev)
+
+def _block_steps(step_s:float, rule:StopRule, block_s:float=0.1) -> int:
+    "Steps per host-clock block of about `block_s` seconds; a divisor of `n_batches` when that is the stop."
+    k = max(1, round(block_s / step_s)) if step_s > 0 else 1
+    if rule.n_batches: k = max(d for d in range(1, min(k, rule.n_batches) + 1) if rule.n_batches % d == 0)
+    return k
 
 # %% ../nbs/02_benchmark.ipynb #1ddb0c6d
-def _measure(res:Result, wl, bs, precision, mode, dev, optimizer, rule, warmup, channels_last, compile, progress):
+def _measure(res:Result, wl, bs, precision, mode, dev, optimizer, fused, rule, warmup, warmup_seconds, channels_last,
+             compile, compile_mode, progress):
     "Fill `res` with measurements; raises on failure (the caller turns that into a status)."
-    reset_peak_memory(dev)
+    if dev.type == "cuda": torch.cuda.set_device(dev)  # cuBLAS handles, compiled kernels, every context on `dev`, not cuda:0
+    if compile: torch.compiler.reset()  # a fresh cache: no graph of an earlier point, no recompile limit reached by others
+    d0 = _dynamo_counts()
     model = wl.build().to(dev)
     if channels_last: model = model.to(memory_format=torch.channels_last)
     x, y = wl.batch(bs, dev, channels_last)
-    fwd = torch.compile(model) if compile else model
-    step = make_step(fwd, x, y, wl.loss, mode, precision, optimizer)
+    fwd = torch.compile(model, mode=compile_mode, dynamic=False) if compile else model
+    step = make_step(fwd, x, y, wl.loss, mode, precision, optimizer, fused)
+    timer, base = make_timer(dev), {}
+    def on_warm(n, seconds):
+        reset_peak_memory(dev)  # after the warm-up: cuDNN's search and compile buffers stay out of the peak
+        base.update(retries=_alloc_retries(dev), dynamo=_dynamo_counts())
+        if isinstance(timer, BlockTimer): timer.per = _block_steps(seconds / n if n else 0, rule)
     with precision_flags(precision):
-        t0 = time.perf_counter()
-        for _ in range(warmup): step()
-        synchronize(dev)
-        res.warmup_steps, res.warmup_seconds = warmup, time.perf_counter() - t0
-
-        timer, stats, times, launched = make_timer(dev), RunningStats(), [], 0
-        total = rule.n_batches or rule.n_seconds or rule.max_seconds
         desc = f"{wl.model} {mode} {precision} bs {bs}"
-        with tqdm(total=total, desc=desc, unit="step" if rule.n_batches else "s", disable=not progress, leave=False,
-                  file=sys.stderr, bar_format=None if rule.n_batches else "{l_bar}{bar}| {n:.1f}/{total:.0f} s{postfix}") as bar:
-            timer.start(); start = time.perf_counter()
-            while True:
-                step(); timer.lap(); launched += 1
-                new = timer.poll()
-                for t in new: stats.add(t)
-                times += new
-                if not rule.done(launched, stats, time.perf_counter() - start): 
-                    if new and progress: _tick(bar, rule, new, stats)
-                    continue
-                break
-            new = timer.finish()
-            for t in new: stats.add(t)
-            times += new
-            if progress: _tick(bar, rule, new, stats)
-    res.__dict__.update(step_stats(times, bs))
-    res.peak_mem_mb = peak_memory_mb(dev)
+        fmt = None if rule.n_batches else "{l_bar}{bar}| {n:.1f}/{total:.0f} s" + (" (cap)" if rule.kind == "auto" else "") + "{postfix}"
+        with tqdm(total=rule.n_batches or rule.n_seconds or rule.max_seconds, desc=desc, unit="step" if rule.n_batches else "s",
+                  disable=not progress, leave=False, file=sys.stderr, bar_format=fmt) as bar:
+            out = _run_timed(step, timer, rule, warmup, warmup_seconds, lambda: synchronize(dev), on_warm, bar if progress else None)
+    res.__dict__.update(step_stats(out["times"], bs, out["per"]), wall_seconds=out["wall_seconds"],
+                        warmup_steps=out["warmup_steps"], warmup_seconds=out["warmup_seconds"], **_memory(dev))
+    res.ci_target_met = res.ci_rel is not None and res.ci_rel <= res.target_ci
+    if dev.type == "cuda": res.alloc_retries = _alloc_retries(dev) - base["retries"]
+    if compile:
+        frames, graphs = _dynamo_counts()
+        res.recompiles, res.compile_fallback = frames - base["dynamo"][0], graphs == d0[1]
     res.flops_per_sample = flops_per_sample(wl, mode)
     if res.flops_per_sample: res.tflops = res.flops_per_sample * res.throughput / 1e12
-
-def _tick(bar, rule, new, stats):
-    bar.update(len(new) if rule.n_batches else sum(new))
-    if stats.n > 1: bar.set_postfix_str(f"±{100*stats.ci_rel():.1f}%", refresh=False)
 
 # %% ../nbs/02_benchmark.ipynb #6ecf4ab8
 def benchmark(model:str|TimmClassifier="resnet50", # timm model name (or a workload)
@@ -336,15 +477,18 @@ def benchmark(model:str|TimmClassifier="resnet50", # timm model name (or a workl
               device:str|torch.device="auto", # auto, cpu, mps, cuda, cuda:N
               size:int|None=None,        # image side (default: the model's own)
               n_batches:int|None=None,   # stop after this many timed steps
-              n_seconds:float|None=None, # stop after this many seconds
+              n_seconds:float|None=None, # stop after the step that crosses this many seconds
               target_ci:float=0.01,      # auto stop: 95% CI half-width as a fraction of throughput
-              min_steps:int=10,          # auto stop: at least this many timed steps
+              min_steps:int=10,          # auto stop: at least this many timed steps, even past the cap
               min_seconds:float=2.0,     # auto stop: at least this many measured seconds
-              max_seconds:float=30.0,    # auto stop: at most this many seconds
-              warmup:int=5,              # untimed steps first
+              max_seconds:float=30.0,    # auto stop: at most this many seconds (once `min_steps` are done)
+              warmup:int=5,              # untimed steps first, at least (0: no warm-up)
+              warmup_seconds:float|None=None, # untimed seconds, at least (default: 1 s on a GPU, 0 on a CPU)
               channels_last:bool=False,  # NHWC memory format for model and batch
-              compile:bool=False,        # run the model through `torch.compile`
+              compile:bool=False,        # run the model through `torch.compile` (fresh cache, static shapes)
+              compile_mode:str="default", # `torch.compile` mode: default, reduce-overhead, max-autotune, ...
               optimizer:str="sgd",       # sgd or adamw (train only)
+              fused:bool=False,          # the optimizer's fused kernel (train only)
               run_number:int=1,          # repeat index, kept with the result
               progress:bool=True,        # show a progress bar on stderr
               run_id:str|None=None,      # the record's id (default: a new random one)
@@ -354,13 +498,18 @@ def benchmark(model:str|TimmClassifier="resnet50", # timm model name (or a workl
                        target_ci=target_ci, min_steps=min_steps, min_seconds=min_seconds, max_seconds=max_seconds)
     if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0: raise BadInput(f"warmup {warmup!r} must be a whole number of steps, 0 or more")
     wl, dev, rule = s["workload"], s["dev"], s["rule"]
+    if warmup_seconds is None: warmup_seconds = 0.0 if dev.type == "cpu" else 1.0
+    if warmup_seconds != 0: _positive(warmup_seconds, "warmup_seconds")
+    if compile: _choice(compile_mode, COMPILE_MODES, "compile mode")
     res = Result(model=wl.model, bs=bs, precision=s["precision"], mode=s["mode"], device=str(dev), size=wl.size,
                  workload=wl.kind, unit=wl.unit, channels_last=channels_last, compile=compile, optimizer=s["optimizer"],
                  stop=rule.kind, n_batches=rule.n_batches, n_seconds=rule.n_seconds, target_ci=target_ci,
-                 max_seconds=max_seconds, run_number=run_number, **(dict(run_id=run_id) if run_id else {}))
-    try: _measure(res, wl, bs, s["precision"], s["mode"], dev, s["optimizer"], rule, warmup, channels_last, compile, progress)
+                 max_seconds=max_seconds, run_number=run_number, compile_mode=compile_mode if compile else None,
+                 fused=bool(fused), **(dict(run_id=run_id) if run_id else {}))
+    try: _measure(res, wl, bs, s["precision"], s["mode"], dev, s["optimizer"], bool(fused), rule, warmup, warmup_seconds,
+                  channels_last, compile, compile_mode, progress)
     except Exception as e: res.status, res.error = ("oom" if _is_oom(e) else "error"), _first_line(e)
     # leaving the except block drops the traceback, and with it every tensor the failed run held
-    if res.status != "ok": res.throughput = res.throughput_ci = res.ci_rel = res.tflops = None
-    free_memory(dev)
+    if res.status != "ok": res.throughput = res.throughput_ci = res.ci_rel = res.tflops = res.ci_target_met = None
+    _release(dev)
     return res

@@ -19,7 +19,8 @@ from .env import (
     BadInput, check_choice, check_numbers, check_path, pick_device, fingerprint, synchronize, free_memory)
 from .workloads import check_model, get_workload
 from .benchmark import (
-    MODES, PRECISIONS, Result, StopRule, benchmark, check_precision, check_settings, make_step, precision_flags)
+    MODES, PRECISIONS, Result, StopRule, benchmark, check_precision, check_settings, make_step, precision_flags,
+    UNCONVERGED_HINT, _is_oom, _release)
 from .store import DEFAULT_STORE, check_store, read_runs, save_runs
 from .launch import _MARK, check_world, launch
 try: import fcntl
@@ -157,42 +158,78 @@ def _sm_clock(dev:torch.device) -> float|None:
 def _spread(xs:list) -> float: return max(xs) / min(xs) - 1 if xs and min(xs) > 0 else math.inf
 
 # %% ../nbs/05_sweep.ipynb #1ae147c5
+def _steady(tps:list, conds:list, tol:float, n_windows:int, temp_tol:float) -> bool:
+    "Whether the last `n_windows` windows agree: throughput and SM clock within `tol`, temperature within `temp_tol` °C."
+    if len(tps) < n_windows: return False
+    clocks, temps = [c.get("sm_clock_mhz") for c in conds[-n_windows:]], [c.get("temp_c") for c in conds[-n_windows:]]
+    return (_spread(tps[-n_windows:]) <= tol and (None in clocks or _spread(clocks) <= tol)
+            and (None in temps or max(temps) - min(temps) <= temp_tol))
+
+def _warm_windows(dev, wl, bs, prec, window, tol, n_windows, temp_tol, cap, t0, read) -> tuple:
+    "Train `wl` at `bs` in windows of `window` seconds until steady or `cap` seconds after `t0`."
+    model = wl.build().to(dev); x, y = wl.batch(bs, dev)
+    step = make_step(model, x, y, wl.loss, "train", prec)
+    tps, conds = [], []
+    with precision_flags(prec):
+        while True:
+            n, ts = 0, time.perf_counter()
+            while (el := time.perf_counter() - ts) < window and (n == 0 or time.perf_counter() - t0 < cap):
+                step(); synchronize(dev); n += 1
+            tps.append(n * bs / el); conds.append(read(dev) or {})
+            steady = _steady(tps, conds, tol, n_windows, temp_tol)
+            if steady or time.perf_counter() - t0 >= cap: return tps, conds, steady
+
 def warm_up_device(device:str|torch.device="auto", # the device to warm up
                    max_seconds:float|None=None, # cap (default: 60 s on a GPU, 3 s on a CPU); 0 disables
                    window:float|None=None,      # seconds per throughput window (default: 1 s on a GPU, 0.25 s on a CPU)
                    tol:float=0.02,              # steady when the last `n_windows` agree within this fraction
                    n_windows:int=3,             # windows that must agree
+                   read_conditions=None,        # `read_conditions(dev) -> dict` with `sm_clock_mhz`, `temp_c` where known (default: the SM clock only)
+                   temp_tol:float=1.0,          # steady also needs the last windows' temperatures within this many °C
                   ) -> dict|None:
-    "Run a reference workload until its throughput (and SM clock, where readable) stops changing; None when disabled."
+    "Run a reference workload until its throughput, SM clock and temperature stop changing; None when disabled."
     dev = pick_device(device)
     gpu = dev.type != "cpu"
     if max_seconds is None: max_seconds = 60.0 if gpu else 3.0
     if not max_seconds: return None
     window = window or (1.0 if gpu else 0.25)
+    read = read_conditions or (lambda d: dict(sm_clock_mhz=_sm_clock(d)))
     wl, bs, prec = (get_workload("resnet50"), 64, "fp16") if dev.type == "cuda" else (get_workload("test_convnext", 64), 8, "fp32")
-    model = wl.build().to(dev); x, y = wl.batch(bs, dev)
-    step = make_step(model, x, y, wl.loss, "train", prec)
-    tps, clocks, t0 = [], [], time.perf_counter()
-    with precision_flags(prec):
-        while True:
-            n, ts = 0, time.perf_counter()
-            while (el := time.perf_counter() - ts) < window and (n == 0 or time.perf_counter() - t0 < max_seconds):
-                step(); synchronize(dev); n += 1
-            tps.append(n * bs / el); clocks.append(_sm_clock(dev))
-            steady = len(tps) >= n_windows and _spread(tps[-n_windows:]) <= tol and (
-                None in clocks[-n_windows:] or _spread(clocks[-n_windows:]) <= tol)
-            if steady or time.perf_counter() - t0 >= max_seconds: break
-    del model, x, y, step; free_memory(dev)
-    return dict(seconds=time.perf_counter() - t0, steady=steady, throughput=tps[-1], spread=_spread(tps[-n_windows:]),
-                windows=len(tps), n_windows=n_windows, model=wl.model, bs=bs, precision=prec, unit=wl.unit,
-                sm_clock_mhz=clocks[-1], throughputs=tps)
+    if dev.type == "cuda": torch.cuda.set_device(dev)
+    t0 = time.perf_counter()
+    while True:
+        try:
+            tps, conds, steady = _warm_windows(dev, wl, bs, prec, window, tol, n_windows, temp_tol, max_seconds, t0, read)
+            break
+        except Exception as e:
+            if not _is_oom(e) or bs == 1: raise
+        _release(dev); bs //= 2  # a small card or a MIG slice: the same network at half the batch
+    _release(dev)
+    return dict(seconds=time.perf_counter() - t0, cap=max_seconds, steady=steady, throughput=tps[-1],
+                spread=_spread(tps[-n_windows:]), windows=len(tps), n_windows=n_windows, model=wl.model, bs=bs, precision=prec,
+                unit=wl.unit, sm_clock_mhz=conds[-1].get("sm_clock_mhz"), temp_c=conds[-1].get("temp_c"), throughputs=tps)
 
 def _warmup_line(w:dict) -> str:
-    how = (f"steady after {w['seconds']:.1f} s" if w["steady"] else f"not steady at the {w['seconds']:.1f} s cap")
+    how = f"steady after {w['seconds']:.1f} s" if w["steady"] else f"not steady within its {w['cap']:g} s cap ({w['seconds']:.1f} s)"
     clk = f", SM clock {w['sm_clock_mhz']:.0f} MHz" if w["sm_clock_mhz"] else ""
+    tmp = f", {w['temp_c']:.0f} °C" if w.get("temp_c") is not None else ""
     seen = (f"last {w['n_windows']} windows within {100*w['spread']:.1f}%" if w["windows"] >= w["n_windows"]
             else f"{w['windows']} window{'s' * (w['windows'] > 1)} of {w['n_windows']} needed")
-    return f"device warm-up ({w['model']} bs {w['bs']} {w['precision']}): {how}: {w['throughput']:,.1f} {w['unit']}/s, {seen}{clk}"
+    return f"device warm-up ({w['model']} bs {w['bs']} {w['precision']}): {how}: {w['throughput']:,.1f} {w['unit']}/s, {seen}{clk}{tmp}"
+
+def _warmup_child():
+    "Entry point of an isolated device warm-up: arguments as JSON in argv[1], the result as one JSON line on stdout."
+    torch.set_num_threads(json.loads(sys.argv[1]).pop("threads"))
+    print(_MARK + json.dumps(warm_up_device(**{k: v for k, v in json.loads(sys.argv[1]).items() if k != "threads"})), flush=True)
+
+def _device_warmup(dev:torch.device, max_seconds:float|None, isolate:bool=False) -> dict|None:
+    "The sweep's device warm-up, in this process or (with `isolate`) in a fresh one, so this one holds no GPU memory."
+    if not isolate: return warm_up_device(dev, max_seconds)
+    p = subprocess.run([sys.executable, "-c", "from ready_steady_go.sweep import _warmup_child; _warmup_child()",
+                        json.dumps(dict(device=str(dev), max_seconds=max_seconds, threads=torch.get_num_threads()))],
+                       stdout=subprocess.PIPE, text=True)
+    lines = [l for l in p.stdout.splitlines() if l.startswith(_MARK)]
+    return json.loads(lines[-1][len(_MARK):]) if lines else None
 
 # %% ../nbs/05_sweep.ipynb #c1e2e57e
 @dataclass
@@ -211,24 +248,40 @@ class SweepSummary:
         t = self.table.astype(object).where(self.table.notna(), "-").to_string(index=False) if len(self.table) else "(no points)"
         lines = [t, ""]
         by = {}
-        for s in self.skipped: by.setdefault((s["model"], s["precision"], s["mode"]), []).append(s["bs"])
-        for (m, p, md), bss in by.items(): lines.append(f"skipped after OOM: {m} {p} {md}: bs {', '.join(map(str, sorted(set(bss))))}")
+        for s in self.skipped: by.setdefault((s["model"], s["precision"], s["mode"]) + ((f"× {s['world_size']}",) if "world_size" in s else ()), []).append(s["bs"])
+        for k, bss in by.items(): lines.append(f"skipped after OOM: {' '.join(k)}: bs {', '.join(map(str, sorted(set(bss))))}")
+        ci = self.table["ci"].astype(str) if len(self.table) else pd.Series(dtype=str)
+        if ci.str.contains("!", regex=False).any(): lines.append(f"! not converged: {UNCONVERGED_HINT}")
+        if ci.str.contains("~", regex=False).any(): lines.append("~ only points at the edge of memory (allocator retries while timed): slower than the device can be")
         lines.append(f"{self.measured} points measured, {self.resumed} already in the store, {len(self.skipped)} skipped after OOM, "
                      f"{self.errors} errors; {self.seconds:.1f} s")
         lines.append(f"results: {self.store} (env_id {self.env_id}); report: ready-steady-go-report --store {self.store}")
         return "\n".join(lines)
 
+def _num(v) -> float|None:
+    "A stored number, None for missing or NaN."
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
+
+def _met(r:dict) -> bool:
+    "Whether a row's CI reached its target (rows stored before `ci_target_met` existed: from `ci_rel` and `target_ci`)."
+    if _num(r.get("ci_target_met")) is not None: return bool(r["ci_target_met"])
+    ci, t = _num(r.get("ci_rel")), _num(r.get("target_ci"))
+    return ci is not None and t is not None and ci <= t
+
 def _table(rows:list, combos:dict) -> pd.DataFrame:
-    "Best batch size and throughput per model × precision × mode, with the OOM boundary."
+    "Best batch size and throughput per model × precision × mode, with the OOM boundary; `!` marks a CI that missed its target."
     out = []
     for (m, p, md), c in combos.items():
-        ok = pd.DataFrame([r for r in rows if (r["model"], r["precision"], r["mode"]) == (m, p, md) and r["status"] == "ok"],
-                          columns=["bs", "throughput", "ci_rel"])
-        g = ok.groupby("bs").agg(throughput=("throughput", "mean"), ci_rel=("ci_rel", "mean")) if len(ok) else None
-        best = g.throughput.idxmax() if g is not None else None
+        ok = pd.DataFrame([dict(bs=r["bs"], throughput=r["throughput"], ci_rel=r["ci_rel"], met=_met(r), edge=bool(_num(r.get("alloc_retries"))))
+                           for r in rows if (r["model"], r["precision"], r["mode"]) == (m, p, md) and r["status"] == "ok"],
+                          columns=["bs", "throughput", "ci_rel", "met", "edge"])
+        g = ok.groupby("bs").agg(throughput=("throughput", "mean"), ci_rel=("ci_rel", "mean"), met=("met", "all"), edge=("edge", "any")) if len(ok) else None
+        pool = None if g is None else g[~g.edge] if (~g.edge).any() else g  # points at the OOM edge only when nothing else ran
+        best = pool.throughput.idxmax() if pool is not None else None
+        mark = "" if best is None else ("" if g.met[best] else " !") + (" ~" if g.edge[best] else "")
         errs = sum((r["model"], r["precision"], r["mode"], r["status"]) == (m, p, md, "error") for r in rows)
         out.append(dict(model=m, precision=p, mode=md, best_bs=best, throughput=None if best is None else round(g.throughput[best], 1),
-                        ci=None if best is None or pd.isna(g.ci_rel[best]) else f"±{100*g.ci_rel[best]:.1f}%",
+                        ci=None if best is None else (f"±{100*g.ci_rel[best]:.1f}%" if not pd.isna(g.ci_rel[best]) else "no CI") + mark,
                         max_bs=None if c.max_ok is None else f"{c.max_ok}{' (bisected)' if c.bisected else ''}",
                         oom_bs=c.first_oom, skipped=len(c.skipped), errors=errs))
     df = pd.DataFrame(out, columns=["model", "precision", "mode", "best_bs", "throughput", "ci", "max_bs", "oom_bs", "skipped", "errors"])
@@ -415,7 +468,7 @@ def _sweep(s, t0, find_max_bs, isolate, force, channels_last, compile, progress,
     with tqdm(total=todo(0), desc="sweep", unit="point", position=0, disable=not progress, file=sys.stderr, dynamic_ncols=True) as bar:
         try:
             if todo(0) and s["device_warmup"] != 0:
-                warm = warm_up_device(dev, s["device_warmup"])
+                warm = _device_warmup(dev, s["device_warmup"], isolate)
                 if warm: _say(_warmup_line(warm))
             for i, (rn, m, p, md, n, bs) in enumerate(plan):
                 c = combos[(m, p, md, n)]
