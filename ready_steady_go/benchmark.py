@@ -281,7 +281,9 @@ def _run_timed(step,           # one step; returns once the step is queued
     return dict(times=times, per=timer.per, launched=launched, wall_seconds=wall, warmup_steps=n, warmup_seconds=warm_s)
 
 def _tick(bar, rule, new, stats, per=1):
-    bar.update(len(new) * per if rule.n_batches else sum(new) * per)
+    inc = len(new) * per if rule.n_batches else sum(new) * per
+    if bar.total is not None and bar.n + inc > bar.total: bar.total = bar.n + inc  # past the cap (min_steps first, a step is never cut): tqdm would drop a total it is past
+    bar.update(inc)
     if stats.n > 1: bar.set_postfix_str(f"±{100*stats.ci_rel():.1f}%", refresh=False)
 
 # %% ../nbs/02_benchmark.ipynb #66963837
