@@ -14,12 +14,12 @@ import numpy as np, pandas as pd
 from .env import BadInput
 
 # %% auto #0
-__all__ = ['KEYS', 'REQUIRED', 'ENV_COLS', 'DATASETS', 'MEASURED_SOURCES', 'FACTORS', 'FACTOR_LABELS', 'COMPARED',
-           'EFFICIENCY_COLS', 'CONDITION_COLS', 'SCALING_COLUMNS', 'WORLD_SIZE_COLUMNS', 'clean_device_name',
-           'ci_target_met', 'usable', 'tidy', 'best_batch', 'relative', 'ratio_ci', 'throughput_ci_rel', 'speedup_ci',
+__all__ = ['KEYS', 'REQUIRED', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES', 'ENV_COLS', 'DATASETS', 'FACTORS', 'FACTOR_LABELS',
+           'COMPARED', 'EFFICIENCY_COLS', 'CONDITION_COLS', 'SCALING_COLUMNS', 'clean_device_name', 'ci_target_met',
+           'world_sizes', 'usable', 'tidy', 'best_batch', 'relative', 'ratio_ci', 'throughput_ci_rel', 'speedup_ci',
            'speedup', 'average', 'oom_batch', 'environments', 'parse_prices', 'cost', 'value_table', 'best_precision',
            'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'comparability', 'comparability_note',
-           'efficiency', 'convergence', 'flagged', 'analyse', 'world_sizes', 'scaling']
+           'efficiency', 'scaling', 'convergence', 'flagged', 'analyse']
 
 # %% ../nbs/06_analysis.ipynb #7abdf383
 _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
@@ -31,8 +31,10 @@ def clean_device_name(name:str, # a device name as CUDA reports it
     return " ".join(_BRANDS.sub(" ", str(name)).replace("-", " ").split()) or str(name).strip() or "unknown"
 
 # %% ../nbs/06_analysis.ipynb #0660a5bd
-KEYS = ("device", "model", "size", "seq_len", "precision", "mode") # a configuration, up to its batch size (size, seq_len: 0 = not recorded)
-REQUIRED = ("model", "bs", "throughput") # besides `device_name` (or `device`)
+KEYS = ("device", "model", "size", "seq_len", "precision", "mode", "world_size") # a configuration, up to its batch size (size, seq_len: 0 = not recorded; world_size: 1)
+REQUIRED = ("model", "bs", "throughput") # besides `device_name` (or `device`); `bs` may be empty (a published table)
+WORLD_SIZE_COLUMNS = ("world_size", "n_gpus", "num_gpu") # where a run's number of devices may be, in this order
+MEASURED_SOURCES = ("local", "wandb", "wandb-offline", "csv") # measured by this benchmark or its 2022 version; any other source is a published table
 _TRUTH = {True: True, False: False, "true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}
 
 def _num(df:pd.DataFrame, c:str) -> pd.Series:
@@ -52,6 +54,14 @@ def ci_target_met(runs:pd.DataFrame, # the runs table
     derived[has] = (ci <= tgt)[has]  # a target and no CI (a single step) did not reach it
     return given.where(given.notna(), derived).astype("boolean")
 
+def world_sizes(runs:pd.DataFrame, # the runs table
+               ) -> pd.Series:
+    "Each run's world size: the first of `WORLD_SIZE_COLUMNS` that it has, else 1."
+    w = pd.Series(np.nan, index=runs.index)
+    for c in WORLD_SIZE_COLUMNS:
+        if c in runs: w = w.fillna(_num(runs, c))
+    return w.fillna(1).astype("int64")
+
 def _with_defaults(runs:pd.DataFrame) -> pd.DataFrame:
     "`runs` with the columns that 2022 tables lack filled in."
     df = runs.copy()
@@ -67,6 +77,7 @@ def _with_defaults(runs:pd.DataFrame) -> pd.DataFrame:
     df["ci_rel"] = _num(df, "ci_rel").fillna(_num(df, "throughput_ci") / _num(df, "throughput"))
     df["target_ci"] = _num(df, "target_ci")
     df["device"] = df["device_name" if "device_name" in df else "device"].astype(object)
+    df["world_size"] = world_sizes(df)
     return df
 
 def usable(runs:pd.DataFrame, # the runs table
@@ -90,22 +101,34 @@ def _labels(t:pd.DataFrame) -> list[str]:
     return [str(m) + (f" @{s}" if a and s else "") + (f" @{q} tokens" if b and q else "")
             for m, s, q, a, b in zip(t["model"], t["size"], t["seq_len"], many["size"], many["seq_len"])]
 
-def _keyed(runs:pd.DataFrame) -> pd.DataFrame:
-    "`usable` runs with short device names and integer batch sizes: each row's configuration (`KEYS`) and `bs` as `tidy` groups them."
-    df = usable(runs)
+def _published(df:pd.DataFrame) -> pd.Series:
+    "Per run: who published it (`lambda` for a `source` of `lambda:<file>@<commit>`), or NaN for a run measured by this tool or its 2022 version."
+    if "source" not in df: return pd.Series(np.nan, index=df.index, dtype=object)
+    s = df["source"].astype(object).where(df["source"].notna(), "").astype(str).str.strip()
+    return s.str.split(":").str[0].where(~s.isin(MEASURED_SOURCES) & ~s.str.lower().isin(["", "nan", "none", "<na>", "null"]))
+
+def _devices(df:pd.DataFrame) -> pd.Series:
+    "Short device names (`clean_device_name`); a published table's devices marked ` (published: lambda)`, never merged with measured ones."
     names = df["device"].unique()
-    df["device"] = df["device"].map(dict(zip(names, map(clean_device_name, names))))
-    df["bs"] = pd.to_numeric(df["bs"], errors="coerce").astype("int64")
+    dev = df["device"].map(dict(zip(names, map(clean_device_name, names))))
+    pub = _published(df)
+    return pd.Series([d if pd.isna(p) else f"{d} (published: {p})" for d, p in zip(dev, pub)], index=df.index, dtype=object)
+
+def _keyed(runs:pd.DataFrame) -> pd.DataFrame:
+    "`usable` runs with short device names and integer batch sizes (empty where not recorded): each row's configuration (`KEYS`) and `bs` as `tidy` groups them."
+    df = usable(runs)
+    df["device"] = _devices(df)
+    df["bs"] = pd.to_numeric(df["bs"], errors="coerce").round().astype("Int64")
     return df
 
 def tidy(runs:pd.DataFrame, # the runs table, one row per run
         ) -> pd.DataFrame:
-    "One row per (device, model, size, seq_len, precision, mode, bs): finished runs, short names, repeats combined by their median."
+    "One row per (device, model, size, seq_len, precision, mode, world_size, bs): finished runs, short names, repeats combined by their median."
     df = _keyed(runs)
     df["throughput_ci"] = pd.to_numeric(df["throughput_ci"], errors="coerce")
     df["peak_mem_mb"] = pd.to_numeric(df["peak_mem_mb"], errors="coerce")
     df["_met"] = df["ci_target_met"].map({True: 1.0, False: 0.0}).astype(float)  # NaN: unknown
-    g = df.groupby(list(KEYS) + ["bs"], sort=True)
+    g = df.groupby(list(KEYS) + ["bs"], sort=True, dropna=False)  # a published table has no batch size
     t = g.agg(throughput=("throughput", "median"), t_min=("throughput", "min"), t_max=("throughput", "max"),
               throughput_ci=("throughput_ci", "median"), ci_rel=("ci_rel", "median"), target_ci=("target_ci", "median"),
               peak_mem_mb=("peak_mem_mb", "median"), unit=("unit", "first"), _met=("_met", "min"),
@@ -231,7 +254,7 @@ def oom_batch(runs:pd.DataFrame, # the runs table (not tidied: OOM rows are what
     "The smallest batch size that ran out of memory, per (device, model, precision, mode)."
     if "status" not in runs: return pd.DataFrame(columns=list(KEYS) + ["bs"])
     df = _with_defaults(runs[runs["status"].astype(str).eq("oom")])
-    df["device"] = df["device"].map(clean_device_name)
+    df["device"] = _devices(df)
     return df.groupby(list(KEYS), sort=True)["bs"].min().reset_index()
 
 # %% ../nbs/06_analysis.ipynb #39f7534d
@@ -389,7 +412,6 @@ def extrapolate(best:pd.DataFrame, # a table with a `throughput` (samples/s) col
     return best.assign(seconds=secs, duration=[human_duration(x) for x in secs])
 
 # %% ../nbs/06_analysis.ipynb #0a696c5f
-MEASURED_SOURCES = ("local", "wandb", "wandb-offline", "csv") # measured by this benchmark or its 2022 version; any other source is a published table
 _IMPORTED = ("wandb", "wandb-offline", "csv") # sources that may hold 2022 runs
 _2022_SETTINGS = dict(channels_last="off", compile="off", optimizer="sgd") # what the 2022 benchmark always did
 _NA = {"", "nan", "none", "<na>", "null", "nat"}
@@ -503,7 +525,7 @@ def comparability(runs:pd.DataFrame, # the runs table (not tidied: the software 
     cols = [c for c in dict.fromkeys([*KEYS, *(c for keys, m in by.values() for c in (*keys, m))] + [FACTORS[f][0] for f in factors] +
                                      ["device_capability", "device_type", "torch", "source", "env_id"]) if c in df]
     df = df[cols].value_counts(dropna=False, sort=False).rename("_n").reset_index()  # distinct setups: a few, however many runs
-    df["device"] = df["device"].map(clean_device_name)
+    df["device"] = _devices(df)  # named as the ranking names them
     df["label"] = _labels(df)  # a model at its size and sequence length, named as `tidy` names it
     old = _from_2022(df, recorded)
     values = {f: pd.factorize(v) for f in FACTORS if f in factors and (v := _factor(df, f, old)) is not None}
@@ -543,10 +565,10 @@ def _per_config(runs:pd.DataFrame, cols:list[str]) -> pd.DataFrame:
     df = _keyed(runs)
     keys = list(KEYS) + ["bs"]
     num = [c for c in cols if c not in ("energy_source", "conditions")]
-    out = df[keys].assign(**{c: pd.to_numeric(df[c], errors="coerce") for c in num}).groupby(keys, sort=False)[num].median().reset_index() if num else df[keys].drop_duplicates()
+    out = df[keys].assign(**{c: pd.to_numeric(df[c], errors="coerce") for c in num}).groupby(keys, sort=False, dropna=False)[num].median().reset_index() if num else df[keys].drop_duplicates()
     for c in (c for c in cols if c not in num):  # text: the distinct values of each configuration's repeats
         t = df[keys + [c]].dropna().drop_duplicates()
-        out = out.merge(t.groupby(keys, sort=False)[c].agg(lambda s: "; ".join(sorted(map(str, s)))).reset_index(), on=keys, how="left")
+        out = out.merge(t.groupby(keys, sort=False, dropna=False)[c].agg(lambda s: "; ".join(sorted(map(str, s)))).reset_index(), on=keys, how="left")
     return out
 
 def _with_energy(runs:pd.DataFrame) -> pd.DataFrame:
@@ -572,6 +594,24 @@ def efficiency(best:pd.DataFrame, # best batch sizes (see `best_batch`)
     out = out[keys + lab + ["throughput", *EFFICIENCY_COLS, *(c for c in (*CONDITION_COLS[:2], "samples_per_kwh", *CONDITION_COLS[2:]) if c in out)]]
     return out.sort_values(["mode", "model", "size", "seq_len", "precision", "mfu", "throughput"], ascending=[False, True, True, True, True, False, False],
                            na_position="last", ignore_index=True)
+
+# %% ../nbs/06_analysis.ipynb #f7f988ff
+SCALING_COLUMNS = ("device", "model", "precision", "mode", "world_size", "throughput", "speedup", "efficiency")
+
+def scaling(runs:pd.DataFrame, # the runs table, one row per run
+           ) -> pd.DataFrame:
+    "Per (device, model, precision, mode) and world size: the best throughput, `speedup` over one device and `efficiency`."
+    df = _keyed(runs)  # short device names, a published table's marked; world sizes
+    df["_bs"] = _num(df, "per_device_bs").fillna(df["bs"].astype(float))  # the batch of each device, in weak and strong scaling alike
+    k = list(SCALING_COLUMNS[:4])
+    med = df.groupby(k + ["world_size", "_bs"], dropna=False)["throughput"].median().reset_index()
+    best = med.groupby(k + ["world_size"], sort=True)["throughput"].max().reset_index()
+    best = best[best.groupby(k)["world_size"].transform("nunique") > 1]
+    one = best[best["world_size"] == 1].set_index(k)["throughput"].rename("_one")
+    best = best.join(one, on=k)
+    best["speedup"] = best["throughput"] / best["_one"]
+    best["efficiency"] = best["speedup"] / best["world_size"]
+    return best[list(SCALING_COLUMNS)].reset_index(drop=True)
 
 # %% ../nbs/06_analysis.ipynb #9709f1a4
 def convergence(t:pd.DataFrame, # tidy runs (see `tidy`)
@@ -600,18 +640,21 @@ def analyse(runs:pd.DataFrame, # the runs table
             include_unconverged:bool=False, # rank points whose CI missed its target too (marked); by default they are left out
             only_valid:bool=False, # leave out the runs whose `conditions` are not `ok` (thermal throttle, power cap, ...)
            ) -> dict[str, pd.DataFrame]:
-    "Every analysis table from `runs`: tidy, best, relative, average, speedup (with its interval), oom, environments, convergence, comparability, efficiency, and cost/value with prices."
+    "Every analysis table from `runs`: tidy, best, relative, average, speedup (with its interval), oom, environments, convergence, comparability, efficiency, scaling, and cost/value with prices."
     if only_valid and isinstance(runs, pd.DataFrame) and len(runs):
         bad = flagged(runs)
         if bad.all(): raise BadInput(f"every one of the {len(runs)} run(s) was measured under flagged conditions: without only_valid they are shown, marked")
         runs = runs[~bad]
-    t = tidy(runs)
+    every = tidy(runs)
+    t = every[every["world_size"].eq(1)]  # per-device tables compare single devices; other world sizes are in `scaling`
+    if t.empty: raise BadInput(f"no single-device runs: every usable run used several devices (world sizes {', '.join(map(str, sorted(every['world_size'].unique())))}); "
+                               "measure world size 1 too (e.g. --nprocs 1,2) for the per-device tables and the scaling")
     best = relative(best_batch(t if include_unconverged else t[~t["unconverged"]]))
     more = [c for c in ("items_per_sample", "conditions") if c in runs]  # what tidy does not carry, beside each best point
     if more: best = best.merge(_per_config(runs, more), on=list(KEYS) + ["bs"], how="left")
     avg = average(best)
     out = dict(tidy=t, best=best, average=avg, speedup=speedup_ci(best), oom=oom_batch(runs), environments=environments(runs),
-               convergence=convergence(t), efficiency=efficiency(best, runs),
+               convergence=convergence(t), efficiency=efficiency(best, runs), scaling=scaling(runs),
                comparability=comparability(_ranked(runs, best)) if len(best) else comparability(runs).iloc[:0])  # only what is ranked side by side
     if prices:
         p = _known_prices(prices, t["device"].unique())  # warns once, about devices that are in no run at all
@@ -619,34 +662,3 @@ def analyse(runs:pd.DataFrame, # the runs table
         out["cost"] = cost(best, p)
         out["value"] = value_table(best_precision(avg), p, by=("mode",))
     return out
-
-# %% ../nbs/06_analysis.ipynb #f7f988ff
-SCALING_COLUMNS = ("device", "model", "precision", "mode", "world_size", "throughput", "speedup", "efficiency")
-WORLD_SIZE_COLUMNS = ("world_size", "n_gpus", "num_gpu") # where a run's number of devices may be, in this order
-
-def world_sizes(runs:pd.DataFrame, # the runs table
-               ) -> pd.Series:
-    "Each run's world size: the first of `WORLD_SIZE_COLUMNS` that it has, else 1."
-    w = pd.Series(np.nan, index=runs.index)
-    for c in WORLD_SIZE_COLUMNS:
-        if c in runs: w = w.fillna(pd.to_numeric(runs[c], errors="coerce"))
-    return w.fillna(1).astype("int64")
-
-def scaling(runs:pd.DataFrame, # the runs table, one row per run
-           ) -> pd.DataFrame:
-    "Per (device, model, precision, mode) and world size: the best throughput, `speedup` over one device and `efficiency`."
-    df = usable(runs)
-    names = df["device"].unique()
-    df["device"] = df["device"].map(dict(zip(names, map(clean_device_name, names))))
-    df["world_size"] = world_sizes(df)
-    bs = pd.to_numeric(df["bs"], errors="coerce")
-    df["_bs"] = pd.to_numeric(df["per_device_bs"], errors="coerce").fillna(bs) if "per_device_bs" in df else bs
-    k = list(SCALING_COLUMNS[:4])
-    med = df.groupby(k + ["world_size", "_bs"], dropna=False)["throughput"].median().reset_index()
-    best = med.groupby(k + ["world_size"], sort=True)["throughput"].max().reset_index()
-    best = best[best.groupby(k)["world_size"].transform("nunique") > 1]
-    one = best[best["world_size"] == 1].set_index(k)["throughput"].rename("_one")
-    best = best.join(one, on=k)
-    best["speedup"] = best["throughput"] / best["_one"]
-    best["efficiency"] = best["speedup"] / best["world_size"]
-    return best[list(SCALING_COLUMNS)].reset_index(drop=True)

@@ -156,6 +156,13 @@ def ready_steady_go(
     compile:bool=False,        # run the model through torch.compile
     optimizer:str="sgd",       # sgd or adamw
     run_number:int=1,          # repeat index kept with the run, 1 or more (2022 flag)
+    nproc_per_node:int=1,      # processes on this machine, one per device: above 1, the point runs under torchrun (DDP for training)
+    nnodes:int=1,              # machines taking part (torchrun's --nnodes)
+    node_rank:int=0,           # this machine's rank, 0 to nnodes-1 (with --master_addr)
+    master_addr:str=None,      # node 0's address, for several machines (torchrun's static rendezvous)
+    master_port:int=None,      # node 0's port (default 29500)
+    rdzv_endpoint:str=None,    # host[:port] of a c10d rendezvous, instead of --master_addr
+    strong:bool=False,         # strong scaling: --bs is the global batch, divided between the devices (default: --bs per device)
     store:str|Path=DEFAULT_STORE, # the SQLite results file; created on the first run
     no_store:bool=False,       # do not write the run to the store
     wnb:str="disabled",        # W&B mode: disabled, offline or online
@@ -174,6 +181,14 @@ def ready_steady_go(
     check_numbers(bs=bs, size=size, n_batches=n_batches, n_seconds=n_seconds, target_ci=target_ci, max_seconds=max_seconds,
                   warmup=warmup, run_number=run_number)
     wnb = check_choice(wnb, _WANDB_MODES, "W&B mode")
+    addr = master_addr is not None or rdzv_endpoint is not None
+    if (nproc_per_node, nnodes, node_rank, master_port) != (1, 1, 0, None) or addr:  # a world to check before anything is written
+        from ready_steady_go.env import pick_device
+        from ready_steady_go.launch import check_world
+        world = check_world(nproc_per_node, nnodes, node_rank, master_addr, master_port, rdzv_endpoint, pick_device(device).type,
+                            strong_bs=bs if strong else None)
+    else: world = 1
+    multi = world > 1 or addr
     if not no_store:
         db = check_path(store, "--store")
         from ready_steady_go.store import check_store
@@ -186,10 +201,20 @@ def ready_steady_go(
     s = check_settings(model, bs, precision, mode, device, size, optimizer, n_batches=n_batches, n_seconds=n_seconds,
                        target_ci=target_ci, max_seconds=max_seconds)
     fp, say = fingerprint(s["dev"]), (lambda *a: None) if quiet else _say(json)
-    say(f"Measuring {s['workload'].model} · {s['mode']} · {s['precision']} · bs {bs} · {s['workload'].size}px on {s['dev']} ({fp['device_name']})")
-    r = benchmark(s["workload"], bs, s["precision"], s["mode"], s["dev"], n_batches=n_batches, n_seconds=n_seconds,
-                  target_ci=target_ci, max_seconds=max_seconds, warmup=warmup, channels_last=channels_last,
-                  compile=compile, optimizer=s["optimizer"], run_number=run_number, progress=not quiet)
+    on = f"{world} × {s['dev'].type} on {nnodes} machine(s) under torchrun" if multi else s["dev"]
+    say(f"Measuring {s['workload'].model} · {s['mode']} · {s['precision']} · bs {bs} · {s['workload'].size}px on {on} ({fp['device_name']})")
+    if multi:
+        from ready_steady_go.launch import launch
+        point = dict(model=model, bs=bs, precision=s["precision"], mode=s["mode"], device=str(s["dev"]), size=size, n_batches=n_batches,
+                     n_seconds=n_seconds, target_ci=target_ci, max_seconds=max_seconds, warmup=warmup, channels_last=channels_last,
+                     compile=compile, optimizer=s["optimizer"], run_number=run_number)
+        r = launch(point, nproc_per_node, nnodes, node_rank, master_addr, master_port, rdzv_endpoint, strong)
+        if r is None:  # this machine ran its ranks; the record is rank 0's
+            say(f"node {node_rank} done: its {nproc_per_node} rank(s) took part; node 0 holds the result and stores it")
+            return 0
+    else: r = benchmark(s["workload"], bs, s["precision"], s["mode"], s["dev"], n_batches=n_batches, n_seconds=n_seconds,
+                        target_ci=target_ci, max_seconds=max_seconds, warmup=warmup, channels_last=channels_last,
+                        compile=compile, optimizer=s["optimizer"], run_number=run_number, progress=not quiet)
     row = r.row(fp)
     kept = None
     if not no_store:  # never lost: kept in a file beside the store if it cannot be written
@@ -277,7 +302,7 @@ export_main = console_script(ready_steady_go_export)
 def ready_steady_go_report(
     *sources:str,             # W&B entity/project paths, offline run folders, CSV exports or stores (default: --store)
     store:str|Path=None,      # the SQLite store to read (default: rsg-results.db, when no source is given)
-    out:str|Path="rsg-report", # the folder to write report.html, summary.csv, average.csv and figures/ into
+    out:str|Path="rsg-report", # the folder to write report.html, summary.csv, average.csv, time_to_train.csv, scaling.csv and figures/ into
     prices:str|Path=None,     # a CSV of prices in $/hour: columns device, price_per_hour
     price:Annotated[str, "a device's price in $/hour, e.g. \"RTX 4090=0.69\" (repeat for more)", {"action": "append"}]=None,
     title:str="Ready, Steady, Go! benchmark report", # the report's title
@@ -301,6 +326,7 @@ def ready_steady_go_report(
         if not check_store(store).exists(): raise BadInput(f"store {str(store)!r} does not exist: run ready-steady-go or ready-steady-go-sweep first, or give sources")
         runs = read_runs(store)
     page = write_report(runs, out, pr, title, include_unconverged=include_unconverged)
-    print(f"report: {page} ({len(runs):,} runs); tables: {Path(out)/'summary.csv'}, {Path(out)/'average.csv'}")
+    scaled = len((Path(out)/"scaling.csv").read_text().splitlines()) > 1  # runs at several world sizes
+    print(f"report: {page} ({len(runs):,} runs); tables: {Path(out)/'summary.csv'}, {Path(out)/'average.csv'}" + (f", {Path(out)/'scaling.csv'}" if scaled else ""))
 
 report_main = console_script(ready_steady_go_report)

@@ -62,6 +62,7 @@ def check_world(nproc_per_node:int,      # processes on this machine, one per de
                 rdzv_endpoint:str|None=None, # host[:port] of a c10d rendezvous (elastic)
                 device_type:str="cpu",   # cpu, cuda or mps
                 n_devices:int|None=None, # CUDA devices on this machine (default: as torch counts them)
+                strong_bs:int|None=None, # with strong scaling: the global batch, which must divide evenly between the devices
                ) -> int:
     "The world size, or `BadInput` in one line for options that cannot work."
     _whole(nproc_per_node, "nproc_per_node"); _whole(nnodes, "nnodes")
@@ -77,7 +78,10 @@ def check_world(nproc_per_node:int,      # processes on this machine, one per de
         if nproc_per_node > n: raise BadInput(f"--nproc_per_node {nproc_per_node} asks for more processes than this machine's {n} CUDA device(s): use at most {n}")
     if device_type == "mps" and nproc_per_node > 1:
         raise BadInput(f"--nproc_per_node {nproc_per_node} on MPS: a Mac has one GPU and no distributed backend for it: use 1, or --device cpu")
-    return nproc_per_node * nnodes
+    world = nproc_per_node * nnodes
+    if strong_bs is not None and strong_bs % world:
+        raise BadInput(f"--strong with batch size {strong_bs} and world size {world}: the global batch must divide evenly between the devices")
+    return world
 
 # %% ../nbs/05a_launch.ipynb #71eba46e
 _MARK, _FAIL = "RSG-RESULT ", "RSG-RANK-FAILED "  # stdout line prefixes: rank 0's result, a failed rank's status
@@ -171,6 +175,7 @@ def _record(kw:dict, ranks:list[dict], dev:torch.device) -> LaunchResult:
     s = _settings(kw, dev)
     res = _template(kw, s, warmup_steps=kw["warmup"], warmup_seconds=ranks[0]["warmup_seconds"],
                     **combine([r["times"] for r in sorted(ranks, key=lambda r: r["rank"])], kw["per_device_bs"]))
+    res.ci_target_met = res.ci_rel is not None and res.ci_rel <= res.target_ci  # as `benchmark` judges one process
     mem = [r["peak_mem_mb"] for r in ranks if r["peak_mem_mb"] is not None]
     res.peak_mem_mb = max(mem) if mem else None
     res.flops_per_sample = flops_per_sample(s["workload"], s["mode"])
@@ -250,12 +255,11 @@ def launch(point:dict,               # the point: keyword arguments of `benchmar
     dev = s["dev"]
     if dev.type == "cuda" and (dev.index or 0) != 0 and nproc_per_node > 1:
         raise BadInput(f"device {kw['device']!r} with --nproc_per_node {nproc_per_node}: give --device cuda; rank i uses cuda:i (choose GPUs with CUDA_VISIBLE_DEVICES)")
-    world = check_world(nproc_per_node, nnodes, node_rank, master_addr, master_port, rdzv_endpoint, dev.type)
+    world = check_world(nproc_per_node, nnodes, node_rank, master_addr, master_port, rdzv_endpoint, dev.type, strong_bs=kw["bs"] if strong else None)
     if isinstance(warm := kw["warmup"], bool) or not isinstance(warm, int) or warm < 0: raise BadInput(f"warmup {warm!r} must be a whole number of steps, 0 or more")
     _whole(sync_every, "sync_every")
     for v, name in ((timeout, "timeout"), (collective_timeout, "collective_timeout")):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0: raise BadInput(f"{name} {v!r} must be a positive number of seconds")
-    if strong and kw["bs"] % world: raise BadInput(f"--strong with batch size {kw['bs']} and world size {world}: the global batch must divide evenly between the devices")
     threads = max(1, _cores() // nproc_per_node)
     kw.update(per_device_bs=kw["bs"] // world if strong else kw["bs"], world_size=world, nnodes=nnodes, strong=strong,
               backend="nccl" if dev.type == "cuda" else "gloo", device_name="cuda" if dev.type == "cuda" and world > 1 else str(dev),

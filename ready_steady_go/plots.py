@@ -211,6 +211,8 @@ def plot_batch(t:pd.DataFrame, # `tidy(...)`
               ) -> Figure:
     "Throughput (and peak memory, where measured) against batch size, a line per device, a column per precision."
     d = _select(t, model, mode)
+    d = d[d["bs"].notna()]  # a published table has no batch size: nothing to draw against it
+    if d.empty: raise ValueError(f"no batch sizes recorded for {model!r} in mode {mode!r}: a published table's figures are in its scaling and ranking")
     precs, devs = _precisions(d["precision"]), sorted(d["device"].unique())
     colors = dict(zip(devs, sns.color_palette("tab10" if len(devs) <= 10 else "husl", len(devs))))
     bss = sorted(d["bs"].unique())

@@ -82,7 +82,10 @@ def _figure_jobs(res:dict) -> list[tuple[str, str, object]]:
         for mode in _modes(t[t["label"] == label]):
             if ((best["label"] == label) & (best["mode"] == mode)).any():
                 jobs.append((f"relative-{_slug(label)}-{mode}.svg", label, partial(plot_relative, best, label, mode)))
-            jobs.append((f"batch-{_slug(label)}-{mode}.svg", label, partial(plot_batch, t, label, mode, oom=res["oom"])))
+            if t.loc[(t["label"] == label) & (t["mode"] == mode), "bs"].notna().any():  # a published table records no batch size
+                jobs.append((f"batch-{_slug(label)}-{mode}.svg", label, partial(plot_batch, t, label, mode, oom=res["oom"])))
+    sc = res.get("scaling", pd.DataFrame(columns=["mode"]))
+    for mode in _modes(sc): jobs.append((f"scaling-{mode}.svg", "scaling", partial(plot_scaling, sc, mode)))
     return jobs
 
 def report_figures(res:dict, # `analyse(runs, prices)`
@@ -208,14 +211,15 @@ def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `anal
     figs = report_svgs(res)
     t2 = time.perf_counter()
     files = {"summary.csv": summary_table(res["best"]).to_csv(index=False), "average.csv": average_table(res["average"]).to_csv(index=False),
-             "time_to_train.csv": time_to_train_table(res["best"]).to_csv(index=False)}
+             "time_to_train.csv": time_to_train_table(res["best"]).to_csv(index=False),
+             "scaling.csv": res["scaling"][list(SCALING_COLUMNS)].to_csv(index=False)}  # header only when no run used several devices
     files |= {f"figures/{n}": s for n, (_, s) in figs.items()}
     files["report.html"] = _html(runs, res, figs, title, include_unconverged, only_valid)
     if timings is not None: timings.update(analysis=t1 - t0, figures=t2 - t1, html=time.perf_counter() - t2)
     return Report(files)
 
 def write_report(runs:pd.DataFrame, # the runs table
-                 out:str|Path, # the folder for report.html, summary.csv, average.csv, time_to_train.csv and figures/
+                 out:str|Path, # the folder for report.html, summary.csv, average.csv, time_to_train.csv, scaling.csv and figures/
                  prices=None, # $/hour per device (see `parse_prices`)
                  title:str="Ready, Steady, Go! benchmark report", # the page title
                  include_unconverged:bool=False, # rank points whose CI missed its target too (marked)
@@ -326,6 +330,35 @@ def _energy_table(d:pd.DataFrame, cost:pd.DataFrame|None) -> pd.DataFrame:
     if "_spd" in d: out["samples per $"] = d["_spd"]
     return out
 
+def _sources(sc:pd.DataFrame, runs:pd.DataFrame) -> str:
+    "The published sources behind a scaling table's marked devices, each once."
+    if "source" not in runs or not sc["device"].str.contains("(published: ", regex=False).any(): return ""
+    s = runs["source"].dropna().astype(str)
+    pub = sorted(set(s[~s.isin(MEASURED_SOURCES) & ~s.str.lower().isin(["", "nan", "none"])]))
+    return ", ".join(f"<code>{html.escape(x)}</code>" for x in pub)
+
+def _scaling(res:dict, runs:pd.DataFrame, fig) -> list[str]:
+    "The scaling section: per mode the speed-up figure and the table, where runs at more than one world size exist."
+    sc = res.get("scaling")
+    if sc is None or sc.empty: return []
+    units = dict(zip(res["tidy"]["model"], res["tidy"]["unit"]))
+    out = ["<h2>Scaling</h2><p>Speed-up with the number of devices (world size: processes under torchrun, one per device, DDP for training): "
+           "throughput at N devices over throughput at one, and efficiency = speed-up / N (100% is linear). Throughput is global, from the "
+           "slowest device's step times, at each world size's fastest per-device batch. Also in <code>scaling.csv</code>.</p>"]
+    if src := _sources(sc, runs):
+        out.append(f'<p class="note"><b>Published figures, not measured by this tool</b>: the devices marked <i>(published: …)</i> come from '
+                   f"{src}, imported as published. They stand beside local measurements, never merged with them.</p>")
+    if (sc["efficiency"] > 1.05).any():
+        out.append("<p>An efficiency above 100% (more than N× with N devices) is not the hardware: it is a single-device baseline that ran "
+                   "slow, or a published table's own anomaly. Shown as given; the figure marks such lines <i>off the scale</i>.</p>")
+    for mode in _modes(sc):
+        d = sc[sc["mode"] == mode]
+        tbl = pd.DataFrame({"device": d["device"], "model": d["model"], "precision": d["precision"], "devices (world size)": d["world_size"],
+                            "throughput (per s)": d["throughput"], "unit": d["model"].map(units), "speed-up (×)": d["speedup"],
+                            "efficiency (%)": 100 * d["efficiency"]})
+        out += [f"<h3>{_mode_name(mode).capitalize()}</h3>", fig(f"scaling-{mode}.svg"), _table(tbl.dropna(axis=1, how="all"), "{:,.2f}")]
+    return out
+
 _VALUE_HEADERS = {"price_per_hour": "price ($/h)", "throughput": "relative throughput (%, geomean)", "cost_factor": "price factor (×)",
                   "throughput_factor": "throughput factor (×)", "value": "value (% per $/h)", "frontier": "on the frontier"}
 _ENV_HEADERS = {"device_mem_gb": "device memory (GB)", "cpu_count": "CPU cores", "torch_threads": "torch threads"}
@@ -386,6 +419,7 @@ def _html(runs:pd.DataFrame, res:dict, figs:dict[str, tuple[str, str]], title:st
                      + (" beside samples per dollar" if "cost" in res else "") + ", at each best point.</p>")
         for mode in _modes(eff):
             parts += [f"<h3>{_mode_name(mode).capitalize()}</h3>", _table(_energy_table(eff[eff["mode"] == mode], res.get("cost")), _ENERGY_FMT)]
+    parts += _scaling(res, runs, fig)
     parts.append("<h2>Time to train</h2>")
     tests = sorted(set(t.loc[_is_test(t["model"]).to_numpy(), "model"]))
     if tests: parts.append(f"<p>Not extrapolated for {', '.join(e(m) for m in tests)}: timm's test models are tiny stand-ins (random weights, "

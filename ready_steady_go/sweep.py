@@ -22,6 +22,7 @@ from .benchmark import (
     MODES, PRECISIONS, Result, StopRule, benchmark, check_precision, check_settings, make_step, precision_flags,
     UNCONVERGED_HINT, _is_oom, _release)
 from .store import DEFAULT_STORE, check_store, read_runs, save_runs
+from .launch import _MARK, check_world, launch
 try: import fcntl
 except ImportError: fcntl = None  # Windows: no advisory locks (see `device_lock`)
 
@@ -45,14 +46,22 @@ def _items(value, what:str) -> list:
         _say(f"note: duplicate {what} {', '.join(str(s) for s in dict.fromkeys(s for s in items if items.count(s) > 1))} dropped")
     return out
 
+def _counts(value, what:str, noun:str) -> list[int]:
+    "`value` as increasing positive whole numbers; `noun` names one of them in a refusal."
+    out = []
+    for b in _items(value, what):
+        ok = (isinstance(b, int) and not isinstance(b, bool)) or (isinstance(b, str) and re.fullmatch(r"\+?\d+", b))
+        if not ok or int(b) < 1: raise BadInput(f"{noun} {b!r} in --{what} is not a whole number of at least 1")
+        out.append(int(b))
+    return sorted(set(_items(out, what)))
+
 def _batch_sizes(value) -> list[int]:
     "Batch sizes as increasing positive whole numbers."
-    bss = []
-    for b in _items(value, "batch_sizes"):
-        ok = (isinstance(b, int) and not isinstance(b, bool)) or (isinstance(b, str) and re.fullmatch(r"\+?\d+", b))
-        if not ok or int(b) < 1: raise BadInput(f"batch size {b!r} in --batch_sizes is not a whole number of at least 1")
-        bss.append(int(b))
-    return sorted(set(_items(bss, "batch_sizes")))
+    return _counts(value, "batch_sizes", "batch size")
+
+def _nprocs(value) -> list[int]:
+    "World sizes (processes, one per device) as increasing positive whole numbers."
+    return _counts(value, "nprocs", "world size")
 
 # %% ../nbs/05_sweep.ipynb #e427ee63
 _POW2 = [2**i for i in range(3, 13)]  # 8 … 4096
@@ -67,12 +76,15 @@ PRESETS = dict(
 _ENGINE = dict(n_batches=None, n_seconds=None, target_ci=0.01, min_steps=10, min_seconds=2.0, max_seconds=30.0, warmup=5, device_warmup=None)
 
 # %% ../nbs/05_sweep.ipynb #e0f9889f
-_KEY = ("model", "size", "precision", "mode", "bs", "device", "channels_last", "compile", "optimizer", "stop", "run_number")
+_KEY = ("model", "size", "precision", "mode", "bs", "device", "channels_last", "compile", "optimizer", "stop", "run_number",
+        "world_size", "backend")
+_DEFAULTS = dict(world_size=1, backend=None)  # what a row without them (one process, not under torchrun) means
 
 def _key(d:dict) -> tuple:
     "The identity of a point, from a run record or a point's settings."
-    return tuple(bool(d[k]) if k in ("channels_last", "compile") else int(d[k]) if k in ("size", "bs", "run_number") else str(d[k])
-                 for k in _KEY)
+    d = {**_DEFAULTS, **{k: v for k, v in d.items() if k not in _DEFAULTS or not pd.isna(v)}}
+    return tuple(bool(d[k]) if k in ("channels_last", "compile") else int(d[k]) if k in ("size", "bs", "run_number", "world_size")
+                 else str(d[k]) for k in _KEY)
 
 def _done(store:Path, env_id:str) -> dict:
     "Rows of `store` from environment `env_id` with status ok or oom, by point identity (latest wins)."
@@ -82,6 +94,7 @@ def _done(store:Path, env_id:str) -> dict:
         try: out[_key(r)] = r
         except (TypeError, ValueError): pass  # a row without complete settings (an import) is not a point of ours
     return out
+
 
 # %% ../nbs/05_sweep.ipynb #6f32e174
 @dataclass
@@ -105,7 +118,6 @@ def _next_probe(c:_Combo) -> int|None:
     return None if hi is None or hi - lo <= 1 else (lo + hi) // 2
 
 # %% ../nbs/05_sweep.ipynb #cadca0ae
-_MARK = "RSG-RESULT "
 _CHILD = "from ready_steady_go.sweep import _child_main; _child_main()"
 
 def _child_main():
@@ -117,8 +129,9 @@ def _child_main():
     if line0 is not None: line0.close()
     print(_MARK + json.dumps(asdict(res)), flush=True)
 
-def _run_point(kw:dict, isolate:bool=False) -> Result:
-    "Measure one point with `benchmark(**kw)`, in this process or a fresh one."
+def _run_point(kw:dict, isolate:bool=False, nproc:int|None=None) -> Result:
+    "Measure one point with `benchmark(**kw)`, in this process or a fresh one, or under torchrun with `nproc` processes."
+    if nproc: return launch(kw, nproc)
     if not isolate: return benchmark(**kw)
     p = subprocess.run([sys.executable, "-c", _CHILD, json.dumps({**kw, "threads": torch.get_num_threads()})], stdout=subprocess.PIPE, text=True)
     lines = [l for l in p.stdout.splitlines() if l.startswith(_MARK)]
@@ -128,6 +141,7 @@ def _run_point(kw:dict, isolate:bool=False) -> Result:
     rule = StopRule(**{k: kw[k] for k in ("n_batches", "n_seconds", "target_ci", "min_steps", "min_seconds", "max_seconds")})
     return Result(**s, size=get_workload(kw["model"], kw.get("size")).size, stop=rule.kind, status="error",
                   error=f"isolated process exited with status {p.returncode} without a result (its messages are on the terminal above)")
+
 
 # %% ../nbs/05_sweep.ipynb #31bf0a1a
 def _sm_clock(dev:torch.device) -> float|None:
@@ -234,8 +248,8 @@ class SweepSummary:
         t = self.table.astype(object).where(self.table.notna(), "-").to_string(index=False) if len(self.table) else "(no points)"
         lines = [t, ""]
         by = {}
-        for s in self.skipped: by.setdefault((s["model"], s["precision"], s["mode"]), []).append(s["bs"])
-        for (m, p, md), bss in by.items(): lines.append(f"skipped after OOM: {m} {p} {md}: bs {', '.join(map(str, sorted(set(bss))))}")
+        for s in self.skipped: by.setdefault((s["model"], s["precision"], s["mode"]) + ((f"× {s['world_size']}",) if "world_size" in s else ()), []).append(s["bs"])
+        for k, bss in by.items(): lines.append(f"skipped after OOM: {' '.join(k)}: bs {', '.join(map(str, sorted(set(bss))))}")
         ci = self.table["ci"].astype(str) if len(self.table) else pd.Series(dtype=str)
         if ci.str.contains("!", regex=False).any(): lines.append(f"! not converged: {UNCONVERGED_HINT}")
         if ci.str.contains("~", regex=False).any(): lines.append("~ only points at the edge of memory (allocator retries while timed): slower than the device can be")
@@ -281,14 +295,14 @@ def _check_time(s:dict, yes:bool):
     "Refuse a CPU sweep whose measuring could take over `_ASK_ABOVE` seconds, unless `yes`: say how long, as an upper bound."
     r = s["rule"]
     if s["dev"].type != "cpu" or r.n_batches: return  # a step-count stop has no time bound to give
-    n = len(s["models"]) * len(s["precisions"]) * len(s["modes"]) * len(s["batch_sizes"]) * s["repeats"]
+    n = len(s["models"]) * len(s["precisions"]) * len(s["modes"]) * len(s["batch_sizes"]) * s["repeats"] * len(s["nprocs"])
     per = r.n_seconds or r.max_seconds
     if n * per > _ASK_ABOVE and not yes:
         raise BadInput(f"this sweep on a CPU is {n} points of up to {per:g} s each: up to {n * per / 60:.0f} minutes of measuring "
                        f"(an upper bound; model building and warm-up come on top): add --yes to go ahead, or use --preset quick")
 
 def _settings(models, precisions, modes, batch_sizes, size, repeats, preset, device, store, wnb, wnb_project, wnb_entity,
-              wnb_group, optimizer, stop:dict, yes:bool=False) -> dict:
+              wnb_group, optimizer, stop:dict, yes:bool=False, nprocs=None) -> dict:
     preset = check_choice(preset, tuple(PRESETS), "preset")
     pre = {**_ENGINE, **PRESETS[preset]}
     pick = lambda v, k: pre[k] if v is None else v
@@ -300,6 +314,13 @@ def _settings(models, precisions, modes, batch_sizes, size, repeats, preset, dev
              modes=[check_choice(m, MODES, "mode") for m in _items(pick(modes, "modes"), "modes")],
              batch_sizes=_batch_sizes(pick(batch_sizes, "batch_sizes")), size=pick(size, "size"), repeats=repeats)
     s["precisions"], s["modes"] = list(dict.fromkeys(s["precisions"])), list(dict.fromkeys(s["modes"]))
+    s["launch"] = nprocs is not None  # a series of world sizes: every point under torchrun, one process included
+    s["nprocs"] = _nprocs(nprocs) if s["launch"] else [1]
+    for n in s["nprocs"]:  # more processes than devices: refused now, not when that point comes
+        try: check_world(n, device_type=dev.type)
+        except BadInput as e: raise BadInput(str(e).replace(f"--nproc_per_node {n}", f"world size {n} in --nprocs", 1)) from None
+    if s["launch"] and dev.type == "cuda" and (dev.index or 0) and max(s["nprocs"]) > 1:
+        raise BadInput(f"device {device!r} with --nprocs {','.join(map(str, s['nprocs']))}: give --device cuda; rank i uses cuda:i (choose GPUs with CUDA_VISIBLE_DEVICES)")
     s["stop"] = stop
     s.update(warmup=stop.pop("warmup"), device_warmup=stop.pop("device_warmup"))
     checked = {m: check_settings(m, s["batch_sizes"][0], s["precisions"][0], s["modes"][0], dev, s["size"], optimizer, **s["stop"])
@@ -384,14 +405,15 @@ def sweep(models:str|list|None=None,     # timm model names, comma-separated or 
           channels_last:bool=False,      # NHWC memory format
           compile:bool=False,            # torch.compile the models
           optimizer:str="sgd",           # sgd or adamw
+          nprocs:str|list|None=None,     # world sizes, e.g. 1,2,4: each point under torchrun with that many processes, one per device (default: one process, no torchrun)
           progress:bool=True,            # progress bars on stderr and the summary table on stdout
          ) -> SweepSummary:
-    "Measure the model × precision × mode × batch-size matrix into `store`: OOM boundaries, resume, progress."
+    "Measure the model × precision × mode × batch-size (× world-size) matrix into `store`: OOM boundaries, resume, progress."
     t0 = time.perf_counter()
     stop = dict(n_batches=n_batches, n_seconds=n_seconds, target_ci=target_ci, min_steps=min_steps, min_seconds=min_seconds,
                 max_seconds=max_seconds, warmup=warmup, device_warmup=device_warmup)
     s = _settings(models, precisions, modes, batch_sizes, size, repeats, preset, device, store, wnb, wnb_project, wnb_entity,
-                  wnb_group, optimizer, stop, yes)
+                  wnb_group, optimizer, stop, yes, nprocs)
     gc.freeze()  # what exists now (torch, timm, ...) is never garbage: the engine's gc.collect() after each point skips it
     try:
         with device_lock(s["store"], s["dev"], wait): summary = _sweep(s, t0, find_max_bs, isolate, force, channels_last, compile, progress, wnb_project, wnb_entity, wnb_group)
@@ -403,35 +425,41 @@ def _sweep(s, t0, find_max_bs, isolate, force, channels_last, compile, progress,
     dev, rule, db = s["dev"], s["rule"], s["store"]
     fp = fingerprint(dev)
     done = {} if force else _done(db, fp["env_id"])
-    combos = {(m, p, md): _Combo() for m in s["models"] for p in s["precisions"] for md in s["modes"]}
+    combos = {(m, p, md, n): _Combo() for m in s["models"] for p in s["precisions"] for md in s["modes"] for n in s["nprocs"]}
     optimizer = s["optimizer"]
-    common = dict(device=str(dev), channels_last=bool(channels_last), compile=bool(compile), optimizer=optimizer, stop=rule.kind)
-    def ident(m, p, md, bs, rn): return _key(dict(model=m, size=s["sizes"][m], precision=p, mode=md, bs=bs, run_number=rn, **common))
-    for (m, p, md), c in combos.items():  # what earlier runs of this command found, whatever the repeat
+    common = dict(channels_last=bool(channels_last), compile=bool(compile), optimizer=optimizer, stop=rule.kind)
+    backend = ("nccl" if dev.type == "cuda" else "gloo") if s["launch"] else None
+    def ident(m, p, md, bs, rn, n):  # several CUDA processes record the device as `cuda` (each rank has its own)
+        where = "cuda" if dev.type == "cuda" and n > 1 else str(dev)
+        return _key(dict(model=m, size=s["sizes"][m], precision=p, mode=md, bs=bs, run_number=rn, device=where,
+                         world_size=n, backend=backend, **common))
+    for (m, p, md, n), c in combos.items():  # what earlier runs of this command found, whatever the repeat
+        same = ident(m, p, md, 1, 1, n)
         for k, r in done.items():
-            if k[:4] == (m, s["sizes"][m], p, md) and k[5:10] == ident(m, p, md, 1, 1)[5:10]: (c.ok if r["status"] == "ok" else c.oom).add(k[4])
-    plan = [(rn, m, p, md, bs) for rn in range(1, s["repeats"] + 1) for m in s["models"] for p in s["precisions"]
-            for md in s["modes"] for bs in s["batch_sizes"]]
+            if k[:4] == same[:4] and k[5:10] == same[5:10] and k[11:] == same[11:]: (c.ok if r["status"] == "ok" else c.oom).add(k[4])
+    plan = [(rn, m, p, md, n, bs) for rn in range(1, s["repeats"] + 1) for m in s["models"] for p in s["precisions"]
+            for md in s["modes"] for n in s["nprocs"] for bs in s["batch_sizes"]]
+    what = lambda m, p, md, n: f"{m} {p} {md}" + (f" × {n}" if s["launch"] else "")  # a point's name in messages
     rows, st = [], dict(measured=0, resumed=0)
     wb = dict(mode=s["wnb"], project=wnb_project, entity=wnb_entity, group=wnb_group)
 
     def todo(i):  # points from plan[i:] that will still run, as far as is known now
-        return sum(ident(m, p, md, bs, rn) not in done and not combos[(m, p, md)].skips(bs) for rn, m, p, md, bs in plan[i:])
+        return sum(ident(m, p, md, bs, rn, n) not in done and not combos[(m, p, md, n)].skips(bs) for rn, m, p, md, n, bs in plan[i:])
 
-    def measure(m, p, md, bs, rn, bar):
-        k = ident(m, p, md, bs, rn)
+    def measure(m, p, md, n, bs, rn, bar):
+        k = ident(m, p, md, bs, rn, n)
         if k in done:
             st["resumed"] += 1; r = done[k]
         else:
             kw = dict(model=m, bs=bs, precision=p, mode=md, device=str(dev), size=s["size"], run_number=rn, warmup=s["warmup"],
                       channels_last=bool(channels_last), compile=bool(compile), optimizer=optimizer, progress=progress, **s["stop"])
-            r = _run_point(kw, isolate).row(fp)
+            r = _run_point(kw, isolate, n if s["launch"] else None).row(fp)
             if (kept := save_runs(r, db)): _say(kept)  # the store failed: the row is in a file beside it
             if wb["mode"] != "disabled": _log_wandb(r, wb)
             st["measured"] += 1; bar.update(1)
-            if r["status"] != "ok": _say(f"{m} {p} {md} bs {bs}: {r['status'].upper()}: {r['error']}")
+            if r["status"] != "ok": _say(f"{what(m, p, md, n)} bs {bs}: {r['status'].upper()}: {r['error']}")
         rows.append(r)
-        c = combos[(m, p, md)]
+        c = combos[(m, p, md, n)]
         if r["status"] == "ok": c.ok.add(bs)
         elif r["status"] == "oom": c.oom.add(bs)
         return r["status"]
@@ -442,34 +470,45 @@ def _sweep(s, t0, find_max_bs, isolate, force, channels_last, compile, progress,
             if todo(0) and s["device_warmup"] != 0:
                 warm = _device_warmup(dev, s["device_warmup"], isolate)
                 if warm: _say(_warmup_line(warm))
-            for i, (rn, m, p, md, bs) in enumerate(plan):
-                c = combos[(m, p, md)]
-                if ident(m, p, md, bs, rn) not in done and c.skips(bs):
+            for i, (rn, m, p, md, n, bs) in enumerate(plan):
+                c = combos[(m, p, md, n)]
+                if ident(m, p, md, bs, rn, n) not in done and c.skips(bs):
                     c.skipped.append((bs, rn)); continue
-                bar.set_postfix_str(f"{m} {p} {md} bs {bs}" + (f" run {rn}" if s["repeats"] > 1 else ""))
-                status = measure(m, p, md, bs, rn, bar)
+                bar.set_postfix_str(f"{what(m, p, md, n)} bs {bs}" + (f" run {rn}" if s["repeats"] > 1 else ""))
+                status = measure(m, p, md, n, bs, rn, bar)
                 if status == "oom" and find_max_bs and not c.bisected:
                     c.bisected = True
                     while (b := _next_probe(c)) is not None:
-                        _say(f"{m} {p} {md}: out of memory at bs {c.first_oom}, {c.max_ok or 0} fits: trying bs {b}")
-                        bar.total += ident(m, p, md, b, rn) not in done; bar.refresh()
-                        if measure(m, p, md, b, rn, bar) not in ("ok", "oom"): break
-                    if c.max_ok: _say(f"{m} {p} {md}: largest batch size that fits: {c.max_ok} (bisected)")
-                later = [b for b in s["batch_sizes"] if b > bs and ident(m, p, md, b, rn) not in done and c.skips(b)]
-                if status == "oom" and later: _say(f"{m} {p} {md}: out of memory at bs {c.first_oom}: skipping bs {', '.join(map(str, later))}")
+                        _say(f"{what(m, p, md, n)}: out of memory at bs {c.first_oom}, {c.max_ok or 0} fits: trying bs {b}")
+                        bar.total += ident(m, p, md, b, rn, n) not in done; bar.refresh()
+                        if measure(m, p, md, n, b, rn, bar) not in ("ok", "oom"): break
+                    if c.max_ok: _say(f"{what(m, p, md, n)}: largest batch size that fits: {c.max_ok} (bisected)")
+                later = [b for b in s["batch_sizes"] if b > bs and ident(m, p, md, b, rn, n) not in done and c.skips(b)]
+                if status == "oom" and later: _say(f"{what(m, p, md, n)}: out of memory at bs {c.first_oom}: skipping bs {', '.join(map(str, later))}")
                 bar.total = bar.n + todo(i + 1); bar.refresh()
         except KeyboardInterrupt:
             _say(f"interrupted: {st['measured']} points measured and stored in {db}; run the same command again to resume")
             raise
-    skipped = [dict(model=m, precision=p, mode=md, bs=bs, run_number=rn) for (m, p, md), c in combos.items() for bs, rn in c.skipped]
-    summary = SweepSummary(table=_table(rows, combos), store=str(db), env_id=fp["env_id"], skipped=skipped,
+    skipped = [dict(model=m, precision=p, mode=md, bs=bs, run_number=rn, **({"world_size": n} if s["launch"] else {}))
+               for (m, p, md, n), c in combos.items() for bs, rn in c.skipped]
+    summary = SweepSummary(table=_tables(rows, combos, s["launch"]), store=str(db), env_id=fp["env_id"], skipped=skipped,
                            errors=sum(r["status"] == "error" for r in rows), seconds=time.perf_counter() - t0, warmup=warm, **st)
     return summary
+
+def _world(r:dict) -> int: return int(r.get("world_size") or 1)
+
+def _tables(rows:list, combos:dict, launched:bool) -> pd.DataFrame:
+    "`_table` for each world size, the world sizes of a combination side by side (a `world_size` column in a series)."
+    if not launched: return _table(rows, {k[:3]: c for k, c in combos.items()})
+    parts = [_table([r for r in rows if _world(r) == k[3]], {k[:3]: c}) for k, c in combos.items()]
+    df = pd.concat(parts, ignore_index=True)
+    df.insert(3, "world_size", [k[3] for k in combos])
+    return df
 
 def _log_wandb(row:dict, wb:dict):
     "Log a stored row to W&B; on failure warn once and stop trying (the store already has the row)."
     from ready_steady_go.tracking import start_run, log_run
-    name = f"{row['model']}-{row['precision']}-{row['mode']}-bs{row['bs']}-r{row['run_number']}"
+    name = f"{row['model']}-{row['precision']}-{row['mode']}-bs{row['bs']}-r{row['run_number']}" + (f"-ws{_world(row)}" if _world(row) > 1 else "")
     try: log_run(start_run(wb["mode"], wb["project"], wb["entity"], name, wb["group"], run_id=row["run_id"]), row)
     except Exception as e:  # W&B down, or refusing: the sweep goes on, the store has every row
         _say(f"W&B: {e}; the rest of this sweep is stored locally only"); wb["mode"] = "disabled"

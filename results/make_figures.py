@@ -26,3 +26,16 @@ tbl = best.pivot_table(index=["device", "label"], columns=["mode", "precision"],
 cols = [f"{m} {p}" for m, p in tbl.columns]
 print("| device | model | " + " | ".join(cols) + " |\n|---|---|" + "---:|" * len(cols))
 for (dev, model), row in tbl.iterrows(): print(f"| {dev} | {model} | " + " | ".join(row) + " |")
+
+# the home page's published reference: Lambda's fp16 table (nbs/fixtures/lambda), scaling of their 8-GPU H100 SXM5 machine
+from ready_steady_go.analysis import scaling
+from ready_steady_go.plots import plot_scaling
+from ready_steady_go.tracking import load_lambda
+
+lsc = scaling(load_lambda(here.parent / "nbs" / "fixtures" / "lambda" / "pytorch-train-throughput-v2-fp16.csv").runs)
+h100 = lsc[lsc["device"] == "H100 80GB SXM5 (published: lambda)"]
+with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "rsg", "path.simplify": True}):
+    plot_scaling(h100).savefig(out / "scaling-lambda-h100-fp16.svg", format="svg", metadata={"Date": None})
+sp = h100.pivot_table(index="model", columns="world_size", values="speedup")
+print("\n| model | " + " | ".join(f"{n} GPU" + "s" * (n > 1) for n in sp.columns) + " |\n|---|" + "---:|" * len(sp.columns))
+for model, row in sp.iterrows(): print(f"| {model} | " + " | ".join(f"{v:.2f}" for v in row) + " |")
