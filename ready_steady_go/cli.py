@@ -307,6 +307,7 @@ def ready_steady_go_report(
     price:Annotated[str, "a device's price in $/hour, e.g. \"RTX 4090=0.69\" (repeat for more)", {"action": "append"}]=None,
     title:str="Ready, Steady, Go! benchmark report", # the report's title
     include_unconverged:bool=False, # rank points whose CI missed its target too (marked); by default they are left out
+    only_valid:bool=False,    # leave out results measured under flagged conditions (throttling, a power cap, another process...)
 ):
     "Write an HTML report, summary tables and figures from the runs in a store or other sources."
     if sources and store: raise BadInput("give either --store or sources, not both: import the sources into the store first to combine them")
@@ -325,8 +326,9 @@ def ready_steady_go_report(
         store = store or DEFAULT_STORE
         if not check_store(store).exists(): raise BadInput(f"store {str(store)!r} does not exist: run ready-steady-go or ready-steady-go-sweep first, or give sources")
         runs = read_runs(store)
-    page = write_report(runs, out, pr, title, include_unconverged=include_unconverged)
+    page = write_report(runs, out, pr, title, include_unconverged=include_unconverged, only_valid=only_valid)
     scaled = len((Path(out)/"scaling.csv").read_text().splitlines()) > 1  # runs at several world sizes
-    print(f"report: {page} ({len(runs):,} runs); tables: {Path(out)/'summary.csv'}, {Path(out)/'average.csv'}" + (f", {Path(out)/'scaling.csv'}" if scaled else ""))
+    print(f"report: {page} ({len(runs):,} runs); tables: {Path(out)/'summary.csv'}, {Path(out)/'average.csv'}, "
+          f"{Path(out)/'time_to_train.csv'}" + (f", {Path(out)/'scaling.csv'}" if scaled else ""))
 
 report_main = console_script(ready_steady_go_report)

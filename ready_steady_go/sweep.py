@@ -22,6 +22,7 @@ from .benchmark import (
     MODES, PRECISIONS, Result, StopRule, benchmark, check_precision, check_settings, make_step, precision_flags,
     UNCONVERGED_HINT, _is_oom, _release)
 from .store import DEFAULT_STORE, check_store, read_runs, save_runs
+from .telemetry import read_now
 from .launch import _MARK, check_world, launch
 try: import fcntl
 except ImportError: fcntl = None  # Windows: no advisory locks (see `device_lock`)
@@ -144,17 +145,6 @@ def _run_point(kw:dict, isolate:bool=False, nproc:int|None=None) -> Result:
 
 
 # %% ../nbs/05_sweep.ipynb #31bf0a1a
-def _sm_clock(dev:torch.device) -> float|None:
-    "The current SM clock in MHz on an NVIDIA GPU, where it can be read (NVML), else None."
-    if dev.type != "cuda": return None
-    try: return float(torch.cuda.clock_rate(dev))
-    except Exception: pass
-    try:
-        import pynvml
-        pynvml.nvmlInit()
-        return float(pynvml.nvmlDeviceGetClockInfo(pynvml.nvmlDeviceGetHandleByIndex(dev.index or 0), pynvml.NVML_CLOCK_SM))
-    except Exception: return None
-
 def _spread(xs:list) -> float: return max(xs) / min(xs) - 1 if xs and min(xs) > 0 else math.inf
 
 # %% ../nbs/05_sweep.ipynb #1ae147c5
@@ -184,7 +174,7 @@ def warm_up_device(device:str|torch.device="auto", # the device to warm up
                    window:float|None=None,      # seconds per throughput window (default: 1 s on a GPU, 0.25 s on a CPU)
                    tol:float=0.02,              # steady when the last `n_windows` agree within this fraction
                    n_windows:int=3,             # windows that must agree
-                   read_conditions=None,        # `read_conditions(dev) -> dict` with `sm_clock_mhz`, `temp_c` where known (default: the SM clock only)
+                   read_conditions=None,        # `read_conditions(dev) -> dict|None` with `sm_clock_mhz`, `temp_c` (default: `telemetry.read_now`)
                    temp_tol:float=1.0,          # steady also needs the last windows' temperatures within this many °C
                   ) -> dict|None:
     "Run a reference workload until its throughput, SM clock and temperature stop changing; None when disabled."
@@ -193,7 +183,7 @@ def warm_up_device(device:str|torch.device="auto", # the device to warm up
     if max_seconds is None: max_seconds = 60.0 if gpu else 3.0
     if not max_seconds: return None
     window = window or (1.0 if gpu else 0.25)
-    read = read_conditions or (lambda d: dict(sm_clock_mhz=_sm_clock(d)))
+    read = read_conditions or read_now  # NVML by the GPU's UUID or PCI bus id, never the CUDA index; None off NVIDIA
     wl, bs, prec = (get_workload("resnet50"), 64, "fp16") if dev.type == "cuda" else (get_workload("test_convnext", 64), 8, "fp32")
     if dev.type == "cuda": torch.cuda.set_device(dev)
     t0 = time.perf_counter()
