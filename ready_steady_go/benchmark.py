@@ -26,7 +26,7 @@ from .peaks import peak_flops, mfu
 __all__ = ['PRECISIONS', 'MODES', 'OPTIMIZERS', 'make_step', 'CudaTimer', 'SCHEMA_VERSION', 'STATUSES', 'UNCONVERGED_HINT',
            'COMPILE_MODES', 'check_precision', 'precision_flags', 'HostTimer', 'BlockTimer', 'EventTimer', 'make_timer',
            't975', 'RunningStats', 'StopRule', 'new_run_id', 'Result', 'step_stats', 'flops_per_sample',
-           'check_settings', 'benchmark']
+           'check_settings', 'benchmark', 'measured_peak']
 
 # %% ../nbs/02_benchmark.ipynb #24251695
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
@@ -311,7 +311,7 @@ class Result:
     flops_per_sample:float|None=None; tflops:float|None=None  # per item of the unit; achieved TFLOP/s
     flops_per_sample_formula:float|None=None  # the closed-form estimate, where the family has one (6N + attention for LMs)
     bandwidth_gbs:float|None=None  # GB/s moved, where bandwidth is what is measured (op:add, op:h2d, op:d2h)
-    note:str|None=None             # what the workload says about how it ran (e.g. a CPU-only pipeline)
+    workload_note:str|None=None    # what the workload says about how it ran (e.g. a CPU-only pipeline)
     mfu:float|None=None            # achieved FLOP/s / the datasheet peak of the precision that ran (None: unknown device, CPU)
     peak_tflops:float|None=None    # that datasheet peak
     mfu_measured:float|None=None   # achieved FLOP/s / the measured matmul peak of this environment
@@ -333,8 +333,10 @@ class Result:
         "The flat record the store, W&B and the analysis read."
         d = asdict(self)
         if isinstance(d["size"], str): d["size"] = None  # an anisotropic patch: kept in `patch`, `size` stays a number
-        return dict(run_id=d.pop("run_id"), timestamp=d.pop("timestamp"), schema_version=SCHEMA_VERSION,
-                    source="local", **d, **(fp or {}))
+        out = dict(run_id=d.pop("run_id"), timestamp=d.pop("timestamp"), schema_version=SCHEMA_VERSION, source="local", **d)
+        for k, v in (fp or {}).items():  # `power_limit_w`, `max_sm_clock_mhz`: the timed window's where it was read, else the fingerprint's
+            if out.get(k) is None: out[k] = v
+        return out
 
     def label(self) -> str:
         "What `size` means for this family: `224px`, `seq 1024`, `patch 32x128x128`, `N 4096`, `crop 224`."
@@ -372,7 +374,7 @@ class Result:
         if self.sm_clock_mhz: lines.append(f"  telemetry    SM clock {self.sm_clock_mhz:,.0f} MHz ({pct(self.sm_clock_ratio)} of max), max {self.temp_max_c} °C, "
                                            f"{self.power_mean_w or 0:,.0f} W of {self.power_limit_w or 0:,.0f} W" + (f", throttle: {self.throttle}" if self.throttle else ""))
         if self.conditions: lines.append(f"  conditions   {self.conditions}" if self.conditions == "ok" else f"  ! conditions: {self.conditions}")
-        if self.note: lines.append(f"  note: {self.note}")
+        if self.workload_note: lines.append(f"  note: {self.workload_note}")
         if self.alloc_retries: lines.append(f"  ! {self.alloc_retries} allocator retries while timed: at the edge of memory, slower than it would be")
         if self.compile_fallback: lines.append("  ! compiled, but no graph was captured: this ran eagerly")
         if self.recompiles: lines.append(f"  ! {self.recompiles} recompilations while timed")
@@ -487,7 +489,7 @@ def _measure(res:Result, wl, bs, precision, mode, dev, optimizer, fused, rule, w
     step = wl.make_step(dev, bs, precision, mode, optimizer, channels_last=channels_last,
                         compile=compile_mode if compile else False,  # compiled there with this mode and static shapes
                         **(dict(fused=True) if fused else {}))
-    res.note = getattr(step, "note", None)
+    res.workload_note = getattr(step, "note", None)
     timer, base = make_timer(dev), {}
     def on_warm(n, seconds):
         reset_peak_memory(dev)  # after the warm-up: cuDNN's search and compile buffers stay out of the peak
@@ -580,3 +582,27 @@ def benchmark(model:str|Workload="resnet50", # a model name of any family (`list
         res.throughput = res.throughput_ci = res.ci_rel = res.tflops = res.ci_target_met = res.mfu = res.mfu_measured = res.bandwidth_gbs = None
     _release(dev)
     return res
+
+# %% ../nbs/02_benchmark.ipynb #db541ccb
+def measured_peak(dev:str|torch.device="auto", # the device
+                  precision:str="fp32",        # the precision of the matmul
+                  store:str|Path|None=None,    # the SQLite store that caches it (its `op:matmul` rows); None: measure, keep nothing
+                  measure:bool|None=None,      # True: measure anew; False: only a cached one; None: cached, else measure
+                  seconds:float=3.0,           # how long to measure
+                  progress:bool=False,         # show a progress bar
+                 ) -> float|None:
+    "The achievable matmul FLOP/s of `dev` at `precision`: cached in `store` per environment, measured when needed."
+    from ready_steady_go.env import fingerprint
+    from ready_steady_go.store import read_runs, write_rows
+    dev = pick_device(dev); precision = check_precision(precision, dev, "infer")
+    fp = fingerprint(dev)
+    if store is not None and not measure and Path(store).exists():
+        rows = read_runs(store, model="op:matmul", env_id=fp["env_id"], precision=precision, status="ok")
+        if rows["tflops"].notna().any(): return float(rows["tflops"].max()) * 1e12
+    if measure is False: return None
+    r = benchmark("op:matmul", bs=1, size=1024 if dev.type == "cpu" else 4096, precision=precision, mode="infer", device=dev,
+                  n_seconds=seconds, warmup=2, progress=progress)
+    if r.status != "ok" or not r.tflops: return None
+    r.mfu_measured, r.measured_peak_tflops = 1.0, r.tflops
+    if store is not None: write_rows(r.row(fp), store)
+    return r.tflops * 1e12

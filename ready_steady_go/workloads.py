@@ -124,9 +124,9 @@ def _counted_flops(wl) -> float|None:
     fake = getattr(wl, "count_fake", False)
     try:
         with FakeTensorMode(allow_non_fake_inputs=True) if fake else torch.device("meta"):
-            model = wl.build(counting=True).eval()
+            model = wl.build(counting=True).eval().requires_grad_(False)  # not `no_grad`: some models' module tracking fails under it (PiT, CaiT)
             x, _ = wl.batch(2, "cpu" if fake else "meta")
-            with FlopCounterMode(display=False) as fc, torch.no_grad(): model(x)
+            with FlopCounterMode(display=False) as fc: model(x)
         return fc.get_total_flops() / (2 * wl.items_per_sample) or None
     except Exception: return None
 
