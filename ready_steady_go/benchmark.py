@@ -554,17 +554,17 @@ def benchmark(model:str|Workload="resnet50", # a model name of any family (`list
               run_id:str|None=None,      # the record's id (default: a new random one)
               seq_len:int|None=None,     # tokens per sequence (language models; default: the model's)
               workload:str|None=None,    # the family, to be explicit: image, lm, unet3d, op or data
-              peak_measured:float|None=None, # this device's measured matmul FLOP/s at `precision` (`measured_peak`), for `mfu_measured`
+              peak_measured:float|None=None, # this device's measured matmul FLOP/s at `precision` (default: the last `measured_peak` of this process), for `mfu_measured`
               **family_kw,               # the family's options: `workers` (data), `sliding_window`, `volume` (unet3d)
              ) -> Result:
     "Measure one point; failures come back as a `Result` with status `oom` or `error`."
-    if fused and str(mode).strip().lower() == "train" and not isinstance(model, Workload) and str(model).startswith(("op:", "data:")):
-        raise BadInput(f"fused applies to an optimizer, and {model} has none: leave --fused out")
     s = check_settings(model, bs, precision, mode, device, size, optimizer, seq_len, workload, channels_last, compile,
                        n_batches=n_batches, n_seconds=n_seconds, target_ci=target_ci, min_steps=min_steps, min_seconds=min_seconds,
                        max_seconds=max_seconds, **family_kw)
     if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0: raise BadInput(f"warmup {warmup!r} must be a whole number of steps, 0 or more")
     wl, dev, rule, bs = s["workload"], s["dev"], s["rule"], s["bs"]
+    if fused and wl.kind in ("op", "data"): raise BadInput(f"fused applies to an optimizer, and {wl.model} has none: leave --fused out")
+    peak_measured = peak_measured or _PEAKS.get((str(dev), s["precision"]))  # a sweep measures it once at its start
     if warmup_seconds is None: warmup_seconds = 0.0 if dev.type == "cpu" else 1.0
     if warmup_seconds != 0: _positive(warmup_seconds, "warmup_seconds")
     if compile: _choice(compile_mode, COMPILE_MODES, "compile mode")
@@ -584,6 +584,8 @@ def benchmark(model:str|Workload="resnet50", # a model name of any family (`list
     return res
 
 # %% ../nbs/02_benchmark.ipynb #db541ccb
+_PEAKS = {}  # (device, precision): the measured peak this process found last, used by every later point
+
 def measured_peak(dev:str|torch.device="auto", # the device
                   precision:str="fp32",        # the precision of the matmul
                   store:str|Path|None=None,    # the SQLite store that caches it (its `op:matmul` rows); None: measure, keep nothing
@@ -598,11 +600,14 @@ def measured_peak(dev:str|torch.device="auto", # the device
     fp = fingerprint(dev)
     if store is not None and not measure and Path(store).exists():
         rows = read_runs(store, model="op:matmul", env_id=fp["env_id"], precision=precision, status="ok")
-        if rows["tflops"].notna().any(): return float(rows["tflops"].max()) * 1e12
+        if rows["tflops"].notna().any():
+            _PEAKS[(str(dev), precision)] = float(rows["tflops"].max()) * 1e12
+            return _PEAKS[(str(dev), precision)]
     if measure is False: return None
     r = benchmark("op:matmul", bs=1, size=1024 if dev.type == "cpu" else 4096, precision=precision, mode="infer", device=dev,
                   n_seconds=seconds, warmup=2, progress=progress)
     if r.status != "ok" or not r.tflops: return None
     r.mfu_measured, r.measured_peak_tflops = 1.0, r.tflops
     if store is not None: write_rows(r.row(fp), store)
-    return r.tflops * 1e12
+    _PEAKS[(str(dev), precision)] = r.tflops * 1e12
+    return _PEAKS[(str(dev), precision)]
