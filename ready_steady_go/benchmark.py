@@ -530,6 +530,8 @@ def _measure(res:Result, wl, bs, precision, mode, dev, optimizer, fused, rule, w
     res.conditions = _verdict(res, tele, rule)
 
 # %% ../nbs/02_benchmark.ipynb #6ecf4ab8
+_PEAKS = {}  # (device, precision): the measured peak this process found last (`measured_peak`), used by every later point
+
 def benchmark(model:str|Workload="resnet50", # a model name of any family (`list_workloads()`), or a workload
               bs:int|None=None,          # samples per step (images, sequences, patches, iterations); never changed (default: the family's)
               precision:str="fp32",      # fp32 (TF32 off), tf32, fp16 or bf16
@@ -584,8 +586,6 @@ def benchmark(model:str|Workload="resnet50", # a model name of any family (`list
     return res
 
 # %% ../nbs/02_benchmark.ipynb #db541ccb
-_PEAKS = {}  # (device, precision): the measured peak this process found last, used by every later point
-
 def measured_peak(dev:str|torch.device="auto", # the device
                   precision:str="fp32",        # the precision of the matmul
                   store:str|Path|None=None,    # the SQLite store that caches it (its `op:matmul` rows); None: measure, keep nothing

@@ -223,6 +223,7 @@ def ready_steady_go(
     s = check_settings(model, bs, precision, mode, device, size, optimizer, seq_len, workload, channels_last, compile,
                        n_batches=n_batches, n_seconds=n_seconds, target_ci=target_ci, max_seconds=max_seconds, **family)
     wl = s["workload"]
+    if fused and wl.kind in ("op", "data"): raise BadInput(f"--fused applies to an optimizer, and {wl.model} has none: leave --fused out")
     fp, say = fingerprint(s["dev"]), (lambda *a: None) if quiet else _say(json)
     label = Result(model=wl.model, bs=s["bs"], precision=s["precision"], mode=s["mode"], device=str(s["dev"]), size=wl.size,
                    workload=wl.kind, seq_len=wl.seq_len).label()
