@@ -421,7 +421,10 @@ def check_settings(model:str|Workload="resnet50", bs:int|None=None, precision:st
                    **kw) -> dict:
     "Validate a point's settings before any work; returns them normalised (`BadInput` on the first bad one)."
     stop = {k: kw.pop(k) for k in list(kw) if k in _STOP_KEYS}  # the rest are the family's options (`workers`, `sliding_window`, ...)
-    wl = get_workload(model, size, seq_len=seq_len, workload=workload, **kw)
+    try: wl = get_workload(model, size, seq_len=seq_len, workload=workload, **kw)
+    except TypeError as e:  # an option of another family (`workers` for an image model)
+        if not kw or "unexpected keyword" not in str(e): raise
+        raise BadInput(f"{', '.join(kw)} does not apply to {getattr(model, 'model', model)}: workers is for data:*, sliding_window for 3D U-Nets") from None
     if bs is None: bs = wl.default_bs
     if isinstance(bs, bool) or not isinstance(bs, int) or bs < 1:
         raise BadInput(f"batch size {bs!r} must be a whole number of at least 1")
@@ -557,12 +560,14 @@ def benchmark(model:str|Workload="resnet50", # a model name of any family (`list
               seq_len:int|None=None,     # tokens per sequence (language models; default: the model's)
               workload:str|None=None,    # the family, to be explicit: image, lm, unet3d, op or data
               peak_measured:float|None=None, # this device's measured matmul FLOP/s at `precision` (default: the last `measured_peak` of this process), for `mfu_measured`
-              **family_kw,               # the family's options: `workers` (data), `sliding_window`, `volume` (unet3d)
+              workers:int|None=None,     # data: DataLoader processes (default: every core; 0: decode in this process)
+              sliding_window:bool=False, # unet3d infer: predict a volume (twice the patch per side) window by window
              ) -> Result:
     "Measure one point; failures come back as a `Result` with status `oom` or `error`."
     s = check_settings(model, bs, precision, mode, device, size, optimizer, seq_len, workload, channels_last, compile,
                        n_batches=n_batches, n_seconds=n_seconds, target_ci=target_ci, min_steps=min_steps, min_seconds=min_seconds,
-                       max_seconds=max_seconds, **family_kw)
+                       max_seconds=max_seconds, **({} if workers is None else dict(workers=workers)),
+                       **(dict(sliding_window=True) if sliding_window else {}))  # only what was given: other families take neither
     if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0: raise BadInput(f"warmup {warmup!r} must be a whole number of steps, 0 or more")
     wl, dev, rule, bs = s["workload"], s["dev"], s["rule"], s["bs"]
     if fused and wl.kind in ("op", "data"): raise BadInput(f"fused applies to an optimizer, and {wl.model} has none: leave --fused out")
