@@ -9,20 +9,24 @@ from __future__ import annotations
 import math, statistics, sys, time, uuid, warnings
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, asdict, fields
+from functools import lru_cache
+from pathlib import Path
 from datetime import datetime, timezone
 
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 from tqdm import tqdm
 
-from .env import BadInput, pick_device, synchronize, reset_peak_memory, free_memory
-from .workloads import TimmClassifier, get_workload
+from .env import BadInput, pick_device, synchronize, reset_peak_memory, free_memory, cpu_name
+from .workloads import Workload, TimmClassifier, get_workload, model_step, kind_of
+from .telemetry import make_sampler, read_now, conditions, conditions_text, device_details
+from .peaks import peak_flops, mfu
 
 # %% auto #0
-__all__ = ['PRECISIONS', 'MODES', 'OPTIMIZERS', 'CudaTimer', 'SCHEMA_VERSION', 'STATUSES', 'UNCONVERGED_HINT', 'COMPILE_MODES',
-           'check_precision', 'precision_flags', 'make_step', 'HostTimer', 'BlockTimer', 'EventTimer', 'make_timer',
+__all__ = ['PRECISIONS', 'MODES', 'OPTIMIZERS', 'make_step', 'CudaTimer', 'SCHEMA_VERSION', 'STATUSES', 'UNCONVERGED_HINT',
+           'COMPILE_MODES', 'check_precision', 'precision_flags', 'HostTimer', 'BlockTimer', 'EventTimer', 'make_timer',
            't975', 'RunningStats', 'StopRule', 'new_run_id', 'Result', 'step_stats', 'flops_per_sample',
-           'check_settings', 'benchmark']
+           'check_settings', 'benchmark', 'measured_peak']
 
 # %% ../nbs/02_benchmark.ipynb #24251695
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
@@ -84,34 +88,7 @@ def precision_flags(precision:str, # one of `PRECISIONS`
         torch.set_float32_matmul_precision(saved[3])
 
 # %% ../nbs/02_benchmark.ipynb #3da488d4
-def make_step(model:torch.nn.Module, # the model, already on the device
-              x:torch.Tensor, y:torch.Tensor, # the batch, already on the device
-              loss_fn,                  # `loss_fn(out, y)`, a scalar
-              mode:str="train",         # `train` or `infer`
-              precision:str="fp32",     # one of `PRECISIONS`
-              optimizer:str="sgd",      # `sgd` or `adamw`
-              fused:bool=False,         # the optimizer's fused kernel (no per-step host sync with a GradScaler)
-             ):
-    "A function that runs one step of `mode` at `precision`."
-    dev = x.device
-    amp = (lambda: torch.autocast(dev.type, dtype=_AMP[precision])) if precision in _AMP else nullcontext
-    if mode == "infer":
-        model.eval()
-        def step():
-            with torch.inference_mode(), amp(): model(x)
-        return step
-    model.train()
-    kw = dict(fused=True) if fused else {}
-    opt = (torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9, **kw) if optimizer == "sgd"
-           else torch.optim.AdamW(model.parameters(), lr=1e-4, **kw))
-    scaler = torch.amp.GradScaler(dev.type, enabled=precision == "fp16")
-    def step():
-        with amp(): loss = loss_fn(model(x), y)
-        scaler.scale(loss).backward()
-        scaler.step(opt)
-        scaler.update()
-        opt.zero_grad(set_to_none=True)
-    return step
+make_step = model_step  # the name it had: the step now lives with the workloads (`workloads.model_step`)
 
 # %% ../nbs/02_benchmark.ipynb #aa847f0e
 class HostTimer:
@@ -254,6 +231,8 @@ def _run_timed(step,           # one step; returns once the step is queued
                sync,           # no-argument function that waits for the device
                on_warm=None,   # `on_warm(steps, seconds)` of the synchronised warm-up, called with the last warm-up step in flight
                bar=None,       # a tqdm bar to advance, or None
+               sampler=None,   # a `telemetry.Sampler`: started just before the timed window, stopped just after
+               probe=None,     # no-argument function returning one reading (`telemetry.read_now`), at both edges
               ) -> dict:
     "Warm up, then time `step` until `rule` says done: the step times and what the host saw."
     t0, n = time.perf_counter(), 0
@@ -262,23 +241,30 @@ def _run_timed(step,           # one step; returns once the step is queued
     warm_s, synced = time.perf_counter() - t0, n
     if warmup: step(); n += 1  # left in flight: the first timed event is queued on a busy device
     if on_warm: on_warm(synced, warm_s)
-    stats, times, launched = RunningStats(), [], 0
-    timer.start(); start = time.perf_counter()
-    while True:
-        step(); timer.lap(); launched += 1
-        new = timer.poll()
-        for t in new: stats.add(t)
-        times += new
-        if rule.done(launched, stats, time.perf_counter() - start, timer.per): break
-        if new and bar is not None: _tick(bar, rule, new, stats, timer.per)
-    new = timer.finish(); wall = time.perf_counter() - start
+    stats, times, launched, tele = RunningStats(), [], 0, None
+    first = probe() if probe else None
+    if sampler is not None: sampler.start()
+    try:
+        timer.start(); start = time.perf_counter()
+        while True:
+            step(); timer.lap(); launched += 1
+            new = timer.poll()
+            for t in new: stats.add(t)
+            times += new
+            if rule.done(launched, stats, time.perf_counter() - start, timer.per): break
+            if new and bar is not None: _tick(bar, rule, new, stats, timer.per)
+        new = timer.finish(); wall = time.perf_counter() - start
+    finally:
+        if sampler is not None: tele = sampler.stop()  # also when a step failed: no reader thread is left behind
+    last = probe() if probe else None
     for t in new: stats.add(t)
     times += new
     if bar is not None: _tick(bar, rule, new, stats, timer.per)
     if not times: raise RuntimeError(f"no timed step completed in {wall:.1f} s")
     if sum(times) * timer.per > 1.02 * wall + 1e-3:
         raise RuntimeError(f"the timer measured {sum(times) * timer.per:.3f} s of steps in {wall:.3f} s of host time: its clock cannot be trusted")
-    return dict(times=times, per=timer.per, launched=launched, wall_seconds=wall, warmup_steps=n, warmup_seconds=warm_s)
+    return dict(times=times, per=timer.per, launched=launched, wall_seconds=wall, warmup_steps=n, warmup_seconds=warm_s,
+                telemetry=tele, probes=(first, last))
 
 def _tick(bar, rule, new, stats, per=1):
     inc = len(new) * per if rule.n_batches else sum(new) * per
@@ -300,8 +286,12 @@ def new_run_id() -> str:
 @dataclass
 class Result:
     "One measured point: its settings, its numbers and its status."
-    model:str; bs:int; precision:str; mode:str; device:str; size:int
-    workload:str="timm"; unit:str="images"
+    model:str; bs:int; precision:str; mode:str; device:str
+    size:int|str|None              # image side, 3D patch (`64`, `32x128x128`), op N or crop side; None for language models
+    workload:str="image"; unit:str="images"
+    items_per_sample:int=1         # items of the unit per sample: tokens per sequence, voxels per patch, 1 otherwise
+    seq_len:int|None=None          # tokens per sequence (language models)
+    patch:str|None=None            # the 3D patch as `DxHxW` (3D U-Net); the store keeps `size` for cubes only
     channels_last:bool=False; compile:bool=False; optimizer:str="sgd"
     stop:str="auto"; n_batches:int|None=None; n_seconds:float|None=None
     target_ci:float=0.01; max_seconds:float=30.0; run_number:int=1
@@ -320,7 +310,23 @@ class Result:
     recompiles:int|None=None       # frames compiled during the timed window (0 when the compiled graph was reused)
     compile_fallback:bool|None=None  # compiled, but no graph was captured: the model ran eagerly
     fused:bool=False               # the optimizer's fused kernel
-    flops_per_sample:float|None=None; tflops:float|None=None
+    flops_per_sample:float|None=None; tflops:float|None=None  # per item of the unit; achieved TFLOP/s
+    flops_per_sample_formula:float|None=None  # the closed-form estimate, where the family has one (6N + attention for LMs)
+    bandwidth_gbs:float|None=None  # GB/s moved, where bandwidth is what is measured (op:add, op:h2d, op:d2h)
+    workload_note:str|None=None    # what the workload says about how it ran (e.g. a CPU-only pipeline)
+    mfu:float|None=None            # achieved FLOP/s / the datasheet peak of the precision that ran (None: unknown device, CPU)
+    peak_tflops:float|None=None    # that datasheet peak
+    mfu_measured:float|None=None   # achieved FLOP/s / the measured matmul peak of this environment
+    measured_peak_tflops:float|None=None  # that measured peak
+    conditions:str|None=None       # `ok`, or what was wrong while timed (`; `-joined)
+    telemetry_samples:int|None=None  # readings taken in the timed window
+    sm_clock_mhz:float|None=None; max_sm_clock_mhz:float|None=None; sm_clock_ratio:float|None=None
+    sm_clock_start_mhz:float|None=None; sm_clock_end_mhz:float|None=None
+    temp_start_c:float|None=None; temp_end_c:float|None=None; temp_max_c:float|None=None
+    power_mean_w:float|None=None; power_limit_w:float|None=None
+    throttle:str|None=None         # the clock-event reasons seen in the window (`; `-joined)
+    energy_j:float|None=None; energy_source:str|None=None  # nvml-counter, nvml-power, rapl or none: never a silent zero
+    joules_per_sample:float|None=None  # per item of the unit
     run_id:str=field(default_factory=new_run_id)
     timestamp:str=field(default_factory=_now)
 
@@ -328,12 +334,24 @@ class Result:
            ) -> dict:
         "The flat record the store, W&B and the analysis read."
         d = asdict(self)
-        return dict(run_id=d.pop("run_id"), timestamp=d.pop("timestamp"), schema_version=SCHEMA_VERSION,
-                    source="local", **d, **(fp or {}))
+        if isinstance(d["size"], str): d["size"] = None  # an anisotropic patch: kept in `patch`, `size` stays a number
+        out = dict(run_id=d.pop("run_id"), timestamp=d.pop("timestamp"), schema_version=SCHEMA_VERSION, source="local", **d)
+        for k, v in (fp or {}).items():  # `power_limit_w`, `max_sm_clock_mhz`: the timed window's where it was read, else the fingerprint's
+            if out.get(k) is None: out[k] = v
+        return out
+
+    def label(self) -> str:
+        "What `size` means for this family: `224px`, `seq 1024`, `patch 32x128x128`, `N 4096`, `crop 224`."
+        k = kind_of(self.workload)
+        if k == "lm": return f"seq {self.seq_len}"
+        if k == "unet3d": return f"patch {self.patch or self.size}"
+        if k == "op": return f"N {self.size}"
+        if k == "data": return f"crop {self.size}"
+        return f"{self.size}px"
 
     def summary(self) -> str:
         "A short human summary; a result that missed its CI target says so, with what to do."
-        head = f"{self.model} · {self.mode} · {self.precision} · bs {self.bs} · {self.size}px · {self.device}"
+        head = f"{self.model} · {self.mode} · {self.precision} · bs {self.bs} · {self.label()} · {self.device}"
         if self.status != "ok": return f"{head}: {self.status.upper()} — {self.error}"
         ci = f"± {100*self.ci_rel:.1f}% (95% CI)" if self.ci_rel is not None else "(one step: no CI)"
         if self.ci_target_met is False: ci += f"  ! target ±{100*self.target_ci:g}% not reached"
@@ -346,7 +364,19 @@ class Result:
         if self.flops_per_sample: extra.append(f"{self.flops_per_sample/1e9:.2f} GFLOP/{self.unit[:-1] or 'sample'} → {self.tflops:.2f} TFLOP/s")
         if self.peak_mem_mb is not None: extra.append(f"peak memory {self.peak_mem_mb:,.0f} MiB (reserved {self.peak_reserved_mb:,.0f} MiB)")
         if self.mps_driver_mb is not None: extra.append(f"MPS driver memory {self.mps_driver_mb:,.0f} MiB (current, not a peak)")
+        if self.bandwidth_gbs is not None: extra.append(f"{self.bandwidth_gbs:,.1f} GB/s")
         if extra: lines.append("  " + "; ".join(extra))
+        pct = lambda v: "n/a" if v is None else f"{100*v:.1f}%"
+        if self.flops_per_sample:
+            lines.append(f"  mfu          {pct(self.mfu)} of datasheet" + (f" ({self.peak_tflops:,.1f} TFLOP/s)" if self.peak_tflops else " (no datasheet peak for this device)")
+                         + f", mfu_measured {pct(self.mfu_measured)}" + (f" of measured ({self.measured_peak_tflops:,.2f} TFLOP/s)" if self.measured_peak_tflops else " (no measured peak: --measure_peak)"))
+        if self.energy_source:
+            lines.append(f"  energy       {self.energy_j:,.1f} J, {self.joules_per_sample:.3g} J/{self.unit[:-1]} ({self.energy_source})" if self.energy_j is not None
+                         else f"  energy       not measured (energy_source {self.energy_source})")
+        if self.sm_clock_mhz: lines.append(f"  telemetry    SM clock {self.sm_clock_mhz:,.0f} MHz ({pct(self.sm_clock_ratio)} of max), max {self.temp_max_c} °C, "
+                                           f"{self.power_mean_w or 0:,.0f} W of {self.power_limit_w or 0:,.0f} W" + (f", throttle: {self.throttle}" if self.throttle else ""))
+        if self.conditions: lines.append(f"  conditions   {self.conditions}" if self.conditions == "ok" else f"  ! conditions: {self.conditions}")
+        if self.workload_note: lines.append(f"  note: {self.workload_note}")
         if self.alloc_retries: lines.append(f"  ! {self.alloc_retries} allocator retries while timed: at the edge of memory, slower than it would be")
         if self.compile_fallback: lines.append("  ! compiled, but no graph was captured: this ran eagerly")
         if self.recompiles: lines.append(f"  ! {self.recompiles} recompilations while timed")
@@ -355,7 +385,7 @@ class Result:
 
 # %% ../nbs/02_benchmark.ipynb #48ad84d1
 def step_stats(times:list, # step times in seconds, one per timed sample
-               bs:int,     # samples per step
+               bs:int,     # items per step (samples × items per sample: images, tokens, voxels, iterations)
                per:int=1,  # steps per timed sample (a block's mean step time on MPS)
               ) -> dict:
     "Throughput, its 95% CI, and the median and IQR of the step times."
@@ -369,25 +399,11 @@ def step_stats(times:list, # step times in seconds, one per timed sample
                 n_items=n * per * bs, block_steps=per)
 
 # %% ../nbs/02_benchmark.ipynb #e7abc5d0
-_FLOPS = {}  # forward FLOPs per sample, by workload key (model, size, ...)
-
-def _forward_flops(wl:TimmClassifier) -> float|None:
-    k = getattr(wl, "key", None) or id(wl)
-    if k not in _FLOPS:
-        try:
-            with torch.device("meta"): model = wl.build().eval().requires_grad_(False)  # not `no_grad`: some models' tracking fails under it
-            x, _ = wl.batch(2, "meta")
-            with FlopCounterMode(display=False) as fc: model(x)
-            _FLOPS[k] = fc.get_total_flops() / 2 or None
-        except Exception: _FLOPS[k] = None
-    return _FLOPS[k]
-
-def flops_per_sample(wl:TimmClassifier, # the workload
-                     mode:str="train",  # `train`: forward + backward (3× forward); `infer`: forward
+def flops_per_sample(wl:Workload,      # the workload
+                     mode:str="train", # `train`: forward + backward (3× forward); `infer`: forward
                     ) -> float|None:
-    "FLOPs one sample costs in one step of `mode`, counted on the meta device (once per model and size)."
-    f = _forward_flops(wl)
-    return f and (3 * f if mode == "train" else f)
+    "FLOPs one item of `wl`'s unit costs in one step of `mode`, counted on the meta device (once per workload)."
+    return wl.flops_per_sample(mode)
 
 # %% ../nbs/02_benchmark.ipynb #0d644d1b
 def _is_oom(e:BaseException) -> bool:
@@ -399,14 +415,26 @@ def _first_line(e:BaseException) -> str:
     return (f"{type(e).__name__}: " + (str(e).strip().splitlines() or [""])[0])[:500]
 
 # %% ../nbs/02_benchmark.ipynb #34db098e
-def check_settings(model:str|TimmClassifier="resnet50", bs:int=32, precision:str="fp32", mode:str="train",
-                   device:str|torch.device="auto", size:int|None=None, optimizer:str="sgd", **stop) -> dict:
+_STOP_KEYS = {f.name for f in fields(StopRule)}
+
+def check_settings(model:str|Workload="resnet50", bs:int|None=None, precision:str="fp32", mode:str="train",
+                   device:str|torch.device="auto", size:int|str|None=None, optimizer:str|None=None,
+                   seq_len:int|None=None, workload:str|None=None, channels_last:bool=False, compile:bool=False,
+                   **kw) -> dict:
     "Validate a point's settings before any work; returns them normalised (`BadInput` on the first bad one)."
+    stop = {k: kw.pop(k) for k in list(kw) if k in _STOP_KEYS}  # the rest are the family's options (`workers`, `sliding_window`, ...)
+    try: wl = get_workload(model, size, seq_len=seq_len, workload=workload, **kw)
+    except TypeError as e:  # an option of another family (`workers` for an image model)
+        if not kw or "unexpected keyword" not in str(e): raise
+        raise BadInput(f"{', '.join(kw)} does not apply to {getattr(model, 'model', model)}: workers is for data:*, sliding_window for 3D U-Nets") from None
+    if bs is None: bs = wl.default_bs
     if isinstance(bs, bool) or not isinstance(bs, int) or bs < 1:
         raise BadInput(f"batch size {bs!r} must be a whole number of at least 1")
-    dev, mode = pick_device(device), _choice(mode, MODES, "mode")
-    return dict(workload=get_workload(model, size), bs=bs, precision=check_precision(precision, dev, mode),
-                mode=mode, dev=dev, optimizer=_choice(optimizer, OPTIMIZERS, "optimizer"), rule=StopRule(**stop))
+    dev, mode = pick_device(wl.forced_device or device), _choice(mode, MODES, "mode")
+    precision = check_precision(precision, dev, mode)
+    wl.check(precision, mode, channels_last, compile)
+    return dict(workload=wl, bs=bs, precision=precision, mode=mode, dev=dev,
+                optimizer=_choice(optimizer or wl.optimizer, OPTIMIZERS, "optimizer"), rule=StopRule(**stop))
 
 # %% ../nbs/02_benchmark.ipynb #a8429201
 COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
@@ -439,17 +467,34 @@ def _block_steps(step_s:float, rule:StopRule, block_s:float=0.1) -> int:
     return k
 
 # %% ../nbs/02_benchmark.ipynb #1ddb0c6d
+@lru_cache(None)
+def _mps_cores(key:str) -> int|None: return device_details(key).get("mps_gpu_cores")
+
+def _datasheet_peak(dev:torch.device, precision:str) -> float|None:
+    "The datasheet peak of `dev` at the precision that ran (fp32 is strict fp32: the engine turns TF32 off); None on a CPU."
+    if dev.type == "cuda": return peak_flops(torch.cuda.get_device_name(dev), precision)
+    if dev.type == "mps": return peak_flops(cpu_name(), precision, gpu_cores=_mps_cores(str(dev)))
+    return None  # CPUs have no datasheet row: no guess
+
+def _verdict(res:Result, tele:dict|None, rule:StopRule) -> str:
+    "`conditions` of the window, with the engine's own findings."
+    v = conditions(tele if tele and tele.get("n_samples") else None,
+                   ci_target_met=res.ci_target_met if rule.kind == "auto" else None,  # a fixed count or time has no CI target to miss
+                   alloc_retries=res.alloc_retries)
+    v = [] if v == "ok" else list(v)
+    if res.compile_fallback: v.append("compiled but fell back to eager")
+    return conditions_text(v or "ok")
+
 def _measure(res:Result, wl, bs, precision, mode, dev, optimizer, fused, rule, warmup, warmup_seconds, channels_last,
-             compile, compile_mode, progress):
+             compile, compile_mode, progress, peak_measured=None):
     "Fill `res` with measurements; raises on failure (the caller turns that into a status)."
     if dev.type == "cuda": torch.cuda.set_device(dev)  # cuBLAS handles, compiled kernels, every context on `dev`, not cuda:0
     if compile: torch.compiler.reset()  # a fresh cache: no graph of an earlier point, no recompile limit reached by others
     d0 = _dynamo_counts()
-    model = wl.build().to(dev)
-    if channels_last: model = model.to(memory_format=torch.channels_last)
-    x, y = wl.batch(bs, dev, channels_last)
-    fwd = torch.compile(model, mode=compile_mode, dynamic=False) if compile else model
-    step = make_step(fwd, x, y, wl.loss, mode, precision, optimizer, fused)
+    step = wl.make_step(dev, bs, precision, mode, optimizer, channels_last=channels_last,
+                        compile=compile_mode if compile else False,  # compiled there with this mode and static shapes
+                        **(dict(fused=True) if fused else {}))
+    res.workload_note = getattr(step, "note", None)
     timer, base = make_timer(dev), {}
     def on_warm(n, seconds):
         reset_peak_memory(dev)  # after the warm-up: cuDNN's search and compile buffers stay out of the peak
@@ -460,24 +505,44 @@ def _measure(res:Result, wl, bs, precision, mode, dev, optimizer, fused, rule, w
         fmt = None if rule.n_batches else "{l_bar}{bar}| {n:.1f}/{total:.0f} s" + (" (cap)" if rule.kind == "auto" else "") + "{postfix}"
         with tqdm(total=rule.n_batches or rule.n_seconds or rule.max_seconds, desc=desc, unit="step" if rule.n_batches else "s",
                   disable=not progress, leave=False, file=sys.stderr, bar_format=fmt) as bar:
-            out = _run_timed(step, timer, rule, warmup, warmup_seconds, lambda: synchronize(dev), on_warm, bar if progress else None)
-    res.__dict__.update(step_stats(out["times"], bs, out["per"]), wall_seconds=out["wall_seconds"],
+            out = _run_timed(step, timer, rule, warmup, warmup_seconds, lambda: synchronize(dev), on_warm, bar if progress else None,
+                             sampler=make_sampler(dev), probe=lambda: read_now(dev))
+    per_step = bs * wl.items_per_sample
+    res.__dict__.update(step_stats(out["times"], per_step, out["per"]), wall_seconds=out["wall_seconds"],
                         warmup_steps=out["warmup_steps"], warmup_seconds=out["warmup_seconds"], **_memory(dev))
     res.ci_target_met = res.ci_rel is not None and res.ci_rel <= res.target_ci
     if dev.type == "cuda": res.alloc_retries = _alloc_retries(dev) - base["retries"]
     if compile:
         frames, graphs = _dynamo_counts()
         res.recompiles, res.compile_fallback = frames - base["dynamo"][0], graphs == d0[1]
-    res.flops_per_sample = flops_per_sample(wl, mode)
-    if res.flops_per_sample: res.tflops = res.flops_per_sample * res.throughput / 1e12
+    res.flops_per_sample, res.flops_per_sample_formula = wl.flops_per_sample(mode), wl.flops_per_sample_formula(mode)
+    achieved = res.flops_per_sample * res.throughput if res.flops_per_sample else None
+    if achieved: res.tflops = achieved / 1e12
+    if b := wl.bytes_per_iteration(precision): res.bandwidth_gbs = b * res.throughput / 1e9
+    peak = _datasheet_peak(dev, precision)
+    res.peak_tflops, res.mfu = peak and peak / 1e12, mfu(achieved, peak)
+    res.measured_peak_tflops, res.mfu_measured = peak_measured and peak_measured / 1e12, mfu(achieved, peak_measured)
+    tele, (a, b) = out["telemetry"] or {}, out["probes"]
+    get = lambda o, k: (o or {}).get(k)
+    res.__dict__.update({k: tele.get(k) for k in ("sm_clock_mhz", "max_sm_clock_mhz", "sm_clock_ratio", "temp_max_c", "power_mean_w",
+                                                  "power_limit_w", "energy_j")})
+    res.telemetry_samples, res.throttle = tele.get("n_samples"), "; ".join(tele.get("throttle") or []) or None
+    res.sm_clock_start_mhz, res.sm_clock_end_mhz = get(a, "sm_clock_mhz"), get(b, "sm_clock_mhz")
+    res.temp_start_c, res.temp_end_c = get(a, "temp_c"), get(b, "temp_c")
+    res.energy_source = tele.get("energy_source") or "none"
+    if res.energy_j is not None:  # the window holds every launched step (and no other): energy per item they processed
+        res.joules_per_sample = res.energy_j / (out["launched"] * per_step)
+    res.conditions = _verdict(res, tele, rule)
 
 # %% ../nbs/02_benchmark.ipynb #6ecf4ab8
-def benchmark(model:str|TimmClassifier="resnet50", # timm model name (or a workload)
-              bs:int=32,                 # batch size; never changed
+_PEAKS = {}  # (device, precision): the measured peak this process found last (`measured_peak`), used by every later point
+
+def benchmark(model:str|Workload="resnet50", # a model name of any family (`list_workloads()`), or a workload
+              bs:int|None=None,          # samples per step (images, sequences, patches, iterations); never changed (default: the family's)
               precision:str="fp32",      # fp32 (TF32 off), tf32, fp16 or bf16
               mode:str="train",          # train (forward, loss, backward, step) or infer
               device:str|torch.device="auto", # auto, cpu, mps, cuda, cuda:N
-              size:int|None=None,        # image side (default: the model's own)
+              size:int|str|None=None,    # image side, 3D patch (`64`, `32x128x128`), op N or crop side (default: the model's)
               n_batches:int|None=None,   # stop after this many timed steps
               n_seconds:float|None=None, # stop after the step that crosses this many seconds
               target_ci:float=0.01,      # auto stop: 95% CI half-width as a fraction of throughput
@@ -489,29 +554,67 @@ def benchmark(model:str|TimmClassifier="resnet50", # timm model name (or a workl
               channels_last:bool=False,  # NHWC memory format for model and batch
               compile:bool=False,        # run the model through `torch.compile` (fresh cache, static shapes)
               compile_mode:str="default", # `torch.compile` mode: default, reduce-overhead, max-autotune, ...
-              optimizer:str="sgd",       # sgd or adamw (train only)
+              optimizer:str|None=None,   # sgd or adamw (train only; default: the family's)
               fused:bool=False,          # the optimizer's fused kernel (train only)
               run_number:int=1,          # repeat index, kept with the result
               progress:bool=True,        # show a progress bar on stderr
               run_id:str|None=None,      # the record's id (default: a new random one)
+              seq_len:int|None=None,     # tokens per sequence (language models; default: the model's)
+              workload:str|None=None,    # the family, to be explicit: image, lm, unet3d, op or data
+              peak_measured:float|None=None, # this device's measured matmul FLOP/s at `precision` (default: the last `measured_peak` of this process), for `mfu_measured`
+              workers:int|None=None,     # data: DataLoader processes (default: every core; 0: decode in this process)
+              sliding_window:bool=False, # unet3d infer: predict a volume (twice the patch per side) window by window
              ) -> Result:
     "Measure one point; failures come back as a `Result` with status `oom` or `error`."
-    s = check_settings(model, bs, precision, mode, device, size, optimizer, n_batches=n_batches, n_seconds=n_seconds,
-                       target_ci=target_ci, min_steps=min_steps, min_seconds=min_seconds, max_seconds=max_seconds)
+    s = check_settings(model, bs, precision, mode, device, size, optimizer, seq_len, workload, channels_last, compile,
+                       n_batches=n_batches, n_seconds=n_seconds, target_ci=target_ci, min_steps=min_steps, min_seconds=min_seconds,
+                       max_seconds=max_seconds, **({} if workers is None else dict(workers=workers)),
+                       **(dict(sliding_window=True) if sliding_window else {}))  # only what was given: other families take neither
     if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0: raise BadInput(f"warmup {warmup!r} must be a whole number of steps, 0 or more")
-    wl, dev, rule = s["workload"], s["dev"], s["rule"]
+    wl, dev, rule, bs = s["workload"], s["dev"], s["rule"], s["bs"]
+    if fused and wl.kind in ("op", "data"): raise BadInput(f"fused applies to an optimizer, and {wl.model} has none: leave --fused out")
+    peak_measured = peak_measured or _PEAKS.get((str(dev), s["precision"]))  # a sweep measures it once at its start
     if warmup_seconds is None: warmup_seconds = 0.0 if dev.type == "cpu" else 1.0
     if warmup_seconds != 0: _positive(warmup_seconds, "warmup_seconds")
     if compile: _choice(compile_mode, COMPILE_MODES, "compile mode")
     res = Result(model=wl.model, bs=bs, precision=s["precision"], mode=s["mode"], device=str(dev), size=wl.size,
-                 workload=wl.kind, unit=wl.unit, channels_last=channels_last, compile=compile, optimizer=s["optimizer"],
+                 workload=wl.kind, unit=wl.unit, items_per_sample=wl.items_per_sample, seq_len=wl.seq_len,
+                 patch="x".join(map(str, wl.patch)) if getattr(wl, "patch", None) else None, channels_last=channels_last, compile=compile, optimizer=s["optimizer"],
                  stop=rule.kind, n_batches=rule.n_batches, n_seconds=rule.n_seconds, target_ci=target_ci,
                  max_seconds=max_seconds, run_number=run_number, compile_mode=compile_mode if compile else None,
                  fused=bool(fused), **(dict(run_id=run_id) if run_id else {}))
     try: _measure(res, wl, bs, s["precision"], s["mode"], dev, s["optimizer"], bool(fused), rule, warmup, warmup_seconds,
-                  channels_last, compile, compile_mode, progress)
+                  channels_last, compile, compile_mode, progress, peak_measured)
     except Exception as e: res.status, res.error = ("oom" if _is_oom(e) else "error"), _first_line(e)
     # leaving the except block drops the traceback, and with it every tensor the failed run held
-    if res.status != "ok": res.throughput = res.throughput_ci = res.ci_rel = res.tflops = res.ci_target_met = None
+    if res.status != "ok":
+        res.throughput = res.throughput_ci = res.ci_rel = res.tflops = res.ci_target_met = res.mfu = res.mfu_measured = res.bandwidth_gbs = None
     _release(dev)
     return res
+
+# %% ../nbs/02_benchmark.ipynb #db541ccb
+def measured_peak(dev:str|torch.device="auto", # the device
+                  precision:str="fp32",        # the precision of the matmul
+                  store:str|Path|None=None,    # the SQLite store that caches it (its `op:matmul` rows); None: measure, keep nothing
+                  measure:bool|None=None,      # True: measure anew; False: only a cached one; None: cached, else measure
+                  seconds:float=3.0,           # how long to measure
+                  progress:bool=False,         # show a progress bar
+                 ) -> float|None:
+    "The achievable matmul FLOP/s of `dev` at `precision`: cached in `store` per environment, measured when needed."
+    from ready_steady_go.env import fingerprint
+    from ready_steady_go.store import read_runs, write_rows
+    dev = pick_device(dev); precision = check_precision(precision, dev, "infer")
+    fp = fingerprint(dev)
+    if store is not None and not measure and Path(store).exists():
+        rows = read_runs(store, model="op:matmul", env_id=fp["env_id"], precision=precision, status="ok")
+        if rows["tflops"].notna().any():
+            _PEAKS[(str(dev), precision)] = float(rows["tflops"].max()) * 1e12
+            return _PEAKS[(str(dev), precision)]
+    if measure is False: return None
+    r = benchmark("op:matmul", bs=1, size=1024 if dev.type == "cpu" else 4096, precision=precision, mode="infer", device=dev,
+                  n_seconds=seconds, warmup=2, progress=progress)
+    if r.status != "ok" or not r.tflops: return None
+    r.mfu_measured, r.measured_peak_tflops = 1.0, r.tflops
+    if store is not None: write_rows(r.row(fp), store)
+    _PEAKS[(str(dev), precision)] = r.tflops * 1e12
+    return _PEAKS[(str(dev), precision)]

@@ -14,7 +14,7 @@ from typing import Annotated
 from fastcore.script import call_parse, anno_parser, _HelpFormatter, _pos_split
 
 from . import __version__
-from .env import NUMBERS, BadInput, check_choice, check_numbers, check_path, first_line
+from .env import NUMBERS, BadInput, check_choice, check_int, check_number, check_numbers, check_path, first_line
 
 # %% auto #0
 __all__ = ['rsg_main', 'sweep_main', 'import_main', 'export_main', 'report_main', 'console_script', 'ready_steady_go',
@@ -137,12 +137,28 @@ def console_script(func):
 
 # %% ../nbs/09_cli.ipynb #16b341f2
 _EXIT = dict(ok=0, oom=3, error=1)
+_PATCH = re.compile(r"\d+(x\d+){2}")
+
+def _size(size:str|None, model:str):
+    "`--size` as the workload takes it: a whole number, or `DxHxW` for a 3D U-Net; `BadInput` otherwise."
+    if size is None: return None
+    v = str(size).strip().lower()
+    if _PATCH.fullmatch(v):
+        if "unet3d" not in str(model):
+            raise BadInput(f"--size {size!r}: a DxHxW patch is for 3D U-Nets; {model} takes a whole number, e.g. --size 224")
+        return v
+    if re.fullmatch(r"-?\d+", v): return check_int(int(v), "--size", min=1)
+    raise BadInput(f"--size {size!r}: accepted is a whole number (64) or, for a 3D U-Net, DxHxW (32x128x128)")
 
 @call_parse
 def ready_steady_go(
-    model:str="resnet50",      # timm model name (weights are never downloaded)
-    bs:int=32,                 # batch size; never changed
-    size:int=None,             # image side in pixels (default: the model's own)
+    model:str="resnet50",      # a model of any family: a timm name, gpt2, llama-1b, unet3d, op:matmul, data:imagenet (--list)
+    bs:int=None,               # samples per step: images, sequences, patches, iterations; never changed (default: the family's)
+    size:str=None,             # image side, 3D patch (64 or 32x128x128), op N or crop side (default: the model's)
+    seq_len:int=None,          # tokens per sequence, language models (default: 1024 for GPT-2, 2048 for Llama)
+    workload:str=None,         # the family, to be explicit: image, lm, unet3d, op or data (a mismatch is refused)
+    workers:int=None,          # data: DataLoader processes (default: every core; 0: decode in this process)
+    sliding_window:bool=False, # unet3d infer: predict a volume window by window (MONAI sliding_window_inference)
     precision:str="fp32",      # fp32 (strict, TF32 off), tf32, fp16 or bf16
     fp16:bool=False,           # same as --precision fp16 (2022 flag)
     mode:str="train",          # train (forward, loss, backward, optimizer step) or infer
@@ -150,11 +166,15 @@ def ready_steady_go(
     n_batches:int=0,           # stop after N timed batches (0: not this rule)
     n_seconds:float=0,         # stop after N seconds (0: not this rule); with neither, stop when the 95% CI is within --target-ci
     target_ci:float=0.01,      # automatic stop: CI half-width as a fraction of throughput
-    max_seconds:float=30,      # automatic stop: never measure longer than this
+    max_seconds:float=30,      # automatic stop: at most this many seconds, once the minimum steps (10) have run: they come first
     warmup:int=5,              # untimed warm-up steps
-    channels_last:bool=False,  # NHWC memory format for model and batch
+    warmup_seconds:float=None, # untimed warm-up seconds, at least (default: 1 on a GPU, 0 on a CPU)
+    channels_last:bool=False,  # channels-last memory format for model and batch (images, 3D U-Nets)
     compile:bool=False,        # run the model through torch.compile
-    optimizer:str="sgd",       # sgd or adamw
+    compile_mode:str=None,     # torch.compile mode: default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs (implies --compile)
+    optimizer:str=None,        # sgd or adamw (default: the family's: adamw for language models, else sgd)
+    fused:bool=False,          # the optimizer's fused kernel
+    measure_peak:bool=False,   # measure this device's matmul peak at this precision first (else a stored one is used, if any)
     run_number:int=1,          # repeat index kept with the run, 1 or more (2022 flag)
     nproc_per_node:int=1,      # processes on this machine, one per device: above 1, the point runs under torchrun (DDP for training)
     nnodes:int=1,              # machines taking part (torchrun's --nnodes)
@@ -172,14 +192,31 @@ def ready_steady_go(
     wnb_group:str=None,        # W&B run group
     json:bool=False,           # print the run as one JSON line on stdout (the summary goes to stderr)
     quiet:bool=False,          # no progress bar and no summary (the --json line is still printed)
+    list:bool=False,           # print every workload family with its models and defaults, and exit
 ):
     "Measure the training or inference throughput of one model at one batch size and precision."
+    if list:
+        from ready_steady_go.workloads import list_workloads
+        print(list_workloads().to_string(index=False))
+        return 0
     if fp16:
         if str(precision).strip().lower() not in ("fp32", "fp16"):
             raise BadInput(f"--fp16 and --precision {precision} disagree: give one of them")
         precision = "fp16"
-    check_numbers(bs=bs, size=size, n_batches=n_batches, n_seconds=n_seconds, target_ci=target_ci, max_seconds=max_seconds,
+    check_numbers(bs=bs, n_batches=n_batches, n_seconds=n_seconds, target_ci=target_ci, max_seconds=max_seconds,
                   warmup=warmup, run_number=run_number)
+    size = _size(size, model)
+    if seq_len is not None: check_int(seq_len, "--seq_len", min=1)
+    if warmup_seconds is not None: check_number(warmup_seconds, "--warmup_seconds", min=0, unit="seconds")
+    family = {}
+    if workers is not None:
+        check_int(workers, "--workers", min=0)
+        if not str(model).startswith("data:"): raise BadInput(f"--workers {workers} applies to input pipelines (data:imagenet), not to {model}")
+        family["workers"] = workers
+    if sliding_window:
+        if "unet3d" not in str(model): raise BadInput(f"--sliding_window applies to 3D U-Nets (unet3d), not to {model}")
+        family["sliding_window"] = True
+    if compile_mode is not None: compile = True
     wnb = check_choice(wnb, _WANDB_MODES, "W&B mode")
     addr = master_addr is not None or rdzv_endpoint is not None
     if (nproc_per_node, nnodes, node_rank, master_port) != (1, 1, 0, None) or addr:  # a world to check before anything is written
@@ -196,25 +233,31 @@ def ready_steady_go(
     if wnb != "disabled" or any(v is not None for v in (wnb_entity, wnb_run, wnb_group)):
         from ready_steady_go.tracking import check_wandb
         wnb = check_wandb(wnb, wnb_project, wnb_entity, wnb_run, wnb_group)
-    from ready_steady_go.benchmark import benchmark, check_settings
+    from ready_steady_go.benchmark import benchmark, check_settings, measured_peak, Result
     from ready_steady_go.env import fingerprint
-    s = check_settings(model, bs, precision, mode, device, size, optimizer, n_batches=n_batches, n_seconds=n_seconds,
-                       target_ci=target_ci, max_seconds=max_seconds)
+    s = check_settings(model, bs, precision, mode, device, size, optimizer, seq_len, workload, channels_last, compile,
+                       n_batches=n_batches, n_seconds=n_seconds, target_ci=target_ci, max_seconds=max_seconds, **family)
+    wl = s["workload"]
+    if fused and wl.kind in ("op", "data"): raise BadInput(f"--fused applies to an optimizer, and {wl.model} has none: leave --fused out")
     fp, say = fingerprint(s["dev"]), (lambda *a: None) if quiet else _say(json)
+    label = Result(model=wl.model, bs=s["bs"], precision=s["precision"], mode=s["mode"], device=str(s["dev"]), size=wl.size,
+                   workload=wl.kind, seq_len=wl.seq_len).label()
+    peak = measured_peak(s["dev"], s["precision"], None if no_store else store, measure=True if measure_peak else False, progress=not quiet)
+    if measure_peak: say(f"Measured the matmul peak of {s['dev']} at {s['precision']}: " + (f"{peak/1e12:,.2f} TFLOP/s" if peak else "not measurable"))
     on = f"{world} × {s['dev'].type} on {nnodes} machine(s) under torchrun" if multi else s["dev"]
-    say(f"Measuring {s['workload'].model} · {s['mode']} · {s['precision']} · bs {bs} · {s['workload'].size}px on {on} ({fp['device_name']})")
+    say(f"Measuring {wl.model} · {s['mode']} · {s['precision']} · bs {s['bs']} · {label} on {on} ({fp['device_name']})")
+    kw = dict(n_batches=n_batches, n_seconds=n_seconds, target_ci=target_ci, max_seconds=max_seconds, warmup=warmup,
+              warmup_seconds=warmup_seconds, channels_last=channels_last, compile=compile, compile_mode=compile_mode or "default",
+              optimizer=s["optimizer"], fused=fused, run_number=run_number, peak_measured=peak)
     if multi:
         from ready_steady_go.launch import launch
-        point = dict(model=model, bs=bs, precision=s["precision"], mode=s["mode"], device=str(s["dev"]), size=size, n_batches=n_batches,
-                     n_seconds=n_seconds, target_ci=target_ci, max_seconds=max_seconds, warmup=warmup, channels_last=channels_last,
-                     compile=compile, optimizer=s["optimizer"], run_number=run_number)
+        point = dict(model=model, bs=s["bs"], precision=s["precision"], mode=s["mode"], device=str(s["dev"]), size=size,
+                     seq_len=seq_len, workload=workload, **family, **kw)
         r = launch(point, nproc_per_node, nnodes, node_rank, master_addr, master_port, rdzv_endpoint, strong)
         if r is None:  # this machine ran its ranks; the record is rank 0's
             say(f"node {node_rank} done: its {nproc_per_node} rank(s) took part; node 0 holds the result and stores it")
             return 0
-    else: r = benchmark(s["workload"], bs, s["precision"], s["mode"], s["dev"], n_batches=n_batches, n_seconds=n_seconds,
-                        target_ci=target_ci, max_seconds=max_seconds, warmup=warmup, channels_last=channels_last,
-                        compile=compile, optimizer=s["optimizer"], run_number=run_number, progress=not quiet)
+    else: r = benchmark(wl, s["bs"], s["precision"], s["mode"], s["dev"], progress=not quiet, **kw)
     row = r.row(fp)
     kept = None
     if not no_store:  # never lost: kept in a file beside the store if it cannot be written

@@ -196,10 +196,13 @@ def nvidia_driver() -> str|None:
 # %% ../nbs/00_env.ipynb #e4621a05
 _ID_KEYS = ("device_name", "device_capability", "device_mem_gb", "driver", "cuda", "cudnn", "torch", "timm",
             "python", "platform", "cpu", "cpu_count", "torch_threads")
+# the device's stable details: in the hash only where known, so an environment without them keeps the id it had;
+# not the GPU's UUID (two identical cards are one environment) nor the PCIe link (its generation drops when idle)
+_DETAIL_ID_KEYS = ("sm_count", "max_sm_clock_mhz", "power_limit_w", "mps_gpu_cores")
 
 def env_id(fp:dict) -> str:
     "A short hash of the fingerprint fields that can change a measurement."
-    return hashlib.sha1(json.dumps({k: fp.get(k) for k in _ID_KEYS}, sort_keys=True, default=str).encode()).hexdigest()[:12]
+    return hashlib.sha1(json.dumps({k: fp.get(k) for k in _ID_KEYS} | {k: fp[k] for k in _DETAIL_ID_KEYS if fp.get(k) is not None}, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 # %% ../nbs/00_env.ipynb #5fa886d9
 def fingerprint(device:str|torch.device="auto", # the device the runs use
@@ -217,5 +220,9 @@ def fingerprint(device:str|torch.device="auto", # the device the runs use
                   driver=nvidia_driver())
     elif dev.type == "mps": fp.update(device_name=cpu_name())
     else: fp.update(device_name=cpu_name())
+    from ready_steady_go.telemetry import device_details  # a later module (torch, NVML): imported only when a fingerprint is taken
+    d = device_details(dev)
+    d["env_vars"] = json.dumps({k: v for k, v in (d.get("env_vars") or {}).items() if v is not None}, sort_keys=True)  # the allow-list only
+    fp.update(d)
     fp["env_id"] = env_id(fp)
     return fp

@@ -397,6 +397,7 @@ def sweep(models:str|list|None=None,     # timm model names, comma-separated or 
           optimizer:str="sgd",           # sgd or adamw
           nprocs:str|list|None=None,     # world sizes, e.g. 1,2,4: each point under torchrun with that many processes, one per device (default: one process, no torchrun)
           progress:bool=True,            # progress bars on stderr and the summary table on stdout
+          measure_peak:bool=True,        # measure the matmul peak at each precision first, for `mfu_measured` (a CPU uses a stored one; --no_measure_peak: skip)
          ) -> SweepSummary:
     "Measure the model × precision × mode × batch-size (× world-size) matrix into `store`: OOM boundaries, resume, progress."
     t0 = time.perf_counter()
@@ -404,6 +405,9 @@ def sweep(models:str|list|None=None,     # timm model names, comma-separated or 
                 max_seconds=max_seconds, warmup=warmup, device_warmup=device_warmup)
     s = _settings(models, precisions, modes, batch_sizes, size, repeats, preset, device, store, wnb, wnb_project, wnb_entity,
                   wnb_group, optimizer, stop, yes, nprocs)
+    if measure_peak:  # once, at the start, for every point's `mfu_measured`; kept in the store per environment. A CPU sweep
+        from ready_steady_go.benchmark import measured_peak  # uses a stored one only (ready-steady-go --measure_peak makes one)
+        for p in s["precisions"]: measured_peak(s["dev"], p, s["store"], measure=s["dev"].type != "cpu", progress=progress)
     gc.freeze()  # what exists now (torch, timm, ...) is never garbage: the engine's gc.collect() after each point skips it
     try:
         with device_lock(s["store"], s["dev"], wait): summary = _sweep(s, t0, find_max_bs, isolate, force, channels_last, compile, progress, wnb_project, wnb_entity, wnb_group)

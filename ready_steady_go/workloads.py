@@ -94,6 +94,7 @@ def model_step(model:nn.Module,              # the model, already on the device
                mode:str="train",             # `train` or `infer`
                precision:str="fp32",         # one of `PRECISIONS`
                optimizer:str="sgd",          # `sgd` or `adamw`
+               fused:bool=False,             # the optimizer's fused kernel (no per-step host sync with a GradScaler)
               ):
     "A function that runs one step of `mode` at `precision`."
     dev = x.device
@@ -104,8 +105,9 @@ def model_step(model:nn.Module,              # the model, already on the device
             with torch.inference_mode(), amp(): model(x)
         return step
     model.train()
-    opt = (torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9) if optimizer == "sgd"
-           else torch.optim.AdamW(model.parameters(), lr=1e-4))
+    kw = dict(fused=True) if fused else {}
+    opt = (torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9, **kw) if optimizer == "sgd"
+           else torch.optim.AdamW(model.parameters(), lr=1e-4, **kw))
     scaler = torch.amp.GradScaler(dev.type, enabled=precision == "fp16")
     def step():
         with amp(): loss = loss_fn(model(x), y)
@@ -122,9 +124,9 @@ def _counted_flops(wl) -> float|None:
     fake = getattr(wl, "count_fake", False)
     try:
         with FakeTensorMode(allow_non_fake_inputs=True) if fake else torch.device("meta"):
-            model = wl.build(counting=True).eval()
+            model = wl.build(counting=True).eval().requires_grad_(False)  # not `no_grad`: some models' module tracking fails under it (PiT, CaiT)
             x, _ = wl.batch(2, "cpu" if fake else "meta")
-            with FlopCounterMode(display=False) as fc, torch.no_grad(): model(x)
+            with FlopCounterMode(display=False) as fc: model(x)
         return fc.get_total_flops() / (2 * wl.items_per_sample) or None
     except Exception: return None
 
@@ -167,20 +169,22 @@ class Workload:
                   mode:str="train",        # `train` or `infer`
                   optimizer:str|None=None, # `sgd` or `adamw` (default: the family's)
                   channels_last:bool=False,# channels-last memory format for model and batch
-                  compile:bool=False,      # run the model through `torch.compile`
+                  compile:bool|str=False,  # run the model through `torch.compile` (a string: its mode)
+                  fused:bool=False,        # the optimizer's fused kernel (train)
                  ):
         "A function that runs one step: the model and one batch are made on `device` now, once."
         self.check(precision, mode, channels_last, compile)
         dev = torch.device(device)
         model, (x, y) = self._model_on(dev, channels_last, compile), self.batch(bs, dev, channels_last)
-        return model_step(model, x, y, self.loss, mode, precision, optimizer or self.optimizer)
+        return model_step(model, x, y, self.loss, mode, precision, optimizer or self.optimizer, fused)
 
     def _model_on(self, dev, channels_last, compile):
         "The model built on `dev` (initialised where it runs: no host copy of a large model), compiled if asked."
         with dev: model = self.build()
         model = model.to(dev)
         if channels_last: model = model.to(memory_format=self.memory_format)
-        return torch.compile(model) if compile else model
+        if not compile: return model
+        return torch.compile(model, mode=compile if isinstance(compile, str) else None, dynamic=False)  # static shapes: one graph per point
 
 # %% ../nbs/01_workloads.ipynb #75b703a6
 @lru_cache(None)
@@ -370,9 +374,9 @@ class UNet3D(Workload):
         super().check(precision, mode, channels_last, compile)
         if self.sliding_window and mode != "infer": raise BadInput(f"sliding_window is a way to infer: use mode infer, not {mode!r}")
 
-    def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None, channels_last=False, compile=False):
+    def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None, channels_last=False, compile=False, fused=False):
         "One step; with `sliding_window`, `bs` volumes predicted window by window."
-        if not self.sliding_window: return super().make_step(device, bs, precision, mode, optimizer, channels_last, compile)
+        if not self.sliding_window: return super().make_step(device, bs, precision, mode, optimizer, channels_last, compile, fused)
         from monai.inferers import sliding_window_inference
         self.check(precision, mode, channels_last, compile)
         dev = torch.device(device)
