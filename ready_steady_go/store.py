@@ -187,7 +187,15 @@ def _connect(p:Path) -> sqlite3.Connection:
     con.execute("PRAGMA synchronous=NORMAL")  # with WAL: a commit survives the process being killed, without an fsync each time
     cols = ", ".join(f'"{k}" {_SQL_TYPES[t]}' + (" PRIMARY KEY NOT NULL" if k == "run_id" else "") for k, t in COLUMNS.items())
     con.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols})")
+    known = _columns(con)
+    for k, t in COLUMNS.items():  # a store written by an older schema gains the newer columns, empty for its old rows
+        if k not in known: _add_column(con, k, _SQL_TYPES[t])
     return con
+
+def _add_column(con:sqlite3.Connection, name:str, typ:str):
+    try: con.execute(f'ALTER TABLE runs ADD COLUMN "{name.replace(chr(34), "")}" {typ}')
+    except sqlite3.OperationalError as e:  # another writer added it a moment ago
+        if "duplicate column" not in str(e): raise
 
 def _columns(con:sqlite3.Connection) -> dict[str, str]:
     return {r[1]: r[2] for r in con.execute("PRAGMA table_info(runs)")}
@@ -255,10 +263,7 @@ def _write_rows(rows, store):
     try:
         known = _columns(con)
         for k, typ in extra.items():
-            if k in known: continue
-            try: con.execute(f'ALTER TABLE runs ADD COLUMN "{k.replace(chr(34), "")}" {typ}')
-            except sqlite3.OperationalError as e:  # another writer added it a moment ago
-                if "duplicate column" not in str(e): raise
+            if k not in known: _add_column(con, k, typ)
         names = [k.replace('"', "") for k in names]
         sql = f'INSERT OR IGNORE INTO runs ({", ".join(chr(34)+k+chr(34) for k in names)}) VALUES ({", ".join("?"*len(names))})'
         con.execute("BEGIN IMMEDIATE")
