@@ -174,7 +174,7 @@ def ready_steady_go(
     compile_mode:str=None,     # torch.compile mode: default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs (implies --compile)
     optimizer:str=None,        # sgd or adamw (default: the family's: adamw for language models, else sgd)
     fused:bool=False,          # the optimizer's fused kernel
-    measure_peak:bool=False,   # measure this device's matmul peak at this precision first (else a stored one is used, if any)
+    measure_peak:bool=False,   # measure this device's matmul peak at this precision again (default: the stored one; measured once when there is none)
     run_number:int=1,          # repeat index kept with the run, 1 or more (2022 flag)
     nproc_per_node:int=1,      # processes on this machine, one per device: above 1, the point runs under torchrun (DDP for training)
     nnodes:int=1,              # machines taking part (torchrun's --nnodes)
@@ -242,7 +242,8 @@ def ready_steady_go(
     fp, say = fingerprint(s["dev"]), (lambda *a: None) if quiet else _say(json)
     label = Result(model=wl.model, bs=s["bs"], precision=s["precision"], mode=s["mode"], device=str(s["dev"]), size=wl.size,
                    workload=wl.kind, seq_len=wl.seq_len).label()
-    peak = measured_peak(s["dev"], s["precision"], None if no_store else store, measure=True if measure_peak else False, progress=not quiet)
+    peak = measured_peak(s["dev"], s["precision"], None if no_store else store, measure=True if measure_peak else None if not no_store else False,
+                         progress=not quiet)  # none stored yet: measured once, kept in the store for every later run
     if measure_peak: say(f"Measured the matmul peak of {s['dev']} at {s['precision']}: " + (f"{peak/1e12:,.2f} TFLOP/s" if peak else "not measurable"))
     on = f"{world} × {s['dev'].type} on {nnodes} machine(s) under torchrun" if multi else s["dev"]
     say(f"Measuring {wl.model} · {s['mode']} · {s['precision']} · bs {s['bs']} · {label} on {on} ({fp['device_name']})")
