@@ -294,7 +294,7 @@ _SWEEP = _signature("sweep", "sweep", Path=Path, DEFAULT_STORE=DEFAULT_STORE)  #
 @call_parse
 @wraps(_SWEEP)
 def ready_steady_go_sweep(*args, **kwargs):
-    check_numbers(**{k: v for k, v in kwargs.items() if k in NUMBERS})  # at once: importing the sweep takes seconds
+    check_numbers(**{k: v for k, v in kwargs.items() if k in NUMBERS and k != "size"})  # at once: importing the sweep takes seconds (`--size` may be a list: the sweep checks it)
     from ready_steady_go.sweep import sweep
     s = sweep(*args, **kwargs)
     return 1 if s.errors else 0
