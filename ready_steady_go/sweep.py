@@ -326,7 +326,9 @@ def _sizes(value) -> list:
     if value is None: return [None]
     out = []
     for v in (_items(value, "size") if isinstance(value, (str, list, tuple)) else [value]):
-        out.append(int(v) if isinstance(v, str) and re.fullmatch(r"[-+]?\d+", v) else v)
+        if isinstance(v, str) and not re.fullmatch(r"[-+]?\d+|\d+x\d+x\d+", v.strip().lower()):
+            raise BadInput(f"--size {v!r}: accepted is a whole number (64) or, for a 3D U-Net, DxHxW (32x128x128)")
+        out.append(int(v) if isinstance(v, str) and re.fullmatch(r"[-+]?\d+", v) else v.strip().lower() if isinstance(v, str) else v)
     for v in out:
         if isinstance(v, (int, float)) and not isinstance(v, bool): check_numbers(size=v)
     return out
