@@ -583,7 +583,8 @@ def _tables(rows:list, combos:dict, launched:bool) -> pd.DataFrame:
 def _log_wandb(row:dict, wb:dict):
     "Log a stored row to W&B; on failure warn once and stop trying (the store already has the row)."
     from ready_steady_go.tracking import start_run, log_run
-    name = f"{row['model']}-{row['precision']}-{row['mode']}-bs{row['bs']}-r{row['run_number']}" + (f"-ws{_world(row)}" if _world(row) > 1 else "")
+    seq = f"-seq{int(row['seq_len'])}" if _num(row.get("seq_len")) is not None else ""  # LM points differ by their length
+    name = f"{row['model']}{seq}-{row['precision']}-{row['mode']}-bs{row['bs']}-r{row['run_number']}" + (f"-ws{_world(row)}" if _world(row) > 1 else "")
     try: log_run(start_run(wb["mode"], wb["project"], wb["entity"], name, wb["group"], run_id=row["run_id"]), row)
     except Exception as e:  # W&B down, or refusing: the sweep goes on, the store has every row
         _say(f"W&B: {e}; the rest of this sweep is stored locally only"); wb["mode"] = "disabled"
