@@ -14,12 +14,13 @@ import numpy as np, pandas as pd
 from .env import BadInput
 
 # %% auto #0
-__all__ = ['KEYS', 'REQUIRED', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES', 'ENV_COLS', 'DATASETS', 'FACTORS', 'FACTOR_LABELS',
-           'COMPARED', 'EFFICIENCY_COLS', 'CONDITION_COLS', 'SCALING_COLUMNS', 'clean_device_name', 'ci_target_met',
-           'world_sizes', 'usable', 'tidy', 'best_batch', 'relative', 'ratio_ci', 'throughput_ci_rel', 'speedup_ci',
-           'speedup', 'average', 'oom_batch', 'environments', 'parse_prices', 'cost', 'value_table', 'best_precision',
-           'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'comparability', 'comparability_note',
-           'efficiency', 'scaling', 'convergence', 'flagged', 'analyse']
+__all__ = ['KEYS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES', 'ENV_COLS', 'DATASETS',
+           'DEFAULT_WORK', 'TIME_TO_TRAIN_COLS', 'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY_COLS',
+           'CONDITION_COLS', 'SCALING_COLUMNS', 'clean_device_name', 'ci_target_met', 'world_sizes', 'usable', 'tidy',
+           'best_batch', 'relative', 'ratio_ci', 'throughput_ci_rel', 'speedup_ci', 'speedup', 'average', 'oom_batch',
+           'environments', 'parse_prices', 'cost', 'value_table', 'best_precision', 'dataset_size', 'time_for',
+           'human_duration', 'extrapolate', 'parse_work', 'work_text', 'time_to_train', 'comparability',
+           'comparability_note', 'efficiency', 'scaling', 'convergence', 'flagged', 'analyse']
 
 # %% ../nbs/06_analysis.ipynb #7abdf383
 _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
@@ -31,8 +32,9 @@ def clean_device_name(name:str, # a device name as CUDA reports it
     return " ".join(_BRANDS.sub(" ", str(name)).replace("-", " ").split()) or str(name).strip() or "unknown"
 
 # %% ../nbs/06_analysis.ipynb #0660a5bd
-KEYS = ("device", "model", "size", "seq_len", "precision", "mode", "world_size") # a configuration, up to its batch size (size, seq_len: 0 = not recorded; world_size: 1)
-REQUIRED = ("model", "bs", "throughput") # besides `device_name` (or `device`); `bs` may be empty (a published table)
+KEYS = ("device", "model", "size", "seq_len", "patch", "precision", "mode", "world_size") # a configuration, up to its batch size (size, seq_len: 0 = not recorded; patch: "" unless an anisotropic 3D patch; world_size: 1)
+REQUIRED = ("model", "bs", "throughput") # besides `device_name` (or `device`); `bs` may be empty (a published table); `throughput` may instead come from `n_batches` and `duration` (or `seconds`)
+STEP_TIME_COLUMNS = ("duration", "seconds") # where an imported table may keep the seconds its `n_batches` steps took, in this order
 WORLD_SIZE_COLUMNS = ("world_size", "n_gpus", "num_gpu") # where a run's number of devices may be, in this order
 MEASURED_SOURCES = ("local", "wandb", "wandb-offline", "csv") # measured by this benchmark or its 2022 version; any other source is a published table
 _TRUTH = {True: True, False: False, "true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}
@@ -62,6 +64,32 @@ def world_sizes(runs:pd.DataFrame, # the runs table
         if c in runs: w = w.fillna(_num(runs, c))
     return w.fillna(1).astype("int64")
 
+def _kind_of(w:str) -> str: return "image" if w in ("timm", "nan", "None", "") else w  # `workloads.kind_of`, without importing torch here
+
+_UNIT = dict(image="images", lm="tokens", unet3d="voxels", op="iterations", data="images")  # a family's unit, for a table that names only its workload
+
+def _patch_text(df:pd.DataFrame) -> pd.Series:
+    "A 3D patch as `DxHxW` where its sides differ; \"\" otherwise (a cube is its `size`): what keeps anisotropic U-Net rows apart."
+    if "patch" not in df: return pd.Series("", index=df.index, dtype=object)
+    p = df["patch"].astype(object).where(df["patch"].notna(), "").astype(str).str.strip().str.lower()
+    return p.where(p.str.split("x").map(lambda s: len(set(s)) > 1), "")
+
+def _items_per_sample(df:pd.DataFrame) -> pd.Series:
+    "Items of the unit per sample where a table does not say: tokens per sequence, voxels per patch, 1 otherwise."
+    sides = lambda p, s: math.prod(int(x) for x in p.split("x")) if p else int(s) ** 3 if s else np.nan
+    raw = df["patch"].astype(object).where(df["patch"].notna(), "").astype(str) if "patch" in df else pd.Series("", index=df.index)
+    return pd.Series([q if w == "lm" and q else sides(p.strip().lower(), s) if w == "unet3d" else 1.0
+                      for w, q, p, s in zip(df["workload"], df["seq_len"], raw, df["size"])], index=df.index, dtype=float)
+
+def _from_steps(df:pd.DataFrame) -> pd.DataFrame:
+    "An imported table of \"N iterations took S seconds\": throughput from `n_batches`, its seconds, `bs` and `items_per_sample` where it has none."
+    secs = next((_num(df, c) for c in STEP_TIME_COLUMNS if c in df), None)
+    if secs is None or "n_batches" not in df: return df
+    tp = _num(df, "n_batches") / secs * pd.to_numeric(df["bs"], errors="coerce") * df["items_per_sample"]
+    if "throughput" not in df: df["throughput"] = np.nan
+    df["throughput"] = pd.to_numeric(df["throughput"], errors="coerce").fillna(tp)
+    return df
+
 def _with_defaults(runs:pd.DataFrame) -> pd.DataFrame:
     "`runs` with the columns that 2022 tables lack filled in."
     df = runs.copy()
@@ -72,7 +100,11 @@ def _with_defaults(runs:pd.DataFrame) -> pd.DataFrame:
     for c in ("throughput_ci", "peak_mem_mb"):
         if c not in df: df[c] = np.nan
     for c in ("size", "seq_len"): df[c] = _num(df, c).fillna(0).astype("int64")
-    df["unit"] = df["unit"].astype(object).where(df["unit"].notna(), "images") if "unit" in df else "images"
+    df["workload"] = [_kind_of(str(w)) for w in (df["workload"].astype(object).where(df["workload"].notna(), "image") if "workload" in df else ["image"] * len(df))]
+    df["patch"] = _patch_text(df)
+    df["unit"] = df["unit"].astype(object).where(df["unit"].notna(), df["workload"].map(_UNIT)) if "unit" in df else df["workload"].map(_UNIT)
+    df["items_per_sample"] = _num(df, "items_per_sample").fillna(_items_per_sample(df))
+    df = _from_steps(df)
     df["ci_target_met"] = ci_target_met(df)
     df["ci_rel"] = _num(df, "ci_rel").fillna(_num(df, "throughput_ci") / _num(df, "throughput"))
     df["target_ci"] = _num(df, "target_ci")
@@ -84,7 +116,8 @@ def usable(runs:pd.DataFrame, # the runs table
           ) -> pd.DataFrame:
     "The runs that finished with a positive throughput, with defaults for missing columns; `BadInput` if none."
     if not isinstance(runs, pd.DataFrame) or runs.empty: raise BadInput("no runs to analyse: the table is empty")
-    missing = [c for c in REQUIRED if c not in runs] + ([] if {"device_name", "device"} & set(runs) else ["device_name"])
+    steps = "n_batches" in runs and any(c in runs for c in STEP_TIME_COLUMNS)  # "1000 iterations took 1754 s": throughput from those
+    missing = [c for c in REQUIRED if c not in runs and not (c == "throughput" and steps)] + ([] if {"device_name", "device"} & set(runs) else ["device_name"])
     if missing: raise BadInput(f"the runs table lacks the column(s) {', '.join(missing)}: needed are device_name, {', '.join(REQUIRED)}")
     df = _with_defaults(runs)
     df["throughput"] = pd.to_numeric(df["throughput"], errors="coerce")
@@ -98,8 +131,10 @@ def usable(runs:pd.DataFrame, # the runs table
 def _labels(t:pd.DataFrame) -> list[str]:
     "The model's name, with ` @size` (and ` @seq_len tokens`) where the table holds it at more than one."
     many = {c: t.groupby("model")[c].transform("nunique").gt(1) for c in ("size", "seq_len")}
-    return [str(m) + (f" @{s}" if a and s else "") + (f" @{q} tokens" if b and q else "")
-            for m, s, q, a, b in zip(t["model"], t["size"], t["seq_len"], many["size"], many["seq_len"])]
+    pm = t.groupby("model")["patch"].transform("nunique").gt(1) if "patch" in t else pd.Series(False, index=t.index)
+    return [str(m) + (f" @{s}" if a and s else "") + (f" @{q} tokens" if b and q else "") + (f" @{p}" if c and p else "")
+            for m, s, q, a, b, p, c in zip(t["model"], t["size"], t["seq_len"], many["size"], many["seq_len"],
+                                           t["patch"] if "patch" in t else [""] * len(t), pm)]
 
 def _published(df:pd.DataFrame) -> pd.Series:
     "Per run: who published it (`lambda` for a `source` of `lambda:<file>@<commit>`), or NaN for a run measured by this tool or its 2022 version."
@@ -131,7 +166,7 @@ def tidy(runs:pd.DataFrame, # the runs table, one row per run
     g = df.groupby(list(KEYS) + ["bs"], sort=True, dropna=False)  # a published table has no batch size
     t = g.agg(throughput=("throughput", "median"), t_min=("throughput", "min"), t_max=("throughput", "max"),
               throughput_ci=("throughput_ci", "median"), ci_rel=("ci_rel", "median"), target_ci=("target_ci", "median"),
-              peak_mem_mb=("peak_mem_mb", "median"), unit=("unit", "first"), _met=("_met", "min"),
+              peak_mem_mb=("peak_mem_mb", "median"), unit=("unit", "first"), workload=("workload", "first"), items_per_sample=("items_per_sample", "median"), _met=("_met", "min"),
               n_runs=("throughput", "size")).reset_index()
     t["ci_target_met"] = t.pop("_met").map({1.0: True, 0.0: False}).astype("boolean")  # missed by any repeat: missed
     t["unconverged"] = t["ci_target_met"].eq(False).fillna(False).astype(bool)
@@ -150,7 +185,8 @@ def best_batch(t:pd.DataFrame, # tidy runs (see `tidy`)
     return t.loc[t.groupby(list(KEYS), sort=True)["throughput"].idxmax()].reset_index(drop=True)
 
 # %% ../nbs/06_analysis.ipynb #6cac3f5d
-def _model_keys(df:pd.DataFrame) -> list[str]: return [c for c in ("model", "size", "seq_len") if c in df]
+def _model_keys(df:pd.DataFrame) -> list[str]: return [c for c in ("model", "size", "seq_len", "patch") if c in df]
+def _family(df:pd.DataFrame) -> list[str]: return ["workload"] if "workload" in df else []  # averages never mix families (tokens with images)
 def _model_col(df:pd.DataFrame) -> str: return "label" if "label" in df else "model"
 
 def relative(best:pd.DataFrame, # best batch sizes (see `best_batch`)
@@ -221,10 +257,11 @@ def speedup_ci(best:pd.DataFrame, # best batch sizes (see `best_batch`)
     m = m.assign(speedup=s, speedup_lo=s_lo, speedup_hi=s_hi)[k + ["precision", "speedup", "speedup_lo", "speedup_hi", *(c for c in ("label", *u) if c in best)]]
     if not average: return m.sort_values(k + ["precision"], ignore_index=True)
     with np.errstate(divide="ignore", invalid="ignore"): l = np.log(m["speedup"]); dl, dh = l - np.log(m["speedup_lo"]), np.log(m["speedup_hi"]) - l
-    out = _log_mean(m.assign(_u=m["unconverged"].astype(int) if u else 0), ["device", "precision", "mode"], l, dl, dh,
+    if "workload" in best and "workload" not in m: m = m.merge(best[k + ["workload"]].drop_duplicates(k), on=k, how="left")
+    out = _log_mean(m.assign(_u=m["unconverged"].astype(int) if u else 0), ["device", "precision", "mode", *_family(m)], l, dl, dh,
                     n_models=(_model_col(m), "nunique"), n_unconverged=("_u", "sum"))
     out = out.rename(columns=dict(_geo="speedup", _geo_lo="speedup_lo", _geo_hi="speedup_hi"))
-    return out[["device", "precision", "mode", "speedup", "speedup_lo", "speedup_hi", "n_models", "n_unconverged"]]
+    return out[["device", "precision", "mode", "speedup", "speedup_lo", "speedup_hi", "n_models", "n_unconverged", *_family(out)]]
 
 def speedup(best:pd.DataFrame, # best batch sizes (see `best_batch`)
             base:str="fp32", # the precision to compare against
@@ -236,16 +273,18 @@ def speedup(best:pd.DataFrame, # best batch sizes (see `best_batch`)
 # %% ../nbs/06_analysis.ipynb #57e36aa8
 def average(rel:pd.DataFrame, # relative throughput (see `relative`)
            ) -> pd.DataFrame:
-    "Per (device, precision, mode): the arithmetic and geometric mean of relative throughput over models (the latter with its 95% interval), and how many went in."
+    "Per (device, precision, mode, and workload family where known): the arithmetic and geometric mean of relative throughput over models (the latter with its 95% interval), and how many went in."
     mc = _model_col(rel)
     u = rel["unconverged"] if "unconverged" in rel else pd.Series(False, index=rel.index)
     lo, hi = throughput_ci_rel(rel) if "throughput" in rel else (np.full(len(rel), np.nan),) * 2  # each model's own interval: the normaliser is common to every device
     with np.errstate(divide="ignore", invalid="ignore"): dl, dh = -np.log1p(-np.minimum(lo, 1.0)), np.log1p(hi)
-    out = _log_mean(rel.assign(_u=u.astype(int)), ["device", "precision", "mode"], np.log(rel["relative"]), dl, dh,
+    fam = _family(rel)  # one family at a time: a mean of image and token throughputs answers no question
+    out = _log_mean(rel.assign(_u=u.astype(int)), ["device", "precision", "mode", *fam], np.log(rel["relative"]), dl, dh,
                     relative_mean=("relative", "mean"), n_models=(mc, "nunique"), n_unconverged=("_u", "sum"))
     out = out.rename(columns=dict(_geo="relative_geomean", _geo_lo="relative_geomean_lo", _geo_hi="relative_geomean_hi"))
-    out["of_models"] = out["mode"].map(rel.groupby("mode")[mc].nunique()).fillna(0).astype(int)  # models measured in that mode on any device
-    out = out[["device", "precision", "mode", "relative_mean", "relative_geomean", "n_models", "of_models", "n_unconverged", "relative_geomean_lo", "relative_geomean_hi"]]
+    of = rel.groupby(["mode", *fam])[mc].nunique().rename("of_models")  # models measured in that mode (and family) on any device
+    out = out.merge(of.reset_index(), on=["mode", *fam], how="left"); out["of_models"] = out["of_models"].fillna(0).astype(int)
+    out = out[["device", "precision", "mode", "relative_mean", "relative_geomean", "n_models", "of_models", "n_unconverged", "relative_geomean_lo", "relative_geomean_hi", *fam]]
     return out.sort_values(["mode", "relative_geomean"], ascending=[False, False], ignore_index=True)
 
 # %% ../nbs/06_analysis.ipynb #fad2aa02
@@ -410,6 +449,72 @@ def extrapolate(best:pd.DataFrame, # a table with a `throughput` (samples/s) col
     if n is None: raise BadInput("say how much work: samples=N, steps=N, or epochs=N with dataset=NAME|N")
     secs = n / best["throughput"]
     return best.assign(seconds=secs, duration=[human_duration(x) for x in secs])
+
+# %% ../nbs/06_analysis.ipynb #3eb633fb
+_SUFFIX = dict(k=1e3, K=1e3, M=1e6, G=1e9, B=1e9, T=1e12)
+_STEPS, _EPOCHS = ("step", "steps", "iteration", "iterations", "iter", "iters", "it"), ("epoch", "epochs")
+_UNITS = dict(image="images", images="images", token="tokens", tokens="tokens", voxel="voxels", voxels="voxels")
+_WORK_RE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kKMGBT]?)\s+([A-Za-z]+)(?:\s+(?:of\s+)?(\S+))?\s*")
+
+def parse_work(text:str, # e.g. `100k steps`, `90 epochs imagenet-1k`, `2T tokens`, `8.1T voxels`, `1.28M images`
+               name:str="--train_for", # how the user knows it, for the refusal
+              ) -> dict:
+    "`{amount, what, dataset}`: `what` is `steps`, `epochs` (of `dataset`) or a unit; `BadInput` (one line) for what does not parse."
+    m = _WORK_RE.fullmatch(str(text)) if text is not None else None
+    bad = (f"{name} {text!r} does not parse: give an amount and what it counts, e.g. '100k steps', '90 epochs imagenet-1k', "
+           f"'2T tokens', '8.1T voxels' or '1.28M images' (suffixes k, M, G, T)")
+    if not m: raise BadInput(bad)
+    amount, word, ds = float(m[1]) * _SUFFIX.get(m[2], 1), m[3].lower(), m[4]
+    if not amount > 0 or not math.isfinite(amount): raise BadInput(bad)
+    if word in _STEPS and ds is None: return dict(amount=amount, what="steps", dataset=None)
+    if word in _EPOCHS and ds is not None:
+        dataset_size(int(ds) if ds.isdigit() else ds)  # a known data set or a number of samples, else `BadInput`
+        return dict(amount=amount, what="epochs", dataset=int(ds) if ds.isdigit() else ds.lower())
+    if word in _UNITS and ds is None: return dict(amount=amount, what=_UNITS[word], dataset=None)
+    raise BadInput(bad)
+
+def _amount(x:float) -> str:
+    "`100k`, `1.28M`, `2T`: an amount as people write it."
+    for s, f in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("k", 1e3)):
+        if x >= f: return f"{x / f:.3g}{s}"
+    return f"{x:.3g}"
+
+def work_text(w:dict) -> str:
+    "A parsed amount of work as text again: `100k steps`, `90 epochs imagenet-1k`, `1G tokens`."
+    if w["what"] == "epochs": return f"{w['amount']:g} epoch{'s' if w['amount'] != 1 else ''} {w['dataset']}"
+    return f"{_amount(w['amount'])} {w['what']}"
+
+DEFAULT_WORK = dict(train=dict(image="90 epochs imagenet-1k", data="90 epochs imagenet-1k", unet3d="100k steps", op="100k steps", lm="1B tokens"),
+                    infer=dict(image="1 epoch imagenet-1k-val", data="1 epoch imagenet-1k-val", unet3d="1T voxels", op="100k steps", lm="1B tokens"))
+TIME_TO_TRAIN_COLS = ("device", "model", "precision", "mode", "bs", "unit", "throughput", "steps_per_minute", "work", "seconds", "duration")
+
+def _fits(w:dict, unit:str) -> bool: return w["what"] in ("steps", "epochs") or w["what"] == unit
+
+def time_to_train(best:pd.DataFrame, # best points (`analyse(...)["best"]`), with `unit`, `bs` and `items_per_sample` where known
+                  train_for:str|dict|None=None, # work for training rows (see `parse_work`); default: each family's
+                  infer_for:str|dict|None=None, # work for inference rows; default: each family's
+                 ) -> pd.DataFrame:
+    "Per row of `best`: steps per minute and the time for the work of its mode, in `TIME_TO_TRAIN_COLS`."
+    given = {m: parse_work(w, f"--{m}_for") if isinstance(w, str) else w for m, w in (("train", train_for), ("infer", infer_for))}
+    if best.empty: return pd.DataFrame(columns=list(TIME_TO_TRAIN_COLS))
+    unit = best["unit"].astype(object).where(best["unit"].notna(), "images") if "unit" in best else pd.Series("images", index=best.index)
+    fam = best["workload"].map(_kind_of) if "workload" in best else pd.Series("image", index=best.index)
+    ips = pd.to_numeric(best["items_per_sample"], errors="coerce").fillna(1) if "items_per_sample" in best else pd.Series(1.0, index=best.index)
+    bs = pd.to_numeric(best["bs"], errors="coerce")
+    sps = best["throughput"] / ips  # samples per second
+    works, secs = [], []
+    for i, md, u, f in zip(best.index, best["mode"], unit, fam):
+        w = given.get(md if md in given else "infer")
+        if w is None or not _fits(w, u): w = parse_work(DEFAULT_WORK.get(md, DEFAULT_WORK["infer"]).get(f, "100k steps"))
+        n = (w["amount"] * bs[i] if w["what"] == "steps" else w["amount"] * dataset_size(w["dataset"]) if w["what"] == "epochs"
+             else w["amount"] / ips[i])  # in samples
+        works.append(work_text(w)); secs.append(n / sps[i])
+    mc = "label" if "label" in best else "model"
+    out = pd.DataFrame(dict(device=best["device"], model=best[mc], precision=best["precision"], mode=best["mode"], bs=best["bs"],
+                            unit=unit, throughput=best["throughput"], steps_per_minute=sps / bs * 60, work=works, seconds=secs))
+    out["duration"] = [human_duration(x) if pd.notna(x) else "" for x in out["seconds"]]
+    return out[list(TIME_TO_TRAIN_COLS)].reset_index(drop=True)
+
 
 # %% ../nbs/06_analysis.ipynb #0a696c5f
 _IMPORTED = ("wandb", "wandb-offline", "csv") # sources that may hold 2022 runs
@@ -650,7 +755,7 @@ def analyse(runs:pd.DataFrame, # the runs table
     if t.empty: raise BadInput(f"no single-device runs: every usable run used several devices (world sizes {', '.join(map(str, sorted(every['world_size'].unique())))}); "
                                "measure world size 1 too (e.g. --nprocs 1,2) for the per-device tables and the scaling")
     best = relative(best_batch(t if include_unconverged else t[~t["unconverged"]]))
-    more = [c for c in ("items_per_sample", "conditions") if c in runs]  # what tidy does not carry, beside each best point
+    more = [c for c in ("conditions",) if c in runs]  # what tidy does not carry, beside each best point
     if more: best = best.merge(_per_config(runs, more), on=list(KEYS) + ["bs"], how="left")
     avg = average(best)
     out = dict(tidy=t, best=best, average=avg, speedup=speedup_ci(best), oom=oom_batch(runs), environments=environments(runs),
@@ -660,5 +765,7 @@ def analyse(runs:pd.DataFrame, # the runs table
         p = _known_prices(prices, t["device"].unique())  # warns once, about devices that are in no run at all
         p = {k: v for k, v in p.items() if k in set(best["device"])}
         out["cost"] = cost(best, p)
-        out["value"] = value_table(best_precision(avg), p, by=("mode",))
+        fams = list(dict.fromkeys(avg["workload"])) if "workload" in avg else []  # a value ranking is of one family: image models where there are
+        one = avg if len(fams) <= 1 else avg[avg["workload"] == ("image" if "image" in fams else fams[0])]
+        out["value"] = value_table(best_precision(one), p, by=("mode",))
     return out

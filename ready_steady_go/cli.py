@@ -295,7 +295,7 @@ _SWEEP = _signature("sweep", "sweep", Path=Path, DEFAULT_STORE=DEFAULT_STORE)  #
 @call_parse
 @wraps(_SWEEP)
 def ready_steady_go_sweep(*args, **kwargs):
-    check_numbers(**{k: v for k, v in kwargs.items() if k in NUMBERS})  # at once: importing the sweep takes seconds
+    check_numbers(**{k: v for k, v in kwargs.items() if k in NUMBERS and k != "size"})  # at once: importing the sweep takes seconds (`--size` may be a list: the sweep checks it)
     from ready_steady_go.sweep import sweep
     s = sweep(*args, **kwargs)
     return 1 if s.errors else 0
@@ -352,16 +352,20 @@ def ready_steady_go_report(
     title:str="Ready, Steady, Go! benchmark report", # the report's title
     include_unconverged:bool=False, # rank points whose CI missed its target too (marked); by default they are left out
     only_valid:bool=False,    # leave out results measured under flagged conditions (throttling, a power cap, another process...)
+    train_for:str=None,       # the training work for time_to_train.csv: 100k steps, 90 epochs imagenet-1k, 2T tokens, 8.1T voxels (default: each family's)
+    infer_for:str=None,       # the inference work: 1 epoch imagenet-1k-val, 8.1T voxels, 1M images (default: each family's)
 ):
     "Write an HTML report, summary tables and figures from the runs in a store or other sources."
     if sources and store: raise BadInput("give either --store or sources, not both: import the sources into the store first to combine them")
     check_path(out, "--out", folder=True)
     if store is not None: check_path(store, "--store")
-    from ready_steady_go.analysis import parse_prices
+    from ready_steady_go.analysis import parse_prices, parse_work
     from ready_steady_go.report import write_report
     from ready_steady_go.store import check_store, read_runs
     from ready_steady_go.tracking import import_sources
     pr = parse_prices([p for p in [prices, *(price or [])] if p])
+    for w, flag in ((train_for, "--train_for"), (infer_for, "--infer_for")):
+        if w is not None: parse_work(w, flag)  # before anything is read or written
     if sources:
         with tempfile.TemporaryDirectory() as d:
             import_sources(list(sources), Path(d)/"runs.db")
@@ -370,7 +374,7 @@ def ready_steady_go_report(
         store = store or DEFAULT_STORE
         if not check_store(store).exists(): raise BadInput(f"store {str(store)!r} does not exist: run ready-steady-go or ready-steady-go-sweep first, or give sources")
         runs = read_runs(store)
-    page = write_report(runs, out, pr, title, include_unconverged=include_unconverged, only_valid=only_valid)
+    page = write_report(runs, out, pr, title, include_unconverged=include_unconverged, only_valid=only_valid, train_for=train_for, infer_for=infer_for)
     scaled = len((Path(out)/"scaling.csv").read_text().splitlines()) > 1  # runs at several world sizes
     print(f"report: {page} ({len(runs):,} runs); tables: {Path(out)/'summary.csv'}, {Path(out)/'average.csv'}, "
           f"{Path(out)/'time_to_train.csv'}" + (f", {Path(out)/'scaling.csv'}" if scaled else ""))

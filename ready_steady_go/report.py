@@ -17,12 +17,13 @@ import numpy as np, pandas as pd
 from .env import BadInput
 from .store import gc_paused
 from .analysis import *
+from .analysis import _keyed, _per_config
 from .plots import *
 
 # %% auto #0
-__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'TIME_TO_TRAIN_COLS', 'WORK', 'MISSED_MARK', 'summary_table', 'average_table',
+__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'WORK', 'FAMILY_NAMES', 'MISSED_MARK', 'summary_table', 'average_table',
            'time_to_train_table', 'report_figures', 'report_svgs', 'Report', 'build_report', 'write_report',
-           'browser_check']
+           'feed_table', 'browser_check']
 
 # %% ../nbs/08_report.ipynb #37ce9eb4
 SUMMARY_COLS = ("device", "model", "precision", "mode", "bs", "throughput", "relative")
@@ -39,26 +40,22 @@ def average_table(avg:pd.DataFrame, # `average(...)`
     "One row per (device, precision, mode): the arithmetic and geometric mean of relative throughput."
     return avg[list(AVERAGE_COLS)].reset_index(drop=True)
 
-TIME_TO_TRAIN_COLS = ("device", "model", "precision", "mode", "bs", "unit", "throughput", "steps_per_minute", "work", "seconds", "duration")
-WORK = dict(train=(90, "imagenet-1k"), infer=(1, "imagenet-1k-val")) # mode -> (epochs, data set) the time is extrapolated for
+WORK = dict(train=(90, "imagenet-1k"), infer=(1, "imagenet-1k-val")) # an image model's default work per mode: (epochs, data set); other families: `analysis.DEFAULT_WORK`
 
-def _is_test(models) -> pd.Series: return pd.Series(list(models), dtype=object).astype(str).str.startswith("test_")
+def _is_test(models) -> pd.Series: return pd.Series(list(models), dtype=object).astype(str).str.startswith(("test_", "test-"))
 
 def time_to_train_table(best:pd.DataFrame, # `relative(best_batch(...))` (or `analyse(...)["best"]`), with `items_per_sample` where known
+                        train_for:str|dict|None=None, # the training work (`100k steps`, `90 epochs imagenet-1k`, `2T tokens`); default: each family's
+                        infer_for:str|dict|None=None, # the inference work; default: each family's
                        ) -> pd.DataFrame:
-    "Per device, image model and mode, at the device's fastest precision: the time for `WORK` (90 epochs of ImageNet-1k; its validation set for inference). Never for test models."
-    d = best[~_is_test(best["model"]).to_numpy() & (best["unit"].eq("images").to_numpy() if "unit" in best else True)]
-    if d.empty: return pd.DataFrame(columns=list(TIME_TO_TRAIN_COLS))
+    "Per device, model and mode, at the device's fastest precision: steps per minute and the time for the work (`analysis.time_to_train`). Never for test models."
+    d = best[~_is_test(best["model"]).to_numpy()]
+    if d.empty: return time_to_train(d, train_for, infer_for)
     mc = "label" if "label" in d else "model"
     d = d.loc[d.groupby(["device", mc, "mode"])["throughput"].idxmax()]
-    ips = pd.to_numeric(d["items_per_sample"], errors="coerce").fillna(1) if "items_per_sample" in d else 1.0
-    sps = d["throughput"] / ips  # samples per second: the throughput counts `unit`s, a sample is `items_per_sample` of them
-    work = [WORK.get(m, WORK["infer"]) for m in d["mode"]]
-    e = extrapolate(d.assign(throughput=sps), samples=pd.Series([n * dataset_size(ds) for n, ds in work], index=d.index))
-    out = pd.DataFrame(dict(device=d["device"], model=d[mc], precision=d["precision"], mode=d["mode"], bs=d["bs"],
-                            unit=d["unit"] if "unit" in d else "images", throughput=d["throughput"], steps_per_minute=sps / d["bs"] * 60,
-                            work=[f"{n} epoch{'s' if n != 1 else ''} {ds}" for n, ds in work], seconds=e["seconds"], duration=e["duration"]))
+    out = time_to_train(d, train_for, infer_for)
     return out.sort_values(["mode", "model", "seconds"], ascending=[False, True, True], ignore_index=True)
+
 
 # %% ../nbs/08_report.ipynb #237bb70f
 def _slug(s:str) -> str:
@@ -68,12 +65,26 @@ def _slug(s:str) -> str:
 
 def _modes(df) -> list[str]: return sorted(df["mode"].unique(), key=lambda m: (m != "train", m))
 
+FAMILY_NAMES = dict(image="image models", lm="language models", unet3d="3D U-Nets", op="micro-ops", data="input pipeline")
+
+def _of_family(df:pd.DataFrame, fam:str) -> pd.DataFrame: return df[df["workload"] == fam] if "workload" in df else df
+
+def _by_family(avg:pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
+    "`(family, its rows, file-name suffix)`: one entry without a suffix when the table holds one family (or says none), image models first."
+    fams = list(dict.fromkeys(avg["workload"])) if "workload" in avg and len(avg) else []
+    if len(fams) <= 1: return [(fams[0] if fams else "image", avg, "")]
+    fams = sorted(fams, key=lambda f: (list(FAMILY_NAMES).index(f) if f in FAMILY_NAMES else 9, f))
+    return [(f, avg[avg["workload"] == f], f"-{f}") for f in fams]
+
 def _figure_jobs(res:dict) -> list[tuple[str, str, object]]:
     "`(file name, section, function drawing the figure)` for every figure of the report, in page order."
     jobs, best, t = [], res["best"], res["tidy"]
+    for fam, avg, sfx in _by_family(res["average"]):
+        sp = _of_family(res["speedup"], fam)
+        for mode in _modes(avg):
+            jobs.append((f"average{sfx}-{mode}.svg", "overview", partial(plot_average, avg, mode)))
+            if (sp["mode"] == mode).any(): jobs.append((f"speedup{sfx}-{mode}.svg", "overview", partial(plot_speedup, sp, mode)))
     for mode in _modes(best):
-        jobs.append((f"average-{mode}.svg", "overview", partial(plot_average, res["average"], mode)))
-        if (res["speedup"]["mode"] == mode).any(): jobs.append((f"speedup-{mode}.svg", "overview", partial(plot_speedup, res["speedup"], mode)))
         if "value" in res and (res["value"]["mode"] == mode).any(): jobs.append((f"cost-{mode}.svg", "cost", partial(plot_cost, res["value"], mode)))
         eff = res["efficiency"][res["efficiency"]["mode"] == mode] if "efficiency" in res else pd.DataFrame()
         if len(eff) and eff[["mfu", "mfu_measured"]].notna().any().any():
@@ -160,9 +171,9 @@ def _ranking(avg:pd.DataFrame, mode:str) -> pd.DataFrame:
         out["device"] = [f"{x} {MISSED_MARK}" if u.get(x, 0) else x for x in out["device"]]
     return out
 
-def _training_time(best:pd.DataFrame, mode:str) -> pd.DataFrame:
-    "`time_to_train_table` of one mode as a device × model table of durations, each with its precision."
-    e = time_to_train_table(best[best["mode"] == mode])
+def _training_time(best:pd.DataFrame, mode:str, tt:pd.DataFrame|None=None) -> pd.DataFrame:
+    "`time_to_train_table` of one mode (or the rows of `tt` for `best`'s models) as a device × model table of durations, each with its precision."
+    e = time_to_train_table(best[best["mode"] == mode]) if tt is None else tt[tt["mode"].eq(mode) & tt["model"].isin(best["label"] if "label" in best else best["model"])]
     if e.empty: return pd.DataFrame(columns=["device"])
     e = e.assign(cell=e["duration"] + " (" + e["precision"] + ")")
     return e.pivot(index="device", columns="model", values="cell").rename_axis(columns=None).reset_index().fillna("")
@@ -202,16 +213,20 @@ def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `anal
                  timings:dict|None=None, # if given, seconds spent per stage are added to it
                  include_unconverged:bool=False, # rank points whose CI missed its target too (marked); by default they are left out
                  only_valid:bool=False, # leave out results whose `conditions` are not `ok` (see `analysis.flagged`)
+                 train_for:str|None=None, # the training work for `time_to_train.csv` (`100k steps`, `90 epochs imagenet-1k`, `2T tokens`); default: each family's
+                 infer_for:str|None=None, # the inference work (`8.1T voxels`, `1 epoch imagenet-1k-val`); default: each family's
                 ) -> Report:
     "Validate `runs` and `prices` and make every file of the report in memory; `BadInput` on bad input."
     t0 = time.perf_counter()
     prices = parse_prices(prices)
+    work = dict(train_for=train_for and parse_work(train_for, "--train_for"), infer_for=infer_for and parse_work(infer_for, "--infer_for"))  # before any work
     res = analyse(runs, prices, include_unconverged=include_unconverged, only_valid=only_valid)
+    res["time_to_train"] = time_to_train_table(res["best"], **work)
     t1 = time.perf_counter()
     figs = report_svgs(res)
     t2 = time.perf_counter()
     files = {"summary.csv": summary_table(res["best"]).to_csv(index=False), "average.csv": average_table(res["average"]).to_csv(index=False),
-             "time_to_train.csv": time_to_train_table(res["best"]).to_csv(index=False),
+             "time_to_train.csv": res["time_to_train"].to_csv(index=False),
              "scaling.csv": res["scaling"][list(SCALING_COLUMNS)].to_csv(index=False)}  # header only when no run used several devices
     files |= {f"figures/{n}": s for n, (_, s) in figs.items()}
     files["report.html"] = _html(runs, res, figs, title, include_unconverged, only_valid)
@@ -224,9 +239,11 @@ def write_report(runs:pd.DataFrame, # the runs table
                  title:str="Ready, Steady, Go! benchmark report", # the page title
                  include_unconverged:bool=False, # rank points whose CI missed its target too (marked)
                  only_valid:bool=False, # leave out results whose `conditions` are not `ok`
+                 train_for:str|None=None, # the training work (see `build_report`)
+                 infer_for:str|None=None, # the inference work (see `build_report`)
                 ) -> Path:
     "Write the report of `runs` to `out`; returns the path of `report.html`. Nothing is written on bad input."
-    return build_report(runs, prices, title, include_unconverged=include_unconverged, only_valid=only_valid).write(out)
+    return build_report(runs, prices, title, include_unconverged=include_unconverged, only_valid=only_valid, train_for=train_for, infer_for=infer_for).write(out)
 
 # %% ../nbs/08_report.ipynb #f4ba2d7f
 def _pm(x) -> str: return "no interval" if pd.isna(x) else f"±{100 * x:.1f}%"
@@ -363,6 +380,83 @@ _VALUE_HEADERS = {"price_per_hour": "price ($/h)", "throughput": "relative throu
                   "throughput_factor": "throughput factor (×)", "value": "value (% per $/h)", "frontier": "on the frontier"}
 _ENV_HEADERS = {"device_mem_gb": "device memory (GB)", "cpu_count": "CPU cores", "torch_threads": "torch threads"}
 
+def _lm_section(t:pd.DataFrame, fig) -> list[str]:
+    "Tokens/s against micro-batch, a row per device and precision, a column per micro-batch; each model's figure."
+    e, out = html.escape, ["<h2>Language models</h2><p>Tokens per second against the micro-batch (sequences per step), per device and precision, "
+                           "up to the first that ran out of memory: the comparison people make for GPT-2 and Llama training. Empty: not measured or out of memory.</p>"]
+    for label in sorted(t["label"].unique()):
+        for mode in _modes(t[t["label"] == label]):
+            d = t[(t["label"] == label) & (t["mode"] == mode) & t["bs"].notna()]
+            if d.empty: continue
+            p = d.pivot_table(index=["device", "precision"], columns="bs", values="throughput", aggfunc="max")
+            p.columns = [f"bs {int(c)}" for c in p.columns]
+            out += [f"<h3>{e(label)}, {_mode_name(mode)} (tokens/s)</h3>", fig(f"batch-{_slug(label)}-{mode}.svg"), _table(p.reset_index(), "{:,.0f}")]
+    return out
+
+def _op_section(t:pd.DataFrame, runs:pd.DataFrame) -> list[str]:
+    "Per device: each micro-op's iterations per second, and GB/s or TFLOP/s where the runs stored them."
+    b = best_batch(t)
+    extra = [c for c in ("bandwidth_gbs", "tflops") if c in runs and pd.to_numeric(runs[c], errors="coerce").notna().any()]
+    if extra:
+        pc = _per_config(runs, extra)
+        b = b.merge(pc[[c for c in pc if c in (*KEYS, "bs", *extra)]], on=[*KEYS, "bs"], how="left")
+    d = pd.DataFrame({"device": b["device"], "op": b["label"], "precision": b["precision"], "it/s": b["throughput"],
+                      **{dict(bandwidth_gbs="GB/s", tflops="TFLOP/s")[c]: pd.to_numeric(b[c], errors="coerce") for c in extra}})
+    d = d.sort_values(["op", "device", "precision"], ignore_index=True)
+    return ["<h2>Micro-ops</h2><p>A tiny operation in a loop, per device: iterations per second (the sanity check: a card behind a narrow "
+            "PCIe link or throttling shows here first), and where the op measures it the bandwidth (GB/s) or achieved TFLOP/s.</p>",
+            _table(d, {"it/s": "{:,.1f}", "GB/s": "{:,.1f}", "TFLOP/s": "{:,.2f}"})]
+
+def _machine(df:pd.DataFrame) -> pd.Series:
+    "Which machine a run was on, as far as the runs say: its CPU and core count, else its environment id."
+    if "cpu" in df: return df["cpu"].astype(str) + " × " + (df["cpu_count"].astype(str) if "cpu_count" in df else "")
+    return df["env_id"].astype(str) if "env_id" in df else pd.Series("this machine", index=df.index)
+
+def feed_table(runs:pd.DataFrame, # the runs table
+              ) -> pd.DataFrame:
+    "For each image model and device with a training rate: the input pipeline's images/s on the same machine against it, with a verdict."
+    k = _keyed(runs); k = k[k["world_size"].eq(1)]
+    k = k.assign(_m=_machine(k))
+    data, img = k[k["workload"].eq("data")], k[k["workload"].eq("image") & k["mode"].eq("train")]
+    if data.empty or img.empty: return pd.DataFrame(columns=["device", "model", "training images/s", "pipeline", "pipeline images/s", "verdict"])
+    feed = data.loc[data.groupby("_m")["throughput"].idxmax()].set_index("_m")
+    need = img.loc[img.groupby(["_m", "device", "model"])["throughput"].idxmax()]
+    need = need[need["_m"].isin(feed.index)]
+    rows = []
+    for _, r in need.iterrows():
+        f = feed.loc[r["_m"]]
+        ratio = f["throughput"] / r["throughput"]
+        v = (f"feeds it: {ratio:.1f}× what training takes" if ratio >= 1 else f"starves it: the pipeline gives {100 * ratio:.0f}% of what training takes")
+        w = f" ({int(f['workers'])} workers)" if "workers" in f and pd.notna(f["workers"]) else ""
+        rows.append({"device": r["device"], "model": r["model"], "training images/s": r["throughput"], "pipeline": f"{f['model']} on {f['device']}{w}",
+                     "pipeline images/s": f["throughput"], "verdict": v})
+    return pd.DataFrame(rows, columns=["device", "model", "training images/s", "pipeline", "pipeline images/s", "verdict"])
+
+def _data_section(runs:pd.DataFrame) -> list[str]:
+    ft = feed_table(runs)
+    out = ["<h2>Input pipeline</h2><p>Can this CPU feed its GPU? JPEG decoding and augmentation on the CPU (ImageNet-style, through a DataLoader) "
+           "against each image model's fastest training rate on the same machine (same CPU model and core count).</p>"]
+    if len(ft): out.append(_table(ft))
+    else: out.append("<p>No image model was trained on a machine whose pipeline was measured: no verdict.</p>")
+    return out
+
+def _family_sections(res:dict, runs:pd.DataFrame, fig) -> list[str]:
+    "A section per workload family present beyond image models: language models, micro-ops, the input pipeline."
+    t = res["tidy"]
+    if "workload" not in t: return []
+    out = []
+    if t["workload"].eq("lm").any(): out += _lm_section(t[t["workload"].eq("lm")], fig)
+    if t["workload"].eq("unet3d").any():
+        u = best_batch(t[t["workload"].eq("unet3d")])
+        ips = pd.to_numeric(u["items_per_sample"], errors="coerce") if "items_per_sample" in u else np.nan
+        d = pd.DataFrame({"device": u["device"], "model": u["label"], "precision": u["precision"], "mode": u["mode"], "bs": u["bs"],
+                          "megavoxels/s": u["throughput"] / 1e6, "iterations/min": u["throughput"] / (ips * pd.to_numeric(u["bs"], errors="coerce")) * 60})
+        out += ["<h2>3D U-Nets</h2><p>Megavoxels per second and iterations (steps) per minute at each configuration's best batch size; "
+                "the days to a number of iterations are under Time to train.</p>", _table(d.sort_values(["mode", "model", "device"], ascending=[False, True, True]))]
+    if t["workload"].eq("op").any(): out += _op_section(t[t["workload"].eq("op")], runs)
+    if t["workload"].eq("data").any(): out += _data_section(runs)
+    return out
+
 def _html(runs:pd.DataFrame, res:dict, figs:dict[str, tuple[str, str]], title:str, include:bool=False, only_valid:bool=False) -> str:
     e = html.escape
     st = runs["status"].astype(str).value_counts() if "status" in runs else pd.Series({"ok": len(runs)})
@@ -379,15 +473,17 @@ def _html(runs:pd.DataFrame, res:dict, figs:dict[str, tuple[str, str]], title:st
              "carries its 95% interval, propagated from them, and says <i>no interval</i> where a result has none.</p>", "<h2>Ranking</h2>",
              *_guard(res), _flagged_note(best, only_valid)]
     if best.empty: parts.append("<p>Nothing is ranked: no point reached its CI target (see above).</p>")
-    for mode in _modes(best):
-        r = _ranking(avg, mode)
-        parts += [f"<h3>{_mode_name(mode).capitalize()}</h3>", fig(f"average-{mode}.svg"),
-                  "<p>Relative throughput, geometric mean over models (% of the fastest), and how many models went in:</p>", _table(r)]
-        if "models" in r and r["models"].astype(str).str.contains(" of ").any():
-            parts.append("<p>A device measured on fewer models than the others averages over those only: its number is not comparable with theirs.</p>")
-        if (res["speedup"]["mode"] == mode).any():
-            parts += [fig(f"speedup-{mode}.svg"), "<p>Speed-up of each precision over fp32 on the same device, geometric mean over models, with its 95% interval:</p>",
-                      _table(_speedups(res["speedup"], mode), "{:,.2f}")]
+    for fam, av, sfx in _by_family(avg):  # one family at a time: never tokens against images
+        sp = _of_family(res["speedup"], fam)
+        for mode in _modes(av):
+            r = _ranking(av, mode)
+            parts += [f"<h3>{_mode_name(mode).capitalize()}" + (f": {FAMILY_NAMES.get(fam, fam)}" if sfx else "") + "</h3>", fig(f"average{sfx}-{mode}.svg"),
+                      "<p>Relative throughput, geometric mean over models (% of the fastest), and how many models went in:</p>", _table(r)]
+            if "models" in r and r["models"].astype(str).str.contains(" of ").any():
+                parts.append("<p>A device measured on fewer models than the others averages over those only: its number is not comparable with theirs.</p>")
+            if (sp["mode"] == mode).any():
+                parts += [fig(f"speedup{sfx}-{mode}.svg"), "<p>Speed-up of each precision over fp32 on the same device, geometric mean over models, with its 95% interval:</p>",
+                          _table(_speedups(sp, mode), "{:,.2f}")]
     if include and best["unconverged"].any(): parts.append(f"<p>{MISSED_MARK}: ranked with points whose CI missed its target.</p>")
     if "value" in res and len(res["value"]):
         parts.append("<h2>Cost</h2><p>Prices in $/hour as given. The verdict compares each device with the cheapest: the price factor is exact, the "
@@ -420,16 +516,26 @@ def _html(runs:pd.DataFrame, res:dict, figs:dict[str, tuple[str, str]], title:st
         for mode in _modes(eff):
             parts += [f"<h3>{_mode_name(mode).capitalize()}</h3>", _table(_energy_table(eff[eff["mode"] == mode], res.get("cost")), _ENERGY_FMT)]
     parts += _scaling(res, runs, fig)
+    parts += _family_sections(res, runs, fig)
     parts.append("<h2>Time to train</h2>")
     tests = sorted(set(t.loc[_is_test(t["model"]).to_numpy(), "model"]))
-    if tests: parts.append(f"<p>Not extrapolated for {', '.join(e(m) for m in tests)}: timm's test models are tiny stand-ins (random weights, "
-                           "small images) for checking the pipeline, so their speed says nothing about how long a real model trains on ImageNet.</p>")
+    if tests: parts.append(f"<p>Not extrapolated for {', '.join(e(m) for m in tests)}: test models are tiny stand-ins (random weights, "
+                           "small inputs) for checking the pipeline, so their speed says nothing about how long a real model trains.</p>")
     rest = best[~_is_test(best["model"]).to_numpy()]
+    tt = res.get("time_to_train", time_to_train_table(best))
     if len(rest):
-        parts.append("<p>At the measured rate, with the fastest precision of each device: training is 90 epochs "
-                     "of ImageNet-1k (1,281,167 images), inference is its 50,000 validation images. Data loading is not in the benchmark, "
-                     "so read these as lower bounds.</p>")
-        for mode in _modes(rest): parts += [f"<h3>{_mode_name(mode).capitalize()}</h3>", _table(_training_time(rest, mode))]
+        img = rest[rest["workload"].eq("image").to_numpy()] if "workload" in rest else rest
+        if len(img):
+            parts.append("<p>Image models, at the measured rate, with the fastest precision of each device: training is "
+                         + e(tt.loc[tt["model"].isin(img["label"]) & tt["mode"].eq("train"), "work"].iloc[0] if (tt["model"].isin(img["label"]) & tt["mode"].eq("train")).any() else "90 epochs imagenet-1k")
+                         + ", inference " + e(tt.loc[tt["model"].isin(img["label"]) & tt["mode"].eq("infer"), "work"].iloc[0] if (tt["model"].isin(img["label"]) & tt["mode"].eq("infer")).any() else "1 epoch imagenet-1k-val")
+                         + ". Data loading is not in the benchmark, so read these as lower bounds.</p>")
+            for mode in _modes(img): parts += [f"<h3>{_mode_name(mode).capitalize()}</h3>", _table(_training_time(img, mode, tt))]
+        other = tt[~tt["model"].isin(img["label"] if len(img) else [])]
+        if len(other):
+            parts.append("<p>Other families, each row for the work it names (steps per minute = throughput / (bs × items per sample) × 60):</p>")
+            o = other.rename(columns={"steps_per_minute": "steps per minute", "throughput": "throughput (unit/s)"}).drop(columns=["seconds"])
+            parts.append(_table(o, {"steps per minute": "{:,.1f}", "throughput (unit/s)": "{:,.4g}"}))
     elif not tests: parts.append("<p>Nothing is ranked (see above), so no time is extrapolated.</p>")
     parts.append("<h2>Per model</h2>")
     for label in sorted(t["label"].unique()):

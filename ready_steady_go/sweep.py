@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from .env import (
     BadInput, check_choice, check_numbers, check_path, pick_device, fingerprint, synchronize, free_memory)
-from .workloads import check_model, get_workload
+from .workloads import DEFAULT_BS, check_model, get_workload, kind_of
 from .benchmark import (
     MODES, PRECISIONS, Result, StopRule, benchmark, check_precision, check_settings, make_step, precision_flags,
     UNCONVERGED_HINT, _is_oom, _release)
@@ -66,26 +66,46 @@ def _nprocs(value) -> list[int]:
 
 # %% ../nbs/05_sweep.ipynb #e427ee63
 _POW2 = [2**i for i in range(3, 13)]  # 8 … 4096
+_MICRO = [2**i for i in range(8)]     # 1 … 128 sequences: the micro-batches of the GPT-2 comparisons
 PRESETS = dict(
-    quick=dict(models=["test_resnet", "test_convnext", "test_vit"], precisions=["fp32"], modes=["train"], batch_sizes=[4, 8, 16],
-               size=64, repeats=1, target_ci=0.02, min_steps=5, min_seconds=0.3, max_seconds=1.5, warmup=1, device_warmup=1.0),
-    standard=dict(models=["resnet50", "vgg19", "swin_s3_base_224"], precisions=["fp32", "fp16"], modes=["train"],
-                  batch_sizes=_POW2, size=None, repeats=1),
-    full=dict(models=["resnet50", "vgg19", "swin_s3_base_224"], precisions=["fp32", "fp16", "bf16"], modes=["train", "infer"],
-              batch_sizes=_POW2, size=None, repeats=1),
+    quick=dict(models=["test_resnet", "test_convnext", "test_vit", "test-gpt2", "test-unet3d", "op:matmul", "data:imagenet"],
+               precisions=["fp32"], modes=["train"], batch_sizes=[4, 8, 16], family_bs=dict(lm=[2, 4], unet3d=[1], op=[1], data=[16]),
+               size=64, sizes={"test-unet3d": 32, "op:matmul": 256, "data:imagenet": 96}, seq_lens=[64], workers=1,
+               repeats=1, target_ci=0.02, min_steps=5, min_seconds=0.3, max_seconds=1.5, warmup=1, device_warmup=1.0),
+    standard=dict(models=["resnet50", "vgg19", "swin_s3_base_224", "gpt2", "unet3d"], precisions=["fp32", "fp16"], modes=["train"],
+                  batch_sizes=_POW2, family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
+    full=dict(models=["resnet50", "vgg19", "swin_s3_base_224", "gpt2", "unet3d"], precisions=["fp32", "fp16", "bf16"], modes=["train", "infer"],
+              batch_sizes=_POW2, family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
+    llm=dict(models=["gpt2", "gpt2-medium", "llama-160m", "llama-1b"], precisions=["fp32", "bf16", "fp16"], modes=["train"],
+             batch_sizes=_MICRO, family_bs=dict(lm=_MICRO), size=None, repeats=1),
 )
 _ENGINE = dict(n_batches=None, n_seconds=None, target_ci=0.01, min_steps=10, min_seconds=2.0, max_seconds=30.0, warmup=5, device_warmup=None)
 
+
 # %% ../nbs/05_sweep.ipynb #e0f9889f
-_KEY = ("model", "size", "precision", "mode", "bs", "device", "channels_last", "compile", "optimizer", "stop", "run_number",
-        "world_size", "backend")
-_DEFAULTS = dict(world_size=1, backend=None)  # what a row without them (one process, not under torchrun) means
+_KEY = ("workload", "model", "size", "seq_len", "precision", "mode", "bs", "device", "channels_last", "compile", "optimizer", "stop",
+        "run_number", "world_size", "backend")
+_DEFAULTS = dict(world_size=1, backend=None, workload="image", seq_len=None, patch=None)  # what a row without them means: one process, not under torchrun; an image model
+
+def _text(v) -> str:
+    "A size or length as text, the same from a number, a float read back from the store, or a string: `64`, `32x128x128`, `None`."
+    if v is None or (isinstance(v, float) and math.isnan(v)): return "None"
+    if isinstance(v, str):
+        sides = v.strip().lower().split("x")
+        return str(int(sides[0])) if len(set(sides)) == 1 and sides[0].isdigit() else v.strip()  # a cube `32x32x32` is `32`
+    return str(int(v))
 
 def _key(d:dict) -> tuple:
     "The identity of a point, from a run record or a point's settings."
     d = {**_DEFAULTS, **{k: v for k, v in d.items() if k not in _DEFAULTS or not pd.isna(v)}}
-    return tuple(bool(d[k]) if k in ("channels_last", "compile") else int(d[k]) if k in ("size", "bs", "run_number", "world_size")
-                 else str(d[k]) for k in _KEY)
+    d["workload"], d["size"] = kind_of(str(d["workload"])), d["patch"] or d["size"]  # an anisotropic patch: `size` is empty
+    return tuple(bool(d[k]) if k in ("channels_last", "compile") else int(d[k]) if k in ("bs", "run_number", "world_size")
+                 else _text(d[k]) if k in ("size", "seq_len") else str(d[k]) for k in _KEY)
+
+_AB = (_KEY.index("bs"), _KEY.index("run_number"))
+def _sans(k:tuple) -> tuple:
+    "A point's identity without its batch size and repeat number: the combination it belongs to."
+    return tuple(v for i, v in enumerate(k) if i not in _AB)
 
 def _done(store:Path, env_id:str) -> dict:
     "Rows of `store` from environment `env_id` with status ok or oom, by point identity (latest wins)."
@@ -140,7 +160,10 @@ def _run_point(kw:dict, isolate:bool=False, nproc:int|None=None) -> Result:
     s = {k: kw[k] for k in ("model", "bs", "precision", "mode", "device", "run_number", "channels_last", "compile", "optimizer",
                             "n_batches", "n_seconds", "target_ci", "max_seconds")}
     rule = StopRule(**{k: kw[k] for k in ("n_batches", "n_seconds", "target_ci", "min_steps", "min_seconds", "max_seconds")})
-    return Result(**s, size=get_workload(kw["model"], kw.get("size")).size, stop=rule.kind, status="error",
+    wl = get_workload(kw["model"], kw.get("size"), seq_len=kw.get("seq_len"))
+    return Result(**{**s, "device": wl.forced_device or s["device"]}, size=wl.size, workload=wl.kind, unit=wl.unit,
+                  items_per_sample=wl.items_per_sample, seq_len=wl.seq_len, patch="x".join(map(str, wl.patch)) if getattr(wl, "patch", None) else None,
+                  stop=rule.kind, status="error",
                   error=f"isolated process exited with status {p.returncode} without a result (its messages are on the terminal above)")
 
 
@@ -259,45 +282,94 @@ def _met(r:dict) -> bool:
     return ci is not None and t is not None and ci <= t
 
 def _table(rows:list, combos:dict) -> pd.DataFrame:
-    "Best batch size and throughput per model × precision × mode, with the OOM boundary; `!` marks a CI that missed its target."
+    "Best batch size and throughput per model (and size) × precision × mode in its unit, with the OOM boundary; `!` marks a CI that missed its target."
     out = []
-    for (m, p, md), c in combos.items():
+    for (vid, p, md), c in combos.items():
+        mine = [r for r in rows if (r.get("_vid", r["model"]), r["precision"], r["mode"]) == (vid, p, md)]
         ok = pd.DataFrame([dict(bs=r["bs"], throughput=r["throughput"], ci_rel=r["ci_rel"], met=_met(r), edge=bool(_num(r.get("alloc_retries"))))
-                           for r in rows if (r["model"], r["precision"], r["mode"]) == (m, p, md) and r["status"] == "ok"],
-                          columns=["bs", "throughput", "ci_rel", "met", "edge"])
+                           for r in mine if r["status"] == "ok"], columns=["bs", "throughput", "ci_rel", "met", "edge"])
         g = ok.groupby("bs").agg(throughput=("throughput", "mean"), ci_rel=("ci_rel", "mean"), met=("met", "all"), edge=("edge", "any")) if len(ok) else None
         pool = None if g is None else g[~g.edge] if (~g.edge).any() else g  # points at the OOM edge only when nothing else ran
         best = pool.throughput.idxmax() if pool is not None else None
         mark = "" if best is None else ("" if g.met[best] else " !") + (" ~" if g.edge[best] else "")
-        errs = sum((r["model"], r["precision"], r["mode"], r["status"]) == (m, p, md, "error") for r in rows)
-        out.append(dict(model=m, precision=p, mode=md, best_bs=best, throughput=None if best is None else round(g.throughput[best], 1),
+        errs = sum(r["status"] == "error" for r in mine)
+        unit = next((r["unit"] for r in mine if isinstance(r.get("unit"), str)), "images")
+        model, _, size = vid.partition("|")
+        out.append(dict(model=model, size=size, precision=p, mode=md, unit=f"{unit}/s", best_bs=best,
+                        throughput=None if best is None else round(g.throughput[best], 1),
                         ci=None if best is None else (f"±{100*g.ci_rel[best]:.1f}%" if not pd.isna(g.ci_rel[best]) else "no CI") + mark,
                         max_bs=None if c.max_ok is None else f"{c.max_ok}{' (bisected)' if c.bisected else ''}",
                         oom_bs=c.first_oom, skipped=len(c.skipped), errors=errs))
-    df = pd.DataFrame(out, columns=["model", "precision", "mode", "best_bs", "throughput", "ci", "max_bs", "oom_bs", "skipped", "errors"])
+    df = pd.DataFrame(out, columns=["model", "size", "precision", "mode", "unit", "best_bs", "throughput", "ci", "max_bs", "oom_bs", "skipped", "errors"])
     for k in ("best_bs", "oom_bs"): df[k] = df[k].astype("Int64")
     return df
 
+
 # %% ../nbs/05_sweep.ipynb #8ba15153
 _ASK_ABOVE = 600  # seconds of measuring on a CPU above which a sweep needs `yes`
+
+def _points(s:dict) -> int:
+    "How many points the matrix has: each variant with its own precisions, modes and batch sizes."
+    return sum(len(v["precisions"]) * len(v["modes"]) * len(v["bss"]) for v in s["variants"].values()) * s["repeats"] * len(s["nprocs"])
 
 def _check_time(s:dict, yes:bool):
     "Refuse a CPU sweep whose measuring could take over `_ASK_ABOVE` seconds, unless `yes`: say how long, as an upper bound."
     r = s["rule"]
     if s["dev"].type != "cpu" or r.n_batches: return  # a step-count stop has no time bound to give
-    n = len(s["models"]) * len(s["precisions"]) * len(s["modes"]) * len(s["batch_sizes"]) * s["repeats"] * len(s["nprocs"])
-    per = r.n_seconds or r.max_seconds
+    n, per = _points(s), r.n_seconds or r.max_seconds
     if n * per > _ASK_ABOVE and not yes:
         raise BadInput(f"this sweep on a CPU is {n} points of up to {per:g} s each: up to {n * per / 60:.0f} minutes of measuring "
                        f"(an upper bound; model building and warm-up come on top): add --yes to go ahead, or use --preset quick")
 
+def _sizes(value) -> list:
+    "`--size` as a list: whole numbers for sides, `DxHxW` text for 3D patches (`64`, `64,96`, `32x128x128`)."
+    if value is None: return [None]
+    out = []
+    for v in (_items(value, "size") if isinstance(value, (str, list, tuple)) else [value]):
+        if isinstance(v, str) and not re.fullmatch(r"[-+]?\d+|\d+x\d+x\d+", v.strip().lower()):
+            raise BadInput(f"--size {v!r}: accepted is a whole number (64) or, for a 3D U-Net, DxHxW (32x128x128)")
+        out.append(int(v) if isinstance(v, str) and re.fullmatch(r"[-+]?\d+", v) else v.strip().lower() if isinstance(v, str) else v)
+    for v in out:
+        if isinstance(v, (int, float)) and not isinstance(v, bool): check_numbers(size=v)
+    return out
+
+def _size_text(wl) -> str:
+    "What identifies a workload's size in a point and in the summary: `seq 1024`, `64`, `32x128x128`, `` for none."
+    return f"seq {wl.seq_len}" if wl.kind == "lm" else "" if wl.size is None else str(wl.size)
+
+def _variants(s:dict, pre:dict, size, seq_lens, batch_sizes, workers, optimizer, channels_last, compile) -> dict:
+    "Each model with its family's sizes, sequence lengths, batch sizes, precisions and modes, checked; by `model|size` id."
+    out = {}
+    lens = _counts(seq_lens, "seq_lens", "sequence length") if seq_lens is not None else pre.get("seq_lens")
+    for m in s["models"]:
+        kind = get_workload(m).kind
+        mine = pre.get("sizes", {}).get(m)
+        sizes = (_sizes(size) if size is not None and kind in ("image", "unet3d") else [mine] if mine is not None
+                 else _sizes(pre.get("size")) if kind in ("image", "unet3d") else [None])
+        if kind == "image": bss = s["batch_sizes"]
+        else: bss = s["batch_sizes"] if batch_sizes is not None else pre.get("family_bs", {}).get(kind) or [DEFAULT_BS[kind]]
+        for sz in sizes:
+            for L in (lens or [None]) if kind == "lm" else [None]:
+                wl = get_workload(m, sz, seq_len=L, **({"workers": workers} if kind == "data" else {}))
+                precs = ["fp32"] if kind == "data" else [p for p in s["precisions"] if p in wl.precisions] or ["fp32"]
+                modes = s["modes"][:1] if kind in ("op", "data") else s["modes"]  # one step whatever the mode
+                cl, co = bool(channels_last) and wl.memory_format is not None, bool(compile) and wl.compilable
+                c = check_settings(wl, bss[0], precs[0], modes[0], s["dev"], None, optimizer, channels_last=cl, compile=co, **s["stop"])
+                out[f"{m}|{_size_text(wl)}"] = dict(model=m, kind=kind, wl=wl, size=wl.size, seq_len=wl.seq_len, bss=list(bss),
+                    precisions=precs, modes=modes, optimizer=c["optimizer"], channels_last=cl, compile=co, unit=wl.unit,
+                    device="cpu" if wl.forced_device else None, workers=workers if kind == "data" else None)
+    return out
+
 def _settings(models, precisions, modes, batch_sizes, size, repeats, preset, device, store, wnb, wnb_project, wnb_entity,
-              wnb_group, optimizer, stop:dict, yes:bool=False, nprocs=None) -> dict:
+              wnb_group, optimizer, stop:dict, yes:bool=False, nprocs=None, seq_lens=None, workers=None,
+              channels_last=False, compile=False) -> dict:
     preset = check_choice(preset, tuple(PRESETS), "preset")
     pre = {**_ENGINE, **PRESETS[preset]}
-    pick = lambda v, k: pre[k] if v is None else v
+    pick = lambda v, k: pre.get(k) if v is None else v
     repeats, stop = pick(repeats, "repeats"), {k: pick(v, k) for k, v in stop.items()}
-    check_numbers(repeats=repeats, size=pick(size, "size"), **stop)  # finite and in range, before anything
+    check_numbers(repeats=repeats, **stop)  # finite and in range, before anything
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 0):
+        raise BadInput(f"--workers {workers!r} must be a whole number of at least 0")
     dev = pick_device(device)
     s = dict(dev=dev, models=[check_model(m) for m in _items(pick(models, "models"), "models")],
              precisions=[check_precision(p, dev) for p in _items(pick(precisions, "precisions"), "precisions")],
@@ -313,10 +385,11 @@ def _settings(models, precisions, modes, batch_sizes, size, repeats, preset, dev
         raise BadInput(f"device {device!r} with --nprocs {','.join(map(str, s['nprocs']))}: give --device cuda; rank i uses cuda:i (choose GPUs with CUDA_VISIBLE_DEVICES)")
     s["stop"] = stop
     s.update(warmup=stop.pop("warmup"), device_warmup=stop.pop("device_warmup"))
-    checked = {m: check_settings(m, s["batch_sizes"][0], s["precisions"][0], s["modes"][0], dev, s["size"], optimizer, **s["stop"])
-               for m in s["models"]}
-    s["sizes"] = {m: c["workload"].size for m, c in checked.items()}
-    s["optimizer"] = checked[s["models"][0]]["optimizer"]
+    s["workers"] = pick(workers, "workers")
+    s["variants"] = _variants(s, pre, size, seq_lens, batch_sizes, s["workers"], optimizer, channels_last, compile)
+    s["sizes"] = {}
+    for v in s["variants"].values(): s["sizes"].setdefault(v["model"], v["size"])
+    s["optimizer"] = next(iter(s["variants"].values()))["optimizer"]
     s["rule"] = StopRule(**s["stop"])
     _check_time(s, yes)
     s["store"] = check_store(check_path(store, "--store"), write=True)  # before any measurement: a read-only store is found now, not after
@@ -326,6 +399,7 @@ def _settings(models, precisions, modes, batch_sizes, size, repeats, preset, dev
         wnb = check_wandb(wnb, wnb_project, wnb_entity, None, wnb_group)
     s["wnb"] = wnb
     return s
+
 
 # %% ../nbs/05_sweep.ipynb #7e6ba5c9
 def _lock_path(store:Path, dev) -> Path: return store.with_name(f"{store.name}.{re.sub(r'[^A-Za-z0-9_.-]', '-', str(dev))}.lock")
@@ -366,13 +440,15 @@ def device_lock(store:str|Path, # the store the measurements go into
         os.close(fd)
 
 # %% ../nbs/05_sweep.ipynb #9c98b02b
-def sweep(models:str|list|None=None,     # timm model names, comma-separated or a list (default: the preset's)
+def sweep(models:str|list|None=None,     # model names of any family (timm, gpt2, unet3d, op:matmul, data:imagenet), comma-separated or a list (default: the preset's)
           precisions:str|list|None=None, # fp32, tf32, fp16, bf16 (default: the preset's; standard: fp32,fp16)
           modes:str|list|None=None,      # train, infer (default: the preset's; standard: train)
-          batch_sizes:str|list|None=None,# batch sizes, run smallest first (default: the preset's; standard: 8…4096)
-          size:int|None=None,            # image side (default: the preset's; standard: each model's own)
+          batch_sizes:str|list|None=None,# batch sizes for every model, run smallest first (default: the preset's for image models, each other family's own)
+          size:str|list|None=None,       # image side or 3D patch (64, 32x128x128), comma-separated to sweep several: image and 3D U-Net models (default: the preset's; standard: each model's own)
+          seq_lens:str|list|None=None,   # tokens per sequence for language models, comma-separated (default: the preset's, else each model's own)
+          workers:int|None=None,         # DataLoader processes for data:* models (default: the preset's, else every core)
           repeats:int|None=None,         # how many times to measure each point, `run_number` 1…repeats (default: the preset's, 1)
-          preset:str="standard",         # quick, standard (the 2022 matrix) or full (+ bf16 and infer)
+          preset:str="standard",         # quick, standard (the 2022 matrix, an LM and a 3D U-Net), full (+ bf16 and infer) or llm
           find_max_bs:bool=False,        # after an OOM, bisect to the largest batch size that fits
           isolate:bool=False,            # run every point in a fresh Python process
           force:bool=False,              # measure again points the store already has
@@ -394,7 +470,7 @@ def sweep(models:str|list|None=None,     # timm model names, comma-separated or 
           device_warmup:float|None=None, # cap in seconds of the device warm-up before the first point (default: 60 on a GPU, 3 on a CPU; 0: off; at most 600)
           channels_last:bool=False,      # NHWC memory format
           compile:bool=False,            # torch.compile the models
-          optimizer:str="sgd",           # sgd or adamw
+          optimizer:str|None=None,       # sgd or adamw (default: each family's: sgd, adamw for language models)
           nprocs:str|list|None=None,     # world sizes, e.g. 1,2,4: each point under torchrun with that many processes, one per device (default: one process, no torchrun)
           progress:bool=True,            # progress bars on stderr and the summary table on stdout
           measure_peak:bool=True,        # measure the matmul peak at each precision first, for `mfu_measured` (a CPU uses a stored one; --no_measure_peak: skip)
@@ -404,7 +480,7 @@ def sweep(models:str|list|None=None,     # timm model names, comma-separated or 
     stop = dict(n_batches=n_batches, n_seconds=n_seconds, target_ci=target_ci, min_steps=min_steps, min_seconds=min_seconds,
                 max_seconds=max_seconds, warmup=warmup, device_warmup=device_warmup)
     s = _settings(models, precisions, modes, batch_sizes, size, repeats, preset, device, store, wnb, wnb_project, wnb_entity,
-                  wnb_group, optimizer, stop, yes, nprocs)
+                  wnb_group, optimizer, stop, yes, nprocs, seq_lens, workers, channels_last, compile)
     if measure_peak:  # once, at the start, for every point's `mfu_measured`; kept in the store per environment. A CPU sweep
         from ready_steady_go.benchmark import measured_peak  # uses a stored one only (ready-steady-go --measure_peak makes one)
         for p in s["precisions"]: measured_peak(s["dev"], p, s["store"], measure=s["dev"].type != "cpu", progress=progress)
@@ -419,21 +495,24 @@ def _sweep(s, t0, find_max_bs, isolate, force, channels_last, compile, progress,
     dev, rule, db = s["dev"], s["rule"], s["store"]
     fp = fingerprint(dev)
     done = {} if force else _done(db, fp["env_id"])
-    combos = {(m, p, md, n): _Combo() for m in s["models"] for p in s["precisions"] for md in s["modes"] for n in s["nprocs"]}
-    optimizer = s["optimizer"]
-    common = dict(channels_last=bool(channels_last), compile=bool(compile), optimizer=optimizer, stop=rule.kind)
+    V = s["variants"]  # `model|size` id: the model with its size or sequence length, batch sizes, precisions, modes
+    combos = {(m, p, md, n): _Combo() for m, v in V.items() for p in v["precisions"] for md in v["modes"] for n in s["nprocs"]}
     backend = ("nccl" if dev.type == "cuda" else "gloo") if s["launch"] else None
     def ident(m, p, md, bs, rn, n):  # several CUDA processes record the device as `cuda` (each rank has its own)
-        where = "cuda" if dev.type == "cuda" and n > 1 else str(dev)
-        return _key(dict(model=m, size=s["sizes"][m], precision=p, mode=md, bs=bs, run_number=rn, device=where,
-                         world_size=n, backend=backend, **common))
+        v = V[m]
+        where = v["device"] or ("cuda" if dev.type == "cuda" and n > 1 else str(dev))  # the input pipeline runs on the CPU
+        return _key(dict(workload=v["kind"], model=v["model"], size=v["size"], seq_len=v["seq_len"], precision=p, mode=md, bs=bs,
+                         run_number=rn, device=where, world_size=n, backend=backend, channels_last=v["channels_last"],
+                         compile=v["compile"], optimizer=v["optimizer"], stop=rule.kind))
+    ib = _KEY.index("bs")
     for (m, p, md, n), c in combos.items():  # what earlier runs of this command found, whatever the repeat
-        same = ident(m, p, md, 1, 1, n)
+        same = _sans(ident(m, p, md, 1, 1, n))
         for k, r in done.items():
-            if k[:4] == same[:4] and k[5:10] == same[5:10] and k[11:] == same[11:]: (c.ok if r["status"] == "ok" else c.oom).add(k[4])
-    plan = [(rn, m, p, md, n, bs) for rn in range(1, s["repeats"] + 1) for m in s["models"] for p in s["precisions"]
-            for md in s["modes"] for n in s["nprocs"] for bs in s["batch_sizes"]]
-    what = lambda m, p, md, n: f"{m} {p} {md}" + (f" × {n}" if s["launch"] else "")  # a point's name in messages
+            if _sans(k) == same: (c.ok if r["status"] == "ok" else c.oom).add(k[ib])
+    plan = [(rn, m, p, md, n, bs) for rn in range(1, s["repeats"] + 1) for m, v in V.items() for p in v["precisions"]
+            for md in v["modes"] for n in s["nprocs"] for bs in v["bss"]]
+    name = lambda m: V[m]["model"] if V[m]["kind"] == "image" else m.replace("|", " ").strip()  # `gpt2 seq 128`, `unet3d 64`; an image model by its name
+    what = lambda m, p, md, n: f"{name(m)} {p} {md}" + (f" × {n}" if s["launch"] else "")  # a point's name in messages
     rows, st = [], dict(measured=0, resumed=0)
     wb = dict(mode=s["wnb"], project=wnb_project, entity=wnb_entity, group=wnb_group)
 
@@ -445,14 +524,16 @@ def _sweep(s, t0, find_max_bs, isolate, force, channels_last, compile, progress,
         if k in done:
             st["resumed"] += 1; r = done[k]
         else:
-            kw = dict(model=m, bs=bs, precision=p, mode=md, device=str(dev), size=s["size"], run_number=rn, warmup=s["warmup"],
-                      channels_last=bool(channels_last), compile=bool(compile), optimizer=optimizer, progress=progress, **s["stop"])
+            v = V[m]
+            kw = dict(model=v["model"], bs=bs, precision=p, mode=md, device=str(dev), size=v["size"], seq_len=v["seq_len"], run_number=rn,
+                      warmup=s["warmup"], channels_last=v["channels_last"], compile=v["compile"], optimizer=v["optimizer"],
+                      progress=progress, **s["stop"], **({"workers": v["workers"]} if v["workers"] is not None else {}))
             r = _run_point(kw, isolate, n if s["launch"] else None).row(fp)
             if (kept := save_runs(r, db)): _say(kept)  # the store failed: the row is in a file beside it
             if wb["mode"] != "disabled": _log_wandb(r, wb)
             st["measured"] += 1; bar.update(1)
             if r["status"] != "ok": _say(f"{what(m, p, md, n)} bs {bs}: {r['status'].upper()}: {r['error']}")
-        rows.append(r)
+        r["_vid"] = m; rows.append(r)
         c = combos[(m, p, md, n)]
         if r["status"] == "ok": c.ok.add(bs)
         elif r["status"] == "oom": c.oom.add(bs)
@@ -477,13 +558,13 @@ def _sweep(s, t0, find_max_bs, isolate, force, channels_last, compile, progress,
                         bar.total += ident(m, p, md, b, rn, n) not in done; bar.refresh()
                         if measure(m, p, md, n, b, rn, bar) not in ("ok", "oom"): break
                     if c.max_ok: _say(f"{what(m, p, md, n)}: largest batch size that fits: {c.max_ok} (bisected)")
-                later = [b for b in s["batch_sizes"] if b > bs and ident(m, p, md, b, rn, n) not in done and c.skips(b)]
+                later = [b for b in V[m]["bss"] if b > bs and ident(m, p, md, b, rn, n) not in done and c.skips(b)]
                 if status == "oom" and later: _say(f"{what(m, p, md, n)}: out of memory at bs {c.first_oom}: skipping bs {', '.join(map(str, later))}")
                 bar.total = bar.n + todo(i + 1); bar.refresh()
         except KeyboardInterrupt:
             _say(f"interrupted: {st['measured']} points measured and stored in {db}; run the same command again to resume")
             raise
-    skipped = [dict(model=m, precision=p, mode=md, bs=bs, run_number=rn, **({"world_size": n} if s["launch"] else {}))
+    skipped = [dict(model=name(m), precision=p, mode=md, bs=bs, run_number=rn, **({"world_size": n} if s["launch"] else {}))
                for (m, p, md, n), c in combos.items() for bs, rn in c.skipped]
     summary = SweepSummary(table=_tables(rows, combos, s["launch"]), store=str(db), env_id=fp["env_id"], skipped=skipped,
                            errors=sum(r["status"] == "error" for r in rows), seconds=time.perf_counter() - t0, warmup=warm, **st)
@@ -502,7 +583,8 @@ def _tables(rows:list, combos:dict, launched:bool) -> pd.DataFrame:
 def _log_wandb(row:dict, wb:dict):
     "Log a stored row to W&B; on failure warn once and stop trying (the store already has the row)."
     from ready_steady_go.tracking import start_run, log_run
-    name = f"{row['model']}-{row['precision']}-{row['mode']}-bs{row['bs']}-r{row['run_number']}" + (f"-ws{_world(row)}" if _world(row) > 1 else "")
+    seq = f"-seq{int(row['seq_len'])}" if _num(row.get("seq_len")) is not None else ""  # LM points differ by their length
+    name = f"{row['model']}{seq}-{row['precision']}-{row['mode']}-bs{row['bs']}-r{row['run_number']}" + (f"-ws{_world(row)}" if _world(row) > 1 else "")
     try: log_run(start_run(wb["mode"], wb["project"], wb["entity"], name, wb["group"], run_id=row["run_id"]), row)
     except Exception as e:  # W&B down, or refusing: the sweep goes on, the store has every row
         _say(f"W&B: {e}; the rest of this sweep is stored locally only"); wb["mode"] = "disabled"
