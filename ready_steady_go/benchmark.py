@@ -233,6 +233,7 @@ def _run_timed(step,           # one step; returns once the step is queued
                bar=None,       # a tqdm bar to advance, or None
                sampler=None,   # a `telemetry.Sampler`: started just before the timed window, stopped just after
                probe=None,     # no-argument function returning one reading (`telemetry.read_now`), at both edges
+               done=None,      # `done(launched, stats, elapsed, per) -> bool`: when to stop (default: `rule.done`; several ranks decide together)
               ) -> dict:
     "Warm up, then time `step` until `rule` says done: the step times and what the host saw."
     t0, n = time.perf_counter(), 0
@@ -251,7 +252,7 @@ def _run_timed(step,           # one step; returns once the step is queued
             new = timer.poll()
             for t in new: stats.add(t)
             times += new
-            if rule.done(launched, stats, time.perf_counter() - start, timer.per): break
+            if (done or rule.done)(launched, stats, time.perf_counter() - start, timer.per): break
             if new and bar is not None: _tick(bar, rule, new, stats, timer.per)
         new = timer.finish(); wall = time.perf_counter() - start
     finally:

@@ -16,8 +16,8 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 from .env import BadInput, pick_device, synchronize, reset_peak_memory, peak_memory_mb
-from .benchmark import (Result, RunningStats, StopRule, benchmark, check_settings, flops_per_sample, make_step,
-                                       make_timer, new_run_id, precision_flags, step_stats, _is_oom, _first_line)
+from .benchmark import (Result, StopRule, benchmark, check_settings, flops_per_sample, make_step,
+                                       make_timer, new_run_id, precision_flags, step_stats, _is_oom, _first_line, _run_timed)
 
 # %% auto #0
 __all__ = ['LaunchResult', 'combine', 'check_world', 'torchrun_command', 'launch']
@@ -115,21 +115,15 @@ def _faulty(step, rank:int):
     return bad
 
 def _timed(step, dev, rule:StopRule, rank:int, ctrl, sync_every:int) -> list:
-    "Step times of the timed loop; every rank stops after the same step."
-    timer, stats, times, launched, flag = make_timer(dev), RunningStats(), [], 0, torch.zeros(1, dtype=torch.int32)
-    timer.start(); start = time.perf_counter()
-    while True:
-        step(); timer.lap(); launched += 1
-        new = timer.poll()
-        for t in new: stats.add(t)
-        times += new
-        if rule.n_batches:
-            if launched >= rule.n_batches: break
-        elif launched % sync_every == 0:
-            flag[0] = int(rank == 0 and rule.done(launched, stats, time.perf_counter() - start))
-            dist.broadcast(flag, 0, group=ctrl)
-            if flag[0]: break
-    return times + timer.finish()
+    "Step times of the engine's timed loop (`_run_timed`); every rank stops after the same step, decided on rank 0."
+    flag = torch.zeros(1, dtype=torch.int32)
+    def done(launched, stats, elapsed, per):
+        if rule.n_batches: return launched >= rule.n_batches  # known to every rank: no message needed
+        if launched % sync_every: return False
+        flag[0] = int(rank == 0 and rule.done(launched, stats, elapsed, per))
+        dist.broadcast(flag, 0, group=ctrl)
+        return bool(flag[0])
+    return _run_timed(step, make_timer(dev), rule, 0, 0, lambda: synchronize(dev), done=done)["times"]
 
 # %% ../nbs/04a_launch.ipynb #7642e036
 def _rank_run(kw:dict, dev:torch.device, rank:int, ctrl) -> dict:
