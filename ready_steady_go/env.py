@@ -6,14 +6,15 @@ Docs: https://xl0.github.io/ready-steady-go/env.html.md"""
 
 # %% ../nbs/00_env.ipynb #31ac4092
 from __future__ import annotations
-import hashlib, importlib, json, math, numbers, os, platform, re, subprocess, sys
+import gc, hashlib, importlib, json, math, numbers, os, platform, re, subprocess, sys
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
 # %% auto #0
 __all__ = ['NUMBERS', 'BadInput', 'check_int', 'check_number', 'check_choice', 'check_numbers', 'first_line', 'check_path',
            'mps_available', 'pick_device', 'synchronize', 'reset_peak_memory', 'peak_memory_mb', 'free_memory',
-           'cpu_name', 'nvidia_driver', 'env_id', 'fingerprint']
+           'gc_paused', 'cpu_name', 'nvidia_driver', 'env_id', 'fingerprint']
 
 # %% ../nbs/00_env.ipynb #180cac2b
 class _Lazy:
@@ -168,6 +169,15 @@ def free_memory(dev:torch.device): # the device to release cached memory on
     import gc; gc.collect()
     if dev.type == "cuda": torch.cuda.empty_cache()
     elif dev.type == "mps": torch.mps.empty_cache()
+
+# %% ../nbs/00_env.ipynb #422ef435
+@contextmanager
+def gc_paused():
+    "Python's cycle collector off for the block (and on again after it, if it was on)."
+    was = gc.isenabled(); gc.disable()
+    try: yield
+    finally:
+        if was: gc.enable()
 
 # %% ../nbs/00_env.ipynb #cb6235ea
 @lru_cache(None)

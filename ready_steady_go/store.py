@@ -6,48 +6,18 @@ Docs: https://xl0.github.io/ready-steady-go/store.html.md"""
 
 # %% ../nbs/03_store.ipynb #7b58a1f6
 from __future__ import annotations
-import gc, json, math, os, socket, sqlite3, sys, tempfile, time, uuid
-from contextlib import contextmanager
+import json, math, os, socket, sqlite3, sys, tempfile, time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .env import BadInput
-from .benchmark import PRECISIONS, MODES, OPTIMIZERS, STATUSES
-from .workloads import kind_of
+from .env import BadInput, gc_paused
+from .schema import COLUMNS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of
 
 # %% auto #0
-__all__ = ['SCHEMA_VERSION', 'COLUMN_GROUPS', 'COLUMNS', 'DEFAULT_STORE', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'runs_frame',
-           'check_store', 'gc_paused', 'write_rows', 'read_runs', 'example_row', 'save_runs', 'export_csv',
-           'invalid_rows', 'read_csv']
-
-# %% ../nbs/03_store.ipynb #555bf6ae
-SCHEMA_VERSION = 1
-
-COLUMN_GROUPS = dict(
-    identity=dict(run_id=str, timestamp=str, schema_version=int, source=str),
-    settings=dict(workload=str, model=str, unit=str, size=int, patch=str, seq_len=int, items_per_sample=int, bs=int, precision=str, mode=str, device=str,
-                  channels_last=bool, compile=bool, compile_mode=str, optimizer=str, fused=bool, stop=str, n_batches=int,
-                  n_seconds=float, target_ci=float, max_seconds=float, run_number=int,
-                  world_size=int, nnodes=int, per_device_bs=int, backend=str, strong=bool),
-    measured=dict(status=str, error=str, throughput=float, throughput_ci=float, ci_rel=float, ci_target_met=bool,
-                  step_median_s=float, step_iqr_s=float, n_steps=int, seconds=float, n_items=int, warmup_steps=int,
-                  warmup_seconds=float, block_steps=int, wall_seconds=float, peak_mem_mb=float, peak_reserved_mb=float,
-                  mps_driver_mb=float, alloc_retries=int, recompiles=int, compile_fallback=bool, flops_per_sample=float,
-                  tflops=float, rank_spread=float, flops_per_sample_formula=float, bandwidth_gbs=float, workload_note=str,
-                  mfu=float, peak_tflops=float, mfu_measured=float, measured_peak_tflops=float, conditions=str,
-                  telemetry_samples=int, sm_clock_mhz=float, max_sm_clock_mhz=float, sm_clock_ratio=float,
-                  sm_clock_start_mhz=float, sm_clock_end_mhz=float, temp_start_c=float, temp_end_c=float, temp_max_c=float,
-                  power_mean_w=float, power_limit_w=float, throttle=str, energy_j=float, energy_source=str,
-                  joules_per_sample=float),
-    fingerprint=dict(device_type=str, device_name=str, device_capability=str, device_mem_gb=float, device_count=int,
-                     driver=str, cuda=str, cudnn=str, torch=str, timm=str, python=str, platform=str, cpu=str,
-                     cpu_count=int, torch_threads=int, sm_count=int, default_power_limit_w=float, gpu_uuid=str, pcie_gen=int,
-                     pcie_width=int, pcie_gen_max=int, pcie_width_max=int, mps_gpu_cores=int, mps_memory_gb=float, env_vars=str,
-                     env_id=str))
-
-COLUMNS = {k: t for g in COLUMN_GROUPS.values() for k, t in g.items()}  # name -> Python type, in schema order
+__all__ = ['DEFAULT_STORE', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'runs_frame', 'check_store', 'write_rows', 'read_runs',
+           'save_runs', 'export_csv', 'invalid_rows', 'read_csv']
 
 # %% ../nbs/03_store.ipynb #4c1159a5
 _DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -236,15 +206,6 @@ def _sql_column(s:pd.Series) -> list:
     vs = s.astype(object).where(s.notna(), None).tolist()
     return [_cell(v) for v in vs] if s.dtype == object else vs  # only untyped extras can hold lists or numpy scalars
 
-# %% ../nbs/03_store.ipynb #422ef435
-@contextmanager
-def gc_paused():
-    "Python's cycle collector off for the block (and on again after it, if it was on)."
-    was = gc.isenabled(); gc.disable()
-    try: yield
-    finally:
-        if was: gc.enable()
-
 # %% ../nbs/03_store.ipynb #dfc208b3
 def write_rows(rows:dict|list[dict]|pd.DataFrame, # one run record, a list of them, or a DataFrame of them
                store:str|Path=DEFAULT_STORE, # the SQLite file
@@ -321,30 +282,6 @@ def _select(con:sqlite3.Connection, where:dict) -> pd.DataFrame:
     names = [c[0] for c in cur.description]
     a = np.array(cur.fetchall() or np.empty((0, len(names))), dtype=object).reshape(-1, len(names))  # a column is a[:, i]: no transposing in Python
     return pd.DataFrame({k: _sql_to_column(a[:, i], COLUMNS.get(k) or _PY_TYPES.get(cols[k])) for i, k in enumerate(names)})
-
-# %% ../nbs/03_store.ipynb #43ad0d70
-def example_row(**kw, # fields to change
-               ) -> dict:
-    "A complete run record with made-up but plausible values, a fresh `run_id` each time: for tests and examples."
-    r = dict(run_id=uuid.uuid4().hex, timestamp="2026-01-02T03:04:05+00:00", schema_version=SCHEMA_VERSION, source="local",
-             workload="image", model="resnet50", unit="images", size=224, patch=None, seq_len=None, items_per_sample=1, bs=64, precision="fp16", mode="train",
-             device="cuda:0", channels_last=True, compile=False, compile_mode=None, optimizer="sgd", fused=False, stop="auto",
-             n_batches=None, n_seconds=None, target_ci=0.01, max_seconds=30.0, run_number=1, world_size=1, nnodes=1,
-             per_device_bs=64, backend="nccl", strong=False, status="ok", error=None, throughput=1234.5, throughput_ci=6.2,
-             ci_rel=0.005, ci_target_met=True, step_median_s=0.0518, step_iqr_s=0.0004, n_steps=120, seconds=6.2,
-             n_items=7680, warmup_steps=5, warmup_seconds=1.5, block_steps=1, wall_seconds=6.21, peak_mem_mb=10240.0,
-             peak_reserved_mb=11264.0, mps_driver_mb=None, alloc_retries=0, recompiles=None, compile_fallback=None,
-             flops_per_sample=12.3e9, tflops=45.6, rank_spread=0.0, flops_per_sample_formula=None, bandwidth_gbs=None,
-             workload_note=None, mfu=0.146, peak_tflops=312.0, mfu_measured=0.2, measured_peak_tflops=228.0, conditions="ok",
-             telemetry_samples=62, sm_clock_mhz=1410.0, max_sm_clock_mhz=1410.0, sm_clock_ratio=1.0, sm_clock_start_mhz=1410.0,
-             sm_clock_end_mhz=1410.0, temp_start_c=45.0, temp_end_c=61.0, temp_max_c=61.0, power_mean_w=352.0, power_limit_w=400.0,
-             throttle=None, energy_j=2182.4, energy_source="nvml-counter", joules_per_sample=0.284, device_type="cuda",
-             device_name="NVIDIA A100-SXM4-80GB", device_capability="8.0", device_mem_gb=79.15, device_count=1,
-             driver="550.54", cuda="12.4", cudnn="90100", torch="2.5.1", timm="1.0.11", python="3.11.7",
-             platform="Linux-x86_64", cpu="AMD EPYC 7763", cpu_count=32, torch_threads=16, sm_count=108, default_power_limit_w=400.0,
-             gpu_uuid="GPU-00000000-0000-0000-0000-000000000000", pcie_gen=4, pcie_width=16, pcie_gen_max=4, pcie_width_max=16,
-             mps_gpu_cores=None, mps_memory_gb=None, env_vars="{}", env_id="0123456789ab")
-    return {**r, **kw}
 
 # %% ../nbs/03_store.ipynb #1f0dc2d7
 UNSAVED_SUFFIX = ".unsaved.jsonl"
