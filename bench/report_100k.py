@@ -35,22 +35,22 @@ def timed(fn, name, t):
     return f
 
 def once(csv, prices, out, n):
-    from ready_steady_go import tracking
+    from ready_steady_go import load as loading
     from ready_steady_go.store import read_runs
     from ready_steady_go.report import build_report
     t, c0 = {}, _cpu()
-    load, write = tracking._LOADERS["csv"], tracking.write_rows
-    tracking._LOADERS["csv"], tracking.write_rows = timed(load, "  load_csv", t), timed(write, "  write_rows", t)
+    load, write = loading._LOADERS["csv"], loading.write_rows
+    loading._LOADERS["csv"], loading.write_rows = timed(load, "  load_csv", t), timed(write, "  write_rows", t)
     try:
         with tempfile.TemporaryDirectory() as d:
             store = Path(d) / "rsg-results.db"
             t0 = time.perf_counter()
-            counts = tracking.import_sources([str(csv)], store)
+            counts = loading.import_sources([str(csv)], store)
             t["import"] = time.perf_counter() - t0
             t0 = time.perf_counter()
             runs = read_runs(store)
             t["read_runs"] = time.perf_counter() - t0
-    finally: tracking._LOADERS["csv"], tracking.write_rows = load, write
+    finally: loading._LOADERS["csv"], loading.write_rows = load, write
     assert counts["added"] == n == len(runs), (counts, len(runs))
     stages = {}
     t0 = time.perf_counter()
@@ -70,7 +70,7 @@ def main():
     a = ap.parse_args()
     t0 = time.perf_counter()
     import pandas as pd
-    import ready_steady_go.report, ready_steady_go.tracking  # noqa: F401
+    import ready_steady_go.report, ready_steady_go.load  # noqa: F401
     t_import = time.perf_counter() - t0
 
     t0 = time.perf_counter()

@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/store.html.md"""
 
 # %% ../nbs/03_store.ipynb #7b58a1f6
 from __future__ import annotations
-import json, math, os, socket, sqlite3, sys, tempfile, time
+import json, math, os, shutil, sqlite3, sys, tempfile, time
 from pathlib import Path
 
 import numpy as np

@@ -30,7 +30,7 @@ for (dev, model), row in tbl.iterrows(): print(f"| {dev} | {model} | " + " | ".j
 # the home page's published reference: Lambda's fp16 table (nbs/fixtures/lambda), scaling of their 8-GPU H100 SXM5 machine
 from ready_steady_go.analysis import scaling
 from ready_steady_go.plots import plot_scaling
-from ready_steady_go.tracking import load_lambda
+from ready_steady_go.load import load_lambda
 
 lsc = scaling(load_lambda(here.parent / "nbs" / "fixtures" / "lambda" / "pytorch-train-throughput-v2-fp16.csv").runs)
 h100 = lsc[lsc["device"] == "H100 80GB SXM5 (published: lambda)"]
