@@ -20,11 +20,12 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 from timm.models import get_pretrained_cfg, split_model_name_tag
 
 from .env import BadInput
+from .schema import PRECISIONS, kind_of
 
 # %% auto #0
-__all__ = ['LM_CONFIGS', 'UNET3D_CONFIGS', 'OPS', 'PIPELINES', 'DEFAULT_BS', 'KINDS', 'UNITS', 'PRECISIONS', 'list_workloads',
-           'kind_of', 'amp_context', 'model_step', 'Workload', 'check_model', 'TimmClassifier', 'LanguageModel',
-           'parse_patch', 'UNet3D', 'MicroOp', 'cache_dir', 'synthetic_jpegs', 'ImagePipeline', 'get_workload']
+__all__ = ['LM_CONFIGS', 'UNET3D_CONFIGS', 'OPS', 'PIPELINES', 'DEFAULT_BS', 'KINDS', 'UNITS', 'list_workloads', 'amp_context',
+           'model_step', 'Workload', 'check_model', 'TimmClassifier', 'LanguageModel', 'parse_patch', 'UNet3D',
+           'MicroOp', 'cache_dir', 'synthetic_jpegs', 'ImagePipeline', 'get_workload']
 
 # %% ../nbs/01_workloads.ipynb #2411f97d
 _GPT2 = dict(vocab_size=50257, n_positions=1024, bos_token_id=50256, eos_token_id=50256)
@@ -72,14 +73,8 @@ def list_workloads() -> pd.DataFrame:
 # %% ../nbs/01_workloads.ipynb #dae3e64b
 KINDS = ("image", "lm", "unet3d", "op", "data")
 UNITS = ("images", "tokens", "voxels", "iterations")
-PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 _AMP = dict(fp16=torch.float16, bf16=torch.bfloat16)
 _DTYPES = dict(fp32=torch.float32, tf32=torch.float32, fp16=torch.float16, bf16=torch.bfloat16)
-
-def kind_of(workload:str, # a stored `workload` value
-           ) -> str:
-    "The family a stored `workload` value means: records written before families say `timm` for `image`."
-    return "image" if workload == "timm" else workload
 
 # %% ../nbs/01_workloads.ipynb #5b79f4e7
 def amp_context(dev:torch.device, # the device the step runs on
