@@ -34,16 +34,19 @@ def _offline_files(path:str|Path) -> list[Path]:
     for p in ps:
         if p.is_file() and p.suffix == ".wandb": out.append(p)
         elif p.is_dir():
-            out += sorted(p.glob("run-*.wandb")) or sorted(p.glob("*run-*/run-*.wandb")) or sorted(p.glob("wandb/*run-*/run-*.wandb"))
+            out += next((fs for g in ("run-*.wandb", "*run-*/run-*.wandb", "wandb/*run-*/run-*.wandb")
+                         if (fs := sorted(p.glob(g)))), [])
     return out
 
 def _read_offline(f:Path) -> dict:
     "State, config and summary of one offline run, read by wandb-core."
-    args = [get_core_path(), "leet", "inspect", "--no-observability", "--summary", "--json", "--run-file", str(f), str(f.parent.parent)]
+    args = [get_core_path(), "leet", "inspect", "--no-observability", "--summary", "--json",
+            "--run-file", str(f), str(f.parent.parent)]
     res = subprocess.run(args, capture_output=True, text=True, timeout=60)
     try: d = json.loads(res.stdout)
     except json.JSONDecodeError:
-        raise BadInput(f"W&B offline run {str(f)!r} cannot be read ({(res.stderr.strip().splitlines() or ['no output'])[-1]}): "
+        raise BadInput(f"W&B offline run {str(f)!r} cannot be read "
+                       f"({(res.stderr.strip().splitlines() or ['no output'])[-1]}): "
                        "accepted are run directories written by wandb") from None
     return {**(d.get("config") or {}), **(d.get("summary") or {}),
             "_run_id": d.get("run_id"), "_state": d.get("state"), "_created": d.get("start_time")}
@@ -55,7 +58,8 @@ class Loaded(NamedTuple):
     skipped: dict # {"not_finished": n, "bad_throughput": n}, and "invalid": {"line 3": reason} when rows were refused
 
 _2022_DEFAULTS = dict(workload="timm", unit="images", size=224, mode="train", device_type="cuda", device="cuda:0",
-                      channels_last=False, compile=False, optimizer="sgd", run_number=1, status="ok", schema_version=SCHEMA_VERSION)
+                      channels_last=False, compile=False, optimizer="sgd", run_number=1, status="ok",
+                      schema_version=SCHEMA_VERSION)
 _RENAMED = dict(torch="pytorch", seconds="duration")  # ours <- 2022's
 
 def _col(df:pd.DataFrame, k:str) -> pd.Series:
@@ -85,14 +89,16 @@ def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, 
     d["device_capability"] = _capability(_col(d, "device_capability"))
     for k in ("n_batches", "n_seconds"):  # 2022 wrote 0 or None for "not this stop rule"
         v = pd.to_numeric(_col(d, k), errors="coerce"); d[k] = v.where(v > 0)
-    stop = pd.Series(np.where(d.n_batches.notna(), "batches", np.where(d.n_seconds.notna(), "seconds", None)), index=d.index)
+    rule = np.where(d.n_batches.notna(), "batches", np.where(d.n_seconds.notna(), "seconds", None))
+    stop = pd.Series(rule, index=d.index)
     d["stop"] = _col(d, "stop").fillna(stop)
     for k, v in _2022_DEFAULTS.items(): d[k] = _col(d, k).fillna(v)
     d["run_id"] = _col(d, "_run_id").fillna(_col(d, "run_id")).astype("str")
     created = pd.to_datetime(_col(d, "_created"), utc=True, errors="coerce", format="ISO8601")
     d["timestamp"] = _col(d, "timestamp").fillna(created.dt.strftime("%Y-%m-%dT%H:%M:%S+00:00").where(created.notna()))
     d["source"] = _col(d, "source").fillna(source) if keep_source else source
-    why = invalid_rows(d[[k for k in COLUMNS if k in d]])  # before any value is coerced: a wrong value is refused, never made missing
+    # before any value is coerced: a wrong value is refused, never made missing
+    why = invalid_rows(d[[k for k in COLUMNS if k in d]])
     invalid = {(f"line {i + line0}" if line0 is not None else f"run {d.at[i, 'run_id']}"): w for i, w in why.items()}
     d = d.drop(index=list(why))
     state = _col(d, "_state").fillna("finished").astype("str").str.strip().str.lower()
@@ -103,7 +109,8 @@ def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, 
     thr = pd.to_numeric(_col(d, "throughput"), errors="coerce")
     bad = d.status.astype("str").eq("ok") & ~(np.isfinite(thr) & (thr > 0))
     drop_unfinished = unfinished if finished_only else unfinished & False
-    skipped = dict(not_finished=int(drop_unfinished.sum()), bad_throughput=int((bad & ~drop_unfinished).sum()), **({"invalid": invalid} if invalid else {}))
+    skipped = dict(not_finished=int(drop_unfinished.sum()), bad_throughput=int((bad & ~drop_unfinished).sum()),
+                   **({"invalid": invalid} if invalid else {}))
     return Loaded(runs_frame(d[~(drop_unfinished | bad)], extras=False), skipped)
 
 # %% ../nbs/04b_load.ipynb #6a890278
@@ -115,7 +122,8 @@ def load_offline(paths:str|Path|list, # wandb dirs, offline run dirs, .wandb fil
     files = []
     for p in paths:
         fs = _offline_files(p)
-        if not fs: raise BadInput(f"no W&B offline runs in {str(p)!r}: accepted are a wandb directory, an offline-run-* directory, a .wandb file or a glob")
+        if not fs: raise BadInput(f"no W&B offline runs in {str(p)!r}: accepted are a wandb directory, an "
+                                  "offline-run-* directory, a .wandb file or a glob")
         files += fs
     files = list(dict.fromkeys(f.resolve() for f in files))
     with ThreadPoolExecutor(8) as ex: recs = list(ex.map(_read_offline, files))
@@ -130,16 +138,19 @@ def load_wandb(path:str="xl0/ready-steady-go", # W&B `entity/project`
     "Runs of a W&B project, as run records, in one API query per page of runs."
     if not re.fullmatch(r"[^/\s]+/[^/\s]+", str(path)): raise BadInput(f"W&B path {path!r}: accepted is entity/project")
     if api is None:
-        if not has_api_key(): raise BadInput("loading a W&B project needs an API key: run `wandb login` or set WANDB_API_KEY")
+        if not has_api_key(): raise BadInput("loading a W&B project needs an API key: run `wandb login` or set "
+                                             "WANDB_API_KEY")
         api = wandb.Api(timeout=30)
     recs = []
     try:
         for r in api.runs(path, per_page=per_page, lazy=False):
             recs.append({**r.config, **r.summary_metrics, "_run_id": r.id, "_state": r.state, "_created": r.created_at})
     except ValueError as e:
-        raise BadInput(f"W&B project {path!r} cannot be read ({str(e).splitlines()[0] if str(e) else 'not found'}): accepted is an entity/project you can read") from None
+        raise BadInput(f"W&B project {path!r} cannot be read ({str(e).splitlines()[0] if str(e) else 'not found'}): "
+                       "accepted is an entity/project you can read") from None
     except Exception as e:
-        raise TrackingError(f"W&B project {path!r} could not be loaded ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})") from None
+        raise TrackingError(f"W&B project {path!r} could not be loaded ({type(e).__name__}: "
+                            f"{str(e).splitlines()[0] if str(e) else ''})") from None
     return from_wandb(pd.DataFrame(recs), "wandb", finished_only)
 
 # %% ../nbs/04b_load.ipynb #d2a93f69
@@ -148,7 +159,8 @@ _CSV_NEEDS = ("model", "bs", "throughput", "device_name")
 def _csv_run_ids(df:pd.DataFrame) -> pd.Series:
     "The W&B run id where the export has one, else a stable hash of what identifies the run."
     if "ID" in df: return df["ID"].astype("str")
-    keys = [k for k in ("Name", "Created", "device_name", "model", "bs", "fp16", "precision", "mode", "run_number", "throughput") if k in df]
+    keys = [k for k in ("Name", "Created", "device_name", "model", "bs", "fp16", "precision", "mode", "run_number",
+                        "throughput") if k in df]
     text = df[keys[0]].fillna("").astype("str")
     for k in keys[1:]: text = text + "\x1f" + df[k].fillna("").astype("str")
     return "csv-" + text.map(lambda t: hashlib.sha1(t.encode()).hexdigest()[:16])
@@ -164,8 +176,10 @@ def _load_csv(path, finished_only):
     try: df = pd.read_csv(path, dtype="str", keep_default_na=False, na_values=[""])
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise BadInput(f"CSV {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV of runs") from None
-    missing = [k for k in _CSV_NEEDS if k not in df] + ([] if {"precision", "fp16"} & set(df.columns) else ["precision or fp16"])
-    if missing: raise BadInput(f"CSV {str(path)!r} has no column {', '.join(missing)}: accepted is a W&B runs export or an export_csv file")
+    missing = [k for k in _CSV_NEEDS if k not in df]
+    if not {"precision", "fp16"} & set(df.columns): missing.append("precision or fp16")
+    if missing: raise BadInput(f"CSV {str(path)!r} has no column {', '.join(missing)}: accepted is a W&B runs export "
+                               "or an export_csv file")
     if "run_id" in df and "schema_version" in df:  # our own export
         return from_wandb(df, "csv", finished_only, keep_source=True, line0=2)
     meta = {"_run_id": _csv_run_ids(df), "_state": _col(df, "State"), "_created": _col(df, "Created")}
@@ -187,29 +201,35 @@ def load_jsonl(path:str|Path, # a JSON-lines file of run records (`store.save_ru
                 if isinstance(r, dict): recs.append(r); lines.append(n)
                 else: invalid[f"line {n}"] = "not a JSON object"
     except (OSError, UnicodeDecodeError) as e:
-        raise BadInput(f"JSON-lines file {str(path)!r} cannot be read ({type(e).__name__}): accepted is a .jsonl file of run records") from None
+        raise BadInput(f"JSON-lines file {str(path)!r} cannot be read ({type(e).__name__}): accepted is a .jsonl "
+                       "file of run records") from None
     l = from_wandb(pd.DataFrame(recs, index=lines, dtype=object), "local", finished_only, keep_source=True, line0=0)
     invalid.update(l.skipped.get("invalid", {}))
-    return Loaded(l.runs, {**l.skipped, **({"invalid": dict(sorted(invalid.items(), key=lambda kv: int(kv[0].split()[1])))} if invalid else {})})
+    by_line = dict(sorted(invalid.items(), key=lambda kv: int(kv[0].split()[1])))
+    return Loaded(l.runs, {**l.skipped, **({"invalid": by_line} if invalid else {})})
 
 # %% ../nbs/04b_load.ipynb #1acd59e0
 LAMBDA_UNITS = dict(resnet50="images", ssd="images", bert_base_squad="sequences", bert_large_squad="sequences",
-                    gnmt="tokens", ncf="samples", tacotron2="samples", waveglow="samples") # Lambda's models and their units
-_LAMBDA_PRECISION = {"fp16": "fp16", "fp32": "fp32-default"}  # their fp32 is PyTorch's default: TF32 on Ampere and newer
+                    # Lambda's models and their units
+                    gnmt="tokens", ncf="samples", tacotron2="samples", waveglow="samples")
+# their fp32 is PyTorch's default: TF32 on Ampere and newer
+_LAMBDA_PRECISION = {"fp16": "fp16", "fp32": "fp32-default"}
 _GPU_TOKEN = re.compile(r"(?:(\d+)x)?([A-Za-z]+\d+\w*|RTX|Quadro|Tesla|GeForce|Radeon|Titan)")
 
 def lambda_system(name:str, # the first cell of a Lambda row, e.g. `LambdaOD_8x_Texas_4xH100_80GB_SXM5_192-222-52-149_v2`
                  ) -> tuple[str, int, int|None]:
     "The device, the number of GPUs the run used and the GPUs in the machine, from a Lambda system name."
-    toks = [t for t in str(name).split("_") if not re.fullmatch(r"v\d+|\d+(?:-\d+){3}", t)]  # the version and the host's address
+    # the version and the host's address
+    toks = [t for t in str(name).split("_") if not re.fullmatch(r"v\d+|\d+(?:-\d+){3}", t)]
     for i, t in enumerate(toks[1:], 1):
         if m := _GPU_TOKEN.fullmatch(t):
             machine = next((int(k[:-1]) for k in toks[:i] if re.fullmatch(r"\d+x", k)), None)
             return " ".join([m[2], *toks[i + 1:]]), int(m[1] or 1), machine
-    raise BadInput(f"Lambda system name {name!r} names no GPU: accepted are names like LambdaOD_8x_Texas_4xH100_80GB_SXM5_..._v2")
+    raise BadInput(f"Lambda system name {name!r} names no GPU: accepted are names like "
+                   "LambdaOD_8x_Texas_4xH100_80GB_SXM5_..._v2")
 
 # %% ../nbs/04b_load.ipynb #e12971ed
-def _lambda_path(path) -> Path: return Path(str(path)[len("lambda:"):] if str(path).startswith("lambda:") else path).expanduser()
+def _lambda_path(path) -> Path: return Path(str(path).removeprefix("lambda:")).expanduser()
 
 def is_lambda_table(path:str|Path, # a file, or `lambda:<file>`
                    ) -> bool:
@@ -237,13 +257,17 @@ def load_lambda(path:str|Path, # a Lambda table (`pytorch-train-throughput-v2-fp
     p = _lambda_path(path)
     try: df = pd.read_csv(p, dtype="str", keep_default_na=False, na_values=[""])
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
-        raise BadInput(f"Lambda table {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV from lambdal/deeplearning-benchmark") from None
-    if not is_lambda_table(p): raise BadInput(f"{str(path)!r} is not a Lambda table: accepted is a header of an empty first column and model names ({', '.join(LAMBDA_UNITS)})")
+        raise BadInput(f"Lambda table {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV from "
+                       "lambdal/deeplearning-benchmark") from None
+    if not is_lambda_table(p): raise BadInput(f"{str(path)!r} is not a Lambda table: accepted is a header of an "
+                                              f"empty first column and model names ({', '.join(LAMBDA_UNITS)})")
     if precision is None:
         m = re.search(r"-(fp16|fp32)\b", p.name)
-        if not m: raise BadInput(f"Lambda table {p.name!r}: its precision is not in its name; give precision fp16 or fp32-default")
+        if not m: raise BadInput(f"Lambda table {p.name!r}: its precision is not in its name; give precision fp16 or "
+                                 "fp32-default")
         precision = _LAMBDA_PRECISION[m[1]]
-    if precision not in _LAMBDA_PRECISION.values(): raise BadInput(f"precision {precision!r} for a Lambda table: accepted are fp16, fp32-default")
+    if precision not in _LAMBDA_PRECISION.values(): raise BadInput(f"precision {precision!r} for a Lambda table: "
+                                                                   "accepted are fp16, fp32-default")
     commit = commit or _origin_commit(p)
     source = f"lambda:{p.name}" + (f"@{commit}" if commit else "")
     rows, bad = [], 0
@@ -252,7 +276,8 @@ def load_lambda(path:str|Path, # a Lambda table (`pytorch-train-throughput-v2-fp
         for model, v in vals.items():
             t = pd.to_numeric(v, errors="coerce")
             if not (np.isfinite(t) and t > 0): bad += v is not None and not pd.isna(v); continue
-            rows.append(dict(run_id="lambda-" + hashlib.sha1(f"{source}\x1f{system}\x1f{model}".encode()).hexdigest()[:16],
+            key = hashlib.sha1(f"{source}\x1f{system}\x1f{model}".encode()).hexdigest()[:16]
+            rows.append(dict(run_id="lambda-" + key,
                              schema_version=SCHEMA_VERSION, source=source, workload="published", model=model,
                              unit=LAMBDA_UNITS.get(model, "samples"), precision=precision, mode="train", device="cuda",
                              world_size=n, nnodes=1, status="ok", throughput=float(t), device_type="cuda",
@@ -270,19 +295,23 @@ def _kind(src:str) -> str:
         return "offline"
     if p.is_dir():
         if _offline_files(p): return "offline"
-        raise BadInput(f"source {src!r} is a directory without W&B offline runs: accepted are a wandb or offline-run-* directory")
+        raise BadInput(f"source {src!r} is a directory without W&B offline runs: accepted are a wandb or "
+                       "offline-run-* directory")
     if p.is_file():
         try:
             with open(p, "rb") as f: head = f.read(16)
         except OSError as e: raise BadInput(f"source {src!r} cannot be read ({e.strerror})") from None
         if head == _SQLITE_HEADER: check_store(p); return "store"
-        return "offline" if p.suffix == ".wandb" else "jsonl" if p.suffix == ".jsonl" else "lambda" if is_lambda_table(p) else "csv"
+        if p.suffix in (".wandb", ".jsonl"): return dict(wandb="offline", jsonl="jsonl")[p.suffix[1:]]
+        return "lambda" if is_lambda_table(p) else "csv"
     if re.fullmatch(r"[\w.-]+/[\w.-]+", src) and not re.search(r"\.(csv|db|sqlite3?|wandb)$", src, re.I): return "wandb"
-    raise BadInput(f"source {src!r} does not exist: accepted are a CSV file, a SQLite store, a W&B offline run or wandb directory, a glob, or a W&B entity/project")
+    raise BadInput(f"source {src!r} does not exist: accepted are a CSV file, a SQLite store, a W&B offline run or "
+                   "wandb directory, a glob, or a W&B entity/project")
 
 def _load_store(src:str) -> Loaded: return Loaded(read_runs(src), dict(not_finished=0, bad_throughput=0))  # extras too
 
-_LOADERS = dict(wandb=load_wandb, offline=load_offline, csv=load_csv, jsonl=load_jsonl, store=_load_store) | {"lambda": load_lambda}
+_LOADERS = {"wandb": load_wandb, "offline": load_offline, "csv": load_csv, "jsonl": load_jsonl, "store": _load_store,
+            "lambda": load_lambda}
 
 # %% ../nbs/04b_load.ipynb #a315875a
 def _invalid_line(invalid:dict, shown:int=8) -> str:
@@ -299,13 +328,16 @@ def import_sources(sources:list[str], # W&B entity/project paths, offline run di
     "Import runs from every source into the store, deduplicated by run_id; returns the counts, and the refused rows in `invalid`."
     p = check_store(store, write=True)
     sources = [str(s) for s in sources]
-    if not sources: raise BadInput("no source to import: accepted are CSV files, SQLite stores, W&B offline runs or entity/project paths")
+    if not sources: raise BadInput("no source to import: accepted are CSV files, SQLite stores, W&B offline runs or "
+                                   "entity/project paths")
     kinds = [_kind(s) for s in sources]
     if "wandb" in kinds and api is None and not has_api_key():
-        raise BadInput(f"W&B source {sources[kinds.index('wandb')]!r} needs an API key: run `wandb login` or set WANDB_API_KEY")
+        raise BadInput(f"W&B source {sources[kinds.index('wandb')]!r} needs an API key: run `wandb login` or set "
+                       "WANDB_API_KEY")
     with gc_paused():  # millions of short-lived objects for a large import: see `store.gc_paused`
         loaded = [_LOADERS[k](s, api=api) if k == "wandb" else _LOADERS[k](s) for k, s in zip(kinds, sources)]
-        invalid = {(f"{s} {k}" if len(sources) > 1 else k): w for s, l in zip(sources, loaded) for k, w in l.skipped.get("invalid", {}).items()}
+        invalid = {(f"{s} {k}" if len(sources) > 1 else k): w
+                   for s, l in zip(sources, loaded) for k, w in l.skipped.get("invalid", {}).items()}
         if strict and invalid: raise BadInput(f"nothing imported (--strict): {_invalid_line(invalid)}")
         runs = pd.concat([l.runs for l in loaded], ignore_index=True) if loaded else runs_frame()
         added = write_rows(runs, p) if len(runs) else 0

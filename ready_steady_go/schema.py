@@ -168,7 +168,8 @@ def _work(r:Result) -> list[str]:
     x = []
     if r.flops_per_sample:
         x.append(f"{r.flops_per_sample/1e9:.2f} GFLOP/{r.unit[:-1] or 'sample'} → {r.tflops:.2f} TFLOP/s")
-    if r.peak_mem_mb is not None: x.append(f"peak memory {r.peak_mem_mb:,.0f} MiB (reserved {r.peak_reserved_mb:,.0f} MiB)")
+    if r.peak_mem_mb is not None: x.append(f"peak memory {r.peak_mem_mb:,.0f} MiB (reserved "
+                                           f"{r.peak_reserved_mb:,.0f} MiB)")
     if r.mps_driver_mb is not None: x.append(f"MPS driver memory {r.mps_driver_mb:,.0f} MiB (current, not a peak)")
     if r.bandwidth_gbs is not None: x.append(f"{r.bandwidth_gbs:,.1f} GB/s")
     return ["  " + "; ".join(x)] if x else []
@@ -191,13 +192,15 @@ def _conditions(r:Result) -> list[str]:
     "Telemetry, the verdict, and everything that makes the number less than it seems."
     out = []
     if r.sm_clock_mhz:
-        out.append(f"  telemetry    SM clock {r.sm_clock_mhz:,.0f} MHz ({_pct(r.sm_clock_ratio)} of max), max {r.temp_max_c} °C, "
-                   f"{r.power_mean_w or 0:,.0f} W of {r.power_limit_w or 0:,.0f} W"
+        out.append(f"  telemetry    SM clock {r.sm_clock_mhz:,.0f} MHz ({_pct(r.sm_clock_ratio)} of max), max "
+                   f"{r.temp_max_c} °C, {r.power_mean_w or 0:,.0f} W of {r.power_limit_w or 0:,.0f} W"
                    + (f", throttle: {r.throttle}" if r.throttle else ""))
-    if r.conditions: out.append(f"  conditions   {r.conditions}" if r.conditions == "ok" else f"  ! conditions: {r.conditions}")
+    if r.conditions == "ok": out.append("  conditions   ok")
+    elif r.conditions: out.append(f"  ! conditions: {r.conditions}")
     if r.workload_note: out.append(f"  note: {r.workload_note}")
     if r.alloc_retries:
-        out.append(f"  ! {r.alloc_retries} allocator retries while timed: at the edge of memory, slower than it would be")
+        out.append(f"  ! {r.alloc_retries} allocator retries while timed: at the edge of memory, slower than it "
+                   "would be")
     if r.compile_fallback: out.append("  ! compiled, but no graph was captured: this ran eagerly")
     if r.recompiles: out.append(f"  ! {r.recompiles} recompilations while timed")
     if r.ci_target_met is False: out.append(f"  note: {UNCONVERGED_HINT}")

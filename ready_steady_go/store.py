@@ -47,7 +47,8 @@ def runs_frame(data:pd.DataFrame|list[dict]|None=None, # runs as a DataFrame or 
                         for k, t in COLUMNS.items()}, index=df.index)
     if extras:
         for k in df.columns:
-            if k not in COLUMNS: out[k] = pd.Series(df[k].tolist(), index=df.index)  # inferred again: rows arrive as objects
+            # inferred again: rows arrive as objects
+            if k not in COLUMNS: out[k] = pd.Series(df[k].tolist(), index=df.index)
     return out.reset_index(drop=True)
 
 # %% ../nbs/03_store.ipynb #4a4b594c
@@ -84,22 +85,23 @@ def _read_only(p:Path, read):
 
 def _tables(path:Path) -> set[str]:
     "The tables of an existing SQLite file, opened read-only."
-    return _read_only(path, lambda con: {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")})
+    q = "SELECT name FROM sqlite_master WHERE type='table'"
+    return _read_only(path, lambda con: {r[0] for r in con.execute(q)})
 
 def _is_dir(p:Path) -> bool:
     try: return p.is_dir()
     except OSError: return False  # a name too long to look up
 
 def _check_name(p:Path, path):
-    "Refuse a path the file system cannot hold (a name over NAME_MAX bytes, with room for `-wal`, or a path over PATH_MAX)."
+    "Refuse a path the file system cannot hold: a name over NAME_MAX bytes (with room for `-wal`), a path over PATH_MAX."
     d = next((a for a in [p.parent, *p.parent.parents] if _is_dir(a)), Path("."))
     try: name_max, path_max = os.pathconf(d, "PC_NAME_MAX"), os.pathconf(d, "PC_PATH_MAX")
     except (OSError, ValueError): name_max, path_max = 255, 4096
     long = [part for part in p.parts if len(os.fsencode(part)) > name_max]
     if len(os.fsencode(p.name)) + 4 > name_max: long.append(p.name)
     if long or len(os.fsencode(str(p))) >= path_max:
-        raise BadInput(f"store {str(path)[:60]!r}… ({len(str(path))} characters) is too long a name for this file system: "
-                       f"accepted are file names up to {name_max - 4} bytes")
+        raise BadInput(f"store {str(path)[:60]!r}… ({len(str(path))} characters) is too long a name "
+                       f"for this file system: accepted are file names up to {name_max - 4} bytes")
 
 def _check_writable(p:Path, path):
     "Try, creating nothing that stays, whether the store and its folder can be written."
@@ -107,13 +109,14 @@ def _check_writable(p:Path, path):
         if not f.exists(): continue
         try: open(f, "r+b").close()  # opened for writing, not changed
         except OSError as e:
-            raise BadInput(f"store {str(path)!r} cannot be written ({f.name}: {e.strerror}): accepted is a store you can write; "
-                           "choose another --store, or copy it somewhere writable") from None
+            raise BadInput(f"store {str(path)!r} cannot be written ({f.name}: {e.strerror}): accepted is a store you "
+                           "can write; choose another --store, or copy it somewhere writable") from None
     try:
         fd, probe = tempfile.mkstemp(prefix=".rsg-probe-", dir=p.parent)
         os.close(fd); os.unlink(probe)
     except OSError as e:
-        raise BadInput(f"store {str(path)!r} cannot be written: its folder {str(p.parent)!r} takes no new file ({e.strerror}), "
+        raise BadInput(f"store {str(path)!r} cannot be written: its folder {str(p.parent)!r} takes no new file "
+                       f"({e.strerror}), "
                        "and SQLite needs one for its log: choose a --store in a writable folder") from None
 
 def check_store(path:str|Path=DEFAULT_STORE, # the SQLite file; created on the first write
@@ -126,14 +129,18 @@ def check_store(path:str|Path=DEFAULT_STORE, # the SQLite file; created on the f
     if p.exists():
         try:
             with open(p, "rb") as f: head = f.read(16)
-        except OSError as e: raise BadInput(f"store {str(path)!r} cannot be read ({e.strerror}): accepted is {_ACCEPTED}") from None
+        except OSError as e: raise BadInput(f"store {str(path)!r} cannot be read ({e.strerror}): accepted is "
+                                            f"{_ACCEPTED}") from None
         if head and head != _SQLITE_HEADER:
-            raise BadInput(f"store {str(path)!r} is not a SQLite database, so it is left alone: accepted is {_ACCEPTED}")
+            raise BadInput(f"store {str(path)!r} is not a SQLite database, so it is left alone: accepted is "
+                           f"{_ACCEPTED}")
         if head:
             try: tables = _tables(p)
-            except sqlite3.Error as e: raise BadInput(f"store {str(path)!r} cannot be opened ({e}): accepted is {_ACCEPTED}") from None
+            except sqlite3.Error as e: raise BadInput(f"store {str(path)!r} cannot be opened ({e}): accepted is "
+                                                      f"{_ACCEPTED}") from None
             if tables and "runs" not in tables:
-                raise BadInput(f"store {str(path)!r} is a SQLite database of another program (no runs table): accepted is {_ACCEPTED}")
+                raise BadInput(f"store {str(path)!r} is a SQLite database of another program (no runs table): "
+                               f"accepted is {_ACCEPTED}")
     elif not p.parent.is_dir():
         raise BadInput(f"store {str(path)!r}: directory {str(p.parent)!r} does not exist: accepted is {_ACCEPTED}")
     if write: _check_writable(p, path)
@@ -154,8 +161,10 @@ def _connect(p:Path) -> sqlite3.Connection:
     con = sqlite3.connect(p, timeout=BUSY_TIMEOUT_S, isolation_level=None)  # autocommit: we say BEGIN ourselves
     con.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_S*1000}")
     if con.execute("PRAGMA journal_mode").fetchone()[0] != "wal": con.execute("PRAGMA journal_mode=WAL")
-    con.execute("PRAGMA synchronous=NORMAL")  # with WAL: a commit survives the process being killed, without an fsync each time
-    cols = ", ".join(f'"{k}" {_SQL_TYPES[t]}' + (" PRIMARY KEY NOT NULL" if k == "run_id" else "") for k, t in COLUMNS.items())
+    # with WAL: a commit survives the process being killed, without an fsync each time
+    con.execute("PRAGMA synchronous=NORMAL")
+    key = lambda k: " PRIMARY KEY NOT NULL" if k == "run_id" else ""
+    cols = ", ".join(f'"{k}" {_SQL_TYPES[t]}{key(k)}' for k, t in COLUMNS.items())
     con.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols})")
     known = _columns(con)
     for k, t in COLUMNS.items():  # a store written by an older schema gains the newer columns, empty for its old rows
@@ -198,8 +207,10 @@ def _dict_rows(rows:list[dict]) -> tuple[list[str], list[tuple], dict[str, str]]
 def _frame_rows(df:pd.DataFrame) -> tuple[list[str], list[tuple], dict[str, str]]:
     "The same for a DataFrame, a column at a time."
     df = runs_frame(df)
-    df = df[[k for k in df.columns if k == "run_id" or df[k].notna().any()]]  # all-empty columns stay NULL by themselves
-    return list(df.columns), list(zip(*(_sql_column(df[k]) for k in df.columns))), {k: _sql_type(df[k]) for k in df.columns if k not in COLUMNS}
+    # all-empty columns stay NULL by themselves
+    df = df[[k for k in df.columns if k == "run_id" or df[k].notna().any()]]
+    extra = {k: _sql_type(df[k]) for k in df.columns if k not in COLUMNS}
+    return list(df.columns), list(zip(*(_sql_column(df[k]) for k in df.columns))), extra
 
 def _sql_column(s:pd.Series) -> list:
     "A column as plain Python values for sqlite3, missing values as None."
@@ -219,14 +230,16 @@ def _write_rows(rows, store):
     if isinstance(rows, dict): rows = [rows]
     names, values, extra = _frame_rows(rows) if isinstance(rows, pd.DataFrame) else _dict_rows(list(rows))
     if not values: return 0
-    if any(v[0] is None for v in values): raise BadInput(f"{sum(v[0] is None for v in values)} run(s) without a run_id: every row needs one")
+    if any(v[0] is None for v in values): raise BadInput(f"{sum(v[0] is None for v in values)} run(s) without a "
+                                                         "run_id: every row needs one")
     con = _connect(p)
     try:
         known = _columns(con)
         for k, typ in extra.items():
             if k not in known: _add_column(con, k, typ)
         names = [k.replace('"', "") for k in names]
-        sql = f'INSERT OR IGNORE INTO runs ({", ".join(chr(34)+k+chr(34) for k in names)}) VALUES ({", ".join("?"*len(names))})'
+        cols, marks = ", ".join(f'"{k}"' for k in names), ", ".join("?" * len(names))
+        sql = f"INSERT OR IGNORE INTO runs ({cols}) VALUES ({marks})"
         con.execute("BEGIN IMMEDIATE")
         try:
             before = con.total_changes
@@ -280,8 +293,10 @@ def _select(con:sqlite3.Connection, where:dict) -> pd.DataFrame:
     sql = "SELECT * FROM runs" + (" WHERE " + " AND ".join(conds) if conds else "") + " ORDER BY rowid"
     cur = con.execute(sql, args)
     names = [c[0] for c in cur.description]
-    a = np.array(cur.fetchall() or np.empty((0, len(names))), dtype=object).reshape(-1, len(names))  # a column is a[:, i]: no transposing in Python
-    return pd.DataFrame({k: _sql_to_column(a[:, i], COLUMNS.get(k) or _PY_TYPES.get(cols[k])) for i, k in enumerate(names)})
+    # a column is a[:, i]: no transposing in Python
+    a = np.array(cur.fetchall() or np.empty((0, len(names))), dtype=object).reshape(-1, len(names))
+    typ = lambda k: COLUMNS.get(k) or _PY_TYPES.get(cols[k])
+    return pd.DataFrame({k: _sql_to_column(a[:, i], typ(k)) for i, k in enumerate(names)})
 
 # %% ../nbs/03_store.ipynb #1f0dc2d7
 UNSAVED_SUFFIX = ".unsaved.jsonl"
@@ -299,15 +314,16 @@ def save_runs(rows:dict|list[dict], # one run record or a list of them
     except (sqlite3.Error, OSError, BadInput) as e: why = (str(e).splitlines() or [type(e).__name__])[0]
     text = "".join(json.dumps({k: _json_value(v) for k, v in r.items()}, default=str) + "\n" for r in rows)
     p, n = Path(store).expanduser(), len(rows)
-    for f in dict.fromkeys([_sidecar(p, UNSAVED_SUFFIX), Path(p.name + UNSAVED_SUFFIX), Path("rsg-results" + UNSAVED_SUFFIX)]):
+    beside, here = _sidecar(p, UNSAVED_SUFFIX), Path(p.name + UNSAVED_SUFFIX)
+    for f in dict.fromkeys([beside, here, Path("rsg-results" + UNSAVED_SUFFIX)]):
         try:
             with open(f, "a") as out: out.write(text); out.flush(); os.fsync(out.fileno())
         except OSError: continue
         return (f"store {str(store)!r} could not be written ({why}): {n} run(s) kept in {str(f)!r}; "
                 f"add them to a store with: ready-steady-go-import {f} --store STORE")
     sys.stdout.write(text); sys.stdout.flush()
-    return (f"store {str(store)!r} could not be written ({why}), nor a file beside it or here: {n} run(s) printed on stdout "
-            "as JSON lines; save them to a .jsonl file and add them with ready-steady-go-import")
+    return (f"store {str(store)!r} could not be written ({why}), nor a file beside it or here: {n} run(s) printed on "
+            "stdout as JSON lines; save them to a .jsonl file and add them with ready-steady-go-import")
 
 # %% ../nbs/03_store.ipynb #f49a2fd0
 def export_csv(store:str|Path, # the SQLite file to export
@@ -322,15 +338,18 @@ def export_csv(store:str|Path, # the SQLite file to export
     if out.is_file() and not force:
         with open(out, "rb") as f:
             if f.read(16) == _SQLITE_HEADER:
-                raise BadInput(f"CSV path {str(path)!r} is a SQLite database, so it is left alone: give another file, or --force to replace it")
+                raise BadInput(f"CSV path {str(path)!r} is a SQLite database, so it is left alone: give another "
+                               "file, or --force to replace it")
     df = read_runs(src, **where)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{out.name[:40]}.", suffix=".tmp", dir=out.parent)
-    except OSError as e: raise BadInput(f"CSV path {str(path)!r} cannot be written ({e.strerror}): accepted is a file in a writable folder") from None
+    except OSError as e: raise BadInput(f"CSV path {str(path)!r} cannot be written ({e.strerror}): accepted is a "
+                                        "file in a writable folder") from None
     try:
         with os.fdopen(fd, "w", newline="") as f: df.to_csv(f, index=False)
         mask = os.umask(0); os.umask(mask)
-        os.chmod(tmp, out.stat().st_mode & 0o777 if out.exists() else 0o666 & ~mask)  # mkstemp's 0600 would hide the CSV from others
+        # mkstemp's 0600 would hide the CSV from others
+        os.chmod(tmp, out.stat().st_mode & 0o777 if out.exists() else 0o666 & ~mask)
         os.replace(tmp, out)
     except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
@@ -353,13 +372,15 @@ def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str]:
     if typ is str:
         if k not in _CHOICES: return pd.Series(False, index=s.index), ""
         return present & ~strs.isin(_CHOICES[k]).reindex(s.index, fill_value=True), f"one of {', '.join(_CHOICES[k])}"
-    if typ is bool: return present & ~strs.str.lower().isin(_BOOL_STR).reindex(s.index, fill_value=True), "true or false"
+    if typ is bool:
+        return present & ~strs.str.lower().isin(_BOOL_STR).reindex(s.index, fill_value=True), "true or false"
     num = pd.to_numeric(strs, errors="coerce").astype(float)
     lo = 1 if k in _AT_LEAST_1 else 0
     bad = num.isna() | ~np.isfinite(num) | (num < lo) | ((num <= 0) if k in _ABOVE_0 else False)
     if typ is int: bad |= (num != np.floor(num)) | (num > _MAX_INT)
     if k == "target_ci": bad |= num >= 1
-    what = (f"a whole number of at least {lo}" if typ is int else "a finite number above 0" if k in _ABOVE_0 else f"a finite number of at least {lo}")
+    what = (f"a whole number of at least {lo}" if typ is int else "a finite number above 0" if k in _ABOVE_0
+            else f"a finite number of at least {lo}")
     return present & bad.reindex(s.index, fill_value=False), what + (" and below 1" if k == "target_ci" else "")
 
 def invalid_rows(df:pd.DataFrame, # runs as read from a file or W&B, values as they came (strings or objects)
@@ -380,6 +401,8 @@ def read_csv(path:str|Path, # a CSV written by `export_csv`
     strs = {k: "str" for k, t in COLUMNS.items() if t is str}
     try: df = pd.read_csv(path, dtype=strs, keep_default_na=False, na_values=[""])
     except (OSError, pd.errors.ParserError, UnicodeDecodeError) as e:
-        raise BadInput(f"CSV {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV file of runs") from None
-    if "run_id" not in df: raise BadInput(f"CSV {str(path)!r} has no run_id column: accepted is a CSV written by export_csv")
+        why = type(e).__name__
+        raise BadInput(f"CSV {str(path)!r} cannot be read ({why}): accepted is a CSV file of runs") from None
+    if "run_id" not in df: raise BadInput(f"CSV {str(path)!r} has no run_id column: accepted is a CSV written by "
+                                          "export_csv")
     return _families(runs_frame(df))

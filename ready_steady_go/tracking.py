@@ -31,7 +31,8 @@ def has_api_key() -> bool:
     "True where wandb finds an API key for its server (environment, netrc or settings); the key itself is never read out."
     try:
         host = wandb.env.get_base_url(wandb_setup.singleton().settings.base_url)
-        return wbauth.authenticate_session(host=host, source="ready-steady-go", prompt=False, update_session=False) is not None
+        s = wbauth.authenticate_session(host=host, source="ready-steady-go", prompt=False, update_session=False)
+        return s is not None
     except Exception: return False
 
 # %% ../nbs/04_tracking.ipynb #0f166bc2
@@ -89,16 +90,20 @@ def start_run(mode:str="disabled", # disabled, offline or online
     before, t0 = set(root.glob("*")) if root.is_dir() else None, time.monotonic()
     try:
         # wandb reads WANDB_DIR once per process; read it for every run, so a later change is honoured.
-        # W&B's own lines are for a terminal: piped or redirected, its service writes broken colour codes, so it stays quiet
+        # W&B's own lines are for a terminal: piped or redirected, its service writes broken colour codes,
+        # so it stays quiet
         return wandb.init(mode=mode, project=project, entity=entity, name=name, group=group, id=run_id,
                           config=config or {}, reinit="finish_previous", dir=os.environ.get("WANDB_DIR") or None,
-                          settings=wandb.Settings(init_timeout=init_timeout, console="off", silent=not sys.stderr.isatty()))
+                          settings=wandb.Settings(init_timeout=init_timeout, console="off",
+                                                  silent=not sys.stderr.isatty()))
     except Exception as e:
         msg = (str(e).strip().splitlines() or [type(e).__name__])[0]
         took = time.monotonic() - t0
         if before is None: shutil.rmtree(root, ignore_errors=True)  # what this attempt made, and only that
         else:
-            for f in set(root.glob("*")) - before: shutil.rmtree(f, ignore_errors=True) if f.is_dir() and not f.is_symlink() else f.unlink(missing_ok=True)
+            for f in set(root.glob("*")) - before:
+                if f.is_dir() and not f.is_symlink(): shutil.rmtree(f, ignore_errors=True)
+                else: f.unlink(missing_ok=True)
         raise TrackingError(f"W&B {mode} run could not start: gave up after {took:.0f} s ({msg}): check the network, "
                             "or use --wnb offline and `wandb sync` later") from None
 
