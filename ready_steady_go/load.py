@@ -81,7 +81,18 @@ def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, 
                line0:int|None=None, # a refused row is named `line {index + line0}` (a file); None: by its run id
               ) -> Loaded:
     "Flattened W&B runs, 2022 or new, as run records; unfinished runs and bad throughputs left out and counted."
-    d = df.copy()
+    d = _from_2022(df.copy())
+    d["run_id"] = _col(d, "_run_id").fillna(_col(d, "run_id")).astype("str")
+    created = pd.to_datetime(_col(d, "_created"), utc=True, errors="coerce", format="ISO8601")
+    d["timestamp"] = _col(d, "timestamp").fillna(created.dt.strftime("%Y-%m-%dT%H:%M:%S+00:00").where(created.notna()))
+    d["source"] = _col(d, "source").fillna(source) if keep_source else source
+    # before any value is coerced: a wrong value is refused, never made missing
+    why = invalid_rows(d[[k for k in COLUMNS if k in d]])
+    invalid = {(f"line {i + line0}" if line0 is not None else f"run {d.at[i, 'run_id']}"): w for i, w in why.items()}
+    return _finished(d.drop(index=list(why)), finished_only, invalid)
+
+def _from_2022(d:pd.DataFrame) -> pd.DataFrame:
+    "The 2022 names and habits as ours: precision from `fp16`, memory in GB, the stop rule, the defaults it assumed."
     for ours, old in _RENAMED.items(): d[ours] = _col(d, ours).fillna(_col(d, old)) if old in d else _col(d, ours)
     d["precision"] = _col(d, "precision").fillna(_col(d, "fp16").map(precision_2022))
     mem = pd.to_numeric(_col(d, "gpu_mem"), errors="coerce") / 2**30
@@ -93,14 +104,10 @@ def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, 
     stop = pd.Series(rule, index=d.index)
     d["stop"] = _col(d, "stop").fillna(stop)
     for k, v in _2022_DEFAULTS.items(): d[k] = _col(d, k).fillna(v)
-    d["run_id"] = _col(d, "_run_id").fillna(_col(d, "run_id")).astype("str")
-    created = pd.to_datetime(_col(d, "_created"), utc=True, errors="coerce", format="ISO8601")
-    d["timestamp"] = _col(d, "timestamp").fillna(created.dt.strftime("%Y-%m-%dT%H:%M:%S+00:00").where(created.notna()))
-    d["source"] = _col(d, "source").fillna(source) if keep_source else source
-    # before any value is coerced: a wrong value is refused, never made missing
-    why = invalid_rows(d[[k for k in COLUMNS if k in d]])
-    invalid = {(f"line {i + line0}" if line0 is not None else f"run {d.at[i, 'run_id']}"): w for i, w in why.items()}
-    d = d.drop(index=list(why))
+    return d
+
+def _finished(d:pd.DataFrame, finished_only:bool, invalid:dict) -> Loaded:
+    "Runs that finished with a usable throughput (or did not finish, marked as errors), and the count of the rest."
     state = _col(d, "_state").fillna("finished").astype("str").str.strip().str.lower()
     unfinished = state.ne("finished")
     if not finished_only:  # kept, but not mistaken for a measurement
