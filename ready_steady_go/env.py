@@ -133,19 +133,25 @@ def pick_device(device:str|torch.device="auto", # `auto`, `cpu`, `mps`, `cuda` o
     "The device to measure on: `auto` picks CUDA, else MPS, else CPU. Anything absent is refused."
     if isinstance(device, torch.device): device = str(device)
     d = str(device).strip().lower()
-    if d == "auto": return torch.device("cuda", 0) if torch.cuda.is_available() else torch.device("mps" if mps_available() else "cpu")
+    if d == "auto":
+        if torch.cuda.is_available(): return torch.device("cuda", 0)
+        return torch.device("mps" if mps_available() else "cpu")
     m = re.fullmatch(r"(cpu|mps|cuda)(?::(\d+))?", d)
     if not m or (m[2] is not None and m[1] != "cuda"):
         raise BadInput(f"unknown device {device!r}: accepted are auto, cpu, mps, cuda, cuda:N")
     kind, idx = m[1], m[2]
     if kind == "cuda":
         if not torch.cuda.is_available():
-            raise BadInput(f"device {device!r} asked for, but no CUDA GPU is available here: use --device cpu or auto")
+            raise BadInput(f"device {device!r} asked for, but no CUDA GPU is available here: "
+                           "use --device cpu or auto")
         n, i = torch.cuda.device_count(), int(idx or 0)
-        if i >= n: raise BadInput(f"device {device!r} asked for, but this machine has {n} CUDA device(s): cuda:0 to cuda:{n-1}")
+        if i >= n:
+            raise BadInput(f"device {device!r} asked for, but this machine has {n} CUDA device(s): "
+                           f"cuda:0 to cuda:{n-1}")
         return torch.device("cuda", i)
     if kind == "mps" and not mps_available():
-        raise BadInput(f"device {device!r} asked for, but Apple's MPS backend is not available here: use --device cpu or auto")
+        raise BadInput(f"device {device!r} asked for, but Apple's MPS backend is not available here: "
+                       "use --device cpu or auto")
     return torch.device(kind)
 
 # %% ../nbs/00_env.ipynb #0ba60403
@@ -187,9 +193,11 @@ def cpu_name() -> str:
         if sys.platform.startswith("linux"):
             with open("/proc/cpuinfo") as f:
                 for line in f:
-                    if line.lower().startswith(("model name", "hardware", "cpu model")): return line.split(":", 1)[1].strip()
+                    if line.lower().startswith(("model name", "hardware", "cpu model")):
+                        return line.split(":", 1)[1].strip()
         if sys.platform == "darwin":
-            return subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True, timeout=5).stdout.strip()
+            return subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"],
+                                  capture_output=True, text=True, timeout=5).stdout.strip()
     except Exception: pass
     return platform.processor() or platform.machine() or "unknown CPU"
 
@@ -212,7 +220,8 @@ _DETAIL_ID_KEYS = ("sm_count", "max_sm_clock_mhz", "power_limit_w", "mps_gpu_cor
 
 def env_id(fp:dict) -> str:
     "A short hash of the fingerprint fields that can change a measurement."
-    return hashlib.sha1(json.dumps({k: fp.get(k) for k in _ID_KEYS} | {k: fp[k] for k in _DETAIL_ID_KEYS if fp.get(k) is not None}, sort_keys=True, default=str).encode()).hexdigest()[:12]
+    fields = {k: fp.get(k) for k in _ID_KEYS} | {k: fp[k] for k in _DETAIL_ID_KEYS if fp.get(k) is not None}
+    return hashlib.sha1(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 # %% ../nbs/00_env.ipynb #5fa886d9
 def fingerprint(device:str|torch.device="auto", # the device the runs use
@@ -221,18 +230,22 @@ def fingerprint(device:str|torch.device="auto", # the device the runs use
     dev = pick_device(device)
     fp = dict(device_type=dev.type, device_name=None, device_capability=None, device_mem_gb=None,
               device_count=torch.cuda.device_count() if dev.type == "cuda" else 1, driver=None,
-              cuda=torch.version.cuda, cudnn=torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None,
+              cuda=torch.version.cuda,
+              cudnn=torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None,
               torch=torch.__version__, timm=timm.__version__, python=platform.python_version(),
-              platform=platform.platform(), cpu=cpu_name(), cpu_count=os.cpu_count(), torch_threads=torch.get_num_threads())
+              platform=platform.platform(), cpu=cpu_name(), cpu_count=os.cpu_count(),
+              torch_threads=torch.get_num_threads())
     if dev.type == "cuda":
         p = torch.cuda.get_device_properties(dev)
-        fp.update(device_name=p.name, device_capability=f"{p.major}.{p.minor}", device_mem_gb=round(p.total_memory / 2**30, 2),
-                  driver=nvidia_driver())
+        fp.update(device_name=p.name, device_capability=f"{p.major}.{p.minor}",
+                  device_mem_gb=round(p.total_memory / 2**30, 2), driver=nvidia_driver())
     elif dev.type == "mps": fp.update(device_name=cpu_name())
     else: fp.update(device_name=cpu_name())
-    from ready_steady_go.telemetry import device_details  # a later module (torch, NVML): imported only when a fingerprint is taken
+    # a later module (torch, NVML): imported only when a fingerprint is taken
+    from ready_steady_go.telemetry import device_details
     d = device_details(dev)
-    d["env_vars"] = json.dumps({k: v for k, v in (d.get("env_vars") or {}).items() if v is not None}, sort_keys=True)  # the allow-list only
+    # the allow-list only
+    d["env_vars"] = json.dumps({k: v for k, v in (d.get("env_vars") or {}).items() if v is not None}, sort_keys=True)
     fp.update(d)
     fp["env_id"] = env_id(fp)
     return fp

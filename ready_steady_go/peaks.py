@@ -16,66 +16,119 @@ from .env import BadInput
 __all__ = ['PEAK_PRECISIONS', 'peak_table', 'peak_row', 'peak_flops', 'mfu']
 
 # %% ../nbs/01a_peaks.ipynb #ae49251f
-# (model, name patterns (a full match on the normalised CUDA name), fp32, tf32, fp16, bf16 in dense TFLOP/s, source)
-_ROWS = (
-    ("V100 PCIe", r"v100 pcie", 14.0, None, 112.0, None, "NVIDIA Tesla V100 datasheet (PCIe); no TF32/bf16 on Volta"),
-    ("V100 SXM2", r"v100 sxm2", 15.7, None, 125.0, None, "NVIDIA Tesla V100 datasheet (SXM2); no TF32/bf16 on Volta"),
-    ("V100S PCIe", r"v100s pcie", 16.4, None, 130.0, None, "NVIDIA V100S datasheet; no TF32/bf16 on Volta"),
-    ("T4", r"t4", 8.1, None, 65.0, None, "NVIDIA T4 datasheet (mixed precision FP16/FP32); no TF32/bf16 on Turing"),
-    ("A10", r"a10", 31.2, 62.5, 125.0, 125.0, "NVIDIA A10 datasheet (sparse figures halved)"),
-    ("A10G", r"a10g", None, None, None, None, "AWS-only part: no vendor datasheet gives per-precision figures; unknown rather than guessed"),
-    ("A40", r"a40", 37.4, 74.8, 149.7, 149.7, "NVIDIA A40 datasheet (sparse figures halved)"),
-    ("A100", r"a100(?: (?:sxm4?|pcie))?", 19.5, 156.0, 312.0, 312.0,
-     "NVIDIA A100 datasheet: the same dense peaks for PCIe and SXM4, 40 and 80 GB (sustained clocks differ by power limit)"),
-    ("L4", r"l4", 30.3, 60.0, 121.0, 121.0, "NVIDIA L4 datasheet (sparse figures halved)"),
-    ("L40", r"l40", 90.5, 90.5, 181.0, 181.0, "NVIDIA L40 datasheet (sparse figures halved)"),
-    ("L40S", r"l40s", 91.6, 183.0, 362.0, 362.0, "NVIDIA L40S datasheet (sparse figures halved)"),
-    ("H100 PCIe", r"h100 pcie", 51.0, 378.0, 756.0, 756.0, "NVIDIA H100 datasheet, PCIe column (sparse figures halved)"),
-    ("H100 SXM", r"h100 (?:sxm5?(?: hbm3)?|hbm3)", 67.0, 494.7, 989.4, 989.4,
-     "NVIDIA H100 datasheet, SXM column; Hopper whitepaper dense figures"),
-    ("H100 NVL", r"h100 nvl", 60.0, 417.5, 835.5, 835.5,
-     "NVIDIA H100 NVL product brief, per GPU (sparse figures halved); 2023 revision at 350-400 W, unconfirmed against the final datasheet"),
-    ("H200", r"h200(?: (?:sxm|hbm3e))?", 67.0, 494.7, 989.4, 989.4, "NVIDIA H200 datasheet, SXM column (sparse figures halved)"),
-    ("H200 NVL", r"h200 nvl", 60.0, 417.5, 835.5, 835.5, "NVIDIA H200 datasheet, NVL column (sparse figures halved)"),
-    ("B200", r"b200", 75.0, 1100.0, 2250.0, 2250.0, "NVIDIA HGX B200 datasheet, per GPU at 1000 W (sparse figures halved)"),
-    ("RTX 2080 Ti", r"rtx 2080 ti", 13.4, None, 53.8, None,
-     "NVIDIA Turing whitepaper, reference clocks (Founders Edition 14.2 / 56.9); FP32-accumulate tensor rate; no TF32/bf16 on Turing"),
-    ("RTX 3060", r"rtx 3060", 12.7, 12.7, 25.5, 25.5,
-     "derived from 28 SMs at 1777 MHz with the GA10x per-SM rates of the Ampere GA102 whitepaper; FP32-accumulate rate"),
-    ("RTX 3080", r"rtx 3080", 29.8, 29.8, 59.5, 59.5,
-     "NVIDIA Ampere GA102 whitepaper (10 GB model; the 12 GB model has 70 SMs, about 3% more); FP32-accumulate rate"),
-    ("RTX 3090", r"rtx 3090", 35.6, 35.6, 71.0, 71.0, "NVIDIA Ampere GA102 whitepaper; FP32-accumulate rate (142 with FP16 accumulate)"),
-    ("RTX 4070 Ti", r"rtx 4070 ti", 40.1, 40.1, 80.2, 80.2,
-     "NVIDIA Ada whitepaper (announced there as RTX 4080 12GB, the same 60-SM configuration); FP32-accumulate rate"),
-    ("RTX 4080", r"rtx 4080", 48.7, 48.7, 97.5, 97.5, "NVIDIA Ada whitepaper (RTX 4080 16GB); FP32-accumulate rate"),
-    ("RTX 4090", r"rtx 4090", 82.6, 82.6, 165.2, 165.2, "NVIDIA Ada whitepaper; FP32-accumulate rate (330.3 with FP16 accumulate)"),
-    ("RTX 5090", r"rtx 5090", 104.8, 104.8, 209.5, 209.5,
-     "NVIDIA RTX Blackwell GPU architecture whitepaper; FP32-accumulate rate (419 with FP16 accumulate)"),
-    ("RTX A4000", r"rtx a4000", 19.2, 19.2, 76.7, 76.7, "NVIDIA RTX A4000 datasheet (tensor 153.4 sparse, halved; full-rate FP32 accumulate)"),
-    ("RTX A5000", r"rtx a5000", 27.8, 27.8, 111.1, 111.1, "NVIDIA RTX A5000 datasheet (tensor 222.2 sparse, halved; full-rate FP32 accumulate)"),
-    ("RTX A6000", r"rtx a6000", 38.7, 38.7, 154.8, 154.8, "NVIDIA RTX A6000 datasheet (tensor 309.7 sparse, halved; full-rate FP32 accumulate)"),
-    ("RTX 6000 Ada", r"rtx 6000 ada(?: generation)?", 91.1, 91.1, 364.2, 364.2,
-     "NVIDIA Ada whitepaper / RTX 6000 Ada datasheet (1457 FP8 sparse TFLOPS / 4); full-rate FP32 accumulate assumed as on the L40S: unconfirmed"),
-    ("Apple M1", r"apple m1", 2.6, None, None, None, "Apple M1 announcement (GPU, 2.6 TFLOPS FP32, 8-core GPU); no fp16/bf16 figure published"),
-    ("Apple M1 Pro", r"apple m1 pro", 5.2, None, None, None, "Apple M1 Pro announcement (GPU, 5.2 TFLOPS FP32, 16-core GPU); no fp16/bf16 figure published"),
-    ("Apple M1 Max", r"apple m1 max", 10.4, None, None, None, "Apple M1 Max announcement (GPU, 10.4 TFLOPS FP32, 32-core GPU); no fp16/bf16 figure published"),
-    ("Apple M1 Ultra", r"apple m1 ultra", 21.0, None, None, None, "Apple M1 Ultra announcement (GPU, 21 TFLOPS FP32, 64-core GPU); no fp16/bf16 figure published"),
-    ("Apple M2", r"apple m2", 3.6, None, None, None, "Apple M2 announcement (GPU, 3.6 TFLOPS FP32, 10-core GPU); no fp16/bf16 figure published"),
-    ("Apple M2 Pro", r"apple m2 pro", 6.8, None, None, None, "Apple M2 Pro announcement (GPU, 6.8 TFLOPS FP32, 19-core GPU); no fp16/bf16 figure published"),
-    ("Apple M2 Max", r"apple m2 max", 13.6, None, None, None, "Apple M2 Max announcement (GPU, 13.6 TFLOPS FP32, 38-core GPU); no fp16/bf16 figure published"),
-    ("Apple M2 Ultra", r"apple m2 ultra", 27.2, None, None, None, "Apple M2 Ultra announcement (GPU, 27.2 TFLOPS FP32, 76-core GPU); no fp16/bf16 figure published"),
+# One row per GPU model: its name, the pattern that must match the normalised CUDA name in full, the dense
+# TFLOP/s at fp32, tf32, fp16 and bf16 ("-": none published), then, indented below, the document it comes from.
+_TABLE = """
+model                 pattern                                   fp32    tf32    fp16    bf16
+V100 PCIe             v100 pcie                                 14.0       -   112.0       -
+    NVIDIA Tesla V100 datasheet (PCIe); no TF32/bf16 on Volta
+V100 SXM2             v100 sxm2                                 15.7       -   125.0       -
+    NVIDIA Tesla V100 datasheet (SXM2); no TF32/bf16 on Volta
+V100S PCIe            v100s pcie                                16.4       -   130.0       -
+    NVIDIA V100S datasheet; no TF32/bf16 on Volta
+T4                    t4                                         8.1       -    65.0       -
+    NVIDIA T4 datasheet (mixed precision FP16/FP32); no TF32/bf16 on Turing
+A10                   a10                                       31.2    62.5   125.0   125.0
+    NVIDIA A10 datasheet (sparse figures halved)
+A10G                  a10g                                         -       -       -       -
+    AWS-only part: no vendor datasheet gives per-precision figures; unknown rather than guessed
+A40                   a40                                       37.4    74.8   149.7   149.7
+    NVIDIA A40 datasheet (sparse figures halved)
+A100                  a100(?: (?:sxm4?|pcie))?                  19.5   156.0   312.0   312.0
+    NVIDIA A100 datasheet: the same dense peaks for PCIe and SXM4, 40 and 80 GB (sustained clocks differ
+    by power limit)
+L4                    l4                                        30.3    60.0   121.0   121.0
+    NVIDIA L4 datasheet (sparse figures halved)
+L40                   l40                                       90.5    90.5   181.0   181.0
+    NVIDIA L40 datasheet (sparse figures halved)
+L40S                  l40s                                      91.6   183.0   362.0   362.0
+    NVIDIA L40S datasheet (sparse figures halved)
+H100 PCIe             h100 pcie                                 51.0   378.0   756.0   756.0
+    NVIDIA H100 datasheet, PCIe column (sparse figures halved)
+H100 SXM              h100 (?:sxm5?(?: hbm3)?|hbm3)             67.0   494.7   989.4   989.4
+    NVIDIA H100 datasheet, SXM column; Hopper whitepaper dense figures
+H100 NVL              h100 nvl                                  60.0   417.5   835.5   835.5
+    NVIDIA H100 NVL product brief, per GPU (sparse figures halved); 2023 revision at 350-400 W,
+    unconfirmed against the final datasheet
+H200                  h200(?: (?:sxm|hbm3e))?                   67.0   494.7   989.4   989.4
+    NVIDIA H200 datasheet, SXM column (sparse figures halved)
+H200 NVL              h200 nvl                                  60.0   417.5   835.5   835.5
+    NVIDIA H200 datasheet, NVL column (sparse figures halved)
+B200                  b200                                      75.0  1100.0  2250.0  2250.0
+    NVIDIA HGX B200 datasheet, per GPU at 1000 W (sparse figures halved)
+RTX 2080 Ti           rtx 2080 ti                               13.4       -    53.8       -
+    NVIDIA Turing whitepaper, reference clocks (Founders Edition 14.2 / 56.9); FP32-accumulate tensor
+    rate; no TF32/bf16 on Turing
+RTX 3060              rtx 3060                                  12.7    12.7    25.5    25.5
+    derived from 28 SMs at 1777 MHz with the GA10x per-SM rates of the Ampere GA102 whitepaper;
+    FP32-accumulate rate
+RTX 3080              rtx 3080                                  29.8    29.8    59.5    59.5
+    NVIDIA Ampere GA102 whitepaper (10 GB model; the 12 GB model has 70 SMs, about 3% more);
+    FP32-accumulate rate
+RTX 3090              rtx 3090                                  35.6    35.6    71.0    71.0
+    NVIDIA Ampere GA102 whitepaper; FP32-accumulate rate (142 with FP16 accumulate)
+RTX 4070 Ti           rtx 4070 ti                               40.1    40.1    80.2    80.2
+    NVIDIA Ada whitepaper (announced there as RTX 4080 12GB, the same 60-SM configuration);
+    FP32-accumulate rate
+RTX 4080              rtx 4080                                  48.7    48.7    97.5    97.5
+    NVIDIA Ada whitepaper (RTX 4080 16GB); FP32-accumulate rate
+RTX 4090              rtx 4090                                  82.6    82.6   165.2   165.2
+    NVIDIA Ada whitepaper; FP32-accumulate rate (330.3 with FP16 accumulate)
+RTX 5090              rtx 5090                                 104.8   104.8   209.5   209.5
+    NVIDIA RTX Blackwell GPU architecture whitepaper; FP32-accumulate rate (419 with FP16 accumulate)
+RTX A4000             rtx a4000                                 19.2    19.2    76.7    76.7
+    NVIDIA RTX A4000 datasheet (tensor 153.4 sparse, halved; full-rate FP32 accumulate)
+RTX A5000             rtx a5000                                 27.8    27.8   111.1   111.1
+    NVIDIA RTX A5000 datasheet (tensor 222.2 sparse, halved; full-rate FP32 accumulate)
+RTX A6000             rtx a6000                                 38.7    38.7   154.8   154.8
+    NVIDIA RTX A6000 datasheet (tensor 309.7 sparse, halved; full-rate FP32 accumulate)
+RTX 6000 Ada          rtx 6000 ada(?: generation)?              91.1    91.1   364.2   364.2
+    NVIDIA Ada whitepaper / RTX 6000 Ada datasheet (1457 FP8 sparse TFLOPS / 4); full-rate FP32
+    accumulate assumed as on the L40S: unconfirmed
+"""
+
+def _parse(table:str) -> tuple:
+    "`(model, pattern, fp32, tf32, fp16, bf16, source)` for each row of a text table like `_TABLE`."
+    rows = []
+    for line in table.strip("\n").splitlines()[1:]:
+        if line.startswith(" "): rows[-1][-1] = f"{rows[-1][-1]} {line.strip()}".strip(); continue
+        model, pattern, *peaks = re.split(r" {2,}", line.strip())
+        rows.append([model, pattern, *(None if p == "-" else float(p) for p in peaks), ""])
+    return tuple(map(tuple, rows))
+
+# Apple: one published GPU FP32 figure per chip name, for its largest GPU; no fp16/bf16 figure
+_APPLE = """
+chip             fp32  cores
+Apple M1           2.6      8
+Apple M1 Pro       5.2     16
+Apple M1 Max      10.4     32
+Apple M1 Ultra    21.0     64
+Apple M2           3.6     10
+Apple M2 Pro       6.8     19
+Apple M2 Max      13.6     38
+Apple M2 Ultra    27.2     76
+"""
+
+_APPLE_CHIPS = [l.rsplit(None, 2) for l in _APPLE.strip().splitlines()[1:]]  # (chip, fp32, cores)
+
+def _apple_rows(chips:list) -> tuple:
+    "The table's rows of Apple chips, with the source each figure comes from."
+    return tuple((c, c.lower(), float(f), None, None, None,
+                  f"{c} announcement (GPU, {float(f):g} TFLOPS FP32, {n}-core GPU); no fp16/bf16 figure published")
+                 for c, f, n in chips)
+
+_ROWS = _parse(_TABLE) + _apple_rows(_APPLE_CHIPS) + (
     ("Apple M3 / M4 family", r"apple m[34](?: (?:pro|max|ultra))?", None, None, None, None,
-     "Apple publishes no GPU FLOP/s from the M3 on (and the GPU core count varies within a name)"),
-)
+     "Apple publishes no GPU FLOP/s from the M3 on (and the GPU core count varies within a name)"),)
 PEAK_PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 # Apple sells each chip name with several GPU core counts; the published figure is for the largest one
-_APPLE_CORES = {"Apple M1": 8, "Apple M1 Pro": 16, "Apple M1 Max": 32, "Apple M1 Ultra": 64,
-                "Apple M2": 10, "Apple M2 Pro": 19, "Apple M2 Max": 38, "Apple M2 Ultra": 76}
+_APPLE_CORES = {c: int(n) for c, _, n in _APPLE_CHIPS}
 
 # %% ../nbs/01a_peaks.ipynb #df8621d6
 def peak_table() -> pd.DataFrame:
     "The peak table: one row per GPU model, dense TFLOP/s per precision and the source of each row."
-    return pd.DataFrame([dict(model=r[0], **dict(zip(PEAK_PRECISIONS, r[2:6])), source=r[6]) for r in _ROWS]).set_index("model")
+    rows = [dict(model=r[0], **dict(zip(PEAK_PRECISIONS, r[2:6])), source=r[6]) for r in _ROWS]
+    return pd.DataFrame(rows).set_index("model")
 
 # %% ../nbs/01a_peaks.ipynb #cde4999d
 _DROP = re.compile(r"\b(?:nvidia|geforce|tesla|\d+\s*gb)\b")
@@ -99,7 +152,8 @@ def peak_flops(device_name:str|None, # the device name as CUDA (or `env.cpu_name
     "Dense datasheet peak of `device_name` at `precision`, in FLOP/s; None when unknown or not published."
     p = str(precision).strip().lower()
     if p == "fp32-default": return None  # 2022's fp32 ran convolutions on TF32: neither peak is the right one
-    if p not in PEAK_PRECISIONS: raise BadInput(f"unknown precision {precision!r}: accepted are {', '.join(PEAK_PRECISIONS)}")
+    if p not in PEAK_PRECISIONS:
+        raise BadInput(f"unknown precision {precision!r}: accepted are {', '.join(PEAK_PRECISIONS)}")
     row = peak_row(device_name)
     if row is None: return None
     tflops = next(r for r in _ROWS if r[0] == row)[2 + PEAK_PRECISIONS.index(p)]

@@ -1,4 +1,4 @@
-"""What the device did while it was timed: clocks, temperature, power, throttling, other processes, energy, and the verdict on whether the number is valid
+"""What the device did while timed (clocks, temperature, power, throttling, other processes, energy), and the verdict
 
 Docs: https://xl0.github.io/ready-steady-go/telemetry.html.md"""
 
@@ -38,9 +38,9 @@ def reason_names(mask:int|None, # NVML's clock-event reason bit mask
     return names + ([f"0x{rest:x}"] if rest else [])
 
 # %% ../nbs/01b_telemetry.ipynb #9c00050f
-SUMMARY_KEYS = ("n_samples", "seconds", "sm_clock_mhz", "max_sm_clock_mhz", "sm_clock_ratio", "mem_clock_mhz", "temp_max_c",
-                "power_mean_w", "power_limit_w", "default_power_limit_w", "util_mean", "throttle", "throttle_share",
-                "other_processes", "other_pids")
+SUMMARY_KEYS = ("n_samples", "seconds", "sm_clock_mhz", "max_sm_clock_mhz", "sm_clock_ratio", "mem_clock_mhz",
+                "temp_max_c", "power_mean_w", "power_limit_w", "default_power_limit_w", "util_mean", "throttle",
+                "throttle_share", "other_processes", "other_pids")
 
 def _others(o:dict) -> tuple:
     procs = o.get("processes")
@@ -84,9 +84,11 @@ def conditions(summary:dict|None,             # `summarise`'s output for the win
     out, s = [], summary or {}
     share = s.get("throttle_share") or {}
     if max(share.get(n, 0) for n in _THERMAL) >= min_share: out.append("thermal throttle")
-    lowered = s.get("power_limit_w") and s.get("default_power_limit_w") and s["power_limit_w"] < 0.98 * s["default_power_limit_w"]
+    limit, default = s.get("power_limit_w"), s.get("default_power_limit_w")
+    lowered = limit and default and limit < 0.98 * default
     if max(share.get(n, 0) for n in _POWER) >= min_share or lowered: out.append("power cap")
-    if s.get("sm_clock_ratio") is not None and s["sm_clock_ratio"] < min_clock_ratio: out.append("clock below 90% of max")
+    if s.get("sm_clock_ratio") is not None and s["sm_clock_ratio"] < min_clock_ratio:
+        out.append("clock below 90% of max")
     if s.get("other_processes"): out.append("another process on the GPU")
     if ci_target_met is False: out.append("CI not reached (stopped at the cap)")
     if alloc_retries: out.append("allocator retries")
@@ -115,12 +117,15 @@ def window_energy(samples:list, # readings of one window, in time order
     s, notes = [o for o in samples if o], []
     e = [o["energy_mj"] for o in s if o.get("energy_mj") is not None]
     if len(e) > 1:
-        if e[0] > 0 and e[-1] > e[0]: return dict(energy_j=(e[-1] - e[0]) / 1e3, energy_source="nvml-counter", energy_note=None)
-        notes.append("NVML energy counter " + ("read 0" if min(e[0], e[-1]) <= 0 else "went backwards" if e[-1] < e[0] else "did not move"))
+        if e[0] > 0 and e[-1] > e[0]:
+            return dict(energy_j=(e[-1] - e[0]) / 1e3, energy_source="nvml-counter", energy_note=None)
+        why = "read 0" if min(e[0], e[-1]) <= 0 else "went backwards" if e[-1] < e[0] else "did not move"
+        notes.append("NVML energy counter " + why)
     p = [(o["t"], o["power_w"]) for o in s if o.get("power_w") is not None and o.get("t") is not None]
     if len(p) > 1 and p[-1][0] > p[0][0]:
         j = sum((t1 - t0) * (w0 + w1) / 2 for (t0, w0), (t1, w1) in zip(p, p[1:]))
-        return dict(energy_j=j, energy_source="nvml-power", energy_note="; ".join(notes + ["integrated sampled power"]) if notes else None)
+        note = "; ".join(notes + ["integrated sampled power"]) if notes else None
+        return dict(energy_j=j, energy_source="nvml-power", energy_note=note)
     r = [o["rapl_uj"] for o in s if o.get("rapl_uj")]
     if len(r) > 1:
         j = _rapl_joules(r)
@@ -158,7 +163,8 @@ class Sampler:
     "Background readings of a device between `start()` and `stop()`; `summary()` describes the window."
     def __init__(self, reader,               # a callable returning one reading (a dict), e.g. `NvmlReader(dev)`
                  interval:float|None=0.1):   # seconds between readings; None: only at start and stop
-        self.reader, self.interval, self.samples, self.read_errors, self.thread_cpu_s, self._thread = reader, interval, [], 0, 0.0, None
+        self.reader, self.interval, self.samples, self._thread = reader, interval, [], None
+        self.read_errors, self.thread_cpu_s = 0, 0.0
     def _read(self):
         try: o = self.reader()
         except Exception: self.read_errors += 1; return
@@ -193,7 +199,8 @@ def _nvml_keys(props) -> list:
     keys, u = [], str(getattr(props, "uuid", "") or "")
     if u: keys += [("uuid", u)] if u.startswith(("GPU-", "MIG-")) else [("uuid", "GPU-" + u), ("uuid", "MIG-" + u)]
     if getattr(props, "pci_bus_id", None) is not None:
-        keys.append(("pci", f"{getattr(props, 'pci_domain_id', 0):08X}:{props.pci_bus_id:02X}:{getattr(props, 'pci_device_id', 0):02X}.0"))
+        domain, device = getattr(props, "pci_domain_id", 0), getattr(props, "pci_device_id", 0)
+        keys.append(("pci", f"{domain:08X}:{props.pci_bus_id:02X}:{device:02X}.0"))
     return keys
 
 def nvml_handle(dev:torch.device|str,  # a CUDA device
@@ -231,16 +238,20 @@ class NvmlReader:
         n, h = self.nvml, self.handle
         self.pid, self.max_sm = os.getpid(), _try(n.nvmlDeviceGetMaxClockInfo, h, n.NVML_CLOCK_SM)
         self.default_limit = _try(n.nvmlDeviceGetPowerManagementDefaultLimit, h)
-        self._reasons = getattr(n, "nvmlDeviceGetCurrentClocksEventReasons", None) or n.nvmlDeviceGetCurrentClocksThrottleReasons
+        self._reasons = (getattr(n, "nvmlDeviceGetCurrentClocksEventReasons", None)
+                         or n.nvmlDeviceGetCurrentClocksThrottleReasons)
     def __call__(self) -> dict:
         n, h = self.nvml, self.handle
         mw = lambda v: None if v is None else v / 1e3
         util = _try(n.nvmlDeviceGetUtilizationRates, h)
         return dict(t=time.monotonic(), sm_clock_mhz=_try(n.nvmlDeviceGetClockInfo, h, n.NVML_CLOCK_SM),
                     mem_clock_mhz=_try(n.nvmlDeviceGetClockInfo, h, n.NVML_CLOCK_MEM), max_sm_clock_mhz=self.max_sm,
-                    temp_c=_try(n.nvmlDeviceGetTemperature, h, n.NVML_TEMPERATURE_GPU), power_w=mw(_try(n.nvmlDeviceGetPowerUsage, h)),
-                    power_limit_w=mw(_try(n.nvmlDeviceGetEnforcedPowerLimit, h)), default_power_limit_w=mw(self.default_limit),
-                    util_gpu=getattr(util, "gpu", None), util_mem=getattr(util, "memory", None), reasons=_try(self._reasons, h),
+                    temp_c=_try(n.nvmlDeviceGetTemperature, h, n.NVML_TEMPERATURE_GPU),
+                    power_w=mw(_try(n.nvmlDeviceGetPowerUsage, h)),
+                    power_limit_w=mw(_try(n.nvmlDeviceGetEnforcedPowerLimit, h)),
+                    default_power_limit_w=mw(self.default_limit),
+                    util_gpu=getattr(util, "gpu", None), util_mem=getattr(util, "memory", None),
+                    reasons=_try(self._reasons, h),
                     processes=_procs(n, h), pid=self.pid, energy_mj=_try(n.nvmlDeviceGetTotalEnergyConsumption, h))
 
 # %% ../nbs/01b_telemetry.ipynb #1dc607a8
@@ -275,18 +286,22 @@ def read_now(dev:torch.device|str, # the device
     return _try(r) if r else None
 
 # %% ../nbs/01b_telemetry.ipynb #d0e25389
-ENV_ALLOW = ("NVIDIA_TF32_OVERRIDE", "PYTORCH_CUDA_ALLOC_CONF", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "TORCH_CUDNN_V8_API_DISABLED")
-DETAIL_KEYS = ("sm_count", "max_sm_clock_mhz", "power_limit_w", "default_power_limit_w", "gpu_uuid", "pcie_gen", "pcie_width",
-               "pcie_gen_max", "pcie_width_max", "mps_gpu_cores", "mps_memory_gb", "env_vars")
+ENV_ALLOW = ("NVIDIA_TF32_OVERRIDE", "PYTORCH_CUDA_ALLOC_CONF", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS",
+             "TORCH_CUDNN_V8_API_DISABLED")
+DETAIL_KEYS = ("sm_count", "max_sm_clock_mhz", "power_limit_w", "default_power_limit_w", "gpu_uuid", "pcie_gen",
+               "pcie_width", "pcie_gen_max", "pcie_width_max", "mps_gpu_cores", "mps_memory_gb", "env_vars")
 
 def _apple_details(run=subprocess.run) -> dict:
     "GPU core count (system_profiler) and unified memory (sysctl) of a Mac; None where unreadable."
     cores = mem = None
     try:
         out = run(["system_profiler", "SPDisplaysDataType", "-json"], capture_output=True, text=True, timeout=30).stdout
-        cores = next((int(g["sppci_cores"]) for g in json.loads(out).get("SPDisplaysDataType", []) if g.get("sppci_cores")), None)
+        gpus = json.loads(out).get("SPDisplaysDataType", [])
+        cores = next((int(g["sppci_cores"]) for g in gpus if g.get("sppci_cores")), None)
     except Exception: pass
-    try: mem = round(int(run(["sysctl", "-n", "hw.memsize"], capture_output=True, text=True, timeout=10).stdout) / 2**30, 1)
+    try:
+        out = run(["sysctl", "-n", "hw.memsize"], capture_output=True, text=True, timeout=10).stdout
+        mem = round(int(out) / 2**30, 1)
     except Exception: pass
     return dict(mps_gpu_cores=cores, mps_memory_gb=mem)
 
@@ -295,7 +310,7 @@ def device_details(dev:torch.device|str,  # the device the runs use
                    environ=None,          # the environment to read the allow-list from (default `os.environ`)
                    run=subprocess.run,    # runs `system_profiler`/`sysctl` on a Mac (injectable)
                   ) -> dict:
-    "SM count, clocks, power limit, UUID and PCIe link (NVIDIA), GPU cores and memory (Apple), and the allow-listed variables."
+    "SM count, clocks, power limit, UUID and PCIe link (NVIDIA), GPU cores and memory (Apple), allow-listed variables."
     dev, env = torch.device(dev), os.environ if environ is None else environ
     d = dict.fromkeys(DETAIL_KEYS); d["env_vars"] = {k: env.get(k) for k in ENV_ALLOW}
     if dev.type == "cuda":
@@ -308,8 +323,10 @@ def device_details(dev:torch.device|str,  # the device the runs use
             d.update(max_sm_clock_mhz=_try(n.nvmlDeviceGetMaxClockInfo, h, n.NVML_CLOCK_SM),
                      power_limit_w=mw(_try(n.nvmlDeviceGetEnforcedPowerLimit, h)),
                      default_power_limit_w=mw(_try(n.nvmlDeviceGetPowerManagementDefaultLimit, h)),
-                     gpu_uuid=_try(n.nvmlDeviceGetUUID, h), pcie_gen=_try(n.nvmlDeviceGetCurrPcieLinkGeneration, h),
-                     pcie_width=_try(n.nvmlDeviceGetCurrPcieLinkWidth, h), pcie_gen_max=_try(n.nvmlDeviceGetMaxPcieLinkGeneration, h),
+                     gpu_uuid=_try(n.nvmlDeviceGetUUID, h),
+                     pcie_gen=_try(n.nvmlDeviceGetCurrPcieLinkGeneration, h),
+                     pcie_width=_try(n.nvmlDeviceGetCurrPcieLinkWidth, h),
+                     pcie_gen_max=_try(n.nvmlDeviceGetMaxPcieLinkGeneration, h),
                      pcie_width_max=_try(n.nvmlDeviceGetMaxPcieLinkWidth, h))
         d["gpu_uuid"] = d["gpu_uuid"] or (str(p.uuid) if getattr(p, "uuid", None) else None)
     elif dev.type == "mps" and sys.platform == "darwin": d.update(_apple_details(run))

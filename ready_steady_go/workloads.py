@@ -29,7 +29,8 @@ __all__ = ['LM_CONFIGS', 'UNET3D_CONFIGS', 'OPS', 'PIPELINES', 'DEFAULT_BS', 'KI
 
 # %% ../nbs/01_workloads.ipynb #2411f97d
 _GPT2 = dict(vocab_size=50257, n_positions=1024, bos_token_id=50256, eos_token_id=50256)
-_LLAMA3 = dict(vocab_size=128256, rope_theta=500000.0, max_position_embeddings=8192, bos_token_id=128000, eos_token_id=128001)
+_LLAMA3 = dict(vocab_size=128256, rope_theta=500000.0, max_position_embeddings=8192, bos_token_id=128000,
+               eos_token_id=128001)
 _TINY = dict(vocab_size=512, bos_token_id=0, eos_token_id=0)
 
 LM_CONFIGS = {  # name: (architecture, config, default seq_len)
@@ -37,8 +38,9 @@ LM_CONFIGS = {  # name: (architecture, config, default seq_len)
     "gpt2-medium": ("gpt2", dict(_GPT2, n_layer=24, n_embd=1024, n_head=16), 1024),
     "gpt2-large":  ("gpt2", dict(_GPT2, n_layer=36, n_embd=1280, n_head=20), 1024),
     "gpt2-xl":     ("gpt2", dict(_GPT2, n_layer=48, n_embd=1600, n_head=25), 1024),
-    "llama-160m":  ("llama", dict(_LLAMA3, vocab_size=32000, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
-                                  num_key_value_heads=12, intermediate_size=3072, tie_word_embeddings=False), 2048),
+    "llama-160m":  ("llama", dict(_LLAMA3, vocab_size=32000, hidden_size=768, num_hidden_layers=12,
+                                  num_attention_heads=12, num_key_value_heads=12, intermediate_size=3072,
+                                  tie_word_embeddings=False), 2048),
     "llama-1b":    ("llama", dict(_LLAMA3, hidden_size=2048, num_hidden_layers=16, num_attention_heads=32,
                                   num_key_value_heads=8, intermediate_size=8192, tie_word_embeddings=True), 2048),
     "llama-3b":    ("llama", dict(_LLAMA3, hidden_size=3072, num_hidden_layers=28, num_attention_heads=24,
@@ -46,8 +48,9 @@ LM_CONFIGS = {  # name: (architecture, config, default seq_len)
     "llama-8b":    ("llama", dict(_LLAMA3, hidden_size=4096, num_hidden_layers=32, num_attention_heads=32,
                                   num_key_value_heads=8, intermediate_size=14336, tie_word_embeddings=False), 2048),
     "test-gpt2":   ("gpt2", dict(_TINY, n_layer=2, n_embd=64, n_head=2, n_positions=256), 64),
-    "test-llama":  ("llama", dict(_TINY, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                                  intermediate_size=128, max_position_embeddings=256, tie_word_embeddings=False), 64),
+    "test-llama":  ("llama", dict(_TINY, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                                  num_key_value_heads=2, intermediate_size=128, max_position_embeddings=256,
+                                  tie_word_embeddings=False), 64),
 }
 UNET3D_CONFIGS = {  # name: (features of the 5 levels and the up path, default patch side)
     "test-unet3d":  ((4, 4, 8, 8, 16, 4), 32),
@@ -55,19 +58,23 @@ UNET3D_CONFIGS = {  # name: (features of the 5 levels and the up path, default p
     "unet3d":       ((32, 32, 64, 128, 256, 32), 128),
     "unet3d-large": ((64, 64, 128, 256, 512, 64), 128),
 }
-OPS = {"matmul": 4096, "add": 2**26, "h2d": 2**26, "h2d-pageable": 2**26, "d2h": 2**26, "d2h-pageable": 2**26, "seed2022": 12288}  # name: default N
+OPS = {"matmul": 4096, "add": 2**26, "h2d": 2**26, "h2d-pageable": 2**26, "d2h": 2**26, "d2h-pageable": 2**26,
+       "seed2022": 12288}  # name: default N
 PIPELINES = {"imagenet": 224}  # name: crop side
 DEFAULT_BS = dict(image=32, lm=8, unet3d=2, op=1, data=256)  # per step: images, sequences, patches, iterations, images
 
 # %% ../nbs/01_workloads.ipynb #51635f68
 def list_workloads() -> pd.DataFrame:
     "Every workload family with its models, unit and defaults."
-    rows = [dict(workload="image", model="any timm name (resnet50, vit_base_patch16_224, …)", unit="images",
-                 size="the model's own (224 for most)", seq_len="", bs=DEFAULT_BS["image"], optimizer="sgd")]
-    for m, (_, _, t) in LM_CONFIGS.items(): rows.append(dict(workload="lm", model=m, unit="tokens", size="", seq_len=t, bs=DEFAULT_BS["lm"], optimizer="adamw"))
-    for m, (_, s) in UNET3D_CONFIGS.items(): rows.append(dict(workload="unet3d", model=m, unit="voxels", size=s, seq_len="", bs=DEFAULT_BS["unet3d"], optimizer="sgd"))
-    for o, s in OPS.items(): rows.append(dict(workload="op", model=f"op:{o}", unit="iterations", size=s, seq_len="", bs=DEFAULT_BS["op"], optimizer=""))
-    for p, s in PIPELINES.items(): rows.append(dict(workload="data", model=f"data:{p}", unit="images", size=s, seq_len="", bs=DEFAULT_BS["data"], optimizer=""))
+    def row(kind, model, unit, size="", seq_len="", optimizer=""):
+        return dict(workload=kind, model=model, unit=unit, size=size, seq_len=seq_len, bs=DEFAULT_BS[kind],
+                    optimizer=optimizer)
+    rows = [row("image", "any timm name (resnet50, vit_base_patch16_224, …)", "images",
+                size="the model's own (224 for most)", optimizer="sgd")]
+    rows += [row("lm", m, "tokens", seq_len=t, optimizer="adamw") for m, (_, _, t) in LM_CONFIGS.items()]
+    rows += [row("unet3d", m, "voxels", size=s, optimizer="sgd") for m, (_, s) in UNET3D_CONFIGS.items()]
+    rows += [row("op", f"op:{o}", "iterations", size=s) for o, s in OPS.items()]
+    rows += [row("data", f"data:{p}", "images", size=s) for p, s in PIPELINES.items()]
     return pd.DataFrame(rows)
 
 # %% ../nbs/01_workloads.ipynb #dae3e64b
@@ -119,7 +126,8 @@ def _counted_flops(wl) -> float|None:
     fake = getattr(wl, "count_fake", False)
     try:
         with FakeTensorMode(allow_non_fake_inputs=True) if fake else torch.device("meta"):
-            model = wl.build(counting=True).eval().requires_grad_(False)  # not `no_grad`: some models' module tracking fails under it (PiT, CaiT)
+            # not `no_grad`: some models' module tracking fails under it (PiT, CaiT)
+            model = wl.build(counting=True).eval().requires_grad_(False)
             x, _ = wl.batch(2, "cpu" if fake else "meta")
             with FlopCounterMode(display=False) as fc: model(x)
         return fc.get_total_flops() / (2 * wl.items_per_sample) or None
@@ -137,7 +145,9 @@ class Workload:
     def key(self) -> tuple: return (self.kind, self.model, self.size, self.seq_len)
     def __eq__(self, other): return isinstance(other, Workload) and self.key == other.key
     def __hash__(self): return hash(self.key)
-    def __repr__(self): return f"{type(self).__name__}({self.model!r}, size={self.size}" + (f", seq_len={self.seq_len})" if self.seq_len else ")")
+    def __repr__(self):
+        seq = f", seq_len={self.seq_len}" if self.seq_len else ""
+        return f"{type(self).__name__}({self.model!r}, size={self.size}{seq})"
 
     def flops_per_sample(self, mode:str="train") -> float|None:
         "FLOPs per item of the unit in one step of `mode` (3× forward for `train`), counted; `None` if not countable."
@@ -152,7 +162,8 @@ class Workload:
 
     def check(self, precision:str="fp32", mode:str="train", channels_last:bool=False, compile:bool=False):
         "`BadInput` if this workload cannot run `precision`, `mode`, `channels_last` or `compile`."
-        if compile and not self.compilable: raise BadInput(f"compile applies to neural-network workloads, not to {self.model} ({self.kind})")
+        if compile and not self.compilable:
+            raise BadInput(f"compile applies to neural-network workloads, not to {self.model} ({self.kind})")
         if precision not in self.precisions:
             raise BadInput(f"{self.model} runs at {', '.join(self.precisions)}, not precision {precision!r}")
         if channels_last and self.memory_format is None:
@@ -179,7 +190,8 @@ class Workload:
         model = model.to(dev)
         if channels_last: model = model.to(memory_format=self.memory_format)
         if not compile: return model
-        return torch.compile(model, mode=compile if isinstance(compile, str) else None, dynamic=False)  # static shapes: one graph per point
+        # static shapes: one graph per point
+        return torch.compile(model, mode=compile if isinstance(compile, str) else None, dynamic=False)
 
 # %% ../nbs/01_workloads.ipynb #75b703a6
 @lru_cache(None)
@@ -199,10 +211,12 @@ def _named() -> list:
 def check_model(name:str, # a workload name: `gpt2`, `unet3d`, `op:matmul`, `data:imagenet` or any timm name
                ) -> str:
     "`name` if a workload family knows it, else `BadInput` with the closest names of all families."
-    if not isinstance(name, str) or not name.strip(): raise BadInput(f"model name {name!r} is empty: give a model such as resnet50, gpt2, unet3d or op:matmul")
+    if not isinstance(name, str) or not name.strip():
+        raise BadInput(f"model name {name!r} is empty: give a model such as resnet50, gpt2, unet3d or op:matmul")
     if _family(name): return name
     close = difflib.get_close_matches(name, _named() + list(_timm_names()), n=3, cutoff=0.6)
-    hint = f"did you mean {', '.join(close)}?" if close else "see list_workloads() (ready-steady-go --list) for the accepted names"
+    hint = (f"did you mean {', '.join(close)}?" if close
+            else "see list_workloads() (ready-steady-go --list) for the accepted names")
     raise BadInput(f"unknown model {name!r}: {hint}")
 
 # %% ../nbs/01_workloads.ipynb #b177659f
@@ -215,7 +229,8 @@ class TimmClassifier(Workload):
                  num_classes:int=1000, # classes in the head; labels are drawn from them
                 ):
         self.model = check_model(model)
-        if _family(model) != "image": raise BadInput(f"{model!r} is of the {_family(model)} family, not a timm image classifier")
+        if _family(model) != "image":
+            raise BadInput(f"{model!r} is of the {_family(model)} family, not a timm image classifier")
         cfg = get_pretrained_cfg(split_model_name_tag(model)[0], allow_unregistered=True)
         self.default_size = int(cfg.input_size[-1]) if cfg is not None and cfg.input_size else 224
         self.fixed_size = bool(cfg is not None and cfg.fixed_input_size)
@@ -250,7 +265,9 @@ class LanguageModel(Workload):
                  model:str,              # a name in `LanguageModel.configs`
                  seq_len:int|None=None,  # tokens per sequence (default: 1024 for GPT-2, 2048 for Llama)
                 ):
-        if model not in self.configs: check_model(model); raise BadInput(f"{model!r} is not a language model: use one of {', '.join(self.configs)}")
+        if model not in self.configs:
+            check_model(model)
+            raise BadInput(f"{model!r} is not a language model: use one of {', '.join(self.configs)}")
         self.model, (self.arch, self._cfg, self.default_seq_len) = model, self.configs[model]
         if seq_len is not None and (isinstance(seq_len, bool) or not isinstance(seq_len, int) or seq_len < 1):
             raise BadInput(f"seq_len {seq_len!r} must be a positive whole number of tokens")
@@ -261,7 +278,8 @@ class LanguageModel(Workload):
         from transformers import GPT2Config, LlamaConfig
         kw = dict(self._cfg, attn_implementation="eager" if counting else "sdpa")
         if self.arch == "gpt2": return GPT2Config(**dict(kw, n_positions=max(kw["n_positions"], self.seq_len)))
-        return LlamaConfig(**dict(kw, max_position_embeddings=max(kw["max_position_embeddings"], self.seq_len), pad_token_id=None))
+        positions = max(kw["max_position_embeddings"], self.seq_len)
+        return LlamaConfig(**dict(kw, max_position_embeddings=positions, pad_token_id=None))
 
     def build(self, counting:bool=False) -> nn.Module:
         "A freshly initialised model that maps token ids to logits, on the current default device."
@@ -310,7 +328,8 @@ def parse_patch(size:int|str, # a cube side (`64`, `"64"`) or `"DxHxW"` (`"32x12
         raise BadInput(f"3D size {size!r} must be a cube side (64) or DxHxW (32x128x128)")
     dhw = tuple(int(p) for p in parts) * (3 if len(parts) == 1 else 1)
     if any(s < 32 or s % 16 for s in dhw):
-        raise BadInput(f"3D size {size!r}: every side must be a multiple of 16 and at least 32 (the U-Net halves it four times), e.g. 64 or 32x128x128")
+        raise BadInput(f"3D size {size!r}: every side must be a multiple of 16 and at least 32 "
+                       "(the U-Net halves it four times), e.g. 64 or 32x128x128")
     return dhw
 
 def _size_str(dhw): return dhw[0] if len(set(dhw)) == 1 else "x".join(map(str, dhw))
@@ -318,7 +337,8 @@ def _size_str(dhw): return dhw[0] if len(set(dhw)) == 1 else "x".join(map(str, d
 # %% ../nbs/01_workloads.ipynb #78f2bccb
 class UNet3D(Workload):
     "A 3D U-Net (MONAI `BasicUNet`) trained on (or run over) random patches with Dice + cross-entropy."
-    kind, unit, default_bs, memory_format, configs = "unet3d", "voxels", DEFAULT_BS["unet3d"], torch.channels_last_3d, UNET3D_CONFIGS
+    kind, unit, default_bs, configs = "unet3d", "voxels", DEFAULT_BS["unet3d"], UNET3D_CONFIGS
+    memory_format = torch.channels_last_3d
     def __init__(self,
                  model:str="unet3d",        # a name in `UNet3D.configs`
                  size:int|str|None=None,    # patch: cube side or `DxHxW` (default: the model's)
@@ -328,12 +348,15 @@ class UNet3D(Workload):
                  overlap:float=0.25,        # overlap of neighbouring windows
                  classes:int=2,             # output classes
                 ):
-        if model not in self.configs: check_model(model); raise BadInput(f"{model!r} is not a 3D U-Net: use one of {', '.join(self.configs)}")
+        if model not in self.configs:
+            check_model(model)
+            raise BadInput(f"{model!r} is not a 3D U-Net: use one of {', '.join(self.configs)}")
         self.model, (self.features, default) = model, self.configs[model]
         self.patch = parse_patch(default if size is None else size)
         self.size, self.classes = _size_str(self.patch), classes
         self.sliding_window, self.sw_batch, self.overlap = bool(sliding_window), sw_batch, overlap
-        self.volume = (parse_patch(volume) if volume is not None else tuple(2 * s for s in self.patch)) if sliding_window else None
+        whole = parse_patch(volume) if volume is not None else tuple(2 * s for s in self.patch)
+        self.volume = whole if sliding_window else None
         if self.volume and any(v < p for v, p in zip(self.volume, self.patch)):
             raise BadInput(f"volume {volume!r} is smaller than the patch {self.size}: give a volume at least as large")
         self.items_per_sample = math.prod(self.volume or self.patch)
@@ -367,17 +390,23 @@ class UNet3D(Workload):
 
     def check(self, precision="fp32", mode="train", channels_last=False, compile=False):
         super().check(precision, mode, channels_last, compile)
-        if self.sliding_window and mode != "infer": raise BadInput(f"sliding_window is a way to infer: use mode infer, not {mode!r}")
+        if self.sliding_window and mode != "infer":
+            raise BadInput(f"sliding_window is a way to infer: use mode infer, not {mode!r}")
 
-    def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None, channels_last=False, compile=False, fused=False):
+    def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None, channels_last=False, compile=False,
+                  fused=False):
         "One step; with `sliding_window`, `bs` volumes predicted window by window."
-        if not self.sliding_window: return super().make_step(device, bs, precision, mode, optimizer, channels_last, compile, fused)
+        if not self.sliding_window:
+            return super().make_step(device, bs, precision=precision, mode=mode, optimizer=optimizer,
+                                     channels_last=channels_last, compile=compile, fused=fused)
         from monai.inferers import sliding_window_inference
         self.check(precision, mode, channels_last, compile)
         dev = torch.device(device)
-        fwd, (x, _), amp = self._model_on(dev, channels_last, compile).eval(), self.batch(bs, dev, channels_last), amp_context(dev, precision)
+        fwd, (x, _) = self._model_on(dev, channels_last, compile).eval(), self.batch(bs, dev, channels_last)
+        amp = amp_context(dev, precision)
         def step():
-            with torch.inference_mode(), amp(): sliding_window_inference(x, self.patch, self.sw_batch, fwd, overlap=self.overlap)
+            with torch.inference_mode(), amp():
+                sliding_window_inference(x, self.patch, self.sw_batch, fwd, overlap=self.overlap)
         return step
 
 # %% ../nbs/01_workloads.ipynb #2007ccac
@@ -393,7 +422,9 @@ class MicroOp(Workload):
                  size:int|None=None,   # N: matrix side (matmul, seed2022) or elements (add, copies)
                 ):
         op = model[3:] if model.startswith("op:") else None
-        if op not in self.ops: check_model(model); raise BadInput(f"{model!r} is not a micro-op: use one of {', '.join('op:' + o for o in self.ops)}")
+        if op not in self.ops:
+            check_model(model)
+            raise BadInput(f"{model!r} is not a micro-op: use one of {', '.join('op:' + o for o in self.ops)}")
         if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
             raise BadInput(f"op size {size!r} must be a positive whole number (matrix side or elements)")
         self.model, self.op, self.size = model, op, size or self.ops[op]
@@ -418,7 +449,8 @@ class MicroOp(Workload):
             out = torch.empty(n, n, device=dev, dtype=dt)
             def one(): torch.mm(a, b, out=out)
         elif self.op == "add":
-            a, b, out = torch.randn(n, device=dev, dtype=dt), torch.randn(n, device=dev, dtype=dt), torch.empty(n, device=dev, dtype=dt)
+            a, b = torch.randn(n, device=dev, dtype=dt), torch.randn(n, device=dev, dtype=dt)
+            out = torch.empty(n, device=dev, dtype=dt)
             def one(): torch.add(a, b, out=out)
         elif self.op == "seed2022":
             g = torch.Generator().manual_seed(2022)
@@ -445,7 +477,8 @@ def cache_dir() -> Path:
 
 def _photo_like(h:int, w:int, g:torch.Generator) -> torch.Tensor:
     "A uint8 CHW image of smooth noise at three scales, which compresses like a photograph."
-    img = sum(F.interpolate(torch.rand(1, 3, max(2, h // s), max(2, w // s), generator=g), size=(h, w), mode="bicubic", align_corners=False) * a
+    noise = lambda s: torch.rand(1, 3, max(2, h // s), max(2, w // s), generator=g)
+    img = sum(F.interpolate(noise(s), size=(h, w), mode="bicubic", align_corners=False) * a
               for s, a in ((64, 0.5), (8, 0.3), (1, 0.2)))
     return (img[0] * 255).clamp(0, 255).to(torch.uint8)
 
@@ -460,7 +493,8 @@ def synthetic_jpegs(n:int=256,          # how many files
         g = torch.Generator().manual_seed(0)
         for i in range(n):
             h, w = (375, 500) if i % 3 else (500, 375)
-            h, w = h + int(torch.randint(-40, 41, (1,), generator=g)), w + int(torch.randint(-40, 41, (1,), generator=g))
+            h = h + int(torch.randint(-40, 41, (1,), generator=g))
+            w = w + int(torch.randint(-40, 41, (1,), generator=g))
             (d / f"{i:05d}.jpg").write_bytes(encode_jpeg(_photo_like(h, w, g), quality=90).numpy().tobytes())
         (d / "done").touch()
     return sorted(d.glob("*.jpg"))
@@ -472,7 +506,8 @@ class _JpegFiles(torch.utils.data.Dataset):
         from torchvision.transforms import v2
         self.paths = [str(p) for p in paths]
         self.tf = v2.Compose([v2.RandomResizedCrop(size, antialias=True), v2.RandomHorizontalFlip(),
-                              v2.ToDtype(torch.float32, scale=True), v2.Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225])])
+                              v2.ToDtype(torch.float32, scale=True),
+                              v2.Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225])])
     def __len__(self): return 2**62
     def __getitem__(self, i):
         from torchvision.io import decode_jpeg, read_file
@@ -480,7 +515,8 @@ class _JpegFiles(torch.utils.data.Dataset):
 
 class ImagePipeline(Workload):
     "JPEG decoding and augmentation on the CPU through a `DataLoader`: the rate the CPU can feed a GPU."
-    kind, unit, default_bs, forced_device, pipelines, compilable = "data", "images", DEFAULT_BS["data"], "cpu", PIPELINES, False
+    kind, unit, default_bs, forced_device = "data", "images", DEFAULT_BS["data"], "cpu"
+    pipelines, compilable = PIPELINES, False
     def __init__(self,
                  model:str="data:imagenet", # `data:imagenet`
                  size:int|None=None,        # crop side (default 224)
@@ -489,13 +525,19 @@ class ImagePipeline(Workload):
                  root:Path|str|None=None,   # cache directory (default: `cache_dir()`)
                 ):
         p = model[5:] if model.startswith("data:") else None
-        if p not in self.pipelines: check_model(model); raise BadInput(f"{model!r} is not an input pipeline: use one of {', '.join('data:' + k for k in self.pipelines)}")
+        if p not in self.pipelines:
+            check_model(model)
+            names = ", ".join("data:" + k for k in self.pipelines)
+            raise BadInput(f"{model!r} is not an input pipeline: use one of {names}")
         for v, what in ((size, "crop size"), (n_files, "n_files")):
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1): raise BadInput(f"{what} {v!r} must be a positive whole number")
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+                raise BadInput(f"{what} {v!r} must be a positive whole number")
         if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 0):
-            raise BadInput(f"workers {workers!r} must be a whole number of loader processes, 0 or more (0: decode in the main process)")
+            raise BadInput(f"workers {workers!r} must be a whole number of loader processes, 0 or more "
+                           "(0: decode in the main process)")
         self.model, self.size, self.n_files, self.root = model, size or self.pipelines[p], n_files, root
-        self.workers = len(os.sched_getaffinity(0)) if workers is None and hasattr(os, "sched_getaffinity") else workers if workers is not None else os.cpu_count()
+        every_core = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        self.workers = every_core if workers is None else workers
 
     @property
     def key(self): return (self.kind, self.model, self.size, None, self.workers)
@@ -504,11 +546,13 @@ class ImagePipeline(Workload):
         "One step: the next batch of `bs` decoded, augmented images (on the CPU whatever `device` is)."
         self.check(precision, mode, channels_last, compile)
         ds = _JpegFiles(synthetic_jpegs(self.n_files, self.root), self.size)
-        dl = torch.utils.data.DataLoader(ds, batch_size=bs, num_workers=self.workers, persistent_workers=self.workers > 0,
+        dl = torch.utils.data.DataLoader(ds, batch_size=bs, num_workers=self.workers,
+                                         persistent_workers=self.workers > 0,
                                          prefetch_factor=2 if self.workers else None)
         it = iter(dl)
         def step(): return next(it)
-        step.note = None if torch.device(device).type == "cpu" else f"{self.model} ran on the CPU; {device} was not used"
+        on_cpu = torch.device(device).type == "cpu"
+        step.note = None if on_cpu else f"{self.model} ran on the CPU; {device} was not used"
         return step
 
 # %% ../nbs/01_workloads.ipynb #f03c3c12
