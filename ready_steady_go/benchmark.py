@@ -620,7 +620,7 @@ def measured_peak(dev:str|torch.device="auto", # the device
     _PEAKS[(str(dev), precision)] = r.tflops * 1e12
     return _PEAKS[(str(dev), precision)]
 
-# %% ../nbs/02_benchmark.ipynb #3144445f
+# %% ../nbs/02_benchmark.ipynb #b1a84554
 def _spread(xs:list) -> float:
     "How far apart `xs` are: max / min - 1 (infinite for none, or a minimum that is not positive)."
     return max(xs) / min(xs) - 1 if xs and min(xs) > 0 else math.inf
@@ -645,7 +645,7 @@ def _steady(tps:list, conds:list, w:_Warm) -> bool:
     return (_spread(tps[-w.n_windows:]) <= w.tol and (None in clocks or _spread(clocks) <= w.tol)
             and (None in temps or max(temps) - min(temps) <= w.temp_tol))
 
-# %% ../nbs/02_benchmark.ipynb #82d296da
+# %% ../nbs/02_benchmark.ipynb #9d37aac9
 def _window(step, w:_Warm) -> tuple:
     "Steps for `w.window` seconds (at least one, none begun past the cap): (steps, seconds)."
     n, ts = 0, time.perf_counter()
@@ -678,7 +678,7 @@ def _train_windows(wl, bs:int, precision:str, w:_Warm) -> tuple:
             if not _is_oom(e) or bs == 1: raise
         _release(w.dev); bs //= 2  # a small card or a MIG slice: the same network at half the batch
 
-# %% ../nbs/02_benchmark.ipynb #ea2ee5b6
+# %% ../nbs/02_benchmark.ipynb #1e1582f2
 def warm_up_device(device:str|torch.device="auto", # the device to warm up
                    max_seconds:float|None=None, # cap (default: 60 s on a GPU, 3 s on a CPU); 0 disables
                    window:float|None=None,      # seconds per throughput window (default: 1 s on a GPU, 0.25 s on a CPU)

@@ -142,7 +142,7 @@ def _next_probe(c:_Combo) -> int|None:
     lo, hi = c.max_ok or 0, c.first_oom
     return None if hi is None or hi - lo <= 1 else (lo + hi) // 2
 
-# %% ../nbs/05_sweep.ipynb #19832b52
+# %% ../nbs/05_sweep.ipynb #253c2f4a
 def _in_child(code:str, payload:dict) -> tuple:
     "Run `code` in a fresh Python with `payload` as JSON in argv[1]: (the object of its marked line or None, status)."
     p = subprocess.run([sys.executable, "-c", code, json.dumps({**payload, "threads": torch.get_num_threads()})],
@@ -191,7 +191,7 @@ def _run_point(kw:dict, isolate:bool=False, nproc:int|None=None) -> Result:
     out, status = _in_child(_CHILD, kw)
     return Result(**out) if out else _lost(kw, status)
 
-# %% ../nbs/05_sweep.ipynb #f85c138c
+# %% ../nbs/05_sweep.ipynb #3d65dffb
 def _warmup_child():
     "Entry point of an isolated device warm-up: arguments as JSON in argv[1], the result as one JSON line on stdout."
     _answer(warm_up_device(**_child_args()))
@@ -242,7 +242,7 @@ class SweepSummary:
             f"{len(self.skipped)} skipped after OOM, {self.errors} errors; {self.seconds:.1f} s",
             f"results: {self.store} (env_id {self.env_id}); report: ready-steady-go-report --store {self.store}"])
 
-# %% ../nbs/05_sweep.ipynb #f7a5d676
+# %% ../nbs/05_sweep.ipynb #a4060f55
 def _num(v) -> float|None:
     "A stored number, None for missing or NaN."
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
@@ -428,7 +428,7 @@ class SweepPlan:
         for v in self.variants.values(): out.setdefault(v["model"], v["size"])
         return out
 
-# %% ../nbs/05_sweep.ipynb #cf28a331
+# %% ../nbs/05_sweep.ipynb #5c979e03
 _FROM_PRESET = ("models", "precisions", "modes", "batch_sizes", "repeats", "workers", *_STOP, "warmup", "device_warmup")
 
 def _check_workers(workers):
@@ -446,7 +446,7 @@ def _arguments(kw:dict) -> dict:
     _check_workers(a["workers"])
     return a
 
-# %% ../nbs/05_sweep.ipynb #dce1a9c8
+# %% ../nbs/05_sweep.ipynb #fcf5d41a
 def _matrix(a:dict) -> dict:
     "The device and the lists of the matrix, each item checked: models, precisions it can run, modes, batch sizes."
     dev = pick_device(a["device"])
@@ -468,7 +468,7 @@ def _worlds(a:dict) -> list|None:
                        "rank i uses cuda:i (choose GPUs with CUDA_VISIBLE_DEVICES)")
     return ns
 
-# %% ../nbs/05_sweep.ipynb #99ff0a32
+# %% ../nbs/05_sweep.ipynb #864b561d
 def _sizes(value) -> list:
     "`--size` as a list: whole numbers for sides, `DxHxW` text for 3D patches (`64`, `64,96`, `32x128x128`)."
     if value is None: return [None]
@@ -497,7 +497,7 @@ def _family_bs(kind:str, a:dict) -> list:
     if kind == "image" or "batch_sizes" in a["given"]: return list(a["batch_sizes"])
     return list(a["pre"].get("family_bs", {}).get(kind) or [DEFAULT_BS[kind]])
 
-# %% ../nbs/05_sweep.ipynb #caf02f21
+# %% ../nbs/05_sweep.ipynb #1d73254f
 def _variant(model:str, wl, bss:list, a:dict) -> dict:
     "One workload's settings, checked like a single run's: the precisions and modes its family runs, its optimizer."
     precs = ["fp32"] if wl.kind == "data" else [p for p in a["precisions"] if p in wl.precisions] or ["fp32"]
@@ -522,7 +522,7 @@ def _variants(a:dict) -> dict:
                 out[f"{m}|{_size_text(wl)}"] = _variant(m, wl, _family_bs(kind, a), a)
     return out
 
-# %% ../nbs/05_sweep.ipynb #a434f790
+# %% ../nbs/05_sweep.ipynb #f25bdc91
 _ASK_ABOVE = 600  # seconds of measuring on a CPU above which a sweep needs `yes`
 
 def _check_time(plan:SweepPlan, yes:bool):
@@ -558,7 +558,7 @@ def _plan(**kw) -> SweepPlan:
     plan.wnb = _wandb(a)
     return plan
 
-# %% ../nbs/05_sweep.ipynb #a26ddc6f
+# %% ../nbs/05_sweep.ipynb #0f998af1
 class _Point(NamedTuple):
     "One point of a plan."
     rn:int; vid:str; precision:str; mode:str; n:int; bs:int  # repeat, variant, precision, mode, world size, batch size
@@ -590,7 +590,7 @@ def _what(plan:SweepPlan, pt:_Point) -> str:
     "A point's combination in messages: `test_resnet fp32 train`, with ` × 2` in a series of world sizes."
     return f"{_name(plan, pt.vid)} {pt.precision} {pt.mode}" + (f" × {pt.n}" if plan.launch else "")
 
-# %% ../nbs/05_sweep.ipynb #b1bc75ad
+# %% ../nbs/05_sweep.ipynb #23327da2
 @dataclass
 class _Sweep:
     "A sweep under way: its plan, what the store had, what each combination has shown, the rows so far."
@@ -625,7 +625,7 @@ def _todo(run:_Sweep, i:int=0) -> int:
     "How many points from the `i`-th on will still run, as far as is known now."
     return sum(_ident(run.plan, pt) not in run.done and not run.combos[pt.combo].skips(pt.bs) for pt in run.points[i:])
 
-# %% ../nbs/05_sweep.ipynb #823c8559
+# %% ../nbs/05_sweep.ipynb #8c61a99f
 def _point_kw(plan:SweepPlan, pt:_Point) -> dict:
     "`benchmark`'s arguments for a point."
     v = plan.variants[pt.vid]
@@ -655,7 +655,7 @@ def _measure(run:_Sweep, pt:_Point) -> str:
     elif r["status"] == "oom": c.oom.add(pt.bs)
     return r["status"]
 
-# %% ../nbs/05_sweep.ipynb #8712956b
+# %% ../nbs/05_sweep.ipynb #5242e3eb
 def _bisect(run:_Sweep, pt:_Point):
     "After a combination's first OOM: probe between the largest batch size that fit and the smallest that did not."
     c, what = run.combos[pt.combo], _what(run.plan, pt)
@@ -684,7 +684,7 @@ def _visit(run:_Sweep, i:int):
     if status == "oom": _skip_note(run, pt)
     run.bar.total = run.bar.n + _todo(run, i + 1); run.bar.refresh()
 
-# %% ../nbs/05_sweep.ipynb #0aec47f7
+# %% ../nbs/05_sweep.ipynb #f712f62b
 def _warm_first(run:_Sweep):
     "The device warm-up, once, before the first point that will be measured (none when nothing is left)."
     if _todo(run) and run.plan.device_warmup != 0:
@@ -713,7 +713,7 @@ def _summary(run:_Sweep) -> SweepSummary:
                         measured=run.measured, resumed=run.resumed, skipped=skipped, warmup=run.warm,
                         errors=sum(r["status"] == "error" for r in run.rows), seconds=time.perf_counter() - p.started)
 
-# %% ../nbs/05_sweep.ipynb #5541761d
+# %% ../nbs/05_sweep.ipynb #dbab00de
 def _peaks(plan:SweepPlan):
     "The matmul peak at each precision, once, for every point's `mfu_measured` (kept in the store per environment)."
     for p in plan.precisions:  # a CPU sweep uses a stored one only (`ready-steady-go --measure_peak` makes one)
@@ -731,7 +731,7 @@ def _run(plan:SweepPlan) -> SweepSummary:
     if plan.progress: print(summary)
     return summary
 
-# %% ../nbs/05_sweep.ipynb #801931d7
+# %% ../nbs/05_sweep.ipynb #99681981
 def _log_wandb(row:dict, wb:dict):
     "Log a stored row to W&B; on failure warn once and stop trying (the store already has the row)."
     from ready_steady_go.tracking import start_run, log_run
