@@ -26,7 +26,7 @@ from .peaks import peak_flops, mfu
 __all__ = ['PRECISIONS', 'MODES', 'OPTIMIZERS', 'make_step', 'CudaTimer', 'SCHEMA_VERSION', 'STATUSES', 'UNCONVERGED_HINT',
            'COMPILE_MODES', 'check_precision', 'precision_flags', 'HostTimer', 'BlockTimer', 'EventTimer', 'make_timer',
            't975', 'RunningStats', 'StopRule', 'new_run_id', 'Result', 'step_stats', 'flops_per_sample',
-           'check_settings', 'benchmark', 'measured_peak']
+           'check_settings', 'benchmark', 'measured_peak', 'warm_up_device']
 
 # %% ../nbs/02_benchmark.ipynb #24251695
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
@@ -619,3 +619,97 @@ def measured_peak(dev:str|torch.device="auto", # the device
     if store is not None: write_rows(r.row(fp), store)
     _PEAKS[(str(dev), precision)] = r.tflops * 1e12
     return _PEAKS[(str(dev), precision)]
+
+# %% ../nbs/02_benchmark.ipynb #b1a84554
+def _spread(xs:list) -> float:
+    "How far apart `xs` are: max / min - 1 (infinite for none, or a minimum that is not positive)."
+    return max(xs) / min(xs) - 1 if xs and min(xs) > 0 else math.inf
+
+@dataclass
+class _Warm:
+    "How a device warm-up runs and when it is done."
+    dev:torch.device       # the device
+    read:object            # `read(dev) -> dict|None` with `sm_clock_mhz`, `temp_c`
+    window:float           # seconds per throughput window
+    cap:float              # seconds at most, from `t0`
+    tol:float = 0.02       # the last `n_windows` throughputs and SM clocks agree within this fraction
+    n_windows:int = 3      # windows that must agree
+    temp_tol:float = 1.0   # and their temperatures within this many °C
+    t0:float = field(default_factory=time.perf_counter)
+
+def _steady(tps:list, conds:list, w:_Warm) -> bool:
+    "Whether the last `w.n_windows` windows agree: throughput and SM clock within `w.tol`, temperature `w.temp_tol`."
+    if len(tps) < w.n_windows: return False
+    last = conds[-w.n_windows:]
+    clocks, temps = [c.get("sm_clock_mhz") for c in last], [c.get("temp_c") for c in last]
+    return (_spread(tps[-w.n_windows:]) <= w.tol and (None in clocks or _spread(clocks) <= w.tol)
+            and (None in temps or max(temps) - min(temps) <= w.temp_tol))
+
+# %% ../nbs/02_benchmark.ipynb #9d37aac9
+def _window(step, w:_Warm) -> tuple:
+    "Steps for `w.window` seconds (at least one, none begun past the cap): (steps, seconds)."
+    n, ts = 0, time.perf_counter()
+    while (el := time.perf_counter() - ts) < w.window and (n == 0 or time.perf_counter() - w.t0 < w.cap):
+        step(); synchronize(w.dev); n += 1
+    return n, el
+
+def _warm_windows(step, bs:int, w:_Warm) -> tuple:
+    "Windows of `step` at `bs` until the last ones agree or the cap: (throughputs, conditions, steady)."
+    tps, conds = [], []
+    while True:
+        n, el = _window(step, w)
+        tps.append(n * bs / el); conds.append(w.read(w.dev) or {})
+        steady = _steady(tps, conds, w)
+        if steady or time.perf_counter() - w.t0 >= w.cap: return tps, conds, steady
+
+def _reference(dev:torch.device) -> tuple:
+    "The warm-up's network, batch and precision: ResNet-50 at 64 in fp16 on CUDA, else a tiny ConvNeXt at 8 in fp32."
+    if dev.type == "cuda": return get_workload("resnet50"), 64, "fp16"
+    return get_workload("test_convnext", 64), 8, "fp32"
+
+def _train_windows(wl, bs:int, precision:str, w:_Warm) -> tuple:
+    "Train `wl` at `bs` in windows (`_warm_windows`), halving the batch after each out-of-memory: (..., bs)."
+    while True:
+        try:
+            model = wl.build().to(w.dev); x, y = wl.batch(bs, w.dev)
+            step = make_step(model, x, y, wl.loss, precision=precision)
+            with precision_flags(precision): return (*_warm_windows(step, bs, w), bs)
+        except Exception as e:
+            if not _is_oom(e) or bs == 1: raise
+        _release(w.dev); bs //= 2  # a small card or a MIG slice: the same network at half the batch
+
+# %% ../nbs/02_benchmark.ipynb #1e1582f2
+def warm_up_device(device:str|torch.device="auto", # the device to warm up
+                   max_seconds:float|None=None, # cap (default: 60 s on a GPU, 3 s on a CPU); 0 disables
+                   window:float|None=None,      # seconds per throughput window (default: 1 s on a GPU, 0.25 s on a CPU)
+                   tol:float=0.02,              # steady when the last `n_windows` agree within this fraction
+                   n_windows:int=3,             # windows that must agree
+                   read_conditions=None,        # `read_conditions(dev)`: `sm_clock_mhz`, `temp_c` (default: `read_now`)
+                   temp_tol:float=1.0,          # steady also needs the last windows' temperatures within this many °C
+                  ) -> dict|None:
+    "Run a reference workload until its throughput, SM clock and temperature stop changing; None when disabled."
+    dev = pick_device(device)
+    gpu = dev.type != "cpu"
+    if max_seconds is None: max_seconds = 60.0 if gpu else 3.0
+    if not max_seconds: return None
+    wl, bs, prec = _reference(dev)
+    if dev.type == "cuda": torch.cuda.set_device(dev)
+    w = _Warm(dev=dev, read=read_conditions or read_now,  # NVML by the GPU's UUID or PCI bus id, never the CUDA index
+              window=window or (1.0 if gpu else 0.25), cap=max_seconds, tol=tol, n_windows=n_windows, temp_tol=temp_tol)
+    tps, conds, steady, bs = _train_windows(wl, bs, prec, w)
+    _release(dev)
+    return dict(seconds=time.perf_counter() - w.t0, cap=max_seconds, steady=steady, throughput=tps[-1],
+                spread=_spread(tps[-n_windows:]), windows=len(tps), n_windows=n_windows, model=wl.model, bs=bs,
+                precision=prec, unit=wl.unit, sm_clock_mhz=conds[-1].get("sm_clock_mhz"),
+                temp_c=conds[-1].get("temp_c"), throughputs=tps)
+
+def _warmup_line(w:dict) -> str:
+    "What a warm-up saw, in one line."
+    how = (f"steady after {w['seconds']:.1f} s" if w["steady"]
+           else f"not steady within its {w['cap']:g} s cap ({w['seconds']:.1f} s)")
+    clk = f", SM clock {w['sm_clock_mhz']:.0f} MHz" if w["sm_clock_mhz"] else ""
+    tmp = f", {w['temp_c']:.0f} °C" if w.get("temp_c") is not None else ""
+    seen = (f"last {w['n_windows']} windows within {100*w['spread']:.1f}%" if w["windows"] >= w["n_windows"]
+            else f"{w['windows']} window{'s' * (w['windows'] > 1)} of {w['n_windows']} needed")
+    return (f"device warm-up ({w['model']} bs {w['bs']} {w['precision']}): {how}: "
+            f"{w['throughput']:,.1f} {w['unit']}/s, {seen}{clk}{tmp}")

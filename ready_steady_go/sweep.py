@@ -6,29 +6,28 @@ Docs: https://xl0.github.io/ready-steady-go/sweep.html.md"""
 
 # %% ../nbs/05_sweep.ipynb #30ebac37
 from __future__ import annotations
-import gc, json, math, os, re, socket, subprocess, sys, time
+import gc, inspect, json, math, os, re, socket, subprocess, sys, time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 import torch
 from tqdm import tqdm
 
-from .env import (
-    BadInput, check_choice, check_numbers, check_path, pick_device, fingerprint, synchronize, free_memory)
+from .env import BadInput, check_choice, check_numbers, check_path, pick_device, fingerprint
 from .workloads import DEFAULT_BS, check_model, get_workload, kind_of
 from .benchmark import (
-    MODES, PRECISIONS, Result, StopRule, benchmark, check_precision, check_settings, make_step, precision_flags,
-    UNCONVERGED_HINT, _is_oom, _release)
+    MODES, Result, StopRule, benchmark, check_precision, check_settings, measured_peak, warm_up_device,
+    UNCONVERGED_HINT, _warmup_line)
 from .store import DEFAULT_STORE, check_store, read_runs, save_runs
-from .telemetry import read_now
 from .launch import _MARK, check_world, launch
 try: import fcntl
 except ImportError: fcntl = None  # Windows: no advisory locks (see `device_lock`)
 
 # %% auto #0
-__all__ = ['PRESETS', 'warm_up_device', 'SweepSummary', 'device_lock', 'sweep']
+__all__ = ['PRESETS', 'SweepSummary', 'device_lock', 'sweep', 'SweepPlan']
 
 # %% ../nbs/05_sweep.ipynb #3ff61e4e
 def _say(msg:str):
@@ -44,7 +43,8 @@ def _items(value, what:str) -> list:
     if any(s == "" for s in items): raise BadInput(f"--{what} {value!r} has an empty entry: remove the extra comma")
     out = list(dict.fromkeys(items))
     if len(out) < len(items):
-        _say(f"note: duplicate {what} {', '.join(str(s) for s in dict.fromkeys(s for s in items if items.count(s) > 1))} dropped")
+        twice = dict.fromkeys(str(s) for s in items if items.count(s) > 1)
+        _say(f"note: duplicate {what} {', '.join(twice)} dropped")
     return out
 
 def _counts(value, what:str, noun:str) -> list[int]:
@@ -67,39 +67,44 @@ def _nprocs(value) -> list[int]:
 # %% ../nbs/05_sweep.ipynb #e427ee63
 _POW2 = [2**i for i in range(3, 13)]  # 8 … 4096
 _MICRO = [2**i for i in range(8)]     # 1 … 128 sequences: the micro-batches of the GPT-2 comparisons
+_2022 = ["resnet50", "vgg19", "swin_s3_base_224", "gpt2", "unet3d"]
 PRESETS = dict(
-    quick=dict(models=["test_resnet", "test_convnext", "test_vit", "test-gpt2", "test-unet3d", "op:matmul", "data:imagenet"],
-               precisions=["fp32"], modes=["train"], batch_sizes=[4, 8, 16], family_bs=dict(lm=[2, 4], unet3d=[1], op=[1], data=[16]),
-               size=64, sizes={"test-unet3d": 32, "op:matmul": 256, "data:imagenet": 96}, seq_lens=[64], workers=1,
-               repeats=1, target_ci=0.02, min_steps=5, min_seconds=0.3, max_seconds=1.5, warmup=1, device_warmup=1.0),
-    standard=dict(models=["resnet50", "vgg19", "swin_s3_base_224", "gpt2", "unet3d"], precisions=["fp32", "fp16"], modes=["train"],
-                  batch_sizes=_POW2, family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
-    full=dict(models=["resnet50", "vgg19", "swin_s3_base_224", "gpt2", "unet3d"], precisions=["fp32", "fp16", "bf16"], modes=["train", "infer"],
-              batch_sizes=_POW2, family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
-    llm=dict(models=["gpt2", "gpt2-medium", "llama-160m", "llama-1b"], precisions=["fp32", "bf16", "fp16"], modes=["train"],
-             batch_sizes=_MICRO, family_bs=dict(lm=_MICRO), size=None, repeats=1),
+    quick=dict(models=["test_resnet", "test_convnext", "test_vit", "test-gpt2", "test-unet3d", "op:matmul",
+                       "data:imagenet"], precisions=["fp32"], modes=["train"], batch_sizes=[4, 8, 16],
+               family_bs=dict(lm=[2, 4], unet3d=[1], op=[1], data=[16]), size=64,
+               sizes={"test-unet3d": 32, "op:matmul": 256, "data:imagenet": 96}, seq_lens=[64], workers=1, repeats=1,
+               target_ci=0.02, min_steps=5, min_seconds=0.3, max_seconds=1.5, warmup=1, device_warmup=1.0),
+    standard=dict(models=_2022, precisions=["fp32", "fp16"], modes=["train"], batch_sizes=_POW2,
+                  family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
+    full=dict(models=_2022, precisions=["fp32", "fp16", "bf16"], modes=["train", "infer"], batch_sizes=_POW2,
+              family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
+    llm=dict(models=["gpt2", "gpt2-medium", "llama-160m", "llama-1b"], precisions=["fp32", "bf16", "fp16"],
+             modes=["train"], batch_sizes=_MICRO, family_bs=dict(lm=_MICRO), size=None, repeats=1),
 )
-_ENGINE = dict(n_batches=None, n_seconds=None, target_ci=0.01, min_steps=10, min_seconds=2.0, max_seconds=30.0, warmup=5, device_warmup=None)
-
+_ENGINE = dict(n_batches=None, n_seconds=None, target_ci=0.01, min_steps=10, min_seconds=2.0, max_seconds=30.0,
+               warmup=5, device_warmup=None)
 
 # %% ../nbs/05_sweep.ipynb #e0f9889f
-_KEY = ("workload", "model", "size", "seq_len", "precision", "mode", "bs", "device", "channels_last", "compile", "optimizer", "stop",
-        "run_number", "world_size", "backend")
-_DEFAULTS = dict(world_size=1, backend=None, workload="image", seq_len=None, patch=None)  # what a row without them means: one process, not under torchrun; an image model
+_KEY = ("workload", "model", "size", "seq_len", "precision", "mode", "bs", "device", "channels_last", "compile",
+        "optimizer", "stop", "run_number", "world_size", "backend")
+# what a row without them means: one process, not under torchrun; an image model
+_DEFAULTS = dict(world_size=1, backend=None, workload="image", seq_len=None, patch=None)
 
 def _text(v) -> str:
-    "A size or length as text, the same from a number, a float read back from the store, or a string: `64`, `32x128x128`, `None`."
+    "A size or length as text, the same from a number, a float read back or a string: `64`, `32x128x128`, `None`."
     if v is None or (isinstance(v, float) and math.isnan(v)): return "None"
     if isinstance(v, str):
         sides = v.strip().lower().split("x")
-        return str(int(sides[0])) if len(set(sides)) == 1 and sides[0].isdigit() else v.strip()  # a cube `32x32x32` is `32`
+        cube = len(set(sides)) == 1 and sides[0].isdigit()  # a cube `32x32x32` is `32`
+        return str(int(sides[0])) if cube else v.strip()
     return str(int(v))
 
 def _key(d:dict) -> tuple:
     "The identity of a point, from a run record or a point's settings."
     d = {**_DEFAULTS, **{k: v for k, v in d.items() if k not in _DEFAULTS or not pd.isna(v)}}
-    d["workload"], d["size"] = kind_of(str(d["workload"])), d["patch"] or d["size"]  # an anisotropic patch: `size` is empty
-    return tuple(bool(d[k]) if k in ("channels_last", "compile") else int(d[k]) if k in ("bs", "run_number", "world_size")
+    d["workload"], d["size"] = kind_of(str(d["workload"])), d["patch"] or d["size"]  # anisotropic patch: no `size`
+    return tuple(bool(d[k]) if k in ("channels_last", "compile")
+                 else int(d[k]) if k in ("bs", "run_number", "world_size")
                  else _text(d[k]) if k in ("size", "seq_len") else str(d[k]) for k in _KEY)
 
 _AB = (_KEY.index("bs"), _KEY.index("run_number"))
@@ -115,7 +120,6 @@ def _done(store:Path, env_id:str) -> dict:
         try: out[_key(r)] = r
         except (TypeError, ValueError): pass  # a row without complete settings (an import) is not a point of ours
     return out
-
 
 # %% ../nbs/05_sweep.ipynb #6f32e174
 @dataclass
@@ -138,113 +142,87 @@ def _next_probe(c:_Combo) -> int|None:
     lo, hi = c.max_ok or 0, c.first_oom
     return None if hi is None or hi - lo <= 1 else (lo + hi) // 2
 
+# %% ../nbs/05_sweep.ipynb #253c2f4a
+def _in_child(code:str, payload:dict) -> tuple:
+    "Run `code` in a fresh Python with `payload` as JSON in argv[1]: (the object of its marked line or None, status)."
+    p = subprocess.run([sys.executable, "-c", code, json.dumps({**payload, "threads": torch.get_num_threads()})],
+                       stdout=subprocess.PIPE, text=True)
+    lines = [l for l in p.stdout.splitlines() if l.startswith(_MARK)]
+    return (json.loads(lines[-1][len(_MARK):]) if lines else None), p.returncode
+
+def _child_args() -> dict:
+    "In the child: the parent's payload, with the parent's thread count set."
+    kw = json.loads(sys.argv[1])
+    torch.set_num_threads(kw.pop("threads"))
+    return kw
+
+def _answer(obj):
+    "In the child: `obj` as the marked JSON line the parent reads."
+    print(_MARK + json.dumps(obj), flush=True)
+
 # %% ../nbs/05_sweep.ipynb #cadca0ae
 _CHILD = "from ready_steady_go.sweep import _child_main; _child_main()"
+_STOP = ("n_batches", "n_seconds", "target_ci", "min_steps", "min_seconds", "max_seconds")  # the stop rule's arguments
 
 def _child_main():
     "Entry point of an isolated point: settings as JSON in argv[1], the result as one JSON line on stdout."
-    kw = json.loads(sys.argv[1])
-    torch.set_num_threads(kw.pop("threads"))  # the parent's, so the fingerprint it stores holds for the child
-    line0 = tqdm(file=open(os.devnull, "w")) if kw.get("progress") else None  # holds line 0, so the point's bar nests under the parent's
+    kw = _child_args()
+    line0 = tqdm(file=open(os.devnull, "w")) if kw.get("progress") else None  # holds line 0: the point's bar nests
     res = benchmark(**kw)
     if line0 is not None: line0.close()
-    print(_MARK + json.dumps(asdict(res)), flush=True)
+    _answer(asdict(res))
 
-def _run_point(kw:dict, isolate:bool=False, nproc:int|None=None) -> Result:
-    "Measure one point with `benchmark(**kw)`, in this process or a fresh one, or under torchrun with `nproc` processes."
-    if nproc: return launch(kw, nproc)
-    if not isolate: return benchmark(**kw)
-    p = subprocess.run([sys.executable, "-c", _CHILD, json.dumps({**kw, "threads": torch.get_num_threads()})], stdout=subprocess.PIPE, text=True)
-    lines = [l for l in p.stdout.splitlines() if l.startswith(_MARK)]
-    if lines: return Result(**json.loads(lines[-1][len(_MARK):]))
-    s = {k: kw[k] for k in ("model", "bs", "precision", "mode", "device", "run_number", "channels_last", "compile", "optimizer",
-                            "n_batches", "n_seconds", "target_ci", "max_seconds")}
-    rule = StopRule(**{k: kw[k] for k in ("n_batches", "n_seconds", "target_ci", "min_steps", "min_seconds", "max_seconds")})
+def _lost(kw:dict, status:int) -> Result:
+    "The `error` result of an isolated point whose process exited with `status` without answering."
+    s = {k: kw[k] for k in ("model", "bs", "precision", "mode", "device", "run_number", "channels_last", "compile",
+                            "optimizer", "n_batches", "n_seconds", "target_ci", "max_seconds")}
+    rule = StopRule(**{k: kw[k] for k in _STOP})
     wl = get_workload(kw["model"], kw.get("size"), seq_len=kw.get("seq_len"))
     return Result(**{**s, "device": wl.forced_device or s["device"]}, size=wl.size, workload=wl.kind, unit=wl.unit,
-                  items_per_sample=wl.items_per_sample, seq_len=wl.seq_len, patch="x".join(map(str, wl.patch)) if getattr(wl, "patch", None) else None,
-                  stop=rule.kind, status="error",
-                  error=f"isolated process exited with status {p.returncode} without a result (its messages are on the terminal above)")
+                  items_per_sample=wl.items_per_sample, seq_len=wl.seq_len,
+                  patch="x".join(map(str, wl.patch)) if getattr(wl, "patch", None) else None, stop=rule.kind,
+                  status="error", error=f"isolated process exited with status {status} without a result "
+                                        "(its messages are on the terminal above)")
 
+def _run_point(kw:dict, isolate:bool=False, nproc:int|None=None) -> Result:
+    "Measure one point with `benchmark(**kw)`: here, in a fresh process, or under torchrun with `nproc` processes."
+    if nproc: return launch(kw, nproc)
+    if not isolate: return benchmark(**kw)
+    out, status = _in_child(_CHILD, kw)
+    return Result(**out) if out else _lost(kw, status)
 
-# %% ../nbs/05_sweep.ipynb #31bf0a1a
-def _spread(xs:list) -> float: return max(xs) / min(xs) - 1 if xs and min(xs) > 0 else math.inf
-
-# %% ../nbs/05_sweep.ipynb #1ae147c5
-def _steady(tps:list, conds:list, tol:float, n_windows:int, temp_tol:float) -> bool:
-    "Whether the last `n_windows` windows agree: throughput and SM clock within `tol`, temperature within `temp_tol` °C."
-    if len(tps) < n_windows: return False
-    clocks, temps = [c.get("sm_clock_mhz") for c in conds[-n_windows:]], [c.get("temp_c") for c in conds[-n_windows:]]
-    return (_spread(tps[-n_windows:]) <= tol and (None in clocks or _spread(clocks) <= tol)
-            and (None in temps or max(temps) - min(temps) <= temp_tol))
-
-def _warm_windows(dev, wl, bs, prec, window, tol, n_windows, temp_tol, cap, t0, read) -> tuple:
-    "Train `wl` at `bs` in windows of `window` seconds until steady or `cap` seconds after `t0`."
-    model = wl.build().to(dev); x, y = wl.batch(bs, dev)
-    step = make_step(model, x, y, wl.loss, "train", prec)
-    tps, conds = [], []
-    with precision_flags(prec):
-        while True:
-            n, ts = 0, time.perf_counter()
-            while (el := time.perf_counter() - ts) < window and (n == 0 or time.perf_counter() - t0 < cap):
-                step(); synchronize(dev); n += 1
-            tps.append(n * bs / el); conds.append(read(dev) or {})
-            steady = _steady(tps, conds, tol, n_windows, temp_tol)
-            if steady or time.perf_counter() - t0 >= cap: return tps, conds, steady
-
-def warm_up_device(device:str|torch.device="auto", # the device to warm up
-                   max_seconds:float|None=None, # cap (default: 60 s on a GPU, 3 s on a CPU); 0 disables
-                   window:float|None=None,      # seconds per throughput window (default: 1 s on a GPU, 0.25 s on a CPU)
-                   tol:float=0.02,              # steady when the last `n_windows` agree within this fraction
-                   n_windows:int=3,             # windows that must agree
-                   read_conditions=None,        # `read_conditions(dev) -> dict|None` with `sm_clock_mhz`, `temp_c` (default: `telemetry.read_now`)
-                   temp_tol:float=1.0,          # steady also needs the last windows' temperatures within this many °C
-                  ) -> dict|None:
-    "Run a reference workload until its throughput, SM clock and temperature stop changing; None when disabled."
-    dev = pick_device(device)
-    gpu = dev.type != "cpu"
-    if max_seconds is None: max_seconds = 60.0 if gpu else 3.0
-    if not max_seconds: return None
-    window = window or (1.0 if gpu else 0.25)
-    read = read_conditions or read_now  # NVML by the GPU's UUID or PCI bus id, never the CUDA index; None off NVIDIA
-    wl, bs, prec = (get_workload("resnet50"), 64, "fp16") if dev.type == "cuda" else (get_workload("test_convnext", 64), 8, "fp32")
-    if dev.type == "cuda": torch.cuda.set_device(dev)
-    t0 = time.perf_counter()
-    while True:
-        try:
-            tps, conds, steady = _warm_windows(dev, wl, bs, prec, window, tol, n_windows, temp_tol, max_seconds, t0, read)
-            break
-        except Exception as e:
-            if not _is_oom(e) or bs == 1: raise
-        _release(dev); bs //= 2  # a small card or a MIG slice: the same network at half the batch
-    _release(dev)
-    return dict(seconds=time.perf_counter() - t0, cap=max_seconds, steady=steady, throughput=tps[-1],
-                spread=_spread(tps[-n_windows:]), windows=len(tps), n_windows=n_windows, model=wl.model, bs=bs, precision=prec,
-                unit=wl.unit, sm_clock_mhz=conds[-1].get("sm_clock_mhz"), temp_c=conds[-1].get("temp_c"), throughputs=tps)
-
-def _warmup_line(w:dict) -> str:
-    how = f"steady after {w['seconds']:.1f} s" if w["steady"] else f"not steady within its {w['cap']:g} s cap ({w['seconds']:.1f} s)"
-    clk = f", SM clock {w['sm_clock_mhz']:.0f} MHz" if w["sm_clock_mhz"] else ""
-    tmp = f", {w['temp_c']:.0f} °C" if w.get("temp_c") is not None else ""
-    seen = (f"last {w['n_windows']} windows within {100*w['spread']:.1f}%" if w["windows"] >= w["n_windows"]
-            else f"{w['windows']} window{'s' * (w['windows'] > 1)} of {w['n_windows']} needed")
-    return f"device warm-up ({w['model']} bs {w['bs']} {w['precision']}): {how}: {w['throughput']:,.1f} {w['unit']}/s, {seen}{clk}{tmp}"
-
+# %% ../nbs/05_sweep.ipynb #3d65dffb
 def _warmup_child():
     "Entry point of an isolated device warm-up: arguments as JSON in argv[1], the result as one JSON line on stdout."
-    torch.set_num_threads(json.loads(sys.argv[1]).pop("threads"))
-    print(_MARK + json.dumps(warm_up_device(**{k: v for k, v in json.loads(sys.argv[1]).items() if k != "threads"})), flush=True)
+    _answer(warm_up_device(**_child_args()))
 
 def _device_warmup(dev:torch.device, max_seconds:float|None, isolate:bool=False) -> dict|None:
-    "The sweep's device warm-up, in this process or (with `isolate`) in a fresh one, so this one holds no GPU memory."
+    "The sweep's device warm-up, here or (with `isolate`) in a fresh process, so this one holds no GPU memory."
     if not isolate: return warm_up_device(dev, max_seconds)
-    p = subprocess.run([sys.executable, "-c", "from ready_steady_go.sweep import _warmup_child; _warmup_child()",
-                        json.dumps(dict(device=str(dev), max_seconds=max_seconds, threads=torch.get_num_threads()))],
-                       stdout=subprocess.PIPE, text=True)
-    lines = [l for l in p.stdout.splitlines() if l.startswith(_MARK)]
-    return json.loads(lines[-1][len(_MARK):]) if lines else None
+    code = "from ready_steady_go.sweep import _warmup_child; _warmup_child()"
+    return _in_child(code, dict(device=str(dev), max_seconds=max_seconds))[0]
 
 # %% ../nbs/05_sweep.ipynb #c1e2e57e
+def _table_text(df:pd.DataFrame) -> str:
+    "The summary table as text, `-` for what is missing."
+    return df.astype(object).where(df.notna(), "-").to_string(index=False) if len(df) else "(no points)"
+
+def _skip_lines(skipped:list) -> list:
+    "A line per combination with points skipped after an out-of-memory, naming their batch sizes."
+    by = {}
+    for s in skipped:
+        k = (s["model"], s["precision"], s["mode"]) + ((f"× {s['world_size']}",) if "world_size" in s else ())
+        by.setdefault(k, []).append(s["bs"])
+    return [f"skipped after OOM: {' '.join(k)}: bs {', '.join(map(str, sorted(set(bss))))}" for k, bss in by.items()]
+
+def _mark_lines(df:pd.DataFrame) -> list:
+    "What the table's `!` and `~` marks mean, for those it has."
+    ci, out = (df["ci"].astype(str) if len(df) else pd.Series(dtype=str)), []
+    if ci.str.contains("!", regex=False).any(): out.append(f"! not converged: {UNCONVERGED_HINT}")
+    if ci.str.contains("~", regex=False).any():
+        out.append("~ only points at the edge of memory (allocator retries while timed): slower than the device can be")
+    return out
+
 @dataclass
 class SweepSummary:
     "What a sweep did: the best-batch table, the out-of-memory boundaries, the skipped points, where the rows are."
@@ -258,19 +236,13 @@ class SweepSummary:
     seconds:float = 0.0        # wall time of the sweep
     warmup:dict|None = None    # what the device warm-up saw
     def __str__(self):
-        t = self.table.astype(object).where(self.table.notna(), "-").to_string(index=False) if len(self.table) else "(no points)"
-        lines = [t, ""]
-        by = {}
-        for s in self.skipped: by.setdefault((s["model"], s["precision"], s["mode"]) + ((f"× {s['world_size']}",) if "world_size" in s else ()), []).append(s["bs"])
-        for k, bss in by.items(): lines.append(f"skipped after OOM: {' '.join(k)}: bs {', '.join(map(str, sorted(set(bss))))}")
-        ci = self.table["ci"].astype(str) if len(self.table) else pd.Series(dtype=str)
-        if ci.str.contains("!", regex=False).any(): lines.append(f"! not converged: {UNCONVERGED_HINT}")
-        if ci.str.contains("~", regex=False).any(): lines.append("~ only points at the edge of memory (allocator retries while timed): slower than the device can be")
-        lines.append(f"{self.measured} points measured, {self.resumed} already in the store, {len(self.skipped)} skipped after OOM, "
-                     f"{self.errors} errors; {self.seconds:.1f} s")
-        lines.append(f"results: {self.store} (env_id {self.env_id}); report: ready-steady-go-report --store {self.store}")
-        return "\n".join(lines)
+        return "\n".join([
+            _table_text(self.table), "", *_skip_lines(self.skipped), *_mark_lines(self.table),
+            f"{self.measured} points measured, {self.resumed} already in the store, "
+            f"{len(self.skipped)} skipped after OOM, {self.errors} errors; {self.seconds:.1f} s",
+            f"results: {self.store} (env_id {self.env_id}); report: ready-steady-go-report --store {self.store}"])
 
+# %% ../nbs/05_sweep.ipynb #a4060f55
 def _num(v) -> float|None:
     "A stored number, None for missing or NaN."
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
@@ -281,128 +253,56 @@ def _met(r:dict) -> bool:
     ci, t = _num(r.get("ci_rel")), _num(r.get("target_ci"))
     return ci is not None and t is not None and ci <= t
 
+def _by_bs(mine:list) -> tuple:
+    "A combination's ok rows by batch size (means over repeats) and its best batch size (off the memory edge if any)."
+    ok = pd.DataFrame([dict(bs=r["bs"], throughput=r["throughput"], ci_rel=r["ci_rel"], met=_met(r),
+                            edge=bool(_num(r.get("alloc_retries")))) for r in mine if r["status"] == "ok"],
+                      columns=["bs", "throughput", "ci_rel", "met", "edge"])
+    if not len(ok): return None, None
+    g = ok.groupby("bs").agg(throughput=("throughput", "mean"), ci_rel=("ci_rel", "mean"), met=("met", "all"),
+                             edge=("edge", "any"))
+    pool = g[~g.edge] if (~g.edge).any() else g  # points at the OOM edge only when nothing else ran
+    return g, pool.throughput.idxmax()
+
+def _ci_text(g:pd.DataFrame, best) -> str:
+    "The best point's CI as text: `!` when it missed its target, `~` when it was at the edge of memory."
+    mark = ("" if g.met[best] else " !") + (" ~" if g.edge[best] else "")
+    return (f"±{100*g.ci_rel[best]:.1f}%" if not pd.isna(g.ci_rel[best]) else "no CI") + mark
+
+def _table_row(combo:tuple, c:_Combo, rows:list) -> dict:
+    "The summary of one (variant, precision, mode): best batch size and throughput in its unit, the OOM boundary."
+    (vid, p, md), mine = combo, [r for r in rows if (r.get("_vid", r["model"]), r["precision"], r["mode"]) == combo]
+    g, best = _by_bs(mine)
+    unit = next((r["unit"] for r in mine if isinstance(r.get("unit"), str)), "images")
+    model, _, size = vid.partition("|")
+    return dict(model=model, size=size, precision=p, mode=md, unit=f"{unit}/s", best_bs=best,
+                throughput=None if best is None else round(g.throughput[best], 1),
+                ci=None if best is None else _ci_text(g, best),
+                max_bs=None if c.max_ok is None else f"{c.max_ok}{' (bisected)' if c.bisected else ''}",
+                oom_bs=c.first_oom, skipped=len(c.skipped), errors=sum(r["status"] == "error" for r in mine))
+
+_COLUMNS = ["model", "size", "precision", "mode", "unit", "best_bs", "throughput", "ci", "max_bs", "oom_bs", "skipped",
+            "errors"]
 def _table(rows:list, combos:dict) -> pd.DataFrame:
-    "Best batch size and throughput per model (and size) × precision × mode in its unit, with the OOM boundary; `!` marks a CI that missed its target."
-    out = []
-    for (vid, p, md), c in combos.items():
-        mine = [r for r in rows if (r.get("_vid", r["model"]), r["precision"], r["mode"]) == (vid, p, md)]
-        ok = pd.DataFrame([dict(bs=r["bs"], throughput=r["throughput"], ci_rel=r["ci_rel"], met=_met(r), edge=bool(_num(r.get("alloc_retries"))))
-                           for r in mine if r["status"] == "ok"], columns=["bs", "throughput", "ci_rel", "met", "edge"])
-        g = ok.groupby("bs").agg(throughput=("throughput", "mean"), ci_rel=("ci_rel", "mean"), met=("met", "all"), edge=("edge", "any")) if len(ok) else None
-        pool = None if g is None else g[~g.edge] if (~g.edge).any() else g  # points at the OOM edge only when nothing else ran
-        best = pool.throughput.idxmax() if pool is not None else None
-        mark = "" if best is None else ("" if g.met[best] else " !") + (" ~" if g.edge[best] else "")
-        errs = sum(r["status"] == "error" for r in mine)
-        unit = next((r["unit"] for r in mine if isinstance(r.get("unit"), str)), "images")
-        model, _, size = vid.partition("|")
-        out.append(dict(model=model, size=size, precision=p, mode=md, unit=f"{unit}/s", best_bs=best,
-                        throughput=None if best is None else round(g.throughput[best], 1),
-                        ci=None if best is None else (f"±{100*g.ci_rel[best]:.1f}%" if not pd.isna(g.ci_rel[best]) else "no CI") + mark,
-                        max_bs=None if c.max_ok is None else f"{c.max_ok}{' (bisected)' if c.bisected else ''}",
-                        oom_bs=c.first_oom, skipped=len(c.skipped), errors=errs))
-    df = pd.DataFrame(out, columns=["model", "size", "precision", "mode", "unit", "best_bs", "throughput", "ci", "max_bs", "oom_bs", "skipped", "errors"])
+    "Best batch size and throughput per model (and size) × precision × mode, with the OOM boundary."
+    df = pd.DataFrame([_table_row(k, c, rows) for k, c in combos.items()], columns=_COLUMNS)
     for k in ("best_bs", "oom_bs"): df[k] = df[k].astype("Int64")
     return df
 
+def _world(r:dict) -> int: return int(r.get("world_size") or 1)
 
-# %% ../nbs/05_sweep.ipynb #8ba15153
-_ASK_ABOVE = 600  # seconds of measuring on a CPU above which a sweep needs `yes`
-
-def _points(s:dict) -> int:
-    "How many points the matrix has: each variant with its own precisions, modes and batch sizes."
-    return sum(len(v["precisions"]) * len(v["modes"]) * len(v["bss"]) for v in s["variants"].values()) * s["repeats"] * len(s["nprocs"])
-
-def _check_time(s:dict, yes:bool):
-    "Refuse a CPU sweep whose measuring could take over `_ASK_ABOVE` seconds, unless `yes`: say how long, as an upper bound."
-    r = s["rule"]
-    if s["dev"].type != "cpu" or r.n_batches: return  # a step-count stop has no time bound to give
-    n, per = _points(s), r.n_seconds or r.max_seconds
-    if n * per > _ASK_ABOVE and not yes:
-        raise BadInput(f"this sweep on a CPU is {n} points of up to {per:g} s each: up to {n * per / 60:.0f} minutes of measuring "
-                       f"(an upper bound; model building and warm-up come on top): add --yes to go ahead, or use --preset quick")
-
-def _sizes(value) -> list:
-    "`--size` as a list: whole numbers for sides, `DxHxW` text for 3D patches (`64`, `64,96`, `32x128x128`)."
-    if value is None: return [None]
-    out = []
-    for v in (_items(value, "size") if isinstance(value, (str, list, tuple)) else [value]):
-        if isinstance(v, str) and not re.fullmatch(r"[-+]?\d+|\d+x\d+x\d+", v.strip().lower()):
-            raise BadInput(f"--size {v!r}: accepted is a whole number (64) or, for a 3D U-Net, DxHxW (32x128x128)")
-        out.append(int(v) if isinstance(v, str) and re.fullmatch(r"[-+]?\d+", v) else v.strip().lower() if isinstance(v, str) else v)
-    for v in out:
-        if isinstance(v, (int, float)) and not isinstance(v, bool): check_numbers(size=v)
-    return out
-
-def _size_text(wl) -> str:
-    "What identifies a workload's size in a point and in the summary: `seq 1024`, `64`, `32x128x128`, `` for none."
-    return f"seq {wl.seq_len}" if wl.kind == "lm" else "" if wl.size is None else str(wl.size)
-
-def _variants(s:dict, pre:dict, size, seq_lens, batch_sizes, workers, optimizer, channels_last, compile) -> dict:
-    "Each model with its family's sizes, sequence lengths, batch sizes, precisions and modes, checked; by `model|size` id."
-    out = {}
-    lens = _counts(seq_lens, "seq_lens", "sequence length") if seq_lens is not None else pre.get("seq_lens")
-    for m in s["models"]:
-        kind = get_workload(m).kind
-        mine = pre.get("sizes", {}).get(m)
-        sizes = (_sizes(size) if size is not None and kind in ("image", "unet3d") else [mine] if mine is not None
-                 else _sizes(pre.get("size")) if kind in ("image", "unet3d") else [None])
-        if kind == "image": bss = s["batch_sizes"]
-        else: bss = s["batch_sizes"] if batch_sizes is not None else pre.get("family_bs", {}).get(kind) or [DEFAULT_BS[kind]]
-        for sz in sizes:
-            for L in (lens or [None]) if kind == "lm" else [None]:
-                wl = get_workload(m, sz, seq_len=L, **({"workers": workers} if kind == "data" else {}))
-                precs = ["fp32"] if kind == "data" else [p for p in s["precisions"] if p in wl.precisions] or ["fp32"]
-                modes = s["modes"][:1] if kind in ("op", "data") else s["modes"]  # one step whatever the mode
-                cl, co = bool(channels_last) and wl.memory_format is not None, bool(compile) and wl.compilable
-                c = check_settings(wl, bss[0], precs[0], modes[0], s["dev"], None, optimizer, channels_last=cl, compile=co, **s["stop"])
-                out[f"{m}|{_size_text(wl)}"] = dict(model=m, kind=kind, wl=wl, size=wl.size, seq_len=wl.seq_len, bss=list(bss),
-                    precisions=precs, modes=modes, optimizer=c["optimizer"], channels_last=cl, compile=co, unit=wl.unit,
-                    device="cpu" if wl.forced_device else None, workers=workers if kind == "data" else None)
-    return out
-
-def _settings(models, precisions, modes, batch_sizes, size, repeats, preset, device, store, wnb, wnb_project, wnb_entity,
-              wnb_group, optimizer, stop:dict, yes:bool=False, nprocs=None, seq_lens=None, workers=None,
-              channels_last=False, compile=False) -> dict:
-    preset = check_choice(preset, tuple(PRESETS), "preset")
-    pre = {**_ENGINE, **PRESETS[preset]}
-    pick = lambda v, k: pre.get(k) if v is None else v
-    repeats, stop = pick(repeats, "repeats"), {k: pick(v, k) for k, v in stop.items()}
-    check_numbers(repeats=repeats, **stop)  # finite and in range, before anything
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 0):
-        raise BadInput(f"--workers {workers!r} must be a whole number of at least 0")
-    dev = pick_device(device)
-    s = dict(dev=dev, models=[check_model(m) for m in _items(pick(models, "models"), "models")],
-             precisions=[check_precision(p, dev) for p in _items(pick(precisions, "precisions"), "precisions")],
-             modes=[check_choice(m, MODES, "mode") for m in _items(pick(modes, "modes"), "modes")],
-             batch_sizes=_batch_sizes(pick(batch_sizes, "batch_sizes")), size=pick(size, "size"), repeats=repeats)
-    s["precisions"], s["modes"] = list(dict.fromkeys(s["precisions"])), list(dict.fromkeys(s["modes"]))
-    s["launch"] = nprocs is not None  # a series of world sizes: every point under torchrun, one process included
-    s["nprocs"] = _nprocs(nprocs) if s["launch"] else [1]
-    for n in s["nprocs"]:  # more processes than devices: refused now, not when that point comes
-        try: check_world(n, device_type=dev.type)
-        except BadInput as e: raise BadInput(str(e).replace(f"--nproc_per_node {n}", f"world size {n} in --nprocs", 1)) from None
-    if s["launch"] and dev.type == "cuda" and (dev.index or 0) and max(s["nprocs"]) > 1:
-        raise BadInput(f"device {device!r} with --nprocs {','.join(map(str, s['nprocs']))}: give --device cuda; rank i uses cuda:i (choose GPUs with CUDA_VISIBLE_DEVICES)")
-    s["stop"] = stop
-    s.update(warmup=stop.pop("warmup"), device_warmup=stop.pop("device_warmup"))
-    s["workers"] = pick(workers, "workers")
-    s["variants"] = _variants(s, pre, size, seq_lens, batch_sizes, s["workers"], optimizer, channels_last, compile)
-    s["sizes"] = {}
-    for v in s["variants"].values(): s["sizes"].setdefault(v["model"], v["size"])
-    s["optimizer"] = next(iter(s["variants"].values()))["optimizer"]
-    s["rule"] = StopRule(**s["stop"])
-    _check_time(s, yes)
-    s["store"] = check_store(check_path(store, "--store"), write=True)  # before any measurement: a read-only store is found now, not after
-    wnb = str(wnb).strip().lower()
-    if wnb != "disabled" or any(v is not None for v in (wnb_entity, wnb_group)):
-        from ready_steady_go.tracking import check_wandb  # imports wandb: only when it is used
-        wnb = check_wandb(wnb, wnb_project, wnb_entity, None, wnb_group)
-    s["wnb"] = wnb
-    return s
-
+def _tables(rows:list, combos:dict, launched:bool) -> pd.DataFrame:
+    "`_table` for each world size, the world sizes of a combination side by side (a `world_size` column in a series)."
+    if not launched: return _table(rows, {k[:3]: c for k, c in combos.items()})
+    parts = [_table([r for r in rows if _world(r) == k[3]], {k[:3]: c}) for k, c in combos.items()]
+    df = pd.concat(parts, ignore_index=True)
+    df.insert(3, "world_size", [k[3] for k in combos])
+    return df
 
 # %% ../nbs/05_sweep.ipynb #7e6ba5c9
-def _lock_path(store:Path, dev) -> Path: return store.with_name(f"{store.name}.{re.sub(r'[^A-Za-z0-9_.-]', '-', str(dev))}.lock")
+def _lock_path(store:Path, dev) -> Path:
+    "The lock file of `dev` beside `store`: `rsg-results.db.cuda-0.lock`."
+    return store.with_name(f"{store.name}.{re.sub(r'[^A-Za-z0-9_.-]', '-', str(dev))}.lock")
 
 def _holder(fd:int) -> str:
     "Who holds the lock, as its holder wrote it into the lock file."
@@ -411,29 +311,41 @@ def _holder(fd:int) -> str:
     if not h: return "its holder has only just started"
     return f"held by process {h.get('pid')} on {h.get('host')} since {h.get('since')} ({h.get('command')})"
 
+def _open_lock(p:Path) -> int:
+    "The lock file, opened (created when missing); `BadInput` when its folder is not writable."
+    try: return os.open(p, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise BadInput(f"lock file {str(p)!r} cannot be created ({e.strerror}): "
+                       "choose a --store in a writable folder") from None
+
+def _acquire(fd:int, store, device, wait:bool):
+    "Lock `fd` at once, or with `wait` once its holder is done; else `BadInput` naming the holder."
+    try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        if not wait:
+            raise BadInput(f"another sweep is measuring on {device} into {str(store)!r}: {_holder(fd)}; "
+                           "let it finish, or add --wait to start when it has") from None
+        _say(f"waiting for the sweep on {device} into {str(store)!r} to finish: {_holder(fd)}")
+        fcntl.flock(fd, fcntl.LOCK_EX)
+
+def _sign(fd:int):
+    "Write who holds the lock into it: process, host, start time, command."
+    me = dict(pid=os.getpid(), host=socket.gethostname(), since=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+              command=" ".join([Path(sys.argv[0]).name, *sys.argv[1:]])[:300])
+    os.ftruncate(fd, 0); os.pwrite(fd, json.dumps(me).encode(), 0)
+
 @contextmanager
 def device_lock(store:str|Path, # the store the measurements go into
                 device, # the device measured on (`torch.device` or its name)
                 wait:bool=False, # wait for the holder to finish instead of refusing at once
                ):
-    "Hold the advisory lock for measuring on `device` into `store` for the block: `BadInput` naming the holder, or wait."
+    "Hold the lock for measuring on `device` into `store` for the block: `BadInput` naming the holder, or wait."
     if fcntl is None: yield None; return
     p = _lock_path(Path(store), device)
-    try: fd = os.open(p, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as e: raise BadInput(f"lock file {str(p)!r} cannot be created ({e.strerror}): choose a --store in a writable folder") from None
-    locked = False
+    fd, locked = _open_lock(p), False
     try:
-        try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if not wait:
-                raise BadInput(f"another sweep is measuring on {device} into {str(store)!r}: {_holder(fd)}; "
-                               "let it finish, or add --wait to start when it has") from None
-            _say(f"waiting for the sweep on {device} into {str(store)!r} to finish: {_holder(fd)}")
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        locked = True
-        me = dict(pid=os.getpid(), host=socket.gethostname(), since=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                  command=" ".join([Path(sys.argv[0]).name, *sys.argv[1:]])[:300])
-        os.ftruncate(fd, 0); os.pwrite(fd, json.dumps(me).encode(), 0)
+        _acquire(fd, store, device, wait); locked = True
+        _sign(fd)
         yield p
     finally:
         if locked: os.ftruncate(fd, 0)  # no stale holder is named later
@@ -476,115 +388,357 @@ def sweep(models:str|list|None=None,     # model names of any family (timm, gpt2
           measure_peak:bool=True,        # measure the matmul peak at each precision first, for `mfu_measured` (a CPU uses a stored one; --no_measure_peak: skip)
          ) -> SweepSummary:
     "Measure the model × precision × mode × batch-size (× world-size) matrix into `store`: OOM boundaries, resume, progress."
-    t0 = time.perf_counter()
-    stop = dict(n_batches=n_batches, n_seconds=n_seconds, target_ci=target_ci, min_steps=min_steps, min_seconds=min_seconds,
-                max_seconds=max_seconds, warmup=warmup, device_warmup=device_warmup)
-    s = _settings(models, precisions, modes, batch_sizes, size, repeats, preset, device, store, wnb, wnb_project, wnb_entity,
-                  wnb_group, optimizer, stop, yes, nprocs, seq_lens, workers, channels_last, compile)
-    if measure_peak:  # once, at the start, for every point's `mfu_measured`; kept in the store per environment. A CPU sweep
-        from ready_steady_go.benchmark import measured_peak  # uses a stored one only (ready-steady-go --measure_peak makes one)
-        for p in s["precisions"]: measured_peak(s["dev"], p, s["store"], measure=s["dev"].type != "cpu", progress=progress)
-    gc.freeze()  # what exists now (torch, timm, ...) is never garbage: the engine's gc.collect() after each point skips it
-    try:
-        with device_lock(s["store"], s["dev"], wait): summary = _sweep(s, t0, find_max_bs, isolate, force, channels_last, compile, progress, wnb_project, wnb_entity, wnb_group)
-    finally: gc.unfreeze()  # (the lock is released first)
-    if progress: print(summary)
-    return summary
+    return _run(_plan(**locals()))
 
-def _sweep(s, t0, find_max_bs, isolate, force, channels_last, compile, progress, wnb_project, wnb_entity, wnb_group) -> SweepSummary:
-    dev, rule, db = s["dev"], s["rule"], s["store"]
-    fp = fingerprint(dev)
-    done = {} if force else _done(db, fp["env_id"])
-    V = s["variants"]  # `model|size` id: the model with its size or sequence length, batch sizes, precisions, modes
-    combos = {(m, p, md, n): _Combo() for m, v in V.items() for p in v["precisions"] for md in v["modes"] for n in s["nprocs"]}
-    backend = ("nccl" if dev.type == "cuda" else "gloo") if s["launch"] else None
-    def ident(m, p, md, bs, rn, n):  # several CUDA processes record the device as `cuda` (each rank has its own)
-        v = V[m]
-        where = v["device"] or ("cuda" if dev.type == "cuda" and n > 1 else str(dev))  # the input pipeline runs on the CPU
-        return _key(dict(workload=v["kind"], model=v["model"], size=v["size"], seq_len=v["seq_len"], precision=p, mode=md, bs=bs,
-                         run_number=rn, device=where, world_size=n, backend=backend, channels_last=v["channels_last"],
-                         compile=v["compile"], optimizer=v["optimizer"], stop=rule.kind))
+# %% ../nbs/05_sweep.ipynb #8ba15153
+@dataclass
+class SweepPlan:
+    "A checked sweep: the variants to measure, the stop rule, the device and store, and how to run them."
+    dev:torch.device           # the device measured on
+    models:list                # model names, checked
+    precisions:list            # precisions asked for (each variant keeps those its family runs)
+    modes:list                 # modes asked for
+    batch_sizes:list           # batch sizes for image models (and for every model when given), increasing
+    variants:dict              # `model|size` id: model, kind, wl, size, seq_len, bss, precisions, modes, optimizer, ...
+    stop:dict                  # the stop rule as `benchmark` takes it
+    rule:StopRule              # the stop rule, checked
+    repeats:int = 1            # passes over the matrix
+    warmup:int = 5             # untimed steps before each point
+    device_warmup:float|None = None # the device warm-up's cap (None: the device's default; 0: off)
+    nprocs:list = field(default_factory=lambda: [1]) # world sizes
+    launch:bool = False        # every point under torchrun (a series of world sizes)
+    store:Path|None = None     # the SQLite store, checked writable
+    wnb:dict = field(default_factory=lambda: dict(mode="disabled")) # W&B mode, project, entity, group
+    find_max_bs:bool = False   # bisect after an OOM
+    isolate:bool = False       # every point in a fresh process
+    force:bool = False         # measure again what the store has
+    wait:bool = False          # wait for another sweep on this device
+    progress:bool = True       # progress bars and the printed summary
+    measure_peak:bool = True   # measure the matmul peak at each precision first
+    started:float = field(default_factory=time.perf_counter) # when the sweep began
+    @property
+    def n_points(self) -> int:
+        "How many points the matrix has: each variant with its own precisions, modes and batch sizes."
+        per = sum(len(v["precisions"]) * len(v["modes"]) * len(v["bss"]) for v in self.variants.values())
+        return per * self.repeats * len(self.nprocs)
+    @property
+    def sizes(self) -> dict:
+        "Each model's first size."
+        out = {}
+        for v in self.variants.values(): out.setdefault(v["model"], v["size"])
+        return out
+
+# %% ../nbs/05_sweep.ipynb #5c979e03
+_FROM_PRESET = ("models", "precisions", "modes", "batch_sizes", "repeats", "workers", *_STOP, "warmup", "device_warmup")
+
+def _check_workers(workers):
+    "Refuse `--workers` that is not a whole number of at least 0."
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 0):
+        raise BadInput(f"--workers {workers!r} must be a whole number of at least 0")
+
+def _arguments(kw:dict) -> dict:
+    "`sweep`'s arguments: its defaults where not given, then the preset's (or the engine's) for those left as None."
+    a = inspect.signature(sweep).bind(**kw); a.apply_defaults()
+    a = dict(a.arguments, given={k for k, v in a.arguments.items() if v is not None})
+    a["pre"] = {**_ENGINE, **PRESETS[check_choice(a["preset"], tuple(PRESETS), "preset")]}
+    a.update({k: a["pre"].get(k) for k in _FROM_PRESET if a[k] is None})
+    check_numbers(**{k: a[k] for k in ("repeats", *_STOP, "warmup", "device_warmup")})  # finite and in range, first
+    _check_workers(a["workers"])
+    return a
+
+# %% ../nbs/05_sweep.ipynb #fcf5d41a
+def _matrix(a:dict) -> dict:
+    "The device and the lists of the matrix, each item checked: models, precisions it can run, modes, batch sizes."
+    dev = pick_device(a["device"])
+    return dict(dev=dev, models=[check_model(m) for m in _items(a["models"], "models")],
+                precisions=list(dict.fromkeys(check_precision(p, dev) for p in _items(a["precisions"], "precisions"))),
+                modes=list(dict.fromkeys(check_choice(m, MODES, "mode") for m in _items(a["modes"], "modes"))),
+                batch_sizes=_batch_sizes(a["batch_sizes"]))
+
+def _worlds(a:dict) -> list|None:
+    "The world sizes of `--nprocs` (None: one process, no torchrun), each refused now if this machine cannot run it."
+    if a["nprocs"] is None: return None
+    ns, dev = _nprocs(a["nprocs"]), a["dev"]
+    for n in ns:  # more processes than devices: refused now, not when that point comes
+        try: check_world(n, device_type=dev.type)
+        except BadInput as e:
+            raise BadInput(str(e).replace(f"--nproc_per_node {n}", f"world size {n} in --nprocs", 1)) from None
+    if dev.type == "cuda" and (dev.index or 0) and max(ns) > 1:
+        raise BadInput(f"device {a['device']!r} with --nprocs {','.join(map(str, ns))}: give --device cuda; "
+                       "rank i uses cuda:i (choose GPUs with CUDA_VISIBLE_DEVICES)")
+    return ns
+
+# %% ../nbs/05_sweep.ipynb #864b561d
+def _sizes(value) -> list:
+    "`--size` as a list: whole numbers for sides, `DxHxW` text for 3D patches (`64`, `64,96`, `32x128x128`)."
+    if value is None: return [None]
+    out = []
+    for v in (_items(value, "size") if isinstance(value, (str, list, tuple)) else [value]):
+        if isinstance(v, str) and not re.fullmatch(r"[-+]?\d+|\d+x\d+x\d+", v.strip().lower()):
+            raise BadInput(f"--size {v!r}: accepted is a whole number (64) or, for a 3D U-Net, DxHxW (32x128x128)")
+        if isinstance(v, str): v = int(v) if re.fullmatch(r"[-+]?\d+", v) else v.strip().lower()
+        out.append(v)
+    for v in out:
+        if isinstance(v, (int, float)) and not isinstance(v, bool): check_numbers(size=v)
+    return out
+
+def _size_text(wl) -> str:
+    "What identifies a workload's size in a point and in the summary: `seq 1024`, `64`, `32x128x128`, `` for none."
+    return f"seq {wl.seq_len}" if wl.kind == "lm" else "" if wl.size is None else str(wl.size)
+
+def _model_sizes(model:str, kind:str, a:dict) -> list:
+    "A model's sizes: `--size` for image and 3D U-Net models when given, else the preset's for it, else the preset's."
+    mine, spatial = a["pre"].get("sizes", {}).get(model), kind in ("image", "unet3d")
+    if a["size"] is not None and spatial: return _sizes(a["size"])
+    return [mine] if mine is not None else _sizes(a["pre"].get("size")) if spatial else [None]
+
+def _family_bs(kind:str, a:dict) -> list:
+    "A family's batch sizes: those given (or the preset's, for image models), else the preset's for it, or its own."
+    if kind == "image" or "batch_sizes" in a["given"]: return list(a["batch_sizes"])
+    return list(a["pre"].get("family_bs", {}).get(kind) or [DEFAULT_BS[kind]])
+
+# %% ../nbs/05_sweep.ipynb #1d73254f
+def _variant(model:str, wl, bss:list, a:dict) -> dict:
+    "One workload's settings, checked like a single run's: the precisions and modes its family runs, its optimizer."
+    precs = ["fp32"] if wl.kind == "data" else [p for p in a["precisions"] if p in wl.precisions] or ["fp32"]
+    modes = a["modes"][:1] if wl.kind in ("op", "data") else a["modes"]  # one step whatever the mode
+    cl, co = bool(a["channels_last"]) and wl.memory_format is not None, bool(a["compile"]) and wl.compilable
+    c = check_settings(wl, bss[0], precs[0], modes[0], device=a["dev"], optimizer=a["optimizer"], channels_last=cl,
+                       compile=co, **{k: a[k] for k in _STOP})
+    return dict(model=model, kind=wl.kind, wl=wl, size=wl.size, seq_len=wl.seq_len, bss=bss, precisions=precs,
+                modes=modes, optimizer=c["optimizer"], channels_last=cl, compile=co, unit=wl.unit,
+                device="cpu" if wl.forced_device else None, workers=a["workers"] if wl.kind == "data" else None)
+
+def _variants(a:dict) -> dict:
+    "Each model with its family's sizes, sequence lengths, batch sizes, precisions and modes, by `model|size` id."
+    lens = a["pre"].get("seq_lens") if a["seq_lens"] is None else _counts(a["seq_lens"], "seq_lens", "sequence length")
+    out = {}
+    for m in a["models"]:
+        kind = get_workload(m).kind
+        opts = {"workers": a["workers"]} if kind == "data" else {}
+        for sz in _model_sizes(m, kind, a):
+            for L in (lens or [None]) if kind == "lm" else [None]:
+                wl = get_workload(m, sz, seq_len=L, **opts)
+                out[f"{m}|{_size_text(wl)}"] = _variant(m, wl, _family_bs(kind, a), a)
+    return out
+
+# %% ../nbs/05_sweep.ipynb #f25bdc91
+_ASK_ABOVE = 600  # seconds of measuring on a CPU above which a sweep needs `yes`
+
+def _check_time(plan:SweepPlan, yes:bool):
+    "Refuse a CPU sweep whose measuring could take over `_ASK_ABOVE` s, unless `yes`: how long, as an upper bound."
+    r = plan.rule
+    if plan.dev.type != "cpu" or r.n_batches: return  # a step-count stop has no time bound to give
+    n, per = plan.n_points, r.n_seconds or r.max_seconds
+    if n * per > _ASK_ABOVE and not yes:
+        raise BadInput(f"this sweep on a CPU is {n} points of up to {per:g} s each: "
+                       f"up to {n * per / 60:.0f} minutes of measuring (an upper bound; model building and warm-up "
+                       "come on top): add --yes to go ahead, or use --preset quick")
+
+def _wandb(a:dict) -> dict:
+    "The W&B settings, checked (wandb is imported only when it is used)."
+    mode = str(a["wnb"]).strip().lower()
+    if mode != "disabled" or a["wnb_entity"] is not None or a["wnb_group"] is not None:
+        from ready_steady_go.tracking import check_wandb  # imports wandb: only when it is used
+        mode = check_wandb(mode, a["wnb_project"], a["wnb_entity"], group=a["wnb_group"])
+    return dict(mode=mode, project=a["wnb_project"], entity=a["wnb_entity"], group=a["wnb_group"])
+
+_RUN = ("repeats", "warmup", "device_warmup", "find_max_bs", "isolate", "force", "wait", "progress", "measure_peak")
+def _plan(**kw) -> SweepPlan:
+    "`sweep(**kw)` checked into a plan: a bad value is refused with one line before anything runs or is written."
+    t0, a = time.perf_counter(), _arguments(kw)
+    a.update(_matrix(a))
+    nprocs = _worlds(a)
+    stop = {k: a[k] for k in _STOP}
+    plan = SweepPlan(**{k: a[k] for k in ("dev", "models", "precisions", "modes", "batch_sizes", *_RUN)},
+                     variants=_variants(a), stop=stop, rule=StopRule(**stop), nprocs=nprocs or [1],
+                     launch=nprocs is not None, started=t0)
+    _check_time(plan, a["yes"])
+    plan.store = check_store(check_path(a["store"], "--store"), write=True)  # before any measurement, not after
+    plan.wnb = _wandb(a)
+    return plan
+
+# %% ../nbs/05_sweep.ipynb #0f998af1
+class _Point(NamedTuple):
+    "One point of a plan."
+    rn:int; vid:str; precision:str; mode:str; n:int; bs:int  # repeat, variant, precision, mode, world size, batch size
+    @property
+    def combo(self) -> tuple: return (self.vid, self.precision, self.mode, self.n)
+
+def _order(plan:SweepPlan) -> list:
+    "The points in the order they run: repeats outermost, then variant, precision, mode, world size, batch size."
+    return [_Point(rn=rn, vid=vid, precision=p, mode=md, n=n, bs=bs) for rn in range(1, plan.repeats + 1)
+            for vid, v in plan.variants.items() for p in v["precisions"] for md in v["modes"] for n in plan.nprocs
+            for bs in v["bss"]]
+
+def _ident(plan:SweepPlan, pt:_Point) -> tuple:
+    "A point's identity in the store (several CUDA processes record the device as `cuda`: each rank has its own)."
+    v, dev = plan.variants[pt.vid], plan.dev
+    where = v["device"] or ("cuda" if dev.type == "cuda" and pt.n > 1 else str(dev))  # a pipeline runs on the CPU
+    backend = ("nccl" if dev.type == "cuda" else "gloo") if plan.launch else None
+    return _key(dict(workload=v["kind"], model=v["model"], size=v["size"], seq_len=v["seq_len"], precision=pt.precision,
+                     mode=pt.mode, bs=pt.bs, run_number=pt.rn, device=where, world_size=pt.n, backend=backend,
+                     channels_last=v["channels_last"], compile=v["compile"], optimizer=v["optimizer"],
+                     stop=plan.rule.kind))
+
+def _name(plan:SweepPlan, vid:str) -> str:
+    "A variant in messages: an image model by its name; `gpt2 seq 128`, `unet3d 64`."
+    v = plan.variants[vid]
+    return v["model"] if v["kind"] == "image" else vid.replace("|", " ").strip()
+
+def _what(plan:SweepPlan, pt:_Point) -> str:
+    "A point's combination in messages: `test_resnet fp32 train`, with ` × 2` in a series of world sizes."
+    return f"{_name(plan, pt.vid)} {pt.precision} {pt.mode}" + (f" × {pt.n}" if plan.launch else "")
+
+# %% ../nbs/05_sweep.ipynb #23327da2
+@dataclass
+class _Sweep:
+    "A sweep under way: its plan, what the store had, what each combination has shown, the rows so far."
+    plan:SweepPlan
+    fp:dict                    # the environment fingerprint
+    done:dict                  # stored points by identity (none with `force`)
+    points:list                # `_Point`s in the order they run
+    combos:dict = field(default_factory=dict) # (variant, precision, mode, world size): `_Combo`
+    rows:list = field(default_factory=list)   # rows of the points visited, in order
+    measured:int = 0           # points measured now
+    resumed:int = 0            # points found in the store
+    warm:dict|None = None      # what the device warm-up saw
+    bar:object = None          # the overall progress bar
+
+def _start(plan:SweepPlan) -> _Sweep:
+    "A sweep's state at its start: the stored points of this environment and what they say about each combination."
+    fp = fingerprint(plan.dev)
+    run = _Sweep(plan=plan, fp=fp, done={} if plan.force else _done(plan.store, fp["env_id"]), points=_order(plan))
+    run.combos = {pt.combo: _Combo() for pt in run.points}
+    _resume(run)
+    return run
+
+def _resume(run:_Sweep):
+    "What earlier runs of this command found, whatever the repeat: the batch sizes that fit and those that did not."
     ib = _KEY.index("bs")
-    for (m, p, md, n), c in combos.items():  # what earlier runs of this command found, whatever the repeat
-        same = _sans(ident(m, p, md, 1, 1, n))
-        for k, r in done.items():
+    for (vid, p, md, n), c in run.combos.items():
+        same = _sans(_ident(run.plan, _Point(rn=1, vid=vid, precision=p, mode=md, n=n, bs=1)))
+        for k, r in run.done.items():
             if _sans(k) == same: (c.ok if r["status"] == "ok" else c.oom).add(k[ib])
-    plan = [(rn, m, p, md, n, bs) for rn in range(1, s["repeats"] + 1) for m, v in V.items() for p in v["precisions"]
-            for md in v["modes"] for n in s["nprocs"] for bs in v["bss"]]
-    name = lambda m: V[m]["model"] if V[m]["kind"] == "image" else m.replace("|", " ").strip()  # `gpt2 seq 128`, `unet3d 64`; an image model by its name
-    what = lambda m, p, md, n: f"{name(m)} {p} {md}" + (f" × {n}" if s["launch"] else "")  # a point's name in messages
-    rows, st = [], dict(measured=0, resumed=0)
-    wb = dict(mode=s["wnb"], project=wnb_project, entity=wnb_entity, group=wnb_group)
 
-    def todo(i):  # points from plan[i:] that will still run, as far as is known now
-        return sum(ident(m, p, md, bs, rn, n) not in done and not combos[(m, p, md, n)].skips(bs) for rn, m, p, md, n, bs in plan[i:])
+def _todo(run:_Sweep, i:int=0) -> int:
+    "How many points from the `i`-th on will still run, as far as is known now."
+    return sum(_ident(run.plan, pt) not in run.done and not run.combos[pt.combo].skips(pt.bs) for pt in run.points[i:])
 
-    def measure(m, p, md, n, bs, rn, bar):
-        k = ident(m, p, md, bs, rn, n)
-        if k in done:
-            st["resumed"] += 1; r = done[k]
-        else:
-            v = V[m]
-            kw = dict(model=v["model"], bs=bs, precision=p, mode=md, device=str(dev), size=v["size"], seq_len=v["seq_len"], run_number=rn,
-                      warmup=s["warmup"], channels_last=v["channels_last"], compile=v["compile"], optimizer=v["optimizer"],
-                      progress=progress, **s["stop"], **({"workers": v["workers"]} if v["workers"] is not None else {}))
-            r = _run_point(kw, isolate, n if s["launch"] else None).row(fp)
-            if (kept := save_runs(r, db)): _say(kept)  # the store failed: the row is in a file beside it
-            if wb["mode"] != "disabled": _log_wandb(r, wb)
-            st["measured"] += 1; bar.update(1)
-            if r["status"] != "ok": _say(f"{what(m, p, md, n)} bs {bs}: {r['status'].upper()}: {r['error']}")
-        r["_vid"] = m; rows.append(r)
-        c = combos[(m, p, md, n)]
-        if r["status"] == "ok": c.ok.add(bs)
-        elif r["status"] == "oom": c.oom.add(bs)
-        return r["status"]
+# %% ../nbs/05_sweep.ipynb #8c61a99f
+def _point_kw(plan:SweepPlan, pt:_Point) -> dict:
+    "`benchmark`'s arguments for a point."
+    v = plan.variants[pt.vid]
+    return dict(model=v["model"], bs=pt.bs, precision=pt.precision, mode=pt.mode, device=str(plan.dev), size=v["size"],
+                seq_len=v["seq_len"], run_number=pt.rn, warmup=plan.warmup, channels_last=v["channels_last"],
+                compile=v["compile"], optimizer=v["optimizer"], progress=plan.progress, **plan.stop,
+                **({"workers": v["workers"]} if v["workers"] is not None else {}))
 
-    warm = None
-    with tqdm(total=todo(0), desc="sweep", unit="point", position=0, disable=not progress, file=sys.stderr, dynamic_ncols=True) as bar:
+def _fresh(run:_Sweep, pt:_Point) -> dict:
+    "Measure a point and store its row (then log it to W&B); say why when it did not succeed."
+    p = run.plan
+    r = _run_point(_point_kw(p, pt), p.isolate, pt.n if p.launch else None).row(run.fp)
+    if (kept := save_runs(r, p.store)): _say(kept)  # the store failed: the row is in a file beside it
+    if p.wnb["mode"] != "disabled": _log_wandb(r, p.wnb)
+    run.measured += 1; run.bar.update(1)
+    if r["status"] != "ok": _say(f"{_what(p, pt)} bs {pt.bs}: {r['status'].upper()}: {r['error']}")
+    return r
+
+def _measure(run:_Sweep, pt:_Point) -> str:
+    "A point's status, from the store or measured now; its combination notes whether it fit."
+    k = _ident(run.plan, pt)
+    if k in run.done: run.resumed += 1; r = run.done[k]
+    else: r = _fresh(run, pt)
+    r["_vid"] = pt.vid; run.rows.append(r)
+    c = run.combos[pt.combo]
+    if r["status"] == "ok": c.ok.add(pt.bs)
+    elif r["status"] == "oom": c.oom.add(pt.bs)
+    return r["status"]
+
+# %% ../nbs/05_sweep.ipynb #5242e3eb
+def _bisect(run:_Sweep, pt:_Point):
+    "After a combination's first OOM: probe between the largest batch size that fit and the smallest that did not."
+    c, what = run.combos[pt.combo], _what(run.plan, pt)
+    c.bisected = True
+    while (b := _next_probe(c)) is not None:
+        _say(f"{what}: out of memory at bs {c.first_oom}, {c.max_ok or 0} fits: trying bs {b}")
+        run.bar.total += _ident(run.plan, pt._replace(bs=b)) not in run.done; run.bar.refresh()
+        if _measure(run, pt._replace(bs=b)) not in ("ok", "oom"): break
+    if c.max_ok: _say(f"{what}: largest batch size that fits: {c.max_ok} (bisected)")
+
+def _skip_note(run:_Sweep, pt:_Point):
+    "Name the larger batch sizes of an out-of-memory point's combination that will not run."
+    c, p = run.combos[pt.combo], run.plan
+    later = [b for b in p.variants[pt.vid]["bss"]
+             if b > pt.bs and _ident(p, pt._replace(bs=b)) not in run.done and c.skips(b)]
+    if later: _say(f"{_what(p, pt)}: out of memory at bs {c.first_oom}: skipping bs {', '.join(map(str, later))}")
+
+def _visit(run:_Sweep, i:int):
+    "The `i`-th point: skipped above an OOM, else measured; after an OOM, the bisection and what it rules out."
+    pt = run.points[i]
+    c = run.combos[pt.combo]
+    if _ident(run.plan, pt) not in run.done and c.skips(pt.bs): c.skipped.append((pt.bs, pt.rn)); return
+    run.bar.set_postfix_str(f"{_what(run.plan, pt)} bs {pt.bs}" + (f" run {pt.rn}" if run.plan.repeats > 1 else ""))
+    status = _measure(run, pt)
+    if status == "oom" and run.plan.find_max_bs and not c.bisected: _bisect(run, pt)
+    if status == "oom": _skip_note(run, pt)
+    run.bar.total = run.bar.n + _todo(run, i + 1); run.bar.refresh()
+
+# %% ../nbs/05_sweep.ipynb #f712f62b
+def _warm_first(run:_Sweep):
+    "The device warm-up, once, before the first point that will be measured (none when nothing is left)."
+    if _todo(run) and run.plan.device_warmup != 0:
+        run.warm = _device_warmup(run.plan.dev, run.plan.device_warmup, run.plan.isolate)
+        if run.warm: _say(_warmup_line(run.warm))
+
+def _loop(run:_Sweep):
+    "Every point in order under the overall progress bar; Ctrl-C says how to resume."
+    with tqdm(total=_todo(run), desc="sweep", unit="point", position=0, disable=not run.plan.progress, file=sys.stderr,
+              dynamic_ncols=True) as run.bar:
         try:
-            if todo(0) and s["device_warmup"] != 0:
-                warm = _device_warmup(dev, s["device_warmup"], isolate)
-                if warm: _say(_warmup_line(warm))
-            for i, (rn, m, p, md, n, bs) in enumerate(plan):
-                c = combos[(m, p, md, n)]
-                if ident(m, p, md, bs, rn, n) not in done and c.skips(bs):
-                    c.skipped.append((bs, rn)); continue
-                bar.set_postfix_str(f"{what(m, p, md, n)} bs {bs}" + (f" run {rn}" if s["repeats"] > 1 else ""))
-                status = measure(m, p, md, n, bs, rn, bar)
-                if status == "oom" and find_max_bs and not c.bisected:
-                    c.bisected = True
-                    while (b := _next_probe(c)) is not None:
-                        _say(f"{what(m, p, md, n)}: out of memory at bs {c.first_oom}, {c.max_ok or 0} fits: trying bs {b}")
-                        bar.total += ident(m, p, md, b, rn, n) not in done; bar.refresh()
-                        if measure(m, p, md, n, b, rn, bar) not in ("ok", "oom"): break
-                    if c.max_ok: _say(f"{what(m, p, md, n)}: largest batch size that fits: {c.max_ok} (bisected)")
-                later = [b for b in V[m]["bss"] if b > bs and ident(m, p, md, b, rn, n) not in done and c.skips(b)]
-                if status == "oom" and later: _say(f"{what(m, p, md, n)}: out of memory at bs {c.first_oom}: skipping bs {', '.join(map(str, later))}")
-                bar.total = bar.n + todo(i + 1); bar.refresh()
+            _warm_first(run)
+            for i in range(len(run.points)): _visit(run, i)
         except KeyboardInterrupt:
-            _say(f"interrupted: {st['measured']} points measured and stored in {db}; run the same command again to resume")
+            _say(f"interrupted: {run.measured} points measured and stored in {run.plan.store}; "
+                 "run the same command again to resume")
             raise
-    skipped = [dict(model=name(m), precision=p, mode=md, bs=bs, run_number=rn, **({"world_size": n} if s["launch"] else {}))
-               for (m, p, md, n), c in combos.items() for bs, rn in c.skipped]
-    summary = SweepSummary(table=_tables(rows, combos, s["launch"]), store=str(db), env_id=fp["env_id"], skipped=skipped,
-                           errors=sum(r["status"] == "error" for r in rows), seconds=time.perf_counter() - t0, warmup=warm, **st)
+
+def _summary(run:_Sweep) -> SweepSummary:
+    "What the sweep did, from its state."
+    p = run.plan
+    skipped = [dict(model=_name(p, vid), precision=pr, mode=md, bs=bs, run_number=rn,
+                    **({"world_size": n} if p.launch else {}))
+               for (vid, pr, md, n), c in run.combos.items() for bs, rn in c.skipped]
+    return SweepSummary(table=_tables(run.rows, run.combos, p.launch), store=str(p.store), env_id=run.fp["env_id"],
+                        measured=run.measured, resumed=run.resumed, skipped=skipped, warmup=run.warm,
+                        errors=sum(r["status"] == "error" for r in run.rows), seconds=time.perf_counter() - p.started)
+
+# %% ../nbs/05_sweep.ipynb #dbab00de
+def _peaks(plan:SweepPlan):
+    "The matmul peak at each precision, once, for every point's `mfu_measured` (kept in the store per environment)."
+    for p in plan.precisions:  # a CPU sweep uses a stored one only (`ready-steady-go --measure_peak` makes one)
+        measured_peak(plan.dev, p, plan.store, measure=plan.dev.type != "cpu", progress=plan.progress)
+
+def _run(plan:SweepPlan) -> SweepSummary:
+    "Run a plan: the measured peaks, then every point under the device's lock; the summary printed with `progress`."
+    if plan.measure_peak: _peaks(plan)
+    gc.freeze()  # what exists now (torch, timm, ...) is never garbage: the gc.collect() after each point skips it
+    try:
+        with device_lock(plan.store, plan.dev, plan.wait):
+            run = _start(plan); _loop(run)
+            summary = _summary(run)
+    finally: gc.unfreeze()  # (the lock is released first)
+    if plan.progress: print(summary)
     return summary
 
-def _world(r:dict) -> int: return int(r.get("world_size") or 1)
-
-def _tables(rows:list, combos:dict, launched:bool) -> pd.DataFrame:
-    "`_table` for each world size, the world sizes of a combination side by side (a `world_size` column in a series)."
-    if not launched: return _table(rows, {k[:3]: c for k, c in combos.items()})
-    parts = [_table([r for r in rows if _world(r) == k[3]], {k[:3]: c}) for k, c in combos.items()]
-    df = pd.concat(parts, ignore_index=True)
-    df.insert(3, "world_size", [k[3] for k in combos])
-    return df
-
+# %% ../nbs/05_sweep.ipynb #99681981
 def _log_wandb(row:dict, wb:dict):
     "Log a stored row to W&B; on failure warn once and stop trying (the store already has the row)."
     from ready_steady_go.tracking import start_run, log_run
-    seq = f"-seq{int(row['seq_len'])}" if _num(row.get("seq_len")) is not None else ""  # LM points differ by their length
-    name = f"{row['model']}{seq}-{row['precision']}-{row['mode']}-bs{row['bs']}-r{row['run_number']}" + (f"-ws{_world(row)}" if _world(row) > 1 else "")
-    try: log_run(start_run(wb["mode"], wb["project"], wb["entity"], name, wb["group"], run_id=row["run_id"]), row)
+    seq = f"-seq{int(row['seq_len'])}" if _num(row.get("seq_len")) is not None else ""  # LM points differ by length
+    name = (f"{row['model']}{seq}-{row['precision']}-{row['mode']}-bs{row['bs']}-r{row['run_number']}"
+            + (f"-ws{_world(row)}" if _world(row) > 1 else ""))
+    try: log_run(start_run(wb["mode"], wb["project"], wb["entity"], name=name, group=wb["group"],
+                           run_id=row["run_id"]), row)
     except Exception as e:  # W&B down, or refusing: the sweep goes on, the store has every row
         _say(f"W&B: {e}; the rest of this sweep is stored locally only"); wb["mode"] = "disabled"
