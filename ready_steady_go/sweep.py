@@ -17,10 +17,11 @@ import torch
 from tqdm import tqdm
 
 from .env import BadInput, check_choice, check_numbers, check_path, pick_device, fingerprint
-from .workloads import DEFAULT_BS, check_model, get_workload, kind_of
-from .benchmark import (
-    MODES, Result, StopRule, benchmark, check_precision, check_settings, measured_peak, warm_up_device,
-    UNCONVERGED_HINT, _warmup_line)
+from .workloads import DEFAULT_BS, check_model, get_workload
+from .schema import kind_of
+from .benchmark import (StopRule, benchmark, check_precision, check_settings, measured_peak,
+                                       warm_up_device, _warmup_line)
+from .schema import MODES, Result, UNCONVERGED_HINT
 from .store import DEFAULT_STORE, check_store, read_runs, save_runs
 from .launch import _MARK, check_world, launch
 try: import fcntl
