@@ -16,11 +16,12 @@ from .env import BadInput
 # %% auto #0
 __all__ = ['KEYS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES', 'ENV_COLS', 'DATASETS',
            'DEFAULT_WORK', 'TIME_TO_TRAIN_COLS', 'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY_COLS',
-           'CONDITION_COLS', 'SCALING_COLUMNS', 'clean_device_name', 'ci_target_met', 'world_sizes', 'usable', 'tidy',
-           'best_batch', 'relative', 'ratio_ci', 'throughput_ci_rel', 'speedup_ci', 'speedup', 'average', 'oom_batch',
-           'environments', 'parse_prices', 'cost', 'value_table', 'best_precision', 'dataset_size', 'time_for',
-           'human_duration', 'extrapolate', 'parse_work', 'work_text', 'time_to_train', 'comparability',
-           'comparability_note', 'efficiency', 'scaling', 'convergence', 'flagged', 'analyse']
+           'CONDITION_COLS', 'SCALING_COLUMNS', 'MODE_NAMES', 'MISSED_MARK', 'FEED_COLS', 'clean_device_name',
+           'ci_target_met', 'world_sizes', 'usable', 'tidy', 'best_batch', 'relative', 'ratio_ci', 'throughput_ci_rel',
+           'speedup_ci', 'speedup', 'average', 'oom_batch', 'environments', 'parse_prices', 'cost', 'value_table',
+           'best_precision', 'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'parse_work', 'work_text',
+           'time_to_train', 'comparability', 'comparability_note', 'efficiency', 'scaling', 'convergence', 'flagged',
+           'analyse', 'mode_name', 'ranking', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table']
 
 # %% ../nbs/06_analysis.ipynb #7abdf383
 _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
@@ -769,3 +770,105 @@ def analyse(runs:pd.DataFrame, # the runs table
         one = avg if len(fams) <= 1 else avg[avg["workload"] == ("image" if "image" in fams else fams[0])]
         out["value"] = value_table(best_precision(one), p, by=("mode",))
     return out
+
+# %% ../nbs/06_analysis.ipynb #a7813f09
+MODE_NAMES = dict(train="training", infer="inference") # how a page names each mode
+
+def mode_name(mode:str, # train or infer
+             ) -> str:
+    "What a reader calls `mode`: training, inference (any other mode as it is)."
+    return MODE_NAMES.get(mode, mode)
+
+# %% ../nbs/06_analysis.ipynb #9822c1d1
+MISSED_MARK = "†" # beside a number whose CI missed its target
+_PRECISION_FIRST = ("fp16", "bf16", "tf32", "fp32") # a ranking's columns: the lowest precision (usually the fastest) first
+
+def _models_text(d:pd.DataFrame, devices) -> list[str]:
+    "How many models went into each device's average: `3`, or `2 of 3` where it is fewer than in its mode."
+    n, of = d.groupby("device")["n_models"].min(), d.groupby("device")["of_models"].max()
+    return [f"{n[x]}" if n[x] == of[x] else f"{n[x]} of {of[x]}" for x in devices]
+
+def ranking(avg:pd.DataFrame, # `average(...)`
+            mode:str="train", # train or infer
+           ) -> pd.DataFrame:
+    "Per device, the geometric mean of relative throughput (%) of each precision, and how many models went in."
+    d = avg[avg["mode"] == mode]
+    p = d.pivot(index="device", columns="precision", values="relative_geomean")
+    p = p[[c for c in _PRECISION_FIRST if c in p] + [c for c in p if c not in _PRECISION_FIRST]]
+    p.columns = [f"{c} (%)" for c in p.columns]
+    p = p.assign(_max=p.max(axis=1)).sort_values("_max", ascending=False).drop(columns="_max")
+    if "of_models" in d: p["models"] = _models_text(d, p.index)
+    out = p.rename_axis(index="device", columns=None).reset_index()
+    if "n_unconverged" in d:  # ranked with points that missed their target, as asked: say so beside the name
+        u = d.groupby("device")["n_unconverged"].sum()
+        out["device"] = [f"{x} {MISSED_MARK}" if u.get(x, 0) else x for x in out["device"]]
+    return out
+
+# %% ../nbs/06_analysis.ipynb #d8ebd0ed
+def _is_test(models) -> pd.Series:
+    "Per model: a tiny test stand-in (`test_resnet`, `test-gpt2`), whose speed says nothing about real training."
+    return pd.Series(list(models), dtype=object).astype(str).str.startswith(("test_", "test-"))
+
+def time_to_train_table(best:pd.DataFrame, # `relative(best_batch(...))` (or `analyse(...)["best"]`), with `items_per_sample` where known
+                        train_for:str|dict|None=None, # the training work (`100k steps`, `2T tokens`); default: each family's
+                        infer_for:str|dict|None=None, # the inference work; default: each family's
+                       ) -> pd.DataFrame:
+    """Per device, model and mode, at the device's fastest precision: steps per minute and the time for the work
+    (`time_to_train`). Never for test models."""
+    d = best[~_is_test(best["model"]).to_numpy()]
+    if d.empty: return time_to_train(d, train_for, infer_for)
+    d = d.loc[d.groupby(["device", _model_col(d), "mode"])["throughput"].idxmax()]
+    out = time_to_train(d, train_for, infer_for)
+    return out.sort_values(["mode", "model", "seconds"], ascending=[False, True, True], ignore_index=True)
+
+# %% ../nbs/06_analysis.ipynb #b6436ee6
+def duration_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`)
+                   mode:str="train", # train or infer
+                   tt:pd.DataFrame|None=None, # `time_to_train_table(...)` already made; default: made from `best`
+                  ) -> pd.DataFrame:
+    "`time_to_train_table` of one mode (the rows of `tt` for `best`'s models) as a device × model table of durations, each with its precision."
+    if tt is None: e = time_to_train_table(best[best["mode"] == mode])
+    else: e = tt[tt["mode"].eq(mode) & tt["model"].isin(best[_model_col(best)])]
+    if e.empty: return pd.DataFrame(columns=["device"])
+    e = e.assign(cell=e["duration"] + " (" + e["precision"] + ")")
+    return e.pivot(index="device", columns="model", values="cell").rename_axis(columns=None).reset_index().fillna("")
+
+# %% ../nbs/06_analysis.ipynb #b7ad7240
+def cost_table(cost:pd.DataFrame, # `cost(...)` of best points (e.g. `analyse(runs, prices)["cost"]`)
+               unit:str="samples", # what the throughput counts, for the headers
+              ) -> pd.DataFrame:
+    "Per device, model and mode at the device's fastest precision: throughput, price and $ per million `unit`, cheapest first."
+    mc = _model_col(cost)
+    c = cost.loc[cost.groupby(["device", mc, "mode"])["throughput"].idxmax()]
+    c = c.sort_values(["mode", mc, "usd_per_million"], ascending=[False, True, True])
+    return pd.DataFrame({"mode": c["mode"], "device": c["device"], "model": c[mc], "precision": c["precision"], "batch size": c["bs"],
+                         f"throughput ({unit}/s)": c["throughput"], "price ($/h)": c["price_per_hour"],
+                         f"$ per 1M {unit}": c["usd_per_million"]})
+
+# %% ../nbs/06_analysis.ipynb #a260e57a
+FEED_COLS = ("device", "model", "training images/s", "pipeline", "pipeline images/s", "verdict")
+
+def _machine(df:pd.DataFrame) -> pd.Series:
+    "Which machine a run was on, as far as the runs say: its CPU and core count, else its environment id."
+    if "cpu" in df: return df["cpu"].astype(str) + " × " + (df["cpu_count"].astype(str) if "cpu_count" in df else "")
+    return df["env_id"].astype(str) if "env_id" in df else pd.Series("this machine", index=df.index)
+
+def _feed_row(r, f) -> dict:
+    "One image model's training rate `r` against the pipeline `f` of its machine."
+    ratio = f["throughput"] / r["throughput"]
+    v = (f"feeds it: {ratio:.1f}× what training takes" if ratio >= 1
+         else f"starves it: the pipeline gives {100 * ratio:.0f}% of what training takes")
+    w = f" ({int(f['workers'])} workers)" if "workers" in f and pd.notna(f["workers"]) else ""
+    return dict(zip(FEED_COLS, (r["device"], r["model"], r["throughput"], f"{f['model']} on {f['device']}{w}", f["throughput"], v)))
+
+def feed_table(runs:pd.DataFrame, # the runs table
+              ) -> pd.DataFrame:
+    "For each image model and device with a training rate: the input pipeline's images/s on the same machine against it, with a verdict."
+    k = _keyed(runs); k = k[k["world_size"].eq(1)]
+    k = k.assign(_m=_machine(k))
+    data, img = k[k["workload"].eq("data")], k[k["workload"].eq("image") & k["mode"].eq("train")]
+    if data.empty or img.empty: return pd.DataFrame(columns=list(FEED_COLS))
+    feed = data.loc[data.groupby("_m")["throughput"].idxmax()].set_index("_m")
+    need = img.loc[img.groupby(["_m", "device", "model"])["throughput"].idxmax()]
+    need = need[need["_m"].isin(feed.index)]
+    return pd.DataFrame([_feed_row(r, feed.loc[r["_m"]]) for _, r in need.iterrows()], columns=list(FEED_COLS))
