@@ -35,8 +35,10 @@ def precision_color(p:str): # a precision name
 @contextmanager
 def _style():
     # a fixed title height (`axes.titley`): matplotlib otherwise measures every axis' tick labels to place each title
-    with sns.axes_style("whitegrid"), mpl.rc_context({"font.size": 10, "axes.titlesize": 11, "axes.titleweight": "bold", "axes.titley": 1.0,
-                                                      "axes.labelsize": 10, "legend.fontsize": 9, "svg.fonttype": "none"}):
+    with sns.axes_style("whitegrid"), mpl.rc_context({"font.size": 10, "axes.titlesize": 11,
+                                                      "axes.titleweight": "bold", "axes.titley": 1.0,
+                                                      "axes.labelsize": 10, "legend.fontsize": 9,
+                                                      "svg.fonttype": "none"}):
         yield
 
 def _precisions(ps) -> list[str]:
@@ -72,14 +74,15 @@ def _select(df:pd.DataFrame, model:str, mode:str) -> pd.DataFrame:
     d = df[(df[col] == model) & (df["mode"] == mode)]
     if d.empty: raise ValueError(f"no results for model {model!r} in mode {mode!r}")
     if col == "model" and "label" in d and d["label"].nunique() > 1:
-        raise ValueError(f"model {model!r} was measured at several sizes: give one of {', '.join(sorted(d['label'].unique()))}")
+        raise ValueError(f"model {model!r} was measured at several sizes: give one of "
+                         f"{', '.join(sorted(d['label'].unique()))}")
     return d
 
 # %% ../nbs/07_plots.ipynb #a4fca949
 _MISSED = dict(hatch="////", alpha=0.45)  # how a bar whose CI missed its target looks: hatched and faded
 
 def _whiskers(ax, d:pd.DataFrame, y:np.ndarray, v:np.ndarray, *, lo:str, hi:str, cap:float) -> tuple:
-    "Each bar's whisker as `(end, xerr, none, cut)`: an unknown interval draws none (never a zero-width one); one past `cap` is cut there and marked."
+    "Whiskers `(end, xerr, none, cut)`: none for an unknown interval; one past `cap` is cut there and marked."
     l, u = d[lo].to_numpy(float), d[hi].to_numpy(float)
     none = np.isnan(l) | np.isnan(u)  # an unknown interval: no whisker and says so
     end = np.where(none, v, np.fmin(np.fmax(np.nan_to_num(u, nan=0.0), v), cap))
@@ -97,32 +100,37 @@ def _hatch(bars, flags:np.ndarray, color) -> bool:
     return bool(np.any(flags))
 
 def _bar_legend(ax, precs:list, missed:bool, cut:bool):
-    "The precisions in plain colours (the fastest first, as the bars read) and the marks used, beside the axes: never over a bar."
+    "The precisions (the fastest first, as the bars read) and the marks used, beside the axes: never over a bar."
     hs, ls = [Patch(facecolor=precision_color(p)) for p in precs[::-1]], precs[::-1]
-    if missed: hs.append(Patch(facecolor="white", edgecolor="0.3", hatch=_MISSED["hatch"])); ls.append("CI target missed")
-    if cut: hs.append(Line2D([], [], marker=">", color="0.2", lw=0, ms=5)); ls.append("interval cut at the axis")
+    if missed:
+        hs, ls = hs + [Patch(facecolor="white", edgecolor="0.3", hatch=_MISSED["hatch"])], ls + ["CI target missed"]
+    if cut: hs, ls = hs + [Line2D([], [], marker=">", color="0.2", lw=0, ms=5)], ls + ["interval cut at the axis"]
     ax.legend(hs, ls, title="precision", loc="upper left", bbox_to_anchor=(1.01, 1.02), frameon=False)
 
 def _bars(ax, df:pd.DataFrame, value:str, lo:str|None=None, hi:str|None=None, fmt="{:.0f}",
           flag:str|None=None, names:dict|None=None):
-    "Grouped horizontal bars: a row per device (fastest on top), a bar per precision; `flag` marks the bars that missed their CI target."
+    "Grouped horizontal bars: a row per device (fastest on top), a bar per precision; `flag` marks missed targets."
     order = df.groupby("device")[value].max().sort_values().index.tolist()
     precs = _precisions(df["precision"])
     h, y0 = 0.8 / len(precs), {d: i for i, d in enumerate(order)}
     top, ci = float(df[value].max()), bool(lo and hi and df[lo].notna().any())
-    ends = np.fmax(df[hi].to_numpy(float), df[value].to_numpy(float)) if hi and df[hi].notna().any() else df[value].to_numpy(float)
+    vals = df[value].to_numpy(float)
+    ends = np.fmax(df[hi].to_numpy(float), vals) if hi and df[hi].notna().any() else vals
     # the axis is sized to the data: an interval longer than half the largest bar again is cut there and marked
     cap = min(float(np.nanmax(ends)), 1.5 * top) if np.isfinite(np.nanmax(ends)) else 1.5 * top
     cut, missed = False, False
     for j, p in enumerate(precs):
         d = df[df["precision"] == p]
         y, v = np.array([y0[x] for x in d["device"]]) - 0.4 + h * (j + 0.5), d[value].to_numpy(float)
-        end, xerr, none, c = _whiskers(ax, d, y, v, lo=lo, hi=hi, cap=cap) if ci else (v, None, np.zeros(len(d), bool), False)
+        if ci: end, xerr, none, c = _whiskers(ax, d, y, v, lo=lo, hi=hi, cap=cap)
+        else: end, xerr, none, c = v, None, np.zeros(len(d), bool), False
         bars = ax.barh(y, v, height=h * 0.92, color=precision_color(p), label=p, xerr=xerr,
                        error_kw=dict(ecolor="0.2", elinewidth=0.8, capsize=1.5))
-        cut, missed = cut or c, missed or (flag is not None and _hatch(bars, d[flag].to_numpy(bool), precision_color(p)))
+        cut = cut or c
+        if flag is not None: missed = _hatch(bars, d[flag].to_numpy(bool), precision_color(p)) or missed
         for yy, x, vv, nn in zip(y, end, v, none):  # after the whisker: never crossed by it
-            ax.text(x, yy, " " + fmt.format(vv) + (" (no interval)" if nn else ""), va="center", ha="left", fontsize=9, color="0.2")
+            ax.text(x, yy, " " + fmt.format(vv) + (" (no interval)" if nn else ""), va="center", ha="left",
+                    fontsize=9, color="0.2")
     ax.set_yticks(range(len(order)), [short((names or {}).get(o, o), 48) for o in order])
     ax.set_ylim(-0.6, len(order) - 0.4)
     ax.grid(axis="y", visible=False)
@@ -130,7 +138,8 @@ def _bars(ax, df:pd.DataFrame, value:str, lo:str|None=None, hi:str|None=None, fm
     _bar_legend(ax, precs, missed, cut)
     return ax
 
-def _height(n_dev, n_prec) -> float: return 1.2 + n_dev * max(0.32, 0.19 * max(1, n_prec))  # a bar per precision is ≥ 11 pt tall
+# a bar per precision is ≥ 11 pt tall
+def _height(n_dev, n_prec) -> float: return 1.2 + n_dev * max(0.32, 0.19 * max(1, n_prec))
 
 def _bar_fig(d:pd.DataFrame, names:dict|None=None) -> Figure:
     labels = [short((names or {}).get(x, x), 48) for x in d["device"].unique()]
@@ -175,7 +184,8 @@ def plot_average(avg:pd.DataFrame, # `average(...)`
         ax = fig.add_subplot()
         _bars(ax, d.assign(_missed=d["n_unconverged"].gt(0)) if "n_unconverged" in d else d, stat,
               flag="_missed" if "n_unconverged" in d else None, names=fewer)
-        ax.set_xlabel(f"relative throughput, {kind} mean over {n} model{'s' if n != 1 else ''} (% of the fastest)")  # a device with fewer says so beside its name
+        # a device with fewer says so beside its name
+        ax.set_xlabel(f"relative throughput, {kind} mean over {n} model{'s' if n != 1 else ''} (% of the fastest)")
         ax.set_title(f"All models, {mode_name(mode)}")
     return fig
 
@@ -189,7 +199,8 @@ def plot_speedup(sp:pd.DataFrame, # `speedup_ci(...)` or `speedup(...)` (average
     with _style():
         fig = _bar_fig(d)
         ax = fig.add_subplot()
-        _bars(ax, d.assign(_missed=d["n_unconverged"].gt(0)) if "n_unconverged" in d else d, "speedup", *(("speedup_lo", "speedup_hi") if "speedup_lo" in d else ()), fmt="{:.2f}×",
+        _bars(ax, d.assign(_missed=d["n_unconverged"].gt(0)) if "n_unconverged" in d else d, "speedup",
+              *(("speedup_lo", "speedup_hi") if "speedup_lo" in d else ()), fmt="{:.2f}×",
               flag="_missed" if "n_unconverged" in d else None)
         ax.axvline(1, color="0.3", lw=1, ls="--")  # no change: always in view, even when lower precision is slower
         ax.set_xlim(0, max(ax.get_xlim()[1], 1.1))
@@ -199,12 +210,15 @@ def plot_speedup(sp:pd.DataFrame, # `speedup_ci(...)` or `speedup(...)` (average
 
 # %% ../nbs/07_plots.ipynb #34cadfe5
 def _lines(ax, xs:list, ys:list, colors:list, hollow:list|None=None, **kw):
-    "Lines with a dot at each point: one `LineCollection` and one scatter for any number of lines (a `plot` per line costs ~50× more); `hollow` points are drawn open."
-    ax.add_collection(LineCollection([np.column_stack([x, y]) for x, y in zip(xs, ys)], colors=colors, linewidths=1.3, zorder=2))
+    "Lines with a dot per point: one `LineCollection` and one scatter for all lines (~50× faster); `hollow`: open."
+    ax.add_collection(LineCollection([np.column_stack([x, y]) for x, y in zip(xs, ys)], colors=colors,
+                                     linewidths=1.3, zorder=2))
     c = np.repeat(np.array(colors, dtype=float).reshape(len(colors), -1), [len(x) for x in xs], axis=0)
     face = c.copy()
-    if hollow is not None: face[np.concatenate(hollow).astype(bool)] = 1.0  # white inside: this point missed its CI target
-    ax.scatter(np.concatenate(xs), np.concatenate(ys), s=9 if hollow is None else 14, c=face, edgecolors=c, linewidths=1, zorder=2.5)
+    # white inside: this point missed its CI target
+    if hollow is not None: face[np.concatenate(hollow).astype(bool)] = 1.0
+    ax.scatter(np.concatenate(xs), np.concatenate(ys), s=9 if hollow is None else 14, c=face, edgecolors=c,
+               linewidths=1, zorder=2.5)
 
 def _bands(ax, xs:list, los:list, his:list, colors:list):
     "Shaded bands between `los` and `his`, one `PolyCollection` for all of them."
@@ -212,13 +226,14 @@ def _bands(ax, xs:list, los:list, his:list, colors:list):
     ax.add_collection(PolyCollection(polys, facecolors=colors, alpha=0.25, linewidths=0, zorder=1))
 
 def _first_oom(oom:pd.DataFrame|None, d:pd.DataFrame, mode:str) -> dict:
-    "`{(device, precision): the smallest batch size that ran out of memory}` for the model of `d` (at its sizes) in `mode`."
+    "`{(device, precision): the smallest batch size that ran out of memory}` for `d`'s model in `mode`."
     if oom is None: return {}
     sel = oom if "size" not in oom or "size" not in d else oom[oom["size"].isin(d["size"].unique())]
-    return {(r.device, r.precision): r.bs for r in sel[(sel["model"] == d["model"].iloc[0]) & (sel["mode"] == mode)].itertuples()}
+    return {(r.device, r.precision): r.bs
+            for r in sel[(sel["model"] == d["model"].iloc[0]) & (sel["mode"] == mode)].itertuples()}
 
 def _batch_lines(d:pd.DataFrame) -> tuple[dict, float]:
-    "Each (precision, device) line of `d` (sorted by bs) as numpy columns, and the y axis' top: sized to the data, a band wider than half the highest point again is cut there."
+    "Each (precision, device) line of `d` as numpy columns, and the y axis' top: a band far above the data is cut."
     ymax = float(d["throughput"].max())
     hi_f = d["throughput_hi"][np.isfinite(d["throughput_hi"])]
     ytop = max(ymax * 1.08, min(float(hi_f.max()) if len(hi_f) else 0.0, 1.5 * ymax) * 1.02)
@@ -229,7 +244,7 @@ def _batch_lines(d:pd.DataFrame) -> tuple[dict, float]:
     return {k: {c: v[i] for c, v in col.items()} for k, i in idx.items()}, ytop
 
 def _batch_column(top, mem, p:str, gs:list, *, oom:dict):
-    "One precision's column: throughput lines `gs` (device, line, colour) in their bands, × at each device's first OOM, and peak memory below where measured."
+    "One precision's column: lines `gs` (device, line, colour) in their bands, × at first OOM, memory below."
     cs = [c for *_, c in gs]
     xs, ys = [g["bs"] for _, g, _ in gs], [g["throughput"] for _, g, _ in gs]
     _bands(top, xs, [g["throughput_lo"] for _, g, _ in gs], [g["throughput_hi"] for _, g, _ in gs], cs)
@@ -239,7 +254,9 @@ def _batch_column(top, mem, p:str, gs:list, *, oom:dict):
         keep = [i for i, m in enumerate(ms) if np.isfinite(m).any()]
         if keep: _lines(mem, [xs[i] for i in keep], [ms[i] for i in keep], [cs[i] for i in keep])
     x = [(oom[dev, p], y[-1], c) for (dev, _, c), y in zip(gs, ys) if (dev, p) in oom]
-    if x: top.scatter([a for a, _, _ in x], [b for _, b, _ in x], marker="x", s=49, linewidths=2, c=[c for *_, c in x], zorder=3)
+    if x:
+        top.scatter([a for a, _, _ in x], [b for _, b, _ in x], marker="x", s=49, linewidths=2, c=[c for *_, c in x],
+                    zorder=3)
     top.set_title(p)
 
 def _batch_axes(axs, bss:list, ytop:float, unit:str):
@@ -286,7 +303,8 @@ def plot_batch(t:pd.DataFrame, # `tidy(...)`
         for j, p in enumerate(precs): _batch_column(axs[0, j], axs[1, j] if mem else None, p, gss[p], oom=first_oom)
         _batch_axes(axs, sorted(d["bs"].unique()), ytop, unit_name(d))
         shown = [dev for dev in devs if dev in {g[0] for gs in gss.values() for g in gs}]
-        fig.legend([Line2D([], [], color=colors[dev], marker="o", ms=3, lw=1.3) for dev in shown], [short(dev, 40) for dev in shown],
+        fig.legend([Line2D([], [], color=colors[dev], marker="o", ms=3, lw=1.3) for dev in shown],
+                   [short(dev, 40) for dev in shown],
                    title=legend, loc="center right", bbox_to_anchor=(1 - 0.1 / w, 0.5))
         fig.suptitle(title, weight="bold")
     return fig
@@ -307,7 +325,8 @@ def plot_cost(value:pd.DataFrame, # `value_table(...)` (e.g. `analyse(runs, pric
                    c=[_PAL[2] if f else "0.55" for f in d["frontier"].astype(bool)])
         for _, r in d.iterrows():
             lab = short(r["device"], 30) + (f" ({r['precision']})" if "precision" in d else "")
-            ax.annotate(lab, (r["price_per_hour"], r["throughput"]), xytext=(5, -3), textcoords="offset points", fontsize=8)
+            ax.annotate(lab, (r["price_per_hour"], r["throughput"]), xytext=(5, -3), textcoords="offset points",
+                        fontsize=8)
         ax.set_xlim(0, d["price_per_hour"].max() * 1.25); ax.set_ylim(0, d["throughput"].max() * 1.12)
         ax.set_xlabel("price ($/hour)")
         ax.set_ylabel("relative throughput (% of the fastest, geomean)")
@@ -318,7 +337,7 @@ def plot_cost(value:pd.DataFrame, # `value_table(...)` (e.g. `analyse(runs, pric
 # %% ../nbs/07_plots.ipynb #4b9df43a
 def plot_efficiency(eff:pd.DataFrame, # `efficiency(...)` (e.g. `analyse(runs)["efficiency"]`)
                     mode:str="train", # train or infer
-                    stat:str="mfu", # "mfu" (datasheet peak) or "mfu_measured"; falls back to the other when none is known
+                    stat:str="mfu", # "mfu" (datasheet peak) or "mfu_measured"; the other where it has none
                    ) -> Figure:
     "Model FLOPs utilisation (%) per model and device, a bar per precision."
     d = eff[eff["mode"] == mode]
@@ -332,7 +351,8 @@ def plot_efficiency(eff:pd.DataFrame, # `efficiency(...)` (e.g. `analyse(runs)["
         fig = _bar_fig(d)
         ax = fig.add_subplot()
         _bars(ax, d, "_pct", fmt="{:.0f}%")
-        ax.set_xlabel(f"model FLOPs utilisation (% of the {'datasheet' if stat == 'mfu' else 'measured'} peak of the precision that ran)")
+        ax.set_xlabel(f"model FLOPs utilisation (% of the {'datasheet' if stat == 'mfu' else 'measured'} peak of "
+                      "the precision that ran)")
         ax.set_title(f"Efficiency, {mode_name(mode)}: how much of the peak each model used")
     return fig
 
@@ -344,11 +364,12 @@ def svg(fig:Figure, # a figure from this module
     with mpl.rc_context({"svg.fonttype": "none"}): fig.savefig(buf, format="svg")
     s = buf.getvalue()
     s = s[s.index("<svg"):]
-    return re.sub(r'<svg([^>]*?) (width="[^"]*") height="[^"]*"', r'<svg\1 \2 style="max-width:100%;height:auto"', s, count=1)
+    return re.sub(r'<svg([^>]*?) (width="[^"]*") height="[^"]*"', r'<svg\1 \2 style="max-width:100%;height:auto"', s,
+                  count=1)
 
 # %% ../nbs/07_plots.ipynb #4ee39c31
 def _scaling_labels(groups:list, top:float) -> list[str]:
-    "A legend entry per line: model, device, precision and its efficiency at the most GPUs; a line above the axis says so."
+    "A legend entry per line: model, device, precision, its efficiency at the most GPUs; off the scale, says so."
     return [f"{m} · {dev} · {p} ({100 * g['efficiency'].iloc[-1]:.0f}% at {g['world_size'].iloc[-1]}"
             + (", off the scale)" if g["speedup"].max() > top else ")") for (dev, m, p), g in groups]
 
@@ -361,14 +382,17 @@ def plot_scaling(sc:pd.DataFrame, # `scaling(runs)`
     groups = list(d.groupby(["device", "model", "precision"], sort=True))
     ns = sorted(d["world_size"].unique())
     colors = sns.color_palette("tab10" if len(groups) <= 10 else "husl", len(groups))
-    top = max(ns) * 1.1  # the ideal line sets the scale; a line above it (a published anomaly, a bad baseline) is marked, not allowed to flatten the rest
+    # the ideal line sets the scale; a line above it (a published anomaly, a bad baseline) is marked, not allowed to
+    # flatten the rest
+    top = max(ns) * 1.1
     labels = _scaling_labels(groups, top)
     lw = _text_width(labels, 9) + 0.6
     with _style():
         fig = _fig(4.2 + lw, 3.6, right=lw)
         ax = fig.add_subplot()
         ax.plot(ns, ns, color="0.35", lw=1, ls="--", label="ideal: N× with N GPUs", zorder=1)
-        for (_, g), c, l in zip(groups, colors, labels): ax.plot(g["world_size"], g["speedup"], color=c, lw=1.4, marker="o", ms=4, label=l, zorder=2)
+        for (_, g), c, l in zip(groups, colors, labels):
+            ax.plot(g["world_size"], g["speedup"], color=c, lw=1.4, marker="o", ms=4, label=l, zorder=2)
         ax.set_xscale("log", base=2)
         ax.set_xticks(ns, labels=[str(n) for n in ns]); ax.xaxis.set_minor_locator(NullLocator())
         ax.set_ylim(0, top)

@@ -16,12 +16,12 @@ import numpy as np, pandas as pd
 
 from .env import BadInput
 from .store import gc_paused
-from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, KEYS, MEASURED_SOURCES, MISSED_MARK, SCALING_COLUMNS, analyse,
-                                      best_batch, comparability_note, cost_table, duration_table, feed_table, flagged, mode_name,
-                                      parse_prices, parse_work, ranking, time_to_train_table)
+from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, KEYS, MEASURED_SOURCES, MISSED_MARK,
+    SCALING_COLUMNS, analyse, best_batch, comparability_note, cost_table, duration_table, feed_table, flagged,
+    mode_name, parse_prices, parse_work, ranking, time_to_train_table)
 from .analysis import _is_test, _per_config
-from .plots import (plot_average, plot_batch, plot_cost, plot_efficiency, plot_relative, plot_scaling, plot_speedup,
-                                   svg, unit_name)
+from .plots import (plot_average, plot_batch, plot_cost, plot_efficiency, plot_relative,
+    plot_scaling, plot_speedup, svg, unit_name)
 
 # %% auto #0
 __all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'WORK', 'FAMILY_NAMES', 'summary_table', 'average_table', 'report_figures',
@@ -33,31 +33,34 @@ AVERAGE_COLS = ("device", "precision", "mode", "relative_mean", "relative_geomea
 
 def summary_table(best:pd.DataFrame, # `relative(best_batch(...))`
                  ) -> pd.DataFrame:
-    "One row per best point: device, model (with ` @size` where it was measured at several), precision, mode, bs, throughput, relative."
+    "One row per best point: device, model (` @size` where several), precision, mode, bs, throughput, relative."
     d = best.assign(model=best["label"]) if "label" in best else best
-    return d.sort_values(["mode", "model", "relative"], ascending=[False, True, False])[list(SUMMARY_COLS)].reset_index(drop=True)
+    return d.sort_values(["mode", "model", "relative"],
+                         ascending=[False, True, False])[list(SUMMARY_COLS)].reset_index(drop=True)
 
 def average_table(avg:pd.DataFrame, # `average(...)`
                  ) -> pd.DataFrame:
     "One row per (device, precision, mode): the arithmetic and geometric mean of relative throughput."
     return avg[list(AVERAGE_COLS)].reset_index(drop=True)
 
-WORK = dict(train=(90, "imagenet-1k"), infer=(1, "imagenet-1k-val")) # an image model's default work per mode: (epochs, data set); other families: `analysis.DEFAULT_WORK`
+# an image model's default work per mode: (epochs, data set); other families: `analysis.DEFAULT_WORK`
+WORK = dict(train=(90, "imagenet-1k"), infer=(1, "imagenet-1k-val"))
 
 # %% ../nbs/08_report.ipynb #237bb70f
 def _slug(s:str) -> str:
-    "A file-name part: the name's safe characters, and for a long name its first 40 and a hash of the whole (a file name has a length limit)."
+    "A file-name part: the name's safe characters; for a long name its first 40 and a hash (names have a limit)."
     x = re.sub(r"[^A-Za-z0-9._-]+", "-", str(s)).strip("-") or "x"
     return x if len(x) <= 48 else x[:40].rstrip("-.") + "-" + hashlib.sha1(str(s).encode()).hexdigest()[:8]
 
 def _modes(df) -> list[str]: return sorted(df["mode"].unique(), key=lambda m: (m != "train", m))
 
-FAMILY_NAMES = dict(image="image models", lm="language models", unet3d="3D U-Nets", op="micro-ops", data="input pipeline")
+FAMILY_NAMES = dict(image="image models", lm="language models", unet3d="3D U-Nets", op="micro-ops",
+                    data="input pipeline")
 
 def _of_family(df:pd.DataFrame, fam:str) -> pd.DataFrame: return df[df["workload"] == fam] if "workload" in df else df
 
 def _by_family(avg:pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
-    "`(family, its rows, file-name suffix)`: one entry without a suffix when the table holds one family (or says none), image models first."
+    "`(family, its rows, file-name suffix)`: one entry, no suffix, for one family; else image models first."
     fams = list(dict.fromkeys(avg["workload"])) if "workload" in avg and len(avg) else []
     if len(fams) <= 1: return [(fams[0] if fams else "image", avg, "")]
     fams = sorted(fams, key=lambda f: (list(FAMILY_NAMES).index(f) if f in FAMILY_NAMES else 9, f))
@@ -70,9 +73,11 @@ def _figure_jobs(res:dict) -> list[tuple[str, str, object]]:
         sp = _of_family(res["speedup"], fam)
         for mode in _modes(avg):
             jobs.append((f"average{sfx}-{mode}.svg", "overview", partial(plot_average, avg, mode)))
-            if (sp["mode"] == mode).any(): jobs.append((f"speedup{sfx}-{mode}.svg", "overview", partial(plot_speedup, sp, mode)))
+            if (sp["mode"] == mode).any():
+                jobs.append((f"speedup{sfx}-{mode}.svg", "overview", partial(plot_speedup, sp, mode)))
     for mode in _modes(best):
-        if "value" in res and (res["value"]["mode"] == mode).any(): jobs.append((f"cost-{mode}.svg", "cost", partial(plot_cost, res["value"], mode)))
+        if "value" in res and (res["value"]["mode"] == mode).any():
+            jobs.append((f"cost-{mode}.svg", "cost", partial(plot_cost, res["value"], mode)))
         eff = res["efficiency"][res["efficiency"]["mode"] == mode] if "efficiency" in res else pd.DataFrame()
         if len(eff) and eff[["mfu", "mfu_measured"]].notna().any().any():
             jobs.append((f"efficiency-{mode}.svg", "efficiency", partial(plot_efficiency, res["efficiency"], mode)))
@@ -80,8 +85,10 @@ def _figure_jobs(res:dict) -> list[tuple[str, str, object]]:
         for mode in _modes(t[t["label"] == label]):
             if ((best["label"] == label) & (best["mode"] == mode)).any():
                 jobs.append((f"relative-{_slug(label)}-{mode}.svg", label, partial(plot_relative, best, label, mode)))
-            if t.loc[(t["label"] == label) & (t["mode"] == mode), "bs"].notna().any():  # a published table records no batch size
-                jobs.append((f"batch-{_slug(label)}-{mode}.svg", label, partial(plot_batch, t, label, mode, oom=res["oom"])))
+            # a published table records no batch size
+            if t.loc[(t["label"] == label) & (t["mode"] == mode), "bs"].notna().any():
+                jobs.append((f"batch-{_slug(label)}-{mode}.svg", label,
+                             partial(plot_batch, t, label, mode, oom=res["oom"])))
     sc = res.get("scaling", pd.DataFrame(columns=["mode"]))
     for mode in _modes(sc): jobs.append((f"scaling-{mode}.svg", "scaling", partial(plot_scaling, sc, mode)))
     return jobs
@@ -102,10 +109,12 @@ def report_svgs(res:dict, # `analyse(runs, prices)`
     "`{file name: (section, SVG text)}` for every figure of the report."
     global _JOBS
     jobs = _figure_jobs(res)
-    n = min(len(jobs), workers or min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+    n = min(len(jobs), workers
+            or min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
     with gc_paused():
         # fork only a process with no other thread (one could hold a lock the children would wait on forever)
-        if n > 1 and "fork" in mp.get_all_start_methods() and not mp.current_process().daemon and threading.active_count() == 1:
+        alone = not mp.current_process().daemon and threading.active_count() == 1
+        if n > 1 and "fork" in mp.get_all_start_methods() and alone:
             _JOBS = jobs
             try:
                 with mp.get_context("fork").Pool(n) as pool: out = pool.map(_job_svg, range(len(jobs)), chunksize=1)
@@ -114,12 +123,16 @@ def report_svgs(res:dict, # `analyse(runs, prices)`
     return {name: (sec, s) for (name, sec, _), s in zip(jobs, out)}
 
 # %% ../nbs/08_report.ipynb #e5a0fc11
-_CSS = """body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
-h1{margin-bottom:.2em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}figure{margin:1em 0}
-table{border-collapse:collapse;font-size:.85em;margin:.5em 0 1.5em}th,td{border:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}
-th{background:#f4f4f4}.n{text-align:right;white-space:nowrap}td:first-child{white-space:nowrap}.meta{color:#666}.scroll{overflow-x:auto}
-.note{background:#fff8e1;border-left:4px solid #f0b400;padding:.5em .8em}
-details summary{cursor:pointer;font-weight:600;margin:.5em 0}code{background:#f4f4f4;padding:0 .2em}"""
+_CSS = ("body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1100px;margin:2em auto;"
+        "padding:0 1em;color:#222;line-height:1.45}\n"
+        "h1{margin-bottom:.2em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}"
+        "figure{margin:1em 0}\n"
+        "table{border-collapse:collapse;font-size:.85em;margin:.5em 0 1.5em}"
+        "th,td{border:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}\n"
+        "th{background:#f4f4f4}.n{text-align:right;white-space:nowrap}td:first-child{white-space:nowrap}"
+        ".meta{color:#666}.scroll{overflow-x:auto}\n"
+        ".note{background:#fff8e1;border-left:4px solid #f0b400;padding:.5em .8em}\n"
+        "details summary{cursor:pointer;font-weight:600;margin:.5em 0}code{background:#f4f4f4;padding:0 .2em}")
 
 def _cell(v, floatfmt:str) -> str:
     "One table cell: numbers right-aligned and formatted, text left-aligned and escaped, missing values empty."
@@ -130,11 +143,12 @@ def _cell(v, floatfmt:str) -> str:
     return f"<td>{html.escape(str(v))}</td>"
 
 def _table(df:pd.DataFrame, floatfmt:str|dict="{:,.1f}") -> str:
-    "`df` as an HTML table: one header row of escaped names, numbers right-aligned (`floatfmt`, or per column as a dict); wide tables scroll."
+    "`df` as an HTML table: escaped headers, numbers right-aligned (`floatfmt`, or a dict per column); scrolls."
     num = lambda c: pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
     head = "".join(('<th class="n">' if num(c) else "<th>") + html.escape(str(c)) + "</th>" for c in df.columns)
     fmts = [floatfmt.get(c, "{:,.1f}") if isinstance(floatfmt, dict) else floatfmt for c in df.columns]
-    rows = "".join("<tr>" + "".join(_cell(v, f) for v, f in zip(r, fmts)) + "</tr>\n" for r in df.itertuples(index=False, name=None))
+    rows = "".join("<tr>" + "".join(_cell(v, f) for v, f in zip(r, fmts)) + "</tr>\n"
+                   for r in df.itertuples(index=False, name=None))
     return f'<div class="scroll"><table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{rows}</tbody></table></div>'
 
 # %% ../nbs/08_report.ipynb #6c53e75c
@@ -144,12 +158,14 @@ class Report:
     files: dict[str, str] = field(default_factory=dict)
 
     def write(self, out:str|Path) -> Path: # the folder to write into (made if missing)
-        "Write every file under `out`, all or nothing: into a temporary folder beside it, then moved into place; `BadInput` if it cannot be written."
-        if out is None or not str(out).strip(): raise BadInput("the report folder is empty: give one, e.g. --out rsg-report")
+        "Write every file under `out`, all or nothing (a temporary folder beside it, moved into place); or `BadInput`."
+        if out is None or not str(out).strip():
+            raise BadInput("the report folder is empty: give one, e.g. --out rsg-report")
         out, tmp = Path(out), None
         try:
             for p in (out, *out.parents):  # the folder itself or one above it is a file: nothing can go there
-                if p.exists() and not p.is_dir(): raise BadInput(f"--out {str(out)!r}: {str(p)!r} is a file, not a folder")
+                if p.exists() and not p.is_dir():
+                    raise BadInput(f"--out {str(out)!r}: {str(p)!r} is a file, not a folder")
             out.parent.mkdir(parents=True, exist_ok=True)
             tmp = Path(tempfile.mkdtemp(prefix=".rsg-report-", dir=out.parent))
             for name, text in self.files.items():
@@ -167,8 +183,9 @@ class Report:
 
 # %% ../nbs/08_report.ipynb #64773b44
 def _csv_files(res:dict) -> dict[str, str]:
-    "The report's CSV tables as text: summary, average, time to train, scaling (a header only when no run used several devices)."
-    return {"summary.csv": summary_table(res["best"]).to_csv(index=False), "average.csv": average_table(res["average"]).to_csv(index=False),
+    "The report's CSV tables as text: summary, average, time to train, scaling (a header only, for one device)."
+    return {"summary.csv": summary_table(res["best"]).to_csv(index=False),
+            "average.csv": average_table(res["average"]).to_csv(index=False),
             "time_to_train.csv": res["time_to_train"].to_csv(index=False),
             "scaling.csv": res["scaling"][list(SCALING_COLUMNS)].to_csv(index=False)}
 
@@ -176,10 +193,10 @@ def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `anal
                  prices=None, # $/hour per device: a CSV path, "NAME=USD" strings, a dict (see `parse_prices`)
                  title:str="Ready, Steady, Go! benchmark report", # the page title
                  timings:dict|None=None, # if given, seconds spent per stage are added to it
-                 include_unconverged:bool=False, # rank points whose CI missed its target too (marked); by default they are left out
+                 include_unconverged:bool=False, # rank points whose CI missed its target (marked); default: left out
                  only_valid:bool=False, # leave out results whose `conditions` are not `ok` (see `analysis.flagged`)
-                 train_for:str|None=None, # the training work for `time_to_train.csv` (`100k steps`, `90 epochs imagenet-1k`, `2T tokens`); default: each family's
-                 infer_for:str|None=None, # the inference work (`8.1T voxels`, `1 epoch imagenet-1k-val`); default: each family's
+                 train_for:str|None=None, # the training work (`100k steps`, `2T tokens`); default: each family's
+                 infer_for:str|None=None, # the inference work (`8.1T voxels`); default: each family's
                 ) -> Report:
     "Validate `runs` and `prices` and make every file of the report in memory; `BadInput` on bad input."
     t0 = time.perf_counter()
@@ -192,12 +209,13 @@ def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `anal
     figs = report_svgs(res)
     t2 = time.perf_counter()
     files = _csv_files(res) | {f"figures/{n}": s for n, (_, s) in figs.items()}
-    files["report.html"] = _html(_Page(runs, res, figs, title=title, include=include_unconverged, only_valid=only_valid))
+    files["report.html"] = _html(_Page(runs, res, figs, title=title, include=include_unconverged,
+                                       only_valid=only_valid))
     if timings is not None: timings.update(analysis=t1 - t0, figures=t2 - t1, html=time.perf_counter() - t2)
     return Report(files)
 
 def write_report(runs:pd.DataFrame, # the runs table
-                 out:str|Path, # the folder for report.html, summary.csv, average.csv, time_to_train.csv, scaling.csv and figures/
+                 out:str|Path, # the folder for report.html, the CSV tables and figures/
                  prices=None, # $/hour per device (see `parse_prices`)
                  title:str="Ready, Steady, Go! benchmark report", # the page title
                  include_unconverged:bool=False, # rank points whose CI missed its target too (marked)
@@ -228,80 +246,95 @@ class _Page:
         return f'<figure id="{html.escape(name[:-4])}">{self.figs[name][1]}</figure>' if name in self.figs else ""
 
 # %% ../nbs/08_report.ipynb #ec9beae4
-_HOW_TO_READ = ("<p>Throughput is {unit} per second at each configuration's best batch size (repeats combined by their median). "
-    "<b>Relative throughput</b> is 100 × a device's best / the best of any device and precision on that model and mode "
-    "(the 2022 normalisation); averages over models are geometric means (the arithmetic means are in <code>average.csv</code>). "
-    "Error bars are a single run's 95% confidence interval, or the range of its repeats; every ratio (speed-ups, throughput factors) "
-    "carries its 95% interval, propagated from them, and says <i>no interval</i> where a result has none.</p>")
+_HOW_TO_READ = ("<p>Throughput is {unit} per second at each configuration's best batch size (repeats combined by "
+                "their median). "
+    "<b>Relative throughput</b> is 100 × a device's best / the best of any device and precision on that model and "
+    "mode (the 2022 normalisation); averages over models are geometric means (the arithmetic means are in "
+    "<code>average.csv</code>). Error bars are a single run's 95% confidence interval, or the range of its repeats; "
+    "every ratio (speed-ups, throughput factors) carries its 95% interval, propagated from them, and says <i>no "
+    "interval</i> where a result has none.</p>")
 
 def _intro(pg:_Page) -> list[str]:
-    "The title, what the numbers are for, what missed its CI target, how many runs went in, and how to read the numbers."
+    "The title, what the numbers are for, what missed its CI target, how many runs went in, how to read them."
     e, runs, t = html.escape, pg.runs, pg.res["tidy"]
     st = runs["status"].astype(str).value_counts() if "status" in runs else pd.Series({"ok": len(runs)})
     return [f"<h1>{e(pg.title)}</h1>", _about(runs, t), *_convergence(pg.res, pg.include),
-            f'<p class="meta">{len(runs):,} runs ({", ".join(f"{v:,} {e(k)}" for k, v in st.items())}) on {t["device"].nunique()} '
-            f'device(s), {t["label"].nunique()} model(s); generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by ready-steady-go.</p>',
+            f'<p class="meta">{len(runs):,} runs ({", ".join(f"{v:,} {e(k)}" for k, v in st.items())}) on '
+            f'{t["device"].nunique()} device(s), {t["label"].nunique()} model(s); generated '
+            f'{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by ready-steady-go.</p>',
             _HOW_TO_READ.format(unit=e(pg.unit))]
 
 # %% ../nbs/08_report.ipynb #152d88e4
 def _pm(x) -> str: return "no interval" if pd.isna(x) else f"±{100 * x:.1f}%"
 
 def _about(runs:pd.DataFrame, t:pd.DataFrame) -> str:
-    "One sentence on what the numbers are for when they cannot rank hardware: every model a timm test model, or every device a CPU."
+    "What the numbers are for when they cannot rank hardware: every model a timm test model, or every device a CPU."
     test = bool(_is_test(t["model"]).all())
     dt = runs["device_type"].dropna().astype(str) if "device_type" in runs else pd.Series([], dtype=object)
     cpu = bool(len(dt)) and bool(dt.eq("cpu").all())
     if not (test or cpu): return ""
-    what = {(True, True): "every model is a tiny timm test model and every device a CPU", (True, False): "every model is a tiny timm test model",
+    what = {(True, True): "every model is a tiny timm test model and every device a CPU",
+            (True, False): "every model is a tiny timm test model",
             (False, True): "every device is a CPU"}[test, cpu]
-    return (f'<p class="note"><b>These numbers show the pipeline working, not a hardware ranking</b>: {what}. To compare hardware, '
-            "measure real models on each machine (e.g. <code>ready-steady-go-sweep --preset standard</code> on a GPU).</p>")
+    return (f'<p class="note"><b>These numbers show the pipeline working, not a hardware ranking</b>: {what}. To '
+            'compare hardware, measure real models on each machine (e.g. <code>ready-steady-go-sweep --preset '
+            'standard</code> on a GPU).</p>')
 
 def _convergence(res:dict, include:bool) -> list[str]:
-    "How many points missed their CI target and what became of them, in a line; a device with no converged point gets the fix."
+    "How many points missed their CI target and what became of them; a device with none converged gets the fix."
     t, cv = res["tidy"], res["convergence"]
     u = t["unconverged"]
     if not u.any(): return []
-    why = f"their 95% CI missed its target (median {_pm(t.loc[u, 'ci_rel'].median())} against {_pm(t.loc[u, 'target_ci'].median())})"
-    out = [f'<p class="note">{int(u.sum())} of {len(t)} measured points missed their CI target and are ranked anyway, as asked: {why}; '
-           f"they are hatched in bar charts, open circles in batch-size figures and marked {MISSED_MARK} in tables.</p>" if include else
-           f'<p class="note">{int(u.sum())} of {len(t)} measured points are left out of rankings, averages, speed-ups and costs: {why}. '
-           "They are the open circles of the batch-size figures; <code>--include_unconverged</code> ranks them anyway, marked.</p>"]
+    why = (f"their 95% CI missed its target (median {_pm(t.loc[u, 'ci_rel'].median())} against "
+           f"{_pm(t.loc[u, 'target_ci'].median())})")
+    out = [f'<p class="note">{int(u.sum())} of {len(t)} measured points missed their CI target and are ranked '
+           f'anyway, as asked: {why}; they are hatched in bar charts, open circles in batch-size figures and marked '
+           f'{MISSED_MARK} in tables.</p>' if include else
+           f'<p class="note">{int(u.sum())} of {len(t)} measured points are left out of rankings, averages, '
+           f'speed-ups and costs: {why}. They are the open circles of the batch-size figures; '
+           '<code>--include_unconverged</code> ranks them anyway, marked.</p>']
     every = cv.loc[cv["unconverged"].eq(cv["points"]), "device"].tolist()
     if every:
-        out.append(f'<p class="note">Every point of {", ".join(html.escape(str(d)) for d in every)} missed its CI target: for numbers that converge, '
-                   "rerun with <code>--target_ci 0.05</code>, with fewer threads (e.g. <code>OMP_NUM_THREADS=1</code>) or on a quieter machine.</p>")
+        out.append(f'<p class="note">Every point of {", ".join(html.escape(str(d)) for d in every)} missed its CI '
+                   'target: for numbers that converge, rerun with <code>--target_ci 0.05</code>, with fewer '
+                   'threads (e.g. <code>OMP_NUM_THREADS=1</code>) or on a quieter machine.</p>')
     return out
 
-_GUARD_HEADERS = {"scope": "compared", "factor": "what differs", "values": "values (devices)", "detail": "per device or precision",
+_GUARD_HEADERS = {"scope": "compared", "factor": "what differs", "values": "values (devices)",
+                  "detail": "per device or precision",
                   "groups": "model and mode", "n_groups": "groups", "n_runs": "runs"}
 
 def _guard(res:dict) -> list[str]:
-    "The comparability guard's one note above the ranking, with its table folded under it; nothing when the ranked results were measured alike."
+    "The comparability guard's note above the ranking, its table folded under it; nothing when measured alike."
     g = res.get("comparability")
     if g is None or not len(g) or res["best"].empty: return []
-    g = g.assign(scope=g["scope"].map({"devices": "devices on a model", "precisions": "precisions on a device"}).fillna(g["scope"]))
+    g = g.assign(scope=g["scope"].map({"devices": "devices on a model",
+                                       "precisions": "precisions on a device"}).fillna(g["scope"]))
     lead, _, rest = comparability_note(res["comparability"]).partition(": ")
-    return [f'<p class="note"><b>{html.escape(lead)}</b>: {html.escape(rest)} Besides the hardware, these change the numbers '
-            "too: read the ranking and the speed-ups with them in mind.</p>",
-            "<details><summary>What differs, per model and mode ranked together</summary>", _table(g.drop(columns="devices").rename(columns=_GUARD_HEADERS)), "</details>"]
+    return [f'<p class="note"><b>{html.escape(lead)}</b>: {html.escape(rest)} Besides the hardware, these change '
+            'the numbers too: read the ranking and the speed-ups with them in mind.</p>',
+            "<details><summary>What differs, per model and mode ranked together</summary>",
+            _table(g.drop(columns="devices").rename(columns=_GUARD_HEADERS)), "</details>"]
 
 def _flagged_note(best:pd.DataFrame, only_valid:bool) -> str:
     "A line on best points measured under flagged conditions (or on their being left out)."
-    if only_valid: return "<p>Results measured under flagged conditions (throttling, a power cap, ...) are left out (<code>only_valid</code>).</p>"
+    if only_valid:
+        return ("<p>Results measured under flagged conditions (throttling, a power cap, ...) are left out "
+                "(<code>only_valid</code>).</p>")
     if "conditions" not in best: return ""
     f = flagged(best)
     if not f.any(): return ""
     what = ", ".join(html.escape(c) for c in sorted(set(best.loc[f, "conditions"].astype(str))))
-    return (f'<p class="note">{int(f.sum())} of {len(best)} best points were measured under flagged conditions ({what}): their devices '
-            "were not running as they should, and they are ranked as measured (see the <i>conditions</i> column of the best points); "
-            "<code>only_valid</code> leaves them out.</p>")
+    return (f'<p class="note">{int(f.sum())} of {len(best)} best points were measured under flagged conditions '
+            f'({what}): their devices were not running as they should, and they are ranked as measured (see the '
+            '<i>conditions</i> column of the best points); <code>only_valid</code> leaves them out.</p>')
 
 # %% ../nbs/08_report.ipynb #5438f392
-def _num_or(x, fmt="{:,.1f}", inf="unbounded") -> str: return "" if pd.isna(x) else inf if np.isinf(x) else fmt.format(x)
+def _num_or(x, fmt="{:,.1f}", inf="unbounded") -> str:
+    return "" if pd.isna(x) else inf if np.isinf(x) else fmt.format(x)
 
 def _ci_text(lo, hi, fmt:str="{:,.1f}") -> str:
-    "A 95% interval as text, `lo to hi`; `no interval` where a bound is unknown (an unknown uncertainty is not a zero one)."
+    "A 95% interval as `lo to hi`; `no interval` where a bound is unknown (unknown is not a zero uncertainty)."
     return "no interval" if pd.isna(lo) or pd.isna(hi) else f"{_num_or(lo, fmt)} to {_num_or(hi, fmt)}"
 
 def _target(met, tg) -> str:
@@ -310,22 +343,27 @@ def _target(met, tg) -> str:
 
 def _points(d:pd.DataFrame, unit:str, relative:bool=True) -> pd.DataFrame:
     "Best points as a table whose headers carry their units, the interval and the CI target of each."
-    d = d.sort_values(["mode", "label", *(["relative"] if relative else ["throughput"])], ascending=[False, True, False])
-    out = pd.DataFrame({"device": d["device"], "model": d["label"], "precision": d["precision"], "mode": d["mode"], "batch size": d["bs"],
-                        f"throughput ({unit}/s)": d["throughput"],
+    d = d.sort_values(["mode", "label", *(["relative"] if relative else ["throughput"])],
+                      ascending=[False, True, False])
+    out = pd.DataFrame({"device": d["device"], "model": d["label"], "precision": d["precision"], "mode": d["mode"],
+                        "batch size": d["bs"], f"throughput ({unit}/s)": d["throughput"],
                         f"95% CI ({unit}/s)": [_ci_text(a, b) for a, b in zip(d["throughput_lo"], d["throughput_hi"])],
-                        "CI (±%)": 100 * d["ci_rel"], "CI target": [_target(m, g) for m, g in zip(d["ci_target_met"], d["target_ci"])],
+                        "CI (±%)": 100 * d["ci_rel"],
+                        "CI target": [_target(m, g) for m, g in zip(d["ci_target_met"], d["target_ci"])],
                         "runs": d["n_runs"], "peak memory (MiB)": d["peak_mem_mb"]})
     if relative: out["relative (%)"] = d["relative"]
-    if "conditions" in d: out["conditions"] = [c if isinstance(c, str) and c.strip() else "not recorded" for c in d["conditions"]]
+    if "conditions" in d:
+        out["conditions"] = [c if isinstance(c, str) and c.strip() else "not recorded" for c in d["conditions"]]
     return out.dropna(axis=1, how="all")
 
 def _speedups(sp:pd.DataFrame, mode:str) -> pd.DataFrame:
-    "The precision speed-ups of one mode with their 95% intervals, in the figure's order (the device with the largest first)."
+    "The precision speed-ups of one mode with their 95% intervals, in the figure's order (largest first)."
     d = sp[sp["mode"] == mode]
-    d = d.assign(_o=d.groupby("device")["speedup"].transform("max")).sort_values(["_o", "device", "speedup"], ascending=[False, True, False])
+    d = d.assign(_o=d.groupby("device")["speedup"].transform("max")).sort_values(["_o", "device", "speedup"],
+                                                                                 ascending=[False, True, False])
     return pd.DataFrame({"device": d["device"], "precision": d["precision"], "speed-up over fp32 (×)": d["speedup"],
-                         "95% CI (×)": [_ci_text(a, b, "{:.2f}") for a, b in zip(d["speedup_lo"], d["speedup_hi"])], "models": d["n_models"]})
+                         "95% CI (×)": [_ci_text(a, b, "{:.2f}") for a, b in zip(d["speedup_lo"], d["speedup_hi"])],
+                         "models": d["n_models"]})
 
 # %% ../nbs/08_report.ipynb #05be310b
 def _ranking_of(pg:_Page, av:pd.DataFrame, sp:pd.DataFrame, mode:str, *, fam:str, sfx:str) -> list[str]:
@@ -333,13 +371,15 @@ def _ranking_of(pg:_Page, av:pd.DataFrame, sp:pd.DataFrame, mode:str, *, fam:str
     r = ranking(av, mode)
     out = [f"<h3>{mode_name(mode).capitalize()}" + (f": {FAMILY_NAMES.get(fam, fam)}" if sfx else "") + "</h3>",
            pg.fig(f"average{sfx}-{mode}.svg"),
-           "<p>Relative throughput, geometric mean over models (% of the fastest), and how many models went in:</p>", _table(r)]
+           "<p>Relative throughput, geometric mean over models (% of the fastest), and how many models went in:</p>",
+           _table(r)]
     if "models" in r and r["models"].astype(str).str.contains(" of ").any():
         out.append("<p>A device measured on fewer models than the others averages over those only: "
                    "its number is not comparable with theirs.</p>")
     if (sp["mode"] == mode).any():
         out += [pg.fig(f"speedup{sfx}-{mode}.svg"),
-                "<p>Speed-up of each precision over fp32 on the same device, geometric mean over models, with its 95% interval:</p>",
+                "<p>Speed-up of each precision over fp32 on the same device, geometric mean over models, with its "
+                "95% interval:</p>",
                 _table(_speedups(sp, mode), "{:,.2f}")]
     return out
 
@@ -351,29 +391,37 @@ def _ranking_section(pg:_Page) -> list[str]:
     for fam, av, sfx in _by_family(pg.res["average"]):  # one family at a time: never tokens against images
         sp = _of_family(pg.res["speedup"], fam)
         for mode in _modes(av): out += _ranking_of(pg, av, sp, mode, fam=fam, sfx=sfx)
-    if pg.include and best["unconverged"].any(): out.append(f"<p>{MISSED_MARK}: ranked with points whose CI missed its target.</p>")
+    if pg.include and best["unconverged"].any():
+        out.append(f"<p>{MISSED_MARK}: ranked with points whose CI missed its target.</p>")
     return out
 
 # %% ../nbs/08_report.ipynb #85f2f654
-_VALUE_HEADERS = {"price_per_hour": "price ($/h)", "throughput": "relative throughput (%, geomean)", "cost_factor": "price factor (×)",
-                  "throughput_factor": "throughput factor (×)", "value": "value (% per $/h)", "frontier": "on the frontier"}
+_VALUE_HEADERS = {"price_per_hour": "price ($/h)", "throughput": "relative throughput (%, geomean)",
+                  "cost_factor": "price factor (×)",
+                  "throughput_factor": "throughput factor (×)", "value": "value (% per $/h)",
+                  "frontier": "on the frontier"}
 
 def _verdicts(value:pd.DataFrame, mode:str) -> pd.DataFrame:
-    "The value table of one mode as the page shows it: each verdict with the 95% interval of its throughput factor (the price factor is exact)."
+    "One mode's value table as shown: each verdict with the 95% interval of its throughput factor."
     v = value[value["mode"] == mode].drop(columns="mode")
-    ci = [None if i == 0 else _ci_text(a, b, "{:.2f}") for i, (a, b) in enumerate(zip(v["throughput_factor_lo"], v["throughput_factor_hi"]))]
-    v["verdict"] = [x if c is None else f"{x} (no interval)" if c == "no interval" else f"{x} (95% CI {c}×)" for x, c in zip(v["verdict"], ci)]
+    ci = [None if i == 0 else _ci_text(a, b, "{:.2f}")
+          for i, (a, b) in enumerate(zip(v["throughput_factor_lo"], v["throughput_factor_hi"]))]
+    v["verdict"] = [x if c is None else f"{x} (no interval)" if c == "no interval" else f"{x} (95% CI {c}×)"
+                    for x, c in zip(v["verdict"], ci)]
     v = v.drop(columns=["cost_factor", "throughput_factor", "throughput_factor_lo", "throughput_factor_hi"])
     return v.rename(columns=_VALUE_HEADERS)
 
 def _cost_section(pg:_Page) -> list[str]:
-    "Cost, with prices: per mode the value figure and the verdicts against the cheapest device, then the cost of a million units."
+    "Cost, with prices: per mode the value figure and verdicts against the cheapest, then $ per million units."
     value = pg.res.get("value")
     if value is None or not len(value): return []
-    out = ["<h2>Cost</h2><p>Prices in $/hour as given. The verdict compares each device with the cheapest: the price factor is exact, the "
-           "throughput factor comes with its 95% interval; <i>value</i> is relative "
-           "throughput per $/hour; the frontier holds the devices no other device beats on both price and speed.</p>"]
-    for mode in _modes(value): out += [f"<h3>{mode_name(mode).capitalize()}</h3>", pg.fig(f"cost-{mode}.svg"), _table(_verdicts(value, mode), "{:,.2f}")]
+    out = ["<h2>Cost</h2><p>Prices in $/hour as given. The verdict compares each device with the cheapest: the "
+           "price factor is exact, the throughput factor comes with its 95% interval; <i>value</i> is relative "
+           "throughput per $/hour; the frontier holds the devices no other device beats on both price and "
+           "speed.</p>"]
+    for mode in _modes(value):
+        out += [f"<h3>{mode_name(mode).capitalize()}</h3>", pg.fig(f"cost-{mode}.svg"),
+                _table(_verdicts(value, mode), "{:,.2f}")]
     return out + [f"<p>Cost per million {html.escape(pg.unit)} at each device's fastest precision:</p>",
                   _table(cost_table(pg.res["cost"], pg.unit), "{:,.2f}")]
 
@@ -381,7 +429,8 @@ def _cost_section(pg:_Page) -> list[str]:
 _ENERGY_FMT = {"J per sample": "{:,.3g}", "samples per kWh": "{:,.0f}", "samples per $": "{:,.0f}"}
 
 def _efficiency_table(d:pd.DataFrame, unit:str) -> pd.DataFrame:
-    out = pd.DataFrame({"device": d["device"], "model": d["label"] if "label" in d else d["model"], "precision": d["precision"], "batch size": d["bs"],
+    out = pd.DataFrame({"device": d["device"], "model": d["label"] if "label" in d else d["model"],
+                        "precision": d["precision"], "batch size": d["bs"],
                         f"throughput ({unit}/s)": d["throughput"], "TFLOP/s": d["tflops"], "MFU (%)": 100 * d["mfu"],
                         "MFU, measured peak (%)": 100 * d["mfu_measured"]})
     if "conditions" in d: out["conditions"] = d["conditions"].fillna("not recorded")
@@ -389,12 +438,14 @@ def _efficiency_table(d:pd.DataFrame, unit:str) -> pd.DataFrame:
 
 def _energy_table(d:pd.DataFrame, cost:pd.DataFrame|None) -> pd.DataFrame:
     keys = [*KEYS, "bs"]
-    if cost is not None and len(cost):  # beside samples per dollar (the throughput counts units, a sample is `items_per_sample` of them)
+    # beside samples per dollar (the throughput counts units, a sample is `items_per_sample` of them)
+    if cost is not None and len(cost):
         ips = pd.to_numeric(cost["items_per_sample"], errors="coerce").fillna(1) if "items_per_sample" in cost else 1
         d = d.merge(cost[keys].assign(_spd=cost["samples_per_dollar"] / ips), on=keys, how="left")
-    out = pd.DataFrame({"device": d["device"], "model": d["label"] if "label" in d else d["model"], "precision": d["precision"], "batch size": d["bs"],
-                        "energy from": d["energy_source"] if "energy_source" in d else "", "J per sample": d.get("joules_per_sample"),
-                        "samples per kWh": d.get("samples_per_kwh")})
+    out = pd.DataFrame({"device": d["device"], "model": d["label"] if "label" in d else d["model"],
+                        "precision": d["precision"], "batch size": d["bs"],
+                        "energy from": d["energy_source"] if "energy_source" in d else "",
+                        "J per sample": d.get("joules_per_sample"), "samples per kWh": d.get("samples_per_kwh")})
     if "_spd" in d: out["samples per $"] = d["_spd"]
     return out
 
@@ -402,23 +453,27 @@ def _efficiency_section(pg:_Page) -> list[str]:
     "Efficiency, where any run recorded FLOP/s: per mode the MFU figure and table."
     eff = pg.res.get("efficiency", pd.DataFrame())
     if not (len(eff) and eff[list(EFFICIENCY_COLS)].notna().any().any()): return []
-    out = ["<h2>Efficiency</h2><p>How much of the device each result used, at its best batch size: the achieved TFLOP/s, and the "
-           "model FLOPs utilisation (MFU) against the dense datasheet peak of the precision that ran, and against the peak this device "
-           "reached on a large matmul (measured peak). Empty where a run recorded none (a 2022 import; a CPU has no datasheet peak).</p>"]
+    out = ["<h2>Efficiency</h2><p>How much of the device each result used, at its best batch size: the achieved "
+           "TFLOP/s, and the model FLOPs utilisation (MFU) against the dense datasheet peak of the precision that "
+           "ran, and against the peak this device reached on a large matmul (measured peak). Empty where a run "
+           "recorded none (a 2022 import; a CPU has no datasheet peak).</p>"]
     for mode in _modes(eff):
         out += [f"<h3>{mode_name(mode).capitalize()}</h3>", pg.fig(f"efficiency-{mode}.svg"),
                 _table(_efficiency_table(eff[eff["mode"] == mode], pg.unit))]
     return out
 
 def _energy_section(pg:_Page) -> list[str]:
-    "Energy, where any run recorded it: per mode the energy per sample and samples per kWh (and per dollar, with prices)."
+    "Energy, where recorded: per mode the energy per sample, samples per kWh (and per dollar, with prices)."
     eff, runs = pg.res.get("efficiency", pd.DataFrame()), pg.runs
-    if not (len(eff) and "energy_j" in runs and pd.to_numeric(runs["energy_j"], errors="coerce").notna().any()): return []
-    out = ["<h2>Energy</h2><p>Energy per sample over the timed window, from the source named (NVML's energy counter, its sampled "
-           "power, or RAPL on a CPU; <i>none</i>: nothing could be read, which is not a zero), and samples per kWh"
+    if not (len(eff) and "energy_j" in runs and pd.to_numeric(runs["energy_j"], errors="coerce").notna().any()):
+        return []
+    out = ["<h2>Energy</h2><p>Energy per sample over the timed window, from the source named (NVML's energy "
+           "counter, its sampled power, or RAPL on a CPU; <i>none</i>: nothing could be read, which is not a zero), "
+           "and samples per kWh"
            + (" beside samples per dollar" if "cost" in pg.res else "") + ", at each best point.</p>"]
     for mode in _modes(eff):
-        out += [f"<h3>{mode_name(mode).capitalize()}</h3>", _table(_energy_table(eff[eff["mode"] == mode], pg.res.get("cost")), _ENERGY_FMT)]
+        out += [f"<h3>{mode_name(mode).capitalize()}</h3>",
+                _table(_energy_table(eff[eff["mode"] == mode], pg.res.get("cost")), _ENERGY_FMT)]
     return out
 
 # %% ../nbs/08_report.ipynb #31043257
@@ -434,56 +489,67 @@ def _scaling(pg:_Page) -> list[str]:
     res, runs, sc = pg.res, pg.runs, pg.res.get("scaling")
     if sc is None or sc.empty: return []
     units = dict(zip(res["tidy"]["model"], res["tidy"]["unit"]))
-    out = ["<h2>Scaling</h2><p>Speed-up with the number of devices (world size: processes under torchrun, one per device, DDP for training): "
-           "throughput at N devices over throughput at one, and efficiency = speed-up / N (100% is linear). Throughput is global, from the "
-           "slowest device's step times, at each world size's fastest per-device batch. Also in <code>scaling.csv</code>.</p>"]
+    out = ["<h2>Scaling</h2><p>Speed-up with the number of devices (world size: processes under torchrun, one per "
+           "device, DDP for training): throughput at N devices over throughput at one, and efficiency = speed-up / "
+           "N (100% is linear). Throughput is global, from the slowest device's step times, at each world size's "
+           "fastest per-device batch. Also in <code>scaling.csv</code>.</p>"]
     if src := _sources(sc, runs):
-        out.append(f'<p class="note"><b>Published figures, not measured by this tool</b>: the devices marked <i>(published: …)</i> come from '
-                   f"{src}, imported as published. They stand beside local measurements, never merged with them.</p>")
+        out.append('<p class="note"><b>Published figures, not measured by this tool</b>: the devices marked '
+                   f'<i>(published: …)</i> come from {src}, imported as published. They stand beside local '
+                   'measurements, never merged with them.</p>')
     if (sc["efficiency"] > 1.05).any():
-        out.append("<p>An efficiency above 100% (more than N× with N devices) is not the hardware: it is a single-device baseline that ran "
-                   "slow, or a published table's own anomaly. Shown as given; the figure marks such lines <i>off the scale</i>.</p>")
+        out.append("<p>An efficiency above 100% (more than N× with N devices) is not the hardware: it is a "
+                   "single-device baseline that ran slow, or a published table's own anomaly. Shown as given; the "
+                   "figure marks such lines <i>off the scale</i>.</p>")
     for mode in _modes(sc):
         d = sc[sc["mode"] == mode]
-        tbl = pd.DataFrame({"device": d["device"], "model": d["model"], "precision": d["precision"], "devices (world size)": d["world_size"],
-                            "throughput (per s)": d["throughput"], "unit": d["model"].map(units), "speed-up (×)": d["speedup"],
-                            "efficiency (%)": 100 * d["efficiency"]})
-        out += [f"<h3>{mode_name(mode).capitalize()}</h3>", pg.fig(f"scaling-{mode}.svg"), _table(tbl.dropna(axis=1, how="all"), "{:,.2f}")]
+        tbl = pd.DataFrame({"device": d["device"], "model": d["model"], "precision": d["precision"],
+                            "devices (world size)": d["world_size"],
+                            "throughput (per s)": d["throughput"], "unit": d["model"].map(units),
+                            "speed-up (×)": d["speedup"], "efficiency (%)": 100 * d["efficiency"]})
+        out += [f"<h3>{mode_name(mode).capitalize()}</h3>", pg.fig(f"scaling-{mode}.svg"),
+                _table(tbl.dropna(axis=1, how="all"), "{:,.2f}")]
     return out
 
 # %% ../nbs/08_report.ipynb #6f6ff161
 def _lm_section(t:pd.DataFrame, fig) -> list[str]:
     "Tokens/s against micro-batch, a row per device and precision, a column per micro-batch; each model's figure."
-    e, out = html.escape, ["<h2>Language models</h2><p>Tokens per second against the micro-batch (sequences per step), per device and precision, "
-                           "up to the first that ran out of memory: the comparison people make for GPT-2 and Llama training. Empty: not measured or out of memory.</p>"]
+    e, out = html.escape, ["<h2>Language models</h2><p>Tokens per second against the micro-batch (sequences per "
+                           "step), per device and precision, up to the first that ran out of memory: the comparison "
+                           "people make for GPT-2 and Llama training. Empty: not measured or out of memory.</p>"]
     for label in sorted(t["label"].unique()):
         for mode in _modes(t[t["label"] == label]):
             d = t[(t["label"] == label) & (t["mode"] == mode) & t["bs"].notna()]
             if d.empty: continue
             p = d.pivot_table(index=["device", "precision"], columns="bs", values="throughput", aggfunc="max")
             p.columns = [f"bs {int(c)}" for c in p.columns]
-            out += [f"<h3>{e(label)}, {mode_name(mode)} (tokens/s)</h3>", fig(f"batch-{_slug(label)}-{mode}.svg"), _table(p.reset_index(), "{:,.0f}")]
+            out += [f"<h3>{e(label)}, {mode_name(mode)} (tokens/s)</h3>", fig(f"batch-{_slug(label)}-{mode}.svg"),
+                    _table(p.reset_index(), "{:,.0f}")]
     return out
 
 def _op_section(t:pd.DataFrame, runs:pd.DataFrame) -> list[str]:
     "Per device: each micro-op's iterations per second, and GB/s or TFLOP/s where the runs stored them."
     b = best_batch(t)
-    extra = [c for c in ("bandwidth_gbs", "tflops") if c in runs and pd.to_numeric(runs[c], errors="coerce").notna().any()]
+    extra = [c for c in ("bandwidth_gbs", "tflops") if c in runs
+             and pd.to_numeric(runs[c], errors="coerce").notna().any()]
     if extra:
         pc = _per_config(runs, extra)
         b = b.merge(pc[[c for c in pc if c in (*KEYS, "bs", *extra)]], on=[*KEYS, "bs"], how="left")
     d = pd.DataFrame({"device": b["device"], "op": b["label"], "precision": b["precision"], "it/s": b["throughput"],
-                      **{dict(bandwidth_gbs="GB/s", tflops="TFLOP/s")[c]: pd.to_numeric(b[c], errors="coerce") for c in extra}})
+                      **{dict(bandwidth_gbs="GB/s", tflops="TFLOP/s")[c]: pd.to_numeric(b[c], errors="coerce")
+                         for c in extra}})
     d = d.sort_values(["op", "device", "precision"], ignore_index=True)
-    return ["<h2>Micro-ops</h2><p>A tiny operation in a loop, per device: iterations per second (the sanity check: a card behind a narrow "
-            "PCIe link or throttling shows here first), and where the op measures it the bandwidth (GB/s) or achieved TFLOP/s.</p>",
+    return ["<h2>Micro-ops</h2><p>A tiny operation in a loop, per device: iterations per second (the sanity check: "
+            "a card behind a narrow PCIe link or throttling shows here first), and where the op measures it the "
+            "bandwidth (GB/s) or achieved TFLOP/s.</p>",
             _table(d, {"it/s": "{:,.1f}", "GB/s": "{:,.1f}", "TFLOP/s": "{:,.2f}"})]
 
 def _data_section(runs:pd.DataFrame) -> list[str]:
     "Can this CPU feed its GPU: the input pipeline against each image model's training rate, with a verdict."
     ft = feed_table(runs)
-    out = ["<h2>Input pipeline</h2><p>Can this CPU feed its GPU? JPEG decoding and augmentation on the CPU (ImageNet-style, through a DataLoader) "
-           "against each image model's fastest training rate on the same machine (same CPU model and core count).</p>"]
+    out = ["<h2>Input pipeline</h2><p>Can this CPU feed its GPU? JPEG decoding and augmentation on the CPU "
+           "(ImageNet-style, through a DataLoader) against each image model's fastest training rate on the same "
+           "machine (same CPU model and core count).</p>"]
     if len(ft): out.append(_table(ft))
     else: out.append("<p>No image model was trained on a machine whose pipeline was measured: no verdict.</p>")
     return out
@@ -492,15 +558,15 @@ def _unet_section(t:pd.DataFrame) -> list[str]:
     "Megavoxels per second and iterations per minute of each 3D U-Net at its best batch size."
     u = best_batch(t)
     ips = pd.to_numeric(u["items_per_sample"], errors="coerce") if "items_per_sample" in u else np.nan
-    d = pd.DataFrame({"device": u["device"], "model": u["label"], "precision": u["precision"], "mode": u["mode"], "bs": u["bs"],
-                      "megavoxels/s": u["throughput"] / 1e6,
+    d = pd.DataFrame({"device": u["device"], "model": u["label"], "precision": u["precision"], "mode": u["mode"],
+                      "bs": u["bs"], "megavoxels/s": u["throughput"] / 1e6,
                       "iterations/min": u["throughput"] / (ips * pd.to_numeric(u["bs"], errors="coerce")) * 60})
-    return ["<h2>3D U-Nets</h2><p>Megavoxels per second and iterations (steps) per minute at each configuration's best batch size; "
-            "the days to a number of iterations are under Time to train.</p>",
+    return ["<h2>3D U-Nets</h2><p>Megavoxels per second and iterations (steps) per minute at each configuration's "
+            "best batch size; the days to a number of iterations are under Time to train.</p>",
             _table(d.sort_values(["mode", "model", "device"], ascending=[False, True, True]))]
 
 def _family_sections(pg:_Page) -> list[str]:
-    "A section per workload family present beyond image models: language models, 3D U-Nets, micro-ops, the input pipeline."
+    "A section per workload family beyond image models: language models, 3D U-Nets, micro-ops, input pipeline."
     t, runs = pg.res["tidy"], pg.runs
     if "workload" not in t: return []
     of = lambda f: t[t["workload"].eq(f)]
@@ -525,18 +591,24 @@ def _image_times(img:pd.DataFrame, tt:pd.DataFrame) -> list[str]:
 
 def _other_times(other:pd.DataFrame) -> list[str]:
     "Other families' times, a row each for the work it names."
-    o = other.rename(columns={"steps_per_minute": "steps per minute", "throughput": "throughput (unit/s)"}).drop(columns=["seconds"])
-    return ["<p>Other families, each row for the work it names (steps per minute = throughput / (bs × items per sample) × 60):</p>",
+    o = other.rename(columns={"steps_per_minute": "steps per minute",
+                              "throughput": "throughput (unit/s)"}).drop(columns=["seconds"])
+    return ["<p>Other families, each row for the work it names (steps per minute = throughput / (bs × items per "
+            "sample) × 60):</p>",
             _table(o, {"steps per minute": "{:,.1f}", "throughput (unit/s)": "{:,.4g}"})]
 
 def _time_section(pg:_Page) -> list[str]:
-    "Time to train at each device's fastest precision: image models as a grid, other families row by row; never for test models."
+    "Time to train at each device's fastest precision: image models as a grid, other families by row; no tests."
     t, best = pg.res["tidy"], pg.res["best"]
     out, tests = ["<h2>Time to train</h2>"], sorted(set(t.loc[_is_test(t["model"]).to_numpy(), "model"]))
-    if tests: out.append(f"<p>Not extrapolated for {', '.join(html.escape(m) for m in tests)}: test models are tiny stand-ins (random weights, "
-                         "small inputs) for checking the pipeline, so their speed says nothing about how long a real model trains.</p>")
+    if tests:
+        out.append(f"<p>Not extrapolated for {', '.join(html.escape(m) for m in tests)}: test models are tiny "
+                   "stand-ins (random weights, "
+                         "small inputs) for checking the pipeline, so their speed says nothing about how long a "
+                         "real model trains.</p>")
     rest = best[~_is_test(best["model"]).to_numpy()]
-    if not len(rest): return out + ([] if tests else ["<p>Nothing is ranked (see above), so no time is extrapolated.</p>"])
+    if not len(rest):
+        return out + ([] if tests else ["<p>Nothing is ranked (see above), so no time is extrapolated.</p>"])
     tt = pg.res["time_to_train"] if "time_to_train" in pg.res else time_to_train_table(best)
     img = rest[rest["workload"].eq("image").to_numpy()] if "workload" in rest else rest
     other = tt[~tt["model"].isin(img["label"] if len(img) else [])]
@@ -562,7 +634,8 @@ def _points_section(pg:_Page) -> list[str]:
                 "(also in <code>summary.csv</code>)</summary>", _table(_points(best, pg.unit)), "</details>"]
     left = t[t["unconverged"]] if not pg.include else t.iloc[:0]
     if len(left):
-        out += ["<details><summary>Left out: the configurations whose points missed their CI target, each at its fastest batch size</summary>",
+        out += ["<details><summary>Left out: the configurations whose points missed their CI target, each at its "
+                "fastest batch size</summary>",
                 _table(_points(best_batch(left), pg.unit, relative=False)), "</details>"]
     return out + ["<h2>Environments</h2><p>Every distinct setup the runs came from.</p>",
                   _table(pg.res["environments"].rename(columns=_ENV_HEADERS))]
@@ -574,5 +647,7 @@ _SECTIONS = (_intro, _ranking_section, _cost_section, _efficiency_section, _ener
 def _html(pg:_Page) -> str:
     "The page: every section in order, in one self-contained HTML document."
     parts = [p for section in _SECTIONS for p in section(pg) if p]
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">'
-            f"<title>{html.escape(pg.title)}</title><style>{_CSS}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
+    head = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width,initial-scale=1">')
+    return (head + f"<title>{html.escape(pg.title)}</title><style>{_CSS}</style></head><body>\n" + "\n".join(parts)
+            + "\n</body></html>\n")
