@@ -1,4 +1,4 @@
-"""From runs to answers: tidy runs, clean device names, the best batch size, the 2022 normalisation, averages, precision speed-ups, cost and training-time extrapolation
+"""From runs to answers: tidy runs, the best batch size, relative throughput, averages, speed-ups, cost, time to train
 
 Docs: https://xl0.github.io/ready-steady-go/analysis.html.md"""
 

@@ -1,4 +1,4 @@
-"""Figures over the analysis tables: relative throughput per model and averaged, throughput and memory against batch size, precision speed-up, cost efficiency, model FLOPs utilisation
+"""Figures over the analysis tables: relative throughput, throughput and memory by batch size, speed-ups, cost, MFU
 
 Docs: https://xl0.github.io/ready-steady-go/plots.html.md"""
 
