@@ -367,6 +367,15 @@ def _price(name, value) -> tuple[str, float]:
         raise BadInput(f"price {value!r} for {name!r} is not a positive number of $/hour")
     return clean_device_name(str(name)), p
 
+def _prices_file(path:str) -> dict[str, float]:
+    "Prices from a CSV file of device, price_per_hour; `BadInput` if it cannot be read."
+    try: df = pd.read_csv(path, skipinitialspace=True)
+    except (OSError, ValueError) as e:
+        why = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise BadInput(f"cannot read prices file {path!r}: {why}") from None
+    df.columns = [str(c).strip() for c in df.columns]
+    return parse_prices(df)
+
 def parse_prices(prices=None, # a CSV path, `"NAME=USD"` or `"NAME:USD"`, a dict, a DataFrame, or a list
                 ) -> dict[str, float]:
     "Prices in $/hour by short device name."
@@ -383,13 +392,7 @@ def parse_prices(prices=None, # a CSV path, `"NAME=USD"` or `"NAME:USD"`, a dict
         return out
     s = str(prices)
     # a file only if it is one or looks like one
-    if isinstance(prices, Path) or os.path.exists(s) or s.strip().lower().endswith(".csv"):
-        try: df = pd.read_csv(s, skipinitialspace=True)
-        except (OSError, ValueError) as e:
-            why = str(e).splitlines()[0] if str(e) else type(e).__name__
-            raise BadInput(f"cannot read prices file {s!r}: {why}") from None
-        df.columns = [str(c).strip() for c in df.columns]
-        return parse_prices(df)
+    if isinstance(prices, Path) or os.path.exists(s) or s.strip().lower().endswith(".csv"): return _prices_file(s)
     sep = "=" if "=" in s else ":"
     name, _, value = s.rpartition(sep)
     if sep not in s:
@@ -402,9 +405,8 @@ def parse_prices(prices=None, # a CSV path, `"NAME=USD"` or `"NAME:USD"`, a dict
 def _known_prices(prices, devices) -> dict[str, float]:
     p = parse_prices(prices)
     unknown = sorted(set(p) - set(devices))
-    if unknown:
-        warnings.warn(f"price given for device(s) not in the runs: {', '.join(unknown)} (known: "
-                      f"{', '.join(sorted(set(devices)))})", stacklevel=3)
+    if unknown: warnings.warn(f"price given for device(s) not in the runs: {', '.join(unknown)} "
+                              f"(known: {', '.join(sorted(set(devices)))})", stacklevel=3)
     return {k: v for k, v in p.items() if k in set(devices)}
 
 def cost(best:pd.DataFrame, # best batch sizes (see `best_batch`), or any table with device and throughput
@@ -424,6 +426,24 @@ def _pct(f:float) -> str:
     if f >= 2: return f"{f:.1f}× the throughput"
     return "the same throughput" if abs(d) < 0.5 else f"{abs(d):.0f}% {'more' if d > 0 else 'less'} throughput"
 
+def _against_cheapest(g:pd.DataFrame, stat:str) -> pd.DataFrame:
+    "One group's devices against its cheapest: price and throughput factors (95% interval), value, frontier, verdict."
+    g = g.sort_values(["price_per_hour", stat], ascending=[True, False])
+    cheap = g.iloc[0]
+    g = g.assign(throughput=g[stat], cost_factor=g["price_per_hour"] / cheap["price_per_hour"],
+                 value=g[stat] / g["price_per_hour"])
+    lo, hi = (g[f"{stat}_lo"], g[f"{stat}_hi"]) if f"{stat}_lo" in g else (np.nan, np.nan)
+    r_lo, r_hi = 1 - lo / g[stat], hi / g[stat] - 1  # relative half-widths of each device's mean
+    pick = lambda x: np.asarray(np.broadcast_to(x, len(g)), float)
+    f, f_lo, f_hi = ratio_ci(g[stat], pick(r_lo), float(cheap[stat]), pick(r_lo)[0], pick(r_hi), pick(r_hi)[0])
+    g = g.assign(throughput_factor=f, throughput_factor_lo=np.where(np.arange(len(g)) == 0, 1.0, f_lo),
+                 throughput_factor_hi=np.where(np.arange(len(g)) == 0, 1.0, f_hi))
+    g["frontier"] = g["throughput"] > g["throughput"].cummax().shift(fill_value=-np.inf)
+    rows = zip(g["price_per_hour"], g["cost_factor"], g["throughput_factor"])
+    g["verdict"] = [f"the cheapest ({c:.2f} $/h)" if i == 0 else f"{cf:.2f}× the price for {_pct(tf)}"
+                    for i, (c, cf, tf) in enumerate(rows)]
+    return g
+
 def value_table(avg:pd.DataFrame, # averages (see `average`) or `best_precision` of them
                 prices, # $/hour per device (see `parse_prices`)
                 by=("precision", "mode"), # the groups compared separately
@@ -432,23 +452,7 @@ def value_table(avg:pd.DataFrame, # averages (see `average`) or `best_precision`
     "Per device: price, throughput, price and throughput factors against the cheapest device, value, frontier."
     p = _known_prices(prices, avg["device"].unique())
     df = avg[avg["device"].isin(list(p))].assign(price_per_hour=lambda d: d["device"].map(p).astype(float))
-    parts = []
-    for _, g in df.groupby(list(by), sort=True):
-        g = g.sort_values(["price_per_hour", stat], ascending=[True, False])
-        cheap = g.iloc[0]
-        g = g.assign(throughput=g[stat], cost_factor=g["price_per_hour"] / cheap["price_per_hour"],
-                     value=g[stat] / g["price_per_hour"])
-        lo, hi = (g[f"{stat}_lo"], g[f"{stat}_hi"]) if f"{stat}_lo" in g else (np.nan, np.nan)
-        r_lo, r_hi = 1 - lo / g[stat], hi / g[stat] - 1  # relative half-widths of each device's mean
-        pick = lambda x: np.asarray(np.broadcast_to(x, len(g)), float)
-        f, f_lo, f_hi = ratio_ci(g[stat], pick(r_lo), float(cheap[stat]), pick(r_lo)[0], pick(r_hi), pick(r_hi)[0])
-        g = g.assign(throughput_factor=f, throughput_factor_lo=np.where(np.arange(len(g)) == 0, 1.0, f_lo),
-                     throughput_factor_hi=np.where(np.arange(len(g)) == 0, 1.0, f_hi))
-        g["frontier"] = g["throughput"] > g["throughput"].cummax().shift(fill_value=-np.inf)
-        g["verdict"] = [f"the cheapest ({c:.2f} $/h)" if i == 0 else f"{cf:.2f}× the price for {_pct(tf)}"
-                        for i, (c, cf, tf) in enumerate(zip(g["price_per_hour"], g["cost_factor"],
-                                                            g["throughput_factor"]))]
-        parts.append(g)
+    parts = [_against_cheapest(g, stat) for _, g in df.groupby(list(by), sort=True)]
     cols = ["device", *by, *(["precision"] if "precision" in df and "precision" not in by else []), "price_per_hour",
             "throughput", "cost_factor", "throughput_factor", "throughput_factor_lo", "throughput_factor_hi",
             "value", "frontier", "verdict"]
@@ -552,6 +556,17 @@ TIME_TO_TRAIN_COLS = ("device", "model", "precision", "mode", "bs", "unit", "thr
 
 def _fits(w:dict, unit:str) -> bool: return w["what"] in ("steps", "epochs") or w["what"] == unit
 
+def _work_for(w:dict|None, mode:str, unit:str, family:str) -> dict:
+    "The work a row is timed for: the one given for its mode where it fits the unit, else its family's default."
+    if w is not None and _fits(w, unit): return w
+    return parse_work(DEFAULT_WORK.get(mode, DEFAULT_WORK["infer"]).get(family, "100k steps"))
+
+def _samples(w:dict, bs:float, ips:float) -> float:
+    "How many samples the work `w` is, at batch size `bs` and `ips` items per sample."
+    if w["what"] == "steps": return w["amount"] * bs
+    if w["what"] == "epochs": return w["amount"] * dataset_size(w["dataset"])
+    return w["amount"] / ips
+
 def time_to_train(best:pd.DataFrame, # best points (`analyse(...)["best"]`), with `unit`, `bs`, `items_per_sample`
                   train_for:str|dict|None=None, # work for training rows (see `parse_work`); default: each family's
                   infer_for:str|dict|None=None, # work for inference rows; default: each family's
@@ -567,22 +582,15 @@ def time_to_train(best:pd.DataFrame, # best points (`analyse(...)["best"]`), wit
            else pd.Series(1.0, index=best.index))
     bs = pd.to_numeric(best["bs"], errors="coerce")
     sps = best["throughput"] / ips  # samples per second
-    works, secs = [], []
-    for i, md, u, f in zip(best.index, best["mode"], unit, fam):
-        w = given.get(md if md in given else "infer")
-        if w is None or not _fits(w, u):
-            w = parse_work(DEFAULT_WORK.get(md, DEFAULT_WORK["infer"]).get(f, "100k steps"))
-        n = (w["amount"] * bs[i] if w["what"] == "steps"
-             else w["amount"] * dataset_size(w["dataset"]) if w["what"] == "epochs"
-             else w["amount"] / ips[i])  # in samples
-        works.append(work_text(w)); secs.append(n / sps[i])
+    works = [_work_for(given.get(md if md in given else "infer"), md, u, f)
+             for md, u, f in zip(best["mode"], unit, fam)]
+    secs = [_samples(w, bs[i], ips[i]) / sps[i] for w, i in zip(works, best.index)]
     mc = "label" if "label" in best else "model"
     out = pd.DataFrame(dict(device=best["device"], model=best[mc], precision=best["precision"], mode=best["mode"],
                             bs=best["bs"], unit=unit, throughput=best["throughput"], steps_per_minute=sps / bs * 60,
-                            work=works, seconds=secs))
+                            work=[work_text(w) for w in works], seconds=secs))
     out["duration"] = [human_duration(x) if pd.notna(x) else "" for x in out["seconds"]]
     return out[list(TIME_TO_TRAIN_COLS)].reset_index(drop=True)
-
 
 # %% ../nbs/06_analysis.ipynb #0a696c5f
 _IMPORTED = ("wandb", "wandb-offline", "csv") # sources that may hold 2022 runs
@@ -834,42 +842,49 @@ def _ranked(runs:pd.DataFrame, best:pd.DataFrame) -> pd.DataFrame:
     on = k.reset_index().merge(best[keys].drop_duplicates(), on=keys)["index"]
     return runs.loc[on]
 
+def _valid_only(runs:pd.DataFrame) -> pd.DataFrame:
+    "`runs` without those measured under flagged conditions; `BadInput` when none is left."
+    if not isinstance(runs, pd.DataFrame) or not len(runs): return runs
+    bad = flagged(runs)
+    if bad.all():
+        raise BadInput(f"every one of the {len(runs)} run(s) was measured under flagged conditions: without "
+                       "only_valid they are shown, marked")
+    return runs[~bad]
+
+def _single_device(every:pd.DataFrame) -> pd.DataFrame:
+    "The tidy rows at world size 1, what per-device tables compare; `BadInput` when there are none."
+    t = every[every["world_size"].eq(1)]
+    if t.empty:
+        sizes = ", ".join(map(str, sorted(every["world_size"].unique())))
+        raise BadInput(f"no single-device runs: every usable run used several devices (world sizes {sizes}); "
+                       "measure world size 1 too (e.g. --nprocs 1,2) for the per-device tables and the scaling")
+    return t
+
+def _priced(out:dict, prices) -> dict:
+    "`out` with `cost` of the ranked devices that have a price, and `value` of one family (image models where any)."
+    best, avg = out["best"], out["average"]
+    p = _known_prices(prices, out["tidy"]["device"].unique())  # warns once, about devices that are in no run at all
+    p = {k: v for k, v in p.items() if k in set(best["device"])}
+    fams = list(dict.fromkeys(avg["workload"])) if "workload" in avg else []
+    one = avg if len(fams) <= 1 else avg[avg["workload"] == ("image" if "image" in fams else fams[0])]
+    return out | dict(cost=cost(best, p), value=value_table(best_precision(one), p, by=("mode",)))
+
 def analyse(runs:pd.DataFrame, # the runs table
             prices=None, # $/hour per device (see `parse_prices`), or None
             include_unconverged:bool=False, # rank points whose CI missed its target too (marked); default: left out
             only_valid:bool=False, # leave out the runs whose `conditions` are not `ok` (throttled, power cap, ...)
            ) -> dict[str, pd.DataFrame]:
     "Every analysis table of `runs`: tidy, best, average, speedup, oom, environments, ..., cost and value with prices."
-    if only_valid and isinstance(runs, pd.DataFrame) and len(runs):
-        bad = flagged(runs)
-        if bad.all():
-            raise BadInput(f"every one of the {len(runs)} run(s) was measured under flagged conditions: without "
-                           "only_valid they are shown, marked")
-        runs = runs[~bad]
-    every = tidy(runs)
-    t = every[every["world_size"].eq(1)]  # per-device tables compare single devices; other world sizes are in `scaling`
-    if t.empty:
-        raise BadInput("no single-device runs: every usable run used several devices (world sizes "
-                       f"{', '.join(map(str, sorted(every['world_size'].unique())))}); "
-                               "measure world size 1 too (e.g. --nprocs 1,2) for the per-device tables and the scaling")
+    if only_valid: runs = _valid_only(runs)
+    t = _single_device(tidy(runs))  # per-device tables compare single devices; other world sizes are in `scaling`
     best = relative(best_batch(t if include_unconverged else t[~t["unconverged"]]))
     more = [c for c in ("conditions",) if c in runs]  # what tidy does not carry, beside each best point
     if more: best = best.merge(_per_config(runs, more), on=list(KEYS) + ["bs"], how="left")
-    avg = average(best)
-    out = dict(tidy=t, best=best, average=avg, speedup=speedup_ci(best), oom=oom_batch(runs),
-               environments=environments(runs),
-               convergence=convergence(t), efficiency=efficiency(best, runs), scaling=scaling(runs),
-               comparability=comparability(_ranked(runs, best)) if len(best)
-               else comparability(runs).iloc[:0])  # only what is ranked side by side
-    if prices:
-        p = _known_prices(prices, t["device"].unique())  # warns once, about devices that are in no run at all
-        p = {k: v for k, v in p.items() if k in set(best["device"])}
-        out["cost"] = cost(best, p)
-        # a value ranking is of one family: image models where there are
-        fams = list(dict.fromkeys(avg["workload"])) if "workload" in avg else []
-        one = avg if len(fams) <= 1 else avg[avg["workload"] == ("image" if "image" in fams else fams[0])]
-        out["value"] = value_table(best_precision(one), p, by=("mode",))
-    return out
+    out = dict(tidy=t, best=best, average=average(best), speedup=speedup_ci(best), oom=oom_batch(runs),
+               environments=environments(runs), convergence=convergence(t), efficiency=efficiency(best, runs),
+               scaling=scaling(runs),  # comparability: only what is ranked side by side
+               comparability=comparability(_ranked(runs, best)) if len(best) else comparability(runs).iloc[:0])
+    return _priced(out, prices) if prices else out
 
 # %% ../nbs/06_analysis.ipynb #a7813f09
 MODE_NAMES = dict(train="training", infer="inference") # how a page names each mode

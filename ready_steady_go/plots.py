@@ -93,10 +93,9 @@ def _whiskers(ax, d:pd.DataFrame, y:np.ndarray, v:np.ndarray, *, lo:str, hi:str,
 
 def _hatch(bars, flags:np.ndarray, color) -> bool:
     "Hatch and fade the bars whose `flags` say their CI missed its target; whether any did."
-    for b, f in zip(bars.patches, flags):
-        if f:
-            b.set_hatch(_MISSED["hatch"]); b.set_facecolor((*color[:3], _MISSED["alpha"]))
-            b.set_edgecolor("0.3"); b.set_linewidth(0.6)
+    for b in (b for b, f in zip(bars.patches, flags) if f):
+        b.set_hatch(_MISSED["hatch"]); b.set_facecolor((*color[:3], _MISSED["alpha"]))
+        b.set_edgecolor("0.3"); b.set_linewidth(0.6)
     return bool(np.any(flags))
 
 def _bar_legend(ax, precs:list, missed:bool, cut:bool):
