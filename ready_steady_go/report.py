@@ -245,6 +245,10 @@ class _Page:
         "The figure `name` inlined, or nothing where the report has none by that name."
         return f'<figure id="{html.escape(name[:-4])}">{self.figs[name][1]}</figure>' if name in self.figs else ""
 
+def _per_mode(d:pd.DataFrame, part) -> list[str]:
+    "Per mode of `d` (training first), a heading and what `part(mode)` gives: a figure, a table."
+    return [p for mode in _modes(d) for p in (f"<h3>{mode_name(mode).capitalize()}</h3>", *part(mode))]
+
 # %% ../nbs/08_report.ipynb #ec9beae4
 _HOW_TO_READ = ("<p>Throughput is {unit} per second at each configuration's best batch size (repeats combined by "
                 "their median). "
@@ -419,9 +423,7 @@ def _cost_section(pg:_Page) -> list[str]:
            "price factor is exact, the throughput factor comes with its 95% interval; <i>value</i> is relative "
            "throughput per $/hour; the frontier holds the devices no other device beats on both price and "
            "speed.</p>"]
-    for mode in _modes(value):
-        out += [f"<h3>{mode_name(mode).capitalize()}</h3>", pg.fig(f"cost-{mode}.svg"),
-                _table(_verdicts(value, mode), "{:,.2f}")]
+    out += _per_mode(value, lambda m: (pg.fig(f"cost-{m}.svg"), _table(_verdicts(value, m), "{:,.2f}")))
     return out + [f"<p>Cost per million {html.escape(pg.unit)} at each device's fastest precision:</p>",
                   _table(cost_table(pg.res["cost"], pg.unit), "{:,.2f}")]
 
@@ -457,10 +459,8 @@ def _efficiency_section(pg:_Page) -> list[str]:
            "TFLOP/s, and the model FLOPs utilisation (MFU) against the dense datasheet peak of the precision that "
            "ran, and against the peak this device reached on a large matmul (measured peak). Empty where a run "
            "recorded none (a 2022 import; a CPU has no datasheet peak).</p>"]
-    for mode in _modes(eff):
-        out += [f"<h3>{mode_name(mode).capitalize()}</h3>", pg.fig(f"efficiency-{mode}.svg"),
-                _table(_efficiency_table(eff[eff["mode"] == mode], pg.unit))]
-    return out
+    return out + _per_mode(eff, lambda m: (pg.fig(f"efficiency-{m}.svg"),
+                                           _table(_efficiency_table(eff[eff["mode"] == m], pg.unit))))
 
 def _energy_section(pg:_Page) -> list[str]:
     "Energy, where recorded: per mode the energy per sample, samples per kWh (and per dollar, with prices)."
@@ -471,10 +471,8 @@ def _energy_section(pg:_Page) -> list[str]:
            "counter, its sampled power, or RAPL on a CPU; <i>none</i>: nothing could be read, which is not a zero), "
            "and samples per kWh"
            + (" beside samples per dollar" if "cost" in pg.res else "") + ", at each best point.</p>"]
-    for mode in _modes(eff):
-        out += [f"<h3>{mode_name(mode).capitalize()}</h3>",
-                _table(_energy_table(eff[eff["mode"] == mode], pg.res.get("cost")), _ENERGY_FMT)]
-    return out
+    cost = pg.res.get("cost")
+    return out + _per_mode(eff, lambda m: (_table(_energy_table(eff[eff["mode"] == m], cost), _ENERGY_FMT),))
 
 # %% ../nbs/08_report.ipynb #31043257
 def _sources(sc:pd.DataFrame, runs:pd.DataFrame) -> str:
@@ -484,11 +482,19 @@ def _sources(sc:pd.DataFrame, runs:pd.DataFrame) -> str:
     pub = sorted(set(s[~s.isin(MEASURED_SOURCES) & ~s.str.lower().isin(["", "nan", "none"])]))
     return ", ".join(f"<code>{html.escape(x)}</code>" for x in pub)
 
+def _scaling_table(d:pd.DataFrame, units:dict) -> pd.DataFrame:
+    "One mode's scaling as the page shows it: throughput with its unit, speed-up and efficiency (%) per world size."
+    tbl = pd.DataFrame({"device": d["device"], "model": d["model"], "precision": d["precision"],
+                        "devices (world size)": d["world_size"], "throughput (per s)": d["throughput"],
+                        "unit": d["model"].map(units), "speed-up (×)": d["speedup"],
+                        "efficiency (%)": 100 * d["efficiency"]})
+    return tbl.dropna(axis=1, how="all")
+
 def _scaling(pg:_Page) -> list[str]:
     "The scaling section: per mode the speed-up figure and the table, where runs at more than one world size exist."
     res, runs, sc = pg.res, pg.runs, pg.res.get("scaling")
     if sc is None or sc.empty: return []
-    units = dict(zip(res["tidy"]["model"], res["tidy"]["unit"]))
+    units = dict(zip(res["tidy"]["model"], res["tidy"]["unit"]))  # a published table's models are in no unit
     out = ["<h2>Scaling</h2><p>Speed-up with the number of devices (world size: processes under torchrun, one per "
            "device, DDP for training): throughput at N devices over throughput at one, and efficiency = speed-up / "
            "N (100% is linear). Throughput is global, from the slowest device's step times, at each world size's "
@@ -501,15 +507,8 @@ def _scaling(pg:_Page) -> list[str]:
         out.append("<p>An efficiency above 100% (more than N× with N devices) is not the hardware: it is a "
                    "single-device baseline that ran slow, or a published table's own anomaly. Shown as given; the "
                    "figure marks such lines <i>off the scale</i>.</p>")
-    for mode in _modes(sc):
-        d = sc[sc["mode"] == mode]
-        tbl = pd.DataFrame({"device": d["device"], "model": d["model"], "precision": d["precision"],
-                            "devices (world size)": d["world_size"],
-                            "throughput (per s)": d["throughput"], "unit": d["model"].map(units),
-                            "speed-up (×)": d["speedup"], "efficiency (%)": 100 * d["efficiency"]})
-        out += [f"<h3>{mode_name(mode).capitalize()}</h3>", pg.fig(f"scaling-{mode}.svg"),
-                _table(tbl.dropna(axis=1, how="all"), "{:,.2f}")]
-    return out
+    return out + _per_mode(sc, lambda m: (pg.fig(f"scaling-{m}.svg"),
+                                          _table(_scaling_table(sc[sc["mode"] == m], units), "{:,.2f}")))
 
 # %% ../nbs/08_report.ipynb #6f6ff161
 def _lm_section(t:pd.DataFrame, fig) -> list[str]:
@@ -586,8 +585,7 @@ def _image_times(img:pd.DataFrame, tt:pd.DataFrame) -> list[str]:
     out = ["<p>Image models, at the measured rate, with the fastest precision of each device: training is "
            + e(_work_of(tt, img["label"], "train")) + ", inference " + e(_work_of(tt, img["label"], "infer"))
            + ". Data loading is not in the benchmark, so read these as lower bounds.</p>"]
-    for mode in _modes(img): out += [f"<h3>{mode_name(mode).capitalize()}</h3>", _table(duration_table(img, mode, tt))]
-    return out
+    return out + _per_mode(img, lambda m: (_table(duration_table(img, m, tt)),))
 
 def _other_times(other:pd.DataFrame) -> list[str]:
     "Other families' times, a row each for the work it names."
