@@ -224,7 +224,7 @@ def ratio_ci(a, # numerators (throughputs), scalars or arrays
              a_ci_rel, # their relative 95% half-widths (the CI below `a`, and above it unless `a_ci_rel_hi` is given)
              b, # denominators
              b_ci_rel, # their relative 95% half-widths (below `b`; above it unless `b_ci_rel_hi` is given)
-             a_ci_rel_hi=None, # relative half-widths above `a`, for an asymmetric interval
+             *, a_ci_rel_hi=None, # relative half-widths above `a`, for an asymmetric interval
              b_ci_rel_hi=None, # relative half-widths above `b`
             ) -> tuple:
     "`a / b` and its 95% interval `(ratio, lo, hi)`, propagated in log space; NaN bounds where a CI is unknown."
@@ -258,7 +258,7 @@ def throughput_ci_rel(best:pd.DataFrame, # tidy runs or best points: `throughput
     return np.fmax(lo, s_lo), np.fmax(hi, s_hi)
 
 # %% ../nbs/06_analysis.ipynb #3b847d9d
-def _log_mean(d:pd.DataFrame, by:list[str], l, dl, dh, **agg) -> pd.DataFrame:
+def _log_mean(d:pd.DataFrame, by:list[str], l, *, dl, dh, **agg) -> pd.DataFrame:
     "Per group of `by`: `_geo`, exp of the mean of `l`, and `_geo_lo`/`_geo_hi` from half-widths as sqrt(Σh²)/n."
     x = d.assign(_l=np.asarray(l, float), _dl=np.asarray(dl, float) ** 2, _dh=np.asarray(dh, float) ** 2)
     x["_na"] = x["_dl"].isna() | x["_dh"].isna()
@@ -280,7 +280,8 @@ def speedup_ci(best:pd.DataFrame, # best batch sizes (see `best_batch`)
     m = d[d["precision"] != base].merge(d.loc[d["precision"] == base, k + ["throughput", "_lo", "_hi", *u]], on=k,
                                         suffixes=("", "_base"))
     if u: m["unconverged"] = m["unconverged"] | m.pop("unconverged_base")  # a ratio is as noisy as its noisier side
-    s, s_lo, s_hi = ratio_ci(m["throughput"], m["_lo"], m["throughput_base"], m["_lo_base"], m["_hi"], m["_hi_base"])
+    s, s_lo, s_hi = ratio_ci(m["throughput"], m["_lo"], m["throughput_base"], m["_lo_base"],
+                             a_ci_rel_hi=m["_hi"], b_ci_rel_hi=m["_hi_base"])
     cols = k + ["precision", "speedup", "speedup_lo", "speedup_hi", *(c for c in ("label", *u) if c in best)]
     m = m.assign(speedup=s, speedup_lo=s_lo, speedup_hi=s_hi)[cols]
     if not average: return m.sort_values(k + ["precision"], ignore_index=True)
@@ -290,7 +291,7 @@ def speedup_ci(best:pd.DataFrame, # best batch sizes (see `best_batch`)
     if "workload" in best and "workload" not in m:
         m = m.merge(best[k + ["workload"]].drop_duplicates(k), on=k, how="left")
     out = _log_mean(m.assign(_u=m["unconverged"].astype(int) if u else 0),
-                    ["device", "precision", "mode", *_family(m)], l, dl, dh,
+                    ["device", "precision", "mode", *_family(m)], l, dl=dl, dh=dh,
                     n_models=(_model_col(m), "nunique"), n_unconverged=("_u", "sum"))
     out = out.rename(columns=dict(_geo="speedup", _geo_lo="speedup_lo", _geo_hi="speedup_hi"))
     return out[["device", "precision", "mode", "speedup", "speedup_lo", "speedup_hi", "n_models", "n_unconverged",
@@ -314,7 +315,7 @@ def average(rel:pd.DataFrame, # relative throughput (see `relative`)
     with np.errstate(divide="ignore", invalid="ignore"): dl, dh = -np.log1p(-np.minimum(lo, 1.0)), np.log1p(hi)
     fam = _family(rel)  # one family at a time: a mean of image and token throughputs answers no question
     out = _log_mean(rel.assign(_u=u.astype(int)), ["device", "precision", "mode", *fam],
-                    np.log(rel["relative"]), dl, dh,
+                    np.log(rel["relative"]), dl=dl, dh=dh,
                     relative_mean=("relative", "mean"), n_models=(mc, "nunique"), n_unconverged=("_u", "sum"))
     out = out.rename(columns=dict(_geo="relative_geomean", _geo_lo="relative_geomean_lo",
                                   _geo_hi="relative_geomean_hi"))
@@ -435,7 +436,8 @@ def _against_cheapest(g:pd.DataFrame, stat:str) -> pd.DataFrame:
     lo, hi = (g[f"{stat}_lo"], g[f"{stat}_hi"]) if f"{stat}_lo" in g else (np.nan, np.nan)
     r_lo, r_hi = 1 - lo / g[stat], hi / g[stat] - 1  # relative half-widths of each device's mean
     pick = lambda x: np.asarray(np.broadcast_to(x, len(g)), float)
-    f, f_lo, f_hi = ratio_ci(g[stat], pick(r_lo), float(cheap[stat]), pick(r_lo)[0], pick(r_hi), pick(r_hi)[0])
+    f, f_lo, f_hi = ratio_ci(g[stat], pick(r_lo), float(cheap[stat]), pick(r_lo)[0],
+                             a_ci_rel_hi=pick(r_hi), b_ci_rel_hi=pick(r_hi)[0])
     g = g.assign(throughput_factor=f, throughput_factor_lo=np.where(np.arange(len(g)) == 0, 1.0, f_lo),
                  throughput_factor_hi=np.where(np.arange(len(g)) == 0, 1.0, f_hi))
     g["frontier"] = g["throughput"] > g["throughput"].cummax().shift(fill_value=-np.inf)
@@ -480,7 +482,7 @@ def dataset_size(dataset:int|str, # a number of samples or a name in `DATASETS`
 
 def time_for(rate:float, # measured throughput, samples/s
              samples:float|None=None, # a number of samples ...
-             steps:float|None=None, bs:int|None=None, # ... or of steps at batch size `bs` ...
+             *, steps:float|None=None, bs:int|None=None, # ... or of steps at batch size `bs` ...
              epochs:float|None=None, dataset:int|str|None=None, # ... or of epochs over `dataset`
             ) -> float:
     "Seconds to process the given work at `rate`."
@@ -502,7 +504,7 @@ def human_duration(seconds:float, # a duration in seconds
 # %% ../nbs/06_analysis.ipynb #1caafbe4
 def extrapolate(best:pd.DataFrame, # a table with a `throughput` (samples/s) column, e.g. best batch sizes
                 samples:float|None=None, # how much work: a number of samples ...
-                steps:float|None=None, # ... or of steps at each row's `bs` ...
+                *, steps:float|None=None, # ... or of steps at each row's `bs` ...
                 epochs:float|None=None, dataset:int|str|None=None, # ... or of epochs over a data set
                ) -> pd.DataFrame:
     "`best` with `seconds` and a readable `duration` for the given work at each row's throughput."
@@ -688,8 +690,8 @@ def _counts(coded:list[tuple[np.ndarray, np.ndarray]], names:list[str], n:np.nda
         cols[name] = u[code]
     return pd.DataFrame({k: cols[k] for k in names}).assign(n=n)
 
-def _differences(columns:dict, value:tuple, n:np.ndarray, keys:list[str], member:str, factor:str,
-                 scope:str) -> list[dict]:
+def _differences(columns:dict, value:tuple, n:np.ndarray, keys:list[str], *, member:str,
+                 factor:str, scope:str) -> list[dict]:
     "One row per group of `keys` whose `member`s' setups (`n` runs each) differ in the factorized `value` of `factor`."
     c = _counts([columns[k] for k in (*keys, member)] + [value], [*keys, "_m", "_v"], n)
     c = c[c.groupby(keys)["_v"].transform("nunique") > 1]
@@ -727,7 +729,7 @@ def comparability(runs:pd.DataFrame, # the runs table (not tidied: the software 
     columns = {c: pd.factorize(df[c]) for c in dict.fromkeys(c for keys, m in by.values() for c in (*keys, m))}
     rows = [r for scope, (keys, member) in by.items() for f, v in values.items()
             if FACTORS[f][0] != member  # what is compared is not a difference
-            for r in _differences(columns, v, df["_n"].to_numpy(), list(keys), member, f, scope)]
+            for r in _differences(columns, v, df["_n"].to_numpy(), list(keys), member=member, factor=f, scope=scope)]
     cols = ["scope", "factor", "values", "detail", "devices", "groups", "n_groups", "n_runs"]
     if not rows: return pd.DataFrame(columns=cols)
     out = pd.DataFrame(rows).groupby(["scope", "factor", "values", "detail", "devices"], sort=False)

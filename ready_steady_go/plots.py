@@ -45,7 +45,7 @@ def _precisions(ps) -> list[str]:
     ps = list(dict.fromkeys(ps))
     return [p for p in PRECISION_ORDER if p in ps] + sorted(p for p in ps if p not in PRECISION_ORDER)
 
-def _fig(w, h, left=0.6, right=0.15, bottom=0.55, top=0.35, **kw) -> Figure:
+def _fig(w, h, *, left=0.6, right=0.15, bottom=0.55, top=0.35, **kw) -> Figure:
     "A figure with fixed margins in inches: a layout engine would cost more time than the drawing."
     fig = Figure(figsize=(w, h), **kw)
     fig.subplots_adjust(left=left / w, right=1 - right / w, bottom=bottom / h, top=1 - top / h)
@@ -106,7 +106,7 @@ def _bar_legend(ax, precs:list, missed:bool, cut:bool):
     if cut: hs, ls = hs + [Line2D([], [], marker=">", color="0.2", lw=0, ms=5)], ls + ["interval cut at the axis"]
     ax.legend(hs, ls, title="precision", loc="upper left", bbox_to_anchor=(1.01, 1.02), frameon=False)
 
-def _bars(ax, df:pd.DataFrame, value:str, lo:str|None=None, hi:str|None=None, fmt="{:.0f}",
+def _bars(ax, df:pd.DataFrame, value:str, *, lo:str|None=None, hi:str|None=None, fmt="{:.0f}",
           flag:str|None=None, names:dict|None=None):
     "Grouped horizontal bars: a row per device (fastest on top), a bar per precision; `flag` marks missed targets."
     order = df.groupby("device")[value].max().sort_values().index.tolist()
@@ -155,7 +155,7 @@ def plot_relative(best:pd.DataFrame, # `relative(best_batch(...))` (or `analyse(
     with _style():
         fig = _bar_fig(d)
         ax = fig.add_subplot()
-        _bars(ax, d, "relative", "relative_lo", "relative_hi", flag="unconverged" if "unconverged" in d else None)
+        _bars(ax, d, "relative", lo="relative_lo", hi="relative_hi", flag="unconverged" if "unconverged" in d else None)
         ax.set_xlabel(f"% of the fastest device and precision (100 = {d['throughput'].max():,.0f} {unit_name(d)}/s)")
         ax.set_title(f"{short(model, 60)}, {mode_name(mode)}: best batch size per device")
     return fig
@@ -199,7 +199,7 @@ def plot_speedup(sp:pd.DataFrame, # `speedup_ci(...)` or `speedup(...)` (average
         fig = _bar_fig(d)
         ax = fig.add_subplot()
         _bars(ax, d.assign(_missed=d["n_unconverged"].gt(0)) if "n_unconverged" in d else d, "speedup",
-              *(("speedup_lo", "speedup_hi") if "speedup_lo" in d else ()), fmt="{:.2f}×",
+              **(dict(lo="speedup_lo", hi="speedup_hi") if "speedup_lo" in d else {}), fmt="{:.2f}×",
               flag="_missed" if "n_unconverged" in d else None)
         ax.axvline(1, color="0.3", lw=1, ls="--")  # no change: always in view, even when lower precision is slower
         ax.set_xlim(0, max(ax.get_xlim()[1], 1.1))
@@ -208,7 +208,7 @@ def plot_speedup(sp:pd.DataFrame, # `speedup_ci(...)` or `speedup(...)` (average
     return fig
 
 # %% ../nbs/07_plots.ipynb #34cadfe5
-def _lines(ax, xs:list, ys:list, colors:list, hollow:list|None=None, **kw):
+def _lines(ax, xs:list, ys:list, colors:list, *, hollow:list|None=None, **kw):
     "Lines with a dot per point: one `LineCollection` and one scatter for all lines (~50× faster); `hollow`: open."
     ax.add_collection(LineCollection([np.column_stack([x, y]) for x, y in zip(xs, ys)], colors=colors,
                                      linewidths=1.3, zorder=2))
@@ -219,7 +219,7 @@ def _lines(ax, xs:list, ys:list, colors:list, hollow:list|None=None, **kw):
     ax.scatter(np.concatenate(xs), np.concatenate(ys), s=9 if hollow is None else 14, c=face, edgecolors=c,
                linewidths=1, zorder=2.5)
 
-def _bands(ax, xs:list, los:list, his:list, colors:list):
+def _bands(ax, xs:list, los:list, his:list, *, colors:list):
     "Shaded bands between `los` and `his`, one `PolyCollection` for all of them."
     polys = [np.column_stack([np.r_[x, x[::-1]], np.r_[hi, lo[::-1]]]) for x, lo, hi in zip(xs, los, his)]
     ax.add_collection(PolyCollection(polys, facecolors=colors, alpha=0.25, linewidths=0, zorder=1))
@@ -246,7 +246,7 @@ def _batch_column(top, mem, p:str, gs:list, *, oom:dict):
     "One precision's column: lines `gs` (device, line, colour) in their bands, × at first OOM, memory below."
     cs = [c for *_, c in gs]
     xs, ys = [g["bs"] for _, g, _ in gs], [g["throughput"] for _, g, _ in gs]
-    _bands(top, xs, [g["throughput_lo"] for _, g, _ in gs], [g["throughput_hi"] for _, g, _ in gs], cs)
+    _bands(top, xs, [g["throughput_lo"] for _, g, _ in gs], [g["throughput_hi"] for _, g, _ in gs], colors=cs)
     _lines(top, xs, ys, cs, hollow=[g["_u"] for _, g, _ in gs])
     if mem is not None:
         ms = [g["peak_mem_mb"] / 1024 for _, g, _ in gs]

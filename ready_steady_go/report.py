@@ -192,7 +192,7 @@ def _csv_files(res:dict) -> dict[str, str]:
 def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysis.tidy`)
                  prices=None, # $/hour per device: a CSV path, "NAME=USD" strings, a dict (see `parse_prices`)
                  title:str="Ready, Steady, Go! benchmark report", # the page title
-                 timings:dict|None=None, # if given, seconds spent per stage are added to it
+                 *, timings:dict|None=None, # if given, seconds spent per stage are added to it
                  include_unconverged:bool=False, # rank points whose CI missed its target (marked); default: left out
                  only_valid:bool=False, # leave out results whose `conditions` are not `ok` (see `analysis.flagged`)
                  train_for:str|None=None, # the training work (`100k steps`, `2T tokens`); default: each family's
@@ -218,7 +218,7 @@ def write_report(runs:pd.DataFrame, # the runs table
                  out:str|Path, # the folder for report.html, the CSV tables and figures/
                  prices=None, # $/hour per device (see `parse_prices`)
                  title:str="Ready, Steady, Go! benchmark report", # the page title
-                 include_unconverged:bool=False, # rank points whose CI missed its target too (marked)
+                 *, include_unconverged:bool=False, # rank points whose CI missed its target too (marked)
                  only_valid:bool=False, # leave out results whose `conditions` are not `ok`
                  train_for:str|None=None, # the training work (see `build_report`)
                  infer_for:str|None=None, # the inference work (see `build_report`)
