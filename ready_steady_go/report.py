@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/report.html.md"""
 
 # %% ../nbs/08_report.ipynb #0648111c
 from __future__ import annotations
-import hashlib, html, multiprocessing as mp, os, re, shutil, tempfile, threading, time, warnings
+import hashlib, html, multiprocessing as mp, os, re, shutil, tempfile, threading, time
 from functools import cached_property, partial
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -24,8 +24,8 @@ from .plots import (plot_average, plot_batch, plot_cost, plot_efficiency, plot_r
     plot_scaling, plot_speedup, svg, unit_name)
 
 # %% auto #0
-__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'WORK', 'FAMILY_NAMES', 'summary_table', 'average_table', 'report_figures',
-           'report_svgs', 'Report', 'build_report', 'write_report']
+__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'FAMILY_NAMES', 'summary_table', 'average_table', 'report_figures', 'report_svgs',
+           'Report', 'build_report', 'write_report']
 
 # %% ../nbs/08_report.ipynb #37ce9eb4
 SUMMARY_COLS = ("device", "model", "precision", "mode", "bs", "throughput", "relative")
@@ -42,9 +42,6 @@ def average_table(avg:pd.DataFrame, # `average(...)`
                  ) -> pd.DataFrame:
     "One row per (device, precision, mode): the arithmetic and geometric mean of relative throughput."
     return avg[list(AVERAGE_COLS)].reset_index(drop=True)
-
-# an image model's default work per mode: (epochs, data set); other families: `analysis.DEFAULT_WORK`
-WORK = dict(train=(90, "imagenet-1k"), infer=(1, "imagenet-1k-val"))
 
 # %% ../nbs/08_report.ipynb #237bb70f
 def _slug(s:str) -> str:
