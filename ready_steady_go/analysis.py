@@ -166,9 +166,8 @@ def _devices(df:pd.DataFrame) -> pd.Series:
     "Short device names (`clean_device_name`); a published table's marked ` (published: lambda)`, never merged."
     names = df["device"].unique()
     dev = df["device"].map(dict(zip(names, map(clean_device_name, names))))
-    pub = _published(df)
-    return pd.Series([d if pd.isna(p) else f"{d} (published: {p})" for d, p in zip(dev, pub)], index=df.index,
-                     dtype=object)
+    out = [d if pd.isna(p) else f"{d} (published: {p})" for d, p in zip(dev, _published(df))]
+    return pd.Series(out, index=df.index, dtype=object)
 
 def _keyed(runs:pd.DataFrame) -> pd.DataFrame:
     "`usable` runs with short device names and integer batch sizes (empty where not recorded), as `tidy` groups them."
@@ -847,10 +846,8 @@ def _ranked(runs:pd.DataFrame, best:pd.DataFrame) -> pd.DataFrame:
 def _valid_only(runs:pd.DataFrame) -> pd.DataFrame:
     "`runs` without those measured under flagged conditions; `BadInput` when none is left."
     if not isinstance(runs, pd.DataFrame) or not len(runs): return runs
-    bad = flagged(runs)
-    if bad.all():
-        raise BadInput(f"every one of the {len(runs)} run(s) was measured under flagged conditions: without "
-                       "only_valid they are shown, marked")
+    if (bad := flagged(runs)).all(): raise BadInput(f"every one of the {len(runs)} run(s) was measured under flagged "
+                                                    "conditions: without only_valid they are shown, marked")
     return runs[~bad]
 
 def _single_device(every:pd.DataFrame) -> pd.DataFrame:

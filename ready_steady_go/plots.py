@@ -32,14 +32,13 @@ def precision_color(p:str): # a precision name
     "The colour of precision `p`, the same in every figure."
     return PRECISION_COLORS.get(p, _PAL[7])
 
+# a fixed title height (`axes.titley`): matplotlib otherwise measures every axis' tick labels to place each title
+_RC = {"font.size": 10, "axes.titlesize": 11, "axes.titleweight": "bold", "axes.titley": 1.0, "axes.labelsize": 10,
+       "legend.fontsize": 9, "svg.fonttype": "none"}
+
 @contextmanager
 def _style():
-    # a fixed title height (`axes.titley`): matplotlib otherwise measures every axis' tick labels to place each title
-    with sns.axes_style("whitegrid"), mpl.rc_context({"font.size": 10, "axes.titlesize": 11,
-                                                      "axes.titleweight": "bold", "axes.titley": 1.0,
-                                                      "axes.labelsize": 10, "legend.fontsize": 9,
-                                                      "svg.fonttype": "none"}):
-        yield
+    with sns.axes_style("whitegrid"), mpl.rc_context(_RC): yield
 
 def _precisions(ps) -> list[str]:
     ps = list(dict.fromkeys(ps))

@@ -584,13 +584,14 @@ def _image_times(img:pd.DataFrame, tt:pd.DataFrame) -> list[str]:
            + ". Data loading is not in the benchmark, so read these as lower bounds.</p>"]
     return out + _per_mode(img, lambda m: (_table(duration_table(img, m, tt)),))
 
+_OTHER_TIMES = ("<p>Other families, each row for the work it names "
+                "(steps per minute = throughput / (bs × items per sample) × 60):</p>")
+
 def _other_times(other:pd.DataFrame) -> list[str]:
     "Other families' times, a row each for the work it names."
-    o = other.rename(columns={"steps_per_minute": "steps per minute",
-                              "throughput": "throughput (unit/s)"}).drop(columns=["seconds"])
-    return ["<p>Other families, each row for the work it names (steps per minute = throughput / (bs × items per "
-            "sample) × 60):</p>",
-            _table(o, {"steps per minute": "{:,.1f}", "throughput (unit/s)": "{:,.4g}"})]
+    o = other.rename(columns={"steps_per_minute": "steps per minute", "throughput": "throughput (unit/s)"})
+    return [_OTHER_TIMES,
+            _table(o.drop(columns=["seconds"]), {"steps per minute": "{:,.1f}", "throughput (unit/s)": "{:,.4g}"})]
 
 def _time_section(pg:_Page) -> list[str]:
     "Time to train at each device's fastest precision: image models as a grid, other families by row; no tests."
@@ -639,10 +640,11 @@ def _points_section(pg:_Page) -> list[str]:
 _SECTIONS = (_intro, _ranking_section, _cost_section, _efficiency_section, _energy_section, _scaling, _family_sections,
              _time_section, _per_model_section, _points_section)  # in page order
 
+_HEAD = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+         '<meta name="viewport" content="width=device-width,initial-scale=1">')
+
 def _html(pg:_Page) -> str:
     "The page: every section in order, in one self-contained HTML document."
     parts = [p for section in _SECTIONS for p in section(pg) if p]
-    head = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width,initial-scale=1">')
-    return (head + f"<title>{html.escape(pg.title)}</title><style>{_CSS}</style></head><body>\n" + "\n".join(parts)
+    return (_HEAD + f"<title>{html.escape(pg.title)}</title><style>{_CSS}</style></head><body>\n" + "\n".join(parts)
             + "\n</body></html>\n")
