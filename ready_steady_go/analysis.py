@@ -1,4 +1,4 @@
-"""From runs to answers: tidy runs, clean device names, the best batch size, the 2022 normalisation, averages, precision speed-ups, cost and training-time extrapolation
+"""From runs to answers: tidy runs, the best batch size, relative throughput, averages, speed-ups, cost, time to train
 
 Docs: https://xl0.github.io/ready-steady-go/analysis.html.md"""
 
@@ -16,11 +16,12 @@ from .env import BadInput
 # %% auto #0
 __all__ = ['KEYS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES', 'ENV_COLS', 'DATASETS',
            'DEFAULT_WORK', 'TIME_TO_TRAIN_COLS', 'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY_COLS',
-           'CONDITION_COLS', 'SCALING_COLUMNS', 'clean_device_name', 'ci_target_met', 'world_sizes', 'usable', 'tidy',
-           'best_batch', 'relative', 'ratio_ci', 'throughput_ci_rel', 'speedup_ci', 'speedup', 'average', 'oom_batch',
-           'environments', 'parse_prices', 'cost', 'value_table', 'best_precision', 'dataset_size', 'time_for',
-           'human_duration', 'extrapolate', 'parse_work', 'work_text', 'time_to_train', 'comparability',
-           'comparability_note', 'efficiency', 'scaling', 'convergence', 'flagged', 'analyse']
+           'CONDITION_COLS', 'SCALING_COLUMNS', 'MODE_NAMES', 'MISSED_MARK', 'FEED_COLS', 'clean_device_name',
+           'ci_target_met', 'world_sizes', 'usable', 'tidy', 'best_batch', 'relative', 'ratio_ci', 'throughput_ci_rel',
+           'speedup_ci', 'speedup', 'average', 'oom_batch', 'environments', 'parse_prices', 'cost', 'value_table',
+           'best_precision', 'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'parse_work', 'work_text',
+           'time_to_train', 'comparability', 'comparability_note', 'efficiency', 'scaling', 'convergence', 'flagged',
+           'analyse', 'mode_name', 'ranking', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table']
 
 # %% ../nbs/06_analysis.ipynb #7abdf383
 _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
@@ -32,25 +33,34 @@ def clean_device_name(name:str, # a device name as CUDA reports it
     return " ".join(_BRANDS.sub(" ", str(name)).replace("-", " ").split()) or str(name).strip() or "unknown"
 
 # %% ../nbs/06_analysis.ipynb #0660a5bd
-KEYS = ("device", "model", "size", "seq_len", "patch", "precision", "mode", "world_size") # a configuration, up to its batch size (size, seq_len: 0 = not recorded; patch: "" unless an anisotropic 3D patch; world_size: 1)
-REQUIRED = ("model", "bs", "throughput") # besides `device_name` (or `device`); `bs` may be empty (a published table); `throughput` may instead come from `n_batches` and `duration` (or `seconds`)
-STEP_TIME_COLUMNS = ("duration", "seconds") # where an imported table may keep the seconds its `n_batches` steps took, in this order
+# a configuration, up to its batch size (size, seq_len: 0 = not recorded; patch: "" unless an anisotropic 3D patch;
+# world_size: 1)
+KEYS = ("device", "model", "size", "seq_len", "patch", "precision", "mode", "world_size")
+# besides `device_name` (or `device`); `bs` may be empty (a published table); `throughput` may instead come from
+# `n_batches` and `duration` (or `seconds`)
+REQUIRED = ("model", "bs", "throughput")
+# where an imported table may keep the seconds its `n_batches` steps took, in this order
+STEP_TIME_COLUMNS = ("duration", "seconds")
 WORLD_SIZE_COLUMNS = ("world_size", "n_gpus", "num_gpu") # where a run's number of devices may be, in this order
-MEASURED_SOURCES = ("local", "wandb", "wandb-offline", "csv") # measured by this benchmark or its 2022 version; any other source is a published table
+# measured by this benchmark or its 2022 version; any other source is a published table
+MEASURED_SOURCES = ("local", "wandb", "wandb-offline", "csv")
 _TRUTH = {True: True, False: False, "true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}
 
 def _num(df:pd.DataFrame, c:str) -> pd.Series:
     "Column `c` as numbers (NaN where missing or unreadable), or all NaN when the table lacks it."
-    return pd.to_numeric(df[c], errors="coerce").astype(float) if c in df else pd.Series(np.nan, index=df.index, dtype=float)
+    if c not in df: return pd.Series(np.nan, index=df.index, dtype=float)
+    return pd.to_numeric(df[c], errors="coerce").astype(float)
 
 def ci_target_met(runs:pd.DataFrame, # the runs table
                  ) -> pd.Series:
-    "Per run: did its 95% CI reach the target? `ci_target_met` where recorded, else `ci_rel <= target_ci`; `<NA>` when unknown."
-    given = (runs["ci_target_met"].astype(object).map(lambda v: _TRUTH.get(v.strip().lower() if isinstance(v, str) else v, pd.NA))
+    "Per run: did its 95% CI reach the target? `ci_target_met` where recorded, else `ci_rel <= target_ci`; or `<NA>`."
+    truth = lambda v: _TRUTH.get(v.strip().lower() if isinstance(v, str) else v, pd.NA)
+    given = (runs["ci_target_met"].astype(object).map(truth)
              if "ci_target_met" in runs else pd.Series(pd.NA, index=runs.index, dtype=object))
     ci = _num(runs, "ci_rel").fillna(_num(runs, "throughput_ci") / _num(runs, "throughput"))
     tgt = _num(runs, "target_ci")
-    auto = (runs["stop"].isna() | runs["stop"].astype(object).eq("auto")) if "stop" in runs else True  # a fixed number of steps has no target
+    # a fixed number of steps has no target
+    auto = (runs["stop"].isna() | runs["stop"].astype(object).eq("auto")) if "stop" in runs else True
     has = tgt.notna() & auto
     derived = pd.Series(pd.NA, index=runs.index, dtype=object)
     derived[has] = (ci <= tgt)[has]  # a target and no CI (a single step) did not reach it
@@ -66,10 +76,11 @@ def world_sizes(runs:pd.DataFrame, # the runs table
 
 def _kind_of(w:str) -> str: return "image" if w in ("timm", "nan", "None", "") else w  # `workloads.kind_of`, without importing torch here
 
-_UNIT = dict(image="images", lm="tokens", unet3d="voxels", op="iterations", data="images")  # a family's unit, for a table that names only its workload
+# a family's unit, for a table that names only its workload
+_UNIT = dict(image="images", lm="tokens", unet3d="voxels", op="iterations", data="images")
 
 def _patch_text(df:pd.DataFrame) -> pd.Series:
-    "A 3D patch as `DxHxW` where its sides differ; \"\" otherwise (a cube is its `size`): what keeps anisotropic U-Net rows apart."
+    "A 3D patch as `DxHxW` where its sides differ, else \"\" (a cube is its `size`): keeps anisotropic U-Nets apart."
     if "patch" not in df: return pd.Series("", index=df.index, dtype=object)
     p = df["patch"].astype(object).where(df["patch"].notna(), "").astype(str).str.strip().str.lower()
     return p.where(p.str.split("x").map(lambda s: len(set(s)) > 1), "")
@@ -77,12 +88,14 @@ def _patch_text(df:pd.DataFrame) -> pd.Series:
 def _items_per_sample(df:pd.DataFrame) -> pd.Series:
     "Items of the unit per sample where a table does not say: tokens per sequence, voxels per patch, 1 otherwise."
     sides = lambda p, s: math.prod(int(x) for x in p.split("x")) if p else int(s) ** 3 if s else np.nan
-    raw = df["patch"].astype(object).where(df["patch"].notna(), "").astype(str) if "patch" in df else pd.Series("", index=df.index)
+    raw = (df["patch"].astype(object).where(df["patch"].notna(), "").astype(str) if "patch" in df
+           else pd.Series("", index=df.index))
     return pd.Series([q if w == "lm" and q else sides(p.strip().lower(), s) if w == "unet3d" else 1.0
-                      for w, q, p, s in zip(df["workload"], df["seq_len"], raw, df["size"])], index=df.index, dtype=float)
+                      for w, q, p, s in zip(df["workload"], df["seq_len"], raw, df["size"])], index=df.index,
+                     dtype=float)
 
 def _from_steps(df:pd.DataFrame) -> pd.DataFrame:
-    "An imported table of \"N iterations took S seconds\": throughput from `n_batches`, its seconds, `bs` and `items_per_sample` where it has none."
+    "A table of \"N iterations took S seconds\": throughput from `n_batches`, seconds, `bs`, `items_per_sample`."
     secs = next((_num(df, c) for c in STEP_TIME_COLUMNS if c in df), None)
     if secs is None or "n_batches" not in df: return df
     tp = _num(df, "n_batches") / secs * pd.to_numeric(df["bs"], errors="coerce") * df["items_per_sample"]
@@ -102,7 +115,8 @@ def _with_defaults(runs:pd.DataFrame) -> pd.DataFrame:
     for c in ("size", "seq_len"): df[c] = _num(df, c).fillna(0).astype("int64")
     df["workload"] = [_kind_of(str(w)) for w in (df["workload"].astype(object).where(df["workload"].notna(), "image") if "workload" in df else ["image"] * len(df))]
     df["patch"] = _patch_text(df)
-    df["unit"] = df["unit"].astype(object).where(df["unit"].notna(), df["workload"].map(_UNIT)) if "unit" in df else df["workload"].map(_UNIT)
+    unit = df["workload"].map(_UNIT)
+    df["unit"] = df["unit"].astype(object).where(df["unit"].notna(), unit) if "unit" in df else unit
     df["items_per_sample"] = _num(df, "items_per_sample").fillna(_items_per_sample(df))
     df = _from_steps(df)
     df["ci_target_met"] = ci_target_met(df)
@@ -116,9 +130,13 @@ def usable(runs:pd.DataFrame, # the runs table
           ) -> pd.DataFrame:
     "The runs that finished with a positive throughput, with defaults for missing columns; `BadInput` if none."
     if not isinstance(runs, pd.DataFrame) or runs.empty: raise BadInput("no runs to analyse: the table is empty")
-    steps = "n_batches" in runs and any(c in runs for c in STEP_TIME_COLUMNS)  # "1000 iterations took 1754 s": throughput from those
-    missing = [c for c in REQUIRED if c not in runs and not (c == "throughput" and steps)] + ([] if {"device_name", "device"} & set(runs) else ["device_name"])
-    if missing: raise BadInput(f"the runs table lacks the column(s) {', '.join(missing)}: needed are device_name, {', '.join(REQUIRED)}")
+    # "1000 iterations took 1754 s": throughput from those
+    steps = "n_batches" in runs and any(c in runs for c in STEP_TIME_COLUMNS)
+    missing = [c for c in REQUIRED if c not in runs and not (c == "throughput" and steps)]
+    if not {"device_name", "device"} & set(runs): missing.append("device_name")
+    if missing:
+        raise BadInput(f"the runs table lacks the column(s) {', '.join(missing)}: needed are device_name, "
+                       f"{', '.join(REQUIRED)}")
     df = _with_defaults(runs)
     df["throughput"] = pd.to_numeric(df["throughput"], errors="coerce")
     ok = df["status"].astype(str).eq("ok") & df["throughput"].gt(0) & np.isfinite(df["throughput"])
@@ -132,25 +150,27 @@ def _labels(t:pd.DataFrame) -> list[str]:
     "The model's name, with ` @size` (and ` @seq_len tokens`) where the table holds it at more than one."
     many = {c: t.groupby("model")[c].transform("nunique").gt(1) for c in ("size", "seq_len")}
     pm = t.groupby("model")["patch"].transform("nunique").gt(1) if "patch" in t else pd.Series(False, index=t.index)
-    return [str(m) + (f" @{s}" if a and s else "") + (f" @{q} tokens" if b and q else "") + (f" @{p}" if c and p else "")
+    return [str(m) + (f" @{s}" if a and s else "") + (f" @{q} tokens" if b and q else "")
+            + (f" @{p}" if c and p else "")
             for m, s, q, a, b, p, c in zip(t["model"], t["size"], t["seq_len"], many["size"], many["seq_len"],
                                            t["patch"] if "patch" in t else [""] * len(t), pm)]
 
 def _published(df:pd.DataFrame) -> pd.Series:
-    "Per run: who published it (`lambda` for a `source` of `lambda:<file>@<commit>`), or NaN for a run measured by this tool or its 2022 version."
+    "Per run: who published it (`lambda` for a `source` of `lambda:<file>@<commit>`), or NaN for a measured run."
     if "source" not in df: return pd.Series(np.nan, index=df.index, dtype=object)
     s = df["source"].astype(object).where(df["source"].notna(), "").astype(str).str.strip()
-    return s.str.split(":").str[0].where(~s.isin(MEASURED_SOURCES) & ~s.str.lower().isin(["", "nan", "none", "<na>", "null"]))
+    none = s.str.lower().isin(["", "nan", "none", "<na>", "null"])
+    return s.str.split(":").str[0].where(~s.isin(MEASURED_SOURCES) & ~none)
 
 def _devices(df:pd.DataFrame) -> pd.Series:
-    "Short device names (`clean_device_name`); a published table's devices marked ` (published: lambda)`, never merged with measured ones."
+    "Short device names (`clean_device_name`); a published table's marked ` (published: lambda)`, never merged."
     names = df["device"].unique()
     dev = df["device"].map(dict(zip(names, map(clean_device_name, names))))
-    pub = _published(df)
-    return pd.Series([d if pd.isna(p) else f"{d} (published: {p})" for d, p in zip(dev, pub)], index=df.index, dtype=object)
+    out = [d if pd.isna(p) else f"{d} (published: {p})" for d, p in zip(dev, _published(df))]
+    return pd.Series(out, index=df.index, dtype=object)
 
 def _keyed(runs:pd.DataFrame) -> pd.DataFrame:
-    "`usable` runs with short device names and integer batch sizes (empty where not recorded): each row's configuration (`KEYS`) and `bs` as `tidy` groups them."
+    "`usable` runs with short device names and integer batch sizes (empty where not recorded), as `tidy` groups them."
     df = usable(runs)
     df["device"] = _devices(df)
     df["bs"] = pd.to_numeric(df["bs"], errors="coerce").round().astype("Int64")
@@ -158,7 +178,7 @@ def _keyed(runs:pd.DataFrame) -> pd.DataFrame:
 
 def tidy(runs:pd.DataFrame, # the runs table, one row per run
         ) -> pd.DataFrame:
-    "One row per (device, model, size, seq_len, precision, mode, world_size, bs): finished runs, short names, repeats combined by their median."
+    "One row per configuration (`KEYS`) and bs: finished runs, short names, repeats combined by their median."
     df = _keyed(runs)
     df["throughput_ci"] = pd.to_numeric(df["throughput_ci"], errors="coerce")
     df["peak_mem_mb"] = pd.to_numeric(df["peak_mem_mb"], errors="coerce")
@@ -166,7 +186,8 @@ def tidy(runs:pd.DataFrame, # the runs table, one row per run
     g = df.groupby(list(KEYS) + ["bs"], sort=True, dropna=False)  # a published table has no batch size
     t = g.agg(throughput=("throughput", "median"), t_min=("throughput", "min"), t_max=("throughput", "max"),
               throughput_ci=("throughput_ci", "median"), ci_rel=("ci_rel", "median"), target_ci=("target_ci", "median"),
-              peak_mem_mb=("peak_mem_mb", "median"), unit=("unit", "first"), workload=("workload", "first"), items_per_sample=("items_per_sample", "median"), _met=("_met", "min"),
+              peak_mem_mb=("peak_mem_mb", "median"), unit=("unit", "first"), workload=("workload", "first"),
+              items_per_sample=("items_per_sample", "median"), _met=("_met", "min"),
               n_runs=("throughput", "size")).reset_index()
     t["ci_target_met"] = t.pop("_met").map({1.0: True, 0.0: False}).astype("boolean")  # missed by any repeat: missed
     t["unconverged"] = t["ci_target_met"].eq(False).fillna(False).astype(bool)
@@ -186,12 +207,13 @@ def best_batch(t:pd.DataFrame, # tidy runs (see `tidy`)
 
 # %% ../nbs/06_analysis.ipynb #6cac3f5d
 def _model_keys(df:pd.DataFrame) -> list[str]: return [c for c in ("model", "size", "seq_len", "patch") if c in df]
-def _family(df:pd.DataFrame) -> list[str]: return ["workload"] if "workload" in df else []  # averages never mix families (tokens with images)
+# averages never mix families (tokens with images)
+def _family(df:pd.DataFrame) -> list[str]: return ["workload"] if "workload" in df else []
 def _model_col(df:pd.DataFrame) -> str: return "label" if "label" in df else "model"
 
 def relative(best:pd.DataFrame, # best batch sizes (see `best_batch`)
             ) -> pd.DataFrame:
-    "`best` with `relative`: 100 × throughput / the best of any device and precision for that model (at its size) and mode."
+    "`best` with `relative`: 100 × throughput / the best of any device and precision on that model and mode."
     top = best.groupby(_model_keys(best) + ["mode"])["throughput"].transform("max")
     return best.assign(relative=100 * best["throughput"] / top, relative_lo=100 * best["throughput_lo"] / top,
                        relative_hi=100 * best["throughput_hi"] / top)
@@ -201,7 +223,7 @@ def ratio_ci(a, # numerators (throughputs), scalars or arrays
              a_ci_rel, # their relative 95% half-widths (the CI below `a`, and above it unless `a_ci_rel_hi` is given)
              b, # denominators
              b_ci_rel, # their relative 95% half-widths (below `b`; above it unless `b_ci_rel_hi` is given)
-             a_ci_rel_hi=None, # relative half-widths above `a`, for an asymmetric interval
+             *, a_ci_rel_hi=None, # relative half-widths above `a`, for an asymmetric interval
              b_ci_rel_hi=None, # relative half-widths above `b`
             ) -> tuple:
     "`a / b` and its 95% interval `(ratio, lo, hi)`, propagated in log space; NaN bounds where a CI is unknown."
@@ -217,27 +239,30 @@ def ratio_ci(a, # numerators (throughputs), scalars or arrays
     return ratio[()], lo[()], hi[()]
 
 # %% ../nbs/06_analysis.ipynb #e8d3b925
-def throughput_ci_rel(best:pd.DataFrame, # tidy runs or best batch sizes (`throughput`, `ci_rel` or `throughput_ci`, and `n_runs`, `throughput_lo`, `throughput_hi` where there are repeats)
+def throughput_ci_rel(best:pd.DataFrame, # tidy runs or best points: `throughput`, `ci_rel` (or `throughput_ci`), ...
                      ) -> tuple[np.ndarray, np.ndarray]:
-    "Relative 95% half-widths below and above each throughput: the wider of its runs' CI and its repeats' spread; NaN where neither is known."
+    "Relative 95% half-widths below and above each throughput: the wider of its CI and its repeats' spread."
     thr = best["throughput"].to_numpy(float)
     if "ci_rel" in best:  # the CI of the mean step time: the throughput's is c/(1+c) below and c/(1-c) above
         c = best["ci_rel"].to_numpy(float)
         with np.errstate(divide="ignore", invalid="ignore"): lo, hi = c / (1 + c), np.where(c < 1, c / (1 - c), np.inf)
         hi = np.where(np.isnan(c), np.nan, hi)
-    else: lo = hi = best["throughput_ci"].to_numpy(float) / thr if "throughput_ci" in best else np.full(len(best), np.nan)
+    else:
+        lo = hi = best["throughput_ci"].to_numpy(float) / thr if "throughput_ci" in best else np.full(len(best), np.nan)
     if not {"n_runs", "throughput_lo", "throughput_hi"} <= set(best): return lo, np.array(hi, copy=True)
-    many = best["n_runs"].to_numpy(float) > 1  # one run: `tidy`'s lo/hi are its own CI (or the value itself when it has none)
+    # one run: `tidy`'s lo/hi are its own CI (or the value itself when it has none)
+    many = best["n_runs"].to_numpy(float) > 1
     s_lo = np.where(many, (thr - best["throughput_lo"].to_numpy(float)) / thr, np.nan)
     s_hi = np.where(many, (best["throughput_hi"].to_numpy(float) - thr) / thr, np.nan)
     return np.fmax(lo, s_lo), np.fmax(hi, s_hi)
 
 # %% ../nbs/06_analysis.ipynb #3b847d9d
-def _log_mean(d:pd.DataFrame, by:list[str], l, dl, dh, **agg) -> pd.DataFrame:
-    "Per group of `by`: `_geo`, the exp of the mean of logs `l`, and `_geo_lo`/`_geo_hi` from log half-widths `dl`/`dh` as sqrt(Σh²)/n; NaN bounds where one is unknown."
+def _log_mean(d:pd.DataFrame, by:list[str], l, *, dl, dh, **agg) -> pd.DataFrame:
+    "Per group of `by`: `_geo`, exp of the mean of `l`, and `_geo_lo`/`_geo_hi` from half-widths as sqrt(Σh²)/n."
     x = d.assign(_l=np.asarray(l, float), _dl=np.asarray(dl, float) ** 2, _dh=np.asarray(dh, float) ** 2)
     x["_na"] = x["_dl"].isna() | x["_dh"].isna()
-    out = x.groupby(by, sort=True).agg(_l=("_l", "mean"), _dl=("_dl", "sum"), _dh=("_dh", "sum"), _na=("_na", "any"), _k=("_l", "size"), **agg).reset_index()
+    out = x.groupby(by, sort=True).agg(_l=("_l", "mean"), _dl=("_dl", "sum"), _dh=("_dh", "sum"), _na=("_na", "any"),
+                                       _k=("_l", "size"), **agg).reset_index()
     na, k = out.pop("_na"), out.pop("_k")
     return out.assign(_geo=np.exp(out["_l"]), _geo_lo=np.exp(out["_l"] - np.sqrt(out.pop("_dl")) / k).where(~na),
                       _geo_hi=np.exp(out.pop("_l") + np.sqrt(out.pop("_dh")) / k).where(~na))
@@ -246,45 +271,59 @@ def speedup_ci(best:pd.DataFrame, # best batch sizes (see `best_batch`)
                base:str="fp32", # the precision to compare against
                average:bool=True, # geometric mean over models per (device, precision, mode)
               ) -> pd.DataFrame:
-    "Throughput of each precision / throughput of `base` on the same device, model (at its size) and mode, with its 95% interval `speedup_lo`, `speedup_hi`."
+    "Throughput of each precision / that of `base` on the same device, model and mode, with its 95% interval."
     k = ["device", *_model_keys(best), "mode"]
     u = ["unconverged"] if "unconverged" in best else []
     lo, hi = throughput_ci_rel(best)
     d = best.assign(_lo=lo, _hi=hi)
-    m = d[d["precision"] != base].merge(d.loc[d["precision"] == base, k + ["throughput", "_lo", "_hi", *u]], on=k, suffixes=("", "_base"))
+    m = d[d["precision"] != base].merge(d.loc[d["precision"] == base, k + ["throughput", "_lo", "_hi", *u]], on=k,
+                                        suffixes=("", "_base"))
     if u: m["unconverged"] = m["unconverged"] | m.pop("unconverged_base")  # a ratio is as noisy as its noisier side
-    s, s_lo, s_hi = ratio_ci(m["throughput"], m["_lo"], m["throughput_base"], m["_lo_base"], m["_hi"], m["_hi_base"])
-    m = m.assign(speedup=s, speedup_lo=s_lo, speedup_hi=s_hi)[k + ["precision", "speedup", "speedup_lo", "speedup_hi", *(c for c in ("label", *u) if c in best)]]
+    s, s_lo, s_hi = ratio_ci(m["throughput"], m["_lo"], m["throughput_base"], m["_lo_base"],
+                             a_ci_rel_hi=m["_hi"], b_ci_rel_hi=m["_hi_base"])
+    cols = k + ["precision", "speedup", "speedup_lo", "speedup_hi", *(c for c in ("label", *u) if c in best)]
+    m = m.assign(speedup=s, speedup_lo=s_lo, speedup_hi=s_hi)[cols]
     if not average: return m.sort_values(k + ["precision"], ignore_index=True)
-    with np.errstate(divide="ignore", invalid="ignore"): l = np.log(m["speedup"]); dl, dh = l - np.log(m["speedup_lo"]), np.log(m["speedup_hi"]) - l
-    if "workload" in best and "workload" not in m: m = m.merge(best[k + ["workload"]].drop_duplicates(k), on=k, how="left")
-    out = _log_mean(m.assign(_u=m["unconverged"].astype(int) if u else 0), ["device", "precision", "mode", *_family(m)], l, dl, dh,
+    with np.errstate(divide="ignore", invalid="ignore"):
+        l = np.log(m["speedup"])
+        dl, dh = l - np.log(m["speedup_lo"]), np.log(m["speedup_hi"]) - l
+    if "workload" in best and "workload" not in m:
+        m = m.merge(best[k + ["workload"]].drop_duplicates(k), on=k, how="left")
+    out = _log_mean(m.assign(_u=m["unconverged"].astype(int) if u else 0),
+                    ["device", "precision", "mode", *_family(m)], l, dl=dl, dh=dh,
                     n_models=(_model_col(m), "nunique"), n_unconverged=("_u", "sum"))
     out = out.rename(columns=dict(_geo="speedup", _geo_lo="speedup_lo", _geo_hi="speedup_hi"))
-    return out[["device", "precision", "mode", "speedup", "speedup_lo", "speedup_hi", "n_models", "n_unconverged", *_family(out)]]
+    return out[["device", "precision", "mode", "speedup", "speedup_lo", "speedup_hi", "n_models", "n_unconverged",
+                *_family(out)]]
 
 def speedup(best:pd.DataFrame, # best batch sizes (see `best_batch`)
             base:str="fp32", # the precision to compare against
             average:bool=True, # geometric mean over models per (device, precision, mode)
            ) -> pd.DataFrame:
-    "Throughput of each precision / throughput of `base` on the same device, model (at its size) and mode: `speedup_ci` without the bounds."
+    "Throughput of each precision / that of `base` on the same device, model and mode: `speedup_ci` without bounds."
     return speedup_ci(best, base, average).drop(columns=["speedup_lo", "speedup_hi"])
 
 # %% ../nbs/06_analysis.ipynb #57e36aa8
 def average(rel:pd.DataFrame, # relative throughput (see `relative`)
            ) -> pd.DataFrame:
-    "Per (device, precision, mode, and workload family where known): the arithmetic and geometric mean of relative throughput over models (the latter with its 95% interval), and how many went in."
+    "Per device, precision, mode (and family): the arithmetic and geometric mean of relative throughput over models."
     mc = _model_col(rel)
     u = rel["unconverged"] if "unconverged" in rel else pd.Series(False, index=rel.index)
-    lo, hi = throughput_ci_rel(rel) if "throughput" in rel else (np.full(len(rel), np.nan),) * 2  # each model's own interval: the normaliser is common to every device
+    # each model's own interval: the normaliser is common to every device
+    lo, hi = throughput_ci_rel(rel) if "throughput" in rel else (np.full(len(rel), np.nan),) * 2
     with np.errstate(divide="ignore", invalid="ignore"): dl, dh = -np.log1p(-np.minimum(lo, 1.0)), np.log1p(hi)
     fam = _family(rel)  # one family at a time: a mean of image and token throughputs answers no question
-    out = _log_mean(rel.assign(_u=u.astype(int)), ["device", "precision", "mode", *fam], np.log(rel["relative"]), dl, dh,
+    out = _log_mean(rel.assign(_u=u.astype(int)), ["device", "precision", "mode", *fam],
+                    np.log(rel["relative"]), dl=dl, dh=dh,
                     relative_mean=("relative", "mean"), n_models=(mc, "nunique"), n_unconverged=("_u", "sum"))
-    out = out.rename(columns=dict(_geo="relative_geomean", _geo_lo="relative_geomean_lo", _geo_hi="relative_geomean_hi"))
-    of = rel.groupby(["mode", *fam])[mc].nunique().rename("of_models")  # models measured in that mode (and family) on any device
-    out = out.merge(of.reset_index(), on=["mode", *fam], how="left"); out["of_models"] = out["of_models"].fillna(0).astype(int)
-    out = out[["device", "precision", "mode", "relative_mean", "relative_geomean", "n_models", "of_models", "n_unconverged", "relative_geomean_lo", "relative_geomean_hi", *fam]]
+    out = out.rename(columns=dict(_geo="relative_geomean", _geo_lo="relative_geomean_lo",
+                                  _geo_hi="relative_geomean_hi"))
+    # models measured in that mode (and family) on any device
+    of = rel.groupby(["mode", *fam])[mc].nunique().rename("of_models")
+    out = out.merge(of.reset_index(), on=["mode", *fam], how="left")
+    out["of_models"] = out["of_models"].fillna(0).astype(int)
+    out = out[["device", "precision", "mode", "relative_mean", "relative_geomean", "n_models", "of_models",
+               "n_unconverged", "relative_geomean_lo", "relative_geomean_hi", *fam]]
     return out.sort_values(["mode", "relative_geomean"], ascending=[False, False], ignore_index=True)
 
 # %% ../nbs/06_analysis.ipynb #fad2aa02
@@ -297,11 +336,11 @@ def oom_batch(runs:pd.DataFrame, # the runs table (not tidied: OOM rows are what
     return df.groupby(list(KEYS), sort=True)["bs"].min().reset_index()
 
 # %% ../nbs/06_analysis.ipynb #39f7534d
-ENV_COLS = ("device_name", "device_capability", "device_mem_gb", "device_count", "driver", "cuda", "cudnn", "torch", "timm",
-            "python", "platform", "cpu", "cpu_count", "torch_threads", "env_id")
+ENV_COLS = ("device_name", "device_capability", "device_mem_gb", "device_count", "driver", "cuda", "cudnn",
+            "torch", "timm", "python", "platform", "cpu", "cpu_count", "torch_threads", "env_id")
 
 def _text(s:pd.Series) -> pd.Series:
-    "A column as plain text, missing values as '': NaN, None, <NA>, or the text 'nan' that `astype(str)` made of them on pandas 2."
+    "A column as plain text, missing values as '': NaN, None, <NA>, or the 'nan' that `astype(str)` made of them."
     o = s.astype(object)
     return o.where(o.notna(), "").map(str).replace({"nan": "", "None": "", "<NA>": ""})
 
@@ -310,8 +349,10 @@ def environments(runs:pd.DataFrame, # the runs table
     "One row per (device, distinct environment) with the number of runs from it."
     cols = [c for c in ENV_COLS if c in runs]
     dev = runs["device_name" if "device_name" in runs else "device"]
-    # count the distinct raw combinations first (a few, however many runs), then make them text: 10× faster than the other way round
-    df = pd.DataFrame({"device": dev.astype(object), **{c: runs[c] for c in cols}}).value_counts(dropna=False, sort=False).rename("runs").reset_index()
+    # count the distinct raw combinations first (a few, however many runs), then make them text: 10× faster than the
+    # other way round
+    df = pd.DataFrame({"device": dev.astype(object), **{c: runs[c] for c in cols}})
+    df = df.value_counts(dropna=False, sort=False).rename("runs").reset_index()
     names = df["device"].unique()
     df["device"] = df["device"].map(dict(zip(names, map(clean_device_name, names)))).fillna("unknown")
     # missing values become '' explicitly: `astype(str)` keeps NaN on pandas 3, and a NaN key drops its group
@@ -322,31 +363,41 @@ def environments(runs:pd.DataFrame, # the runs table
 def _price(name, value) -> tuple[str, float]:
     try: p = float(value)
     except (TypeError, ValueError): p = float("nan")
-    if not (p > 0 and math.isfinite(p)): raise BadInput(f"price {value!r} for {name!r} is not a positive number of $/hour")
+    if not (p > 0 and math.isfinite(p)):
+        raise BadInput(f"price {value!r} for {name!r} is not a positive number of $/hour")
     return clean_device_name(str(name)), p
 
-def parse_prices(prices=None, # a CSV path (device,price_per_hour), `"NAME=USD"` or `"NAME:USD"` strings, a dict, a DataFrame, or a list of these
+def _prices_file(path:str) -> dict[str, float]:
+    "Prices from a CSV file of device, price_per_hour; `BadInput` if it cannot be read."
+    try: df = pd.read_csv(path, skipinitialspace=True)
+    except (OSError, ValueError) as e:
+        why = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise BadInput(f"cannot read prices file {path!r}: {why}") from None
+    df.columns = [str(c).strip() for c in df.columns]
+    return parse_prices(df)
+
+def parse_prices(prices=None, # a CSV path, `"NAME=USD"` or `"NAME:USD"`, a dict, a DataFrame, or a list
                 ) -> dict[str, float]:
     "Prices in $/hour by short device name."
     if prices is None: return {}
     if isinstance(prices, dict): return dict(_price(k, v) for k, v in prices.items())
     if isinstance(prices, pd.DataFrame):
         missing = [c for c in ("device", "price_per_hour") if c not in prices]
-        if missing: raise BadInput(f"prices table lacks the column(s) {', '.join(missing)}: needed are device, price_per_hour")
+        if missing:
+            raise BadInput(f"prices table lacks the column(s) {', '.join(missing)}: needed are device, price_per_hour")
         return dict(_price(k, v) for k, v in zip(prices["device"], prices["price_per_hour"]))
     if isinstance(prices, (list, tuple)):
         out = {}
         for p in prices: out.update(parse_prices(p))
         return out
     s = str(prices)
-    if isinstance(prices, Path) or os.path.exists(s) or s.strip().lower().endswith(".csv"):  # a file only if it is one or looks like one
-        try: df = pd.read_csv(s, skipinitialspace=True)
-        except (OSError, ValueError) as e: raise BadInput(f"cannot read prices file {s!r}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
-        df.columns = [str(c).strip() for c in df.columns]
-        return parse_prices(df)
+    # a file only if it is one or looks like one
+    if isinstance(prices, Path) or os.path.exists(s) or s.strip().lower().endswith(".csv"): return _prices_file(s)
     sep = "=" if "=" in s else ":"
     name, _, value = s.rpartition(sep)
-    if sep not in s: raise BadInput(f"price {s!r} is neither NAME=USD, NAME:USD nor an existing CSV file: write it as \"RTX 4090=0.69\"")
+    if sep not in s:
+        raise BadInput(f"price {s!r} is neither NAME=USD, NAME:USD nor an existing CSV file: write it as \"RTX "
+                       "4090=0.69\"")
     if not name.strip(): raise BadInput(f"price {s!r} names no device: write it as \"RTX 4090=0.69\"")
     return dict([_price(name.strip(), value.strip())])
 
@@ -354,7 +405,8 @@ def parse_prices(prices=None, # a CSV path (device,price_per_hour), `"NAME=USD"`
 def _known_prices(prices, devices) -> dict[str, float]:
     p = parse_prices(prices)
     unknown = sorted(set(p) - set(devices))
-    if unknown: warnings.warn(f"price given for device(s) not in the runs: {', '.join(unknown)} (known: {', '.join(sorted(set(devices)))})", stacklevel=3)
+    if unknown: warnings.warn(f"price given for device(s) not in the runs: {', '.join(unknown)} "
+                              f"(known: {', '.join(sorted(set(devices)))})", stacklevel=3)
     return {k: v for k, v in p.items() if k in set(devices)}
 
 def cost(best:pd.DataFrame, # best batch sizes (see `best_batch`), or any table with device and throughput
@@ -374,29 +426,37 @@ def _pct(f:float) -> str:
     if f >= 2: return f"{f:.1f}× the throughput"
     return "the same throughput" if abs(d) < 0.5 else f"{abs(d):.0f}% {'more' if d > 0 else 'less'} throughput"
 
+def _against_cheapest(g:pd.DataFrame, stat:str) -> pd.DataFrame:
+    "One group's devices against its cheapest: price and throughput factors (95% interval), value, frontier, verdict."
+    g = g.sort_values(["price_per_hour", stat], ascending=[True, False])
+    cheap = g.iloc[0]
+    g = g.assign(throughput=g[stat], cost_factor=g["price_per_hour"] / cheap["price_per_hour"],
+                 value=g[stat] / g["price_per_hour"])
+    lo, hi = (g[f"{stat}_lo"], g[f"{stat}_hi"]) if f"{stat}_lo" in g else (np.nan, np.nan)
+    r_lo, r_hi = 1 - lo / g[stat], hi / g[stat] - 1  # relative half-widths of each device's mean
+    pick = lambda x: np.asarray(np.broadcast_to(x, len(g)), float)
+    f, f_lo, f_hi = ratio_ci(g[stat], pick(r_lo), float(cheap[stat]), pick(r_lo)[0],
+                             a_ci_rel_hi=pick(r_hi), b_ci_rel_hi=pick(r_hi)[0])
+    g = g.assign(throughput_factor=f, throughput_factor_lo=np.where(np.arange(len(g)) == 0, 1.0, f_lo),
+                 throughput_factor_hi=np.where(np.arange(len(g)) == 0, 1.0, f_hi))
+    g["frontier"] = g["throughput"] > g["throughput"].cummax().shift(fill_value=-np.inf)
+    rows = zip(g["price_per_hour"], g["cost_factor"], g["throughput_factor"])
+    g["verdict"] = [f"the cheapest ({c:.2f} $/h)" if i == 0 else f"{cf:.2f}× the price for {_pct(tf)}"
+                    for i, (c, cf, tf) in enumerate(rows)]
+    return g
+
 def value_table(avg:pd.DataFrame, # averages (see `average`) or `best_precision` of them
                 prices, # $/hour per device (see `parse_prices`)
                 by=("precision", "mode"), # the groups compared separately
                 stat:str="relative_geomean", # the throughput measure
                ) -> pd.DataFrame:
-    "Per device: price, throughput, cost and throughput factors against the cheapest device (the latter with its 95% interval), value, and the value frontier."
+    "Per device: price, throughput, price and throughput factors against the cheapest device, value, frontier."
     p = _known_prices(prices, avg["device"].unique())
     df = avg[avg["device"].isin(list(p))].assign(price_per_hour=lambda d: d["device"].map(p).astype(float))
-    parts = []
-    for _, g in df.groupby(list(by), sort=True):
-        g = g.sort_values(["price_per_hour", stat], ascending=[True, False])
-        cheap = g.iloc[0]
-        g = g.assign(throughput=g[stat], cost_factor=g["price_per_hour"] / cheap["price_per_hour"], value=g[stat] / g["price_per_hour"])
-        lo, hi = (g[f"{stat}_lo"], g[f"{stat}_hi"]) if f"{stat}_lo" in g else (np.nan, np.nan)
-        r_lo, r_hi = 1 - lo / g[stat], hi / g[stat] - 1  # relative half-widths of each device's mean
-        pick = lambda x: np.asarray(np.broadcast_to(x, len(g)), float)
-        f, f_lo, f_hi = ratio_ci(g[stat], pick(r_lo), float(cheap[stat]), pick(r_lo)[0], pick(r_hi), pick(r_hi)[0])
-        g = g.assign(throughput_factor=f, throughput_factor_lo=np.where(np.arange(len(g)) == 0, 1.0, f_lo), throughput_factor_hi=np.where(np.arange(len(g)) == 0, 1.0, f_hi))
-        g["frontier"] = g["throughput"] > g["throughput"].cummax().shift(fill_value=-np.inf)
-        g["verdict"] = [f"the cheapest ({c:.2f} $/h)" if i == 0 else f"{cf:.2f}× the price for {_pct(tf)}"
-                        for i, (c, cf, tf) in enumerate(zip(g["price_per_hour"], g["cost_factor"], g["throughput_factor"]))]
-        parts.append(g)
-    cols = ["device", *by, *(["precision"] if "precision" in df and "precision" not in by else []), "price_per_hour", "throughput", "cost_factor", "throughput_factor", "throughput_factor_lo", "throughput_factor_hi", "value", "frontier", "verdict"]
+    parts = [_against_cheapest(g, stat) for _, g in df.groupby(list(by), sort=True)]
+    cols = ["device", *by, *(["precision"] if "precision" in df and "precision" not in by else []), "price_per_hour",
+            "throughput", "cost_factor", "throughput_factor", "throughput_factor_lo", "throughput_factor_hi",
+            "value", "frontier", "verdict"]
     return pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)
 
 # %% ../nbs/06_analysis.ipynb #369b5c01
@@ -407,25 +467,28 @@ def best_precision(avg:pd.DataFrame, # averages (see `average`)
     return avg.loc[avg.groupby(["device", "mode"], sort=True)[stat].idxmax()].reset_index(drop=True)
 
 # %% ../nbs/06_analysis.ipynb #8f73e6c5
-DATASETS = {"imagenet-1k": 1_281_167, "imagenet-1k-val": 50_000, "imagenet-21k": 14_197_122, "cifar-10": 50_000, "coco": 118_287}
+DATASETS = {"imagenet-1k": 1_281_167, "imagenet-1k-val": 50_000, "imagenet-21k": 14_197_122, "cifar-10": 50_000,
+            "coco": 118_287}
 
 def dataset_size(dataset:int|str, # a number of samples or a name in `DATASETS`
                 ) -> int:
     "The number of samples in `dataset`."
     if isinstance(dataset, (int, np.integer)) and dataset > 0: return int(dataset)
     n = DATASETS.get(str(dataset).strip().lower())
-    if n is None: raise BadInput(f"unknown data set {dataset!r}: give a number of samples or one of {', '.join(DATASETS)}")
+    if n is None:
+        raise BadInput(f"unknown data set {dataset!r}: give a number of samples or one of {', '.join(DATASETS)}")
     return n
 
 def time_for(rate:float, # measured throughput, samples/s
              samples:float|None=None, # a number of samples ...
-             steps:float|None=None, bs:int|None=None, # ... or of steps at batch size `bs` ...
+             *, steps:float|None=None, bs:int|None=None, # ... or of steps at batch size `bs` ...
              epochs:float|None=None, dataset:int|str|None=None, # ... or of epochs over `dataset`
             ) -> float:
     "Seconds to process the given work at `rate`."
     if samples is None and steps is not None and bs: samples = steps * bs
     if samples is None and epochs is not None and dataset is not None: samples = epochs * dataset_size(dataset)
-    if samples is None: raise BadInput("say how much work: samples=N, steps=N with bs=B, or epochs=N with dataset=NAME|N")
+    if samples is None:
+        raise BadInput("say how much work: samples=N, steps=N with bs=B, or epochs=N with dataset=NAME|N")
     return samples / rate
 
 def human_duration(seconds:float, # a duration in seconds
@@ -440,12 +503,13 @@ def human_duration(seconds:float, # a duration in seconds
 # %% ../nbs/06_analysis.ipynb #1caafbe4
 def extrapolate(best:pd.DataFrame, # a table with a `throughput` (samples/s) column, e.g. best batch sizes
                 samples:float|None=None, # how much work: a number of samples ...
-                steps:float|None=None, # ... or of steps at each row's `bs` ...
+                *, steps:float|None=None, # ... or of steps at each row's `bs` ...
                 epochs:float|None=None, dataset:int|str|None=None, # ... or of epochs over a data set
                ) -> pd.DataFrame:
     "`best` with `seconds` and a readable `duration` for the given work at each row's throughput."
     if samples is None and steps is not None: n = steps * best["bs"]
-    else: n = samples if samples is not None else (epochs * dataset_size(dataset) if epochs is not None and dataset is not None else None)
+    elif samples is not None: n = samples
+    else: n = epochs * dataset_size(dataset) if epochs is not None and dataset is not None else None
     if n is None: raise BadInput("say how much work: samples=N, steps=N, or epochs=N with dataset=NAME|N")
     secs = n / best["throughput"]
     return best.assign(seconds=secs, duration=[human_duration(x) for x in secs])
@@ -459,10 +523,10 @@ _WORK_RE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kKMGBT]?)\s+([A-Za-z]+)(?:\
 def parse_work(text:str, # e.g. `100k steps`, `90 epochs imagenet-1k`, `2T tokens`, `8.1T voxels`, `1.28M images`
                name:str="--train_for", # how the user knows it, for the refusal
               ) -> dict:
-    "`{amount, what, dataset}`: `what` is `steps`, `epochs` (of `dataset`) or a unit; `BadInput` (one line) for what does not parse."
+    "`{amount, what, dataset}`: `what` is `steps`, `epochs` (of `dataset`) or a unit; `BadInput` if it does not parse."
     m = _WORK_RE.fullmatch(str(text)) if text is not None else None
-    bad = (f"{name} {text!r} does not parse: give an amount and what it counts, e.g. '100k steps', '90 epochs imagenet-1k', "
-           f"'2T tokens', '8.1T voxels' or '1.28M images' (suffixes k, M, G, T)")
+    bad = (f"{name} {text!r} does not parse: give an amount and what it counts, e.g. '100k steps', '90 epochs "
+           "imagenet-1k', '2T tokens', '8.1T voxels' or '1.28M images' (suffixes k, M, G, T)")
     if not m: raise BadInput(bad)
     amount, word, ds = float(m[1]) * _SUFFIX.get(m[2], 1), m[3].lower(), m[4]
     if not amount > 0 or not math.isfinite(amount): raise BadInput(bad)
@@ -484,37 +548,50 @@ def work_text(w:dict) -> str:
     if w["what"] == "epochs": return f"{w['amount']:g} epoch{'s' if w['amount'] != 1 else ''} {w['dataset']}"
     return f"{_amount(w['amount'])} {w['what']}"
 
-DEFAULT_WORK = dict(train=dict(image="90 epochs imagenet-1k", data="90 epochs imagenet-1k", unet3d="100k steps", op="100k steps", lm="1B tokens"),
-                    infer=dict(image="1 epoch imagenet-1k-val", data="1 epoch imagenet-1k-val", unet3d="1T voxels", op="100k steps", lm="1B tokens"))
-TIME_TO_TRAIN_COLS = ("device", "model", "precision", "mode", "bs", "unit", "throughput", "steps_per_minute", "work", "seconds", "duration")
+DEFAULT_WORK = dict(train=dict(image="90 epochs imagenet-1k", data="90 epochs imagenet-1k", unet3d="100k steps",
+                               op="100k steps", lm="1B tokens"),
+                    infer=dict(image="1 epoch imagenet-1k-val", data="1 epoch imagenet-1k-val", unet3d="1T voxels",
+                               op="100k steps", lm="1B tokens"))
+TIME_TO_TRAIN_COLS = ("device", "model", "precision", "mode", "bs", "unit", "throughput", "steps_per_minute", "work",
+                      "seconds", "duration")
 
 def _fits(w:dict, unit:str) -> bool: return w["what"] in ("steps", "epochs") or w["what"] == unit
 
-def time_to_train(best:pd.DataFrame, # best points (`analyse(...)["best"]`), with `unit`, `bs` and `items_per_sample` where known
+def _work_for(w:dict|None, mode:str, unit:str, family:str) -> dict:
+    "The work a row is timed for: the one given for its mode where it fits the unit, else its family's default."
+    if w is not None and _fits(w, unit): return w
+    return parse_work(DEFAULT_WORK.get(mode, DEFAULT_WORK["infer"]).get(family, "100k steps"))
+
+def _samples(w:dict, bs:float, ips:float) -> float:
+    "How many samples the work `w` is, at batch size `bs` and `ips` items per sample."
+    if w["what"] == "steps": return w["amount"] * bs
+    if w["what"] == "epochs": return w["amount"] * dataset_size(w["dataset"])
+    return w["amount"] / ips
+
+def time_to_train(best:pd.DataFrame, # best points (`analyse(...)["best"]`), with `unit`, `bs`, `items_per_sample`
                   train_for:str|dict|None=None, # work for training rows (see `parse_work`); default: each family's
                   infer_for:str|dict|None=None, # work for inference rows; default: each family's
                  ) -> pd.DataFrame:
     "Per row of `best`: steps per minute and the time for the work of its mode, in `TIME_TO_TRAIN_COLS`."
-    given = {m: parse_work(w, f"--{m}_for") if isinstance(w, str) else w for m, w in (("train", train_for), ("infer", infer_for))}
+    given = {m: parse_work(w, f"--{m}_for") if isinstance(w, str) else w
+             for m, w in (("train", train_for), ("infer", infer_for))}
     if best.empty: return pd.DataFrame(columns=list(TIME_TO_TRAIN_COLS))
-    unit = best["unit"].astype(object).where(best["unit"].notna(), "images") if "unit" in best else pd.Series("images", index=best.index)
+    unit = (best["unit"].astype(object).where(best["unit"].notna(), "images") if "unit" in best
+            else pd.Series("images", index=best.index))
     fam = best["workload"].map(_kind_of) if "workload" in best else pd.Series("image", index=best.index)
-    ips = pd.to_numeric(best["items_per_sample"], errors="coerce").fillna(1) if "items_per_sample" in best else pd.Series(1.0, index=best.index)
+    ips = (pd.to_numeric(best["items_per_sample"], errors="coerce").fillna(1) if "items_per_sample" in best
+           else pd.Series(1.0, index=best.index))
     bs = pd.to_numeric(best["bs"], errors="coerce")
     sps = best["throughput"] / ips  # samples per second
-    works, secs = [], []
-    for i, md, u, f in zip(best.index, best["mode"], unit, fam):
-        w = given.get(md if md in given else "infer")
-        if w is None or not _fits(w, u): w = parse_work(DEFAULT_WORK.get(md, DEFAULT_WORK["infer"]).get(f, "100k steps"))
-        n = (w["amount"] * bs[i] if w["what"] == "steps" else w["amount"] * dataset_size(w["dataset"]) if w["what"] == "epochs"
-             else w["amount"] / ips[i])  # in samples
-        works.append(work_text(w)); secs.append(n / sps[i])
+    works = [_work_for(given.get(md if md in given else "infer"), md, u, f)
+             for md, u, f in zip(best["mode"], unit, fam)]
+    secs = [_samples(w, bs[i], ips[i]) / sps[i] for w, i in zip(works, best.index)]
     mc = "label" if "label" in best else "model"
-    out = pd.DataFrame(dict(device=best["device"], model=best[mc], precision=best["precision"], mode=best["mode"], bs=best["bs"],
-                            unit=unit, throughput=best["throughput"], steps_per_minute=sps / bs * 60, work=works, seconds=secs))
+    out = pd.DataFrame(dict(device=best["device"], model=best[mc], precision=best["precision"], mode=best["mode"],
+                            bs=best["bs"], unit=unit, throughput=best["throughput"], steps_per_minute=sps / bs * 60,
+                            work=[work_text(w) for w in works], seconds=secs))
     out["duration"] = [human_duration(x) if pd.notna(x) else "" for x in out["seconds"]]
     return out[list(TIME_TO_TRAIN_COLS)].reset_index(drop=True)
-
 
 # %% ../nbs/06_analysis.ipynb #0a696c5f
 _IMPORTED = ("wandb", "wandb-offline", "csv") # sources that may hold 2022 runs
@@ -524,7 +601,8 @@ _NA = {"", "nan", "none", "<na>", "null", "nat"}
 def _unique_map(s:pd.Series, f) -> pd.Series:
     "`f` over a column's distinct values only (a handful in any number of runs); missing stays missing."
     codes, u = pd.factorize(s)  # missing: code -1, which picks the None at the end
-    return pd.Series(np.array([None if str(v).strip().lower() in _NA else f(v) for v in u] + [None], dtype=object)[codes], index=s.index)
+    mapped = np.array([None if str(v).strip().lower() in _NA else f(v) for v in u] + [None], dtype=object)
+    return pd.Series(mapped[codes], index=s.index)
 
 def _version(parts:int):
     "The first `parts` numbers of a version string: `2.5.1+cu121` → `2.5` (2) or `2` (1)."
@@ -543,36 +621,43 @@ def _cudnn_major(v) -> str|None:
     n = int(float(s))
     return str(n // 10000 if n >= 10000 else n // 1000 if n >= 1000 else n)
 
-def _on_off(v) -> str|None: return {"true": "on", "1": "on", "1.0": "on", "false": "off", "0": "off", "0.0": "off"}.get(str(v).strip().lower())
+_ON_OFF = {"true": "on", "1": "on", "1.0": "on", "false": "off", "0": "off", "0.0": "off"}
+
+def _on_off(v) -> str|None: return _ON_OFF.get(str(v).strip().lower())
 
 def _source(v) -> str: return "measured" if str(v).strip() in MEASURED_SOURCES else f"published ({str(v).strip()})"
 
 FACTORS = dict(torch=("torch", _version(2)), cuda=("cuda", _version(1)), cudnn=("cudnn", _cudnn_major),
                fp32=("precision", None), source=("source", _source), channels_last=("channels_last", _on_off),
-               compile=("compile", _on_off), optimizer=("optimizer", lambda v: str(v).strip().lower())) # factor -> (the run column it reads, its normal form)
-FACTOR_LABELS = dict(torch="torch", cuda="CUDA", cudnn="cuDNN", fp32="fp32 semantics", source="source", channels_last="channels-last",
-                     compile="compile", optimizer="optimizer")
-COMPARED = dict(devices=(("label", "mode"), "device"), precisions=(("device", "label", "mode"), "precision")) # scope -> (what is ranked together, what is compared within it); `label` is a model at its size and sequence length
+               compile=("compile", _on_off),
+               optimizer=("optimizer",
+                          lambda v: str(v).strip().lower())) # factor -> (the run column it reads, its normal form)
+FACTOR_LABELS = dict(torch="torch", cuda="CUDA", cudnn="cuDNN", fp32="fp32 semantics", source="source",
+                     channels_last="channels-last", compile="compile", optimizer="optimizer")
+# scope -> (what is ranked together, what is compared within it); `label` is a model at its size and sequence length
+COMPARED = dict(devices=(("label", "mode"), "device"), precisions=(("device", "label", "mode"), "precision"))
 
 # %% ../nbs/06_analysis.ipynb #dbcee7d9
 def _from_2022(runs:pd.DataFrame, # runs
                recorded:bool=True, # whether the table records `precision` (2022 tables do not)
               ) -> pd.Series:
-    "Rows of the 2022 benchmark: a table without `precision`, or imported rows (W&B, CSV) without this version's `env_id`."
+    "Rows of the 2022 benchmark: a table without `precision`, or imported rows (W&B, CSV) without an `env_id`."
     if not recorded or "precision" not in runs: return pd.Series(True, index=runs.index)
     if "source" not in runs: return pd.Series(False, index=runs.index)
     no_env = _unique_map(runs["env_id"], str).isna() if "env_id" in runs else True
     return _unique_map(runs["source"], lambda v: str(v).strip() in _IMPORTED).eq(True) & no_env
 
 def _fp32(df:pd.DataFrame, old:pd.Series) -> pd.Series:
-    "What an fp32 row ran: `strict`, or `TF32 convolutions by default` (2022, or `fp32-default`) where the device has TF32."
+    "What an fp32 row ran: `strict`, or `TF32 convolutions by default` (2022, `fp32-default`) on a TF32 device."
     p = df["precision"].astype(str)
-    cap = _unique_map(df["device_capability"], _major).astype(float) if "device_capability" in df else pd.Series(np.nan, index=df.index)
+    cap = (_unique_map(df["device_capability"], _major).astype(float) if "device_capability" in df
+           else pd.Series(np.nan, index=df.index))
     no_tf32 = cap.lt(8)
     if "device_type" in df: no_tf32 |= df["device_type"].astype(str).isin(["cpu", "mps"])
     default = (p.eq("fp32-default") | p.eq("fp32") & old) & ~no_tf32
     unknown = default & cap.isna()  # a GPU whose capability is not recorded: whether it had TF32 is unknown
-    return pd.Series(np.where(default, "TF32 convolutions by default", "strict"), index=df.index, dtype=object).where(p.isin(["fp32", "fp32-default"]) & ~unknown)
+    out = pd.Series(np.where(default, "TF32 convolutions by default", "strict"), index=df.index, dtype=object)
+    return out.where(p.isin(["fp32", "fp32-default"]) & ~unknown)
 
 def _factor(df:pd.DataFrame, factor:str, old:pd.Series) -> pd.Series|None:
     "The normal form of one factor per run (None where unknown), or None when no run says."
@@ -599,10 +684,13 @@ def _counts(coded:list[tuple[np.ndarray, np.ndarray]], names:list[str], n:np.nda
     key, inv = np.unique(key, return_inverse=True)
     n = np.bincount(inv.ravel(), weights=n[known]).astype(int)
     cols = {}
-    for (c, u), name in zip(reversed(coded), reversed(names)): key, cols[name] = np.divmod(key, len(u)); cols[name] = u[cols[name]]
+    for (c, u), name in zip(reversed(coded), reversed(names)):
+        key, code = np.divmod(key, len(u))
+        cols[name] = u[code]
     return pd.DataFrame({k: cols[k] for k in names}).assign(n=n)
 
-def _differences(columns:dict, value:tuple, n:np.ndarray, keys:list[str], member:str, factor:str, scope:str) -> list[dict]:
+def _differences(columns:dict, value:tuple, n:np.ndarray, keys:list[str], *, member:str,
+                 factor:str, scope:str) -> list[dict]:
     "One row per group of `keys` whose `member`s' setups (`n` runs each) differ in the factorized `value` of `factor`."
     c = _counts([columns[k] for k in (*keys, member)] + [value], [*keys, "_m", "_v"], n)
     c = c[c.groupby(keys)["_v"].transform("nunique") > 1]
@@ -613,7 +701,8 @@ def _differences(columns:dict, value:tuple, n:np.ndarray, keys:list[str], member
         g = dict(zip(keys, g))
         by_v, by_m = {}, {}
         for m, v, _ in mv: by_v.setdefault(v, []).append(m); by_m.setdefault(m, []).append(v)
-        rows.append(dict(scope=scope, factor=factor, values=", ".join(f"{v} ({_joined(by_v[v])})" for v in sorted(by_v, key=_natural)),
+        rows.append(dict(scope=scope, factor=factor,
+                         values=", ".join(f"{v} ({_joined(by_v[v])})" for v in sorted(by_v, key=_natural)),
                          detail="; ".join(f"{m}: {_joined(by_m[m])}" for m in sorted(by_m)),
                          devices=_joined(by_m) if member == "device" else g.get("device", ""),
                          group=" ".join(str(x) for k, x in g.items() if k != "device"), n_runs=sum(n for *_, n in mv)))
@@ -623,13 +712,15 @@ def comparability(runs:pd.DataFrame, # the runs table (not tidied: the software 
                   by:dict=COMPARED, # scope -> (columns of what is ranked together, the column compared within it)
                   factors=tuple(FACTORS), # what may differ (see `FACTORS`)
                  ) -> pd.DataFrame:
-    "One row per difference in how results compared together were measured: scope, factor, values, detail, devices, groups, n_groups, n_runs."
+    "One row per difference in how results compared together were measured: scope, factor, values, detail, ..."
     recorded = "precision" in runs
     df = usable(runs)
     if "torch" not in df and "pytorch" in df: df = df.rename(columns={"pytorch": "torch"})  # a W&B export of 2022 runs
-    cols = [c for c in dict.fromkeys([*KEYS, *(c for keys, m in by.values() for c in (*keys, m))] + [FACTORS[f][0] for f in factors] +
-                                     ["device_capability", "device_type", "torch", "source", "env_id"]) if c in df]
-    df = df[cols].value_counts(dropna=False, sort=False).rename("_n").reset_index()  # distinct setups: a few, however many runs
+    compared = [c for keys, m in by.values() for c in (*keys, m)]
+    cols = [c for c in dict.fromkeys([*KEYS, *compared, *(FACTORS[f][0] for f in factors),
+                                      "device_capability", "device_type", "torch", "source", "env_id"]) if c in df]
+    # distinct setups: a few, however many runs
+    df = df[cols].value_counts(dropna=False, sort=False).rename("_n").reset_index()
     df["device"] = _devices(df)  # named as the ranking names them
     df["label"] = _labels(df)  # a model at its size and sequence length, named as `tidy` names it
     old = _from_2022(df, recorded)
@@ -637,11 +728,12 @@ def comparability(runs:pd.DataFrame, # the runs table (not tidied: the software 
     columns = {c: pd.factorize(df[c]) for c in dict.fromkeys(c for keys, m in by.values() for c in (*keys, m))}
     rows = [r for scope, (keys, member) in by.items() for f, v in values.items()
             if FACTORS[f][0] != member  # what is compared is not a difference
-            for r in _differences(columns, v, df["_n"].to_numpy(), list(keys), member, f, scope)]
+            for r in _differences(columns, v, df["_n"].to_numpy(), list(keys), member=member, factor=f, scope=scope)]
     cols = ["scope", "factor", "values", "detail", "devices", "groups", "n_groups", "n_runs"]
     if not rows: return pd.DataFrame(columns=cols)
     out = pd.DataFrame(rows).groupby(["scope", "factor", "values", "detail", "devices"], sort=False)
-    return out.agg(groups=("group", "; ".join), n_groups=("group", "size"), n_runs=("n_runs", "sum")).reset_index()[cols]
+    return out.agg(groups=("group", "; ".join), n_groups=("group", "size"),
+                   n_runs=("n_runs", "sum")).reset_index()[cols]
 
 # %% ../nbs/06_analysis.ipynb #3de0d041
 def comparability_note(table:pd.DataFrame, # what `comparability` returns
@@ -650,7 +742,8 @@ def comparability_note(table:pd.DataFrame, # what `comparability` returns
     "The one-line note a ranking carries when its results were not measured alike; empty when they were."
     if table is None or len(table) == 0: return ""
     clauses = []
-    for (scope, factor, devices), d in table.groupby(["scope", "factor", table["devices"].where(table["scope"] != "devices", "")], sort=False):
+    devs = table["devices"].where(table["scope"] != "devices", "")
+    for (scope, factor, devices), d in table.groupby(["scope", "factor", devs], sort=False):
         seen = {}
         for item in "; ".join(d["detail"]).split("; "):
             m, _, vs = item.partition(": ")
@@ -662,22 +755,28 @@ def comparability_note(table:pd.DataFrame, # what `comparability` returns
     return "Not measured alike: " + "; ".join(clauses[:limit]) + more + "."
 
 # %% ../nbs/06_analysis.ipynb #908d5caf
-EFFICIENCY_COLS = ("tflops", "mfu", "mfu_measured") # always in the efficiency table (NaN where the runs did not record them)
-CONDITION_COLS = ("energy_j", "joules_per_sample", "energy_source", "conditions") # in it where the runs recorded them (`samples_per_kwh` beside `joules_per_sample`)
+# always in the efficiency table (NaN where the runs did not record them)
+EFFICIENCY_COLS = ("tflops", "mfu", "mfu_measured")
+# in it where the runs recorded them (`samples_per_kwh` beside `joules_per_sample`)
+CONDITION_COLS = ("energy_j", "joules_per_sample", "energy_source", "conditions")
 
 def _per_config(runs:pd.DataFrame, cols:list[str]) -> pd.DataFrame:
-    "Per configuration (`KEYS` and bs) of finished runs: the median of numeric `cols`, the distinct values of the others."
+    "Per configuration (`KEYS` and bs) of finished runs: the median of numeric `cols`, the distinct values of others."
     df = _keyed(runs)
     keys = list(KEYS) + ["bs"]
     num = [c for c in cols if c not in ("energy_source", "conditions")]
-    out = df[keys].assign(**{c: pd.to_numeric(df[c], errors="coerce") for c in num}).groupby(keys, sort=False, dropna=False)[num].median().reset_index() if num else df[keys].drop_duplicates()
+    if num:
+        vals = df[keys].assign(**{c: pd.to_numeric(df[c], errors="coerce") for c in num})
+        out = vals.groupby(keys, sort=False, dropna=False)[num].median().reset_index()
+    else: out = df[keys].drop_duplicates()
+    joined = lambda s: "; ".join(sorted(map(str, s)))
     for c in (c for c in cols if c not in num):  # text: the distinct values of each configuration's repeats
         t = df[keys + [c]].dropna().drop_duplicates()
-        out = out.merge(t.groupby(keys, sort=False, dropna=False)[c].agg(lambda s: "; ".join(sorted(map(str, s)))).reset_index(), on=keys, how="left")
+        out = out.merge(t.groupby(keys, sort=False, dropna=False)[c].agg(joined).reset_index(), on=keys, how="left")
     return out
 
 def _with_energy(runs:pd.DataFrame) -> pd.DataFrame:
-    "`runs` with `joules_per_sample` where `energy_j` is recorded and it is not: the energy over the samples of the timed window."
+    "`runs` with `joules_per_sample` where only `energy_j` is recorded: the energy over the timed window's samples."
     if "energy_j" not in runs or "joules_per_sample" in runs: return runs
     ips = _num(runs, "items_per_sample").fillna(1)  # a sample of a language model is `items_per_sample` tokens
     samples = (_num(runs, "n_items") / ips).fillna(_num(runs, "throughput") * _num(runs, "seconds") / ips)
@@ -686,7 +785,7 @@ def _with_energy(runs:pd.DataFrame) -> pd.DataFrame:
 def efficiency(best:pd.DataFrame, # best batch sizes (see `best_batch`)
                runs:pd.DataFrame|None=None, # the runs table, for the columns `best` does not carry
               ) -> pd.DataFrame:
-    "Per configuration at its best batch size: throughput, TFLOP/s, MFU against the datasheet and the measured peak, energy and conditions where recorded."
+    "Per configuration at its best batch size: throughput, TFLOP/s, MFU (datasheet and measured peak), energy."
     keys = list(KEYS) + ["bs"]
     runs = None if runs is None else _with_energy(runs)
     lab = [c for c in ("label", "unit") if c in best]
@@ -695,9 +794,12 @@ def efficiency(best:pd.DataFrame, # best batch sizes (see `best_batch`)
     more = [c for c in EFFICIENCY_COLS + CONDITION_COLS if c not in best and runs is not None and c in runs]
     if more: out = out.merge(_per_config(runs, more), on=keys, how="left")
     out = out.assign(**{c: np.nan for c in EFFICIENCY_COLS if c not in out})
-    if "joules_per_sample" in out: out = out.assign(samples_per_kwh=3.6e6 / out["joules_per_sample"].where(out["joules_per_sample"] > 0))
-    out = out[keys + lab + ["throughput", *EFFICIENCY_COLS, *(c for c in (*CONDITION_COLS[:2], "samples_per_kwh", *CONDITION_COLS[2:]) if c in out)]]
-    return out.sort_values(["mode", "model", "size", "seq_len", "precision", "mfu", "throughput"], ascending=[False, True, True, True, True, False, False],
+    if "joules_per_sample" in out:
+        out = out.assign(samples_per_kwh=3.6e6 / out["joules_per_sample"].where(out["joules_per_sample"] > 0))
+    more = (c for c in (*CONDITION_COLS[:2], "samples_per_kwh", *CONDITION_COLS[2:]) if c in out)
+    out = out[keys + lab + ["throughput", *EFFICIENCY_COLS, *more]]
+    return out.sort_values(["mode", "model", "size", "seq_len", "precision", "mfu", "throughput"],
+                           ascending=[False, True, True, True, True, False, False],
                            na_position="last", ignore_index=True)
 
 # %% ../nbs/06_analysis.ipynb #f7f988ff
@@ -705,9 +807,10 @@ SCALING_COLUMNS = ("device", "model", "precision", "mode", "world_size", "throug
 
 def scaling(runs:pd.DataFrame, # the runs table, one row per run
            ) -> pd.DataFrame:
-    "Per (device, model, precision, mode) and world size: the best throughput, `speedup` over one device and `efficiency`."
+    "Per (device, model, precision, mode) and world size: best throughput, `speedup` over one device, `efficiency`."
     df = _keyed(runs)  # short device names, a published table's marked; world sizes
-    df["_bs"] = _num(df, "per_device_bs").fillna(df["bs"].astype(float))  # the batch of each device, in weak and strong scaling alike
+    # the batch of each device, in weak and strong scaling alike
+    df["_bs"] = _num(df, "per_device_bs").fillna(df["bs"].astype(float))
     k = list(SCALING_COLUMNS[:4])
     med = df.groupby(k + ["world_size", "_bs"], dropna=False)["throughput"].median().reset_index()
     best = med.groupby(k + ["world_size"], sort=True)["throughput"].max().reset_index()
@@ -728,44 +831,161 @@ def convergence(t:pd.DataFrame, # tidy runs (see `tidy`)
 
 def flagged(runs:pd.DataFrame, # the runs table
            ) -> pd.Series:
-    "Per run: whether its `conditions` name something wrong while it was timed (anything but `ok`); a run that did not record them is not flagged."
+    "Per run: whether its `conditions` name something wrong while it was timed (anything but `ok`; none: no)."
     if "conditions" not in runs: return pd.Series(False, index=runs.index)
     c = _text(runs["conditions"]).str.strip().str.lower()
     return c.ne("") & c.ne("ok")
 
 def _ranked(runs:pd.DataFrame, best:pd.DataFrame) -> pd.DataFrame:
-    "The rows of `runs` behind the points of `best` (their configuration at its batch size): what a ranking puts side by side."
+    "The rows of `runs` behind the points of `best` (their configuration at its batch size): what is ranked."
     keys = [*KEYS, "bs"]
     k = _keyed(runs)[keys]
     on = k.reset_index().merge(best[keys].drop_duplicates(), on=keys)["index"]
     return runs.loc[on]
 
+def _valid_only(runs:pd.DataFrame) -> pd.DataFrame:
+    "`runs` without those measured under flagged conditions; `BadInput` when none is left."
+    if not isinstance(runs, pd.DataFrame) or not len(runs): return runs
+    if (bad := flagged(runs)).all(): raise BadInput(f"every one of the {len(runs)} run(s) was measured under flagged "
+                                                    "conditions: without only_valid they are shown, marked")
+    return runs[~bad]
+
+def _single_device(every:pd.DataFrame) -> pd.DataFrame:
+    "The tidy rows at world size 1, what per-device tables compare; `BadInput` when there are none."
+    t = every[every["world_size"].eq(1)]
+    if t.empty:
+        sizes = ", ".join(map(str, sorted(every["world_size"].unique())))
+        raise BadInput(f"no single-device runs: every usable run used several devices (world sizes {sizes}); "
+                       "measure world size 1 too (e.g. --nprocs 1,2) for the per-device tables and the scaling")
+    return t
+
+def _priced(out:dict, prices) -> dict:
+    "`out` with `cost` of the ranked devices that have a price, and `value` of one family (image models where any)."
+    best, avg = out["best"], out["average"]
+    p = _known_prices(prices, out["tidy"]["device"].unique())  # warns once, about devices that are in no run at all
+    p = {k: v for k, v in p.items() if k in set(best["device"])}
+    fams = list(dict.fromkeys(avg["workload"])) if "workload" in avg else []
+    one = avg if len(fams) <= 1 else avg[avg["workload"] == ("image" if "image" in fams else fams[0])]
+    return out | dict(cost=cost(best, p), value=value_table(best_precision(one), p, by=("mode",)))
+
 def analyse(runs:pd.DataFrame, # the runs table
             prices=None, # $/hour per device (see `parse_prices`), or None
-            include_unconverged:bool=False, # rank points whose CI missed its target too (marked); by default they are left out
-            only_valid:bool=False, # leave out the runs whose `conditions` are not `ok` (thermal throttle, power cap, ...)
+            include_unconverged:bool=False, # rank points whose CI missed its target too (marked); default: left out
+            only_valid:bool=False, # leave out the runs whose `conditions` are not `ok` (throttled, power cap, ...)
            ) -> dict[str, pd.DataFrame]:
-    "Every analysis table from `runs`: tidy, best, relative, average, speedup (with its interval), oom, environments, convergence, comparability, efficiency, scaling, and cost/value with prices."
-    if only_valid and isinstance(runs, pd.DataFrame) and len(runs):
-        bad = flagged(runs)
-        if bad.all(): raise BadInput(f"every one of the {len(runs)} run(s) was measured under flagged conditions: without only_valid they are shown, marked")
-        runs = runs[~bad]
-    every = tidy(runs)
-    t = every[every["world_size"].eq(1)]  # per-device tables compare single devices; other world sizes are in `scaling`
-    if t.empty: raise BadInput(f"no single-device runs: every usable run used several devices (world sizes {', '.join(map(str, sorted(every['world_size'].unique())))}); "
-                               "measure world size 1 too (e.g. --nprocs 1,2) for the per-device tables and the scaling")
+    "Every analysis table of `runs`: tidy, best, average, speedup, oom, environments, ..., cost and value with prices."
+    if only_valid: runs = _valid_only(runs)
+    t = _single_device(tidy(runs))  # per-device tables compare single devices; other world sizes are in `scaling`
     best = relative(best_batch(t if include_unconverged else t[~t["unconverged"]]))
     more = [c for c in ("conditions",) if c in runs]  # what tidy does not carry, beside each best point
     if more: best = best.merge(_per_config(runs, more), on=list(KEYS) + ["bs"], how="left")
-    avg = average(best)
-    out = dict(tidy=t, best=best, average=avg, speedup=speedup_ci(best), oom=oom_batch(runs), environments=environments(runs),
-               convergence=convergence(t), efficiency=efficiency(best, runs), scaling=scaling(runs),
-               comparability=comparability(_ranked(runs, best)) if len(best) else comparability(runs).iloc[:0])  # only what is ranked side by side
-    if prices:
-        p = _known_prices(prices, t["device"].unique())  # warns once, about devices that are in no run at all
-        p = {k: v for k, v in p.items() if k in set(best["device"])}
-        out["cost"] = cost(best, p)
-        fams = list(dict.fromkeys(avg["workload"])) if "workload" in avg else []  # a value ranking is of one family: image models where there are
-        one = avg if len(fams) <= 1 else avg[avg["workload"] == ("image" if "image" in fams else fams[0])]
-        out["value"] = value_table(best_precision(one), p, by=("mode",))
+    out = dict(tidy=t, best=best, average=average(best), speedup=speedup_ci(best), oom=oom_batch(runs),
+               environments=environments(runs), convergence=convergence(t), efficiency=efficiency(best, runs),
+               scaling=scaling(runs),  # comparability: only what is ranked side by side
+               comparability=comparability(_ranked(runs, best)) if len(best) else comparability(runs).iloc[:0])
+    return _priced(out, prices) if prices else out
+
+# %% ../nbs/06_analysis.ipynb #a7813f09
+MODE_NAMES = dict(train="training", infer="inference") # how a page names each mode
+
+def mode_name(mode:str, # train or infer
+             ) -> str:
+    "What a reader calls `mode`: training, inference (any other mode as it is)."
+    return MODE_NAMES.get(mode, mode)
+
+# %% ../nbs/06_analysis.ipynb #9822c1d1
+MISSED_MARK = "†" # beside a number whose CI missed its target
+# a ranking's columns: the lowest precision (usually the fastest) first
+_PRECISION_FIRST = ("fp16", "bf16", "tf32", "fp32")
+
+def _models_text(d:pd.DataFrame, devices) -> list[str]:
+    "How many models went into each device's average: `3`, or `2 of 3` where it is fewer than in its mode."
+    n, of = d.groupby("device")["n_models"].min(), d.groupby("device")["of_models"].max()
+    return [f"{n[x]}" if n[x] == of[x] else f"{n[x]} of {of[x]}" for x in devices]
+
+def ranking(avg:pd.DataFrame, # `average(...)`
+            mode:str="train", # train or infer
+           ) -> pd.DataFrame:
+    "Per device, the geometric mean of relative throughput (%) of each precision, and how many models went in."
+    d = avg[avg["mode"] == mode]
+    p = d.pivot(index="device", columns="precision", values="relative_geomean")
+    p = p[[c for c in _PRECISION_FIRST if c in p] + [c for c in p if c not in _PRECISION_FIRST]]
+    p.columns = [f"{c} (%)" for c in p.columns]
+    p = p.assign(_max=p.max(axis=1)).sort_values("_max", ascending=False).drop(columns="_max")
+    if "of_models" in d: p["models"] = _models_text(d, p.index)
+    out = p.rename_axis(index="device", columns=None).reset_index()
+    if "n_unconverged" in d:  # ranked with points that missed their target, as asked: say so beside the name
+        u = d.groupby("device")["n_unconverged"].sum()
+        out["device"] = [f"{x} {MISSED_MARK}" if u.get(x, 0) else x for x in out["device"]]
     return out
+
+# %% ../nbs/06_analysis.ipynb #d8ebd0ed
+def _is_test(models) -> pd.Series:
+    "Per model: a tiny test stand-in (`test_resnet`, `test-gpt2`), whose speed says nothing about real training."
+    return pd.Series(list(models), dtype=object).astype(str).str.startswith(("test_", "test-"))
+
+def time_to_train_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`), with `items_per_sample`
+                        train_for:str|dict|None=None, # the training work (`2T tokens`); default: each family's
+                        infer_for:str|dict|None=None, # the inference work; default: each family's
+                       ) -> pd.DataFrame:
+    """Per device, model and mode, at the device's fastest precision: steps per minute and the time for the work
+    (`time_to_train`). Never for test models."""
+    d = best[~_is_test(best["model"]).to_numpy()]
+    if d.empty: return time_to_train(d, train_for, infer_for)
+    d = d.loc[d.groupby(["device", _model_col(d), "mode"])["throughput"].idxmax()]
+    out = time_to_train(d, train_for, infer_for)
+    return out.sort_values(["mode", "model", "seconds"], ascending=[False, True, True], ignore_index=True)
+
+# %% ../nbs/06_analysis.ipynb #b6436ee6
+def duration_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`)
+                   mode:str="train", # train or infer
+                   tt:pd.DataFrame|None=None, # `time_to_train_table(...)` already made; default: made from `best`
+                  ) -> pd.DataFrame:
+    "`time_to_train_table` of one mode (or `tt`'s rows for `best`'s models) as a device × model grid of durations."
+    if tt is None: e = time_to_train_table(best[best["mode"] == mode])
+    else: e = tt[tt["mode"].eq(mode) & tt["model"].isin(best[_model_col(best)])]
+    if e.empty: return pd.DataFrame(columns=["device"])
+    e = e.assign(cell=e["duration"] + " (" + e["precision"] + ")")
+    return e.pivot(index="device", columns="model", values="cell").rename_axis(columns=None).reset_index().fillna("")
+
+# %% ../nbs/06_analysis.ipynb #b7ad7240
+def cost_table(cost:pd.DataFrame, # `cost(...)` of best points (e.g. `analyse(runs, prices)["cost"]`)
+               unit:str="samples", # what the throughput counts, for the headers
+              ) -> pd.DataFrame:
+    "Per device, model and mode at the device's fastest precision: throughput, price, $ per million `unit`."
+    mc = _model_col(cost)
+    c = cost.loc[cost.groupby(["device", mc, "mode"])["throughput"].idxmax()]
+    c = c.sort_values(["mode", mc, "usd_per_million"], ascending=[False, True, True])
+    return pd.DataFrame({"mode": c["mode"], "device": c["device"], "model": c[mc], "precision": c["precision"],
+                         "batch size": c["bs"],
+                         f"throughput ({unit}/s)": c["throughput"], "price ($/h)": c["price_per_hour"],
+                         f"$ per 1M {unit}": c["usd_per_million"]})
+
+# %% ../nbs/06_analysis.ipynb #a260e57a
+FEED_COLS = ("device", "model", "training images/s", "pipeline", "pipeline images/s", "verdict")
+
+def _machine(df:pd.DataFrame) -> pd.Series:
+    "Which machine a run was on, as far as the runs say: its CPU and core count, else its environment id."
+    if "cpu" in df: return df["cpu"].astype(str) + " × " + (df["cpu_count"].astype(str) if "cpu_count" in df else "")
+    return df["env_id"].astype(str) if "env_id" in df else pd.Series("this machine", index=df.index)
+
+def _feed_row(r, f) -> dict:
+    "One image model's training rate `r` against the pipeline `f` of its machine."
+    ratio = f["throughput"] / r["throughput"]
+    v = (f"feeds it: {ratio:.1f}× what training takes" if ratio >= 1
+         else f"starves it: the pipeline gives {100 * ratio:.0f}% of what training takes")
+    w = f" ({int(f['workers'])} workers)" if "workers" in f and pd.notna(f["workers"]) else ""
+    return dict(zip(FEED_COLS, (r["device"], r["model"], r["throughput"], f"{f['model']} on {f['device']}{w}",
+                                f["throughput"], v)))
+
+def feed_table(runs:pd.DataFrame, # the runs table
+              ) -> pd.DataFrame:
+    "Per image model and device that trained: the pipeline's images/s on the same machine against it, a verdict."
+    k = _keyed(runs); k = k[k["world_size"].eq(1)]
+    k = k.assign(_m=_machine(k))
+    data, img = k[k["workload"].eq("data")], k[k["workload"].eq("image") & k["mode"].eq("train")]
+    if data.empty or img.empty: return pd.DataFrame(columns=list(FEED_COLS))
+    feed = data.loc[data.groupby("_m")["throughput"].idxmax()].set_index("_m")
+    need = img.loc[img.groupby(["_m", "device", "model"])["throughput"].idxmax()]
+    need = need[need["_m"].isin(feed.index)]
+    return pd.DataFrame([_feed_row(r, feed.loc[r["_m"]]) for _, r in need.iterrows()], columns=list(FEED_COLS))

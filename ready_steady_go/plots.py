@@ -1,4 +1,4 @@
-"""Figures over the analysis tables: relative throughput per model and averaged, throughput and memory against batch size, precision speed-up, cost efficiency, model FLOPs utilisation
+"""Figures over the analysis tables: relative throughput, throughput and memory by batch size, speed-ups, cost, MFU
 
 Docs: https://xl0.github.io/ready-steady-go/plots.html.md"""
 
@@ -17,7 +17,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, NullLocator
 
-from .analysis import *
+from .analysis import mode_name
 
 # %% auto #0
 __all__ = ['PRECISION_ORDER', 'PRECISION_COLORS', 'precision_color', 'short', 'unit_name', 'plot_relative', 'plot_average',
@@ -32,18 +32,19 @@ def precision_color(p:str): # a precision name
     "The colour of precision `p`, the same in every figure."
     return PRECISION_COLORS.get(p, _PAL[7])
 
+# a fixed title height (`axes.titley`): matplotlib otherwise measures every axis' tick labels to place each title
+_RC = {"font.size": 10, "axes.titlesize": 11, "axes.titleweight": "bold", "axes.titley": 1.0, "axes.labelsize": 10,
+       "legend.fontsize": 9, "svg.fonttype": "none"}
+
 @contextmanager
 def _style():
-    # a fixed title height (`axes.titley`): matplotlib otherwise measures every axis' tick labels to place each title
-    with sns.axes_style("whitegrid"), mpl.rc_context({"font.size": 10, "axes.titlesize": 11, "axes.titleweight": "bold", "axes.titley": 1.0,
-                                                      "axes.labelsize": 10, "legend.fontsize": 9, "svg.fonttype": "none"}):
-        yield
+    with sns.axes_style("whitegrid"), mpl.rc_context(_RC): yield
 
 def _precisions(ps) -> list[str]:
     ps = list(dict.fromkeys(ps))
     return [p for p in PRECISION_ORDER if p in ps] + sorted(p for p in ps if p not in PRECISION_ORDER)
 
-def _fig(w, h, left=0.6, right=0.15, bottom=0.55, top=0.35, **kw) -> Figure:
+def _fig(w, h, *, left=0.6, right=0.15, bottom=0.55, top=0.35, **kw) -> Figure:
     "A figure with fixed margins in inches: a layout engine would cost more time than the drawing."
     fig = Figure(figsize=(w, h), **kw)
     fig.subplots_adjust(left=left / w, right=1 - right / w, bottom=bottom / h, top=1 - top / h)
@@ -72,58 +73,71 @@ def _select(df:pd.DataFrame, model:str, mode:str) -> pd.DataFrame:
     d = df[(df[col] == model) & (df["mode"] == mode)]
     if d.empty: raise ValueError(f"no results for model {model!r} in mode {mode!r}")
     if col == "model" and "label" in d and d["label"].nunique() > 1:
-        raise ValueError(f"model {model!r} was measured at several sizes: give one of {', '.join(sorted(d['label'].unique()))}")
+        raise ValueError(f"model {model!r} was measured at several sizes: give one of "
+                         f"{', '.join(sorted(d['label'].unique()))}")
     return d
 
 # %% ../nbs/07_plots.ipynb #a4fca949
 _MISSED = dict(hatch="////", alpha=0.45)  # how a bar whose CI missed its target looks: hatched and faded
 
-def _bars(ax, df:pd.DataFrame, value:str, lo:str|None=None, hi:str|None=None, fmt="{:.0f}",
+def _whiskers(ax, d:pd.DataFrame, y:np.ndarray, v:np.ndarray, *, lo:str, hi:str, cap:float) -> tuple:
+    "Whiskers `(end, xerr, none, cut)`: none for an unknown interval; one past `cap` is cut there and marked."
+    l, u = d[lo].to_numpy(float), d[hi].to_numpy(float)
+    none = np.isnan(l) | np.isnan(u)  # an unknown interval: no whisker and says so
+    end = np.where(none, v, np.fmin(np.fmax(np.nan_to_num(u, nan=0.0), v), cap))
+    xerr = np.where(none, np.nan, np.vstack([np.nan_to_num(v - l, nan=0.0).clip(0), (end - v).clip(0)]))
+    over = np.nan_to_num(u, nan=0.0) > cap * (1 + 1e-9)
+    if over.any(): ax.scatter(np.full(over.sum(), cap), y[over], marker=">", s=22, color="0.2", zorder=4, clip_on=False)
+    return end, xerr, none, bool(over.any())
+
+def _hatch(bars, flags:np.ndarray, color) -> bool:
+    "Hatch and fade the bars whose `flags` say their CI missed its target; whether any did."
+    for b in (b for b, f in zip(bars.patches, flags) if f):
+        b.set_hatch(_MISSED["hatch"]); b.set_facecolor((*color[:3], _MISSED["alpha"]))
+        b.set_edgecolor("0.3"); b.set_linewidth(0.6)
+    return bool(np.any(flags))
+
+def _bar_legend(ax, precs:list, missed:bool, cut:bool):
+    "The precisions (the fastest first, as the bars read) and the marks used, beside the axes: never over a bar."
+    hs, ls = [Patch(facecolor=precision_color(p)) for p in precs[::-1]], precs[::-1]
+    if missed:
+        hs, ls = hs + [Patch(facecolor="white", edgecolor="0.3", hatch=_MISSED["hatch"])], ls + ["CI target missed"]
+    if cut: hs, ls = hs + [Line2D([], [], marker=">", color="0.2", lw=0, ms=5)], ls + ["interval cut at the axis"]
+    ax.legend(hs, ls, title="precision", loc="upper left", bbox_to_anchor=(1.01, 1.02), frameon=False)
+
+def _bars(ax, df:pd.DataFrame, value:str, *, lo:str|None=None, hi:str|None=None, fmt="{:.0f}",
           flag:str|None=None, names:dict|None=None):
-    "Grouped horizontal bars: a row per device (fastest on top), a bar per precision; `flag` marks the bars that missed their CI target."
+    "Grouped horizontal bars: a row per device (fastest on top), a bar per precision; `flag` marks missed targets."
     order = df.groupby("device")[value].max().sort_values().index.tolist()
     precs = _precisions(df["precision"])
-    h = 0.8 / len(precs)
-    y0 = {d: i for i, d in enumerate(order)}
-    top = float(df[value].max())
-    ends = np.fmax(df[hi].to_numpy(float), df[value].to_numpy(float)) if hi and df[hi].notna().any() else df[value].to_numpy(float)
+    h, y0 = 0.8 / len(precs), {d: i for i, d in enumerate(order)}
+    top, ci = float(df[value].max()), bool(lo and hi and df[lo].notna().any())
+    vals = df[value].to_numpy(float)
+    ends = np.fmax(df[hi].to_numpy(float), vals) if hi and df[hi].notna().any() else vals
     # the axis is sized to the data: an interval longer than half the largest bar again is cut there and marked
     cap = min(float(np.nanmax(ends)), 1.5 * top) if np.isfinite(np.nanmax(ends)) else 1.5 * top
     cut, missed = False, False
     for j, p in enumerate(precs):
         d = df[df["precision"] == p]
-        y = np.array([y0[x] for x in d["device"]]) - 0.4 + h * (j + 0.5)
-        v = d[value].to_numpy(float)
-        end = v
-        xerr = None
-        none = np.zeros(len(d), bool)
-        if lo and hi and df[lo].notna().any():
-            l, u = d[lo].to_numpy(float), d[hi].to_numpy(float)
-            none = np.isnan(l) | np.isnan(u)  # an unknown interval: no whisker and says so, never a zero-width one
-            end = np.where(none, v, np.fmin(np.fmax(np.nan_to_num(u, nan=0.0), v), cap))
-            xerr = np.where(none, np.nan, np.vstack([np.nan_to_num(v - l, nan=0.0).clip(0), (end - v).clip(0)]))
-            over = np.nan_to_num(u, nan=0.0) > cap * (1 + 1e-9)
-            if over.any():
-                ax.scatter(np.full(over.sum(), cap), y[over], marker=">", s=22, color="0.2", zorder=4, clip_on=False)
-                cut = True
+        y, v = np.array([y0[x] for x in d["device"]]) - 0.4 + h * (j + 0.5), d[value].to_numpy(float)
+        if ci: end, xerr, none, c = _whiskers(ax, d, y, v, lo=lo, hi=hi, cap=cap)
+        else: end, xerr, none, c = v, None, np.zeros(len(d), bool), False
         bars = ax.barh(y, v, height=h * 0.92, color=precision_color(p), label=p, xerr=xerr,
                        error_kw=dict(ecolor="0.2", elinewidth=0.8, capsize=1.5))
-        if flag is not None:
-            for b, f in zip(bars.patches, d[flag].to_numpy(bool)):
-                if f: b.set_hatch(_MISSED["hatch"]); b.set_facecolor((*precision_color(p)[:3], _MISSED["alpha"])); b.set_edgecolor("0.3"); b.set_linewidth(0.6); missed = True
+        cut = cut or c
+        if flag is not None: missed = _hatch(bars, d[flag].to_numpy(bool), precision_color(p)) or missed
         for yy, x, vv, nn in zip(y, end, v, none):  # after the whisker: never crossed by it
-            ax.text(x, yy, " " + fmt.format(vv) + (" (no interval)" if nn else ""), va="center", ha="left", fontsize=9, color="0.2")
+            ax.text(x, yy, " " + fmt.format(vv) + (" (no interval)" if nn else ""), va="center", ha="left",
+                    fontsize=9, color="0.2")
     ax.set_yticks(range(len(order)), [short((names or {}).get(o, o), 48) for o in order])
     ax.set_ylim(-0.6, len(order) - 0.4)
     ax.grid(axis="y", visible=False)
     ax.set_xlim(0, cap * 1.2)  # room for the value labels
-    hs, ls = [Patch(facecolor=precision_color(p)) for p in precs[::-1]], precs[::-1]  # plain colours; the fastest precisions first, as the bars read
-    if missed: hs.append(Patch(facecolor="white", edgecolor="0.3", hatch=_MISSED["hatch"])); ls.append("CI target missed")
-    if cut: hs.append(Line2D([], [], marker=">", color="0.2", lw=0, ms=5)); ls.append("interval cut at the axis")
-    ax.legend(hs, ls, title="precision", loc="upper left", bbox_to_anchor=(1.01, 1.02), frameon=False)  # never over a bar
+    _bar_legend(ax, precs, missed, cut)
     return ax
 
-def _height(n_dev, n_prec) -> float: return 1.2 + n_dev * max(0.32, 0.19 * max(1, n_prec))  # a bar per precision is ≥ 11 pt tall
+# a bar per precision is ≥ 11 pt tall
+def _height(n_dev, n_prec) -> float: return 1.2 + n_dev * max(0.32, 0.19 * max(1, n_prec))
 
 def _bar_fig(d:pd.DataFrame, names:dict|None=None) -> Figure:
     labels = [short((names or {}).get(x, x), 48) for x in d["device"].unique()]
@@ -140,9 +154,9 @@ def plot_relative(best:pd.DataFrame, # `relative(best_batch(...))` (or `analyse(
     with _style():
         fig = _bar_fig(d)
         ax = fig.add_subplot()
-        _bars(ax, d, "relative", "relative_lo", "relative_hi", flag="unconverged" if "unconverged" in d else None)
+        _bars(ax, d, "relative", lo="relative_lo", hi="relative_hi", flag="unconverged" if "unconverged" in d else None)
         ax.set_xlabel(f"% of the fastest device and precision (100 = {d['throughput'].max():,.0f} {unit_name(d)}/s)")
-        ax.set_title(f"{short(model, 60)}, {'training' if mode == 'train' else 'inference'}: best batch size per device")
+        ax.set_title(f"{short(model, 60)}, {mode_name(mode)}: best batch size per device")
     return fig
 
 # %% ../nbs/07_plots.ipynb #128bac02
@@ -168,8 +182,9 @@ def plot_average(avg:pd.DataFrame, # `average(...)`
         ax = fig.add_subplot()
         _bars(ax, d.assign(_missed=d["n_unconverged"].gt(0)) if "n_unconverged" in d else d, stat,
               flag="_missed" if "n_unconverged" in d else None, names=fewer)
-        ax.set_xlabel(f"relative throughput, {kind} mean over {n} model{'s' if n != 1 else ''} (% of the fastest)")  # a device with fewer says so beside its name
-        ax.set_title(f"All models, {'training' if mode == 'train' else 'inference'}")
+        # a device with fewer says so beside its name
+        ax.set_xlabel(f"relative throughput, {kind} mean over {n} model{'s' if n != 1 else ''} (% of the fastest)")
+        ax.set_title(f"All models, {mode_name(mode)}")
     return fig
 
 # %% ../nbs/07_plots.ipynb #d370ec53
@@ -182,27 +197,82 @@ def plot_speedup(sp:pd.DataFrame, # `speedup_ci(...)` or `speedup(...)` (average
     with _style():
         fig = _bar_fig(d)
         ax = fig.add_subplot()
-        _bars(ax, d.assign(_missed=d["n_unconverged"].gt(0)) if "n_unconverged" in d else d, "speedup", *(("speedup_lo", "speedup_hi") if "speedup_lo" in d else ()), fmt="{:.2f}×",
+        _bars(ax, d.assign(_missed=d["n_unconverged"].gt(0)) if "n_unconverged" in d else d, "speedup",
+              **(dict(lo="speedup_lo", hi="speedup_hi") if "speedup_lo" in d else {}), fmt="{:.2f}×",
               flag="_missed" if "n_unconverged" in d else None)
         ax.axvline(1, color="0.3", lw=1, ls="--")  # no change: always in view, even when lower precision is slower
         ax.set_xlim(0, max(ax.get_xlim()[1], 1.1))
         ax.set_xlabel("speed-up over fp32 (×, geometric mean over models)")
-        ax.set_title(f"What lower precision buys, {'training' if mode == 'train' else 'inference'}")
+        ax.set_title(f"What lower precision buys, {mode_name(mode)}")
     return fig
 
 # %% ../nbs/07_plots.ipynb #34cadfe5
-def _lines(ax, xs:list, ys:list, colors:list, hollow:list|None=None, **kw):
-    "Lines with a dot at each point: one `LineCollection` and one scatter for any number of lines (a `plot` per line costs ~50× more); `hollow` points are drawn open."
-    ax.add_collection(LineCollection([np.column_stack([x, y]) for x, y in zip(xs, ys)], colors=colors, linewidths=1.3, zorder=2))
+def _lines(ax, xs:list, ys:list, colors:list, *, hollow:list|None=None, **kw):
+    "Lines with a dot per point: one `LineCollection` and one scatter for all lines (~50× faster); `hollow`: open."
+    ax.add_collection(LineCollection([np.column_stack([x, y]) for x, y in zip(xs, ys)], colors=colors,
+                                     linewidths=1.3, zorder=2))
     c = np.repeat(np.array(colors, dtype=float).reshape(len(colors), -1), [len(x) for x in xs], axis=0)
     face = c.copy()
-    if hollow is not None: face[np.concatenate(hollow).astype(bool)] = 1.0  # white inside: this point missed its CI target
-    ax.scatter(np.concatenate(xs), np.concatenate(ys), s=9 if hollow is None else 14, c=face, edgecolors=c, linewidths=1, zorder=2.5)
+    # white inside: this point missed its CI target
+    if hollow is not None: face[np.concatenate(hollow).astype(bool)] = 1.0
+    ax.scatter(np.concatenate(xs), np.concatenate(ys), s=9 if hollow is None else 14, c=face, edgecolors=c,
+               linewidths=1, zorder=2.5)
 
-def _bands(ax, xs:list, los:list, his:list, colors:list):
+def _bands(ax, xs:list, los:list, his:list, *, colors:list):
     "Shaded bands between `los` and `his`, one `PolyCollection` for all of them."
     polys = [np.column_stack([np.r_[x, x[::-1]], np.r_[hi, lo[::-1]]]) for x, lo, hi in zip(xs, los, his)]
     ax.add_collection(PolyCollection(polys, facecolors=colors, alpha=0.25, linewidths=0, zorder=1))
+
+def _first_oom(oom:pd.DataFrame|None, d:pd.DataFrame, mode:str) -> dict:
+    "`{(device, precision): the smallest batch size that ran out of memory}` for `d`'s model in `mode`."
+    if oom is None: return {}
+    sel = oom if "size" not in oom or "size" not in d else oom[oom["size"].isin(d["size"].unique())]
+    return {(r.device, r.precision): r.bs
+            for r in sel[(sel["model"] == d["model"].iloc[0]) & (sel["mode"] == mode)].itertuples()}
+
+def _batch_lines(d:pd.DataFrame) -> tuple[dict, float]:
+    "Each (precision, device) line of `d` as numpy columns, and the y axis' top: a band far above the data is cut."
+    ymax = float(d["throughput"].max())
+    hi_f = d["throughput_hi"][np.isfinite(d["throughput_hi"])]
+    ytop = max(ymax * 1.08, min(float(hi_f.max()) if len(hi_f) else 0.0, 1.5 * ymax) * 1.02)
+    d = d.assign(throughput_hi=d["throughput_hi"].clip(upper=2 * ytop).fillna(d["throughput"]),
+                 throughput_lo=d["throughput_lo"].fillna(d["throughput"]))
+    col = {k: d[k].to_numpy(float) for k in ("bs", "throughput", "throughput_lo", "throughput_hi", "peak_mem_mb", "_u")}
+    idx = d.groupby(["precision", "device"], sort=False).indices  # numpy, not pandas, per line
+    return {k: {c: v[i] for c, v in col.items()} for k, i in idx.items()}, ytop
+
+def _batch_column(top, mem, p:str, gs:list, *, oom:dict):
+    "One precision's column: lines `gs` (device, line, colour) in their bands, × at first OOM, memory below."
+    cs = [c for *_, c in gs]
+    xs, ys = [g["bs"] for _, g, _ in gs], [g["throughput"] for _, g, _ in gs]
+    _bands(top, xs, [g["throughput_lo"] for _, g, _ in gs], [g["throughput_hi"] for _, g, _ in gs], colors=cs)
+    _lines(top, xs, ys, cs, hollow=[g["_u"] for _, g, _ in gs])
+    if mem is not None:
+        ms = [g["peak_mem_mb"] / 1024 for _, g, _ in gs]
+        keep = [i for i, m in enumerate(ms) if np.isfinite(m).any()]
+        if keep: _lines(mem, [xs[i] for i in keep], [ms[i] for i in keep], [cs[i] for i in keep])
+    x = [(oom[dev, p], y[-1], c) for (dev, _, c), y in zip(gs, ys) if (dev, p) in oom]
+    if x:
+        top.scatter([a for a, _, _ in x], [b for _, b, _ in x], marker="x", s=49, linewidths=2, c=[c for *_, c in x],
+                    zorder=3)
+    top.set_title(p)
+
+def _batch_axes(axs, bss:list, ytop:float, unit:str):
+    "The shared log₂ batch-size axis with a tick per batch size, the y axes and their labels."
+    for a in axs[-1]: a.set_xlabel("batch size (samples, log₂)")
+    ax = axs[0, 0]  # the x axis is shared: set it up once
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(FixedLocator(bss)); ax.xaxis.set_minor_locator(NullLocator())
+    for a in axs[-1]: a.set_xticks(bss, [str(b) for b in bss], rotation=45 if len(bss) > 6 else 0)
+    for a in axs[:, 0]: a.autoscale_view()
+    ax.set_ylim(0, ytop)
+    ax.set_ylabel(f"throughput ({unit}/s)")
+    if len(axs) > 1: axs[1, 0].set_ylabel("peak memory (GiB)")
+
+def _legend_title(oom:dict, missed:bool) -> str:
+    "`device`, and what the marks mean where a figure has them."
+    what = [w for w, on in (("× = out of memory", bool(oom)), ("○ = CI target missed", missed)) if on]
+    return "device" + (f" ({', '.join(what)})" if what else "")
 
 def plot_batch(t:pd.DataFrame, # `tidy(...)`
                model:str, # the model to show (or its label, e.g. "test_resnet @64", when measured at several sizes)
@@ -212,61 +282,28 @@ def plot_batch(t:pd.DataFrame, # `tidy(...)`
     "Throughput (and peak memory, where measured) against batch size, a line per device, a column per precision."
     d = _select(t, model, mode)
     d = d[d["bs"].notna()]  # a published table has no batch size: nothing to draw against it
-    if d.empty: raise ValueError(f"no batch sizes recorded for {model!r} in mode {mode!r}: a published table's figures are in its scaling and ranking")
+    if d.empty: raise ValueError(f"no batch sizes recorded for {model!r} in mode {mode!r}: "
+                                 "a published table's figures are in its scaling and ranking")
     precs, devs = _precisions(d["precision"]), sorted(d["device"].unique())
     colors = dict(zip(devs, sns.color_palette("tab10" if len(devs) <= 10 else "husl", len(devs))))
-    bss = sorted(d["bs"].unique())
-    mem = d["peak_mem_mb"].notna().any()
-    sel = oom if oom is None or "size" not in oom or "size" not in d else oom[oom["size"].isin(d["size"].unique())]
-    first_oom = {} if oom is None else {(r.device, r.precision): r.bs for r in
-                                         sel[(sel["model"] == d["model"].iloc[0]) & (sel["mode"] == mode)].itertuples()}
+    first_oom, mem = _first_oom(oom, d, mode), d["peak_mem_mb"].notna().any()
     d = d.sort_values("bs").assign(_u=d["unconverged"] if "unconverged" in d else False)
-    # the y axis is sized to the data: a band wider than half the highest point again is cut at the axis
-    ymax = float(d["throughput"].max())
-    hi_f = d["throughput_hi"][np.isfinite(d["throughput_hi"])]
-    ytop = max(ymax * 1.08, min(float(hi_f.max()) if len(hi_f) else 0.0, 1.5 * ymax) * 1.02)
-    d = d.assign(throughput_hi=d["throughput_hi"].clip(upper=2 * ytop).fillna(d["throughput"]),
-                 throughput_lo=d["throughput_lo"].fillna(d["throughput"]))
-    col = {k: d[k].to_numpy(float) for k in ("bs", "throughput", "throughput_lo", "throughput_hi", "peak_mem_mb", "_u")}
-    groups = {k: {c: v[i] for c, v in col.items()} for k, i in d.groupby(["precision", "device"], sort=False).indices.items()}  # numpy, not pandas, per line
-    missed = bool(d["_u"].any())
-    what = [w for w, on in (("× = out of memory", bool(first_oom)), ("○ = CI target missed", missed)) if on]
-    legend_title = "device" + (f" ({', '.join(what)})" if what else "")
-    legend_w = max(_text_width([short(x, 40) for x in devs], 9), _text_width([legend_title], 9)) + 0.5
-    title = f"{short(model, 60)}, {'training' if mode == 'train' else 'inference'}: throughput {'and memory ' if mem else ''}against batch size"
+    lines, ytop = _batch_lines(d)
+    legend = _legend_title(first_oom, bool(d["_u"].any()))
+    legend_w = max(_text_width([short(x, 40) for x in devs], 9), _text_width([legend], 9)) + 0.5
+    title = f"{short(model, 60)}, {mode_name(mode)}: throughput {'and memory ' if mem else ''}against batch size"
     w = max(2.8 * len(precs) + 0.8 + legend_w, _text_width([title], 12) + 0.6)  # the title always fits
-    unit = unit_name(d)
     with _style():
         fig = _fig(w, 5.4 if mem else 3.2, left=0.75, right=legend_w, bottom=0.8, top=0.65)
         fig.subplots_adjust(wspace=0.08, hspace=0.1)
         axs = fig.subplots(2 if mem else 1, len(precs), sharex=True, sharey="row", squeeze=False)
-        shown = set()
-        for j, p in enumerate(precs):
-            gs = [(dev, groups[p, dev]) for dev in devs if (p, dev) in groups]
-            shown |= {dev for dev, _ in gs}
-            cs = [colors[dev] for dev, _ in gs]
-            xs, ys = [g["bs"] for _, g in gs], [g["throughput"] for _, g in gs]
-            _bands(axs[0, j], xs, [g["throughput_lo"] for _, g in gs], [g["throughput_hi"] for _, g in gs], cs)
-            _lines(axs[0, j], xs, ys, cs, hollow=[g["_u"] for _, g in gs])
-            if mem:
-                ms = [g["peak_mem_mb"] / 1024 for _, g in gs]
-                keep = [i for i, m in enumerate(ms) if np.isfinite(m).any()]
-                if keep: _lines(axs[1, j], [xs[i] for i in keep], [ms[i] for i in keep], [cs[i] for i in keep])
-            x = [(first_oom[dev, p], y[-1], colors[dev]) for (dev, _), y in zip(gs, ys) if (dev, p) in first_oom]
-            if x: axs[0, j].scatter([a for a, _, _ in x], [b for _, b, _ in x], marker="x", s=49, linewidths=2, c=[c for *_, c in x], zorder=3)
-            axs[0, j].set_title(p)
-            axs[-1, j].set_xlabel("batch size (samples, log₂)")
-        ax = axs[0, 0]  # the x axis is shared: set it up once
-        ax.set_xscale("log", base=2)
-        ax.xaxis.set_major_locator(FixedLocator(bss)); ax.xaxis.set_minor_locator(NullLocator())
-        for a in axs[-1]: a.set_xticks(bss, [str(b) for b in bss], rotation=45 if len(bss) > 6 else 0)
-        for a in axs[:, 0]: a.autoscale_view()
-        ax.set_ylim(0, ytop)
-        axs[0, 0].set_ylabel(f"throughput ({unit}/s)")
-        if mem: axs[1, 0].set_ylabel("peak memory (GiB)")
-        handles = [Line2D([], [], color=colors[dev], marker="o", ms=3, lw=1.3) for dev in devs if dev in shown]
-        fig.legend(handles, [short(dev, 40) for dev in devs if dev in shown], title=legend_title,
-                   loc="center right", bbox_to_anchor=(1 - 0.1 / w, 0.5))
+        gss = {p: [(dev, lines[p, dev], colors[dev]) for dev in devs if (p, dev) in lines] for p in precs}
+        for j, p in enumerate(precs): _batch_column(axs[0, j], axs[1, j] if mem else None, p, gss[p], oom=first_oom)
+        _batch_axes(axs, sorted(d["bs"].unique()), ytop, unit_name(d))
+        shown = [dev for dev in devs if dev in {g[0] for gs in gss.values() for g in gs}]
+        fig.legend([Line2D([], [], color=colors[dev], marker="o", ms=3, lw=1.3) for dev in shown],
+                   [short(dev, 40) for dev in shown],
+                   title=legend, loc="center right", bbox_to_anchor=(1 - 0.1 / w, 0.5))
         fig.suptitle(title, weight="bold")
     return fig
 
@@ -286,18 +323,19 @@ def plot_cost(value:pd.DataFrame, # `value_table(...)` (e.g. `analyse(runs, pric
                    c=[_PAL[2] if f else "0.55" for f in d["frontier"].astype(bool)])
         for _, r in d.iterrows():
             lab = short(r["device"], 30) + (f" ({r['precision']})" if "precision" in d else "")
-            ax.annotate(lab, (r["price_per_hour"], r["throughput"]), xytext=(5, -3), textcoords="offset points", fontsize=8)
+            ax.annotate(lab, (r["price_per_hour"], r["throughput"]), xytext=(5, -3), textcoords="offset points",
+                        fontsize=8)
         ax.set_xlim(0, d["price_per_hour"].max() * 1.25); ax.set_ylim(0, d["throughput"].max() * 1.12)
         ax.set_xlabel("price ($/hour)")
         ax.set_ylabel("relative throughput (% of the fastest, geomean)")
-        ax.set_title(f"Cost efficiency, {'training' if mode == 'train' else 'inference'}: up and to the left is better")
+        ax.set_title(f"Cost efficiency, {mode_name(mode)}: up and to the left is better")
         ax.legend(loc="lower right")
     return fig
 
 # %% ../nbs/07_plots.ipynb #4b9df43a
 def plot_efficiency(eff:pd.DataFrame, # `efficiency(...)` (e.g. `analyse(runs)["efficiency"]`)
                     mode:str="train", # train or infer
-                    stat:str="mfu", # "mfu" (datasheet peak) or "mfu_measured"; falls back to the other when none is known
+                    stat:str="mfu", # "mfu" (datasheet peak) or "mfu_measured"; the other where it has none
                    ) -> Figure:
     "Model FLOPs utilisation (%) per model and device, a bar per precision."
     d = eff[eff["mode"] == mode]
@@ -311,8 +349,9 @@ def plot_efficiency(eff:pd.DataFrame, # `efficiency(...)` (e.g. `analyse(runs)["
         fig = _bar_fig(d)
         ax = fig.add_subplot()
         _bars(ax, d, "_pct", fmt="{:.0f}%")
-        ax.set_xlabel(f"model FLOPs utilisation (% of the {'datasheet' if stat == 'mfu' else 'measured'} peak of the precision that ran)")
-        ax.set_title(f"Efficiency, {'training' if mode == 'train' else 'inference'}: how much of the peak each model used")
+        ax.set_xlabel(f"model FLOPs utilisation (% of the {'datasheet' if stat == 'mfu' else 'measured'} peak of "
+                      "the precision that ran)")
+        ax.set_title(f"Efficiency, {mode_name(mode)}: how much of the peak each model used")
     return fig
 
 # %% ../nbs/07_plots.ipynb #6fcfa7c3
@@ -323,9 +362,15 @@ def svg(fig:Figure, # a figure from this module
     with mpl.rc_context({"svg.fonttype": "none"}): fig.savefig(buf, format="svg")
     s = buf.getvalue()
     s = s[s.index("<svg"):]
-    return re.sub(r'<svg([^>]*?) (width="[^"]*") height="[^"]*"', r'<svg\1 \2 style="max-width:100%;height:auto"', s, count=1)
+    return re.sub(r'<svg([^>]*?) (width="[^"]*") height="[^"]*"', r'<svg\1 \2 style="max-width:100%;height:auto"', s,
+                  count=1)
 
 # %% ../nbs/07_plots.ipynb #4ee39c31
+def _scaling_labels(groups:list, top:float) -> list[str]:
+    "A legend entry per line: model, device, precision, its efficiency at the most GPUs; off the scale, says so."
+    return [f"{m} · {dev} · {p} ({100 * g['efficiency'].iloc[-1]:.0f}% at {g['world_size'].iloc[-1]}"
+            + (", off the scale)" if g["speedup"].max() > top else ")") for (dev, m, p), g in groups]
+
 def plot_scaling(sc:pd.DataFrame, # `scaling(runs)`
                  mode:str="train", # train or infer
                 ) -> Figure:
@@ -335,20 +380,21 @@ def plot_scaling(sc:pd.DataFrame, # `scaling(runs)`
     groups = list(d.groupby(["device", "model", "precision"], sort=True))
     ns = sorted(d["world_size"].unique())
     colors = sns.color_palette("tab10" if len(groups) <= 10 else "husl", len(groups))
-    top = max(ns) * 1.1  # the ideal line sets the scale; a line above it (a published anomaly, a bad baseline) is marked, not allowed to flatten the rest
-    labels = [f"{m} · {dev} · {p} ({100 * g['efficiency'].iloc[-1]:.0f}% at {g['world_size'].iloc[-1]}" + (", off the scale)" if g["speedup"].max() > top else ")")
-              for (dev, m, p), g in groups]
+    # the ideal line sets the scale; a line above it (a published anomaly, a bad baseline) is marked, not allowed to
+    # flatten the rest
+    top = max(ns) * 1.1
+    labels = _scaling_labels(groups, top)
     lw = _text_width(labels, 9) + 0.6
     with _style():
         fig = _fig(4.2 + lw, 3.6, right=lw)
         ax = fig.add_subplot()
         ax.plot(ns, ns, color="0.35", lw=1, ls="--", label="ideal: N× with N GPUs", zorder=1)
-        for ((dev, m, p), g), c, l in zip(groups, colors, labels):
+        for (_, g), c, l in zip(groups, colors, labels):
             ax.plot(g["world_size"], g["speedup"], color=c, lw=1.4, marker="o", ms=4, label=l, zorder=2)
         ax.set_xscale("log", base=2)
         ax.set_xticks(ns, labels=[str(n) for n in ns]); ax.xaxis.set_minor_locator(NullLocator())
         ax.set_ylim(0, top)
         ax.set_xlabel("number of GPUs (processes)"); ax.set_ylabel("speed-up over one GPU (×)")
-        ax.set_title(f"Scaling, {'training' if mode == 'train' else 'inference'}")
+        ax.set_title(f"Scaling, {mode_name(mode)}")
         ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0, frameon=False, fontsize=9)
     return fig

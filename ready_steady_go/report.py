@@ -6,8 +6,8 @@ Docs: https://xl0.github.io/ready-steady-go/report.html.md"""
 
 # %% ../nbs/08_report.ipynb #0648111c
 from __future__ import annotations
-import hashlib, html, multiprocessing as mp, os, re, shutil, tempfile, threading, time, warnings
-from functools import partial
+import hashlib, html, multiprocessing as mp, os, re, shutil, tempfile, threading, time
+from functools import cached_property, partial
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -16,14 +16,16 @@ import numpy as np, pandas as pd
 
 from .env import BadInput
 from .store import gc_paused
-from .analysis import *
-from .analysis import _keyed, _per_config
-from .plots import *
+from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, KEYS, MEASURED_SOURCES, MISSED_MARK,
+    SCALING_COLUMNS, analyse, best_batch, comparability_note, cost_table, duration_table, feed_table, flagged,
+    mode_name, parse_prices, parse_work, ranking, time_to_train_table)
+from .analysis import _is_test, _per_config
+from .plots import (plot_average, plot_batch, plot_cost, plot_efficiency, plot_relative,
+    plot_scaling, plot_speedup, svg, unit_name)
 
 # %% auto #0
-__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'WORK', 'FAMILY_NAMES', 'MISSED_MARK', 'summary_table', 'average_table',
-           'time_to_train_table', 'report_figures', 'report_svgs', 'Report', 'build_report', 'write_report',
-           'feed_table', 'browser_check']
+__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'FAMILY_NAMES', 'summary_table', 'average_table', 'report_figures', 'report_svgs',
+           'Report', 'build_report', 'write_report']
 
 # %% ../nbs/08_report.ipynb #37ce9eb4
 SUMMARY_COLS = ("device", "model", "precision", "mode", "bs", "throughput", "relative")
@@ -31,46 +33,31 @@ AVERAGE_COLS = ("device", "precision", "mode", "relative_mean", "relative_geomea
 
 def summary_table(best:pd.DataFrame, # `relative(best_batch(...))`
                  ) -> pd.DataFrame:
-    "One row per best point: device, model (with ` @size` where it was measured at several), precision, mode, bs, throughput, relative."
+    "One row per best point: device, model (` @size` where several), precision, mode, bs, throughput, relative."
     d = best.assign(model=best["label"]) if "label" in best else best
-    return d.sort_values(["mode", "model", "relative"], ascending=[False, True, False])[list(SUMMARY_COLS)].reset_index(drop=True)
+    return d.sort_values(["mode", "model", "relative"],
+                         ascending=[False, True, False])[list(SUMMARY_COLS)].reset_index(drop=True)
 
 def average_table(avg:pd.DataFrame, # `average(...)`
                  ) -> pd.DataFrame:
     "One row per (device, precision, mode): the arithmetic and geometric mean of relative throughput."
     return avg[list(AVERAGE_COLS)].reset_index(drop=True)
 
-WORK = dict(train=(90, "imagenet-1k"), infer=(1, "imagenet-1k-val")) # an image model's default work per mode: (epochs, data set); other families: `analysis.DEFAULT_WORK`
-
-def _is_test(models) -> pd.Series: return pd.Series(list(models), dtype=object).astype(str).str.startswith(("test_", "test-"))
-
-def time_to_train_table(best:pd.DataFrame, # `relative(best_batch(...))` (or `analyse(...)["best"]`), with `items_per_sample` where known
-                        train_for:str|dict|None=None, # the training work (`100k steps`, `90 epochs imagenet-1k`, `2T tokens`); default: each family's
-                        infer_for:str|dict|None=None, # the inference work; default: each family's
-                       ) -> pd.DataFrame:
-    "Per device, model and mode, at the device's fastest precision: steps per minute and the time for the work (`analysis.time_to_train`). Never for test models."
-    d = best[~_is_test(best["model"]).to_numpy()]
-    if d.empty: return time_to_train(d, train_for, infer_for)
-    mc = "label" if "label" in d else "model"
-    d = d.loc[d.groupby(["device", mc, "mode"])["throughput"].idxmax()]
-    out = time_to_train(d, train_for, infer_for)
-    return out.sort_values(["mode", "model", "seconds"], ascending=[False, True, True], ignore_index=True)
-
-
 # %% ../nbs/08_report.ipynb #237bb70f
 def _slug(s:str) -> str:
-    "A file-name part: the name's safe characters, and for a long name its first 40 and a hash of the whole (a file name has a length limit)."
+    "A file-name part: the name's safe characters; for a long name its first 40 and a hash (names have a limit)."
     x = re.sub(r"[^A-Za-z0-9._-]+", "-", str(s)).strip("-") or "x"
     return x if len(x) <= 48 else x[:40].rstrip("-.") + "-" + hashlib.sha1(str(s).encode()).hexdigest()[:8]
 
 def _modes(df) -> list[str]: return sorted(df["mode"].unique(), key=lambda m: (m != "train", m))
 
-FAMILY_NAMES = dict(image="image models", lm="language models", unet3d="3D U-Nets", op="micro-ops", data="input pipeline")
+FAMILY_NAMES = dict(image="image models", lm="language models", unet3d="3D U-Nets", op="micro-ops",
+                    data="input pipeline")
 
 def _of_family(df:pd.DataFrame, fam:str) -> pd.DataFrame: return df[df["workload"] == fam] if "workload" in df else df
 
 def _by_family(avg:pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
-    "`(family, its rows, file-name suffix)`: one entry without a suffix when the table holds one family (or says none), image models first."
+    "`(family, its rows, file-name suffix)`: one entry, no suffix, for one family; else image models first."
     fams = list(dict.fromkeys(avg["workload"])) if "workload" in avg and len(avg) else []
     if len(fams) <= 1: return [(fams[0] if fams else "image", avg, "")]
     fams = sorted(fams, key=lambda f: (list(FAMILY_NAMES).index(f) if f in FAMILY_NAMES else 9, f))
@@ -83,9 +70,11 @@ def _figure_jobs(res:dict) -> list[tuple[str, str, object]]:
         sp = _of_family(res["speedup"], fam)
         for mode in _modes(avg):
             jobs.append((f"average{sfx}-{mode}.svg", "overview", partial(plot_average, avg, mode)))
-            if (sp["mode"] == mode).any(): jobs.append((f"speedup{sfx}-{mode}.svg", "overview", partial(plot_speedup, sp, mode)))
+            if (sp["mode"] == mode).any():
+                jobs.append((f"speedup{sfx}-{mode}.svg", "overview", partial(plot_speedup, sp, mode)))
     for mode in _modes(best):
-        if "value" in res and (res["value"]["mode"] == mode).any(): jobs.append((f"cost-{mode}.svg", "cost", partial(plot_cost, res["value"], mode)))
+        if "value" in res and (res["value"]["mode"] == mode).any():
+            jobs.append((f"cost-{mode}.svg", "cost", partial(plot_cost, res["value"], mode)))
         eff = res["efficiency"][res["efficiency"]["mode"] == mode] if "efficiency" in res else pd.DataFrame()
         if len(eff) and eff[["mfu", "mfu_measured"]].notna().any().any():
             jobs.append((f"efficiency-{mode}.svg", "efficiency", partial(plot_efficiency, res["efficiency"], mode)))
@@ -93,8 +82,10 @@ def _figure_jobs(res:dict) -> list[tuple[str, str, object]]:
         for mode in _modes(t[t["label"] == label]):
             if ((best["label"] == label) & (best["mode"] == mode)).any():
                 jobs.append((f"relative-{_slug(label)}-{mode}.svg", label, partial(plot_relative, best, label, mode)))
-            if t.loc[(t["label"] == label) & (t["mode"] == mode), "bs"].notna().any():  # a published table records no batch size
-                jobs.append((f"batch-{_slug(label)}-{mode}.svg", label, partial(plot_batch, t, label, mode, oom=res["oom"])))
+            # a published table records no batch size
+            if t.loc[(t["label"] == label) & (t["mode"] == mode), "bs"].notna().any():
+                jobs.append((f"batch-{_slug(label)}-{mode}.svg", label,
+                             partial(plot_batch, t, label, mode, oom=res["oom"])))
     sc = res.get("scaling", pd.DataFrame(columns=["mode"]))
     for mode in _modes(sc): jobs.append((f"scaling-{mode}.svg", "scaling", partial(plot_scaling, sc, mode)))
     return jobs
@@ -115,10 +106,12 @@ def report_svgs(res:dict, # `analyse(runs, prices)`
     "`{file name: (section, SVG text)}` for every figure of the report."
     global _JOBS
     jobs = _figure_jobs(res)
-    n = min(len(jobs), workers or min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+    n = min(len(jobs), workers
+            or min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
     with gc_paused():
         # fork only a process with no other thread (one could hold a lock the children would wait on forever)
-        if n > 1 and "fork" in mp.get_all_start_methods() and not mp.current_process().daemon and threading.active_count() == 1:
+        alone = not mp.current_process().daemon and threading.active_count() == 1
+        if n > 1 and "fork" in mp.get_all_start_methods() and alone:
             _JOBS = jobs
             try:
                 with mp.get_context("fork").Pool(n) as pool: out = pool.map(_job_svg, range(len(jobs)), chunksize=1)
@@ -127,13 +120,16 @@ def report_svgs(res:dict, # `analyse(runs, prices)`
     return {name: (sec, s) for (name, sec, _), s in zip(jobs, out)}
 
 # %% ../nbs/08_report.ipynb #e5a0fc11
-_CSS = """body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
-h1{margin-bottom:.2em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}figure{margin:1em 0}
-table{border-collapse:collapse;font-size:.85em;margin:.5em 0 1.5em}th,td{border:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}
-th{background:#f4f4f4}.n{text-align:right;white-space:nowrap}td:first-child{white-space:nowrap}.meta{color:#666}.scroll{overflow-x:auto}
-.note{background:#fff8e1;border-left:4px solid #f0b400;padding:.5em .8em}
-details summary{cursor:pointer;font-weight:600;margin:.5em 0}code{background:#f4f4f4;padding:0 .2em}"""
-MISSED_MARK = "†"  # beside a number whose CI missed its target
+_CSS = ("body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1100px;margin:2em auto;"
+        "padding:0 1em;color:#222;line-height:1.45}\n"
+        "h1{margin-bottom:.2em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}"
+        "figure{margin:1em 0}\n"
+        "table{border-collapse:collapse;font-size:.85em;margin:.5em 0 1.5em}"
+        "th,td{border:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}\n"
+        "th{background:#f4f4f4}.n{text-align:right;white-space:nowrap}td:first-child{white-space:nowrap}"
+        ".meta{color:#666}.scroll{overflow-x:auto}\n"
+        ".note{background:#fff8e1;border-left:4px solid #f0b400;padding:.5em .8em}\n"
+        "details summary{cursor:pointer;font-weight:600;margin:.5em 0}code{background:#f4f4f4;padding:0 .2em}")
 
 def _cell(v, floatfmt:str) -> str:
     "One table cell: numbers right-aligned and formatted, text left-aligned and escaped, missing values empty."
@@ -144,39 +140,13 @@ def _cell(v, floatfmt:str) -> str:
     return f"<td>{html.escape(str(v))}</td>"
 
 def _table(df:pd.DataFrame, floatfmt:str|dict="{:,.1f}") -> str:
-    "`df` as an HTML table: one header row of escaped names, numbers right-aligned (`floatfmt`, or per column as a dict); wide tables scroll."
+    "`df` as an HTML table: escaped headers, numbers right-aligned (`floatfmt`, or a dict per column); scrolls."
     num = lambda c: pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
     head = "".join(('<th class="n">' if num(c) else "<th>") + html.escape(str(c)) + "</th>" for c in df.columns)
     fmts = [floatfmt.get(c, "{:,.1f}") if isinstance(floatfmt, dict) else floatfmt for c in df.columns]
-    rows = "".join("<tr>" + "".join(_cell(v, f) for v, f in zip(r, fmts)) + "</tr>\n" for r in df.itertuples(index=False, name=None))
+    rows = "".join("<tr>" + "".join(_cell(v, f) for v, f in zip(r, fmts)) + "</tr>\n"
+                   for r in df.itertuples(index=False, name=None))
     return f'<div class="scroll"><table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{rows}</tbody></table></div>'
-
-
-def _mode_name(m): return {"train": "training", "infer": "inference"}.get(m, m)
-
-
-def _ranking(avg:pd.DataFrame, mode:str) -> pd.DataFrame:
-    "Per device, the geometric mean of relative throughput (%) of each precision, and how many models went in."
-    d = avg[avg["mode"] == mode]
-    p = d.pivot(index="device", columns="precision", values="relative_geomean")
-    p = p[[c for c in ("fp16", "bf16", "tf32", "fp32") if c in p] + [c for c in p if c not in ("fp16", "bf16", "tf32", "fp32")]]
-    p.columns = [f"{c} (%)" for c in p.columns]
-    p = p.assign(_max=p.max(axis=1)).sort_values("_max", ascending=False).drop(columns="_max")
-    if "of_models" in d:
-        n, of = d.groupby("device")["n_models"].min(), d.groupby("device")["of_models"].max()
-        p["models"] = [f"{n[x]}" if n[x] == of[x] else f"{n[x]} of {of[x]}" for x in p.index]
-    out = p.rename_axis(index="device", columns=None).reset_index()
-    if "n_unconverged" in d:  # ranked with points that missed their target, as asked: say so beside the name
-        u = d.groupby("device")["n_unconverged"].sum()
-        out["device"] = [f"{x} {MISSED_MARK}" if u.get(x, 0) else x for x in out["device"]]
-    return out
-
-def _training_time(best:pd.DataFrame, mode:str, tt:pd.DataFrame|None=None) -> pd.DataFrame:
-    "`time_to_train_table` of one mode (or the rows of `tt` for `best`'s models) as a device × model table of durations, each with its precision."
-    e = time_to_train_table(best[best["mode"] == mode]) if tt is None else tt[tt["mode"].eq(mode) & tt["model"].isin(best["label"] if "label" in best else best["model"])]
-    if e.empty: return pd.DataFrame(columns=["device"])
-    e = e.assign(cell=e["duration"] + " (" + e["precision"] + ")")
-    return e.pivot(index="device", columns="model", values="cell").rename_axis(columns=None).reset_index().fillna("")
 
 # %% ../nbs/08_report.ipynb #6c53e75c
 @dataclass
@@ -185,12 +155,14 @@ class Report:
     files: dict[str, str] = field(default_factory=dict)
 
     def write(self, out:str|Path) -> Path: # the folder to write into (made if missing)
-        "Write every file under `out`, all or nothing: into a temporary folder beside it, then moved into place; `BadInput` if it cannot be written."
-        if out is None or not str(out).strip(): raise BadInput("the report folder is empty: give one, e.g. --out rsg-report")
+        "Write every file under `out`, all or nothing (a temporary folder beside it, moved into place); or `BadInput`."
+        if out is None or not str(out).strip():
+            raise BadInput("the report folder is empty: give one, e.g. --out rsg-report")
         out, tmp = Path(out), None
         try:
             for p in (out, *out.parents):  # the folder itself or one above it is a file: nothing can go there
-                if p.exists() and not p.is_dir(): raise BadInput(f"--out {str(out)!r}: {str(p)!r} is a file, not a folder")
+                if p.exists() and not p.is_dir():
+                    raise BadInput(f"--out {str(out)!r}: {str(p)!r} is a file, not a folder")
             out.parent.mkdir(parents=True, exist_ok=True)
             tmp = Path(tempfile.mkdtemp(prefix=".rsg-report-", dir=out.parent))
             for name, text in self.files.items():
@@ -207,78 +179,163 @@ class Report:
         return out / "report.html"
 
 # %% ../nbs/08_report.ipynb #64773b44
+def _csv_files(res:dict) -> dict[str, str]:
+    "The report's CSV tables as text: summary, average, time to train, scaling (a header only, for one device)."
+    return {"summary.csv": summary_table(res["best"]).to_csv(index=False),
+            "average.csv": average_table(res["average"]).to_csv(index=False),
+            "time_to_train.csv": res["time_to_train"].to_csv(index=False),
+            "scaling.csv": res["scaling"][list(SCALING_COLUMNS)].to_csv(index=False)}
+
 def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysis.tidy`)
                  prices=None, # $/hour per device: a CSV path, "NAME=USD" strings, a dict (see `parse_prices`)
                  title:str="Ready, Steady, Go! benchmark report", # the page title
-                 timings:dict|None=None, # if given, seconds spent per stage are added to it
-                 include_unconverged:bool=False, # rank points whose CI missed its target too (marked); by default they are left out
+                 *, timings:dict|None=None, # if given, seconds spent per stage are added to it
+                 include_unconverged:bool=False, # rank points whose CI missed its target (marked); default: left out
                  only_valid:bool=False, # leave out results whose `conditions` are not `ok` (see `analysis.flagged`)
-                 train_for:str|None=None, # the training work for `time_to_train.csv` (`100k steps`, `90 epochs imagenet-1k`, `2T tokens`); default: each family's
-                 infer_for:str|None=None, # the inference work (`8.1T voxels`, `1 epoch imagenet-1k-val`); default: each family's
+                 train_for:str|None=None, # the training work (`100k steps`, `2T tokens`); default: each family's
+                 infer_for:str|None=None, # the inference work (`8.1T voxels`); default: each family's
                 ) -> Report:
     "Validate `runs` and `prices` and make every file of the report in memory; `BadInput` on bad input."
     t0 = time.perf_counter()
     prices = parse_prices(prices)
-    work = dict(train_for=train_for and parse_work(train_for, "--train_for"), infer_for=infer_for and parse_work(infer_for, "--infer_for"))  # before any work
+    work = dict(train_for=train_for and parse_work(train_for, "--train_for"),  # before any work
+                infer_for=infer_for and parse_work(infer_for, "--infer_for"))
     res = analyse(runs, prices, include_unconverged=include_unconverged, only_valid=only_valid)
     res["time_to_train"] = time_to_train_table(res["best"], **work)
     t1 = time.perf_counter()
     figs = report_svgs(res)
     t2 = time.perf_counter()
-    files = {"summary.csv": summary_table(res["best"]).to_csv(index=False), "average.csv": average_table(res["average"]).to_csv(index=False),
-             "time_to_train.csv": res["time_to_train"].to_csv(index=False),
-             "scaling.csv": res["scaling"][list(SCALING_COLUMNS)].to_csv(index=False)}  # header only when no run used several devices
-    files |= {f"figures/{n}": s for n, (_, s) in figs.items()}
-    files["report.html"] = _html(runs, res, figs, title, include_unconverged, only_valid)
+    files = _csv_files(res) | {f"figures/{n}": s for n, (_, s) in figs.items()}
+    files["report.html"] = _html(_Page(runs, res, figs, title=title, include=include_unconverged,
+                                       only_valid=only_valid))
     if timings is not None: timings.update(analysis=t1 - t0, figures=t2 - t1, html=time.perf_counter() - t2)
     return Report(files)
 
 def write_report(runs:pd.DataFrame, # the runs table
-                 out:str|Path, # the folder for report.html, summary.csv, average.csv, time_to_train.csv, scaling.csv and figures/
+                 out:str|Path, # the folder for report.html, the CSV tables and figures/
                  prices=None, # $/hour per device (see `parse_prices`)
                  title:str="Ready, Steady, Go! benchmark report", # the page title
-                 include_unconverged:bool=False, # rank points whose CI missed its target too (marked)
+                 *, include_unconverged:bool=False, # rank points whose CI missed its target too (marked)
                  only_valid:bool=False, # leave out results whose `conditions` are not `ok`
                  train_for:str|None=None, # the training work (see `build_report`)
                  infer_for:str|None=None, # the inference work (see `build_report`)
                 ) -> Path:
     "Write the report of `runs` to `out`; returns the path of `report.html`. Nothing is written on bad input."
-    return build_report(runs, prices, title, include_unconverged=include_unconverged, only_valid=only_valid, train_for=train_for, infer_for=infer_for).write(out)
+    return build_report(runs, prices, title, include_unconverged=include_unconverged, only_valid=only_valid,
+                        train_for=train_for, infer_for=infer_for).write(out)
 
 # %% ../nbs/08_report.ipynb #f4ba2d7f
+@dataclass
+class _Page:
+    "What every section of the page reads: the runs, `analyse`'s tables, the figures as SVG, the title and the options."
+    runs: pd.DataFrame
+    res: dict
+    figs: dict  # file name -> (section, SVG text)
+    title: str = "Ready, Steady, Go! benchmark report"
+    include: bool = False  # points whose CI missed its target are ranked (marked)
+    only_valid: bool = False  # results measured under flagged conditions are left out
+
+    @cached_property
+    def unit(self) -> str: return unit_name(self.res["tidy"])
+
+    def fig(self, name:str) -> str:
+        "The figure `name` inlined, or nothing where the report has none by that name."
+        return f'<figure id="{html.escape(name[:-4])}">{self.figs[name][1]}</figure>' if name in self.figs else ""
+
+def _per_mode(d:pd.DataFrame, part) -> list[str]:
+    "Per mode of `d` (training first), a heading and what `part(mode)` gives: a figure, a table."
+    return [p for mode in _modes(d) for p in (f"<h3>{mode_name(mode).capitalize()}</h3>", *part(mode))]
+
+# %% ../nbs/08_report.ipynb #ec9beae4
+_HOW_TO_READ = ("<p>Throughput is {unit} per second at each configuration's best batch size (repeats combined by "
+                "their median). "
+    "<b>Relative throughput</b> is 100 × a device's best / the best of any device and precision on that model and "
+    "mode (the 2022 normalisation); averages over models are geometric means (the arithmetic means are in "
+    "<code>average.csv</code>). Error bars are a single run's 95% confidence interval, or the range of its repeats; "
+    "every ratio (speed-ups, throughput factors) carries its 95% interval, propagated from them, and says <i>no "
+    "interval</i> where a result has none.</p>")
+
+def _intro(pg:_Page) -> list[str]:
+    "The title, what the numbers are for, what missed its CI target, how many runs went in, how to read them."
+    e, runs, t = html.escape, pg.runs, pg.res["tidy"]
+    st = runs["status"].astype(str).value_counts() if "status" in runs else pd.Series({"ok": len(runs)})
+    return [f"<h1>{e(pg.title)}</h1>", _about(runs, t), *_convergence(pg.res, pg.include),
+            f'<p class="meta">{len(runs):,} runs ({", ".join(f"{v:,} {e(k)}" for k, v in st.items())}) on '
+            f'{t["device"].nunique()} device(s), {t["label"].nunique()} model(s); generated '
+            f'{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by ready-steady-go.</p>',
+            _HOW_TO_READ.format(unit=e(pg.unit))]
+
+# %% ../nbs/08_report.ipynb #152d88e4
 def _pm(x) -> str: return "no interval" if pd.isna(x) else f"±{100 * x:.1f}%"
 
 def _about(runs:pd.DataFrame, t:pd.DataFrame) -> str:
-    "One sentence on what the numbers are for when they cannot rank hardware: every model a timm test model, or every device a CPU."
+    "What the numbers are for when they cannot rank hardware: every model a timm test model, or every device a CPU."
     test = bool(_is_test(t["model"]).all())
     dt = runs["device_type"].dropna().astype(str) if "device_type" in runs else pd.Series([], dtype=object)
     cpu = bool(len(dt)) and bool(dt.eq("cpu").all())
     if not (test or cpu): return ""
-    what = {(True, True): "every model is a tiny timm test model and every device a CPU", (True, False): "every model is a tiny timm test model",
+    what = {(True, True): "every model is a tiny timm test model and every device a CPU",
+            (True, False): "every model is a tiny timm test model",
             (False, True): "every device is a CPU"}[test, cpu]
-    return (f'<p class="note"><b>These numbers show the pipeline working, not a hardware ranking</b>: {what}. To compare hardware, '
-            "measure real models on each machine (e.g. <code>ready-steady-go-sweep --preset standard</code> on a GPU).</p>")
+    return (f'<p class="note"><b>These numbers show the pipeline working, not a hardware ranking</b>: {what}. To '
+            'compare hardware, measure real models on each machine (e.g. <code>ready-steady-go-sweep --preset '
+            'standard</code> on a GPU).</p>')
 
 def _convergence(res:dict, include:bool) -> list[str]:
-    "How many points missed their CI target and what became of them, in a line; a device with no converged point gets the fix."
+    "How many points missed their CI target and what became of them; a device with none converged gets the fix."
     t, cv = res["tidy"], res["convergence"]
     u = t["unconverged"]
     if not u.any(): return []
-    why = f"their 95% CI missed its target (median {_pm(t.loc[u, 'ci_rel'].median())} against {_pm(t.loc[u, 'target_ci'].median())})"
-    out = [f'<p class="note">{int(u.sum())} of {len(t)} measured points missed their CI target and are ranked anyway, as asked: {why}; '
-           f"they are hatched in bar charts, open circles in batch-size figures and marked {MISSED_MARK} in tables.</p>" if include else
-           f'<p class="note">{int(u.sum())} of {len(t)} measured points are left out of rankings, averages, speed-ups and costs: {why}. '
-           "They are the open circles of the batch-size figures; <code>--include_unconverged</code> ranks them anyway, marked.</p>"]
+    why = (f"their 95% CI missed its target (median {_pm(t.loc[u, 'ci_rel'].median())} against "
+           f"{_pm(t.loc[u, 'target_ci'].median())})")
+    out = [f'<p class="note">{int(u.sum())} of {len(t)} measured points missed their CI target and are ranked '
+           f'anyway, as asked: {why}; they are hatched in bar charts, open circles in batch-size figures and marked '
+           f'{MISSED_MARK} in tables.</p>' if include else
+           f'<p class="note">{int(u.sum())} of {len(t)} measured points are left out of rankings, averages, '
+           f'speed-ups and costs: {why}. They are the open circles of the batch-size figures; '
+           '<code>--include_unconverged</code> ranks them anyway, marked.</p>']
     every = cv.loc[cv["unconverged"].eq(cv["points"]), "device"].tolist()
     if every:
-        out.append(f'<p class="note">Every point of {", ".join(html.escape(str(d)) for d in every)} missed its CI target: for numbers that converge, '
-                   "rerun with <code>--target_ci 0.05</code>, with fewer threads (e.g. <code>OMP_NUM_THREADS=1</code>) or on a quieter machine.</p>")
+        out.append(f'<p class="note">Every point of {", ".join(html.escape(str(d)) for d in every)} missed its CI '
+                   'target: for numbers that converge, rerun with <code>--target_ci 0.05</code>, with fewer '
+                   'threads (e.g. <code>OMP_NUM_THREADS=1</code>) or on a quieter machine.</p>')
     return out
 
-def _num_or(x, fmt="{:,.1f}", inf="unbounded") -> str: return "" if pd.isna(x) else inf if np.isinf(x) else fmt.format(x)
+_GUARD_HEADERS = {"scope": "compared", "factor": "what differs", "values": "values (devices)",
+                  "detail": "per device or precision",
+                  "groups": "model and mode", "n_groups": "groups", "n_runs": "runs"}
+
+def _guard(res:dict) -> list[str]:
+    "The comparability guard's note above the ranking, its table folded under it; nothing when measured alike."
+    g = res.get("comparability")
+    if g is None or not len(g) or res["best"].empty: return []
+    g = g.assign(scope=g["scope"].map({"devices": "devices on a model",
+                                       "precisions": "precisions on a device"}).fillna(g["scope"]))
+    lead, _, rest = comparability_note(res["comparability"]).partition(": ")
+    return [f'<p class="note"><b>{html.escape(lead)}</b>: {html.escape(rest)} Besides the hardware, these change '
+            'the numbers too: read the ranking and the speed-ups with them in mind.</p>',
+            "<details><summary>What differs, per model and mode ranked together</summary>",
+            _table(g.drop(columns="devices").rename(columns=_GUARD_HEADERS)), "</details>"]
+
+def _flagged_note(best:pd.DataFrame, only_valid:bool) -> str:
+    "A line on best points measured under flagged conditions (or on their being left out)."
+    if only_valid:
+        return ("<p>Results measured under flagged conditions (throttling, a power cap, ...) are left out "
+                "(<code>only_valid</code>).</p>")
+    if "conditions" not in best: return ""
+    f = flagged(best)
+    if not f.any(): return ""
+    what = ", ".join(html.escape(c) for c in sorted(set(best.loc[f, "conditions"].astype(str))))
+    return (f'<p class="note">{int(f.sum())} of {len(best)} best points were measured under flagged conditions '
+            f'({what}): their devices were not running as they should, and they are ranked as measured (see the '
+            '<i>conditions</i> column of the best points); <code>only_valid</code> leaves them out.</p>')
+
+# %% ../nbs/08_report.ipynb #5438f392
+def _num_or(x, fmt="{:,.1f}", inf="unbounded") -> str:
+    return "" if pd.isna(x) else inf if np.isinf(x) else fmt.format(x)
 
 def _ci_text(lo, hi, fmt:str="{:,.1f}") -> str:
-    "A 95% interval as text, `lo to hi`; `no interval` where a bound is unknown (an unknown uncertainty is not a zero one)."
+    "A 95% interval as `lo to hi`; `no interval` where a bound is unknown (unknown is not a zero uncertainty)."
     return "no interval" if pd.isna(lo) or pd.isna(hi) else f"{_num_or(lo, fmt)} to {_num_or(hi, fmt)}"
 
 def _target(met, tg) -> str:
@@ -287,50 +344,92 @@ def _target(met, tg) -> str:
 
 def _points(d:pd.DataFrame, unit:str, relative:bool=True) -> pd.DataFrame:
     "Best points as a table whose headers carry their units, the interval and the CI target of each."
-    d = d.sort_values(["mode", "label", *(["relative"] if relative else ["throughput"])], ascending=[False, True, False])
-    out = pd.DataFrame({"device": d["device"], "model": d["label"], "precision": d["precision"], "mode": d["mode"], "batch size": d["bs"],
-                        f"throughput ({unit}/s)": d["throughput"],
+    d = d.sort_values(["mode", "label", *(["relative"] if relative else ["throughput"])],
+                      ascending=[False, True, False])
+    out = pd.DataFrame({"device": d["device"], "model": d["label"], "precision": d["precision"], "mode": d["mode"],
+                        "batch size": d["bs"], f"throughput ({unit}/s)": d["throughput"],
                         f"95% CI ({unit}/s)": [_ci_text(a, b) for a, b in zip(d["throughput_lo"], d["throughput_hi"])],
-                        "CI (±%)": 100 * d["ci_rel"], "CI target": [_target(m, g) for m, g in zip(d["ci_target_met"], d["target_ci"])],
+                        "CI (±%)": 100 * d["ci_rel"],
+                        "CI target": [_target(m, g) for m, g in zip(d["ci_target_met"], d["target_ci"])],
                         "runs": d["n_runs"], "peak memory (MiB)": d["peak_mem_mb"]})
     if relative: out["relative (%)"] = d["relative"]
-    if "conditions" in d: out["conditions"] = [c if isinstance(c, str) and c.strip() else "not recorded" for c in d["conditions"]]
+    if "conditions" in d:
+        out["conditions"] = [c if isinstance(c, str) and c.strip() else "not recorded" for c in d["conditions"]]
     return out.dropna(axis=1, how="all")
 
 def _speedups(sp:pd.DataFrame, mode:str) -> pd.DataFrame:
-    "The precision speed-ups of one mode with their 95% intervals, in the figure's order (the device with the largest first)."
+    "The precision speed-ups of one mode with their 95% intervals, in the figure's order (largest first)."
     d = sp[sp["mode"] == mode]
-    d = d.assign(_o=d.groupby("device")["speedup"].transform("max")).sort_values(["_o", "device", "speedup"], ascending=[False, True, False])
+    d = d.assign(_o=d.groupby("device")["speedup"].transform("max")).sort_values(["_o", "device", "speedup"],
+                                                                                 ascending=[False, True, False])
     return pd.DataFrame({"device": d["device"], "precision": d["precision"], "speed-up over fp32 (×)": d["speedup"],
-                         "95% CI (×)": [_ci_text(a, b, "{:.2f}") for a, b in zip(d["speedup_lo"], d["speedup_hi"])], "models": d["n_models"]})
+                         "95% CI (×)": [_ci_text(a, b, "{:.2f}") for a, b in zip(d["speedup_lo"], d["speedup_hi"])],
+                         "models": d["n_models"]})
 
+# %% ../nbs/08_report.ipynb #05be310b
+def _ranking_of(pg:_Page, av:pd.DataFrame, sp:pd.DataFrame, mode:str, *, fam:str, sfx:str) -> list[str]:
+    "One family's ranking in one mode: the average figure and table, then the speed-ups over fp32."
+    r = ranking(av, mode)
+    out = [f"<h3>{mode_name(mode).capitalize()}" + (f": {FAMILY_NAMES.get(fam, fam)}" if sfx else "") + "</h3>",
+           pg.fig(f"average{sfx}-{mode}.svg"),
+           "<p>Relative throughput, geometric mean over models (% of the fastest), and how many models went in:</p>",
+           _table(r)]
+    if "models" in r and r["models"].astype(str).str.contains(" of ").any():
+        out.append("<p>A device measured on fewer models than the others averages over those only: "
+                   "its number is not comparable with theirs.</p>")
+    if (sp["mode"] == mode).any():
+        out += [pg.fig(f"speedup{sfx}-{mode}.svg"),
+                "<p>Speed-up of each precision over fp32 on the same device, geometric mean over models, with its "
+                "95% interval:</p>",
+                _table(_speedups(sp, mode), "{:,.2f}")]
+    return out
+
+def _ranking_section(pg:_Page) -> list[str]:
+    "The ranking: the guard's note, then per family and mode the averages and speed-ups."
+    best = pg.res["best"]
+    out = ["<h2>Ranking</h2>", *_guard(pg.res), _flagged_note(best, pg.only_valid)]
+    if best.empty: out.append("<p>Nothing is ranked: no point reached its CI target (see above).</p>")
+    for fam, av, sfx in _by_family(pg.res["average"]):  # one family at a time: never tokens against images
+        sp = _of_family(pg.res["speedup"], fam)
+        for mode in _modes(av): out += _ranking_of(pg, av, sp, mode, fam=fam, sfx=sfx)
+    if pg.include and best["unconverged"].any():
+        out.append(f"<p>{MISSED_MARK}: ranked with points whose CI missed its target.</p>")
+    return out
+
+# %% ../nbs/08_report.ipynb #85f2f654
+_VALUE_HEADERS = {"price_per_hour": "price ($/h)", "throughput": "relative throughput (%, geomean)",
+                  "cost_factor": "price factor (×)",
+                  "throughput_factor": "throughput factor (×)", "value": "value (% per $/h)",
+                  "frontier": "on the frontier"}
+
+def _verdicts(value:pd.DataFrame, mode:str) -> pd.DataFrame:
+    "One mode's value table as shown: each verdict with the 95% interval of its throughput factor."
+    v = value[value["mode"] == mode].drop(columns="mode")
+    ci = [None if i == 0 else _ci_text(a, b, "{:.2f}")
+          for i, (a, b) in enumerate(zip(v["throughput_factor_lo"], v["throughput_factor_hi"]))]
+    v["verdict"] = [x if c is None else f"{x} (no interval)" if c == "no interval" else f"{x} (95% CI {c}×)"
+                    for x, c in zip(v["verdict"], ci)]
+    v = v.drop(columns=["cost_factor", "throughput_factor", "throughput_factor_lo", "throughput_factor_hi"])
+    return v.rename(columns=_VALUE_HEADERS)
+
+def _cost_section(pg:_Page) -> list[str]:
+    "Cost, with prices: per mode the value figure and verdicts against the cheapest, then $ per million units."
+    value = pg.res.get("value")
+    if value is None or not len(value): return []
+    out = ["<h2>Cost</h2><p>Prices in $/hour as given. The verdict compares each device with the cheapest: the "
+           "price factor is exact, the throughput factor comes with its 95% interval; <i>value</i> is relative "
+           "throughput per $/hour; the frontier holds the devices no other device beats on both price and "
+           "speed.</p>"]
+    out += _per_mode(value, lambda m: (pg.fig(f"cost-{m}.svg"), _table(_verdicts(value, m), "{:,.2f}")))
+    return out + [f"<p>Cost per million {html.escape(pg.unit)} at each device's fastest precision:</p>",
+                  _table(cost_table(pg.res["cost"], pg.unit), "{:,.2f}")]
+
+# %% ../nbs/08_report.ipynb #44fb022a
 _ENERGY_FMT = {"J per sample": "{:,.3g}", "samples per kWh": "{:,.0f}", "samples per $": "{:,.0f}"}
-_GUARD_HEADERS = {"scope": "compared", "factor": "what differs", "values": "values (devices)", "detail": "per device or precision",
-                  "groups": "model and mode", "n_groups": "groups", "n_runs": "runs"}
-
-def _guard(res:dict) -> list[str]:
-    "The comparability guard's one note above the ranking, with its table folded under it; nothing when the ranked results were measured alike."
-    g = res.get("comparability")
-    if g is None or not len(g) or res["best"].empty: return []
-    g = g.assign(scope=g["scope"].map({"devices": "devices on a model", "precisions": "precisions on a device"}).fillna(g["scope"]))
-    lead, _, rest = comparability_note(res["comparability"]).partition(": ")
-    return [f'<p class="note"><b>{html.escape(lead)}</b>: {html.escape(rest)} Besides the hardware, these change the numbers '
-            "too: read the ranking and the speed-ups with them in mind.</p>",
-            "<details><summary>What differs, per model and mode ranked together</summary>", _table(g.drop(columns="devices").rename(columns=_GUARD_HEADERS)), "</details>"]
-
-def _flagged_note(best:pd.DataFrame, only_valid:bool) -> str:
-    "A line on best points measured under flagged conditions (or on their being left out)."
-    if only_valid: return "<p>Results measured under flagged conditions (throttling, a power cap, ...) are left out (<code>only_valid</code>).</p>"
-    if "conditions" not in best: return ""
-    f = flagged(best)
-    if not f.any(): return ""
-    what = ", ".join(html.escape(c) for c in sorted(set(best.loc[f, "conditions"].astype(str))))
-    return (f'<p class="note">{int(f.sum())} of {len(best)} best points were measured under flagged conditions ({what}): their devices '
-            "were not running as they should, and they are ranked as measured (see the <i>conditions</i> column of the best points); "
-            "<code>only_valid</code> leaves them out.</p>")
 
 def _efficiency_table(d:pd.DataFrame, unit:str) -> pd.DataFrame:
-    out = pd.DataFrame({"device": d["device"], "model": d["label"] if "label" in d else d["model"], "precision": d["precision"], "batch size": d["bs"],
+    out = pd.DataFrame({"device": d["device"], "model": d["label"] if "label" in d else d["model"],
+                        "precision": d["precision"], "batch size": d["bs"],
                         f"throughput ({unit}/s)": d["throughput"], "TFLOP/s": d["tflops"], "MFU (%)": 100 * d["mfu"],
                         "MFU, measured peak (%)": 100 * d["mfu_measured"]})
     if "conditions" in d: out["conditions"] = d["conditions"].fillna("not recorded")
@@ -338,15 +437,41 @@ def _efficiency_table(d:pd.DataFrame, unit:str) -> pd.DataFrame:
 
 def _energy_table(d:pd.DataFrame, cost:pd.DataFrame|None) -> pd.DataFrame:
     keys = [*KEYS, "bs"]
-    if cost is not None and len(cost):  # beside samples per dollar (the throughput counts units, a sample is `items_per_sample` of them)
+    # beside samples per dollar (the throughput counts units, a sample is `items_per_sample` of them)
+    if cost is not None and len(cost):
         ips = pd.to_numeric(cost["items_per_sample"], errors="coerce").fillna(1) if "items_per_sample" in cost else 1
         d = d.merge(cost[keys].assign(_spd=cost["samples_per_dollar"] / ips), on=keys, how="left")
-    out = pd.DataFrame({"device": d["device"], "model": d["label"] if "label" in d else d["model"], "precision": d["precision"], "batch size": d["bs"],
-                        "energy from": d["energy_source"] if "energy_source" in d else "", "J per sample": d.get("joules_per_sample"),
-                        "samples per kWh": d.get("samples_per_kwh")})
+    out = pd.DataFrame({"device": d["device"], "model": d["label"] if "label" in d else d["model"],
+                        "precision": d["precision"], "batch size": d["bs"],
+                        "energy from": d["energy_source"] if "energy_source" in d else "",
+                        "J per sample": d.get("joules_per_sample"), "samples per kWh": d.get("samples_per_kwh")})
     if "_spd" in d: out["samples per $"] = d["_spd"]
     return out
 
+def _efficiency_section(pg:_Page) -> list[str]:
+    "Efficiency, where any run recorded FLOP/s: per mode the MFU figure and table."
+    eff = pg.res.get("efficiency", pd.DataFrame())
+    if not (len(eff) and eff[list(EFFICIENCY_COLS)].notna().any().any()): return []
+    out = ["<h2>Efficiency</h2><p>How much of the device each result used, at its best batch size: the achieved "
+           "TFLOP/s, and the model FLOPs utilisation (MFU) against the dense datasheet peak of the precision that "
+           "ran, and against the peak this device reached on a large matmul (measured peak). Empty where a run "
+           "recorded none (a 2022 import; a CPU has no datasheet peak).</p>"]
+    return out + _per_mode(eff, lambda m: (pg.fig(f"efficiency-{m}.svg"),
+                                           _table(_efficiency_table(eff[eff["mode"] == m], pg.unit))))
+
+def _energy_section(pg:_Page) -> list[str]:
+    "Energy, where recorded: per mode the energy per sample, samples per kWh (and per dollar, with prices)."
+    eff, runs = pg.res.get("efficiency", pd.DataFrame()), pg.runs
+    if not (len(eff) and "energy_j" in runs and pd.to_numeric(runs["energy_j"], errors="coerce").notna().any()):
+        return []
+    out = ["<h2>Energy</h2><p>Energy per sample over the timed window, from the source named (NVML's energy "
+           "counter, its sampled power, or RAPL on a CPU; <i>none</i>: nothing could be read, which is not a zero), "
+           "and samples per kWh"
+           + (" beside samples per dollar" if "cost" in pg.res else "") + ", at each best point.</p>"]
+    cost = pg.res.get("cost")
+    return out + _per_mode(eff, lambda m: (_table(_energy_table(eff[eff["mode"] == m], cost), _ENERGY_FMT),))
+
+# %% ../nbs/08_report.ipynb #31043257
 def _sources(sc:pd.DataFrame, runs:pd.DataFrame) -> str:
     "The published sources behind a scaling table's marked devices, each once."
     if "source" not in runs or not sc["device"].str.contains("(published: ", regex=False).any(): return ""
@@ -354,229 +479,172 @@ def _sources(sc:pd.DataFrame, runs:pd.DataFrame) -> str:
     pub = sorted(set(s[~s.isin(MEASURED_SOURCES) & ~s.str.lower().isin(["", "nan", "none"])]))
     return ", ".join(f"<code>{html.escape(x)}</code>" for x in pub)
 
-def _scaling(res:dict, runs:pd.DataFrame, fig) -> list[str]:
+def _scaling_table(d:pd.DataFrame, units:dict) -> pd.DataFrame:
+    "One mode's scaling as the page shows it: throughput with its unit, speed-up and efficiency (%) per world size."
+    tbl = pd.DataFrame({"device": d["device"], "model": d["model"], "precision": d["precision"],
+                        "devices (world size)": d["world_size"], "throughput (per s)": d["throughput"],
+                        "unit": d["model"].map(units), "speed-up (×)": d["speedup"],
+                        "efficiency (%)": 100 * d["efficiency"]})
+    return tbl.dropna(axis=1, how="all")
+
+def _scaling(pg:_Page) -> list[str]:
     "The scaling section: per mode the speed-up figure and the table, where runs at more than one world size exist."
-    sc = res.get("scaling")
+    res, runs, sc = pg.res, pg.runs, pg.res.get("scaling")
     if sc is None or sc.empty: return []
-    units = dict(zip(res["tidy"]["model"], res["tidy"]["unit"]))
-    out = ["<h2>Scaling</h2><p>Speed-up with the number of devices (world size: processes under torchrun, one per device, DDP for training): "
-           "throughput at N devices over throughput at one, and efficiency = speed-up / N (100% is linear). Throughput is global, from the "
-           "slowest device's step times, at each world size's fastest per-device batch. Also in <code>scaling.csv</code>.</p>"]
+    units = dict(zip(res["tidy"]["model"], res["tidy"]["unit"]))  # a published table's models are in no unit
+    out = ["<h2>Scaling</h2><p>Speed-up with the number of devices (world size: processes under torchrun, one per "
+           "device, DDP for training): throughput at N devices over throughput at one, and efficiency = speed-up / "
+           "N (100% is linear). Throughput is global, from the slowest device's step times, at each world size's "
+           "fastest per-device batch. Also in <code>scaling.csv</code>.</p>"]
     if src := _sources(sc, runs):
-        out.append(f'<p class="note"><b>Published figures, not measured by this tool</b>: the devices marked <i>(published: …)</i> come from '
-                   f"{src}, imported as published. They stand beside local measurements, never merged with them.</p>")
+        out.append('<p class="note"><b>Published figures, not measured by this tool</b>: the devices marked '
+                   f'<i>(published: …)</i> come from {src}, imported as published. They stand beside local '
+                   'measurements, never merged with them.</p>')
     if (sc["efficiency"] > 1.05).any():
-        out.append("<p>An efficiency above 100% (more than N× with N devices) is not the hardware: it is a single-device baseline that ran "
-                   "slow, or a published table's own anomaly. Shown as given; the figure marks such lines <i>off the scale</i>.</p>")
-    for mode in _modes(sc):
-        d = sc[sc["mode"] == mode]
-        tbl = pd.DataFrame({"device": d["device"], "model": d["model"], "precision": d["precision"], "devices (world size)": d["world_size"],
-                            "throughput (per s)": d["throughput"], "unit": d["model"].map(units), "speed-up (×)": d["speedup"],
-                            "efficiency (%)": 100 * d["efficiency"]})
-        out += [f"<h3>{_mode_name(mode).capitalize()}</h3>", fig(f"scaling-{mode}.svg"), _table(tbl.dropna(axis=1, how="all"), "{:,.2f}")]
-    return out
+        out.append("<p>An efficiency above 100% (more than N× with N devices) is not the hardware: it is a "
+                   "single-device baseline that ran slow, or a published table's own anomaly. Shown as given; the "
+                   "figure marks such lines <i>off the scale</i>.</p>")
+    return out + _per_mode(sc, lambda m: (pg.fig(f"scaling-{m}.svg"),
+                                          _table(_scaling_table(sc[sc["mode"] == m], units), "{:,.2f}")))
 
-_VALUE_HEADERS = {"price_per_hour": "price ($/h)", "throughput": "relative throughput (%, geomean)", "cost_factor": "price factor (×)",
-                  "throughput_factor": "throughput factor (×)", "value": "value (% per $/h)", "frontier": "on the frontier"}
-_ENV_HEADERS = {"device_mem_gb": "device memory (GB)", "cpu_count": "CPU cores", "torch_threads": "torch threads"}
-
+# %% ../nbs/08_report.ipynb #6f6ff161
 def _lm_section(t:pd.DataFrame, fig) -> list[str]:
     "Tokens/s against micro-batch, a row per device and precision, a column per micro-batch; each model's figure."
-    e, out = html.escape, ["<h2>Language models</h2><p>Tokens per second against the micro-batch (sequences per step), per device and precision, "
-                           "up to the first that ran out of memory: the comparison people make for GPT-2 and Llama training. Empty: not measured or out of memory.</p>"]
+    e, out = html.escape, ["<h2>Language models</h2><p>Tokens per second against the micro-batch (sequences per "
+                           "step), per device and precision, up to the first that ran out of memory: the comparison "
+                           "people make for GPT-2 and Llama training. Empty: not measured or out of memory.</p>"]
     for label in sorted(t["label"].unique()):
         for mode in _modes(t[t["label"] == label]):
             d = t[(t["label"] == label) & (t["mode"] == mode) & t["bs"].notna()]
             if d.empty: continue
             p = d.pivot_table(index=["device", "precision"], columns="bs", values="throughput", aggfunc="max")
             p.columns = [f"bs {int(c)}" for c in p.columns]
-            out += [f"<h3>{e(label)}, {_mode_name(mode)} (tokens/s)</h3>", fig(f"batch-{_slug(label)}-{mode}.svg"), _table(p.reset_index(), "{:,.0f}")]
+            out += [f"<h3>{e(label)}, {mode_name(mode)} (tokens/s)</h3>", fig(f"batch-{_slug(label)}-{mode}.svg"),
+                    _table(p.reset_index(), "{:,.0f}")]
     return out
 
 def _op_section(t:pd.DataFrame, runs:pd.DataFrame) -> list[str]:
     "Per device: each micro-op's iterations per second, and GB/s or TFLOP/s where the runs stored them."
     b = best_batch(t)
-    extra = [c for c in ("bandwidth_gbs", "tflops") if c in runs and pd.to_numeric(runs[c], errors="coerce").notna().any()]
+    extra = [c for c in ("bandwidth_gbs", "tflops") if c in runs
+             and pd.to_numeric(runs[c], errors="coerce").notna().any()]
     if extra:
         pc = _per_config(runs, extra)
         b = b.merge(pc[[c for c in pc if c in (*KEYS, "bs", *extra)]], on=[*KEYS, "bs"], how="left")
     d = pd.DataFrame({"device": b["device"], "op": b["label"], "precision": b["precision"], "it/s": b["throughput"],
-                      **{dict(bandwidth_gbs="GB/s", tflops="TFLOP/s")[c]: pd.to_numeric(b[c], errors="coerce") for c in extra}})
+                      **{dict(bandwidth_gbs="GB/s", tflops="TFLOP/s")[c]: pd.to_numeric(b[c], errors="coerce")
+                         for c in extra}})
     d = d.sort_values(["op", "device", "precision"], ignore_index=True)
-    return ["<h2>Micro-ops</h2><p>A tiny operation in a loop, per device: iterations per second (the sanity check: a card behind a narrow "
-            "PCIe link or throttling shows here first), and where the op measures it the bandwidth (GB/s) or achieved TFLOP/s.</p>",
+    return ["<h2>Micro-ops</h2><p>A tiny operation in a loop, per device: iterations per second (the sanity check: "
+            "a card behind a narrow PCIe link or throttling shows here first), and where the op measures it the "
+            "bandwidth (GB/s) or achieved TFLOP/s.</p>",
             _table(d, {"it/s": "{:,.1f}", "GB/s": "{:,.1f}", "TFLOP/s": "{:,.2f}"})]
 
-def _machine(df:pd.DataFrame) -> pd.Series:
-    "Which machine a run was on, as far as the runs say: its CPU and core count, else its environment id."
-    if "cpu" in df: return df["cpu"].astype(str) + " × " + (df["cpu_count"].astype(str) if "cpu_count" in df else "")
-    return df["env_id"].astype(str) if "env_id" in df else pd.Series("this machine", index=df.index)
-
-def feed_table(runs:pd.DataFrame, # the runs table
-              ) -> pd.DataFrame:
-    "For each image model and device with a training rate: the input pipeline's images/s on the same machine against it, with a verdict."
-    k = _keyed(runs); k = k[k["world_size"].eq(1)]
-    k = k.assign(_m=_machine(k))
-    data, img = k[k["workload"].eq("data")], k[k["workload"].eq("image") & k["mode"].eq("train")]
-    if data.empty or img.empty: return pd.DataFrame(columns=["device", "model", "training images/s", "pipeline", "pipeline images/s", "verdict"])
-    feed = data.loc[data.groupby("_m")["throughput"].idxmax()].set_index("_m")
-    need = img.loc[img.groupby(["_m", "device", "model"])["throughput"].idxmax()]
-    need = need[need["_m"].isin(feed.index)]
-    rows = []
-    for _, r in need.iterrows():
-        f = feed.loc[r["_m"]]
-        ratio = f["throughput"] / r["throughput"]
-        v = (f"feeds it: {ratio:.1f}× what training takes" if ratio >= 1 else f"starves it: the pipeline gives {100 * ratio:.0f}% of what training takes")
-        w = f" ({int(f['workers'])} workers)" if "workers" in f and pd.notna(f["workers"]) else ""
-        rows.append({"device": r["device"], "model": r["model"], "training images/s": r["throughput"], "pipeline": f"{f['model']} on {f['device']}{w}",
-                     "pipeline images/s": f["throughput"], "verdict": v})
-    return pd.DataFrame(rows, columns=["device", "model", "training images/s", "pipeline", "pipeline images/s", "verdict"])
-
 def _data_section(runs:pd.DataFrame) -> list[str]:
+    "Can this CPU feed its GPU: the input pipeline against each image model's training rate, with a verdict."
     ft = feed_table(runs)
-    out = ["<h2>Input pipeline</h2><p>Can this CPU feed its GPU? JPEG decoding and augmentation on the CPU (ImageNet-style, through a DataLoader) "
-           "against each image model's fastest training rate on the same machine (same CPU model and core count).</p>"]
+    out = ["<h2>Input pipeline</h2><p>Can this CPU feed its GPU? JPEG decoding and augmentation on the CPU "
+           "(ImageNet-style, through a DataLoader) against each image model's fastest training rate on the same "
+           "machine (same CPU model and core count).</p>"]
     if len(ft): out.append(_table(ft))
     else: out.append("<p>No image model was trained on a machine whose pipeline was measured: no verdict.</p>")
     return out
 
-def _family_sections(res:dict, runs:pd.DataFrame, fig) -> list[str]:
-    "A section per workload family present beyond image models: language models, micro-ops, the input pipeline."
-    t = res["tidy"]
+def _unet_section(t:pd.DataFrame) -> list[str]:
+    "Megavoxels per second and iterations per minute of each 3D U-Net at its best batch size."
+    u = best_batch(t)
+    ips = pd.to_numeric(u["items_per_sample"], errors="coerce") if "items_per_sample" in u else np.nan
+    d = pd.DataFrame({"device": u["device"], "model": u["label"], "precision": u["precision"], "mode": u["mode"],
+                      "bs": u["bs"], "megavoxels/s": u["throughput"] / 1e6,
+                      "iterations/min": u["throughput"] / (ips * pd.to_numeric(u["bs"], errors="coerce")) * 60})
+    return ["<h2>3D U-Nets</h2><p>Megavoxels per second and iterations (steps) per minute at each configuration's "
+            "best batch size; the days to a number of iterations are under Time to train.</p>",
+            _table(d.sort_values(["mode", "model", "device"], ascending=[False, True, True]))]
+
+def _family_sections(pg:_Page) -> list[str]:
+    "A section per workload family beyond image models: language models, 3D U-Nets, micro-ops, input pipeline."
+    t, runs = pg.res["tidy"], pg.runs
     if "workload" not in t: return []
-    out = []
-    if t["workload"].eq("lm").any(): out += _lm_section(t[t["workload"].eq("lm")], fig)
-    if t["workload"].eq("unet3d").any():
-        u = best_batch(t[t["workload"].eq("unet3d")])
-        ips = pd.to_numeric(u["items_per_sample"], errors="coerce") if "items_per_sample" in u else np.nan
-        d = pd.DataFrame({"device": u["device"], "model": u["label"], "precision": u["precision"], "mode": u["mode"], "bs": u["bs"],
-                          "megavoxels/s": u["throughput"] / 1e6, "iterations/min": u["throughput"] / (ips * pd.to_numeric(u["bs"], errors="coerce")) * 60})
-        out += ["<h2>3D U-Nets</h2><p>Megavoxels per second and iterations (steps) per minute at each configuration's best batch size; "
-                "the days to a number of iterations are under Time to train.</p>", _table(d.sort_values(["mode", "model", "device"], ascending=[False, True, True]))]
-    if t["workload"].eq("op").any(): out += _op_section(t[t["workload"].eq("op")], runs)
-    if t["workload"].eq("data").any(): out += _data_section(runs)
+    of = lambda f: t[t["workload"].eq(f)]
+    sections = dict(lm=lambda: _lm_section(of("lm"), pg.fig), unet3d=lambda: _unet_section(of("unet3d")),
+                    op=lambda: _op_section(of("op"), runs), data=lambda: _data_section(runs))
+    return [p for f, make in sections.items() if t["workload"].eq(f).any() for p in make()]
+
+# %% ../nbs/08_report.ipynb #24a70391
+def _work_of(tt:pd.DataFrame, models, mode:str) -> str:
+    "The work the times of `models` in `mode` are for, as `tt` says, else an image model's default."
+    w = tt.loc[tt["model"].isin(models) & tt["mode"].eq(mode), "work"]
+    return w.iloc[0] if len(w) else DEFAULT_WORK[mode]["image"]
+
+def _image_times(img:pd.DataFrame, tt:pd.DataFrame) -> list[str]:
+    "Image models' times as a device × model grid per mode."
+    e = html.escape
+    out = ["<p>Image models, at the measured rate, with the fastest precision of each device: training is "
+           + e(_work_of(tt, img["label"], "train")) + ", inference " + e(_work_of(tt, img["label"], "infer"))
+           + ". Data loading is not in the benchmark, so read these as lower bounds.</p>"]
+    return out + _per_mode(img, lambda m: (_table(duration_table(img, m, tt)),))
+
+_OTHER_TIMES = ("<p>Other families, each row for the work it names "
+                "(steps per minute = throughput / (bs × items per sample) × 60):</p>")
+
+def _other_times(other:pd.DataFrame) -> list[str]:
+    "Other families' times, a row each for the work it names."
+    o = other.rename(columns={"steps_per_minute": "steps per minute", "throughput": "throughput (unit/s)"})
+    return [_OTHER_TIMES,
+            _table(o.drop(columns=["seconds"]), {"steps per minute": "{:,.1f}", "throughput (unit/s)": "{:,.4g}"})]
+
+def _time_section(pg:_Page) -> list[str]:
+    "Time to train at each device's fastest precision: image models as a grid, other families by row; no tests."
+    t, best = pg.res["tidy"], pg.res["best"]
+    out, tests = ["<h2>Time to train</h2>"], sorted(set(t.loc[_is_test(t["model"]).to_numpy(), "model"]))
+    if tests:
+        out.append(f"<p>Not extrapolated for {', '.join(html.escape(m) for m in tests)}: test models are tiny "
+                   "stand-ins (random weights, "
+                         "small inputs) for checking the pipeline, so their speed says nothing about how long a "
+                         "real model trains.</p>")
+    rest = best[~_is_test(best["model"]).to_numpy()]
+    if not len(rest):
+        return out + ([] if tests else ["<p>Nothing is ranked (see above), so no time is extrapolated.</p>"])
+    tt = pg.res["time_to_train"] if "time_to_train" in pg.res else time_to_train_table(best)
+    img = rest[rest["workload"].eq("image").to_numpy()] if "workload" in rest else rest
+    other = tt[~tt["model"].isin(img["label"] if len(img) else [])]
+    return out + (_image_times(img, tt) if len(img) else []) + (_other_times(other) if len(other) else [])
+
+# %% ../nbs/08_report.ipynb #4773f5dc
+_ENV_HEADERS = {"device_mem_gb": "device memory (GB)", "cpu_count": "CPU cores", "torch_threads": "torch threads"}
+
+def _per_model_section(pg:_Page) -> list[str]:
+    "Per model, every measured one ranked or not: its relative-throughput and batch-size figures per mode."
+    t, out = pg.res["tidy"], ["<h2>Per model</h2>"]
+    for label in sorted(t["label"].unique()):
+        out.append(f"<h3>{html.escape(label)}</h3>")
+        for mode in _modes(t[t["label"] == label]):
+            out += [pg.fig(f"relative-{_slug(label)}-{mode}.svg"), pg.fig(f"batch-{_slug(label)}-{mode}.svg")]
     return out
 
-def _html(runs:pd.DataFrame, res:dict, figs:dict[str, tuple[str, str]], title:str, include:bool=False, only_valid:bool=False) -> str:
-    e = html.escape
-    st = runs["status"].astype(str).value_counts() if "status" in runs else pd.Series({"ok": len(runs)})
-    best, avg, t = res["best"], res["average"], res["tidy"]
-    unit = unit_name(t)
-    fig = lambda n: f'<figure id="{e(n[:-4])}">{figs[n][1]}</figure>' if n in figs else ""
-    parts = [f"<h1>{e(title)}</h1>", _about(runs, t), *_convergence(res, include),
-             f'<p class="meta">{len(runs):,} runs ({", ".join(f"{v:,} {e(k)}" for k, v in st.items())}) on {t["device"].nunique()} device(s), '
-             f'{t["label"].nunique()} model(s); generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by ready-steady-go.</p>',
-             f"<p>Throughput is {e(unit)} per second at each configuration's best batch size (repeats combined by their median). "
-             "<b>Relative throughput</b> is 100 × a device's best / the best of any device and precision on that model and mode "
-             "(the 2022 normalisation); averages over models are geometric means (the arithmetic means are in <code>average.csv</code>). "
-             "Error bars are a single run's 95% confidence interval, or the range of its repeats; every ratio (speed-ups, throughput factors) "
-             "carries its 95% interval, propagated from them, and says <i>no interval</i> where a result has none.</p>", "<h2>Ranking</h2>",
-             *_guard(res), _flagged_note(best, only_valid)]
-    if best.empty: parts.append("<p>Nothing is ranked: no point reached its CI target (see above).</p>")
-    for fam, av, sfx in _by_family(avg):  # one family at a time: never tokens against images
-        sp = _of_family(res["speedup"], fam)
-        for mode in _modes(av):
-            r = _ranking(av, mode)
-            parts += [f"<h3>{_mode_name(mode).capitalize()}" + (f": {FAMILY_NAMES.get(fam, fam)}" if sfx else "") + "</h3>", fig(f"average{sfx}-{mode}.svg"),
-                      "<p>Relative throughput, geometric mean over models (% of the fastest), and how many models went in:</p>", _table(r)]
-            if "models" in r and r["models"].astype(str).str.contains(" of ").any():
-                parts.append("<p>A device measured on fewer models than the others averages over those only: its number is not comparable with theirs.</p>")
-            if (sp["mode"] == mode).any():
-                parts += [fig(f"speedup{sfx}-{mode}.svg"), "<p>Speed-up of each precision over fp32 on the same device, geometric mean over models, with its 95% interval:</p>",
-                          _table(_speedups(sp, mode), "{:,.2f}")]
-    if include and best["unconverged"].any(): parts.append(f"<p>{MISSED_MARK}: ranked with points whose CI missed its target.</p>")
-    if "value" in res and len(res["value"]):
-        parts.append("<h2>Cost</h2><p>Prices in $/hour as given. The verdict compares each device with the cheapest: the price factor is exact, the "
-                     "throughput factor comes with its 95% interval; <i>value</i> is relative "
-                     "throughput per $/hour; the frontier holds the devices no other device beats on both price and speed.</p>")
-        for mode in _modes(res["value"]):
-            v = res["value"][res["value"]["mode"] == mode].drop(columns="mode")
-            # the verdict states both factors; the throughput factor is measured, so its 95% interval goes with it
-            ci = [None if i == 0 else _ci_text(a, b, "{:.2f}") for i, (a, b) in enumerate(zip(v["throughput_factor_lo"], v["throughput_factor_hi"]))]
-            v["verdict"] = [x if c is None else f"{x} (no interval)" if c == "no interval" else f"{x} (95% CI {c}×)" for x, c in zip(v["verdict"], ci)]
-            v = v.drop(columns=["cost_factor", "throughput_factor", "throughput_factor_lo", "throughput_factor_hi"])
-            v = v.rename(columns=_VALUE_HEADERS)
-            parts += [f"<h3>{_mode_name(mode).capitalize()}</h3>", fig(f"cost-{mode}.svg"), _table(v, "{:,.2f}")]
-        c = res["cost"]
-        c = c.loc[c.groupby(["device", "label", "mode"])["throughput"].idxmax()].sort_values(["mode", "label", "usd_per_million"], ascending=[False, True, True])
-        c = pd.DataFrame({"mode": c["mode"], "device": c["device"], "model": c["label"], "precision": c["precision"], "batch size": c["bs"],
-                          f"throughput ({unit}/s)": c["throughput"], "price ($/h)": c["price_per_hour"], f"$ per 1M {unit}": c["usd_per_million"]})
-        parts += [f"<p>Cost per million {e(unit)} at each device's fastest precision:</p>", _table(c, "{:,.2f}")]
-    eff = res.get("efficiency", pd.DataFrame())
-    if len(eff) and eff[list(EFFICIENCY_COLS)].notna().any().any():
-        parts.append("<h2>Efficiency</h2><p>How much of the device each result used, at its best batch size: the achieved TFLOP/s, and the "
-                     "model FLOPs utilisation (MFU) against the dense datasheet peak of the precision that ran, and against the peak this device "
-                     "reached on a large matmul (measured peak). Empty where a run recorded none (a 2022 import; a CPU has no datasheet peak).</p>")
-        for mode in _modes(eff):
-            parts += [f"<h3>{_mode_name(mode).capitalize()}</h3>", fig(f"efficiency-{mode}.svg"), _table(_efficiency_table(eff[eff["mode"] == mode], unit))]
-    if len(eff) and "energy_j" in runs and pd.to_numeric(runs["energy_j"], errors="coerce").notna().any():
-        parts.append("<h2>Energy</h2><p>Energy per sample over the timed window, from the source named (NVML's energy counter, its sampled "
-                     "power, or RAPL on a CPU; <i>none</i>: nothing could be read, which is not a zero), and samples per kWh"
-                     + (" beside samples per dollar" if "cost" in res else "") + ", at each best point.</p>")
-        for mode in _modes(eff):
-            parts += [f"<h3>{_mode_name(mode).capitalize()}</h3>", _table(_energy_table(eff[eff["mode"] == mode], res.get("cost")), _ENERGY_FMT)]
-    parts += _scaling(res, runs, fig)
-    parts += _family_sections(res, runs, fig)
-    parts.append("<h2>Time to train</h2>")
-    tests = sorted(set(t.loc[_is_test(t["model"]).to_numpy(), "model"]))
-    if tests: parts.append(f"<p>Not extrapolated for {', '.join(e(m) for m in tests)}: test models are tiny stand-ins (random weights, "
-                           "small inputs) for checking the pipeline, so their speed says nothing about how long a real model trains.</p>")
-    rest = best[~_is_test(best["model"]).to_numpy()]
-    tt = res.get("time_to_train", time_to_train_table(best))
-    if len(rest):
-        img = rest[rest["workload"].eq("image").to_numpy()] if "workload" in rest else rest
-        if len(img):
-            parts.append("<p>Image models, at the measured rate, with the fastest precision of each device: training is "
-                         + e(tt.loc[tt["model"].isin(img["label"]) & tt["mode"].eq("train"), "work"].iloc[0] if (tt["model"].isin(img["label"]) & tt["mode"].eq("train")).any() else "90 epochs imagenet-1k")
-                         + ", inference " + e(tt.loc[tt["model"].isin(img["label"]) & tt["mode"].eq("infer"), "work"].iloc[0] if (tt["model"].isin(img["label"]) & tt["mode"].eq("infer")).any() else "1 epoch imagenet-1k-val")
-                         + ". Data loading is not in the benchmark, so read these as lower bounds.</p>")
-            for mode in _modes(img): parts += [f"<h3>{_mode_name(mode).capitalize()}</h3>", _table(_training_time(img, mode, tt))]
-        other = tt[~tt["model"].isin(img["label"] if len(img) else [])]
-        if len(other):
-            parts.append("<p>Other families, each row for the work it names (steps per minute = throughput / (bs × items per sample) × 60):</p>")
-            o = other.rename(columns={"steps_per_minute": "steps per minute", "throughput": "throughput (unit/s)"}).drop(columns=["seconds"])
-            parts.append(_table(o, {"steps per minute": "{:,.1f}", "throughput (unit/s)": "{:,.4g}"}))
-    elif not tests: parts.append("<p>Nothing is ranked (see above), so no time is extrapolated.</p>")
-    parts.append("<h2>Per model</h2>")
-    for label in sorted(t["label"].unique()):
-        parts.append(f"<h3>{e(label)}</h3>")
-        for mode in _modes(t[t["label"] == label]):
-            parts += [fig(f"relative-{_slug(label)}-{mode}.svg"), fig(f"batch-{_slug(label)}-{mode}.svg")]
+def _points_section(pg:_Page) -> list[str]:
+    "The best points folded (and what missed its CI target, left out), then the environments the numbers came from."
+    best, t, out = pg.res["best"], pg.res["tidy"], []
     if len(best):
-        parts += ["<h2>Best points</h2><details><summary>Every device, model, precision and mode at its best batch size "
-                  "(also in <code>summary.csv</code>)</summary>", _table(_points(best, unit)), "</details>"]
-    left = t[t["unconverged"]] if not include else t.iloc[:0]
+        out += ["<h2>Best points</h2><details><summary>Every device, model, precision and mode at its best batch size "
+                "(also in <code>summary.csv</code>)</summary>", _table(_points(best, pg.unit)), "</details>"]
+    left = t[t["unconverged"]] if not pg.include else t.iloc[:0]
     if len(left):
-        parts += ["<details><summary>Left out: the configurations whose points missed their CI target, each at its fastest batch size</summary>",
-                  _table(_points(best_batch(left), unit, relative=False)), "</details>"]
-    parts += ["<h2>Environments</h2><p>Every distinct setup the runs came from.</p>", _table(res["environments"].rename(columns=_ENV_HEADERS))]
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">'
-            f"<title>{e(title)}</title><style>{_CSS}</style></head><body>\n" + "\n".join(p for p in parts if p) + "\n</body></html>\n")
+        out += ["<details><summary>Left out: the configurations whose points missed their CI target, each at its "
+                "fastest batch size</summary>",
+                _table(_points(best_batch(left), pg.unit, relative=False)), "</details>"]
+    return out + ["<h2>Environments</h2><p>Every distinct setup the runs came from.</p>",
+                  _table(pg.res["environments"].rename(columns=_ENV_HEADERS))]
 
-# %% ../nbs/08_report.ipynb #8c3e1747
-def browser_check(path:str|Path, # an HTML file
-                  screenshot:str|Path|None=None, # save a PNG of the page here
-                  chromium:str="/usr/bin/chromium", chromedriver:str="/usr/bin/chromedriver", # the system browser and driver
-                 ) -> dict:
-    "Open `path` in headless Chromium: console errors, and the number and sizes of rendered `<svg>` figures."
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    for exe in (chromium, chromedriver):
-        if not Path(exe).exists(): raise FileNotFoundError(f"{exe} is missing: install the Debian packages chromium and chromium-driver")
-    o = webdriver.ChromeOptions()
-    o.binary_location = chromium
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-              "--disable-dev-shm-usage", "--window-size=1280,1000"): o.add_argument(a)
-    o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    d = webdriver.Chrome(service=Service(chromedriver), options=o)
-    try:
-        d.get(Path(path).resolve().as_uri())
-        sizes = d.execute_script("return Array.from(document.querySelectorAll('figure > svg')).map(s => {const r = s.getBoundingClientRect(); return [r.width, r.height]})")
-        title = d.title
-        if screenshot:
-            h = d.execute_script("return document.body.scrollHeight")
-            d.set_window_size(1280, min(int(h) + 100, 16000))
-            d.save_screenshot(str(screenshot))
-        logs = d.get_log("browser")
-    finally: d.quit()
-    return dict(title=title, svg_sizes=sizes, errors=[l for l in logs if l.get("level") == "SEVERE"], logs=logs)
+# %% ../nbs/08_report.ipynb #a1017021
+_SECTIONS = (_intro, _ranking_section, _cost_section, _efficiency_section, _energy_section, _scaling, _family_sections,
+             _time_section, _per_model_section, _points_section)  # in page order
+
+_HEAD = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+         '<meta name="viewport" content="width=device-width,initial-scale=1">')
+
+def _html(pg:_Page) -> str:
+    "The page: every section in order, in one self-contained HTML document."
+    parts = [p for section in _SECTIONS for p in section(pg) if p]
+    return (_HEAD + f"<title>{html.escape(pg.title)}</title><style>{_CSS}</style></head><body>\n" + "\n".join(parts)
+            + "\n</body></html>\n")
