@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np, pandas as pd
 
 from .env import BadInput
+from .schema import kind_of, precision_2022
 
 # %% auto #0
 __all__ = ['KEYS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES', 'ENV_COLS', 'DATASETS',
@@ -74,7 +75,9 @@ def world_sizes(runs:pd.DataFrame, # the runs table
         if c in runs: w = w.fillna(_num(runs, c))
     return w.fillna(1).astype("int64")
 
-def _kind_of(w:str) -> str: return "image" if w in ("timm", "nan", "None", "") else w  # `workloads.kind_of`, without importing torch here
+def _kind_of(w) -> str:
+    "`schema.kind_of`, with a missing or empty value read as `image` (a record written before families)."
+    return "image" if str(w) in ("nan", "None", "<NA>", "") else kind_of(str(w))
 
 # a family's unit, for a table that names only its workload
 _UNIT = dict(image="images", lm="tokens", unet3d="voxels", op="iterations", data="images")
@@ -107,13 +110,13 @@ def _with_defaults(runs:pd.DataFrame) -> pd.DataFrame:
     "`runs` with the columns that 2022 tables lack filled in."
     df = runs.copy()
     if "precision" not in df:
-        df["precision"] = np.where(df["fp16"].astype(str).str.lower().isin(["true", "1", "1.0"]), "fp16", "fp32") if "fp16" in df else "fp32"
+        df["precision"] = df["fp16"].map(precision_2022).fillna("fp32") if "fp16" in df else "fp32"
     if "mode" not in df: df["mode"] = "train"
     if "status" not in df: df["status"] = "ok"
     for c in ("throughput_ci", "peak_mem_mb"):
         if c not in df: df[c] = np.nan
     for c in ("size", "seq_len"): df[c] = _num(df, c).fillna(0).astype("int64")
-    df["workload"] = [_kind_of(str(w)) for w in (df["workload"].astype(object).where(df["workload"].notna(), "image") if "workload" in df else ["image"] * len(df))]
+    df["workload"] = [_kind_of(w) for w in df["workload"]] if "workload" in df else "image"
     df["patch"] = _patch_text(df)
     unit = df["workload"].map(_UNIT)
     df["unit"] = df["unit"].astype(object).where(df["unit"].notna(), unit) if "unit" in df else unit

@@ -14,8 +14,7 @@ from pathlib import Path
 
 import numpy as np, pandas as pd
 
-from .env import BadInput
-from .store import gc_paused
+from .env import BadInput, gc_paused
 from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, KEYS, MEASURED_SOURCES, MISSED_MARK,
     SCALING_COLUMNS, analyse, best_batch, comparability_note, cost_table, duration_table, feed_table, flagged,
     mode_name, parse_prices, parse_work, ranking, time_to_train_table)

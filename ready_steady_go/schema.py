@@ -11,9 +11,8 @@ from dataclasses import dataclass, field, asdict, fields
 from datetime import datetime, timezone
 
 # %% auto #0
-__all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'MODES', 'OPTIMIZERS', 'STATUSES', 'MODE_NAMES', 'UNCONVERGED_HINT', 'IDENTITY',
-           'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'kind_of', 'precision_2022', 'new_run_id', 'Result',
-           'example_row']
+__all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'MODES', 'OPTIMIZERS', 'STATUSES', 'UNCONVERGED_HINT', 'IDENTITY', 'FINGERPRINT',
+           'COLUMN_GROUPS', 'COLUMNS', 'kind_of', 'precision_2022', 'new_run_id', 'Result', 'example_row']
 
 # %% ../nbs/00a_schema.ipynb #49bb6b09
 SCHEMA_VERSION = 1  # bumped when a column changes meaning; adding a column is not a new version
@@ -21,7 +20,6 @@ PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 MODES = ("train", "infer")
 OPTIMIZERS = ("sgd", "adamw")
 STATUSES = ("ok", "oom", "error")
-MODE_NAMES = dict(train="training", infer="inference")
 
 def kind_of(workload:str, # a stored `workload` value
            ) -> str:
