@@ -126,7 +126,7 @@ class BlockTimer:
 class EventTimer:
     "Step times from device events recorded on `stream` after each step, read once they have completed."
     per = 1
-    def __init__(self, event,      # event type: `event(enable_timing=True)` with `record(stream)`, `query`, `synchronize`, `elapsed_time`
+    def __init__(self, event,      # an event type like `torch.cuda.Event`: `record(stream)`, `query`, `synchronize`, `elapsed_time`
                  stream,           # the stream the steps are queued on
                  ahead:int=2):     # steps the host may queue beyond the last completed one before it waits
         self.event, self.stream, self.ahead, self._ev, self._read = event, stream, ahead, [], 0
@@ -135,7 +135,8 @@ class EventTimer:
     def start(self): self._ev, self._read = [self._record()], 0
     def lap(self):
         self._ev.append(self._record())
-        if len(self._ev) > self.ahead + 1: self._ev[-1 - self.ahead].synchronize()  # bounded run-ahead; the device stays busy
+        # a bounded run-ahead: the device stays busy
+        if len(self._ev) > self.ahead + 1: self._ev[-1 - self.ahead].synchronize()
     def poll(self) -> list:
         "Step times (s) of the steps that have finished on the device; never blocks."
         new = []
@@ -150,7 +151,7 @@ class EventTimer:
 CudaTimer = EventTimer  # the name it had
 
 def make_timer(dev:torch.device) -> HostTimer|BlockTimer|EventTimer:
-    "The timer for `dev`: CUDA events on its current stream, host-clock blocks on MPS, the host clock per step on a CPU."
+    "The timer for `dev`: CUDA events on its stream, host-clock blocks on MPS, the host clock per step on a CPU."
     if dev.type == "cuda": return EventTimer(torch.cuda.Event, torch.cuda.current_stream(dev))
     if dev.type == "mps": return BlockTimer(lambda: synchronize(dev))
     return HostTimer(dev)
@@ -221,7 +222,7 @@ class StopRule:
 
 # %% ../nbs/02_benchmark.ipynb #b93d7bb3
 def _warm_up(step, sync, steps:int, seconds:float) -> tuple[int, int, float]:
-    "At least `steps` untimed steps and `seconds`, synchronised, the last left in flight: (steps, synchronised, seconds)."
+    "Untimed steps, at least `steps` and `seconds`, the last left in flight: (steps, synchronised steps, seconds)."
     t0, n = time.perf_counter(), 0
     while n < steps - 1 or (steps and time.perf_counter() - t0 < seconds):
         step(); sync(); n += 1
@@ -264,7 +265,7 @@ def _run_timed(step,           # one step; returns once the step is queued
                bar=None,       # a tqdm bar to advance, or None
                sampler=None,   # a `telemetry.Sampler`: started just before the timed window, stopped just after
                probe=None,     # no-argument function returning one reading (`telemetry.read_now`), at both edges
-               done=None,      # `done(launched, stats, elapsed, per) -> bool` (default: `rule.done`; ranks decide together)
+               done=None,      # `done(launched, stats, elapsed, per)`: stop now? (default: `rule.done`)
               ) -> dict:
     "Warm up, then time `step` until `rule` says done: the step times and what the host saw."
     n, synced, warm_s = _warm_up(step, sync, warmup, warmup_seconds)
@@ -425,7 +426,8 @@ def _is_oom(e:BaseException) -> bool:
     "Whether `e` is an out-of-memory error, of any device's allocator."
     if isinstance(e, torch.OutOfMemoryError): return True
     msg = str(e).lower()
-    return isinstance(e, RuntimeError) and any(s in msg for s in ("out of memory", "can't allocate memory", "alloc_failed"))
+    return isinstance(e, RuntimeError) and any(s in msg for s in ("out of memory", "can't allocate memory",
+                                                                  "alloc_failed"))
 
 # %% ../nbs/02_benchmark.ipynb #34db098e
 _STOP_KEYS = {f.name for f in fields(StopRule)}
@@ -499,7 +501,7 @@ def _verdict(res:Result, tele:dict|None, rule:StopRule) -> str:
     return conditions_text(v or "ok")
 
 # %% ../nbs/02_benchmark.ipynb #8502debf
-_PEAKS = {}  # (device, precision): the measured peak this process found last (`measured_peak`), used by every later point
+_PEAKS = {}  # (device, precision): the last measured peak this process found (`measured_peak`), for every later point
 _OPTIONS = ("channels_last", "compile", "compile_mode", "run_number", "run_id", "peak_measured", "progress")
 
 @dataclass
@@ -532,11 +534,12 @@ def _defaults() -> dict:
     return {k: p.default for k, p in inspect.signature(benchmark).parameters.items()}
 
 def check_point(**kw) -> Point:
-    "`benchmark`'s keyword arguments, checked before any work: the `Point` to measure (`BadInput` on the first bad one)."
+    "`benchmark`'s keyword arguments, checked before any work: a `Point` (`BadInput` on the first bad one)."
     if bad := sorted(set(kw) - set(_defaults())):
         raise BadInput(f"unknown setting(s) {', '.join(bad)}: accepted are {', '.join(_defaults())}")
     a = {**_defaults(), **kw}
-    family = {k: a[k] for k in ("workers", "sliding_window") if a[k] not in (None, False)}  # other families take neither
+    # a family's own options, only when given: other families take neither
+    family = {k: a[k] for k in ("workers", "sliding_window") if a[k] not in (None, False)}
     names = [k for k in inspect.signature(check_settings).parameters if k != "kw"]
     s = check_settings(**{k: a[k] for k in names}, **{k: a[k] for k in _STOP_KEYS}, **family)
     wl, dev = s["workload"], s["dev"]
@@ -544,21 +547,23 @@ def check_point(**kw) -> Point:
         raise BadInput(f"fused applies to an optimizer, and {wl.model} has none: leave --fused out")
     if a["compile"]: check_choice(a["compile_mode"], COMPILE_MODES, "compile mode")
     ws = a["warmup_seconds"]
-    ws = (0.0 if dev.type == "cpu" else 1.0) if ws is None else check_number(ws, "warmup_seconds", min=0, unit="seconds")
+    if ws is None: ws = 0.0 if dev.type == "cpu" else 1.0
+    else: check_number(ws, "warmup_seconds", min=0, unit="seconds")
     return Point(**s, warmup=check_int(a["warmup"], "warmup", min=0), warmup_seconds=ws, fused=bool(a["fused"]),
                  **{k: a[k] for k in _OPTIONS})
 
 # %% ../nbs/02_benchmark.ipynb #71d42f1f
-_TELEMETRY = ("sm_clock_mhz", "max_sm_clock_mhz", "sm_clock_ratio", "temp_max_c", "power_mean_w", "power_limit_w", "energy_j")
+_TELEMETRY = ("sm_clock_mhz", "max_sm_clock_mhz", "sm_clock_ratio", "temp_max_c", "power_mean_w", "power_limit_w",
+              "energy_j")
 _MEASURED = ("throughput", "throughput_ci", "ci_rel", "tflops", "ci_target_met", "mfu", "mfu_measured", "bandwidth_gbs")
 
 def _bar(p:Point) -> tqdm:
     "The progress bar of `p`: steps for a count, seconds otherwise (the automatic rule's cap marked)."
     rule = p.rule
     fmt = "{l_bar}{bar}| {n:.1f}/{total:.0f} s" + (" (cap)" if rule.kind == "auto" else "") + "{postfix}"
-    return tqdm(total=rule.n_batches or rule.n_seconds or rule.max_seconds, desc=f"{p.workload.model} {p.mode} {p.precision} bs {p.bs}",
-                unit="step" if rule.n_batches else "s", disable=not p.progress, leave=False, file=sys.stderr,
-                bar_format=None if rule.n_batches else fmt)
+    return tqdm(total=rule.n_batches or rule.n_seconds or rule.max_seconds, unit="step" if rule.n_batches else "s",
+                desc=f"{p.workload.model} {p.mode} {p.precision} bs {p.bs}", disable=not p.progress, leave=False,
+                file=sys.stderr, bar_format=None if rule.n_batches else fmt)
 
 def _time(p:Point, step, timer, base:dict) -> dict:
     "`_run_timed` for `p` on its device, under its precision's switches; `base` gets the counters after the warm-up."
@@ -575,7 +580,7 @@ def _time(p:Point, step, timer, base:dict) -> dict:
 def _fill_timing(res:Result, out:dict, p:Point, base:dict):
     "Step statistics, memory, allocator retries and compile counters of the window (`base`: the counters before it)."
     res.__dict__.update(step_stats(out["times"], p.bs * p.workload.items_per_sample, out["per"]), **_memory(p.dev),
-                        wall_seconds=out["wall_seconds"], warmup_steps=out["warmup_steps"], warmup_seconds=out["warmup_seconds"])
+                        **{k: out[k] for k in ("wall_seconds", "warmup_steps", "warmup_seconds")})
     res.ci_target_met = res.ci_rel is not None and res.ci_rel <= res.target_ci
     if p.dev.type == "cuda": res.alloc_retries = _alloc_retries(p.dev) - base["retries"]
     if p.compile:
@@ -584,8 +589,10 @@ def _fill_timing(res:Result, out:dict, p:Point, base:dict):
 
 def _fill_efficiency(res:Result, p:Point):
     "FLOPs per item, TFLOP/s, bandwidth, and MFU against the datasheet and the measured peak."
-    wl, measured = p.workload, p.peak_measured or _PEAKS.get((str(p.dev), p.precision))  # a sweep measures it at its start
-    res.flops_per_sample, res.flops_per_sample_formula = wl.flops_per_sample(p.mode), wl.flops_per_sample_formula(p.mode)
+    wl = p.workload
+    measured = p.peak_measured or _PEAKS.get((str(p.dev), p.precision))  # a sweep measures it once, at its start
+    res.flops_per_sample = wl.flops_per_sample(p.mode)
+    res.flops_per_sample_formula = wl.flops_per_sample_formula(p.mode)
     achieved = res.flops_per_sample * res.throughput if res.flops_per_sample else None
     if achieved: res.tflops = achieved / 1e12
     if b := wl.bytes_per_iteration(p.precision): res.bandwidth_gbs = b * res.throughput / 1e9
@@ -656,11 +663,11 @@ def benchmark(model:str|Workload="resnet50", # a model name of any family (`list
               run_id:str|None=None,      # the record's id (default: a new random one)
               seq_len:int|None=None,     # tokens per sequence (language models; default: the model's)
               workload:str|None=None,    # the family, to be explicit: image, lm, unet3d, op or data
-              peak_measured:float|None=None, # measured matmul FLOP/s at `precision`, for `mfu_measured` (default: the last found)
+              peak_measured:float|None=None, # measured matmul FLOP/s, for `mfu_measured` (default: the last found)
               workers:int|None=None,     # data: DataLoader processes (default: every core; 0: decode in this process)
               sliding_window:bool=False, # unet3d infer: predict a volume (twice the patch per side) window by window
              ) -> Result:
-    "Measure one point (`check_point`, then `measure_point`); failures come back as a `Result` with status `oom` or `error`."
+    "Measure one point (`check_point`, then `measure_point`); a failure comes back as a `Result`, `oom` or `error`."
     return measure_point(check_point(**locals()))
 
 # %% ../nbs/02_benchmark.ipynb #db541ccb

@@ -47,11 +47,12 @@ class LaunchResult(Result):
 def combine(times:list[list[float]], # step times in seconds, one list per rank
             per_device_bs:int,       # samples per step on each rank
            ) -> dict:
-    "The measured fields of one record from every rank's step times: the global throughput of the slowest rank, the spread."
+    "The measured fields of one record from every rank's step times: the slowest rank's global throughput, the spread."
     if not times or any(not t for t in times): raise ValueError("every rank needs at least one step time")
     slow = max(times, key=lambda t: sum(t) / len(t))
     tps = [per_device_bs * len(t) / sum(t) for t in times]
-    return {**step_stats(slow, per_device_bs * len(times)), "rank_spread": (max(tps) - min(tps)) / statistics.median(tps)}
+    spread = (max(tps) - min(tps)) / statistics.median(tps)
+    return {**step_stats(slow, per_device_bs * len(times)), "rank_spread": spread}
 
 # %% ../nbs/04a_launch.ipynb #b4388a9f
 def _whole(v, name:str, lo:int=1, hi:int|None=None) -> int:
@@ -59,15 +60,18 @@ def _whole(v, name:str, lo:int=1, hi:int|None=None) -> int:
     return check_int(v, f"--{name}", min=lo, max=hi,
                      accepted="a whole number " + (f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"))
 
+_ENDPOINT = re.compile(r"[\w.-]+(:\d{1,5})?|\[[0-9a-fA-F:]+\](:\d{1,5})?")  # host[:port], an IPv6 host in brackets
+
 def _rendezvous(nnodes:int, master_addr:str|None, rdzv_endpoint:str|None):
     "`BadInput` unless several machines have one place to meet, given one way."
     if master_addr and rdzv_endpoint:
-        raise BadInput(f"--master_addr {master_addr!r} and --rdzv_endpoint {rdzv_endpoint!r} both given: use one of them")
-    if rdzv_endpoint is not None and not re.fullmatch(r"[\w.-]+(:\d{1,5})?|\[[0-9a-fA-F:]+\](:\d{1,5})?", str(rdzv_endpoint)):
+        raise BadInput(f"--master_addr {master_addr!r} and --rdzv_endpoint {rdzv_endpoint!r} both given: "
+                       "use one of them")
+    if rdzv_endpoint is not None and not _ENDPOINT.fullmatch(str(rdzv_endpoint)):
         raise BadInput(f"--rdzv_endpoint {rdzv_endpoint!r}: accepted is host or host:port")
     if nnodes > 1 and not (master_addr or rdzv_endpoint):
-        raise BadInput(f"--nnodes {nnodes} needs a rendezvous address: give --master_addr (and --master_port) of node 0, "
-                       "or --rdzv_endpoint host:port")
+        raise BadInput(f"--nnodes {nnodes} needs a rendezvous address: give --master_addr (and --master_port) "
+                       "of node 0, or --rdzv_endpoint host:port")
 
 def _devices(nproc_per_node:int, device_type:str, n_devices:int|None):
     "`BadInput` unless this machine has a device for each of its processes."
@@ -76,8 +80,8 @@ def _devices(nproc_per_node:int, device_type:str, n_devices:int|None):
         if nproc_per_node > n: raise BadInput(f"--nproc_per_node {nproc_per_node} asks for more processes than "
                                               f"this machine's {n} CUDA device(s): use at most {n}")
     if device_type == "mps" and nproc_per_node > 1:
-        raise BadInput(f"--nproc_per_node {nproc_per_node} on MPS: a Mac has one GPU and no distributed backend for it: "
-                       "use 1, or --device cpu")
+        raise BadInput(f"--nproc_per_node {nproc_per_node} on MPS: a Mac has one GPU and no distributed backend "
+                       "for it: use 1, or --device cpu")
 
 def check_world(nproc_per_node:int,      # processes on this machine, one per device
                 *,
@@ -88,7 +92,7 @@ def check_world(nproc_per_node:int,      # processes on this machine, one per de
                 rdzv_endpoint:str|None=None, # host[:port] of a c10d rendezvous (elastic)
                 device_type:str="cpu",   # cpu, cuda or mps
                 n_devices:int|None=None, # CUDA devices on this machine (default: as torch counts them)
-                strong_bs:int|None=None, # with strong scaling: the global batch, which must divide evenly between the devices
+                strong_bs:int|None=None, # with strong scaling: the global batch, to divide evenly between the devices
                ) -> int:
     "The world size, or `BadInput` in one line for options that cannot work."
     _whole(nproc_per_node, "nproc_per_node"); _whole(nnodes, "nnodes")
@@ -119,9 +123,11 @@ def torchrun_command(settings:str,            # the worker's settings, JSON
     "The `python -m torch.distributed.run ...` command line that runs one point."
     a = [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={nproc_per_node}", f"--nnodes={nnodes}",
          "--max_restarts=0"]
-    if rdzv_endpoint:
-        a += ["--rdzv_backend=c10d", f"--rdzv_endpoint={rdzv_endpoint}", f"--rdzv_id=rsg-{zlib.crc32(settings.encode()):08x}"]
-    elif master_addr: a += [f"--node_rank={node_rank}", f"--master_addr={master_addr}", f"--master_port={master_port or 29500}"]
+    if rdzv_endpoint:  # the id from the settings: every machine running the same command joins the same job
+        a += ["--rdzv_backend=c10d", f"--rdzv_endpoint={rdzv_endpoint}",
+              f"--rdzv_id=rsg-{zlib.crc32(settings.encode()):08x}"]
+    elif master_addr:
+        a += [f"--node_rank={node_rank}", f"--master_addr={master_addr}", f"--master_port={master_port or 29500}"]
     else: a += ["--standalone"]
     return a + ["--no_python", sys.executable, "-c", _WORKER, settings]
 
@@ -173,8 +179,8 @@ _POINT = tuple(k for k in inspect.signature(benchmark).parameters if k != "progr
 
 def _settings(kw:dict, device) -> dict:
     "The point's settings in `kw`, checked on `device` by the engine's own `check_settings`."
-    return check_settings(kw["model"], kw["bs"], precision=kw["precision"], mode=kw["mode"], device=device, size=kw["size"],
-                          optimizer=kw["optimizer"], **{k: kw[k] for k in _STOP_KEYS})
+    return check_settings(kw["model"], kw["bs"], precision=kw["precision"], mode=kw["mode"], device=device,
+                          size=kw["size"], optimizer=kw["optimizer"], **{k: kw[k] for k in _STOP_KEYS})
 
 def _template(kw:dict, s:dict, **measured) -> LaunchResult:
     "The record of a point's settings (and `measured`), before or without a measurement."
@@ -272,10 +278,11 @@ def _run(cmd:list[str], threads:int, timeout:float, tmpl) -> LaunchResult|None:
     try: out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         _kill(p); p.communicate()
-        return tmpl(status="error", error=f"no result within the {timeout:g} s timeout: every rank was stopped (a hang?)")
+        return tmpl(status="error",
+                    error=f"no result within the {timeout:g} s timeout: every rank was stopped (a hang?)")
     return _outcome(p.returncode, out, err, tmpl())
 
-def launch(point:dict,               # the point: keyword arguments of `benchmark` (model, bs, precision, mode, device, ...)
+def launch(point:dict,               # the point: keyword arguments of `benchmark` (model, bs, precision, mode, ...)
            nproc_per_node:int,       # processes on this machine, one per device
            *,
            nnodes:int=1,             # machines taking part
@@ -292,7 +299,8 @@ def launch(point:dict,               # the point: keyword arguments of `benchmar
     kw, s = _checked(point, nproc_per_node)
     meet = dict(nnodes=nnodes, node_rank=node_rank, master_addr=master_addr, master_port=master_port,
                 rdzv_endpoint=rdzv_endpoint)
-    dev, world = s["dev"], check_world(nproc_per_node, **meet, device_type=s["dev"].type, strong_bs=kw["bs"] if strong else None)
+    dev = s["dev"]
+    world = check_world(nproc_per_node, **meet, device_type=dev.type, strong_bs=kw["bs"] if strong else None)
     _whole(sync_every, "sync_every")
     for v, name in ((timeout, "timeout"), (collective_timeout, "collective_timeout")):
         check_number(v, name, min=0, min_inclusive=False, accepted="a positive number of seconds")
