@@ -271,7 +271,7 @@ def _run_timed(step,           # one step; returns once the step is queued
     n, synced, warm_s = _warm_up(step, sync, warmup, warmup_seconds)
     if on_warm: on_warm(synced, warm_s)
     first, tele = probe() if probe else None, None
-    tick = lambda new, stats: bar is not None and _tick(bar, rule, new, stats, timer.per)
+    tick = lambda new, stats: bar is not None and _tick(bar, rule, new, stats, per=timer.per)
     if sampler is not None: sampler.start()
     try: w = _window(step, timer, done or rule.done, tick)
     finally:
@@ -280,7 +280,7 @@ def _run_timed(step,           # one step; returns once the step is queued
     _trust(w["times"], timer.per, w["wall_seconds"])
     return dict(w, per=timer.per, warmup_steps=n, warmup_seconds=warm_s, telemetry=tele, probes=(first, last))
 
-def _tick(bar, rule, new, stats, per=1):
+def _tick(bar, rule, new, stats, *, per=1):
     "Advance `bar` by the steps (or seconds) in `new`, with the CI so far."
     inc = len(new) * per if rule.n_batches else sum(new) * per
     # past the cap (min_steps come first, a step is never cut): tqdm would drop a total it is past
@@ -641,6 +641,7 @@ def measure_point(p:Point) -> Result:
 # %% ../nbs/02_benchmark.ipynb #6ecf4ab8
 def benchmark(model:str|Workload="resnet50", # a model name of any family (`list_workloads()`), or a workload
               bs:int|None=None,          # samples per step (images, sequences, patches, iterations); never changed
+              *,
               precision:str="fp32",      # fp32 (TF32 off), tf32, fp16 or bf16
               mode:str="train",          # train (forward, loss, backward, step) or infer
               device:str|torch.device="auto", # auto, cpu, mps, cuda, cuda:N
@@ -674,6 +675,7 @@ def benchmark(model:str|Workload="resnet50", # a model name of any family (`list
 def measured_peak(dev:str|torch.device="auto", # the device
                   precision:str="fp32",        # the precision of the matmul
                   store:str|Path|None=None,    # the SQLite store that caches it (its `op:matmul` rows); None: keep nothing
+                  *,
                   measure:bool|None=None,      # True: measure anew; False: only a cached one; None: cached, else measure
                   seconds:float=3.0,           # how long to measure
                   progress:bool=False,         # show a progress bar
