@@ -6,40 +6,31 @@ Docs: https://xl0.github.io/ready-steady-go/benchmark.html.md"""
 
 # %% ../nbs/02_benchmark.ipynb #3f0d7513
 from __future__ import annotations
-import math, statistics, sys, time, uuid, warnings
-from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field, asdict, fields
+import inspect, math, statistics, sys, time, warnings
+from contextlib import contextmanager
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
-from datetime import datetime, timezone
 
 import torch
-from torch.utils.flop_counter import FlopCounterMode
 from tqdm import tqdm
 
-from .env import BadInput, pick_device, synchronize, reset_peak_memory, free_memory, cpu_name
-from .workloads import Workload, TimmClassifier, get_workload, model_step, kind_of
+from .env import (BadInput, check_choice, check_int, check_number, first_line, pick_device, synchronize,
+                                 reset_peak_memory, free_memory, cpu_name)
+from .schema import MODES, OPTIMIZERS, PRECISIONS, Result
+from .workloads import Workload, get_workload, model_step
 from .telemetry import make_sampler, read_now, conditions, conditions_text, device_details
 from .peaks import peak_flops, mfu
 
 # %% auto #0
-__all__ = ['PRECISIONS', 'MODES', 'OPTIMIZERS', 'make_step', 'CudaTimer', 'SCHEMA_VERSION', 'STATUSES', 'UNCONVERGED_HINT',
-           'COMPILE_MODES', 'check_precision', 'precision_flags', 'HostTimer', 'BlockTimer', 'EventTimer', 'make_timer',
-           't975', 'RunningStats', 'StopRule', 'new_run_id', 'Result', 'step_stats', 'flops_per_sample',
-           'check_settings', 'benchmark', 'measured_peak', 'warm_up_device']
+__all__ = ['make_step', 'CudaTimer', 'COMPILE_MODES', 'check_precision', 'precision_flags', 'HostTimer', 'BlockTimer',
+           'EventTimer', 'make_timer', 't975', 'RunningStats', 'StopRule', 'step_stats', 'flops_per_sample',
+           'check_settings', 'Point', 'check_point', 'measure_point', 'benchmark', 'measured_peak', 'warm_up_device']
 
 # %% ../nbs/02_benchmark.ipynb #24251695
-PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
-MODES = ("train", "infer")
-OPTIMIZERS = ("sgd", "adamw")
 _AMP = dict(fp16=torch.float16, bf16=torch.bfloat16)
 
 # %% ../nbs/02_benchmark.ipynb #e3f2feb2
-def _choice(value, accepted, what):
-    v = str(value).strip().lower()
-    if v not in accepted: raise BadInput(f"unknown {what} {value!r}: accepted are {', '.join(accepted)}")
-    return v
-
 def _amp_fails(dev:torch.device, dtype:torch.dtype, scaler:bool=False) -> str|None:
     "Why autocast to `dtype` (and one `GradScaler` step, if `scaler`) does not really work on `dev`; None when it does."
     try:
@@ -52,7 +43,7 @@ def _amp_fails(dev:torch.device, dtype:torch.dtype, scaler:bool=False) -> str|No
                 w = torch.nn.Parameter(torch.ones(8, device=dev)); opt = torch.optim.SGD([w], lr=0.1)
                 s = torch.amp.GradScaler(dev.type)
                 s.scale((w * 2).sum()).backward(); s.step(opt); s.update()
-    except Exception as e: return f"{type(e).__name__}: {(str(e).strip().splitlines() or [''])[0][:200]}"
+    except Exception as e: return first_line(e)
     return None
 
 def check_precision(precision:str, # one of `PRECISIONS`
@@ -60,15 +51,18 @@ def check_precision(precision:str, # one of `PRECISIONS`
                     mode:str="train", # `train` also needs a `GradScaler` step for fp16
                    ) -> str:
     "`precision` normalised, or `BadInput` when unknown or not runnable on `dev`."
-    p = _choice(precision, PRECISIONS, "precision")
-    cap = torch.cuda.get_device_capability(dev) if dev.type == "cuda" else None  # of the device asked for, not the current one
+    p = check_choice(precision, PRECISIONS, "precision")
+    # the capability of the device asked for, not of the current one
+    cap = torch.cuda.get_device_capability(dev) if dev.type == "cuda" else None
     if p == "tf32" and not (cap and cap >= (8, 0)):
         raise BadInput(f"precision 'tf32' needs an NVIDIA GPU of compute capability 8.0 or newer; {dev} "
                        f"{'is ' + '.'.join(map(str, cap)) if cap else 'has no TF32'}: use fp32, fp16 or bf16")
     if p == "bf16" and dev.type == "cuda" and not (torch.version.hip or cap >= (8, 0)):
-        raise BadInput(f"precision 'bf16' is not supported natively on {dev} (compute capability {'.'.join(map(str, cap))}): use fp32 or fp16")
+        raise BadInput(f"precision 'bf16' is not supported natively on {dev} "
+                       f"(compute capability {'.'.join(map(str, cap))}): use fp32 or fp16")
     if p in _AMP and dev.type == "mps" and (why := _amp_fails(dev, _AMP[p], p == "fp16" and mode == "train")):
-        raise BadInput(f"precision {p!r} does not work on MPS with torch {torch.__version__} ({why}): use fp32, or a newer torch")
+        raise BadInput(f"precision {p!r} does not work on MPS with torch {torch.__version__} ({why}): "
+                       "use fp32, or a newer torch")
     return p
 
 # %% ../nbs/02_benchmark.ipynb #90f78dc4
@@ -127,7 +121,7 @@ class BlockTimer:
 class EventTimer:
     "Step times from device events recorded on `stream` after each step, read once they have completed."
     per = 1
-    def __init__(self, event,      # event type: `event(enable_timing=True)` with `record(stream)`, `query`, `synchronize`, `elapsed_time`
+    def __init__(self, event,      # an event type like `torch.cuda.Event`: `record(stream)`, `query`, `synchronize`, `elapsed_time`
                  stream,           # the stream the steps are queued on
                  ahead:int=2):     # steps the host may queue beyond the last completed one before it waits
         self.event, self.stream, self.ahead, self._ev, self._read = event, stream, ahead, [], 0
@@ -136,7 +130,8 @@ class EventTimer:
     def start(self): self._ev, self._read = [self._record()], 0
     def lap(self):
         self._ev.append(self._record())
-        if len(self._ev) > self.ahead + 1: self._ev[-1 - self.ahead].synchronize()  # bounded run-ahead; the device stays busy
+        # a bounded run-ahead: the device stays busy
+        if len(self._ev) > self.ahead + 1: self._ev[-1 - self.ahead].synchronize()
     def poll(self) -> list:
         "Step times (s) of the steps that have finished on the device; never blocks."
         new = []
@@ -151,7 +146,7 @@ class EventTimer:
 CudaTimer = EventTimer  # the name it had
 
 def make_timer(dev:torch.device) -> HostTimer|BlockTimer|EventTimer:
-    "The timer for `dev`: CUDA events on its current stream, host-clock blocks on MPS, the host clock per step on a CPU."
+    "The timer for `dev`: CUDA events on its stream, host-clock blocks on MPS, the host clock per step on a CPU."
     if dev.type == "cuda": return EventTimer(torch.cuda.Event, torch.cuda.current_stream(dev))
     if dev.type == "mps": return BlockTimer(lambda: synchronize(dev))
     return HostTimer(dev)
@@ -194,12 +189,16 @@ class StopRule:
         for k in ("n_batches", "n_seconds"):
             if getattr(self, k) == 0: setattr(self, k, None)  # 0 means "not set", as in 2022
         if self.n_batches is not None and self.n_seconds is not None:
-            raise BadInput(f"--n_batches {self.n_batches} and --n_seconds {self.n_seconds} both given: use one of them, or neither for the automatic stop rule")
-        _positive(self.n_batches, "n_batches", int); _positive(self.n_seconds, "n_seconds")
-        _positive(self.max_seconds, "max_seconds"); _positive(self.min_steps, "min_steps", int)
-        _positive(self.target_ci, "target_ci")
-        if not self.target_ci < 1: raise BadInput(f"target_ci {self.target_ci!r} must be a fraction between 0 and 1, e.g. 0.01 for ±1%")
-        if self.min_seconds != 0: _positive(self.min_seconds, "min_seconds")
+            raise BadInput(f"--n_batches {self.n_batches} and --n_seconds {self.n_seconds} both given: "
+                           "use one of them, or neither for the automatic stop rule")
+        for k in ("n_batches", "min_steps"):
+            if getattr(self, k) is not None: check_int(getattr(self, k), k, accepted="a positive whole number")
+        for k in ("n_seconds", "max_seconds", "target_ci", "min_seconds"):
+            v = getattr(self, k)
+            if v is None or (k == "min_seconds" and v == 0): continue  # min_seconds 0: no minimum
+            check_number(v, k, min=0, min_inclusive=False, accepted="a positive finite number")
+        if not self.target_ci < 1:
+            raise BadInput(f"target_ci {self.target_ci!r} must be a fraction between 0 and 1, e.g. 0.01 for ±1%")
 
     @property
     def kind(self): return "batches" if self.n_batches else "seconds" if self.n_seconds else "auto"
@@ -216,173 +215,73 @@ class StopRule:
         if elapsed >= self.max_seconds: return True
         return stats.total * per >= self.min_seconds and stats.ci_rel() <= self.target_ci
 
-def _positive(v, name, typ=float):
-    "`BadInput` unless `v` is None or a positive finite number (a whole one for `typ=int`)."
-    if v is None: return
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or (typ is int and v != int(v)) or v <= 0:
-        raise BadInput(f"{name} {v!r} must be a positive {'whole number' if typ is int else 'finite number'}")
-
 # %% ../nbs/02_benchmark.ipynb #b93d7bb3
+def _warm_up(step, sync, steps:int, seconds:float) -> tuple[int, int, float]:
+    "Untimed steps, at least `steps` and `seconds`, the last left in flight: (steps, synchronised steps, seconds)."
+    t0, n = time.perf_counter(), 0
+    while n < steps - 1 or (steps and time.perf_counter() - t0 < seconds):
+        step(); sync(); n += 1
+    warm_s, synced = time.perf_counter() - t0, n
+    if steps: step(); n += 1  # left in flight: the first timed event is queued on a busy device
+    return n, synced, warm_s
+
+def _window(step, timer, done, tick) -> dict:
+    "Time `step` until `done(launched, stats, elapsed, per)`: the step times, the steps launched, the host's seconds."
+    stats, times, launched = RunningStats(), [], 0
+    def take(new:list) -> list:
+        for t in new: stats.add(t)
+        times.extend(new)
+        return new
+    timer.start(); start = time.perf_counter()
+    while True:
+        step(); timer.lap(); launched += 1
+        new = take(timer.poll())
+        if done(launched, stats, time.perf_counter() - start, timer.per): break
+        if new: tick(new, stats)
+    new, wall = take(timer.finish()), time.perf_counter() - start
+    tick(new, stats)
+    return dict(times=times, launched=launched, wall_seconds=wall)
+
+def _trust(times:list, per:int, wall:float):
+    "`RuntimeError` when no step completed, or when the timer counted more time than the host saw pass."
+    if not times: raise RuntimeError(f"no timed step completed in {wall:.1f} s")
+    if sum(times) * per > 1.02 * wall + 1e-3:
+        raise RuntimeError(f"the timer measured {sum(times) * per:.3f} s of steps in {wall:.3f} s of host time: "
+                           "its clock cannot be trusted")
+
 def _run_timed(step,           # one step; returns once the step is queued
                timer,          # `HostTimer`, `BlockTimer` or `EventTimer`
                rule:StopRule,  # when to stop
-               warmup:int,     # untimed steps, at least (0: none at all)
-               warmup_seconds:float, # untimed seconds, at least (with `warmup` ≥ 1)
-               sync,           # no-argument function that waits for the device
-               on_warm=None,   # `on_warm(steps, seconds)` of the synchronised warm-up, called with the last warm-up step in flight
+               *,
+               warmup:int=0,   # untimed steps, at least (0: none at all)
+               warmup_seconds:float=0.0, # untimed seconds, at least (with `warmup` ≥ 1)
+               sync=lambda: None, # no-argument function that waits for the device
+               on_warm=None,   # `on_warm(steps, seconds)` of the synchronised warm-up, the last step still in flight
                bar=None,       # a tqdm bar to advance, or None
                sampler=None,   # a `telemetry.Sampler`: started just before the timed window, stopped just after
                probe=None,     # no-argument function returning one reading (`telemetry.read_now`), at both edges
-               done=None,      # `done(launched, stats, elapsed, per) -> bool`: when to stop (default: `rule.done`; several ranks decide together)
+               done=None,      # `done(launched, stats, elapsed, per)`: stop now? (default: `rule.done`)
               ) -> dict:
     "Warm up, then time `step` until `rule` says done: the step times and what the host saw."
-    t0, n = time.perf_counter(), 0
-    while n < warmup - 1 or (warmup and time.perf_counter() - t0 < warmup_seconds):
-        step(); sync(); n += 1
-    warm_s, synced = time.perf_counter() - t0, n
-    if warmup: step(); n += 1  # left in flight: the first timed event is queued on a busy device
+    n, synced, warm_s = _warm_up(step, sync, warmup, warmup_seconds)
     if on_warm: on_warm(synced, warm_s)
-    stats, times, launched, tele = RunningStats(), [], 0, None
-    first = probe() if probe else None
+    first, tele = probe() if probe else None, None
+    tick = lambda new, stats: bar is not None and _tick(bar, rule, new, stats, per=timer.per)
     if sampler is not None: sampler.start()
-    try:
-        timer.start(); start = time.perf_counter()
-        while True:
-            step(); timer.lap(); launched += 1
-            new = timer.poll()
-            for t in new: stats.add(t)
-            times += new
-            if (done or rule.done)(launched, stats, time.perf_counter() - start, timer.per): break
-            if new and bar is not None: _tick(bar, rule, new, stats, timer.per)
-        new = timer.finish(); wall = time.perf_counter() - start
+    try: w = _window(step, timer, done or rule.done, tick)
     finally:
         if sampler is not None: tele = sampler.stop()  # also when a step failed: no reader thread is left behind
     last = probe() if probe else None
-    for t in new: stats.add(t)
-    times += new
-    if bar is not None: _tick(bar, rule, new, stats, timer.per)
-    if not times: raise RuntimeError(f"no timed step completed in {wall:.1f} s")
-    if sum(times) * timer.per > 1.02 * wall + 1e-3:
-        raise RuntimeError(f"the timer measured {sum(times) * timer.per:.3f} s of steps in {wall:.3f} s of host time: its clock cannot be trusted")
-    return dict(times=times, per=timer.per, launched=launched, wall_seconds=wall, warmup_steps=n, warmup_seconds=warm_s,
-                telemetry=tele, probes=(first, last))
+    _trust(w["times"], timer.per, w["wall_seconds"])
+    return dict(w, per=timer.per, warmup_steps=n, warmup_seconds=warm_s, telemetry=tele, probes=(first, last))
 
-def _tick(bar, rule, new, stats, per=1):
+def _tick(bar, rule, new, stats, *, per=1):
+    "Advance `bar` by the steps (or seconds) in `new`, with the CI so far."
     inc = len(new) * per if rule.n_batches else sum(new) * per
-    if bar.total is not None and bar.n + inc > bar.total: bar.total = bar.n + inc  # past the cap (min_steps first, a step is never cut): tqdm would drop a total it is past
+    # past the cap (min_steps come first, a step is never cut): tqdm would drop a total it is past
+    if bar.total is not None and bar.n + inc > bar.total: bar.total = bar.n + inc
     bar.update(inc)
     if stats.n > 1: bar.set_postfix_str(f"±{100*stats.ci_rel():.1f}%", refresh=False)
-
-# %% ../nbs/02_benchmark.ipynb #66963837
-SCHEMA_VERSION = 1
-STATUSES = ("ok", "oom", "error")
-UNCONVERGED_HINT = ("its 95% CI did not reach the target in the time allowed: for a CPU, try a looser target (--target_ci 0.05), "
-                    "fewer threads (OMP_NUM_THREADS), or a quieter machine; elsewhere a longer --max_seconds")
-
-def _now(): return datetime.now(timezone.utc).isoformat()
-def new_run_id() -> str:
-    "A fresh random run id."
-    return uuid.uuid4().hex
-
-@dataclass
-class Result:
-    "One measured point: its settings, its numbers and its status."
-    model:str; bs:int; precision:str; mode:str; device:str
-    size:int|str|None              # image side, 3D patch (`64`, `32x128x128`), op N or crop side; None for language models
-    workload:str="image"; unit:str="images"
-    items_per_sample:int=1         # items of the unit per sample: tokens per sequence, voxels per patch, 1 otherwise
-    seq_len:int|None=None          # tokens per sequence (language models)
-    patch:str|None=None            # the 3D patch as `DxHxW` (3D U-Net); the store keeps `size` for cubes only
-    channels_last:bool=False; compile:bool=False; optimizer:str="sgd"
-    stop:str="auto"; n_batches:int|None=None; n_seconds:float|None=None
-    target_ci:float=0.01; max_seconds:float=30.0; run_number:int=1
-    status:str="ok"; error:str|None=None
-    throughput:float|None=None; throughput_ci:float|None=None; ci_rel:float|None=None
-    ci_target_met:bool|None=None   # the 95% CI reached `target_ci` (False also when one step left no CI; None when not ok)
-    step_median_s:float|None=None; step_iqr_s:float|None=None
-    n_steps:int=0; seconds:float=0.0; n_items:int=0; warmup_steps:int=0; warmup_seconds:float=0.0
-    block_steps:int=1              # steps per timed sample: 1, or a block of steps between host-clock readings (MPS)
-    wall_seconds:float|None=None   # host time over the timed window; `seconds / wall_seconds` is how busy the device was
-    peak_mem_mb:float|None=None    # peak memory allocated by tensors in the timed window (CUDA)
-    peak_reserved_mb:float|None=None  # peak memory the caching allocator held in the timed window (CUDA)
-    mps_driver_mb:float|None=None  # memory Apple's driver held for this process at the end (MPS): current, not a peak
-    alloc_retries:int|None=None    # CUDA allocator retries (cache flushed, cudaFree) in the timed window: > 0 means at the OOM edge
-    compile_mode:str|None=None     # `torch.compile` mode (None: not compiled)
-    recompiles:int|None=None       # frames compiled during the timed window (0 when the compiled graph was reused)
-    compile_fallback:bool|None=None  # compiled, but no graph was captured: the model ran eagerly
-    fused:bool=False               # the optimizer's fused kernel
-    flops_per_sample:float|None=None; tflops:float|None=None  # per item of the unit; achieved TFLOP/s
-    flops_per_sample_formula:float|None=None  # the closed-form estimate, where the family has one (6N + attention for LMs)
-    bandwidth_gbs:float|None=None  # GB/s moved, where bandwidth is what is measured (op:add, op:h2d, op:d2h)
-    workload_note:str|None=None    # what the workload says about how it ran (e.g. a CPU-only pipeline)
-    mfu:float|None=None            # achieved FLOP/s / the datasheet peak of the precision that ran (None: unknown device, CPU)
-    peak_tflops:float|None=None    # that datasheet peak
-    mfu_measured:float|None=None   # achieved FLOP/s / the measured matmul peak of this environment
-    measured_peak_tflops:float|None=None  # that measured peak
-    conditions:str|None=None       # `ok`, or what was wrong while timed (`; `-joined)
-    telemetry_samples:int|None=None  # readings taken in the timed window
-    sm_clock_mhz:float|None=None; max_sm_clock_mhz:float|None=None; sm_clock_ratio:float|None=None
-    sm_clock_start_mhz:float|None=None; sm_clock_end_mhz:float|None=None
-    temp_start_c:float|None=None; temp_end_c:float|None=None; temp_max_c:float|None=None
-    power_mean_w:float|None=None; power_limit_w:float|None=None
-    throttle:str|None=None         # the clock-event reasons seen in the window (`; `-joined)
-    energy_j:float|None=None; energy_source:str|None=None  # nvml-counter, nvml-power, rapl or none: never a silent zero
-    joules_per_sample:float|None=None  # per item of the unit
-    run_id:str=field(default_factory=new_run_id)
-    timestamp:str=field(default_factory=_now)
-
-    def row(self, fp:dict|None=None, # the fingerprint of the environment it ran in
-           ) -> dict:
-        "The flat record the store, W&B and the analysis read."
-        d = asdict(self)
-        if isinstance(d["size"], str): d["size"] = None  # an anisotropic patch: kept in `patch`, `size` stays a number
-        out = dict(run_id=d.pop("run_id"), timestamp=d.pop("timestamp"), schema_version=SCHEMA_VERSION, source="local", **d)
-        for k, v in (fp or {}).items():  # `power_limit_w`, `max_sm_clock_mhz`: the timed window's where it was read, else the fingerprint's
-            if out.get(k) is None: out[k] = v
-        return out
-
-    def label(self) -> str:
-        "What `size` means for this family: `224px`, `seq 1024`, `patch 32x128x128`, `N 4096`, `crop 224`."
-        k = kind_of(self.workload)
-        if k == "lm": return f"seq {self.seq_len}"
-        if k == "unet3d": return f"patch {self.patch or self.size}"
-        if k == "op": return f"N {self.size}"
-        if k == "data": return f"crop {self.size}"
-        return f"{self.size}px"
-
-    def summary(self) -> str:
-        "A short human summary; a result that missed its CI target says so, with what to do."
-        head = f"{self.model} · {self.mode} · {self.precision} · bs {self.bs} · {self.label()} · {self.device}"
-        if self.status != "ok": return f"{head}: {self.status.upper()} — {self.error}"
-        ci = f"± {100*self.ci_rel:.1f}% (95% CI)" if self.ci_rel is not None else "(one step: no CI)"
-        if self.ci_target_met is False: ci += f"  ! target ±{100*self.target_ci:g}% not reached"
-        per = f"blocks of {self.block_steps} steps: " if self.block_steps > 1 else ""
-        lines = [f"{head}",
-                 f"  throughput   {self.throughput:,.1f} {self.unit}/s {ci}",
-                 f"  step         {per}median {1e3*self.step_median_s:.2f} ms, IQR {1e3*self.step_iqr_s:.2f} ms; "
-                 f"{self.n_steps} steps in {self.seconds:.1f} s after {self.warmup_steps} warm-up steps"]
-        extra = []
-        if self.flops_per_sample: extra.append(f"{self.flops_per_sample/1e9:.2f} GFLOP/{self.unit[:-1] or 'sample'} → {self.tflops:.2f} TFLOP/s")
-        if self.peak_mem_mb is not None: extra.append(f"peak memory {self.peak_mem_mb:,.0f} MiB (reserved {self.peak_reserved_mb:,.0f} MiB)")
-        if self.mps_driver_mb is not None: extra.append(f"MPS driver memory {self.mps_driver_mb:,.0f} MiB (current, not a peak)")
-        if self.bandwidth_gbs is not None: extra.append(f"{self.bandwidth_gbs:,.1f} GB/s")
-        if extra: lines.append("  " + "; ".join(extra))
-        pct = lambda v: "n/a" if v is None else f"{100*v:.1f}%"
-        if self.flops_per_sample:
-            lines.append(f"  mfu          {pct(self.mfu)} of datasheet" + (f" ({self.peak_tflops:,.1f} TFLOP/s)" if self.peak_tflops else " (no datasheet peak for this device)")
-                         + f", mfu_measured {pct(self.mfu_measured)}" + (f" of measured ({self.measured_peak_tflops:,.2f} TFLOP/s)" if self.measured_peak_tflops else " (no measured peak: --measure_peak)"))
-        if self.energy_source:
-            lines.append(f"  energy       {self.energy_j:,.1f} J, {self.joules_per_sample:.3g} J/{self.unit[:-1]} ({self.energy_source})" if self.energy_j is not None
-                         else f"  energy       not measured (energy_source {self.energy_source})")
-        if self.sm_clock_mhz: lines.append(f"  telemetry    SM clock {self.sm_clock_mhz:,.0f} MHz ({pct(self.sm_clock_ratio)} of max), max {self.temp_max_c} °C, "
-                                           f"{self.power_mean_w or 0:,.0f} W of {self.power_limit_w or 0:,.0f} W" + (f", throttle: {self.throttle}" if self.throttle else ""))
-        if self.conditions: lines.append(f"  conditions   {self.conditions}" if self.conditions == "ok" else f"  ! conditions: {self.conditions}")
-        if self.workload_note: lines.append(f"  note: {self.workload_note}")
-        if self.alloc_retries: lines.append(f"  ! {self.alloc_retries} allocator retries while timed: at the edge of memory, slower than it would be")
-        if self.compile_fallback: lines.append("  ! compiled, but no graph was captured: this ran eagerly")
-        if self.recompiles: lines.append(f"  ! {self.recompiles} recompilations while timed")
-        if self.ci_target_met is False: lines.append(f"  note: {UNCONVERGED_HINT}")
-        return "\n".join(lines)
 
 # %% ../nbs/02_benchmark.ipynb #48ad84d1
 def step_stats(times:list, # step times in seconds, one per timed sample
@@ -408,12 +307,11 @@ def flops_per_sample(wl:Workload,      # the workload
 
 # %% ../nbs/02_benchmark.ipynb #0d644d1b
 def _is_oom(e:BaseException) -> bool:
+    "Whether `e` is an out-of-memory error, of any device's allocator."
     if isinstance(e, torch.OutOfMemoryError): return True
     msg = str(e).lower()
-    return isinstance(e, RuntimeError) and any(s in msg for s in ("out of memory", "can't allocate memory", "alloc_failed"))
-
-def _first_line(e:BaseException) -> str:
-    return (f"{type(e).__name__}: " + (str(e).strip().splitlines() or [""])[0])[:500]
+    return isinstance(e, RuntimeError) and any(s in msg for s in ("out of memory", "can't allocate memory",
+                                                                  "alloc_failed"))
 
 # %% ../nbs/02_benchmark.ipynb #34db098e
 _STOP_KEYS = {f.name for f in fields(StopRule)}
@@ -423,19 +321,18 @@ def check_settings(model:str|Workload="resnet50", bs:int|None=None, precision:st
                    seq_len:int|None=None, workload:str|None=None, channels_last:bool=False, compile:bool=False,
                    **kw) -> dict:
     "Validate a point's settings before any work; returns them normalised (`BadInput` on the first bad one)."
-    stop = {k: kw.pop(k) for k in list(kw) if k in _STOP_KEYS}  # the rest are the family's options (`workers`, `sliding_window`, ...)
+    stop = {k: kw.pop(k) for k in list(kw) if k in _STOP_KEYS}  # the rest: the family's options (`workers`, ...)
     try: wl = get_workload(model, size, seq_len=seq_len, workload=workload, **kw)
     except TypeError as e:  # an option of another family (`workers` for an image model)
         if not kw or "unexpected keyword" not in str(e): raise
-        raise BadInput(f"{', '.join(kw)} does not apply to {getattr(model, 'model', model)}: workers is for data:*, sliding_window for 3D U-Nets") from None
-    if bs is None: bs = wl.default_bs
-    if isinstance(bs, bool) or not isinstance(bs, int) or bs < 1:
-        raise BadInput(f"batch size {bs!r} must be a whole number of at least 1")
-    dev, mode = pick_device(wl.forced_device or device), _choice(mode, MODES, "mode")
+        raise BadInput(f"{', '.join(kw)} does not apply to {getattr(model, 'model', model)}: "
+                       "workers is for data:*, sliding_window for 3D U-Nets") from None
+    bs = wl.default_bs if bs is None else check_int(bs, "batch size")
+    dev, mode = pick_device(wl.forced_device or device), check_choice(mode, MODES, "mode")
     precision = check_precision(precision, dev, mode)
     wl.check(precision, mode, channels_last, compile)
-    return dict(workload=wl, bs=bs, precision=precision, mode=mode, dev=dev,
-                optimizer=_choice(optimizer or wl.optimizer, OPTIMIZERS, "optimizer"), rule=StopRule(**stop))
+    return dict(workload=wl, bs=bs, precision=precision, mode=mode, dev=dev, rule=StopRule(**stop),
+                optimizer=check_choice(optimizer or wl.optimizer, OPTIMIZERS, "optimizer"))
 
 # %% ../nbs/02_benchmark.ipynb #a8429201
 COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
@@ -472,7 +369,7 @@ def _block_steps(step_s:float, rule:StopRule, block_s:float=0.1) -> int:
 def _mps_cores(key:str) -> int|None: return device_details(key).get("mps_gpu_cores")
 
 def _datasheet_peak(dev:torch.device, precision:str) -> float|None:
-    "The datasheet peak of `dev` at the precision that ran (fp32 is strict fp32: the engine turns TF32 off); None on a CPU."
+    "The datasheet peak of `dev` at the precision that ran (fp32 is strict: TF32 off); None on a CPU."
     if dev.type == "cuda": return peak_flops(torch.cuda.get_device_name(dev), precision)
     if dev.type == "mps": return peak_flops(cpu_name(), precision, gpu_cores=_mps_cores(str(dev)))
     return None  # CPUs have no datasheet row: no guess
@@ -480,66 +377,155 @@ def _datasheet_peak(dev:torch.device, precision:str) -> float|None:
 def _verdict(res:Result, tele:dict|None, rule:StopRule) -> str:
     "`conditions` of the window, with the engine's own findings."
     v = conditions(tele if tele and tele.get("n_samples") else None,
-                   ci_target_met=res.ci_target_met if rule.kind == "auto" else None,  # a fixed count or time has no CI target to miss
+                   # a fixed count or time has no CI target to miss
+                   ci_target_met=res.ci_target_met if rule.kind == "auto" else None,
                    alloc_retries=res.alloc_retries)
     v = [] if v == "ok" else list(v)
     if res.compile_fallback: v.append("compiled but fell back to eager")
     return conditions_text(v or "ok")
 
-def _measure(res:Result, wl, bs, precision, mode, dev, optimizer, fused, rule, warmup, warmup_seconds, channels_last,
-             compile, compile_mode, progress, peak_measured=None):
-    "Fill `res` with measurements; raises on failure (the caller turns that into a status)."
-    if dev.type == "cuda": torch.cuda.set_device(dev)  # cuBLAS handles, compiled kernels, every context on `dev`, not cuda:0
-    if compile: torch.compiler.reset()  # a fresh cache: no graph of an earlier point, no recompile limit reached by others
-    d0 = _dynamo_counts()
-    step = wl.make_step(dev, bs, precision, mode, optimizer, channels_last=channels_last,
-                        compile=compile_mode if compile else False,  # compiled there with this mode and static shapes
-                        **(dict(fused=True) if fused else {}))
-    res.workload_note = getattr(step, "note", None)
-    timer, base = make_timer(dev), {}
+# %% ../nbs/02_benchmark.ipynb #8502debf
+_PEAKS = {}  # (device, precision): the last measured peak this process found (`measured_peak`), for every later point
+_OPTIONS = ("channels_last", "compile", "compile_mode", "run_number", "run_id", "peak_measured", "progress")
+
+@dataclass
+class Point:
+    "A point's settings, checked by `check_point`: what `measure_point` measures."
+    workload:Workload; bs:int; precision:str; mode:str; dev:torch.device; optimizer:str; rule:StopRule
+    warmup:int=5                  # untimed steps first, at least (0: no warm-up)
+    warmup_seconds:float=0.0      # untimed seconds, at least
+    channels_last:bool=False; compile:bool=False
+    compile_mode:str="default"    # `torch.compile` mode, when `compile`
+    fused:bool=False; run_number:int=1
+    run_id:str|None=None          # the record's id (None: a new random one)
+    peak_measured:float|None=None # measured matmul FLOP/s for `mfu_measured` (None: the last `measured_peak` here)
+    progress:bool=True            # a progress bar on stderr
+
+    def result(self) -> Result:
+        "The record of this point's settings, before anything is measured."
+        wl, rule = self.workload, self.rule
+        return Result(model=wl.model, bs=self.bs, precision=self.precision, mode=self.mode, device=str(self.dev),
+                      size=wl.size, workload=wl.kind, unit=wl.unit, items_per_sample=wl.items_per_sample,
+                      seq_len=wl.seq_len, patch="x".join(map(str, wl.patch)) if getattr(wl, "patch", None) else None,
+                      channels_last=self.channels_last, compile=self.compile, optimizer=self.optimizer, stop=rule.kind,
+                      n_batches=rule.n_batches, n_seconds=rule.n_seconds, target_ci=rule.target_ci,
+                      max_seconds=rule.max_seconds, run_number=self.run_number, fused=self.fused,
+                      compile_mode=self.compile_mode if self.compile else None,
+                      **(dict(run_id=self.run_id) if self.run_id else {}))
+
+def _defaults() -> dict:
+    "`benchmark`'s parameters and their defaults."
+    return {k: p.default for k, p in inspect.signature(benchmark).parameters.items()}
+
+def check_point(**kw) -> Point:
+    "`benchmark`'s keyword arguments, checked before any work: a `Point` (`BadInput` on the first bad one)."
+    if bad := sorted(set(kw) - set(_defaults())):
+        raise BadInput(f"unknown setting(s) {', '.join(bad)}: accepted are {', '.join(_defaults())}")
+    a = {**_defaults(), **kw}
+    # a family's own options, only when given: other families take neither
+    family = {k: a[k] for k in ("workers", "sliding_window") if a[k] not in (None, False)}
+    names = [k for k in inspect.signature(check_settings).parameters if k != "kw"]
+    s = check_settings(**{k: a[k] for k in names}, **{k: a[k] for k in _STOP_KEYS}, **family)
+    wl, dev = s["workload"], s["dev"]
+    if a["fused"] and wl.kind in ("op", "data"):
+        raise BadInput(f"fused applies to an optimizer, and {wl.model} has none: leave --fused out")
+    if a["compile"]: check_choice(a["compile_mode"], COMPILE_MODES, "compile mode")
+    ws = a["warmup_seconds"]
+    if ws is None: ws = 0.0 if dev.type == "cpu" else 1.0
+    else: check_number(ws, "warmup_seconds", min=0, unit="seconds")
+    return Point(**s, warmup=check_int(a["warmup"], "warmup", min=0), warmup_seconds=ws, fused=bool(a["fused"]),
+                 **{k: a[k] for k in _OPTIONS})
+
+# %% ../nbs/02_benchmark.ipynb #71d42f1f
+_TELEMETRY = ("sm_clock_mhz", "max_sm_clock_mhz", "sm_clock_ratio", "temp_max_c", "power_mean_w", "power_limit_w",
+              "energy_j")
+_MEASURED = ("throughput", "throughput_ci", "ci_rel", "tflops", "ci_target_met", "mfu", "mfu_measured", "bandwidth_gbs")
+
+def _bar(p:Point) -> tqdm:
+    "The progress bar of `p`: steps for a count, seconds otherwise (the automatic rule's cap marked)."
+    rule = p.rule
+    fmt = "{l_bar}{bar}| {n:.1f}/{total:.0f} s" + (" (cap)" if rule.kind == "auto" else "") + "{postfix}"
+    return tqdm(total=rule.n_batches or rule.n_seconds or rule.max_seconds, unit="step" if rule.n_batches else "s",
+                desc=f"{p.workload.model} {p.mode} {p.precision} bs {p.bs}", disable=not p.progress, leave=False,
+                file=sys.stderr, bar_format=None if rule.n_batches else fmt)
+
+def _time(p:Point, step, timer, base:dict) -> dict:
+    "`_run_timed` for `p` on its device, under its precision's switches; `base` gets the counters after the warm-up."
+    dev = p.dev
     def on_warm(n, seconds):
         reset_peak_memory(dev)  # after the warm-up: cuDNN's search and compile buffers stay out of the peak
         base.update(retries=_alloc_retries(dev), dynamo=_dynamo_counts())
-        if isinstance(timer, BlockTimer): timer.per = _block_steps(seconds / n if n else 0, rule)
-    with precision_flags(precision):
-        desc = f"{wl.model} {mode} {precision} bs {bs}"
-        fmt = None if rule.n_batches else "{l_bar}{bar}| {n:.1f}/{total:.0f} s" + (" (cap)" if rule.kind == "auto" else "") + "{postfix}"
-        with tqdm(total=rule.n_batches or rule.n_seconds or rule.max_seconds, desc=desc, unit="step" if rule.n_batches else "s",
-                  disable=not progress, leave=False, file=sys.stderr, bar_format=fmt) as bar:
-            out = _run_timed(step, timer, rule, warmup, warmup_seconds, lambda: synchronize(dev), on_warm, bar if progress else None,
-                             sampler=make_sampler(dev), probe=lambda: read_now(dev))
-    per_step = bs * wl.items_per_sample
-    res.__dict__.update(step_stats(out["times"], per_step, out["per"]), wall_seconds=out["wall_seconds"],
-                        warmup_steps=out["warmup_steps"], warmup_seconds=out["warmup_seconds"], **_memory(dev))
+        if isinstance(timer, BlockTimer): timer.per = _block_steps(seconds / n if n else 0, p.rule)
+    with precision_flags(p.precision), _bar(p) as bar:
+        return _run_timed(step, timer, p.rule, warmup=p.warmup, warmup_seconds=p.warmup_seconds,
+                          sync=lambda: synchronize(dev), on_warm=on_warm, bar=bar if p.progress else None,
+                          sampler=make_sampler(dev), probe=lambda: read_now(dev))
+
+def _fill_timing(res:Result, out:dict, p:Point, base:dict):
+    "Step statistics, memory, allocator retries and compile counters of the window (`base`: the counters before it)."
+    res.__dict__.update(step_stats(out["times"], p.bs * p.workload.items_per_sample, out["per"]), **_memory(p.dev),
+                        **{k: out[k] for k in ("wall_seconds", "warmup_steps", "warmup_seconds")})
     res.ci_target_met = res.ci_rel is not None and res.ci_rel <= res.target_ci
-    if dev.type == "cuda": res.alloc_retries = _alloc_retries(dev) - base["retries"]
-    if compile:
+    if p.dev.type == "cuda": res.alloc_retries = _alloc_retries(p.dev) - base["retries"]
+    if p.compile:
         frames, graphs = _dynamo_counts()
-        res.recompiles, res.compile_fallback = frames - base["dynamo"][0], graphs == d0[1]
-    res.flops_per_sample, res.flops_per_sample_formula = wl.flops_per_sample(mode), wl.flops_per_sample_formula(mode)
+        res.recompiles, res.compile_fallback = frames - base["dynamo"][0], graphs == base["start"][1]
+
+def _fill_efficiency(res:Result, p:Point):
+    "FLOPs per item, TFLOP/s, bandwidth, and MFU against the datasheet and the measured peak."
+    wl = p.workload
+    measured = p.peak_measured or _PEAKS.get((str(p.dev), p.precision))  # a sweep measures it once, at its start
+    res.flops_per_sample = wl.flops_per_sample(p.mode)
+    res.flops_per_sample_formula = wl.flops_per_sample_formula(p.mode)
     achieved = res.flops_per_sample * res.throughput if res.flops_per_sample else None
     if achieved: res.tflops = achieved / 1e12
-    if b := wl.bytes_per_iteration(precision): res.bandwidth_gbs = b * res.throughput / 1e9
-    peak = _datasheet_peak(dev, precision)
+    if b := wl.bytes_per_iteration(p.precision): res.bandwidth_gbs = b * res.throughput / 1e9
+    peak = _datasheet_peak(p.dev, p.precision)
     res.peak_tflops, res.mfu = peak and peak / 1e12, mfu(achieved, peak)
-    res.measured_peak_tflops, res.mfu_measured = peak_measured and peak_measured / 1e12, mfu(achieved, peak_measured)
+    res.measured_peak_tflops, res.mfu_measured = measured and measured / 1e12, mfu(achieved, measured)
+
+def _fill_telemetry(res:Result, out:dict, items:int):
+    "Clocks, temperature, power, throttling and energy of the window (`items`: items per step), and its edges."
     tele, (a, b) = out["telemetry"] or {}, out["probes"]
     get = lambda o, k: (o or {}).get(k)
-    res.__dict__.update({k: tele.get(k) for k in ("sm_clock_mhz", "max_sm_clock_mhz", "sm_clock_ratio", "temp_max_c", "power_mean_w",
-                                                  "power_limit_w", "energy_j")})
+    res.__dict__.update({k: tele.get(k) for k in _TELEMETRY})
     res.telemetry_samples, res.throttle = tele.get("n_samples"), "; ".join(tele.get("throttle") or []) or None
     res.sm_clock_start_mhz, res.sm_clock_end_mhz = get(a, "sm_clock_mhz"), get(b, "sm_clock_mhz")
     res.temp_start_c, res.temp_end_c = get(a, "temp_c"), get(b, "temp_c")
     res.energy_source = tele.get("energy_source") or "none"
     if res.energy_j is not None:  # the window holds every launched step (and no other): energy per item they processed
-        res.joules_per_sample = res.energy_j / (out["launched"] * per_step)
-    res.conditions = _verdict(res, tele, rule)
+        res.joules_per_sample = res.energy_j / (out["launched"] * items)
+
+def _measure(res:Result, p:Point):
+    "Fill `res` with measurements of `p`; raises on failure (the caller turns that into a status)."
+    if p.dev.type == "cuda": torch.cuda.set_device(p.dev)  # cuBLAS handles, compiled kernels: on `dev`, not cuda:0
+    if p.compile: torch.compiler.reset()  # a fresh cache: no graph of an earlier point, no recompile limit reached
+    base = dict(start=_dynamo_counts())
+    step = p.workload.make_step(p.dev, p.bs, precision=p.precision, mode=p.mode, optimizer=p.optimizer,
+                                channels_last=p.channels_last, compile=p.compile_mode if p.compile else False,
+                                **(dict(fused=True) if p.fused else {}))  # compiled there, this mode, static shapes
+    res.workload_note, timer = getattr(step, "note", None), make_timer(p.dev)
+    out = _time(p, step, timer, base)
+    _fill_timing(res, out, p, base)
+    _fill_efficiency(res, p)
+    _fill_telemetry(res, out, p.bs * p.workload.items_per_sample)
+    res.conditions = _verdict(res, out["telemetry"], p.rule)
+
+def measure_point(p:Point) -> Result:
+    "Measure a checked point, as it is; failures come back as a `Result` with status `oom` or `error`."
+    res = p.result()
+    try: _measure(res, p)
+    except Exception as e: res.status, res.error = ("oom" if _is_oom(e) else "error"), first_line(e, limit=500)
+    # leaving the except block drops the traceback, and with it every tensor the failed run held
+    if res.status != "ok":
+        for k in _MEASURED: setattr(res, k, None)
+    _release(p.dev)
+    return res
 
 # %% ../nbs/02_benchmark.ipynb #6ecf4ab8
-_PEAKS = {}  # (device, precision): the measured peak this process found last (`measured_peak`), used by every later point
-
 def benchmark(model:str|Workload="resnet50", # a model name of any family (`list_workloads()`), or a workload
-              bs:int|None=None,          # samples per step (images, sequences, patches, iterations); never changed (default: the family's)
+              bs:int|None=None,          # samples per step (images, sequences, patches, iterations); never changed
+              *,
               precision:str="fp32",      # fp32 (TF32 off), tf32, fp16 or bf16
               mode:str="train",          # train (forward, loss, backward, step) or infer
               device:str|torch.device="auto", # auto, cpu, mps, cuda, cuda:N
@@ -562,41 +548,18 @@ def benchmark(model:str|Workload="resnet50", # a model name of any family (`list
               run_id:str|None=None,      # the record's id (default: a new random one)
               seq_len:int|None=None,     # tokens per sequence (language models; default: the model's)
               workload:str|None=None,    # the family, to be explicit: image, lm, unet3d, op or data
-              peak_measured:float|None=None, # this device's measured matmul FLOP/s at `precision` (default: the last `measured_peak` of this process), for `mfu_measured`
+              peak_measured:float|None=None, # measured matmul FLOP/s, for `mfu_measured` (default: the last found)
               workers:int|None=None,     # data: DataLoader processes (default: every core; 0: decode in this process)
               sliding_window:bool=False, # unet3d infer: predict a volume (twice the patch per side) window by window
              ) -> Result:
-    "Measure one point; failures come back as a `Result` with status `oom` or `error`."
-    s = check_settings(model, bs, precision, mode, device, size, optimizer, seq_len, workload, channels_last, compile,
-                       n_batches=n_batches, n_seconds=n_seconds, target_ci=target_ci, min_steps=min_steps, min_seconds=min_seconds,
-                       max_seconds=max_seconds, **({} if workers is None else dict(workers=workers)),
-                       **(dict(sliding_window=True) if sliding_window else {}))  # only what was given: other families take neither
-    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0: raise BadInput(f"warmup {warmup!r} must be a whole number of steps, 0 or more")
-    wl, dev, rule, bs = s["workload"], s["dev"], s["rule"], s["bs"]
-    if fused and wl.kind in ("op", "data"): raise BadInput(f"fused applies to an optimizer, and {wl.model} has none: leave --fused out")
-    peak_measured = peak_measured or _PEAKS.get((str(dev), s["precision"]))  # a sweep measures it once at its start
-    if warmup_seconds is None: warmup_seconds = 0.0 if dev.type == "cpu" else 1.0
-    if warmup_seconds != 0: _positive(warmup_seconds, "warmup_seconds")
-    if compile: _choice(compile_mode, COMPILE_MODES, "compile mode")
-    res = Result(model=wl.model, bs=bs, precision=s["precision"], mode=s["mode"], device=str(dev), size=wl.size,
-                 workload=wl.kind, unit=wl.unit, items_per_sample=wl.items_per_sample, seq_len=wl.seq_len,
-                 patch="x".join(map(str, wl.patch)) if getattr(wl, "patch", None) else None, channels_last=channels_last, compile=compile, optimizer=s["optimizer"],
-                 stop=rule.kind, n_batches=rule.n_batches, n_seconds=rule.n_seconds, target_ci=target_ci,
-                 max_seconds=max_seconds, run_number=run_number, compile_mode=compile_mode if compile else None,
-                 fused=bool(fused), **(dict(run_id=run_id) if run_id else {}))
-    try: _measure(res, wl, bs, s["precision"], s["mode"], dev, s["optimizer"], bool(fused), rule, warmup, warmup_seconds,
-                  channels_last, compile, compile_mode, progress, peak_measured)
-    except Exception as e: res.status, res.error = ("oom" if _is_oom(e) else "error"), _first_line(e)
-    # leaving the except block drops the traceback, and with it every tensor the failed run held
-    if res.status != "ok":
-        res.throughput = res.throughput_ci = res.ci_rel = res.tflops = res.ci_target_met = res.mfu = res.mfu_measured = res.bandwidth_gbs = None
-    _release(dev)
-    return res
+    "Measure one point (`check_point`, then `measure_point`); a failure comes back as a `Result`, `oom` or `error`."
+    return measure_point(check_point(**locals()))
 
 # %% ../nbs/02_benchmark.ipynb #db541ccb
 def measured_peak(dev:str|torch.device="auto", # the device
                   precision:str="fp32",        # the precision of the matmul
-                  store:str|Path|None=None,    # the SQLite store that caches it (its `op:matmul` rows); None: measure, keep nothing
+                  store:str|Path|None=None,    # the SQLite store that caches it (its `op:matmul` rows); None: keep nothing
+                  *,
                   measure:bool|None=None,      # True: measure anew; False: only a cached one; None: cached, else measure
                   seconds:float=3.0,           # how long to measure
                   progress:bool=False,         # show a progress bar
@@ -612,8 +575,8 @@ def measured_peak(dev:str|torch.device="auto", # the device
             _PEAKS[(str(dev), precision)] = float(rows["tflops"].max()) * 1e12
             return _PEAKS[(str(dev), precision)]
     if measure is False: return None
-    r = benchmark("op:matmul", bs=1, size=1024 if dev.type == "cpu" else 4096, precision=precision, mode="infer", device=dev,
-                  n_seconds=seconds, warmup=2, progress=progress)
+    r = benchmark("op:matmul", bs=1, size=1024 if dev.type == "cpu" else 4096, precision=precision, mode="infer",
+                  device=dev, n_seconds=seconds, warmup=2, progress=progress)
     if r.status != "ok" or not r.tflops: return None
     r.mfu_measured, r.measured_peak_tflops = 1.0, r.tflops
     if store is not None: write_rows(r.row(fp), store)
@@ -646,7 +609,7 @@ def _steady(tps:list, conds:list, w:_Warm) -> bool:
             and (None in temps or max(temps) - min(temps) <= w.temp_tol))
 
 # %% ../nbs/02_benchmark.ipynb #9d37aac9
-def _window(step, w:_Warm) -> tuple:
+def _warm_window(step, w:_Warm) -> tuple:
     "Steps for `w.window` seconds (at least one, none begun past the cap): (steps, seconds)."
     n, ts = 0, time.perf_counter()
     while (el := time.perf_counter() - ts) < w.window and (n == 0 or time.perf_counter() - w.t0 < w.cap):
@@ -657,7 +620,7 @@ def _warm_windows(step, bs:int, w:_Warm) -> tuple:
     "Windows of `step` at `bs` until the last ones agree or the cap: (throughputs, conditions, steady)."
     tps, conds = [], []
     while True:
-        n, el = _window(step, w)
+        n, el = _warm_window(step, w)
         tps.append(n * bs / el); conds.append(w.read(w.dev) or {})
         steady = _steady(tps, conds, w)
         if steady or time.perf_counter() - w.t0 >= w.cap: return tps, conds, steady

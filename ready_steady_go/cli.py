@@ -6,7 +6,9 @@ Docs: https://xl0.github.io/ready-steady-go/cli.html.md"""
 
 # %% ../nbs/09_cli.ipynb #2403a6e4
 from __future__ import annotations
-import __future__, argparse, ast, difflib, importlib.util, json as _json, linecache, os, re, sys, tempfile, warnings
+import __future__, argparse, ast, difflib, importlib.util, inspect, json as _json, linecache, os, re, sys, tempfile
+import typing, warnings
+from dataclasses import dataclass, fields, replace
 from functools import wraps
 from pathlib import Path
 from typing import Annotated
@@ -46,10 +48,12 @@ def _signature(module:str, name:str, **names):
     return fn
 
 DEFAULT_STORE = _constant("store", "DEFAULT_STORE")
-_STATUSES, _WANDB_MODES, _SQLITE_HEADER = _constant("benchmark", "STATUSES"), _constant("tracking", "WANDB_MODES"), _constant("store", "_SQLITE_HEADER")
+_STATUSES, _WANDB_MODES = _constant("benchmark", "STATUSES"), _constant("tracking", "WANDB_MODES")
+_SQLITE_HEADER = _constant("store", "_SQLITE_HEADER")
 
 # %% ../nbs/09_cli.ipynb #15cf1c15
-_KINDS = {"int": "a whole number", "float": "a number", "path": "a path", "str": "text", "str|list": "a comma-separated list"}
+_KINDS = {"int": "a whole number", "float": "a number", "path": "a path", "str": "text",
+          "str|list": "a comma-separated list"}
 
 class _Help(_HelpFormatter):
     "fastcore's layout; every spelling of a flag shown together, its type once."
@@ -60,7 +64,8 @@ class _Help(_HelpFormatter):
 def _accepts(a) -> str:
     "What flag `a` accepts, in words."
     kind = (a.metavar or "").strip("()")
-    ex = f", e.g. {a.option_strings[0]} {a.default}" if a.default not in (None, "") and not isinstance(a.default, bool) else ""
+    shown = a.default not in (None, "") and not isinstance(a.default, bool)
+    ex = f", e.g. {a.option_strings[0]} {a.default}" if shown else ""
     return _KINDS.get(kind, kind or "a value") + ex
 
 def _typed(a):
@@ -68,7 +73,8 @@ def _typed(a):
     conv = a.type
     def parse(v):
         try: return conv(v)
-        except (TypeError, ValueError): raise argparse.ArgumentTypeError(f"{a.option_strings[0]} {v!r}: accepted is {_accepts(a)}") from None
+        except (TypeError, ValueError):
+            raise argparse.ArgumentTypeError(f"{a.option_strings[0]} {v!r}: accepted is {_accepts(a)}") from None
     return parse
 
 def _reword(msg:str, p:argparse.ArgumentParser) -> str:
@@ -78,14 +84,18 @@ def _reword(msg:str, p:argparse.ArgumentParser) -> str:
         a = p._option_string_actions.get(flag)
         if rest.startswith("--"): return rest  # already ours (`_typed`)
         if rest.startswith("expected one argument") and a: return f"{flag} needs a value: accepted is {_accepts(a)}"
-        if rest.startswith("ignored explicit argument"): return f"{flag} takes no value ({rest.split(' ', 3)[-1]} given)"
+        if rest.startswith("ignored explicit argument"):
+            return f"{flag} takes no value ({rest.split(' ', 3)[-1]} given)"
         return f"{flag}: {rest}"
     if m := re.match(r"unrecognized arguments: (.*)", msg, re.S):
         first = m[1].split()[0]
         if not first.startswith("-"): return f"unexpected argument {first!r}: see {p.prog} --help for what is accepted"
-        near = difflib.get_close_matches(first.split("=")[0], [o for o in p._option_string_actions if o.startswith("--")], 1)
-        return f"unknown flag {first.split('=')[0]}: " + (f"did you mean {near[0]}? " if near else "") + f"see {p.prog} --help for the accepted flags"
-    if m := re.match(r"the following arguments are required: (.*)", msg, re.S): return f"missing {m[1]}: see {p.prog} --help"
+        flag, known = first.split("=")[0], [o for o in p._option_string_actions if o.startswith("--")]
+        near = difflib.get_close_matches(flag, known, 1)
+        hint = f"did you mean {near[0]}? " if near else ""
+        return f"unknown flag {flag}: {hint}see {p.prog} --help for the accepted flags"
+    if m := re.match(r"the following arguments are required: (.*)", msg, re.S):
+        return f"missing {m[1]}: see {p.prog} --help"
     return msg
 
 def _parser(func, prog:str) -> argparse.ArgumentParser:
@@ -110,7 +120,7 @@ def _parser(func, prog:str) -> argparse.ArgumentParser:
     return p
 
 def _parse(func, prog:str, argv:list) -> tuple[list, dict]:
-    "Positional and keyword arguments for `func` from `argv`; a flag that cannot be read ends the process (one line, status 2)."
+    "Positional and keyword arguments for `func` from `argv`; a flag that cannot be read ends the process (status 2)."
     args = vars(_parser(func, prog).parse_args(argv))
     args.pop("xtra", None); args.pop("pdb", None)
     return _pos_split(func, args)
@@ -145,147 +155,213 @@ def _size(size:str|None, model:str):
     v = str(size).strip().lower()
     if _PATCH.fullmatch(v):
         if "unet3d" not in str(model):
-            raise BadInput(f"--size {size!r}: a DxHxW patch is for 3D U-Nets; {model} takes a whole number, e.g. --size 224")
+            raise BadInput(f"--size {size!r}: a DxHxW patch is for 3D U-Nets; {model} takes a whole number, "
+                           "e.g. --size 224")
         return v
     if re.fullmatch(r"-?\d+", v): return check_int(int(v), "--size", min=1)
     raise BadInput(f"--size {size!r}: accepted is a whole number (64) or, for a 3D U-Net, DxHxW (32x128x128)")
 
-@call_parse
-def ready_steady_go(
-    model:str="resnet50",      # a model of any family: a timm name, gpt2, llama-1b, unet3d, op:matmul, data:imagenet (--list)
-    bs:int=None,               # samples per step: images, sequences, patches, iterations; never changed (default: the family's)
-    size:str=None,             # image side, 3D patch (64 or 32x128x128), op N or crop side (default: the model's)
-    seq_len:int=None,          # tokens per sequence, language models (default: 1024 for GPT-2, 2048 for Llama)
-    workload:str=None,         # the family, to be explicit: image, lm, unet3d, op or data (a mismatch is refused)
-    workers:int=None,          # data: DataLoader processes (default: every core; 0: decode in this process)
-    sliding_window:bool=False, # unet3d infer: predict a volume window by window (MONAI sliding_window_inference)
-    precision:str="fp32",      # fp32 (strict, TF32 off), tf32, fp16 or bf16
-    fp16:bool=False,           # same as --precision fp16 (2022 flag)
-    mode:str="train",          # train (forward, loss, backward, optimizer step) or infer
-    device:str="auto",         # auto (CUDA, else MPS, else CPU), cpu, mps, cuda or cuda:N
-    n_batches:int=0,           # stop after N timed batches (0: not this rule)
-    n_seconds:float=0,         # stop after N seconds (0: not this rule); with neither, stop when the 95% CI is within --target-ci
-    target_ci:float=0.01,      # automatic stop: CI half-width as a fraction of throughput
-    max_seconds:float=30,      # automatic stop: at most this many seconds, once the minimum steps (10) have run: they come first
-    warmup:int=5,              # untimed warm-up steps
-    warmup_seconds:float=None, # untimed warm-up seconds, at least (default: 1 on a GPU, 0 on a CPU)
-    channels_last:bool=False,  # channels-last memory format for model and batch (images, 3D U-Nets)
-    compile:bool=False,        # run the model through torch.compile
-    compile_mode:str=None,     # torch.compile mode: default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs (implies --compile)
-    optimizer:str=None,        # sgd or adamw (default: the family's: adamw for language models, else sgd)
-    fused:bool=False,          # the optimizer's fused kernel
-    measure_peak:bool=False,   # measure this device's matmul peak at this precision again (default: the stored one; measured once when there is none)
-    run_number:int=1,          # repeat index kept with the run, 1 or more (2022 flag)
-    nproc_per_node:int=1,      # processes on this machine, one per device: above 1, the point runs under torchrun (DDP for training)
-    nnodes:int=1,              # machines taking part (torchrun's --nnodes)
-    node_rank:int=0,           # this machine's rank, 0 to nnodes-1 (with --master_addr)
-    master_addr:str=None,      # node 0's address, for several machines (torchrun's static rendezvous)
-    master_port:int=None,      # node 0's port (default 29500)
-    rdzv_endpoint:str=None,    # host[:port] of a c10d rendezvous, instead of --master_addr
-    strong:bool=False,         # strong scaling: --bs is the global batch, divided between the devices (default: --bs per device)
-    store:str|Path=DEFAULT_STORE, # the SQLite results file; created on the first run
-    no_store:bool=False,       # do not write the run to the store
-    wnb:str="disabled",        # W&B mode: disabled, offline or online
-    wnb_project:str="ready-steady-go", # W&B project
-    wnb_entity:str=None,       # W&B user or team
-    wnb_run:str=None,          # W&B run name (W&B makes one up if not given)
-    wnb_group:str=None,        # W&B run group
-    json:bool=False,           # print the run as one JSON line on stdout (the summary goes to stderr)
-    quiet:bool=False,          # no progress bar and no summary (the --json line is still printed)
-    list:bool=False,           # print every workload family with its models and defaults, and exit
-):
-    "Measure the training or inference throughput of one model at one batch size and precision."
-    if list:
-        from ready_steady_go.workloads import list_workloads
-        print(list_workloads().to_string(index=False))
-        return 0
-    if fp16:
-        if str(precision).strip().lower() not in ("fp32", "fp16"):
-            raise BadInput(f"--fp16 and --precision {precision} disagree: give one of them")
-        precision = "fp16"
-    check_numbers(bs=bs, n_batches=n_batches, n_seconds=n_seconds, target_ci=target_ci, max_seconds=max_seconds,
-                  warmup=warmup, run_number=run_number)
-    size = _size(size, model)
-    if seq_len is not None: check_int(seq_len, "--seq_len", min=1)
-    if warmup_seconds is not None: check_number(warmup_seconds, "--warmup_seconds", min=0, unit="seconds")
+@dataclass
+class _Flags:
+    "The flags of `ready-steady-go`, written once: a field each, its comment the flag's help."
+    # a model of any family: a timm name, gpt2, llama-1b, unet3d, op:matmul, data:imagenet (--list)
+    model:str="resnet50"
+    # samples per step: images, sequences, patches, iterations; never changed (default: the family's)
+    bs:int=None
+    size:str=None              # image side, 3D patch (64 or 32x128x128), op N or crop side (default: the model's)
+    seq_len:int=None           # tokens per sequence, language models (default: 1024 for GPT-2, 2048 for Llama)
+    workload:str=None          # the family, to be explicit: image, lm, unet3d, op or data (a mismatch is refused)
+    workers:int=None           # data: DataLoader processes (default: every core; 0: decode in this process)
+    sliding_window:bool=False  # unet3d infer: predict a volume window by window (MONAI sliding_window_inference)
+    precision:str="fp32"       # fp32 (strict, TF32 off), tf32, fp16 or bf16
+    fp16:bool=False            # same as --precision fp16 (2022 flag)
+    mode:str="train"           # train (forward, loss, backward, optimizer step) or infer
+    device:str="auto"          # auto (CUDA, else MPS, else CPU), cpu, mps, cuda or cuda:N
+    n_batches:int=0            # stop after N timed batches (0: not this rule)
+    # stop after N seconds (0: not this rule); with neither, stop when the 95% CI is within --target-ci
+    n_seconds:float=0
+    target_ci:float=0.01       # automatic stop: CI half-width as a fraction of throughput
+    # automatic stop: at most this many seconds, once the minimum steps (10) have run: they come first
+    max_seconds:float=30
+    warmup:int=5               # untimed warm-up steps
+    warmup_seconds:float=None  # untimed warm-up seconds, at least (default: 1 on a GPU, 0 on a CPU)
+    channels_last:bool=False   # channels-last memory format for model and batch (images, 3D U-Nets)
+    compile:bool=False         # run the model through torch.compile
+    # torch.compile mode: default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs (implies --compile)
+    compile_mode:str=None
+    optimizer:str=None         # sgd or adamw (default: the family's: adamw for language models, else sgd)
+    fused:bool=False           # the optimizer's fused kernel
+    # measure this device's matmul peak at this precision again (default: the stored one; measured once when there is none)
+    measure_peak:bool=False
+    run_number:int=1           # repeat index kept with the run, 1 or more (2022 flag)
+    # processes on this machine, one per device: above 1, the point runs under torchrun (DDP for training)
+    nproc_per_node:int=1
+    nnodes:int=1               # machines taking part (torchrun's --nnodes)
+    node_rank:int=0            # this machine's rank, 0 to nnodes-1 (with --master_addr)
+    master_addr:str=None       # node 0's address, for several machines (torchrun's static rendezvous)
+    master_port:int=None       # node 0's port (default 29500)
+    rdzv_endpoint:str=None     # host[:port] of a c10d rendezvous, instead of --master_addr
+    # strong scaling: --bs is the global batch, divided between the devices (default: --bs per device)
+    strong:bool=False
+    store:str|Path=DEFAULT_STORE  # the SQLite results file; created on the first run
+    no_store:bool=False        # do not write the run to the store
+    wnb:str="disabled"         # W&B mode: disabled, offline or online
+    wnb_project:str="ready-steady-go"  # W&B project
+    wnb_entity:str=None        # W&B user or team
+    wnb_run:str=None           # W&B run name (W&B makes one up if not given)
+    wnb_group:str=None         # W&B run group
+    json:bool=False            # print the run as one JSON line on stdout (the summary goes to stderr)
+    quiet:bool=False           # no progress bar and no summary (the --json line is still printed)
+    list:bool=False            # print every workload family with its models and defaults, and exit
+
+def _takes(cls):
+    "Decorator: the function's `**flags` are the fields of dataclass `cls`, their comments its docments (and `--help`)."
+    def deco(f):
+        hints = typing.get_type_hints(cls, globalns=f.__globals__, localns={})
+        kw = inspect.Parameter.KEYWORD_ONLY
+        f.__signature__ = inspect.Signature([inspect.Parameter(o.name, kw, default=o.default, annotation=hints[o.name])
+                                             for o in fields(cls)])
+        f.__delwrap__ = cls  # fastcore's `docments` reads the help of each flag from there
+        return f
+    return deco
+
+# %% ../nbs/09_cli.ipynb #90925f2b
+def _list_workloads() -> int:
+    "Print every workload family with its models and defaults."
+    from ready_steady_go.workloads import list_workloads
+    print(list_workloads().to_string(index=False))
+    return 0
+
+def _family(f:_Flags) -> dict:
+    "The options of one family that were given (`workers`, `sliding_window`); `BadInput` for another family's."
     family = {}
-    if workers is not None:
-        check_int(workers, "--workers", min=0)
-        if not str(model).startswith("data:"): raise BadInput(f"--workers {workers} applies to input pipelines (data:imagenet), not to {model}")
-        family["workers"] = workers
-    if sliding_window:
-        if "unet3d" not in str(model): raise BadInput(f"--sliding_window applies to 3D U-Nets (unet3d), not to {model}")
+    if f.workers is not None:
+        check_int(f.workers, "--workers", min=0)
+        if not str(f.model).startswith("data:"):
+            raise BadInput(f"--workers {f.workers} applies to input pipelines (data:imagenet), not to {f.model}")
+        family["workers"] = f.workers
+    if f.sliding_window:
+        if "unet3d" not in str(f.model):
+            raise BadInput(f"--sliding_window applies to 3D U-Nets (unet3d), not to {f.model}")
         family["sliding_window"] = True
-    if compile_mode is not None: compile = True
-    wnb = check_choice(wnb, _WANDB_MODES, "W&B mode")
-    addr = master_addr is not None or rdzv_endpoint is not None
-    if (nproc_per_node, nnodes, node_rank, master_port) != (1, 1, 0, None) or addr:  # a world to check before anything is written
-        from ready_steady_go.env import pick_device
-        from ready_steady_go.launch import check_world
-        world = check_world(nproc_per_node, nnodes, node_rank, master_addr, master_port, rdzv_endpoint, pick_device(device).type,
-                            strong_bs=bs if strong else None)
-    else: world = 1
-    multi = world > 1 or addr
-    if not no_store:
-        db = check_path(store, "--store")
+    return family
+
+def _check_flags(f:_Flags) -> dict:
+    "Check and normalise the flags' own values, before anything heavy is imported; the family's options."
+    if f.fp16:
+        if str(f.precision).strip().lower() not in ("fp32", "fp16"):
+            raise BadInput(f"--fp16 and --precision {f.precision} disagree: give one of them")
+        f.precision = "fp16"
+    check_numbers(bs=f.bs, n_batches=f.n_batches, n_seconds=f.n_seconds, target_ci=f.target_ci,
+                  max_seconds=f.max_seconds, warmup=f.warmup, run_number=f.run_number)
+    f.size = _size(f.size, f.model)
+    if f.seq_len is not None: check_int(f.seq_len, "--seq_len", min=1)
+    if f.warmup_seconds is not None: check_number(f.warmup_seconds, "--warmup_seconds", min=0, unit="seconds")
+    family = _family(f)
+    if f.compile_mode is not None: f.compile = True
+    f.wnb = check_choice(f.wnb, _WANDB_MODES, "W&B mode")
+    return family
+
+def _world(f:_Flags) -> int:
+    "The world size the torchrun flags ask for (1 without them), checked before anything is written."
+    asked = f.nproc_per_node, f.nnodes, f.node_rank, f.master_port, f.master_addr, f.rdzv_endpoint
+    if asked == (1, 1, 0, None, None, None): return 1
+    from ready_steady_go.env import pick_device
+    from ready_steady_go.launch import check_world
+    return check_world(f.nproc_per_node, nnodes=f.nnodes, node_rank=f.node_rank, master_addr=f.master_addr,
+                       master_port=f.master_port, rdzv_endpoint=f.rdzv_endpoint, device_type=pick_device(f.device).type,
+                       strong_bs=f.bs if f.strong else None)
+
+def _check_outputs(f:_Flags):
+    "A store that can be written and W&B settings that can work, found before measuring, not after."
+    if not f.no_store:
         from ready_steady_go.store import check_store
-        check_store(db, write=True)  # before measuring: a store that cannot be written is found now, not after
-    if wnb != "disabled" or any(v is not None for v in (wnb_entity, wnb_run, wnb_group)):
+        check_store(check_path(f.store, "--store"), write=True)
+    if f.wnb != "disabled" or any(v is not None for v in (f.wnb_entity, f.wnb_run, f.wnb_group)):
         from ready_steady_go.tracking import check_wandb
-        wnb = check_wandb(wnb, wnb_project, wnb_entity, wnb_run, wnb_group)
-    from ready_steady_go.benchmark import benchmark, check_settings, measured_peak, Result
-    from ready_steady_go.env import fingerprint
-    s = check_settings(model, bs, precision, mode, device, size, optimizer, seq_len, workload, channels_last, compile,
-                       n_batches=n_batches, n_seconds=n_seconds, target_ci=target_ci, max_seconds=max_seconds, **family)
-    wl = s["workload"]
-    if fused and wl.kind in ("op", "data"): raise BadInput(f"--fused applies to an optimizer, and {wl.model} has none: leave --fused out")
-    fp, say = fingerprint(s["dev"]), (lambda *a: None) if quiet else _say(json)
-    label = Result(model=wl.model, bs=s["bs"], precision=s["precision"], mode=s["mode"], device=str(s["dev"]), size=wl.size,
-                   workload=wl.kind, seq_len=wl.seq_len).label()
-    peak = measured_peak(s["dev"], s["precision"], None if no_store else store, measure=True if measure_peak else None if not no_store else False,
-                         progress=not quiet)  # none stored yet: measured once, kept in the store for every later run
-    if measure_peak: say(f"Measured the matmul peak of {s['dev']} at {s['precision']}: " + (f"{peak/1e12:,.2f} TFLOP/s" if peak else "not measurable"))
-    on = f"{world} × {s['dev'].type} on {nnodes} machine(s) under torchrun" if multi else s["dev"]
-    say(f"Measuring {wl.model} · {s['mode']} · {s['precision']} · bs {s['bs']} · {label} on {on} ({fp['device_name']})")
-    kw = dict(n_batches=n_batches, n_seconds=n_seconds, target_ci=target_ci, max_seconds=max_seconds, warmup=warmup,
-              warmup_seconds=warmup_seconds, channels_last=channels_last, compile=compile, compile_mode=compile_mode or "default",
-              optimizer=s["optimizer"], fused=fused, run_number=run_number, peak_measured=peak)
-    if multi:
-        from ready_steady_go.launch import launch
-        point = dict(model=model, bs=s["bs"], precision=s["precision"], mode=s["mode"], device=str(s["dev"]), size=size,
-                     seq_len=seq_len, workload=workload, **family, **kw)
-        r = launch(point, nproc_per_node, nnodes, node_rank, master_addr, master_port, rdzv_endpoint, strong)
-        if r is None:  # this machine ran its ranks; the record is rank 0's
-            say(f"node {node_rank} done: its {nproc_per_node} rank(s) took part; node 0 holds the result and stores it")
-            return 0
-    else: r = benchmark(wl, s["bs"], s["precision"], s["mode"], s["dev"], progress=not quiet, **kw)
-    row = r.row(fp)
-    kept = None
-    if not no_store:  # never lost: kept in a file beside the store if it cannot be written
+        f.wnb = check_wandb(f.wnb, project=f.wnb_project, entity=f.wnb_entity, name=f.wnb_run, group=f.wnb_group)
+
+def _point_kw(f:_Flags, family:dict) -> dict:
+    "The keyword arguments of `benchmark` the flags give."
+    return dict(model=f.model, bs=f.bs, precision=f.precision, mode=f.mode, device=f.device, size=f.size,
+                seq_len=f.seq_len, workload=f.workload, n_batches=f.n_batches, n_seconds=f.n_seconds,
+                target_ci=f.target_ci, max_seconds=f.max_seconds, warmup=f.warmup, warmup_seconds=f.warmup_seconds,
+                channels_last=f.channels_last, compile=f.compile, compile_mode=f.compile_mode or "default",
+                optimizer=f.optimizer, fused=f.fused, run_number=f.run_number, **family)
+
+def _peak(f:_Flags, p, say) -> float|None:
+    "The matmul peak of `p`'s device and precision: the stored one, or measured now and kept for every later run."
+    from ready_steady_go.benchmark import measured_peak
+    measure = True if f.measure_peak else None if not f.no_store else False
+    peak = measured_peak(p.dev, p.precision, None if f.no_store else f.store, measure=measure, progress=not f.quiet)
+    if f.measure_peak:
+        say(f"Measured the matmul peak of {p.dev} at {p.precision}: "
+            + (f"{peak/1e12:,.2f} TFLOP/s" if peak else "not measurable"))
+    return peak
+
+def _under_torchrun(f:_Flags, kw:dict, p, peak:float|None):
+    "The checked point measured under torchrun, as the flags ask; None on a machine that does not hold rank 0."
+    from ready_steady_go.launch import launch
+    point = {**kw, "bs": p.bs, "precision": p.precision, "mode": p.mode, "device": str(p.dev), "optimizer": p.optimizer,
+             "peak_measured": peak}
+    return launch(point, f.nproc_per_node, nnodes=f.nnodes, node_rank=f.node_rank, master_addr=f.master_addr,
+                  master_port=f.master_port, rdzv_endpoint=f.rdzv_endpoint, strong=f.strong)
+
+def _finish(f:_Flags, r, fp:dict, say) -> int:
+    "Store the run (kept beside the store if it cannot be written), print it, send it to W&B: the exit status."
+    row, kept = r.row(fp), None
+    if not f.no_store:
         from ready_steady_go.store import save_runs
-        kept = save_runs(row, store)
+        kept = save_runs(row, f.store)
     say(r.summary())
     if kept: print(f"ready-steady-go: {kept}", file=sys.stderr)
-    elif not no_store: say(f"  stored in {store} (run {r.run_id})")
-    if json: print(_json.dumps(row, default=str))
-    if wnb != "disabled": _to_wandb(row, wnb, wnb_project, wnb_entity, wnb_run, wnb_group, None if no_store else store, say)
+    elif not f.no_store: say(f"  stored in {f.store} (run {r.run_id})")
+    if f.json: print(_json.dumps(row, default=str))
+    if f.wnb != "disabled": _to_wandb(row, f, say)
     return _EXIT[r.status]
 
 def _say(json:bool):
+    "Print a line for people: on stdout, or on stderr when stdout carries the JSON line."
     return lambda msg: print(msg, file=sys.stderr if json else sys.stdout)
 
-def _to_wandb(row:dict, mode, project, entity, name, group, store, say):
+def _to_wandb(row:dict, f:_Flags, say):
     "Send a measured, stored run to W&B; if W&B cannot take it, say so in one line (the store keeps the run)."
     from ready_steady_go.tracking import start_run, log_run
     try:
-        run = start_run(mode, project, entity, name, group, run_id=row["run_id"])
+        run = start_run(f.wnb, project=f.wnb_project, entity=f.wnb_entity, name=f.wnb_run, group=f.wnb_group,
+                        run_id=row["run_id"])
         url = getattr(run, "url", None)
         log_run(run, row)
         if url: say(f"  W&B: {url}")
     except Exception as e:
-        where = f"it is stored in {store}" if store else "it was not stored (--no-store)"
-        print(f"ready-steady-go: W&B got nothing ({first_line(e).removeprefix('TrackingError: ')}); the run was measured and {where}",
-              file=sys.stderr)
+        where = "it was not stored (--no-store)" if f.no_store else f"it is stored in {f.store}"
+        print(f"ready-steady-go: W&B got nothing ({first_line(e).removeprefix('TrackingError: ')}); "
+              f"the run was measured and {where}", file=sys.stderr)
+
+# %% ../nbs/09_cli.ipynb #d453efb4
+@call_parse
+@_takes(_Flags)
+def ready_steady_go(**flags):
+    "Measure the training or inference throughput of one model at one batch size and precision."
+    f = _Flags(**flags)
+    if f.list: return _list_workloads()
+    family, world = _check_flags(f), _world(f)
+    multi = world > 1 or f.master_addr is not None or f.rdzv_endpoint is not None
+    _check_outputs(f)
+    from ready_steady_go.benchmark import check_point, measure_point
+    from ready_steady_go.env import fingerprint
+    kw = _point_kw(f, family)
+    p = check_point(**kw, progress=not f.quiet)  # checked once, here: measured as it is
+    fp, say = fingerprint(p.dev), (lambda *a: None) if f.quiet else _say(f.json)
+    peak = _peak(f, p, say)
+    on = f"{world} × {p.dev.type} on {f.nnodes} machine(s) under torchrun" if multi else p.dev
+    say(f"Measuring {p.workload.model} · {p.mode} · {p.precision} · bs {p.bs} · {p.result().label()} on {on} "
+        f"({fp['device_name']})")
+    r = _under_torchrun(f, kw, p, peak) if multi else measure_point(replace(p, peak_measured=peak))
+    if r is None:  # this machine ran its ranks; the record is rank 0's
+        say(f"node {f.node_rank} done: its {f.nproc_per_node} rank(s) took part; node 0 holds the result and stores it")
+        return 0
+    return _finish(f, r, fp, say)
 
 rsg_main = console_script(ready_steady_go)
 
@@ -295,7 +371,8 @@ _SWEEP = _signature("sweep", "sweep", Path=Path, DEFAULT_STORE=DEFAULT_STORE)  #
 @call_parse
 @wraps(_SWEEP)
 def ready_steady_go_sweep(*args, **kwargs):
-    check_numbers(**{k: v for k, v in kwargs.items() if k in NUMBERS and k != "size"})  # at once: importing the sweep takes seconds (`--size` may be a list: the sweep checks it)
+    # at once: importing the sweep takes seconds (`--size` may be a list: the sweep checks it)
+    check_numbers(**{k: v for k, v in kwargs.items() if k in NUMBERS and k != "size"})
     from ready_steady_go.sweep import sweep
     s = sweep(*args, **kwargs)
     return 1 if s.errors else 0
@@ -310,14 +387,16 @@ def ready_steady_go_import(
     strict:bool=False,        # refuse the whole import if any row is invalid (default: skip those rows and list them)
 ):
     "Import runs from W&B, W&B offline runs, CSV exports, JSON-lines files or other stores into the local store."
-    if not sources: raise BadInput("no source given: accepted are W&B entity/project paths, offline run folders, CSV files or SQLite stores")
+    if not sources: raise BadInput("no source given: accepted are W&B entity/project paths, offline run folders, "
+                                   "CSV files or SQLite stores")
     check_path(store, "--store")
-    from ready_steady_go.tracking import import_sources, _invalid_line
+    from ready_steady_go.load import import_sources, _invalid_line
     c = import_sources(list(sources), store, strict=strict)
     print(f"read {c['read']:,} runs from {c['sources']} source(s): {c['added']:,} added to {store}, "
           f"{c['duplicates']:,} already there")
     if c["not_finished"] or c["bad_throughput"]:
-        print(f"skipped {c['not_finished']:,} run(s) that did not finish and {c['bad_throughput']:,} without a usable throughput")
+        print(f"skipped {c['not_finished']:,} run(s) that did not finish and {c['bad_throughput']:,} "
+              "without a usable throughput")
     if c["invalid"]: print(f"skipped {_invalid_line(c['invalid'])}")
 
 import_main = console_script(ready_steady_go_import)
@@ -332,49 +411,63 @@ def ready_steady_go_export(
 ):
     "Write the runs in the local store to a CSV file, one row per run."
     if status is not None: status = check_choice(status, _STATUSES, "--status")
-    out, db = check_path(csv, "CSV path"), check_path(store, "--store")
+    out = check_path(csv, "CSV path"); check_path(store, "--store")
     if not out.parent.is_dir(): raise BadInput(f"CSV path {str(csv)!r} must be a file in an existing folder")
     from ready_steady_go.store import check_store, export_csv
-    if not check_store(store).exists(): raise BadInput(f"store {str(store)!r} does not exist: run ready-steady-go or ready-steady-go-sweep first")
-    n = export_csv(store, out, force, **(dict(status=status) if status else {}))  # refuses the store itself, and other SQLite files unless --force
+    if not check_store(store).exists():
+        raise BadInput(f"store {str(store)!r} does not exist: run ready-steady-go or ready-steady-go-sweep first")
+    # refuses the store itself, and other SQLite files unless --force
+    n = export_csv(store, out, force, **(dict(status=status) if status else {}))
     print(f"wrote {n:,} runs to {csv}")
 
 export_main = console_script(ready_steady_go_export)
 
 # %% ../nbs/09_cli.ipynb #f14da557
+def _report_runs(sources:tuple, store) -> "pd.DataFrame":
+    "The runs to report on: the sources (read into a temporary store, no store changed), or the store."
+    from ready_steady_go.store import check_store, read_runs
+    from ready_steady_go.load import import_sources
+    if sources:
+        with tempfile.TemporaryDirectory() as d:
+            import_sources(list(sources), Path(d)/"runs.db")
+            return read_runs(Path(d)/"runs.db")
+    store = store or DEFAULT_STORE
+    if not check_store(store).exists():
+        raise BadInput(f"store {str(store)!r} does not exist: run ready-steady-go or ready-steady-go-sweep first, "
+                       "or give sources")
+    return read_runs(store)
+
 @call_parse
 def ready_steady_go_report(
     *sources:str,             # W&B entity/project paths, offline run folders, CSV exports or stores (default: --store)
     store:str|Path=None,      # the SQLite store to read (default: rsg-results.db, when no source is given)
-    out:str|Path="rsg-report", # the folder to write report.html, summary.csv, average.csv, time_to_train.csv, scaling.csv and figures/ into
+    # the folder to write report.html, summary.csv, average.csv, time_to_train.csv, scaling.csv and figures/ into
+    out:str|Path="rsg-report",
     prices:str|Path=None,     # a CSV of prices in $/hour: columns device, price_per_hour
-    price:Annotated[str, "a device's price in $/hour, e.g. \"RTX 4090=0.69\" (repeat for more)", {"action": "append"}]=None,
+    price:Annotated[str, "a device's price in $/hour, e.g. \"RTX 4090=0.69\" (repeat for more)",
+                    {"action": "append"}]=None,
     title:str="Ready, Steady, Go! benchmark report", # the report's title
     include_unconverged:bool=False, # rank points whose CI missed its target too (marked); by default they are left out
-    only_valid:bool=False,    # leave out results measured under flagged conditions (throttling, a power cap, another process...)
-    train_for:str=None,       # the training work for time_to_train.csv: 100k steps, 90 epochs imagenet-1k, 2T tokens, 8.1T voxels (default: each family's)
-    infer_for:str=None,       # the inference work: 1 epoch imagenet-1k-val, 8.1T voxels, 1M images (default: each family's)
+    # leave out results measured under flagged conditions (throttling, a power cap, another process...)
+    only_valid:bool=False,
+    # the training work for time_to_train.csv: 100k steps, 90 epochs imagenet-1k, 2T tokens, 8.1T voxels (default: each family's)
+    train_for:str=None,
+    # the inference work: 1 epoch imagenet-1k-val, 8.1T voxels, 1M images (default: each family's)
+    infer_for:str=None,
 ):
     "Write an HTML report, summary tables and figures from the runs in a store or other sources."
-    if sources and store: raise BadInput("give either --store or sources, not both: import the sources into the store first to combine them")
+    if sources and store: raise BadInput("give either --store or sources, not both: import the sources into the store "
+                                         "first to combine them")
     check_path(out, "--out", folder=True)
     if store is not None: check_path(store, "--store")
     from ready_steady_go.analysis import parse_prices, parse_work
     from ready_steady_go.report import write_report
-    from ready_steady_go.store import check_store, read_runs
-    from ready_steady_go.tracking import import_sources
     pr = parse_prices([p for p in [prices, *(price or [])] if p])
     for w, flag in ((train_for, "--train_for"), (infer_for, "--infer_for")):
         if w is not None: parse_work(w, flag)  # before anything is read or written
-    if sources:
-        with tempfile.TemporaryDirectory() as d:
-            import_sources(list(sources), Path(d)/"runs.db")
-            runs = read_runs(Path(d)/"runs.db")
-    else:
-        store = store or DEFAULT_STORE
-        if not check_store(store).exists(): raise BadInput(f"store {str(store)!r} does not exist: run ready-steady-go or ready-steady-go-sweep first, or give sources")
-        runs = read_runs(store)
-    page = write_report(runs, out, pr, title, include_unconverged=include_unconverged, only_valid=only_valid, train_for=train_for, infer_for=infer_for)
+    runs = _report_runs(sources, store)
+    page = write_report(runs, out, pr, title, include_unconverged=include_unconverged, only_valid=only_valid,
+                        train_for=train_for, infer_for=infer_for)
     scaled = len((Path(out)/"scaling.csv").read_text().splitlines()) > 1  # runs at several world sizes
     print(f"report: {page} ({len(runs):,} runs); tables: {Path(out)/'summary.csv'}, {Path(out)/'average.csv'}, "
           f"{Path(out)/'time_to_train.csv'}" + (f", {Path(out)/'scaling.csv'}" if scaled else ""))

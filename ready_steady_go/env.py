@@ -39,12 +39,13 @@ def check_int(value, # what was given
               name:str, # how the user knows it, e.g. `--bs` or `batch size`
               min:int|None=1, # the smallest accepted (None: no bound)
               max:int|None=None, # the largest accepted (None: no bound)
+              accepted:str|None=None, # what is accepted, in words, instead of the range (e.g. `a positive whole number`)
              ) -> int:
     "`value` as a whole number within `[min, max]`, or `BadInput` naming it and what is accepted."
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
     if ok and (min is None or value >= min) and (max is None or value <= max): return int(value)
     rng = _range(min, max)
-    raise BadInput(f"{name} {value!r} must be a whole number{' ' + rng if rng else ''}")
+    raise BadInput(f"{name} {value!r} must be {accepted or 'a whole number' + (' ' + rng if rng else '')}")
 
 def check_number(value, # what was given
                  name:str, # how the user knows it, e.g. `--n_seconds`
@@ -53,13 +54,14 @@ def check_number(value, # what was given
                  min_inclusive:bool=True, # whether `min` itself is accepted
                  max_inclusive:bool=True, # whether `max` itself is accepted
                  unit:str="", # what the number counts, for the message (e.g. `seconds`)
+                 accepted:str|None=None, # what is accepted, in words, instead of the range and unit
                 ) -> float:
     "`value` as a finite number within its bounds (NaN, infinities and booleans refused), or `BadInput`."
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
     if ok and (min is None or (value >= min if min_inclusive else value > min)) \
           and (max is None or (value <= max if max_inclusive else value < max)): return value
-    rng = _range(min, max, min_inclusive, max_inclusive)
-    raise BadInput(f"{name} {value!r} must be a finite number{' ' + rng if rng else ''}{' ' + unit if unit else ''}")
+    rng = " ".join(s for s in ("a finite number", _range(min, max, min_inclusive, max_inclusive), unit) if s)
+    raise BadInput(f"{name} {value!r} must be {accepted or rng}")
 
 def check_choice(value, # what was given
                  accepted, # the accepted values, lower case

@@ -15,9 +15,10 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from .env import BadInput, pick_device, synchronize, reset_peak_memory, peak_memory_mb
-from .benchmark import (Result, StopRule, benchmark, check_settings, flops_per_sample, make_step,
-                                       make_timer, new_run_id, precision_flags, step_stats, _is_oom, _first_line, _run_timed)
+from .env import (BadInput, check_int, check_number, first_line, synchronize,
+                                 reset_peak_memory, peak_memory_mb)
+from .benchmark import StopRule, benchmark, check_settings, flops_per_sample, make_step, make_timer, precision_flags, step_stats, _is_oom, _run_timed, _STOP_KEYS
+from .schema import Result, new_run_id
 
 # %% auto #0
 __all__ = ['LaunchResult', 'combine', 'check_world', 'torchrun_command', 'launch']
@@ -36,25 +37,53 @@ class LaunchResult(Result):
     def summary(self) -> str:
         "A short human summary, with the world it ran in."
         spread = f"; rank spread {100 * self.rank_spread:.1f}%" if self.rank_spread is not None else ""
-        return (super().summary() + f"\n  world        {self.world_size} process(es) on {self.nnodes} machine(s), {self.backend}; global batch "
-                f"{(self.per_device_bs or 0) * self.world_size} ({self.per_device_bs} per device, {'strong' if self.strong else 'weak'} scaling){spread}")
+        scaling = "strong" if self.strong else "weak"
+        return (super().summary() + f"\n  world        {self.world_size} process(es) on {self.nnodes} machine(s), "
+                f"{self.backend}; global batch {(self.per_device_bs or 0) * self.world_size} "
+                f"({self.per_device_bs} per device, {scaling} scaling){spread}")
 
 # %% ../nbs/04a_launch.ipynb #87b52ca2
 def combine(times:list[list[float]], # step times in seconds, one list per rank
             per_device_bs:int,       # samples per step on each rank
            ) -> dict:
-    "The measured fields of one record from every rank's step times: global throughput from the slowest rank, and the spread."
+    "The measured fields of one record from every rank's step times: the slowest rank's global throughput, the spread."
     if not times or any(not t for t in times): raise ValueError("every rank needs at least one step time")
     slow = max(times, key=lambda t: sum(t) / len(t))
     tps = [per_device_bs * len(t) / sum(t) for t in times]
-    return {**step_stats(slow, per_device_bs * len(times)), "rank_spread": (max(tps) - min(tps)) / statistics.median(tps)}
+    spread = (max(tps) - min(tps)) / statistics.median(tps)
+    return {**step_stats(slow, per_device_bs * len(times)), "rank_spread": spread}
 
 # %% ../nbs/04a_launch.ipynb #b4388a9f
-def _whole(v, name, lo=1, hi=None):
-    if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
-        raise BadInput(f"--{name} {v!r} must be a whole number " + (f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"))
+def _whole(v, name:str, lo:int=1, hi:int|None=None) -> int:
+    "`check_int` for torchrun's option `--name`, in its words: `of at least lo`, `from lo to hi`."
+    return check_int(v, f"--{name}", min=lo, max=hi,
+                     accepted="a whole number " + (f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"))
+
+_ENDPOINT = re.compile(r"[\w.-]+(:\d{1,5})?|\[[0-9a-fA-F:]+\](:\d{1,5})?")  # host[:port], an IPv6 host in brackets
+
+def _rendezvous(nnodes:int, master_addr:str|None, rdzv_endpoint:str|None):
+    "`BadInput` unless several machines have one place to meet, given one way."
+    if master_addr and rdzv_endpoint:
+        raise BadInput(f"--master_addr {master_addr!r} and --rdzv_endpoint {rdzv_endpoint!r} both given: "
+                       "use one of them")
+    if rdzv_endpoint is not None and not _ENDPOINT.fullmatch(str(rdzv_endpoint)):
+        raise BadInput(f"--rdzv_endpoint {rdzv_endpoint!r}: accepted is host or host:port")
+    if nnodes > 1 and not (master_addr or rdzv_endpoint):
+        raise BadInput(f"--nnodes {nnodes} needs a rendezvous address: give --master_addr (and --master_port) "
+                       "of node 0, or --rdzv_endpoint host:port")
+
+def _devices(nproc_per_node:int, device_type:str, n_devices:int|None):
+    "`BadInput` unless this machine has a device for each of its processes."
+    if device_type == "cuda":
+        n = torch.cuda.device_count() if n_devices is None else n_devices
+        if nproc_per_node > n: raise BadInput(f"--nproc_per_node {nproc_per_node} asks for more processes than "
+                                              f"this machine's {n} CUDA device(s): use at most {n}")
+    if device_type == "mps" and nproc_per_node > 1:
+        raise BadInput(f"--nproc_per_node {nproc_per_node} on MPS: a Mac has one GPU and no distributed backend "
+                       "for it: use 1, or --device cpu")
 
 def check_world(nproc_per_node:int,      # processes on this machine, one per device
+                *,
                 nnodes:int=1,            # machines taking part
                 node_rank:int=0,         # this machine's rank, 0 to nnodes-1 (with --master_addr)
                 master_addr:str|None=None, # address of node 0 (static rendezvous)
@@ -62,25 +91,18 @@ def check_world(nproc_per_node:int,      # processes on this machine, one per de
                 rdzv_endpoint:str|None=None, # host[:port] of a c10d rendezvous (elastic)
                 device_type:str="cpu",   # cpu, cuda or mps
                 n_devices:int|None=None, # CUDA devices on this machine (default: as torch counts them)
-                strong_bs:int|None=None, # with strong scaling: the global batch, which must divide evenly between the devices
+                strong_bs:int|None=None, # with strong scaling: the global batch, to divide evenly between the devices
                ) -> int:
     "The world size, or `BadInput` in one line for options that cannot work."
     _whole(nproc_per_node, "nproc_per_node"); _whole(nnodes, "nnodes")
     _whole(node_rank, "node_rank", 0, nnodes - 1)
     if master_port is not None: _whole(master_port, "master_port", 1, 65535)
-    if master_addr and rdzv_endpoint: raise BadInput(f"--master_addr {master_addr!r} and --rdzv_endpoint {rdzv_endpoint!r} both given: use one of them")
-    if rdzv_endpoint is not None and not re.fullmatch(r"[\w.-]+(:\d{1,5})?|\[[0-9a-fA-F:]+\](:\d{1,5})?", str(rdzv_endpoint)):
-        raise BadInput(f"--rdzv_endpoint {rdzv_endpoint!r}: accepted is host or host:port")
-    if nnodes > 1 and not (master_addr or rdzv_endpoint):
-        raise BadInput(f"--nnodes {nnodes} needs a rendezvous address: give --master_addr (and --master_port) of node 0, or --rdzv_endpoint host:port")
-    if device_type == "cuda":
-        n = torch.cuda.device_count() if n_devices is None else n_devices
-        if nproc_per_node > n: raise BadInput(f"--nproc_per_node {nproc_per_node} asks for more processes than this machine's {n} CUDA device(s): use at most {n}")
-    if device_type == "mps" and nproc_per_node > 1:
-        raise BadInput(f"--nproc_per_node {nproc_per_node} on MPS: a Mac has one GPU and no distributed backend for it: use 1, or --device cpu")
+    _rendezvous(nnodes, master_addr, rdzv_endpoint)
+    _devices(nproc_per_node, device_type, n_devices)
     world = nproc_per_node * nnodes
     if strong_bs is not None and strong_bs % world:
-        raise BadInput(f"--strong with batch size {strong_bs} and world size {world}: the global batch must divide evenly between the devices")
+        raise BadInput(f"--strong with batch size {strong_bs} and world size {world}: "
+                       "the global batch must divide evenly between the devices")
     return world
 
 # %% ../nbs/04a_launch.ipynb #71eba46e
@@ -90,6 +112,7 @@ _WORKER = "from ready_steady_go.launch import _worker; _worker()"
 
 def torchrun_command(settings:str,            # the worker's settings, JSON
                      nproc_per_node:int,      # processes on this machine
+                     *,
                      nnodes:int=1,            # machines
                      node_rank:int=0,         # this machine's rank (static rendezvous)
                      master_addr:str|None=None, # node 0's address (static rendezvous)
@@ -97,9 +120,13 @@ def torchrun_command(settings:str,            # the worker's settings, JSON
                      rdzv_endpoint:str|None=None, # c10d rendezvous host[:port]
                     ) -> list[str]:
     "The `python -m torch.distributed.run ...` command line that runs one point."
-    a = [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={nproc_per_node}", f"--nnodes={nnodes}", "--max_restarts=0"]
-    if rdzv_endpoint: a += ["--rdzv_backend=c10d", f"--rdzv_endpoint={rdzv_endpoint}", f"--rdzv_id=rsg-{zlib.crc32(settings.encode()):08x}"]
-    elif master_addr: a += [f"--node_rank={node_rank}", f"--master_addr={master_addr}", f"--master_port={master_port or 29500}"]
+    a = [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={nproc_per_node}", f"--nnodes={nnodes}",
+         "--max_restarts=0"]
+    if rdzv_endpoint:  # the id from the settings: every machine running the same command joins the same job
+        a += ["--rdzv_backend=c10d", f"--rdzv_endpoint={rdzv_endpoint}",
+              f"--rdzv_id=rsg-{zlib.crc32(settings.encode()):08x}"]
+    elif master_addr:
+        a += [f"--node_rank={node_rank}", f"--master_addr={master_addr}", f"--master_port={master_port or 29500}"]
     else: a += ["--standalone"]
     return a + ["--no_python", sys.executable, "-c", _WORKER, settings]
 
@@ -114,7 +141,7 @@ def _faulty(step, rank:int):
         raise RuntimeError(f"injected failure on rank {rank}")
     return bad
 
-def _timed(step, dev, rule:StopRule, rank:int, ctrl, sync_every:int) -> list:
+def _timed(step, dev, rule:StopRule, *, rank:int, ctrl, sync_every:int) -> list:
     "Step times of the engine's timed loop (`_run_timed`); every rank stops after the same step, decided on rank 0."
     flag = torch.zeros(1, dtype=torch.int32)
     def done(launched, stats, elapsed, per):
@@ -123,7 +150,7 @@ def _timed(step, dev, rule:StopRule, rank:int, ctrl, sync_every:int) -> list:
         flag[0] = int(rank == 0 and rule.done(launched, stats, elapsed, per))
         dist.broadcast(flag, 0, group=ctrl)
         return bool(flag[0])
-    return _run_timed(step, make_timer(dev), rule, 0, 0, lambda: synchronize(dev), done=done)["times"]
+    return _run_timed(step, make_timer(dev), rule, sync=lambda: synchronize(dev), done=done)["times"]
 
 # %% ../nbs/04a_launch.ipynb #7642e036
 def _rank_run(kw:dict, dev:torch.device, rank:int, ctrl) -> dict:
@@ -137,30 +164,31 @@ def _rank_run(kw:dict, dev:torch.device, rank:int, ctrl) -> dict:
     x, y = wl.batch(kw["per_device_bs"], dev, kw["channels_last"])
     if mode == "train": model = DDP(model, device_ids=[dev.index] if dev.type == "cuda" else None)
     fwd = torch.compile(model) if kw["compile"] else model
-    step = _faulty(make_step(fwd, x, y, wl.loss, mode, precision, s["optimizer"]), rank)
+    step = _faulty(make_step(fwd, x, y, wl.loss, mode=mode, precision=precision, optimizer=s["optimizer"]), rank)
     with precision_flags(precision):
         t0 = time.perf_counter()
         for _ in range(kw["warmup"]): step()
         synchronize(dev); dist.barrier(group=ctrl)  # everybody starts the timed loop together
         warm = time.perf_counter() - t0
-        times = _timed(step, dev, s["rule"], rank, ctrl, kw["sync_every"])
+        times = _timed(step, dev, s["rule"], rank=rank, ctrl=ctrl, sync_every=kw["sync_every"])
     return dict(rank=rank, times=times, warmup_seconds=warm, peak_mem_mb=peak_memory_mb(dev))
 
 # %% ../nbs/04a_launch.ipynb #9dd3c386
 _POINT = tuple(k for k in inspect.signature(benchmark).parameters if k != "progress")  # what a point may say
-_STOP = ("n_batches", "n_seconds", "target_ci", "min_steps", "min_seconds", "max_seconds")
 
 def _settings(kw:dict, device) -> dict:
-    return check_settings(kw["model"], kw["bs"], kw["precision"], kw["mode"], device, kw["size"], kw["optimizer"],
-                          **{k: kw[k] for k in _STOP})
+    "The point's settings in `kw`, checked on `device` by the engine's own `check_settings`."
+    return check_settings(kw["model"], kw["bs"], precision=kw["precision"], mode=kw["mode"], device=device,
+                          size=kw["size"], optimizer=kw["optimizer"], **{k: kw[k] for k in _STOP_KEYS})
 
 def _template(kw:dict, s:dict, **measured) -> LaunchResult:
     "The record of a point's settings (and `measured`), before or without a measurement."
     wl, rule = s["workload"], s["rule"]
-    return LaunchResult(model=wl.model, bs=kw["bs"], precision=s["precision"], mode=s["mode"], device=kw["device_name"], size=wl.size,
-                        workload=wl.kind, unit=wl.unit, channels_last=kw["channels_last"], compile=kw["compile"], optimizer=s["optimizer"],
-                        stop=rule.kind, n_batches=rule.n_batches, n_seconds=rule.n_seconds, target_ci=rule.target_ci,
-                        max_seconds=rule.max_seconds, run_number=kw["run_number"], world_size=kw["world_size"], nnodes=kw["nnodes"],
+    return LaunchResult(model=wl.model, bs=kw["bs"], precision=s["precision"], mode=s["mode"], device=kw["device_name"],
+                        size=wl.size, workload=wl.kind, unit=wl.unit, channels_last=kw["channels_last"],
+                        compile=kw["compile"], optimizer=s["optimizer"], stop=rule.kind, n_batches=rule.n_batches,
+                        n_seconds=rule.n_seconds, target_ci=rule.target_ci, max_seconds=rule.max_seconds,
+                        run_number=kw["run_number"], world_size=kw["world_size"], nnodes=kw["nnodes"],
                         per_device_bs=kw["per_device_bs"], backend=kw["backend"], strong=kw["strong"],
                         **({"run_id": kw["run_id"]} if kw.get("run_id") else {}), **measured)
 
@@ -192,7 +220,8 @@ def _worker():
         dist.gather_object(rec, ranks, dst=0, group=ctrl)
         if rank == 0: print(_MARK + json.dumps(asdict(_record(kw, ranks, dev))), flush=True)
     except Exception as e:
-        print(_FAIL + json.dumps(dict(rank=rank, status="oom" if _is_oom(e) else "error", error=_first_line(e), t=time.time())), flush=True)
+        fail = dict(rank=rank, status="oom" if _is_oom(e) else "error", error=first_line(e, limit=500), t=time.time())
+        print(_FAIL + json.dumps(fail), flush=True)
         os._exit(1)  # no clean-up that could wait on a peer: torchrun stops the others
     dist.destroy_process_group()
 
@@ -206,7 +235,8 @@ def _outcome(rc:int, out:str, err:str, tmpl:LaunchResult) -> LaunchResult|None:
     if fails:
         f = min(fails, key=lambda f: (f["t"], f["status"] != "oom"))
         waited = re.search(r"timed out|timeout", f["error"], re.I) and f["status"] != "oom"
-        status, error = f["status"], f"rank {f['rank']}" + (" waited past the collective timeout for another rank (hung, or far slower)" if waited else "") + f": {f['error']}"
+        why = " waited past the collective timeout for another rank (hung, or far slower)" if waited else ""
+        status, error = f["status"], f"rank {f['rank']}{why}: {f['error']}"
     elif rc == 0: return None  # a node without global rank 0: the record is node 0's to keep
     else:
         rank, code = re.search(r"rank\s*:\s*(\d+)", err), re.search(r"exitcode\s*:\s*(-?\d+)", err)
@@ -228,8 +258,32 @@ def _kill(p:subprocess.Popen):
         except psutil.NoSuchProcess: pass
     psutil.wait_procs(procs, timeout=10)
 
-def launch(point:dict,               # the point: keyword arguments of `benchmark` (model, bs, precision, mode, device, ...)
+def _checked(point:dict, nproc_per_node:int) -> tuple[dict, dict]:
+    "The point with `benchmark`'s defaults, and its checked settings; `BadInput` for what cannot be launched."
+    if unknown := sorted(set(point) - set(_POINT) - {"progress"}):
+        raise BadInput(f"unknown point setting(s) {', '.join(unknown)}: accepted are {', '.join(_POINT)}")
+    kw = {k: point.get(k, p.default) for k, p in inspect.signature(benchmark).parameters.items() if k != "progress"}
+    s = _settings(kw, kw["device"])
+    if (dev := s["dev"]).type == "cuda" and (dev.index or 0) != 0 and nproc_per_node > 1:
+        raise BadInput(f"device {kw['device']!r} with --nproc_per_node {nproc_per_node}: give --device cuda; "
+                       "rank i uses cuda:i (choose GPUs with CUDA_VISIBLE_DEVICES)")
+    check_int(kw["warmup"], "warmup", min=0)
+    return kw, s
+
+def _run(cmd:list[str], threads:int, timeout:float, tmpl) -> LaunchResult|None:
+    "Run torchrun's `cmd` for at most `timeout` seconds; its outcome (`tmpl(**fields)` makes the point's record)."
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         env={**os.environ, "OMP_NUM_THREADS": str(threads)})
+    try: out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill(p); p.communicate()
+        return tmpl(status="error",
+                    error=f"no result within the {timeout:g} s timeout: every rank was stopped (a hang?)")
+    return _outcome(p.returncode, out, err, tmpl())
+
+def launch(point:dict,               # the point: keyword arguments of `benchmark` (model, bs, precision, mode, ...)
            nproc_per_node:int,       # processes on this machine, one per device
+           *,
            nnodes:int=1,             # machines taking part
            node_rank:int=0,          # this machine's rank (with --master_addr)
            master_addr:str|None=None,  # node 0's address (static rendezvous)
@@ -240,32 +294,20 @@ def launch(point:dict,               # the point: keyword arguments of `benchmar
            collective_timeout:float=300.0, # seconds a rank waits for its peers in a collective
            sync_every:int=1,         # broadcast rank 0's stop decision every this many steps (time-based rules)
           ) -> LaunchResult|None:
-    "Measure one point with `nproc_per_node` × `nnodes` processes under torchrun; `None` on a machine that does not hold rank 0."
-    unknown = sorted(set(point) - set(_POINT) - {"progress"})
-    if unknown: raise BadInput(f"unknown point setting(s) {', '.join(unknown)}: accepted are {', '.join(_POINT)}")
-    kw = {k: v for k, v in inspect.signature(benchmark).parameters.items() if k != "progress"}
-    kw = {k: point.get(k, p.default) for k, p in kw.items()}
-    s = _settings(kw, kw["device"])
+    "Measure one point with `nproc_per_node` × `nnodes` processes under torchrun; `None` where rank 0 is not."
+    kw, s = _checked(point, nproc_per_node)
+    meet = dict(nnodes=nnodes, node_rank=node_rank, master_addr=master_addr, master_port=master_port,
+                rdzv_endpoint=rdzv_endpoint)
     dev = s["dev"]
-    if dev.type == "cuda" and (dev.index or 0) != 0 and nproc_per_node > 1:
-        raise BadInput(f"device {kw['device']!r} with --nproc_per_node {nproc_per_node}: give --device cuda; rank i uses cuda:i (choose GPUs with CUDA_VISIBLE_DEVICES)")
-    world = check_world(nproc_per_node, nnodes, node_rank, master_addr, master_port, rdzv_endpoint, dev.type, strong_bs=kw["bs"] if strong else None)
-    if isinstance(warm := kw["warmup"], bool) or not isinstance(warm, int) or warm < 0: raise BadInput(f"warmup {warm!r} must be a whole number of steps, 0 or more")
+    world = check_world(nproc_per_node, **meet, device_type=dev.type, strong_bs=kw["bs"] if strong else None)
     _whole(sync_every, "sync_every")
     for v, name in ((timeout, "timeout"), (collective_timeout, "collective_timeout")):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0: raise BadInput(f"{name} {v!r} must be a positive number of seconds")
-    threads = max(1, _cores() // nproc_per_node)
+        check_number(v, name, min=0, min_inclusive=False, accepted="a positive number of seconds")
+    threads, cuda = max(1, _cores() // nproc_per_node), dev.type == "cuda"
     kw.update(per_device_bs=kw["bs"] // world if strong else kw["bs"], world_size=world, nnodes=nnodes, strong=strong,
-              backend="nccl" if dev.type == "cuda" else "gloo", device_name="cuda" if dev.type == "cuda" and world > 1 else str(dev),
+              backend="nccl" if cuda else "gloo", device_name="cuda" if cuda and world > 1 else str(dev),
               threads=threads, collective_timeout=float(collective_timeout), sync_every=sync_every,
-              cuda_index=dev.index if dev.type == "cuda" and nproc_per_node == 1 else None)  # one process keeps the GPU asked for
-    kw["run_id"] = kw["run_id"] or new_run_id()  # the same on every rank
-    settings = json.dumps(kw)
-    cmd = torchrun_command(settings, nproc_per_node, nnodes, node_rank, master_addr, master_port, rdzv_endpoint)
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                         env={**os.environ, "OMP_NUM_THREADS": str(threads)})
-    try: out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill(p); p.communicate()
-        return _template(kw, s, status="error", error=f"no result within the {timeout:g} s timeout: every rank was stopped (a hang?)")
-    return _outcome(p.returncode, out, err, _template(kw, s))
+              cuda_index=dev.index if cuda and nproc_per_node == 1 else None,  # one process keeps the GPU asked for
+              run_id=kw["run_id"] or new_run_id())  # the same on every rank
+    cmd = torchrun_command(json.dumps(kw), nproc_per_node, **meet)
+    return _run(cmd, threads, timeout, lambda **measured: _template(kw, s, **measured))
