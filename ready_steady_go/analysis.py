@@ -71,8 +71,7 @@ def world_sizes(runs:pd.DataFrame, # the runs table
                ) -> pd.Series:
     "Each run's world size: the first of `WORLD_SIZE_COLUMNS` that it has, else 1."
     w = pd.Series(np.nan, index=runs.index)
-    for c in WORLD_SIZE_COLUMNS:
-        if c in runs: w = w.fillna(_num(runs, c))
+    for c in [c for c in WORLD_SIZE_COLUMNS if c in runs]: w = w.fillna(_num(runs, c))
     return w.fillna(1).astype("int64")
 
 def _kind_of(w) -> str:

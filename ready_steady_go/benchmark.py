@@ -278,8 +278,7 @@ def _run_timed(step,           # one step; returns once the step is queued
 def _tick(bar, rule, new, stats, *, per=1):
     "Advance `bar` by the steps (or seconds) in `new`, with the CI so far."
     inc = len(new) * per if rule.n_batches else sum(new) * per
-    # past the cap (min_steps come first, a step is never cut): tqdm would drop a total it is past
-    if bar.total is not None and bar.n + inc > bar.total: bar.total = bar.n + inc
+    if bar.total is not None and bar.n + inc > bar.total: bar.total = bar.n + inc  # past the cap: tqdm would drop it
     bar.update(inc)
     if stats.n > 1: bar.set_postfix_str(f"±{100*stats.ci_rel():.1f}%", refresh=False)
 

@@ -17,6 +17,7 @@ from fastcore.script import call_parse, anno_parser, _HelpFormatter, _pos_split
 
 from . import __version__
 from .env import NUMBERS, BadInput, check_choice, check_int, check_number, check_numbers, check_path, first_line
+from .schema import STATUSES  # light: no torch, no pandas
 
 # %% auto #0
 __all__ = ['rsg_main', 'sweep_main', 'import_main', 'export_main', 'report_main', 'console_script', 'ready_steady_go',
@@ -48,8 +49,7 @@ def _signature(module:str, name:str, **names):
     return fn
 
 DEFAULT_STORE = _constant("store", "DEFAULT_STORE")
-_STATUSES, _WANDB_MODES = _constant("benchmark", "STATUSES"), _constant("tracking", "WANDB_MODES")
-_SQLITE_HEADER = _constant("store", "_SQLITE_HEADER")
+_WANDB_MODES = _constant("tracking", "WANDB_MODES")
 
 # %% ../nbs/09_cli.ipynb #15cf1c15
 _KINDS = {"int": "a whole number", "float": "a number", "path": "a path", "str": "text",
@@ -410,7 +410,7 @@ def ready_steady_go_export(
     force:bool=False,         # write over the CSV path even if it is another SQLite file (never the store itself)
 ):
     "Write the runs in the local store to a CSV file, one row per run."
-    if status is not None: status = check_choice(status, _STATUSES, "--status")
+    if status is not None: status = check_choice(status, STATUSES, "--status")
     out = check_path(csv, "CSV path"); check_path(store, "--store")
     if not out.parent.is_dir(): raise BadInput(f"CSV path {str(csv)!r} must be a file in an existing folder")
     from ready_steady_go.store import check_store, export_csv
@@ -423,7 +423,7 @@ def ready_steady_go_export(
 export_main = console_script(ready_steady_go_export)
 
 # %% ../nbs/09_cli.ipynb #f14da557
-def _report_runs(sources:tuple, store) -> "pd.DataFrame":
+def _report_runs(sources:tuple, store):
     "The runs to report on: the sources (read into a temporary store, no store changed), or the store."
     from ready_steady_go.store import check_store, read_runs
     from ready_steady_go.load import import_sources

@@ -65,13 +65,15 @@ _RENAMED = dict(torch="pytorch", seconds="duration")  # ours <- 2022's
 def _col(df:pd.DataFrame, k:str) -> pd.Series:
     return df[k] if k in df else pd.Series([None]*len(df), index=df.index, dtype=object)
 
-def _capability(s:pd.Series) -> pd.Series:
+def _capability_text(v) -> str:
     "`(8, 0)`, `[8, 0]`, `8.0` or `8` as `8.0`."
-    def one(v):
-        v = re.sub(r"^[\(\[]\s*(\d+)\s*,\s*(\d+)\s*[\)\]]$", r"\1.\2", str(v).strip())
-        return re.sub(r"^(\d+)$", r"\1.0", v)
+    v = re.sub(r"^[\(\[]\s*(\d+)\s*,\s*(\d+)\s*[\)\]]$", r"\1.\2", str(v).strip())
+    return re.sub(r"^(\d+)$", r"\1.0", v)
+
+def _capability(s:pd.Series) -> pd.Series:
+    "A column of compute capabilities as `8.0`, each distinct value read once."
     s = s.astype("str")
-    return s.map({v: one(v) for v in s.dropna().unique()})  # a handful of distinct values in any number of runs
+    return s.map({v: _capability_text(v) for v in s.dropna().unique()})  # a handful of distinct values in any number of runs
 
 # %% ../nbs/04b_load.ipynb #55342f27
 def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, and `_run_id`, `_state`, `_created`
@@ -251,9 +253,8 @@ def _origin_commit(p:Path) -> str|None:
     "The commit `ORIGIN.txt` next to `p` lists for it (a 40-hex-digit id on the line naming the file)."
     o = p.parent / "ORIGIN.txt"
     if not o.is_file(): return None
-    for line in o.read_text(errors="replace").splitlines():
-        if p.name in line and (m := re.search(r"\b[0-9a-f]{40}\b", line)): return m[0]
-    return None
+    found = (re.search(r"\b[0-9a-f]{40}\b", line) for line in o.read_text(errors="replace").splitlines() if p.name in line)
+    return next((m[0] for m in found if m), None)
 
 # %% ../nbs/04b_load.ipynb #5d63e566
 def load_lambda(path:str|Path, # a Lambda table (`pytorch-train-throughput-v2-fp16.csv`), or `lambda:<file>`

@@ -140,8 +140,7 @@ def peak_row(device_name:str|None, # the device name as CUDA (or `env.cpu_name` 
             ) -> str|None:
     "The table row `device_name` is, or None when it is not in the table (or ambiguous)."
     if not device_name: return None
-    n = _normal(device_name)
-    hits = {r[0] for r in _ROWS if re.fullmatch(r[1], n)}
+    hits = {r[0] for r in _ROWS if re.fullmatch(r[1], _normal(device_name))}
     return hits.pop() if len(hits) == 1 else None
 
 # %% ../nbs/01a_peaks.ipynb #d421a43c

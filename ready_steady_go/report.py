@@ -427,6 +427,7 @@ def _cost_section(pg:_Page) -> list[str]:
 _ENERGY_FMT = {"J per sample": "{:,.3g}", "samples per kWh": "{:,.0f}", "samples per $": "{:,.0f}"}
 
 def _efficiency_table(d:pd.DataFrame, unit:str) -> pd.DataFrame:
+    "One mode's efficiency as the page shows it: throughput, TFLOP/s and MFU against both peaks, with the conditions."
     out = pd.DataFrame({"device": d["device"], "model": d["label"] if "label" in d else d["model"],
                         "precision": d["precision"], "batch size": d["bs"],
                         f"throughput ({unit}/s)": d["throughput"], "TFLOP/s": d["tflops"], "MFU (%)": 100 * d["mfu"],

@@ -140,12 +140,9 @@ Result.row = _row
 # %% ../nbs/00a_schema.ipynb #2ca589a4
 def _label(self:Result) -> str:
     "What `size` means for this family: `224px`, `seq 1024`, `patch 32x128x128`, `N 4096`, `crop 224`."
-    k = kind_of(self.workload)
-    if k == "lm": return f"seq {self.seq_len}"
-    if k == "unet3d": return f"patch {self.patch or self.size}"
-    if k == "op": return f"N {self.size}"
-    if k == "data": return f"crop {self.size}"
-    return f"{self.size}px"
+    s = self.size
+    named = dict(lm=f"seq {self.seq_len}", unet3d=f"patch {self.patch or s}", op=f"N {s}", data=f"crop {s}")
+    return named.get(kind_of(self.workload), f"{s}px")
 
 Result.label = _label
 

@@ -207,8 +207,7 @@ def _dict_rows(rows:list[dict]) -> tuple[list[str], list[tuple], dict[str, str]]
 def _frame_rows(df:pd.DataFrame) -> tuple[list[str], list[tuple], dict[str, str]]:
     "The same for a DataFrame, a column at a time."
     df = runs_frame(df)
-    # all-empty columns stay NULL by themselves
-    df = df[[k for k in df.columns if k == "run_id" or df[k].notna().any()]]
+    df = df[[k for k in df.columns if k == "run_id" or df[k].notna().any()]]  # all-empty columns: NULL by themselves
     extra = {k: _sql_type(df[k]) for k in df.columns if k not in COLUMNS}
     return list(df.columns), list(zip(*(_sql_column(df[k]) for k in df.columns))), extra
 
@@ -270,9 +269,7 @@ def read_runs(store:str|Path=DEFAULT_STORE, # the SQLite file
 def _read_runs(store, where):
     "`read_runs` with the collector already paused."
     p = check_store(store)
-    if not p.exists() or p.stat().st_size == 0: df = pd.DataFrame()
-    else:
-        df = _read_only(p, lambda con: _select(con, where))
+    df = pd.DataFrame() if not p.exists() or not p.stat().st_size else _read_only(p, lambda con: _select(con, where))
     return _families(runs_frame(df))
 
 def _families(df:pd.DataFrame) -> pd.DataFrame:

@@ -33,9 +33,8 @@ def reason_names(mask:int|None, # NVML's clock-event reason bit mask
                 ) -> list:
     "The human names of the reasons set in `mask` (unknown bits as hex)."
     if not mask: return []
-    names = [n for b, n in THROTTLE_REASONS.items() if mask & b]
     rest = mask & ~sum(THROTTLE_REASONS)
-    return names + ([f"0x{rest:x}"] if rest else [])
+    return [n for b, n in THROTTLE_REASONS.items() if mask & b] + ([f"0x{rest:x}"] if rest else [])
 
 # %% ../nbs/01b_telemetry.ipynb #9c00050f
 SUMMARY_KEYS = ("n_samples", "seconds", "sm_clock_mhz", "max_sm_clock_mhz", "sm_clock_ratio", "mem_clock_mhz",

@@ -31,8 +31,8 @@ def has_api_key() -> bool:
     "True where wandb finds an API key for its server (environment, netrc or settings); the key itself is never read out."
     try:
         host = wandb.env.get_base_url(wandb_setup.singleton().settings.base_url)
-        s = wbauth.authenticate_session(host=host, source="ready-steady-go", prompt=False, update_session=False)
-        return s is not None
+        return wbauth.authenticate_session(host=host, source="ready-steady-go", prompt=False,
+                                           update_session=False) is not None
     except Exception: return False
 
 # %% ../nbs/04_tracking.ipynb #0f166bc2
