@@ -366,7 +366,8 @@ def ready_steady_go(**flags):
 rsg_main = console_script(ready_steady_go)
 
 # %% ../nbs/09_cli.ipynb #f2a42357
-_SWEEP = _signature("sweep", "sweep", Path=Path, DEFAULT_STORE=DEFAULT_STORE)  # `sweep`'s flags, without importing torch
+# `sweep`'s flags, without importing torch
+_SWEEP = _signature("sweep", "sweep", Path=Path, DEFAULT_STORE=DEFAULT_STORE)
 
 @call_parse
 @wraps(_SWEEP)

@@ -112,14 +112,17 @@ def check_path(value, # the path given
     except (OSError, ValueError, AttributeError): max_name = 255
     long = next((c for c in p.parts if len(os.fsencode(c)) > max_name), None)
     if long is not None:
-        raise BadInput(f"{name} {s[:40]!r}… is too long a name ({len(os.fsencode(long))} bytes): accepted are names of at most {max_name} bytes")
+        raise BadInput(f"{name} {s[:40]!r}… is too long a name ({len(os.fsencode(long))} bytes): accepted are names "
+                       f"of at most {max_name} bytes")
     try:
         if p.exists():
-            if folder and not p.is_dir(): raise BadInput(f"{name} {s!r} is a file: accepted is a folder (new or existing)")
+            if folder and not p.is_dir(): raise BadInput(f"{name} {s!r} is a file: accepted is a folder (new or "
+                                                         "existing)")
             if not folder and p.is_dir(): raise BadInput(f"{name} {s!r} is a folder: accepted is a file name")
             return p
         up = next((q for q in [*p.parents, *p.absolute().parents] if q.exists()), None)
-        if up is not None and not up.is_dir(): raise BadInput(f"{name} {s!r} is under {str(up)!r}, which is a file: accepted is a path in a folder")
+        if up is not None and not up.is_dir(): raise BadInput(f"{name} {s!r} is under {str(up)!r}, which is a file: "
+                                                              "accepted is a path in a folder")
     except OSError as e: raise BadInput(f"{name} {s[:80]!r} cannot be used ({first_line(e)})") from None
     return p
 

@@ -17,7 +17,8 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 from .env import (BadInput, check_int, check_number, first_line, synchronize,
                                  reset_peak_memory, peak_memory_mb)
-from .benchmark import StopRule, benchmark, check_settings, flops_per_sample, make_step, make_timer, precision_flags, step_stats, _is_oom, _run_timed, _STOP_KEYS
+from .benchmark import (StopRule, benchmark, check_settings, flops_per_sample, make_step, make_timer,
+                                       precision_flags, step_stats, _is_oom, _run_timed, _STOP_KEYS)
 from .schema import Result, new_run_id
 
 # %% auto #0

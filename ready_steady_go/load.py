@@ -73,7 +73,8 @@ def _capability_text(v) -> str:
 def _capability(s:pd.Series) -> pd.Series:
     "A column of compute capabilities as `8.0`, each distinct value read once."
     s = s.astype("str")
-    return s.map({v: _capability_text(v) for v in s.dropna().unique()})  # a handful of distinct values in any number of runs
+    # a handful of distinct values in any number of runs
+    return s.map({v: _capability_text(v) for v in s.dropna().unique()})
 
 # %% ../nbs/04b_load.ipynb #55342f27
 def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, and `_run_id`, `_state`, `_created`
@@ -181,7 +182,7 @@ def load_csv(path:str|Path, # a W&B web-UI runs export or our own `export_csv`
     with gc_paused(): return _load_csv(path, finished_only)
 
 def _load_csv(path, finished_only):
-    "`load_csv` with the collector paused (a large export makes millions of short-lived objects: see `store.gc_paused`)."
+    "`load_csv` with the collector paused: a large export makes millions of short-lived objects (`env.gc_paused`)."
     try: df = pd.read_csv(path, dtype="str", keep_default_na=False, na_values=[""])
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise BadInput(f"CSV {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV of runs") from None
@@ -242,7 +243,7 @@ def _lambda_path(path) -> Path: return Path(str(path).removeprefix("lambda:")).e
 
 def is_lambda_table(path:str|Path, # a file, or `lambda:<file>`
                    ) -> bool:
-    "Whether `path` is a Lambda throughput table: a `lambda:` prefix, or a header of an empty first column and Lambda's model names."
+    "Whether `path` is a Lambda throughput table: a `lambda:` prefix, or a header of an empty cell and Lambda's models."
     if str(path).startswith("lambda:"): return True
     try:
         with open(path, encoding="utf-8", errors="replace") as f: head = f.readline().strip().split(",")
@@ -253,7 +254,8 @@ def _origin_commit(p:Path) -> str|None:
     "The commit `ORIGIN.txt` next to `p` lists for it (a 40-hex-digit id on the line naming the file)."
     o = p.parent / "ORIGIN.txt"
     if not o.is_file(): return None
-    found = (re.search(r"\b[0-9a-f]{40}\b", line) for line in o.read_text(errors="replace").splitlines() if p.name in line)
+    lines = o.read_text(errors="replace").splitlines()
+    found = (re.search(r"\b[0-9a-f]{40}\b", line) for line in lines if p.name in line)
     return next((m[0] for m in found if m), None)
 
 # %% ../nbs/04b_load.ipynb #5d63e566
@@ -294,7 +296,7 @@ def load_lambda(path:str|Path, # a Lambda table (`pytorch-train-throughput-v2-fp
 
 # %% ../nbs/04b_load.ipynb #fe714124
 def _kind(src:str) -> str:
-    "What a source is: wandb, offline, csv, jsonl, store or lambda (a published Lambda table); refused in one line if none."
+    "What a source is: wandb, offline, csv, jsonl, store or lambda (a published table); refused in one line if none."
     if src.startswith("lambda:"): return "lambda"
     p = Path(src).expanduser()
     if glob.has_magic(src):
@@ -333,7 +335,7 @@ def import_sources(sources:list[str], # W&B entity/project paths, offline run di
                    api=None, # a `wandb.Api()` for W&B paths (made when needed if None)
                    strict:bool=False, # refuse the whole import if any row is invalid (else skip and count those rows)
                   ) -> dict:
-    "Import runs from every source into the store, deduplicated by run_id; returns the counts, and the refused rows in `invalid`."
+    "Import runs from every source into the store, once per run_id; returns the counts, and the refused rows in `invalid`."
     p = check_store(store, write=True)
     sources = [str(s) for s in sources]
     if not sources: raise BadInput("no source to import: accepted are CSV files, SQLite stores, W&B offline runs or "

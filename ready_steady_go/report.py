@@ -122,8 +122,7 @@ def report_svgs(res:dict, # `analyse(runs, prices)`
 _CSS = ("body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1100px;margin:2em auto;"
         "padding:0 1em;color:#222;line-height:1.45}\n"
         "h1{margin-bottom:.2em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}"
-        "figure{margin:1em 0}\n"
-        "table{border-collapse:collapse;font-size:.85em;margin:.5em 0 1.5em}"
+        "figure{margin:1em 0}\ntable{border-collapse:collapse;font-size:.85em;margin:.5em 0 1.5em}"
         "th,td{border:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}\n"
         "th{background:#f4f4f4}.n{text-align:right;white-space:nowrap}td:first-child{white-space:nowrap}"
         ".meta{color:#666}.scroll{overflow-x:auto}\n"
@@ -417,8 +416,7 @@ def _cost_section(pg:_Page) -> list[str]:
     if value is None or not len(value): return []
     out = ["<h2>Cost</h2><p>Prices in $/hour as given. The verdict compares each device with the cheapest: the "
            "price factor is exact, the throughput factor comes with its 95% interval; <i>value</i> is relative "
-           "throughput per $/hour; the frontier holds the devices no other device beats on both price and "
-           "speed.</p>"]
+           "throughput per $/hour; the frontier holds the devices no other device beats on both price and speed.</p>"]
     out += _per_mode(value, lambda m: (pg.fig(f"cost-{m}.svg"), _table(_verdicts(value, m), "{:,.2f}")))
     return out + [f"<p>Cost per million {html.escape(pg.unit)} at each device's fastest precision:</p>",
                   _table(cost_table(pg.res["cost"], pg.unit), "{:,.2f}")]

@@ -93,7 +93,7 @@ def _is_dir(p:Path) -> bool:
     except OSError: return False  # a name too long to look up
 
 def _check_name(p:Path, path):
-    "Refuse a path the file system cannot hold: a name over NAME_MAX bytes (with room for `-wal`), a path over PATH_MAX."
+    "Refuse a path the file system cannot hold: a name over NAME_MAX bytes (room kept for `-wal`) or over PATH_MAX."
     d = next((a for a in [p.parent, *p.parent.parents] if _is_dir(a)), Path("."))
     try: name_max, path_max = os.pathconf(d, "PC_NAME_MAX"), os.pathconf(d, "PC_PATH_MAX")
     except (OSError, ValueError): name_max, path_max = 255, 4096
@@ -122,7 +122,7 @@ def _check_writable(p:Path, path):
 def check_store(path:str|Path=DEFAULT_STORE, # the SQLite file; created on the first write
                 write:bool=False, # also make sure the store can be written (before a measurement)
                ) -> Path:
-    "Refuse a store path that is a directory, a file that is not ours, has no parent or (`write`) cannot be written: creates nothing."
+    "Refuse a store that is a folder, not ours, without a parent or (`write`) not writable; creates nothing."
     p = Path(path).expanduser()
     _check_name(p, path)
     if p.is_dir(): raise BadInput(f"store {str(path)!r} is a directory: accepted is {_ACCEPTED}")
@@ -185,7 +185,7 @@ def _cell(v):
     return v
 
 def _sql_value(v, t:type|None):
-    "One value of a dict row as its column's plain Python type (None when missing), without pandas: single-run writes stay cheap."
+    "One value of a dict row as its column's plain Python type (None when missing), without pandas: cheap for one run."
     if isinstance(v, np.generic): v = v.item()
     if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)): return None
     if t is None or isinstance(v, t) and not (t is int and isinstance(v, bool)): return _cell(v)
@@ -220,7 +220,7 @@ def _sql_column(s:pd.Series) -> list:
 def write_rows(rows:dict|list[dict]|pd.DataFrame, # one run record, a list of them, or a DataFrame of them
                store:str|Path=DEFAULT_STORE, # the SQLite file
               ) -> int:
-    "Add runs to the store in one transaction; runs already there (same `run_id`) are left as they are. Returns how many were added."
+    "Add runs to the store in one transaction, leaving those already there (same `run_id`); returns how many were added."
     with gc_paused(): return _write_rows(rows, store)
 
 def _write_rows(rows, store):
@@ -252,7 +252,7 @@ def _write_rows(rows, store):
 
 # %% ../nbs/03_store.ipynb #762e4a34
 def _sql_to_column(vs:np.ndarray, typ:type|None):
-    "One column as SQLite returned it, straight into the schema's dtype: no per-value type inference (5× faster than `read_sql_query`)."
+    "One column as SQLite returned it, straight into the schema's dtype: no per-value inference (5× `read_sql_query`)."
     if typ is float: return vs.astype(float)  # None becomes NaN
     if typ is int: return pd.array(vs, dtype="Int64")
     if typ is bool: return _as_bool(pd.Series(pd.array(vs, dtype="Int64")))
@@ -305,7 +305,7 @@ def _json_value(v):
 def save_runs(rows:dict|list[dict], # one run record or a list of them
               store:str|Path=DEFAULT_STORE, # the SQLite file
              ) -> str|None:
-    "Write runs to the store; if that fails, keep them in a JSON-lines file (or on stdout) and return one line saying where."
+    "Write runs to the store; if that fails, keep them in a JSON-lines file (or on stdout) and say where, in one line."
     rows = [rows] if isinstance(rows, dict) else list(rows)
     try: write_rows(rows, store); return None
     except (sqlite3.Error, OSError, BadInput) as e: why = (str(e).splitlines() or [type(e).__name__])[0]
@@ -382,7 +382,7 @@ def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str]:
 
 def invalid_rows(df:pd.DataFrame, # runs as read from a file or W&B, values as they came (strings or objects)
                 ) -> dict:
-    "Why each refused row is refused: `{index: reason}` for rows with a schema column of the wrong type or out of range."
+    "Why each refused row is refused: `{index: reason}` for rows with a schema column of a wrong type or out of range."
     out = {}
     for k, typ in COLUMNS.items():
         if k not in df: continue

@@ -28,7 +28,7 @@ class TrackingError(RuntimeError):
     "W&B could not be reached or refused the run: the message says what happened and what to do."
 
 def has_api_key() -> bool:
-    "True where wandb finds an API key for its server (environment, netrc or settings); the key itself is never read out."
+    "True where wandb finds an API key for its server (environment, netrc or settings); the key is never read out."
     try:
         host = wandb.env.get_base_url(wandb_setup.singleton().settings.base_url)
         return wbauth.authenticate_session(host=host, source="ready-steady-go", prompt=False,

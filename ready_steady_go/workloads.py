@@ -571,13 +571,20 @@ def get_workload(model:str|Workload,      # a model name (`resnet50`, `gpt2`, `u
     if isinstance(model, Workload): wl = model
     else:
         kind = _family(check_model(model))
-        if workload is not None and want != kind: raise BadInput(f"--workload {workload} does not match --model {model}, whose family is {kind}: give --workload {kind} or leave it out")
+        if workload is not None and want != kind: raise BadInput(f"--workload {workload} does not match --model "
+                                                                 f"{model}, whose family is {kind}: give --workload "
+                                                                 f"{kind} or leave it out")
         if kind == "lm":
-            if size is not None: raise BadInput(f"size {size!r} does not apply to the language model {model}: give seq_len")
+            if size is not None: raise BadInput(f"size {size!r} does not apply to the language model {model}: give "
+                                                "seq_len")
             wl = LanguageModel(model, seq_len, **kw)
         else:
-            if seq_len is not None: raise BadInput(f"seq_len {seq_len!r} applies to language models, not to {model} ({kind})")
-            if kind != "unet3d" and isinstance(size, str) and size.strip().isdigit(): size = int(size)  # from the command line
+            if seq_len is not None: raise BadInput(f"seq_len {seq_len!r} applies to language models, not to {model} "
+                                                   f"({kind})")
+            # from the command line
+            if kind != "unet3d" and isinstance(size, str) and size.strip().isdigit(): size = int(size)
             wl = _FAMILIES[kind](model, size, **kw)
-    if workload is not None and want != wl.kind: raise BadInput(f"--workload {workload} does not match --model {wl.model}, whose family is {wl.kind}: give --workload {wl.kind} or leave it out")
+    if workload is not None and want != wl.kind: raise BadInput(f"--workload {workload} does not match --model "
+                                                                f"{wl.model}, whose family is {wl.kind}: give "
+                                                                f"--workload {wl.kind} or leave it out")
     return wl
