@@ -60,14 +60,14 @@ def _configs(devices, models):
 
 def synth_runs(n_devices=5, # the first `n_devices` of `DEVICES`
                n_models=3, # the first `n_models` of `MODELS`
-               repeats=2, # runs per configuration (run_number 0..repeats-1)
+               repeats=2, # runs per configuration (run_number 1..repeats)
                seed=0): # everything follows from it
     "A runs table in the run-record schema, the same for the same arguments."
     rng = np.random.default_rng(seed)
     cfg = pd.DataFrame(list(_configs(DEVICES[:n_devices], MODELS[:n_models])))
     cfg = cfg.loc[cfg.index.repeat(repeats)].reset_index(drop=True)
     n = len(cfg)
-    cfg["run_number"] = np.tile(np.arange(repeats), n // repeats)
+    cfg["run_number"] = np.tile(np.arange(1, repeats + 1), n // repeats)
     ok = (cfg.status == "ok").to_numpy()
     thr = np.where(ok, cfg.get("thr", pd.Series(np.nan, index=cfg.index)).to_numpy(float) * rng.normal(1, 0.012, n), np.nan)
     ci_rel = np.where(ok, rng.uniform(0.002, 0.01, n), np.nan)
