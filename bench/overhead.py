@@ -54,7 +54,8 @@ def main():
     ratios = []
     for i in range(a.rounds):
         def engine():
-            return benchmark(wl, a.bs, a.precision, a.mode, dev, n_batches=a.steps, warmup=a.warmup, warmup_seconds=0,
+            return benchmark(wl, a.bs, precision=a.precision, mode=a.mode, device=dev, n_batches=a.steps, warmup=a.warmup,
+                             warmup_seconds=0,
                              progress=False).throughput
         def plain(): return plain_loop(wl, a.bs, dev, a.precision, a.mode, a.steps, a.warmup)
         first, second = (engine, plain) if i % 2 == 0 else (plain, engine)
