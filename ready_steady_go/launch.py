@@ -28,12 +28,8 @@ __all__ = ['LaunchResult', 'combine', 'check_world', 'torchrun_command', 'launch
 @dataclass
 class LaunchResult(Result):
     "A `Result` measured by several processes: the world it ran in and how evenly its ranks ran."
-    world_size:int=1            # processes (devices) in all
-    nnodes:int=1                # machines
-    per_device_bs:int|None=None # samples per step on each device
-    backend:str|None=None       # `nccl` or `gloo`
-    rank_spread:float|None=None # (max - min) / median of the per-rank throughputs
-    strong:bool=False           # strong scaling: `bs` is the global batch, divided between devices
+    # the world fields are `Result`'s (see `schema`); under torchrun they are always known
+    world_size:int=1; nnodes:int=1; strong:bool=False
 
     def summary(self) -> str:
         "A short human summary, with the world it ran in."
