@@ -254,9 +254,8 @@ def _origin_commit(p:Path) -> str|None:
     "The commit `ORIGIN.txt` next to `p` lists for it (a 40-hex-digit id on the line naming the file)."
     o = p.parent / "ORIGIN.txt"
     if not o.is_file(): return None
-    lines = o.read_text(errors="replace").splitlines()
-    found = (re.search(r"\b[0-9a-f]{40}\b", line) for line in lines if p.name in line)
-    return next((m[0] for m in found if m), None)
+    hits = (re.search(r"\b[0-9a-f]{40}\b", l) for l in o.read_text(errors="replace").splitlines() if p.name in l)
+    return next((m[0] for m in hits if m), None)
 
 # %% ../nbs/04b_load.ipynb #5d63e566
 def load_lambda(path:str|Path, # a Lambda table (`pytorch-train-throughput-v2-fp16.csv`), or `lambda:<file>`
