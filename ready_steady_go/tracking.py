@@ -85,7 +85,7 @@ def start_run(mode:str="disabled", # disabled, offline or online
               init_timeout:float=15, # seconds W&B waits for its server to accept the run
              ):
     "Start a W&B run, or raise `TrackingError` saying how long it tried; a failed start leaves no folder behind."
-    mode = check_wandb(mode, project, entity, name, group)
+    mode = check_wandb(mode, project=project, entity=entity, name=name, group=group)
     root = Path(os.environ.get("WANDB_DIR") or ".")/"wandb"
     before, t0 = set(root.glob("*")) if root.is_dir() else None, time.monotonic()
     try:

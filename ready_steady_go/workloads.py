@@ -182,7 +182,8 @@ class Workload:
         self.check(precision, mode, channels_last, compile)
         dev = torch.device(device)
         model, (x, y) = self._model_on(dev, channels_last, compile), self.batch(bs, dev, channels_last)
-        return model_step(model, x, y, self.loss, mode, precision, optimizer or self.optimizer, fused)
+        return model_step(model, x, y, self.loss, mode=mode, precision=precision, optimizer=optimizer or self.optimizer,
+                          fused=fused)
 
     def _model_on(self, dev, channels_last, compile):
         "The model built on `dev` (initialised where it runs: no host copy of a large model), compiled if asked."
