@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/tracking.html.md"""
 
 # %% ../nbs/04_tracking.ipynb #877f20b9
 from __future__ import annotations
-import math, os, re, shutil, sys, time
+import glob, math, os, re, shutil, sys, time
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +16,7 @@ from wandb.sdk import wandb_setup
 from wandb.sdk.lib import wbauth
 
 from .env import BadInput
-from .schema import COLUMN_GROUPS
+from .schema import COLUMN_GROUPS, new_run_id
 
 # %% auto #0
 __all__ = ['WANDB_MODES', 'TrackingError', 'has_api_key', 'check_wandb', 'wandb_keys', 'start_run', 'log_run']
@@ -75,19 +75,31 @@ def wandb_keys(row:dict, # a run record
     return config, summary
 
 # %% ../nbs/04_tracking.ipynb #09ec4c15
+def _run_dirs(root:Path, run_id:str) -> set[Path]:
+    "The folders W&B makes under `root` for the run `run_id`: `run-DATE-ID` online, `offline-run-DATE-ID` offline."
+    return {p for p in root.glob(f"*run-*-{glob.escape(run_id)}") if p.is_dir() and not p.is_symlink()}
+
+def _tidy(root:Path, run_id:str, before:set[Path]):
+    "Remove what a failed start of `run_id` made under `root`, and only that: never another process's run."
+    for d in _run_dirs(root, run_id) - before: shutil.rmtree(d, ignore_errors=True)
+    for l in root.glob("*"):  # `latest-run` and the debug logs, where they point into the folder just removed
+        if l.is_symlink() and not l.exists() and run_id in os.readlink(l): l.unlink(missing_ok=True)
+    try: root.rmdir()  # only when nothing else is in it
+    except OSError: pass
+
 def start_run(mode:str="disabled", # disabled, offline or online
               project:str|None=None, # W&B project (2022: ready-steady-go)
               entity:str|None=None, # W&B user or team
               name:str|None=None, # run name (W&B makes one up if None)
               group:str|None=None, # run group, e.g. a sweep
               config:dict|None=None, # the run's settings, known before it starts
-              run_id:str|None=None, # W&B run id; pass the record's run_id so both stay one run
+              run_id:str|None=None, # W&B run id; pass the record's run_id so both stay one run (default: a new one)
               init_timeout:float=15, # seconds W&B waits for its server to accept the run
              ):
     "Start a W&B run, or raise `TrackingError` saying how long it tried; a failed start leaves no folder behind."
     mode = check_wandb(mode, project=project, entity=entity, name=name, group=group)
-    root = Path(os.environ.get("WANDB_DIR") or ".")/"wandb"
-    before, t0 = set(root.glob("*")) if root.is_dir() else None, time.monotonic()
+    root, run_id = Path(os.environ.get("WANDB_DIR") or ".")/"wandb", run_id or new_run_id()
+    before, t0 = _run_dirs(root, run_id), time.monotonic()  # a run resumed under its id keeps its folder
     try:
         # wandb reads WANDB_DIR once per process; read it for every run, so a later change is honoured.
         # W&B's own lines are for a terminal: piped or redirected, its service writes broken colour codes,
@@ -99,11 +111,7 @@ def start_run(mode:str="disabled", # disabled, offline or online
     except Exception as e:
         msg = (str(e).strip().splitlines() or [type(e).__name__])[0]
         took = time.monotonic() - t0
-        if before is None: shutil.rmtree(root, ignore_errors=True)  # what this attempt made, and only that
-        else:
-            for f in set(root.glob("*")) - before:
-                if f.is_dir() and not f.is_symlink(): shutil.rmtree(f, ignore_errors=True)
-                else: f.unlink(missing_ok=True)
+        _tidy(root, run_id, before)  # the folder of this run, known by its id: never a listing difference
         raise TrackingError(f"W&B {mode} run could not start: gave up after {took:.0f} s ({msg}): check the network, "
                             "or use --wnb offline and `wandb sync` later") from None
 
