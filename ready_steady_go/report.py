@@ -19,12 +19,13 @@ from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, KEYS, MEASURED_SOURCES, MI
     SCALING_COLUMNS, analyse, best_batch, comparability_note, cost_table, duration_table, feed_table, flagged,
     mode_name, parse_prices, parse_work, ranking, time_to_train_table)
 from .analysis import _is_test, _per_config
+from .store import spreadsheet_safe
 from .plots import (plot_average, plot_batch, plot_cost, plot_efficiency, plot_relative,
     plot_scaling, plot_speedup, svg, unit_name)
 
 # %% auto #0
-__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'FAMILY_NAMES', 'summary_table', 'average_table', 'report_figures', 'report_svgs',
-           'Report', 'build_report', 'write_report']
+__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'FAMILY_NAMES', 'REPORT_MARKER', 'summary_table', 'average_table', 'report_figures',
+           'report_svgs', 'check_report_folder', 'Report', 'build_report', 'write_report']
 
 # %% ../nbs/08_report.ipynb #37ce9eb4
 SUMMARY_COLS = ("device", "model", "precision", "mode", "bs", "throughput", "relative")
@@ -147,31 +148,68 @@ def _table(df:pd.DataFrame, floatfmt:str|dict="{:,.1f}") -> str:
     return f'<div class="scroll"><table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{rows}</tbody></table></div>'
 
 # %% ../nbs/08_report.ipynb #6c53e75c
+REPORT_MARKER = ".ready-steady-go-report"  # in every report folder: the files this report wrote, one per line
+
+def _ours(out:Path) -> bool:
+    "Whether every file under `out` is one a report wrote there (as its marker lists them)."
+    try: listed = set((out / REPORT_MARKER).read_text(encoding="utf-8").splitlines()) | {REPORT_MARKER}
+    except (OSError, UnicodeDecodeError): return False
+    return all(p.relative_to(out).as_posix() in listed for p in out.rglob("*") if not p.is_dir() or p.is_symlink())
+
+def _unwritable(out, e:OSError) -> BadInput:
+    "The one line for a report folder the file system refuses."
+    return BadInput(f"cannot write the report into {str(out)!r}: {e.strerror or type(e).__name__}"
+                    + (f" ({e.filename})" if e.filename and str(e.filename) != str(out) else ""))
+
+def check_report_folder(out:str|Path, # the folder the report goes into
+                       ) -> Path:
+    "`out` as a Path if a report may be written there (new, empty, or an earlier report); else `BadInput` in one line."
+    if out is None or not str(out).strip(): raise BadInput("the report folder is empty: give one, e.g. --out rsg-report")
+    try: return _check_folder(out)
+    except OSError as e: raise _unwritable(out, e) from None
+
+def _check_folder(out) -> Path:
+    "`check_report_folder` for a path the file system may still refuse (`OSError`)."
+    p, why = Path(out).expanduser(), None
+    for a in (p, *p.parents):  # the folder itself or one above it is a file: nothing can go there
+        if a.exists() and not a.is_dir(): raise BadInput(f"--out {str(out)!r}: {str(a)!r} is a file, not a folder")
+    full, special = p.resolve(), {Path("/"): "the root folder", Path.home().resolve(): "your home folder"}
+    if full in special or full in Path.cwd().resolve().parents: why = special.get(full, "a folder above this one")
+    elif full == Path.cwd().resolve(): why = "the working folder itself"
+    elif p.is_dir() and any(p.iterdir()) and not _ours(p): why = "a folder with files no report of ours wrote"
+    if why: raise BadInput(f"--out {str(out)!r} is {why}: accepted is a new or empty folder, or one holding an "
+                           "earlier report (e.g. --out rsg-report)")
+    return p
+
+# %% ../nbs/08_report.ipynb #4390a8e7
+def _swap(tmp:Path, out:Path):
+    "Put the finished folder `tmp` where `out` is: the earlier report moved aside first, removed once `tmp` is in."
+    old = None
+    if out.exists(): old = Path(tempfile.mkdtemp(prefix=".rsg-report-old-", dir=out.parent)) / "old"; os.replace(out, old)
+    try: os.replace(tmp, out)
+    except OSError:
+        if old is not None: os.replace(old, out)  # the earlier report, whole again
+        raise
+    if old is not None: shutil.rmtree(old.parent, ignore_errors=True)
+
 @dataclass
 class Report:
     "A finished report held in memory: file name → text."
     files: dict[str, str] = field(default_factory=dict)
 
     def write(self, out:str|Path) -> Path: # the folder to write into (made if missing)
-        "Write every file under `out`, all or nothing (a temporary folder beside it, moved into place); or `BadInput`."
-        if out is None or not str(out).strip():
-            raise BadInput("the report folder is empty: give one, e.g. --out rsg-report")
-        out, tmp = Path(out), None
+        "Write every file under `out`, all or nothing (a temporary folder beside it, renamed into place); or `BadInput`."
+        out, tmp = check_report_folder(out), None
         try:
-            for p in (out, *out.parents):  # the folder itself or one above it is a file: nothing can go there
-                if p.exists() and not p.is_dir():
-                    raise BadInput(f"--out {str(out)!r}: {str(p)!r} is a file, not a folder")
             out.parent.mkdir(parents=True, exist_ok=True)
             tmp = Path(tempfile.mkdtemp(prefix=".rsg-report-", dir=out.parent))
-            for name, text in self.files.items():
+            for name, text in {**self.files, REPORT_MARKER: "\n".join(self.files) + "\n"}.items():
                 (tmp / name).parent.mkdir(parents=True, exist_ok=True)
                 (tmp / name).write_text(text, encoding="utf-8")
-            out.mkdir(exist_ok=True)
-            if (out / "figures").is_dir(): shutil.rmtree(out / "figures")  # no stale figures from an earlier report
-            for p in sorted(tmp.iterdir()): os.replace(p, out / p.name)
-        except OSError as e:
-            raise BadInput(f"cannot write the report into {str(out)!r}: {e.strerror or type(e).__name__}"
-                           + (f" ({e.filename})" if e.filename and str(e.filename) != str(out) else "")) from None
+            mask = os.umask(0); os.umask(mask)
+            tmp.chmod(0o777 & ~mask)  # mkdtemp's 0700 would hide the report from others
+            _swap(tmp, out)
+        except OSError as e: raise _unwritable(out, e) from None
         finally:
             if tmp is not None: shutil.rmtree(tmp, ignore_errors=True)
         return out / "report.html"
@@ -179,10 +217,9 @@ class Report:
 # %% ../nbs/08_report.ipynb #64773b44
 def _csv_files(res:dict) -> dict[str, str]:
     "The report's CSV tables as text: summary, average, time to train, scaling (a header only, for one device)."
-    return {"summary.csv": summary_table(res["best"]).to_csv(index=False),
-            "average.csv": average_table(res["average"]).to_csv(index=False),
-            "time_to_train.csv": res["time_to_train"].to_csv(index=False),
-            "scaling.csv": res["scaling"][list(SCALING_COLUMNS)].to_csv(index=False)}
+    tables = {"summary.csv": summary_table(res["best"]), "average.csv": average_table(res["average"]),
+              "time_to_train.csv": res["time_to_train"], "scaling.csv": res["scaling"][list(SCALING_COLUMNS)]}
+    return {n: spreadsheet_safe(t).to_csv(index=False) for n, t in tables.items()}  # no cell runs as a formula
 
 def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysis.tidy`)
                  prices=None, # $/hour per device: a CSV path, "NAME=USD" strings, a dict (see `parse_prices`)
@@ -219,6 +256,7 @@ def write_report(runs:pd.DataFrame, # the runs table
                  infer_for:str|None=None, # the inference work (see `build_report`)
                 ) -> Path:
     "Write the report of `runs` to `out`; returns the path of `report.html`. Nothing is written on bad input."
+    check_report_folder(out)  # before any analysis
     return build_report(runs, prices, title, include_unconverged=include_unconverged, only_valid=only_valid,
                         train_for=train_for, infer_for=infer_for).write(out)
 

@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/store.html.md"""
 
 # %% ../nbs/03_store.ipynb #7b58a1f6
 from __future__ import annotations
-import json, math, os, shutil, sqlite3, sys, tempfile, time
+import json, math, os, re, shutil, sqlite3, sys, tempfile, time
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +17,7 @@ from .schema import COLUMNS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of
 
 # %% auto #0
 __all__ = ['DEFAULT_STORE', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'runs_frame', 'check_store', 'write_rows', 'read_runs',
-           'save_runs', 'export_csv', 'invalid_rows', 'read_csv']
+           'save_runs', 'spreadsheet_safe', 'unquote_formulas', 'export_csv', 'invalid_rows', 'read_csv']
 
 # %% ../nbs/03_store.ipynb #4c1159a5
 _DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -322,6 +322,23 @@ def save_runs(rows:dict|list[dict], # one run record or a list of them
     return (f"store {str(store)!r} could not be written ({why}), nor a file beside it or here: {n} run(s) printed on "
             "stdout as JSON lines; save them to a .jsonl file and add them with ready-steady-go-import")
 
+# %% ../nbs/03_store.ipynb #a71aadd4
+_FORMULA = re.compile(r"'*[=+\-@\t\r]")  # a formula's first character, behind any quotes already there
+
+def spreadsheet_safe(df:pd.DataFrame, # a table about to be written as CSV
+                    ) -> pd.DataFrame:
+    "`df` with every text cell a spreadsheet would run as a formula quoted with a leading `'` (OWASP)."
+    quote = lambda v: "'" + v if isinstance(v, str) and _FORMULA.match(v) else v
+    text = [k for k in df.columns if df[k].dtype == object or pd.api.types.is_string_dtype(df[k])]
+    return df.assign(**{k: df[k].map(quote) for k in text}) if text else df
+
+def unquote_formulas(df:pd.DataFrame, # a table read from a CSV, text as it came
+                    ) -> pd.DataFrame:
+    "`df` with the `'` that `spreadsheet_safe` put before a formula taken off again."
+    unquote = lambda v: v[1:] if isinstance(v, str) and v[:1] == "'" and _FORMULA.match(v) else v
+    text = [k for k in df.columns if df[k].dtype == object or pd.api.types.is_string_dtype(df[k])]
+    return df.assign(**{k: df[k].map(unquote) for k in text}) if text else df
+
 # %% ../nbs/03_store.ipynb #f49a2fd0
 def export_csv(store:str|Path, # the SQLite file to export
                path:str|Path, # the CSV file to write
@@ -343,7 +360,7 @@ def export_csv(store:str|Path, # the SQLite file to export
     except OSError as e: raise BadInput(f"CSV path {str(path)!r} cannot be written ({e.strerror}): accepted is a "
                                         "file in a writable folder") from None
     try:
-        with os.fdopen(fd, "w", newline="") as f: df.to_csv(f, index=False)
+        with os.fdopen(fd, "w", newline="") as f: spreadsheet_safe(df).to_csv(f, index=False)
         mask = os.umask(0); os.umask(mask)
         # mkstemp's 0600 would hide the CSV from others
         os.chmod(tmp, out.stat().st_mode & 0o777 if out.exists() else 0o666 & ~mask)
@@ -402,4 +419,4 @@ def read_csv(path:str|Path, # a CSV written by `export_csv`
         raise BadInput(f"CSV {str(path)!r} cannot be read ({why}): accepted is a CSV file of runs") from None
     if "run_id" not in df: raise BadInput(f"CSV {str(path)!r} has no run_id column: accepted is a CSV written by "
                                           "export_csv")
-    return _families(runs_frame(df))
+    return _families(runs_frame(unquote_formulas(df)))
