@@ -17,12 +17,14 @@ from .schema import kind_of, precision_2022
 # %% auto #0
 __all__ = ['KEYS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES', 'ENV_COLS', 'DATASETS',
            'DEFAULT_WORK', 'TIME_TO_TRAIN_COLS', 'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY_COLS',
-           'CONDITION_COLS', 'SCALING_COLUMNS', 'MODE_NAMES', 'MISSED_MARK', 'FEED_COLS', 'clean_device_name',
-           'ci_target_met', 'world_sizes', 'usable', 'tidy', 'best_batch', 'relative', 'ratio_ci', 'throughput_ci_rel',
-           'speedup_ci', 'speedup', 'average', 'oom_batch', 'environments', 'parse_prices', 'cost', 'value_table',
-           'best_precision', 'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'parse_work', 'work_text',
-           'time_to_train', 'comparability', 'comparability_note', 'efficiency', 'scaling', 'convergence', 'flagged',
-           'analyse', 'mode_name', 'ranking', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table']
+           'CONDITION_COLS', 'SCALING_COLUMNS', 'MODE_NAMES', 'FACTOR_COLS', 'MISSED_MARK', 'FEED_COLS',
+           'clean_device_name', 'weights_precision', 'ci_target_met', 'world_sizes', 'usable', 'tidy', 'best_batch',
+           'relative', 'ratio_ci', 'throughput_ci_rel', 'speedup_ci', 'speedup', 'average', 'oom_batch', 'environments',
+           'parse_prices', 'cost', 'value_table', 'best_precision', 'dataset_size', 'time_for', 'human_duration',
+           'extrapolate', 'parse_work', 'work_text', 'time_to_train', 'comparability', 'comparability_note',
+           'efficiency', 'scaling', 'convergence', 'flagged', 'analyse', 'mode_name', 'run_cost', 'best_configs',
+           'cost_factors', 'factor_sentence', 'ranking', 'time_to_train_table', 'duration_table', 'cost_table',
+           'feed_table']
 
 # %% ../nbs/06_analysis.ipynb #7abdf383
 _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
@@ -32,6 +34,16 @@ def clean_device_name(name:str, # a device name as CUDA reports it
     "A short device name, the 2022 way: vendor and brand words out, dashes to spaces, whitespace collapsed."
     if name is None or (isinstance(name, float) and math.isnan(name)): return "unknown"
     return " ".join(_BRANDS.sub(" ", str(name)).replace("-", " ").split()) or str(name).strip() or "unknown"
+
+# %% ../nbs/06_analysis.ipynb #59c8c21f
+def weights_precision(df:pd.DataFrame, # runs with `precision` (the autocast) and perhaps `weights` (the parameters' dtype)
+                     ) -> pd.Series:
+    "What ran, as one precision name: `precision`, or where the weights were not fp32, `pure bf16` or `bf16 (bf16 weights)`."
+    if "weights" not in df: return df["precision"]
+    w, p = df["weights"].astype(object).astype(str), df["precision"].astype(object).astype(str)
+    other = df["weights"].notna() & ~w.isin(["fp32", "", "nan", "None", "<NA>"])
+    named = np.where(p.isin(["fp32", "tf32"]), "pure " + w, p + " (" + w + " weights)")
+    return df["precision"].where(~other, pd.Series(named, index=df.index))
 
 # %% ../nbs/06_analysis.ipynb #0660a5bd
 # a configuration, up to its batch size (size, seq_len: 0 = not recorded; patch: "" unless an anisotropic 3D patch;
@@ -110,6 +122,7 @@ def _with_defaults(runs:pd.DataFrame) -> pd.DataFrame:
     df = runs.copy()
     if "precision" not in df:
         df["precision"] = df["fp16"].map(precision_2022).fillna("fp32") if "fp16" in df else "fp32"
+    df["precision"] = weights_precision(df)  # bf16 weights are another configuration than fp32 ones
     if "mode" not in df: df["mode"] = "train"
     if "status" not in df: df["status"] = "ok"
     for c in ("throughput_ci", "peak_mem_mb"):
@@ -894,6 +907,90 @@ def mode_name(mode:str, # train or infer
              ) -> str:
     "What a reader calls `mode`: training, inference (any other mode as it is)."
     return MODE_NAMES.get(mode, mode)
+
+# %% ../nbs/06_analysis.ipynb #a5de9afe
+def run_cost(runs:pd.DataFrame, # the runs table
+             prices, # $/hour per device (see `parse_prices`)
+            ) -> pd.DataFrame:
+    "Each usable run on a priced device: its configuration, runtime (s), price ($/h) and cost ($)."
+    df = _keyed(runs)
+    p = _known_prices(prices, df["device"].unique())
+    df = df[df["device"].isin(list(p))].copy()
+    ours = _num(df, "warmup_seconds").fillna(0) + _num(df, "seconds")  # a run of ours: warm-up and timed window
+    df["runtime_s"] = _num(df, "runtime_s").fillna(ours.where(_num(df, "seconds") > 0))
+    df["price_per_hour"] = df["device"].map(p).astype(float)
+    df["cost_usd"] = df["runtime_s"] / 3600 * df["price_per_hour"]
+    cols = [*KEYS, "bs", "throughput", "unit", "runtime_s", "price_per_hour", "cost_usd"]
+    return df[[c for c in cols if c in df]].reset_index(drop=True)
+
+def best_configs(t:pd.DataFrame, # tidy runs (see `tidy`), one device each
+                ) -> pd.DataFrame:
+    "Per device, model and mode: the fastest configuration (precision with its weights, micro-batch)."
+    m = _model_col(t)
+    return t.loc[t.groupby(["device", m, "mode"], sort=True)["throughput"].idxmax()].reset_index(drop=True)
+
+# %% ../nbs/06_analysis.ipynb #861e6f09
+def _rel(v:pd.Series, lo:pd.Series, hi:pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    "Relative distances from `v` down to `lo` and up to `hi` (NaN where a bound is missing)."
+    v = v.to_numpy(float)
+    return (v - lo.to_numpy(float)) / v, (hi.to_numpy(float) - v) / v
+
+def _per_config_cost(costs:pd.DataFrame) -> pd.DataFrame:
+    "The median cost of a configuration's runs, and their range when it was repeated."
+    g = costs.groupby([*KEYS, "bs"], dropna=False)["cost_usd"]
+    out = g.agg(cost_usd="median", cost_lo="min", cost_hi="max", cost_runs="count").reset_index()
+    one = out["cost_runs"].le(1)
+    out.loc[one, ["cost_lo", "cost_hi"]] = np.nan  # one run: its cost has no interval
+    return out
+
+def _factors(g:pd.DataFrame) -> pd.DataFrame:
+    "One model's devices against the cheapest per run (or per item, where a runtime is missing): both factors."
+    per_run = g["cost_usd"].notna().all()
+    cost = g["cost_usd"] if per_run else g["price_per_hour"] / g["throughput"]
+    g = g.assign(cost=cost).sort_values(["cost", "throughput"], ascending=[True, False])
+    c0 = t0 = g.iloc[0]
+    c_lo, c_hi = _rel(g["cost"], g["cost_lo"], g["cost_hi"]) if per_run else (np.full(len(g), np.nan),) * 2
+    t_lo, t_hi = throughput_ci_rel(g)
+    cf = ratio_ci(g["cost"], c_lo, c0["cost"], c_lo[0], a_ci_rel_hi=c_hi, b_ci_rel_hi=c_hi[0])
+    tf = ratio_ci(g["throughput"], t_lo, t0["throughput"], t_lo[0], a_ci_rel_hi=t_hi, b_ci_rel_hi=t_hi[0])
+    first = np.arange(len(g)) == 0  # the cheapest against itself: exactly 1
+    return g.assign(cost_basis="per run" if per_run else "per item", cost_factor=cf[0],
+                    cost_factor_lo=np.where(first, 1.0, cf[1]), cost_factor_hi=np.where(first, 1.0, cf[2]),
+                    throughput_factor=tf[0], throughput_factor_lo=np.where(first, 1.0, tf[1]),
+                    throughput_factor_hi=np.where(first, 1.0, tf[2]))
+
+FACTOR_COLS = ("device", "model", "mode", "precision", "bs", "throughput", "unit", "n_runs", "price_per_hour",
+               "cost_usd", "cost_basis", "cost_factor", "cost_factor_lo", "cost_factor_hi", "throughput_factor",
+               "throughput_factor_lo", "throughput_factor_hi")
+
+def cost_factors(t:pd.DataFrame, # tidy runs (see `tidy`), one device each
+                 runs:pd.DataFrame, # the runs table (for each run's runtime)
+                 prices, # $/hour per device (see `parse_prices`)
+                ) -> pd.DataFrame:
+    "Per model and mode, each priced device's best configuration: cost per run, cost and throughput factors (95%)."
+    best = best_configs(t)
+    p = _known_prices(prices, best["device"].unique())
+    best = best[best["device"].isin(list(p))].assign(price_per_hour=lambda d: d["device"].map(p).astype(float))
+    if best.empty: return pd.DataFrame(columns=list(FACTOR_COLS))
+    best = best.merge(_per_config_cost(run_cost(runs, p)), on=[*KEYS, "bs"], how="left")
+    m = _model_col(best)
+    out = pd.concat([_factors(g) for _, g in best.groupby([m, "mode"], sort=True)], ignore_index=True)
+    return out.assign(model=out[m])[list(FACTOR_COLS)]
+
+# %% ../nbs/06_analysis.ipynb #29ffd419
+def _x(f, lo, hi) -> str:
+    "A factor with its interval: `1.66× (1.60–1.72)`, or `1.66×` without one."
+    return f"{f:.2f}×" + ("" if pd.isna(lo) or pd.isna(hi) or lo == hi else f" ({lo:.2f}–{hi:.2f})")
+
+def factor_sentence(f:pd.DataFrame, # `cost_factors(...)` of one model and mode, cheapest first
+                   ) -> str:
+    "The factor table in one sentence: each device's cost and throughput against the cheapest."
+    c, per = f.iloc[0], "per run" if f["cost_basis"].iloc[0] == "per run" else f"per {str(f['unit'].iloc[0]).removesuffix('s')}"
+    head = f"For {c['model']} {mode_name(c['mode'])}, the {c['device']} is the cheapest {per}"
+    rest = [f"the {r.device} costs {_x(r.cost_factor, r.cost_factor_lo, r.cost_factor_hi)} as much for "
+            f"{_x(r.throughput_factor, r.throughput_factor_lo, r.throughput_factor_hi)} the throughput"
+            for r in f.iloc[1:].itertuples()]
+    return head + ("; " + "; ".join(rest) if rest else "") + "."
 
 # %% ../nbs/06_analysis.ipynb #9822c1d1
 MISSED_MARK = "†" # beside a number whose CI missed its target

@@ -386,18 +386,25 @@ def ready_steady_go_import(
     *sources:str,             # W&B entity/project paths, offline run folders, CSV exports or SQLite stores
     store:str|Path=DEFAULT_STORE, # the SQLite store to import into
     strict:bool=False,        # refuse the whole import if any row is invalid (default: skip those rows and list them)
+    map:Annotated[str, "COLUMN=KEY: where another team's runs keep a run-record column, a flat key or a dotted path "
+                  "into the config (throughput=train/throughput/current); repeat for more", {"action": "append"}]=None,
+    map_file:str|Path=None,   # a TOML file of a team's keys: a [map] table (COLUMN = "KEY") and a [set] table
+    set:Annotated[str, "COLUMN=VALUE that every imported run has (unit=tokens, workload=lm); repeat for more",
+                  {"action": "append"}]=None,
 ):
     "Import runs from W&B, W&B offline runs, CSV exports, JSON-lines files or other stores into the local store."
     if not sources: raise BadInput("no source given: accepted are W&B entity/project paths, offline run folders, "
                                    "CSV files or SQLite stores")
     check_path(store, "--store")
-    from ready_steady_go.load import import_sources, _invalid_line
-    c = import_sources(list(sources), store, strict=strict)
+    from ready_steady_go.load import import_sources, parse_keymap, missing_line, _invalid_line
+    km = parse_keymap(map, map_file, set) if (map or map_file or set) else None  # before anything is read
+    c = import_sources(list(sources), store, strict=strict, keymap=km)
     print(f"read {c['read']:,} runs from {c['sources']} source(s): {c['added']:,} added to {store}, "
           f"{c['duplicates']:,} already there")
     if c["not_finished"] or c["bad_throughput"]:
         print(f"skipped {c['not_finished']:,} run(s) that did not finish and {c['bad_throughput']:,} "
               "without a usable throughput")
+    if c.get("missing"): print(missing_line(c["missing"]))
     if c["invalid"]: print(f"skipped {_invalid_line(c['invalid'])}")
 
 import_main = console_script(ready_steady_go_import)

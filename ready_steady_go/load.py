@@ -6,7 +6,8 @@ Docs: https://xl0.github.io/ready-steady-go/load.html.md"""
 
 # %% ../nbs/04b_load.ipynb #4139aeec
 from __future__ import annotations
-import glob, hashlib, json, re, subprocess
+import difflib, glob, hashlib, json, math, re, subprocess, tomllib
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
@@ -16,15 +17,16 @@ import pandas as pd
 import wandb
 from wandb.util import get_core_path
 
-from .env import BadInput, gc_paused
+from .env import BadInput, first_line, gc_paused
 from .schema import COLUMNS, SCHEMA_VERSION, precision_2022
 from .store import (DEFAULT_STORE, check_store, read_runs, runs_frame, write_rows, invalid_rows,
                                    _SQLITE_HEADER)
 from .tracking import TrackingError, has_api_key
 
 # %% auto #0
-__all__ = ['LAMBDA_UNITS', 'Loaded', 'from_wandb', 'load_offline', 'load_wandb', 'load_csv', 'load_jsonl', 'lambda_system',
-           'is_lambda_table', 'load_lambda', 'import_sources']
+__all__ = ['DTYPE_NAMES', 'NEEDED', 'LAMBDA_UNITS', 'Loaded', 'KeyMap', 'dtype_name', 'parse_keymap', 'lookup',
+           'device_from_metadata', 'team_records', 'lacking', 'missing_line', 'from_wandb', 'load_offline',
+           'load_wandb', 'load_csv', 'load_jsonl', 'lambda_system', 'is_lambda_table', 'load_lambda', 'import_sources']
 
 # %% ../nbs/04b_load.ipynb #23d8be41
 def _offline_files(path:str|Path) -> list[Path]:
@@ -76,15 +78,224 @@ def _capability(s:pd.Series) -> pd.Series:
     # a handful of distinct values in any number of runs
     return s.map({v: _capability_text(v) for v in s.dropna().unique()})
 
+# %% ../nbs/04b_load.ipynb #33ea52e7
+class KeyMap(NamedTuple):
+    "Where another team keeps each run-record column, and the values every run of an import has."
+    keys: dict = {} # column -> the run's key: flat (`train/throughput/current`) or a dotted path (`train.amp.dtype`)
+    values: dict = {} # column -> the value of every run (`unit="tokens"`)
+
+# the dtypes as PyTorch and the trainers name them -> ours
+DTYPE_NAMES = dict(float32="fp32", float="fp32", fp32="fp32", tf32="tf32", bfloat16="bf16", bf16="bf16",
+                   float16="fp16", half="fp16", fp16="fp16")
+_DTYPE_COLUMNS = ("precision", "weights")
+
+def dtype_name(v, # a dtype as a run recorded it: `torch.bfloat16`, `bfloat16`, `float32`, `bf16`
+              ):
+    "A dtype as this tool names it (`bfloat16` → `bf16`, `float32` → `fp32`); anything else unchanged."
+    return DTYPE_NAMES.get(v.strip().lower().removeprefix("torch."), v) if isinstance(v, str) else v
+
+# %% ../nbs/04b_load.ipynb #e635c242
+_MAP_HELP = "COLUMN=KEY, e.g. --map throughput=train/throughput/current"
+
+def _column(name:str, flag:str, text:str) -> str:
+    "`name` if it is a run-record column; `BadInput` naming the flag and the nearest columns otherwise."
+    if name in COLUMNS: return name
+    near = difflib.get_close_matches(name, list(COLUMNS), 3)
+    raise BadInput(f"{flag} {text!r}: {name!r} is not a run-record column"
+                   + (f" (nearest: {', '.join(near)})" if near else "") + ": accepted are the columns of "
+                   "schema.COLUMNS, e.g. throughput, bs, model, precision, weights, device_name, runtime_s")
+
+def _pair(text, flag:str) -> tuple[str, object]:
+    "`COLUMN=VALUE` as (column, value); `BadInput` for anything else."
+    name, sep, value = str(text).partition("=")
+    if not sep or not name.strip() or not value.strip():
+        raise BadInput(f"{flag} {str(text)!r}: accepted is " + (_MAP_HELP if flag == "--map" else
+                       "COLUMN=VALUE, e.g. --set unit=tokens"))
+    return _column(name.strip(), flag, str(text)), value.strip()
+
+def _checked_set(col:str, value, text:str):
+    "A `--set` value as the column holds it (dtypes translated), or `BadInput` saying what the column accepts."
+    v = dtype_name(value) if col in _DTYPE_COLUMNS else value
+    why = invalid_rows(pd.DataFrame({col: [v]}, dtype=object))
+    if why: raise BadInput(f"--set {text!r}: {why[0]}")
+    return v
+
+# %% ../nbs/04b_load.ipynb #57803ad2
+def _map_file(path) -> tuple[dict, dict]:
+    "The `[map]` and `[set]` tables of a TOML file; `BadInput` if it cannot be read or holds anything else."
+    try:
+        with open(path, "rb") as f: d = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise BadInput(f"--map-file {str(path)!r} cannot be read ({type(e).__name__}: {first_line(e)}): accepted "
+                       "is a TOML file with a [map] table of COLUMN = \"KEY\" and a [set] table") from None
+    other = [k for k in d if k not in ("map", "set") or not isinstance(d[k], dict)]
+    bad = [f"map.{k}" for k, v in d.get("map", {}).items() if not isinstance(v, str) or not v.strip()]
+    if other or bad: raise BadInput(f"--map-file {str(path)!r}: {', '.join(other + bad)} is not accepted: "
+                                    "accepted are [map] (COLUMN = \"KEY\") and [set] (COLUMN = VALUE) tables")
+    return d.get("map", {}), d.get("set", {})
+
+def parse_keymap(maps=(), # `--map COLUMN=KEY` texts
+                 map_file=None, # a TOML file: `[map]` COLUMN = "KEY", `[set]` COLUMN = VALUE
+                 sets=(), # `--set COLUMN=VALUE` texts
+                ) -> KeyMap:
+    "The `KeyMap` of the flags (which win over the file); `BadInput` for a column or value that cannot be."
+    fmap, fset = _map_file(map_file) if map_file is not None else ({}, {})
+    keys = {_column(k.strip(), "--map", f"{k}={v}"): v.strip() for k, v in fmap.items()}
+    keys |= dict(_pair(m, "--map") for m in maps or ())
+    given = [(_column(k.strip(), "--set", f"{k}={v}"), v, f"{k}={v}") for k, v in fset.items()]
+    given += [(*_pair(s, "--set"), str(s)) for s in sets or ()]
+    return KeyMap(keys, {c: _checked_set(c, v, t) for c, v, t in given})
+
+# %% ../nbs/04b_load.ipynb #15f9e0c4
+_INDEX = re.compile(r"\[(\d+)\]\.?")
+
+def _present(v) -> bool: return v is not None and not (isinstance(v, float) and math.isnan(v))
+
+def lookup(rec, # one run: a dict of its keys, config values possibly nested (or a list, inside one)
+           key:str, # a flat key, or a dotted path: `train.amp.dtype`, `gpu_nvidia[0].name`
+          ):
+    "The value at `key` in a run: the flat key itself, else the path into its nested values; None where absent."
+    if isinstance(rec, (list, tuple)) and (m := _INDEX.match(key)):
+        i, rest = int(m[1]), key[m.end():]
+        return None if i >= len(rec) else rec[i] if not rest else lookup(rec[i], rest)
+    if not isinstance(rec, dict): return None
+    if key in rec: return rec[key] if _present(rec[key]) else None
+    for m in re.finditer(r"\.|(?=\[)", key):  # the first part that is a key, then the rest inside it
+        if m.start() and key[:m.start()] in rec and _present(v := lookup(rec[key[:m.start()]], key[m.end():])):
+            return v
+    return None
+
+# %% ../nbs/04b_load.ipynb #507b5a41
+def _number(v) -> float:
+    try: return float(v)
+    except (TypeError, ValueError): return float("nan")
+
+def device_from_metadata(meta:dict|None, # W&B's system metadata of a run (`wandb-metadata.json`, or an offline run's)
+                        ) -> dict:
+    "The run's GPU from W&B's system metadata: NVIDIA name, memory and count, or the Apple GPU; `{}` if none."
+    if not isinstance(meta, dict): return {}
+    count = _number(meta.get("gpu_count"))
+    count = int(count) if count > 0 else None
+    nv = [g for g in meta.get("gpu_nvidia") or [] if isinstance(g, dict) and g.get("name")]
+    if nv:  # `memory_total` in an offline run, `memoryTotal` in wandb-metadata.json: bytes
+        mem = _number(nv[0].get("memory_total", nv[0].get("memoryTotal")))
+        return dict(device_type="cuda", device_name=nv[0]["name"], device_count=count or len(nv),
+                    device_mem_gb=round(mem / 2**30, 2) if mem > 0 else None)
+    apple = meta.get("gpuapple") or meta.get("apple") or {}
+    if isinstance(apple, dict) and (name := apple.get("gpuType") or apple.get("name")):
+        mem = _number(apple.get("memory_gb"))
+        return dict(device_type="mps", device_name=name, device_count=1, device_mem_gb=mem if mem > 0 else None)
+    name = meta.get("gpu_type") or meta.get("gpu")  # wandb's `x_stats_gpu_type`, or a GPU it could not query
+    if isinstance(name, str) and name.strip():
+        return dict(device_type="cuda" if "nvidia" in name.lower() else None, device_name=name, device_count=count)
+    return {}
+
+# %% ../nbs/04b_load.ipynb #43f8219c
+def _with_device(d:pd.DataFrame) -> pd.DataFrame:
+    "Runs without a device name get the GPU of their W&B system metadata (`_metadata`), where it names one."
+    if "_metadata" not in d: return d
+    found = pd.DataFrame([device_from_metadata(m) for m in d["_metadata"]], index=d.index, dtype=object)
+    need = _col(d, "device_name").isna()
+    for c in found:
+        have = _col(d, c).astype(object)
+        d[c] = have.where(~need | have.notna(), found[c])
+    return d
+
+def team_records(df:pd.DataFrame, # one row per run as the source gives it (config and summary keys, `_metadata`)
+                 keymap:KeyMap|None=None, # another team's keys and set values (see `parse_keymap`)
+                ) -> pd.DataFrame:
+    "Runs with the mapped and set columns, the GPU from W&B's metadata, `_runtime` as `runtime_s`, our dtype names."
+    km, d = keymap or KeyMap(), df.copy()
+    if km.keys:
+        recs = d.to_dict("records")
+        for col, key in km.keys.items(): d[col] = pd.Series([lookup(r, key) for r in recs], index=d.index, dtype=object)
+    for col, v in km.values.items(): d[col] = v
+    d = _with_device(d)
+    if "runtime_s" not in km.keys: d["runtime_s"] = _col(d, "runtime_s").fillna(_col(d, "_runtime"))
+    for c in _DTYPE_COLUMNS:
+        if c in d: d[c] = d[c].map(dtype_name)
+    return d
+
+# %% ../nbs/04b_load.ipynb #82030570
+NEEDED = ("model", "throughput", "device_name") # what a run needs to be compared (throughput: when its status is ok)
+# what a key holding each needed column tends to be called, for the hint
+_HINTS = dict(model=r"model|arch|name", throughput=r"throughput|per_s(ec)?\b|/s$|tokens?_?per|samples?_?per",
+              device_name=r"gpu|device")
+
+def _flat(rec, prefix:str="", depth:int=4):
+    "Each (dotted key, value) of a run, nested config values included, a few levels deep."
+    for k, v in (rec.items() if isinstance(rec, dict) else ()):
+        if isinstance(v, dict) and depth: yield from _flat(v, f"{prefix}{k}.", depth - 1)
+        elif _present(v) and not str(k).startswith("_"): yield f"{prefix}{k}", v
+
+def _candidates(d:pd.DataFrame, col:str, shown:int=3) -> list[str]:
+    "The keys of runs `d` that may hold `col`, the most common first: numbers for throughput, text otherwise."
+    num = col == "throughput"
+    seen = Counter(k for r in d.to_dict("records") for k, v in _flat(r)
+                   if re.search(_HINTS[col], k, re.I) and (math.isfinite(_number(v)) if num else isinstance(v, str)))
+    return [k for k, _ in seen.most_common(shown)]
+
+def lacking(d:pd.DataFrame, # runs (see `team_records`), `_state` and `status` filled in
+            finished_only:bool=True, # only finished runs count (the others are left out anyway)
+            per_run:bool=True, # each run lacking a column counts (a team's keys were given); else only a column
+                               # that no run of the source has
+           ) -> tuple[pd.DataFrame, dict]:
+    "Runs without a model or device name left out; per needed column, how many runs lack it and keys that may hold it."
+    counted = _col(d, "_state").fillna("finished").astype("str").str.strip().str.lower().eq("finished") | (
+        not finished_only)
+    out, drop = {}, pd.Series(False, index=d.index)
+    for col in NEEDED:
+        if not per_run and col in d: continue
+        miss = _col(d, col).isna() & counted & (d["status"].astype("str").eq("ok") if col == "throughput" else True)
+        if miss.any(): out[col] = dict(runs=int(miss.sum()), keys=_candidates(d[miss], col))
+        if col != "throughput": drop |= miss  # a run without a throughput is counted as unusable by `_finished`
+    return d[~drop], out
+
+# %% ../nbs/04b_load.ipynb #9faee9d6
+def missing_line(missing:dict, # per column: {"runs": n, "keys": [...]} (see `lacking`)
+                ) -> str:
+    "The runs refused for a missing column, each with the `--map` that would fill it, in one line."
+    how = lambda c, m: (f"--map {c}=KEY" + (f" (keys in them that may be it: {', '.join(m['keys'])})" if m["keys"]
+                        else "") + (f" or --set {c}=VALUE" if c != "throughput" else ""))
+    return "; ".join(f"{m['runs']:,} run(s) have no {c}: give {how(c, m)}" for c, m in missing.items())
+
+# %% ../nbs/04b_load.ipynb #25723bb3
+def _needs_device(rec:dict, keymap:KeyMap|None) -> bool:
+    "Whether a run has no device name of its own (nor mapped, nor set): its W&B system metadata is then read."
+    km = keymap or KeyMap()
+    return "device_name" not in km.values and lookup(rec, km.keys.get("device_name", "device_name")) is None
+
+def _offline_metadata(f:Path) -> dict:
+    "An offline run's system metadata: its .wandb file's environment records (wandb 0.31), or `wandb-metadata.json`."
+    meta, old = {}, f.parent / "files" / "wandb-metadata.json"
+    if old.is_file():
+        try: meta.update(json.loads(old.read_text(encoding="utf-8")))
+        except (OSError, ValueError): pass
+    args = [get_core_path(), "leet", "inspect", "--no-observability", "--json", "--run-file", str(f), str(f.parent.parent)]
+    for line in subprocess.run(args, capture_output=True, text=True, timeout=60).stdout.splitlines():
+        if '"environment"' not in line: continue
+        try: r = json.loads(line)
+        except ValueError: continue
+        if isinstance(r, dict) and r.get("type") == "environment": meta.update(r.get("environment") or {})
+    return meta
+
+def _with_metadata(recs:list[dict], files:list[Path], keymap:KeyMap|None) -> list[dict]:
+    "Offline runs, those without a device name with the `_metadata` of their run files."
+    need = [i for i, r in enumerate(recs) if _needs_device(r, keymap)]
+    with ThreadPoolExecutor(8) as ex: metas = list(ex.map(_offline_metadata, [files[i] for i in need]))
+    for i, m in zip(need, metas): recs[i]["_metadata"] = m
+    return recs
+
 # %% ../nbs/04b_load.ipynb #55342f27
 def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, and `_run_id`, `_state`, `_created`
                source:str, # what `source` says: wandb, wandb-offline or csv
                finished_only:bool=True, # leave out runs whose state is not `finished`
                keep_source:bool=False, # keep a `source` the rows already have (our own exports)
                line0:int|None=None, # a refused row is named `line {index + line0}` (a file); None: by its run id
+               keymap:KeyMap|None=None, # another team's keys and set values (see `parse_keymap`)
               ) -> Loaded:
     "Flattened W&B runs, 2022 or new, as run records; unfinished runs and bad throughputs left out and counted."
-    d = _from_2022(df.copy())
+    d = _from_2022(team_records(df, keymap))
     d["run_id"] = _col(d, "_run_id").fillna(_col(d, "run_id")).astype("str")
     created = pd.to_datetime(_col(d, "_created"), utc=True, errors="coerce", format="ISO8601")
     d["timestamp"] = _col(d, "timestamp").fillna(created.dt.strftime("%Y-%m-%dT%H:%M:%S+00:00").where(created.notna()))
@@ -92,7 +303,9 @@ def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, 
     # before any value is coerced: a wrong value is refused, never made missing
     why = invalid_rows(d[[k for k in COLUMNS if k in d]])
     invalid = {(f"line {i + line0}" if line0 is not None else f"run {d.at[i, 'run_id']}"): w for i, w in why.items()}
-    return _finished(d.drop(index=list(why)), finished_only, invalid)
+    kept, missing = lacking(d.drop(index=list(why)), finished_only, per_run=keymap is not None)
+    l = _finished(kept, finished_only, invalid)
+    return l._replace(skipped=l.skipped | ({"missing": missing} if missing else {}))
 
 def _from_2022(d:pd.DataFrame) -> pd.DataFrame:
     "The 2022 names and habits as ours: precision from `fp16`, memory in GB, the stop rule, the defaults it assumed."
@@ -126,6 +339,7 @@ def _finished(d:pd.DataFrame, finished_only:bool, invalid:dict) -> Loaded:
 # %% ../nbs/04b_load.ipynb #6a890278
 def load_offline(paths:str|Path|list, # wandb dirs, offline run dirs, .wandb files or globs
                  finished_only:bool=True, # leave out runs that did not finish
+                 keymap:KeyMap|None=None, # another team's keys and set values (see `parse_keymap`)
                 ) -> Loaded:
     "Runs from W&B offline run directories, as run records."
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
@@ -137,13 +351,15 @@ def load_offline(paths:str|Path|list, # wandb dirs, offline run dirs, .wandb fil
         files += fs
     files = list(dict.fromkeys(f.resolve() for f in files))
     with ThreadPoolExecutor(8) as ex: recs = list(ex.map(_read_offline, files))
-    return from_wandb(pd.DataFrame(recs), "wandb-offline", finished_only)
+    recs = _with_metadata(recs, files, keymap)  # the GPU of runs that name none
+    return from_wandb(pd.DataFrame(recs), "wandb-offline", finished_only, keymap=keymap)
 
 # %% ../nbs/04b_load.ipynb #91310a3a
 def load_wandb(path:str="xl0/ready-steady-go", # W&B `entity/project`
                api=None, # a `wandb.Api()`; made from the configured key if None
                finished_only:bool=True, # leave out runs that did not finish
                per_page:int=500, # runs per API query
+               keymap:KeyMap|None=None, # another team's keys and set values (see `parse_keymap`)
               ) -> Loaded:
     "Runs of a W&B project, as run records, in one API query per page of runs."
     if not re.fullmatch(r"[^/\s]+/[^/\s]+", str(path)): raise BadInput(f"W&B path {path!r}: accepted is entity/project")
@@ -154,14 +370,15 @@ def load_wandb(path:str="xl0/ready-steady-go", # W&B `entity/project`
     recs = []
     try:
         for r in api.runs(path, per_page=per_page, lazy=False):
-            recs.append({**r.config, **r.summary_metrics, "_run_id": r.id, "_state": r.state, "_created": r.created_at})
+            rec = {**r.config, **r.summary_metrics, "_run_id": r.id, "_state": r.state, "_created": r.created_at}
+            recs.append(rec | ({"_metadata": r.metadata} if _needs_device(rec, keymap) else {}))  # one file each
     except ValueError as e:
         raise BadInput(f"W&B project {path!r} cannot be read ({str(e).splitlines()[0] if str(e) else 'not found'}): "
                        "accepted is an entity/project you can read") from None
     except Exception as e:
         raise TrackingError(f"W&B project {path!r} could not be loaded ({type(e).__name__}: "
                             f"{str(e).splitlines()[0] if str(e) else ''})") from None
-    return from_wandb(pd.DataFrame(recs), "wandb", finished_only)
+    return from_wandb(pd.DataFrame(recs), "wandb", finished_only, keymap=keymap)
 
 # %% ../nbs/04b_load.ipynb #d2a93f69
 _CSV_NEEDS = ("model", "bs", "throughput", "device_name")
@@ -177,28 +394,31 @@ def _csv_run_ids(df:pd.DataFrame) -> pd.Series:
 
 def load_csv(path:str|Path, # a W&B web-UI runs export or our own `export_csv`
              finished_only:bool=True, # leave out runs whose State is not finished
+             keymap:KeyMap|None=None, # another team's keys and set values (see `parse_keymap`)
             ) -> Loaded:
     "Runs from a CSV file, as run records."
-    with gc_paused(): return _load_csv(path, finished_only)
+    with gc_paused(): return _load_csv(path, finished_only, keymap)
 
-def _load_csv(path, finished_only):
+def _load_csv(path, finished_only, keymap=None):
     "`load_csv` with the collector paused: a large export makes millions of short-lived objects (`env.gc_paused`)."
     try: df = pd.read_csv(path, dtype="str", keep_default_na=False, na_values=[""])
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise BadInput(f"CSV {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV of runs") from None
-    missing = [k for k in _CSV_NEEDS if k not in df]
-    if not {"precision", "fp16"} & set(df.columns): missing.append("precision or fp16")
+    have = set(df.columns) | set(getattr(keymap, "keys", {})) | set(getattr(keymap, "values", {}))  # mapped, set
+    missing = [k for k in _CSV_NEEDS if k not in have]
+    if not {"precision", "fp16"} & have: missing.append("precision or fp16")
     if missing: raise BadInput(f"CSV {str(path)!r} has no column {', '.join(missing)}: accepted is a W&B runs export "
-                               "or an export_csv file")
+                               "or an export_csv file (another team's names: --map COLUMN=KEY)")
     if "run_id" in df and "schema_version" in df:  # our own export
-        return from_wandb(df, "csv", finished_only, keep_source=True, line0=2)
+        return from_wandb(df, "csv", finished_only, keep_source=True, line0=2, keymap=keymap)
     meta = {"_run_id": _csv_run_ids(df), "_state": _col(df, "State"), "_created": _col(df, "Created")}
     df = df.drop(columns=[c for c in ("run_id", "source", "timestamp") if c in df]).assign(**meta)
-    return from_wandb(df, "csv", finished_only, line0=2)  # line 1 is the header
+    return from_wandb(df, "csv", finished_only, line0=2, keymap=keymap)  # line 1 is the header
 
 # %% ../nbs/04b_load.ipynb #1047c7e5
 def load_jsonl(path:str|Path, # a JSON-lines file of run records (`store.save_runs` writes one)
                finished_only:bool=True, # accepted for symmetry: these runs all finished
+               keymap:KeyMap|None=None, # another team's keys and set values (see `parse_keymap`)
               ) -> Loaded:
     "Runs from a JSON-lines file, as run records."
     recs, lines, invalid = [], [], {}
@@ -213,7 +433,8 @@ def load_jsonl(path:str|Path, # a JSON-lines file of run records (`store.save_ru
     except (OSError, UnicodeDecodeError) as e:
         raise BadInput(f"JSON-lines file {str(path)!r} cannot be read ({type(e).__name__}): accepted is a .jsonl "
                        "file of run records") from None
-    l = from_wandb(pd.DataFrame(recs, index=lines, dtype=object), "local", finished_only, keep_source=True, line0=0)
+    l = from_wandb(pd.DataFrame(recs, index=lines, dtype=object), "local", finished_only, keep_source=True, line0=0,
+                   keymap=keymap)
     invalid.update(l.skipped.get("invalid", {}))
     by_line = dict(sorted(invalid.items(), key=lambda kv: int(kv[0].split()[1])))
     return Loaded(l.runs, {**l.skipped, **({"invalid": by_line} if invalid else {})})
@@ -322,6 +543,22 @@ def _load_store(src:str) -> Loaded: return Loaded(read_runs(src), dict(not_finis
 _LOADERS = {"wandb": load_wandb, "offline": load_offline, "csv": load_csv, "jsonl": load_jsonl, "store": _load_store,
             "lambda": load_lambda}
 
+# %% ../nbs/04b_load.ipynb #6b53c1a3
+_MAPPED = ("wandb", "offline", "csv", "jsonl")  # the sources a `KeyMap` applies to (a store and a published table: not)
+
+def _loader_kw(kind:str, api, keymap:KeyMap|None) -> dict:
+    "What the loader of a `kind` of source takes besides the source: the W&B API, the team's keys."
+    return ({"api": api} if kind == "wandb" else {}) | ({"keymap": keymap} if keymap and kind in _MAPPED else {})
+
+def _missing_total(loaded:list[Loaded]) -> dict:
+    "The runs refused for a missing column (see `lacking`), over every source: counts added, the first keys kept."
+    out = {}
+    for l in loaded:
+        for c, m in l.skipped.get("missing", {}).items():
+            o = out.setdefault(c, dict(runs=0, keys=[]))
+            o["runs"] += m["runs"]; o["keys"] = list(dict.fromkeys(o["keys"] + m["keys"]))[:3]
+    return out
+
 # %% ../nbs/04b_load.ipynb #a315875a
 def _invalid_line(invalid:dict, shown:int=8) -> str:
     "The refused rows in one line: where each is and why, the first `shown` of them."
@@ -333,6 +570,7 @@ def import_sources(sources:list[str], # W&B entity/project paths, offline run di
                    store:str|Path=DEFAULT_STORE, # the SQLite store to import into
                    api=None, # a `wandb.Api()` for W&B paths (made when needed if None)
                    strict:bool=False, # refuse the whole import if any row is invalid (else skip and count those rows)
+                   keymap:KeyMap|None=None, # another team's keys and set values, for W&B, offline, CSV, JSON-lines
                   ) -> dict:
     "Import runs from every source into the store, once per run_id; returns the counts, and the refused rows in `invalid`."
     p = check_store(store, write=True)
@@ -344,7 +582,7 @@ def import_sources(sources:list[str], # W&B entity/project paths, offline run di
         raise BadInput(f"W&B source {sources[kinds.index('wandb')]!r} needs an API key: run `wandb login` or set "
                        "WANDB_API_KEY")
     with gc_paused():  # millions of short-lived objects for a large import: see `store.gc_paused`
-        loaded = [_LOADERS[k](s, api=api) if k == "wandb" else _LOADERS[k](s) for k, s in zip(kinds, sources)]
+        loaded = [_LOADERS[k](s, **_loader_kw(k, api, keymap)) for k, s in zip(kinds, sources)]
         invalid = {(f"{s} {k}" if len(sources) > 1 else k): w
                    for s, l in zip(sources, loaded) for k, w in l.skipped.get("invalid", {}).items()}
         if strict and invalid: raise BadInput(f"nothing imported (--strict): {_invalid_line(invalid)}")
@@ -352,4 +590,5 @@ def import_sources(sources:list[str], # W&B entity/project paths, offline run di
         added = write_rows(runs, p) if len(runs) else 0
     return dict(sources=len(sources), read=len(runs), added=added, duplicates=len(runs) - added,
                 not_finished=sum(l.skipped["not_finished"] for l in loaded),
-                bad_throughput=sum(l.skipped["bad_throughput"] for l in loaded), invalid=invalid)
+                bad_throughput=sum(l.skipped["bad_throughput"] for l in loaded), invalid=invalid,
+                **({"missing": m} if (m := _missing_total(loaded)) else {}))

@@ -11,12 +11,14 @@ from dataclasses import dataclass, field, asdict, fields
 from datetime import datetime, timezone
 
 # %% auto #0
-__all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'MODES', 'OPTIMIZERS', 'STATUSES', 'UNCONVERGED_HINT', 'IDENTITY', 'FINGERPRINT',
-           'COLUMN_GROUPS', 'COLUMNS', 'kind_of', 'precision_2022', 'new_run_id', 'Result', 'example_row']
+__all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'OPTIMIZERS', 'STATUSES', 'UNCONVERGED_HINT', 'IDENTITY',
+           'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'kind_of', 'precision_2022', 'new_run_id', 'Result',
+           'example_row']
 
 # %% ../nbs/00a_schema.ipynb #49bb6b09
 SCHEMA_VERSION = 1  # bumped when a column changes meaning; adding a column is not a new version
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
+WEIGHTS = ("fp32", "bf16", "fp16")  # the parameters' dtype; `precision` is then the autocast
 MODES = ("train", "infer")
 OPTIMIZERS = ("sgd", "adamw")
 STATUSES = ("ok", "oom", "error")
@@ -59,6 +61,8 @@ class Result:
     compile_mode:str|None=None     # `torch.compile` mode (None: not compiled)
     optimizer:str="sgd"
     fused:bool=False               # the optimizer's fused kernel
+    weights:str|None=None          # the parameters' dtype, fp32, bf16 or fp16 (None: fp32); `precision`: the autocast
+    global_bs:int|None=None        # samples per optimizer step, accumulated over micro-batches of `bs` (None: bs)
     stop:str="auto"; n_batches:int|None=None; n_seconds:float|None=None
     target_ci:float=0.01; max_seconds:float=30.0; run_number:int=1
     world_size:int|None=None       # processes (devices) in all, under torchrun (None: one process)
@@ -73,6 +77,7 @@ class Result:
     n_steps:int=0; seconds:float=0.0; n_items:int=0; warmup_steps:int=0; warmup_seconds:float=0.0
     block_steps:int=1              # steps per timed sample: 1, or a block between host-clock readings (MPS)
     wall_seconds:float|None=None   # host time over the timed window; `seconds / wall_seconds`: how busy the device was
+    runtime_s:float|None=None      # the whole run, start to end (W&B's `_runtime`): what the run costs
     peak_mem_mb:float|None=None    # peak memory allocated by tensors in the timed window (CUDA)
     peak_reserved_mb:float|None=None  # peak memory the caching allocator held in the timed window (CUDA)
     mps_driver_mb:float|None=None  # memory Apple's driver held for this process at the end (MPS): not a peak
@@ -229,7 +234,8 @@ _EXAMPLE = dict(
     device_count=1, driver="550.54", cuda="12.4", cudnn="90100", torch="2.5.1", timm="1.0.11", python="3.11.7",
     platform="Linux-x86_64", cpu="AMD EPYC 7763", cpu_count=32, torch_threads=16, sm_count=108,
     default_power_limit_w=400.0, gpu_uuid="GPU-00000000-0000-0000-0000-000000000000", pcie_gen=4, pcie_width=16,
-    pcie_gen_max=4, pcie_width_max=16, mps_gpu_cores=None, mps_memory_gb=None, env_vars="{}", env_id="0123456789ab")
+    pcie_gen_max=4, pcie_width_max=16, mps_gpu_cores=None, mps_memory_gb=None, env_vars="{}", env_id="0123456789ab",
+    weights=None, global_bs=None, runtime_s=None)
 
 def example_row(**kw, # fields to change
                ) -> dict:
