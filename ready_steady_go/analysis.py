@@ -15,16 +15,17 @@ from .env import BadInput
 from .schema import kind_of, precision_2022
 
 # %% auto #0
-__all__ = ['KEYS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES', 'ENV_COLS', 'DATASETS',
-           'DEFAULT_WORK', 'TIME_TO_TRAIN_COLS', 'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY_COLS',
-           'CONDITION_COLS', 'SCALING_COLUMNS', 'MODE_NAMES', 'FACTOR_COLS', 'MISSED_MARK', 'FEED_COLS',
-           'clean_device_name', 'weights_precision', 'ci_target_met', 'world_sizes', 'usable', 'tidy', 'best_batch',
-           'relative', 'ratio_ci', 'throughput_ci_rel', 'speedup_ci', 'speedup', 'average', 'oom_batch', 'environments',
-           'parse_prices', 'cost', 'value_table', 'best_precision', 'dataset_size', 'time_for', 'human_duration',
-           'extrapolate', 'parse_work', 'work_text', 'time_to_train', 'comparability', 'comparability_note',
+__all__ = ['KEYS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES', 'FAMILY_UNITS', 'NO_MODE',
+           'NO_PRECISION', 'ENV_COLS', 'DATASETS', 'DEFAULT_WORK', 'TIME_TO_TRAIN_COLS', 'FACTORS', 'FACTOR_LABELS',
+           'COMPARED', 'EFFICIENCY_COLS', 'CONDITION_COLS', 'SCALING_COLUMNS', 'MODE_NAMES', 'FACTOR_COLS',
+           'RATE_NAMES', 'COST_PER', 'MISSED_MARK', 'FEED_COLS', 'FAMILY_ORDER', 'FAMILY_NAMES', 'clean_device_name',
+           'weights_precision', 'ci_target_met', 'world_sizes', 'usable', 'tidy', 'best_batch', 'relative', 'ratio_ci',
+           'throughput_ci_rel', 'speedup_ci', 'speedup', 'average', 'oom_batch', 'environments', 'parse_prices', 'cost',
+           'value_table', 'best_precision', 'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'parse_work',
+           'work_text', 'parse_works', 'fits', 'unused_work', 'time_to_train', 'comparability', 'comparability_note',
            'efficiency', 'scaling', 'convergence', 'flagged', 'analyse', 'mode_name', 'run_cost', 'best_configs',
-           'cost_factors', 'factor_sentence', 'ranking', 'time_to_train_table', 'duration_table', 'cost_table',
-           'feed_table']
+           'cost_factors', 'factor_sentence', 'rate_name', 'cost_per', 'num_text', 'ranking', 'time_to_train_table',
+           'duration_table', 'cost_table', 'feed_table', 'pick_device', 'machine_table']
 
 # %% ../nbs/06_analysis.ipynb #7abdf383
 _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
@@ -91,7 +92,7 @@ def _kind_of(w) -> str:
     return "image" if str(w) in ("nan", "None", "<NA>", "") else kind_of(str(w))
 
 # a family's unit, for a table that names only its workload
-_UNIT = dict(image="images", lm="tokens", unet3d="voxels", op="iterations", data="images")
+FAMILY_UNITS = dict(image="images", lm="tokens", unet3d="voxels", op="iterations", data="images")
 
 def _patch_text(df:pd.DataFrame) -> pd.Series:
     "A 3D patch as `DxHxW` where its sides differ, else \"\" (a cube is its `size`): keeps anisotropic U-Nets apart."
@@ -117,6 +118,15 @@ def _from_steps(df:pd.DataFrame) -> pd.DataFrame:
     df["throughput"] = pd.to_numeric(df["throughput"], errors="coerce").fillna(tp)
     return df
 
+# families whose step is neither training nor inference (`-` for their mode), and those with no precision either
+NO_MODE, NO_PRECISION = ("op", "data"), ("data",)
+
+def _stepwise(df:pd.DataFrame) -> pd.DataFrame:
+    "Micro-ops and the input pipeline as what they are: mode `-`, and precision `-` where none applies (a pipeline)."
+    df["mode"] = df["mode"].astype(object).where(~df["workload"].isin(NO_MODE), "-")
+    df["precision"] = df["precision"].astype(object).where(~df["workload"].isin(NO_PRECISION), "-")
+    return df
+
 def _with_defaults(runs:pd.DataFrame) -> pd.DataFrame:
     "`runs` with the columns that 2022 tables lack filled in."
     df = runs.copy()
@@ -129,8 +139,9 @@ def _with_defaults(runs:pd.DataFrame) -> pd.DataFrame:
         if c not in df: df[c] = np.nan
     for c in ("size", "seq_len"): df[c] = _num(df, c).fillna(0).astype("int64")
     df["workload"] = [_kind_of(w) for w in df["workload"]] if "workload" in df else "image"
+    df = _stepwise(df)
     df["patch"] = _patch_text(df)
-    unit = df["workload"].map(_UNIT)
+    unit = df["workload"].map(FAMILY_UNITS)
     df["unit"] = df["unit"].astype(object).where(df["unit"].notna(), unit) if "unit" in df else unit
     df["items_per_sample"] = _num(df, "items_per_sample").fillna(_items_per_sample(df))
     df = _from_steps(df)
@@ -352,7 +363,7 @@ def oom_batch(runs:pd.DataFrame, # the runs table (not tidied: OOM rows are what
 
 # %% ../nbs/06_analysis.ipynb #39f7534d
 ENV_COLS = ("device_name", "device_capability", "device_mem_gb", "device_count", "driver", "cuda", "cudnn",
-            "torch", "timm", "python", "platform", "cpu", "cpu_count", "torch_threads", "env_id")
+            "torch", "timm", "python", "platform", "cpu", "cpu_count", "torch_threads", "env_id", "device_type")
 
 def _text(s:pd.Series) -> pd.Series:
     "A column as plain text, missing values as '': NaN, None, <NA>, or the 'nan' that `astype(str)` made of them."
@@ -567,15 +578,36 @@ DEFAULT_WORK = dict(train=dict(image="90 epochs imagenet-1k", data="90 epochs im
                                op="100k steps", lm="1B tokens"),
                     infer=dict(image="1 epoch imagenet-1k-val", data="1 epoch imagenet-1k-val", unet3d="1T voxels",
                                op="100k steps", lm="1B tokens"))
-TIME_TO_TRAIN_COLS = ("device", "model", "precision", "mode", "bs", "unit", "throughput", "steps_per_minute", "work",
-                      "seconds", "duration")
+TIME_TO_TRAIN_COLS = ("device", "workload", "model", "precision", "mode", "bs", "unit", "throughput",
+                      "steps_per_minute", "work", "seconds", "duration")
 
-def _fits(w:dict, unit:str) -> bool: return w["what"] in ("steps", "epochs") or w["what"] == unit
+def parse_works(texts, # amounts of work: a text (commas between amounts), a list of them, a parsed dict, or None
+                name:str="--train_for", # how the user knows them, for the refusal
+               ) -> list[dict]:
+    "Every amount of `texts` parsed (see `parse_work`), in order; `[]` for none."
+    if texts is None: return []
+    if isinstance(texts, dict): return [texts]
+    items = [texts] if isinstance(texts, str) else list(texts)
+    return [w if isinstance(w, dict) else parse_work(s, name)
+            for w in items for s in ([w] if isinstance(w, dict) else str(w).split(","))]
 
-def _work_for(w:dict|None, mode:str, unit:str, family:str) -> dict:
-    "The work a row is timed for: the one given for its mode where it fits the unit, else its family's default."
-    if w is not None and _fits(w, unit): return w
-    return parse_work(DEFAULT_WORK.get(mode, DEFAULT_WORK["infer"]).get(family, "100k steps"))
+def fits(w:dict, # a parsed amount of work
+         unit:str, # what a family counts: images, tokens, voxels, iterations
+        ) -> bool:
+    "Whether `w` is work of `unit`: steps fit every family, epochs (of images) image families, else the same unit."
+    return w["what"] == "steps" or (unit == "images" if w["what"] == "epochs" else w["what"] == unit)
+
+def _work_for(ws:list, mode:str, unit:str, family:str) -> dict:
+    "The work a row is timed for: the first amount given for its mode that fits its unit, else its family's default."
+    return next((w for w in ws if fits(w, unit)),
+                None) or parse_work(DEFAULT_WORK.get(mode, DEFAULT_WORK["infer"]).get(family, "100k steps"))
+
+def unused_work(units, # the units of the rows the work is for
+                works, # amounts of work (see `parse_works`)
+               ) -> list[str]:
+    "The amounts of `works` that fit none of `units`: given, and used for nothing."
+    us = set(map(str, units))
+    return [work_text(w) for w in parse_works(works) if not any(fits(w, u) for u in us)]
 
 def _samples(w:dict, bs:float, ips:float) -> float:
     "How many samples the work `w` is, at batch size `bs` and `ips` items per sample."
@@ -584,12 +616,11 @@ def _samples(w:dict, bs:float, ips:float) -> float:
     return w["amount"] / ips
 
 def time_to_train(best:pd.DataFrame, # best points (`analyse(...)["best"]`), with `unit`, `bs`, `items_per_sample`
-                  train_for:str|dict|None=None, # work for training rows (see `parse_work`); default: each family's
-                  infer_for:str|dict|None=None, # work for inference rows; default: each family's
+                  train_for:str|list|None=None, # work for training rows, each family the first that fits its unit
+                  infer_for:str|list|None=None, # work for inference rows (see `parse_works`); default: each family's
                  ) -> pd.DataFrame:
     "Per row of `best`: steps per minute and the time for the work of its mode, in `TIME_TO_TRAIN_COLS`."
-    given = {m: parse_work(w, f"--{m}_for") if isinstance(w, str) else w
-             for m, w in (("train", train_for), ("infer", infer_for))}
+    given = {m: parse_works(w, f"--{m}_for") for m, w in (("train", train_for), ("infer", infer_for))}
     if best.empty: return pd.DataFrame(columns=list(TIME_TO_TRAIN_COLS))
     unit = (best["unit"].astype(object).where(best["unit"].notna(), "images") if "unit" in best
             else pd.Series("images", index=best.index))
@@ -598,11 +629,11 @@ def time_to_train(best:pd.DataFrame, # best points (`analyse(...)["best"]`), wit
            else pd.Series(1.0, index=best.index))
     bs = pd.to_numeric(best["bs"], errors="coerce")
     sps = best["throughput"] / ips  # samples per second
-    works = [_work_for(given.get(md if md in given else "infer"), md, u, f)
+    works = [_work_for(given.get(md, given["infer"]), md, u, f)
              for md, u, f in zip(best["mode"], unit, fam)]
     secs = [_samples(w, bs[i], ips[i]) / sps[i] for w, i in zip(works, best.index)]
     mc = "label" if "label" in best else "model"
-    out = pd.DataFrame(dict(device=best["device"], model=best[mc], precision=best["precision"], mode=best["mode"],
+    out = pd.DataFrame(dict(device=best["device"], workload=fam, model=best[mc], precision=best["precision"], mode=best["mode"],
                             bs=best["bs"], unit=unit, throughput=best["throughput"], steps_per_minute=sps / bs * 60,
                             work=[work_text(w) for w in works], seconds=secs))
     out["duration"] = [human_duration(x) if pd.notna(x) else "" for x in out["seconds"]]
@@ -803,7 +834,7 @@ def efficiency(best:pd.DataFrame, # best batch sizes (see `best_batch`)
     "Per configuration at its best batch size: throughput, TFLOP/s, MFU (datasheet and measured peak), energy."
     keys = list(KEYS) + ["bs"]
     runs = None if runs is None else _with_energy(runs)
-    lab = [c for c in ("label", "unit") if c in best]
+    lab = [c for c in ("label", "unit", "workload", "unconverged") if c in best]
     cols = [c for c in EFFICIENCY_COLS + CONDITION_COLS if c in best]
     out = best[keys + lab + ["throughput"] + cols]
     more = [c for c in EFFICIENCY_COLS + CONDITION_COLS if c not in best and runs is not None and c in runs]
@@ -901,11 +932,11 @@ def analyse(runs:pd.DataFrame, # the runs table
     return _priced(out, prices) if prices else out
 
 # %% ../nbs/06_analysis.ipynb #a7813f09
-MODE_NAMES = dict(train="training", infer="inference") # how a page names each mode
+MODE_NAMES = {"train": "training", "infer": "inference", "-": "one step"} # how a page names each mode
 
-def mode_name(mode:str, # train or infer
+def mode_name(mode:str, # train, infer, or `-` (a micro-op or the input pipeline: neither)
              ) -> str:
-    "What a reader calls `mode`: training, inference (any other mode as it is)."
+    "What a reader calls `mode`: training, inference, one step (any other mode as it is)."
     return MODE_NAMES.get(mode, mode)
 
 # %% ../nbs/06_analysis.ipynb #a5de9afe
@@ -992,6 +1023,37 @@ def factor_sentence(f:pd.DataFrame, # `cost_factors(...)` of one model and mode,
             for r in f.iloc[1:].itertuples()]
     return head + ("; " + "; ".join(rest) if rest else "") + "."
 
+# %% ../nbs/06_analysis.ipynb #31fd1b8d
+# a rate as a header names it, and what a cost is given per (said once in the methodology)
+RATE_NAMES = dict(images="images/s", tokens="tokens/s", voxels="voxels/s", iterations="it/s")
+COST_PER = dict(images=(1e6, "1M images"), tokens=(1e6, "1M tokens"), voxels=(1e9, "1G voxels"),
+                iterations=(1e3, "1k iterations"))
+
+def rate_name(unit:str, # what a family counts: images, tokens, voxels, iterations
+             ) -> str:
+    "How a header names the rate of `unit`: `tokens/s`, `it/s`."
+    return RATE_NAMES.get(str(unit), f"{unit}/s")
+
+def cost_per(unit:str, # what a family counts
+            ) -> tuple[float, str]:
+    "How many of `unit` a price is given for, and their name: `(1e6, '1M tokens')`, `(1e9, '1G voxels')`."
+    return COST_PER.get(str(unit), (1e6, f"1M {unit}"))
+
+_SI = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+def num_text(x, # a number (NaN: empty, inf: ∞)
+             unit:str="", # what it counts, after the prefix: `FLOP/s`
+            ) -> str:
+    "`x` to three significant figures, with an SI prefix from a thousand up: `724`, `18.9 k`, `2.80 GFLOP/s`, `0.0123`."
+    if x is None or x is pd.NA or (isinstance(x, float) and math.isnan(x)): return ""
+    x = float(x)
+    if math.isinf(x): return "∞" if x > 0 else "-∞"
+    r = float(f"{x:.3g}")  # rounded first: 999.7 is `1 k`, not `1e+03`
+    f, p = next(((f, p) for f, p in _SI if abs(r) >= f), (1, ""))
+    if r == 0: return f"0 {unit}" if unit else "0"
+    s = f"{r / f:#.3g}".rstrip(".") if p or abs(r) >= 1e-3 else f"{r:.{2 - math.floor(math.log10(abs(r)))}f}"
+    return f"{s} {p}{unit}" if p or unit else s
+
 # %% ../nbs/06_analysis.ipynb #9822c1d1
 MISSED_MARK = "†" # beside a number whose CI missed its target
 # a ranking's columns: the lowest precision (usually the fastest) first
@@ -1049,42 +1111,97 @@ def duration_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`)
 
 # %% ../nbs/06_analysis.ipynb #b7ad7240
 def cost_table(cost:pd.DataFrame, # `cost(...)` of best points (e.g. `analyse(runs, prices)["cost"]`)
-               unit:str="samples", # what the throughput counts, for the headers
+               unit:str="images", # what the throughput counts (one family's), for the headers
               ) -> pd.DataFrame:
-    "Per device, model and mode at the device's fastest precision: throughput, price, $ per million `unit`."
+    "Per device, model and mode at the device's fastest precision: throughput, price, $ per 1M (1G, 1k) `unit`."
     mc = _model_col(cost)
     c = cost.loc[cost.groupby(["device", mc, "mode"])["throughput"].idxmax()]
     c = c.sort_values(["mode", mc, "usd_per_million"], ascending=[False, True, True])
     return pd.DataFrame({"mode": c["mode"], "device": c["device"], "model": c[mc], "precision": c["precision"],
                          "batch size": c["bs"],
-                         f"throughput ({unit}/s)": c["throughput"], "price ($/h)": c["price_per_hour"],
-                         f"$ per 1M {unit}": c["usd_per_million"]})
+                         f"throughput ({rate_name(unit)})": c["throughput"], "price ($/h)": c["price_per_hour"],
+                         f"$ per {cost_per(unit)[1]}": c["usd_per_million"] * cost_per(unit)[0] / 1e6})
 
 # %% ../nbs/06_analysis.ipynb #a260e57a
-FEED_COLS = ("device", "model", "training images/s", "pipeline", "pipeline images/s", "verdict")
+FEED_COLS = ("device", "model", "image size (px)", "training images/s", "pipeline", "pipeline images/s", "verdict")
 
 def _machine(df:pd.DataFrame) -> pd.Series:
     "Which machine a run was on, as far as the runs say: its CPU and core count, else its environment id."
     if "cpu" in df: return df["cpu"].astype(str) + " × " + (df["cpu_count"].astype(str) if "cpu_count" in df else "")
     return df["env_id"].astype(str) if "env_id" in df else pd.Series("this machine", index=df.index)
 
-def _feed_row(r, f) -> dict:
-    "One image model's training rate `r` against the pipeline `f` of its machine."
-    ratio = f["throughput"] / r["throughput"]
-    v = (f"feeds it: {ratio:.1f}× what training takes" if ratio >= 1
-         else f"starves it: the pipeline gives {100 * ratio:.0f}% of what training takes")
+def _feed_verdict(r, f) -> str:
+    "The pipeline `f` against training `r` at the same image size: the ratio with its 95% interval."
+    lo, hi = throughput_ci_rel(pd.DataFrame([f, r])[["throughput", "ci_rel"]].astype(float))
+    x, a, b = ratio_ci(f["throughput"], lo[0], r["throughput"], lo[1], a_ci_rel_hi=hi[0], b_ci_rel_hi=hi[1])
+    ci = "no interval" if np.isnan(a) or np.isnan(b) else f"95% CI {a:#.3g} to {b:#.3g}×"
+    if ci == "no interval": a = b = x  # unknown is not a verdict of "even"
+    if a > 1: return f"feeds it: {x:#.3g}× what training takes ({ci})"
+    if b < 1: return f"starves it: the pipeline gives {100 * x:.0f}% of what training takes ({ci})"
+    return f"about even: {x:#.3g}× what training takes ({ci}); measure longer to tell"
+
+def _feed_row(r, fs:pd.DataFrame) -> dict:
+    "One image model's training rate `r` against the pipeline of its machine at its image size (`fs`: every size)."
+    same = fs[fs["size"] == r["size"]]
+    if same.empty:
+        got = ", ".join(f"{s} px" for s in sorted(fs["size"].unique()))
+        return dict(zip(FEED_COLS, (r["device"], r["model"], r["size"], r["throughput"], fs["model"].iloc[0], np.nan,
+                                    f"cannot say: the pipeline was measured at {got}, not at {r['size']} px "
+                                    f"(measure it with --size {r['size']})")))
+    f = same.loc[same["throughput"].idxmax()]
     w = f" ({int(f['workers'])} workers)" if "workers" in f and pd.notna(f["workers"]) else ""
-    return dict(zip(FEED_COLS, (r["device"], r["model"], r["throughput"], f"{f['model']} on {f['device']}{w}",
-                                f["throughput"], v)))
+    return dict(zip(FEED_COLS, (r["device"], r["model"], r["size"], r["throughput"], f"{f['model']} on {f['device']}{w}",
+                                f["throughput"], _feed_verdict(r, f))))
 
 def feed_table(runs:pd.DataFrame, # the runs table
               ) -> pd.DataFrame:
-    "Per image model and device that trained: the pipeline's images/s on the same machine against it, a verdict."
+    "Per image model, size and device that trained: the same machine's pipeline at that size against it, a verdict."
     k = _keyed(runs); k = k[k["world_size"].eq(1)]
     k = k.assign(_m=_machine(k))
     data, img = k[k["workload"].eq("data")], k[k["workload"].eq("image") & k["mode"].eq("train")]
     if data.empty or img.empty: return pd.DataFrame(columns=list(FEED_COLS))
-    feed = data.loc[data.groupby("_m")["throughput"].idxmax()].set_index("_m")
-    need = img.loc[img.groupby(["_m", "device", "model"])["throughput"].idxmax()]
-    need = need[need["_m"].isin(feed.index)]
-    return pd.DataFrame([_feed_row(r, feed.loc[r["_m"]]) for _, r in need.iterrows()], columns=list(FEED_COLS))
+    need = img.loc[img.groupby(["_m", "device", "model", "size"])["throughput"].idxmax()]
+    need = need[need["_m"].isin(set(data["_m"]))]
+    return pd.DataFrame([_feed_row(r, data[data["_m"] == r["_m"]]) for _, r in need.iterrows()], columns=list(FEED_COLS))
+
+# %% ../nbs/06_analysis.ipynb #51e7368f
+FAMILY_ORDER = ("image", "lm", "unet3d", "op", "data") # how pages order the families
+FAMILY_NAMES = dict(image="image models", lm="language models", unet3d="3D U-Nets", op="micro-ops",
+                    data="input pipeline") # how pages name them
+
+def pick_device(t:pd.DataFrame, # tidy runs
+                name:str|None=None, # a device name as the runs or CUDA write it; None: the only device, if one
+               ) -> str|None:
+    "The device a report opens with: `name` (short or full, any case), else the only one; `BadInput` for an unknown."
+    devs = sorted(t["device"].unique())
+    if name is None: return devs[0] if len(devs) == 1 else None
+    want = {str(name).strip().lower(), clean_device_name(name).lower()}
+    hit = [d for d in devs if d.lower() in want]
+    if not hit: raise BadInput(f"--device {name!r} is not in the runs: known are {', '.join(devs)}")
+    return hit[0]
+
+def _absolute(b:pd.DataFrame, runs:pd.DataFrame) -> pd.DataFrame:
+    "`b` with TFLOP/s, MFU and conditions from `runs` (NaN where none was recorded)."
+    more = [c for c in (*EFFICIENCY_COLS, "conditions") if c in runs and c not in b]
+    if more: b = b.merge(_per_config(runs, more), on=[*KEYS, "bs"], how="left")
+    return b.assign(**{c: np.nan for c in EFFICIENCY_COLS if c not in b})
+
+def machine_table(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
+                  runs:pd.DataFrame, # the runs table, for FLOP/s and conditions
+                  device:str, # the device (see `pick_device`)
+                  prices=None, # $/hour per device (see `parse_prices`)
+                  train_for=None, # training work per family (see `time_to_train`)
+                  infer_for=None, # inference work per family
+                 ) -> pd.DataFrame:
+    "One device's best point per model, precision and mode, converged or not: its absolute numbers, time and cost."
+    b = _absolute(best_batch(t[t["device"] == device]), runs)
+    b = b.assign(_f=b["workload"].map({f: i for i, f in enumerate(FAMILY_ORDER)}).fillna(9),
+                 _m=b["mode"].map({"train": 0, "infer": 1}).fillna(2))
+    b = b.sort_values(["_f", "label", "_m", "precision"], ignore_index=True).drop(columns=["_f", "_m"])
+    tt = time_to_train(b, train_for, infer_for)
+    test = _is_test(b["model"]).to_numpy()  # a tiny stand-in's speed says nothing about real work
+    price = parse_prices(prices).get(device, np.nan)
+    q = np.array([cost_per(u)[0] for u in b["unit"]])
+    return b.assign(work=tt["work"].to_numpy(), seconds=np.where(test, np.nan, pd.to_numeric(tt["seconds"], errors="coerce")),
+                    duration=np.where(test, "", tt["duration"].to_numpy(object)), price_per_hour=price,
+                    usd_per=price / 3600 / b["throughput"] * q, cost_per=[cost_per(u)[1] for u in b["unit"]])

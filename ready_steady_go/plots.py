@@ -15,13 +15,13 @@ from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import FixedLocator, NullLocator
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from .analysis import mode_name
+from .analysis import FAMILY_NAMES, mode_name, num_text, rate_name
 
 # %% auto #0
-__all__ = ['PRECISION_ORDER', 'PRECISION_COLORS', 'precision_color', 'short', 'unit_name', 'plot_relative', 'plot_average',
-           'plot_speedup', 'plot_batch', 'plot_cost', 'plot_efficiency', 'svg', 'plot_scaling']
+__all__ = ['PRECISION_ORDER', 'PRECISION_COLORS', 'precision_color', 'short', 'unit_name', 'titled', 'plot_relative',
+           'plot_average', 'plot_speedup', 'plot_batch', 'plot_cost', 'plot_efficiency', 'svg', 'plot_scaling']
 
 # %% ../nbs/07_plots.ipynb #15659d9b
 PRECISION_ORDER = ("fp32", "tf32", "bf16", "fp16")
@@ -66,6 +66,16 @@ def unit_name(d:pd.DataFrame, # a table with a `unit` column (images, tokens, ..
     "What is counted per second: the `unit` column when it is one unit, else samples."
     u = d["unit"].dropna().unique() if "unit" in d else []
     return str(u[0]) if len(u) == 1 else "samples"
+
+def titled(d:pd.DataFrame, # the rows a figure draws, with `workload` where known
+           what:str, # what the figure shows: `test_resnet`, `average over models`
+           mode:str, # train, infer or `-`
+          ) -> str:
+    "A figure's title: its family (when one), what it shows, and its mode: `Image models · test_resnet, training`."
+    fams = d["workload"].dropna().unique() if "workload" in d else []
+    name = FAMILY_NAMES.get(fams[0], str(fams[0])) if len(fams) == 1 else ""
+    fam = name[:1].upper() + name[1:] + " · " if name else ""  # `3D U-Nets` as it is
+    return f"{fam}{what}, {mode_name(mode)}"
 
 def _select(df:pd.DataFrame, model:str, mode:str) -> pd.DataFrame:
     "The rows of `model` (a label such as `test_resnet @64`, or a model measured at one size) in `mode`."
@@ -141,8 +151,9 @@ def _height(n_dev, n_prec) -> float: return 1.2 + n_dev * max(0.32, 0.19 * max(1
 
 def _bar_fig(d:pd.DataFrame, names:dict|None=None) -> Figure:
     labels = [short((names or {}).get(x, x), 48) for x in d["device"].unique()]
+    legend = _text_width(["interval cut at the axis", *d["precision"].astype(str)], 9) + 0.75  # never clipped
     return _fig(8.6, max(1.9, _height(d["device"].nunique(), d["precision"].nunique())),
-                left=_text_width(labels) + 0.25, right=1.6)
+                left=_text_width(labels) + 0.25, right=legend)
 
 # %% ../nbs/07_plots.ipynb #3402a59f
 def plot_relative(best:pd.DataFrame, # `relative(best_batch(...))` (or `analyse(...)["best"]`)
@@ -155,8 +166,9 @@ def plot_relative(best:pd.DataFrame, # `relative(best_batch(...))` (or `analyse(
         fig = _bar_fig(d)
         ax = fig.add_subplot()
         _bars(ax, d, "relative", lo="relative_lo", hi="relative_hi", flag="unconverged" if "unconverged" in d else None)
-        ax.set_xlabel(f"% of the fastest device and precision (100 = {d['throughput'].max():,.0f} {unit_name(d)}/s)")
-        ax.set_title(f"{short(model, 60)}, {mode_name(mode)}: best batch size per device")
+        ax.set_xlabel(f"% of the fastest device and precision (100 = {num_text(d['throughput'].max())} "
+                      f"{rate_name(unit_name(d))})")
+        ax.set_title(titled(d, short(model, 60), mode) + ": best batch size per device")
     return fig
 
 # %% ../nbs/07_plots.ipynb #128bac02
@@ -184,7 +196,7 @@ def plot_average(avg:pd.DataFrame, # `average(...)`
               flag="_missed" if "n_unconverged" in d else None, names=fewer)
         # a device with fewer says so beside its name
         ax.set_xlabel(f"relative throughput, {kind} mean over {n} model{'s' if n != 1 else ''} (% of the fastest)")
-        ax.set_title(f"All models, {mode_name(mode)}")
+        ax.set_title(titled(d, "average over models", mode))
     return fig
 
 # %% ../nbs/07_plots.ipynb #d370ec53
@@ -203,7 +215,7 @@ def plot_speedup(sp:pd.DataFrame, # `speedup_ci(...)` or `speedup(...)` (average
         ax.axvline(1, color="0.3", lw=1, ls="--")  # no change: always in view, even when lower precision is slower
         ax.set_xlim(0, max(ax.get_xlim()[1], 1.1))
         ax.set_xlabel("speed-up over fp32 (×, geometric mean over models)")
-        ax.set_title(f"What lower precision buys, {mode_name(mode)}")
+        ax.set_title(titled(d, "what lower precision buys", mode))
     return fig
 
 # %% ../nbs/07_plots.ipynb #34cadfe5
@@ -257,7 +269,7 @@ def _batch_column(top, mem, p:str, gs:list, *, oom:dict):
                     zorder=3)
     top.set_title(p)
 
-def _batch_axes(axs, bss:list, ytop:float, unit:str):
+def _batch_axes(axs, bss:list, ytop:float, unit:str): # unit: the rate, `tokens/s`
     "The shared log₂ batch-size axis with a tick per batch size, the y axes and their labels."
     for a in axs[-1]: a.set_xlabel("batch size (samples, log₂)")
     ax = axs[0, 0]  # the x axis is shared: set it up once
@@ -266,7 +278,8 @@ def _batch_axes(axs, bss:list, ytop:float, unit:str):
     for a in axs[-1]: a.set_xticks(bss, [str(b) for b in bss], rotation=45 if len(bss) > 6 else 0)
     for a in axs[:, 0]: a.autoscale_view()
     ax.set_ylim(0, ytop)
-    ax.set_ylabel(f"throughput ({unit}/s)")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: num_text(y)))  # 300 k, not 300000: the label fits
+    ax.set_ylabel(f"throughput ({unit})")
     if len(axs) > 1: axs[1, 0].set_ylabel("peak memory (GiB)")
 
 def _legend_title(oom:dict, missed:bool) -> str:
@@ -291,7 +304,7 @@ def plot_batch(t:pd.DataFrame, # `tidy(...)`
     lines, ytop = _batch_lines(d)
     legend = _legend_title(first_oom, bool(d["_u"].any()))
     legend_w = max(_text_width([short(x, 40) for x in devs], 9), _text_width([legend], 9)) + 0.5
-    title = f"{short(model, 60)}, {mode_name(mode)}: throughput {'and memory ' if mem else ''}against batch size"
+    title = titled(d, short(model, 60), mode) + f": throughput {'and memory ' if mem else ''}against batch size"
     w = max(2.8 * len(precs) + 0.8 + legend_w, _text_width([title], 12) + 0.6)  # the title always fits
     with _style():
         fig = _fig(w, 5.4 if mem else 3.2, left=0.75, right=legend_w, bottom=0.8, top=0.65)
@@ -299,7 +312,7 @@ def plot_batch(t:pd.DataFrame, # `tidy(...)`
         axs = fig.subplots(2 if mem else 1, len(precs), sharex=True, sharey="row", squeeze=False)
         gss = {p: [(dev, lines[p, dev], colors[dev]) for dev in devs if (p, dev) in lines] for p in precs}
         for j, p in enumerate(precs): _batch_column(axs[0, j], axs[1, j] if mem else None, p, gss[p], oom=first_oom)
-        _batch_axes(axs, sorted(d["bs"].unique()), ytop, unit_name(d))
+        _batch_axes(axs, sorted(d["bs"].unique()), ytop, rate_name(unit_name(d)))
         shown = [dev for dev in devs if dev in {g[0] for gs in gss.values() for g in gs}]
         fig.legend([Line2D([], [], color=colors[dev], marker="o", ms=3, lw=1.3) for dev in shown],
                    [short(dev, 40) for dev in shown],
@@ -328,7 +341,7 @@ def plot_cost(value:pd.DataFrame, # `value_table(...)` (e.g. `analyse(runs, pric
         ax.set_xlim(0, d["price_per_hour"].max() * 1.25); ax.set_ylim(0, d["throughput"].max() * 1.12)
         ax.set_xlabel("price ($/hour)")
         ax.set_ylabel("relative throughput (% of the fastest, geomean)")
-        ax.set_title(f"Cost efficiency, {mode_name(mode)}: up and to the left is better")
+        ax.set_title(titled(d, "cost efficiency", mode) + ": up and to the left is better")
         ax.legend(loc="lower right")
     return fig
 
@@ -348,10 +361,10 @@ def plot_efficiency(eff:pd.DataFrame, # `efficiency(...)` (e.g. `analyse(runs)["
     with _style():
         fig = _bar_fig(d)
         ax = fig.add_subplot()
-        _bars(ax, d, "_pct", fmt="{:.0f}%")
+        _bars(ax, d, "_pct", fmt="{:.2g}%", flag="unconverged" if "unconverged" in d else None)
         ax.set_xlabel(f"model FLOPs utilisation (% of the {'datasheet' if stat == 'mfu' else 'measured'} peak of "
                       "the precision that ran)")
-        ax.set_title(f"Efficiency, {mode_name(mode)}: how much of the peak each model used")
+        ax.set_title(titled(d, "efficiency", mode) + ": how much of the peak each model used")
     return fig
 
 # %% ../nbs/07_plots.ipynb #6fcfa7c3

@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/report.html.md"""
 
 # %% ../nbs/08_report.ipynb #0648111c
 from __future__ import annotations
-import hashlib, html, multiprocessing as mp, os, re, shutil, tempfile, threading, time
+import hashlib, html, multiprocessing as mp, os, re, shutil, tempfile, threading, time, warnings
 from functools import cached_property, partial
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -15,33 +15,34 @@ from pathlib import Path
 import numpy as np, pandas as pd
 
 from .env import BadInput, gc_paused
-from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, KEYS, MEASURED_SOURCES, MISSED_MARK,
-    SCALING_COLUMNS, analyse, best_batch, comparability_note, cost_table, duration_table, feed_table, flagged,
-    mode_name, parse_prices, parse_work, ranking, time_to_train_table)
+from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, FAMILY_NAMES, FAMILY_ORDER, FAMILY_UNITS, KEYS,
+    MEASURED_SOURCES, MISSED_MARK, SCALING_COLUMNS, analyse, best_batch, comparability_note, cost_per, cost_table,
+    duration_table, feed_table, flagged, machine_table, mode_name, num_text, parse_prices, parse_works, pick_device,
+    ranking, rate_name, time_to_train_table, unused_work)
 from .analysis import _is_test, _per_config
 from .store import spreadsheet_safe
 from .plots import (plot_average, plot_batch, plot_cost, plot_efficiency, plot_relative,
     plot_scaling, plot_speedup, svg, unit_name)
 
 # %% auto #0
-__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'FAMILY_NAMES', 'REPORT_MARKER', 'summary_table', 'average_table', 'report_figures',
-           'report_svgs', 'check_report_folder', 'Report', 'build_report', 'write_report']
+__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'REPORT_MARKER', 'summary_table', 'average_table', 'report_figures', 'report_svgs',
+           'check_report_folder', 'Report', 'build_report', 'write_report']
 
 # %% ../nbs/08_report.ipynb #37ce9eb4
-SUMMARY_COLS = ("device", "model", "precision", "mode", "bs", "throughput", "relative")
-AVERAGE_COLS = ("device", "precision", "mode", "relative_mean", "relative_geomean")
+SUMMARY_COLS = ("device", "workload", "model", "precision", "mode", "bs", "unit", "throughput", "relative")
+AVERAGE_COLS = ("device", "workload", "unit", "precision", "mode", "relative_mean", "relative_geomean", "n_models")
 
 def summary_table(best:pd.DataFrame, # `relative(best_batch(...))`
                  ) -> pd.DataFrame:
-    "One row per best point: device, model (` @size` where several), precision, mode, bs, throughput, relative."
+    "One row per best point: device, family, model (` @size` where several), precision, mode, bs, unit, throughput, ..."
     d = best.assign(model=best["label"]) if "label" in best else best
-    return d.sort_values(["mode", "model", "relative"],
-                         ascending=[False, True, False])[list(SUMMARY_COLS)].reset_index(drop=True)
+    return d.sort_values(["mode", "workload", "model", "relative"],
+                         ascending=[False, True, True, False])[list(SUMMARY_COLS)].reset_index(drop=True)
 
 def average_table(avg:pd.DataFrame, # `average(...)`
                  ) -> pd.DataFrame:
-    "One row per (device, precision, mode): the arithmetic and geometric mean of relative throughput."
-    return avg[list(AVERAGE_COLS)].reset_index(drop=True)
+    "One row per (device, family, precision, mode): the arithmetic and geometric mean of relative throughput."
+    return avg.assign(unit=avg["workload"].map(FAMILY_UNITS))[list(AVERAGE_COLS)].reset_index(drop=True)
 
 # %% ../nbs/08_report.ipynb #237bb70f
 def _slug(s:str) -> str:
@@ -49,10 +50,9 @@ def _slug(s:str) -> str:
     x = re.sub(r"[^A-Za-z0-9._-]+", "-", str(s)).strip("-") or "x"
     return x if len(x) <= 48 else x[:40].rstrip("-.") + "-" + hashlib.sha1(str(s).encode()).hexdigest()[:8]
 
-def _modes(df) -> list[str]: return sorted(df["mode"].unique(), key=lambda m: (m != "train", m))
+def _modes(df) -> list[str]: return sorted(df["mode"].unique(), key=lambda m: (m == "-", m != "train", m))
 
-FAMILY_NAMES = dict(image="image models", lm="language models", unet3d="3D U-Nets", op="micro-ops",
-                    data="input pipeline")
+def _compared(d:pd.DataFrame) -> bool: return d["device"].nunique() >= 2 # two devices or more: a ranking
 
 def _of_family(df:pd.DataFrame, fam:str) -> pd.DataFrame: return df[df["workload"] == fam] if "workload" in df else df
 
@@ -60,7 +60,7 @@ def _by_family(avg:pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
     "`(family, its rows, file-name suffix)`: one entry, no suffix, for one family; else image models first."
     fams = list(dict.fromkeys(avg["workload"])) if "workload" in avg and len(avg) else []
     if len(fams) <= 1: return [(fams[0] if fams else "image", avg, "")]
-    fams = sorted(fams, key=lambda f: (list(FAMILY_NAMES).index(f) if f in FAMILY_NAMES else 9, f))
+    fams = sorted(fams, key=lambda f: (FAMILY_ORDER.index(f) if f in FAMILY_ORDER else 9, f))
     return [(f, avg[avg["workload"] == f], f"-{f}") for f in fams]
 
 def _figure_jobs(res:dict) -> list[tuple[str, str, object]]:
@@ -69,7 +69,8 @@ def _figure_jobs(res:dict) -> list[tuple[str, str, object]]:
     for fam, avg, sfx in _by_family(res["average"]):
         sp = _of_family(res["speedup"], fam)
         for mode in _modes(avg):
-            jobs.append((f"average{sfx}-{mode}.svg", "overview", partial(plot_average, avg, mode)))
+            if _compared(avg[avg["mode"] == mode]):  # a ranking of one device says nothing
+                jobs.append((f"average{sfx}-{mode}.svg", "overview", partial(plot_average, avg, mode)))
             if (sp["mode"] == mode).any():
                 jobs.append((f"speedup{sfx}-{mode}.svg", "overview", partial(plot_speedup, sp, mode)))
     for mode in _modes(best):
@@ -80,7 +81,7 @@ def _figure_jobs(res:dict) -> list[tuple[str, str, object]]:
             jobs.append((f"efficiency-{mode}.svg", "efficiency", partial(plot_efficiency, res["efficiency"], mode)))
     for label in sorted(t["label"].unique()):  # every measured model, ranked or not
         for mode in _modes(t[t["label"] == label]):
-            if ((best["label"] == label) & (best["mode"] == mode)).any():
+            if _compared(best[(best["label"] == label) & (best["mode"] == mode)]):
                 jobs.append((f"relative-{_slug(label)}-{mode}.svg", label, partial(plot_relative, best, label, mode)))
             # a published table records no batch size
             if t.loc[(t["label"] == label) & (t["mode"] == mode), "bs"].notna().any():
@@ -120,7 +121,7 @@ def report_svgs(res:dict, # `analyse(runs, prices)`
     return {name: (sec, s) for (name, sec, _), s in zip(jobs, out)}
 
 # %% ../nbs/08_report.ipynb #e5a0fc11
-_CSS = ("body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1100px;margin:2em auto;"
+_CSS = ("body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1240px;margin:2em auto;"
         "padding:0 1em;color:#222;line-height:1.45}\n"
         "h1{margin-bottom:.2em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}"
         "figure{margin:1em 0}\ntable{border-collapse:collapse;font-size:.85em;margin:.5em 0 1.5em}"
@@ -130,21 +131,24 @@ _CSS = ("body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;m
         ".note{background:#fff8e1;border-left:4px solid #f0b400;padding:.5em .8em}\n"
         "details summary{cursor:pointer;font-weight:600;margin:.5em 0}code{background:#f4f4f4;padding:0 .2em}")
 
-def _cell(v, floatfmt:str) -> str:
-    "One table cell: numbers right-aligned and formatted, text left-aligned and escaped, missing values empty."
+def _cell(v, floatfmt, right:bool=False) -> str:
+    "One table cell: numbers right-aligned and formatted (a format or a function), text escaped, missing values empty."
     if v is None or v is pd.NA or (isinstance(v, (float, np.floating)) and np.isnan(v)): return "<td></td>"
     if isinstance(v, (bool, np.bool_)): return f"<td>{'yes' if v else 'no'}</td>"
     if isinstance(v, (int, np.integer)): return f'<td class="n">{v:,}</td>'
-    if isinstance(v, (float, np.floating)): return f'<td class="n">{"∞" if np.isinf(v) else floatfmt.format(v)}</td>'
-    return f"<td>{html.escape(str(v))}</td>"
+    if isinstance(v, (float, np.floating)):
+        x = "∞" if np.isinf(v) else floatfmt(v) if callable(floatfmt) else floatfmt.format(v)
+        return f'<td class="n">{x}</td>'
+    return ('<td class="n">' if right else "<td>") + f"{html.escape(str(v))}</td>"
 
-def _table(df:pd.DataFrame, floatfmt:str|dict="{:,.1f}") -> str:
-    "`df` as an HTML table: escaped headers, numbers right-aligned (`floatfmt`, or a dict per column); scrolls."
-    num = lambda c: pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
+def _table(df:pd.DataFrame, floatfmt:str|dict=num_text, right=()) -> str:
+    "`df` as an HTML table: escaped headers, numbers right-aligned (`num_text`, `floatfmt` or a dict), `right` too."
+    num = lambda c: c in right or pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
     head = "".join(('<th class="n">' if num(c) else "<th>") + html.escape(str(c)) + "</th>" for c in df.columns)
-    fmts = [floatfmt.get(c, "{:,.1f}") if isinstance(floatfmt, dict) else floatfmt for c in df.columns]
-    rows = "".join("<tr>" + "".join(_cell(v, f) for v, f in zip(r, fmts)) + "</tr>\n"
-                   for r in df.itertuples(index=False, name=None))
+    fmts = [floatfmt.get(c, num_text) if isinstance(floatfmt, dict) else floatfmt for c in df.columns]
+    rs = [c in right for c in df.columns]
+    rows = "".join("<tr>" + "".join(_cell(v, f, r) for v, f, r in zip(row, fmts, rs)) + "</tr>\n"
+                   for row in df.itertuples(index=False, name=None))
     return f'<div class="scroll"><table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{rows}</tbody></table></div>'
 
 # %% ../nbs/08_report.ipynb #6c53e75c
@@ -215,6 +219,24 @@ class Report:
         return out / "report.html"
 
 # %% ../nbs/08_report.ipynb #64773b44
+def _ignored(res:dict, prices:dict, work:dict):
+    "Warn, a line each, of a given amount of work that fits no family, and of a price that prices nothing ranked."
+    units = res["tidy"]["unit"].unique()
+    for k, ws in work.items():
+        if (no := unused_work(units, ws)):
+            warnings.warn(f"--{k} {', '.join(no)} fits no family of these runs (they count {', '.join(sorted(units))}): "
+                          "ignored", stacklevel=3)
+    ranked = set(res["best"]["device"])
+    for d in sorted(set(prices) & set(res["tidy"]["device"]) - ranked):
+        warnings.warn(f"--price {d}: none of its points reached its CI target, so it is in no ranking and no cost "
+                      "table: its cost per unit is in the This machine table", stacklevel=3)
+
+def _this_machine(res:dict, runs:pd.DataFrame, device:str|None, prices:dict, work:dict) -> pd.DataFrame|None:
+    "The absolute numbers of the device the report opens with (`pick_device`), or None for several and none asked."
+    _ignored(res, prices, work)
+    dev = pick_device(res["tidy"], device)
+    return None if dev is None else machine_table(res["tidy"], runs, dev, prices, **work)
+
 def _csv_files(res:dict) -> dict[str, str]:
     "The report's CSV tables as text: summary, average, time to train, scaling (a header only, for one device)."
     tables = {"summary.csv": summary_table(res["best"]), "average.csv": average_table(res["average"]),
@@ -227,16 +249,19 @@ def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `anal
                  *, timings:dict|None=None, # if given, seconds spent per stage are added to it
                  include_unconverged:bool=False, # rank points whose CI missed its target (marked); default: left out
                  only_valid:bool=False, # leave out results whose `conditions` are not `ok` (see `analysis.flagged`)
-                 train_for:str|None=None, # the training work (`100k steps`, `2T tokens`); default: each family's
-                 infer_for:str|None=None, # the inference work (`8.1T voxels`); default: each family's
+                 train_for:str|list|None=None, # training work, several for several families (`90 epochs imagenet-1k`,
+                                               # `2T tokens`): each family the first that fits its unit, else its own
+                 infer_for:str|list|None=None, # the inference work (`8.1T voxels`); default: each family's
+                 device:str|None=None, # the device the report opens with (default: the only one, if one)
                 ) -> Report:
     "Validate `runs` and `prices` and make every file of the report in memory; `BadInput` on bad input."
     t0 = time.perf_counter()
     prices = parse_prices(prices)
-    work = dict(train_for=train_for and parse_work(train_for, "--train_for"),  # before any work
-                infer_for=infer_for and parse_work(infer_for, "--infer_for"))
+    work = dict(train_for=parse_works(train_for, "--train_for"),  # before any work
+                infer_for=parse_works(infer_for, "--infer_for"))
     res = analyse(runs, prices, include_unconverged=include_unconverged, only_valid=only_valid)
     res["time_to_train"] = time_to_train_table(res["best"], **work)
+    res["machine"] = _this_machine(res, runs, device, prices, work)
     t1 = time.perf_counter()
     figs = report_svgs(res)
     t2 = time.perf_counter()
@@ -252,13 +277,14 @@ def write_report(runs:pd.DataFrame, # the runs table
                  title:str="Ready, Steady, Go! benchmark report", # the page title
                  *, include_unconverged:bool=False, # rank points whose CI missed its target too (marked)
                  only_valid:bool=False, # leave out results whose `conditions` are not `ok`
-                 train_for:str|None=None, # the training work (see `build_report`)
-                 infer_for:str|None=None, # the inference work (see `build_report`)
+                 train_for:str|list|None=None, # the training work (see `build_report`)
+                 infer_for:str|list|None=None, # the inference work (see `build_report`)
+                 device:str|None=None, # the device the report opens with (see `build_report`)
                 ) -> Path:
     "Write the report of `runs` to `out`; returns the path of `report.html`. Nothing is written on bad input."
     check_report_folder(out)  # before any analysis
     return build_report(runs, prices, title, include_unconverged=include_unconverged, only_valid=only_valid,
-                        train_for=train_for, infer_for=infer_for).write(out)
+                        train_for=train_for, infer_for=infer_for, device=device).write(out)
 
 # %% ../nbs/08_report.ipynb #f4ba2d7f
 @dataclass
@@ -278,13 +304,32 @@ class _Page:
         "The figure `name` inlined, or nothing where the report has none by that name."
         return f'<figure id="{html.escape(name[:-4])}">{self.figs[name][1]}</figure>' if name in self.figs else ""
 
+def _cap(s:str) -> str: return s[:1].upper() + s[1:]  # `3D U-Nets` stays as it is
+
+def _families(d:pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
+    "`(family, its rows, its unit)` for each family of `d`, in page order."
+    if "workload" not in d: return [("image", d, unit_name(d))]
+    fams = sorted(d["workload"].unique(), key=lambda f: (FAMILY_ORDER.index(f) if f in FAMILY_ORDER else 9, f))
+    return [(f, x, unit_name(x) if "unit" in x else FAMILY_UNITS.get(f, "samples"))
+            for f in fams for x in [d[d["workload"] == f]]]
+
+def _per_family(d:pd.DataFrame, part, level:int=4) -> list[str]:
+    "Per family of `d`, its name and unit as a heading (where several, or always at `level` 3) and `part(rows, unit)`."
+    fs = _families(d)
+    head = lambda f, u: (f"<h{level}>{html.escape(_cap(FAMILY_NAMES.get(f, f)))} ({rate_name(u)})</h{level}>"
+                         if len(fs) > 1 or level < 4 else "")
+    return [p for f, x, u in fs for p in (head(f, u), part(x, u))]
+
 def _per_mode(d:pd.DataFrame, part) -> list[str]:
     "Per mode of `d` (training first), a heading and what `part(mode)` gives: a figure, a table."
     return [p for mode in _modes(d) for p in (f"<h3>{mode_name(mode).capitalize()}</h3>", *part(mode))]
 
 # %% ../nbs/08_report.ipynb #ec9beae4
-_HOW_TO_READ = ("<p>Throughput is {unit} per second at each configuration's best batch size (repeats combined by "
-                "their median). "
+_HOW_TO_READ = ("<p>Throughput is each family's own unit per second (images/s for image models and the input "
+                "pipeline, tokens/s for language models, voxels/s for 3D U-Nets, it/s for micro-ops) at each "
+                "configuration's best batch size (repeats combined by their median); a cost is per 1M images or tokens, "
+                "per 1G voxels, per 1k iterations. Numbers show three significant figures, with k, M, G, T for "
+                "thousands to trillions. "
     "<b>Relative throughput</b> is 100 × a device's best / the best of any device and precision on that model and "
     "mode (the 2022 normalisation); averages over models are geometric means (the arithmetic means are in "
     "<code>average.csv</code>). Error bars are a single run's 95% confidence interval, or the range of its repeats; "
@@ -299,7 +344,7 @@ def _intro(pg:_Page) -> list[str]:
             f'<p class="meta">{len(runs):,} runs ({", ".join(f"{v:,} {e(k)}" for k, v in st.items())}) on '
             f'{t["device"].nunique()} device(s), {t["label"].nunique()} model(s); generated '
             f'{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by ready-steady-go.</p>',
-            _HOW_TO_READ.format(unit=e(pg.unit))]
+            _HOW_TO_READ]
 
 # %% ../nbs/08_report.ipynb #152d88e4
 def _pm(x) -> str: return "no interval" if pd.isna(x) else f"±{100 * x:.1f}%"
@@ -367,10 +412,10 @@ def _flagged_note(best:pd.DataFrame, only_valid:bool) -> str:
             '<i>conditions</i> column of the best points); <code>only_valid</code> leaves them out.</p>')
 
 # %% ../nbs/08_report.ipynb #5438f392
-def _num_or(x, fmt="{:,.1f}", inf="unbounded") -> str:
-    return "" if pd.isna(x) else inf if np.isinf(x) else fmt.format(x)
+def _num_or(x, fmt=num_text, inf="unbounded") -> str:
+    return "" if pd.isna(x) else inf if np.isinf(x) else fmt(x) if callable(fmt) else fmt.format(x)
 
-def _ci_text(lo, hi, fmt:str="{:,.1f}") -> str:
+def _ci_text(lo, hi, fmt=num_text) -> str:
     "A 95% interval as `lo to hi`; `no interval` where a bound is unknown (unknown is not a zero uncertainty)."
     return "no interval" if pd.isna(lo) or pd.isna(hi) else f"{_num_or(lo, fmt)} to {_num_or(hi, fmt)}"
 
@@ -379,12 +424,13 @@ def _target(met, tg) -> str:
     return "unknown" if pd.isna(met) else f"met{t}" if met else f"{MISSED_MARK} missed{t}"
 
 def _points(d:pd.DataFrame, unit:str, relative:bool=True) -> pd.DataFrame:
-    "Best points as a table whose headers carry their units, the interval and the CI target of each."
+    "One family's best points as a table whose headers carry its unit, the interval and the CI target of each."
+    unit = rate_name(unit)
     d = d.sort_values(["mode", "label", *(["relative"] if relative else ["throughput"])],
                       ascending=[False, True, False])
     out = pd.DataFrame({"device": d["device"], "model": d["label"], "precision": d["precision"], "mode": d["mode"],
-                        "batch size": d["bs"], f"throughput ({unit}/s)": d["throughput"],
-                        f"95% CI ({unit}/s)": [_ci_text(a, b) for a, b in zip(d["throughput_lo"], d["throughput_hi"])],
+                        "batch size": d["bs"], f"throughput ({unit})": d["throughput"],
+                        f"95% CI ({unit})": [_ci_text(a, b) for a, b in zip(d["throughput_lo"], d["throughput_hi"])],
                         "CI (±%)": 100 * d["ci_rel"],
                         "CI target": [_target(m, g) for m, g in zip(d["ci_target_met"], d["target_ci"])],
                         "runs": d["n_runs"], "peak memory (MiB)": d["peak_mem_mb"]})
@@ -402,14 +448,56 @@ def _speedups(sp:pd.DataFrame, mode:str) -> pd.DataFrame:
                          "95% CI (×)": [_ci_text(a, b, "{:.2f}") for a, b in zip(d["speedup_lo"], d["speedup_hi"])],
                          "models": d["n_models"]})
 
+# %% ../nbs/08_report.ipynb #b1d0b451
+def _texts(xs) -> list: return [x or None for x in xs]  # numbers as text, missing ones empty (and droppable)
+
+def _time_column(d:pd.DataFrame) -> tuple[str, list]:
+    "The time for each row's work: `time for 2T tokens` as the header when a family's rows share their work."
+    test = _is_test(d["model"]).to_numpy()
+    ws = d.loc[~test, "work"].unique()
+    one = len(ws) == 1
+    cells = ["— (test model)" if t else s if one else f"{s} for {w}"
+             for t, s, w in zip(test, d["duration"], d["work"])]
+    return (f"time for {ws[0]}" if one else "time"), cells
+
+def _machine_rows(d:pd.DataFrame, unit:str) -> pd.DataFrame:
+    "One family's rows of the This machine table: every number in the family's unit, the unconverged marked."
+    r, (tname, times) = rate_name(unit), _time_column(d)
+    ci = [_ci_text(a, b) for a, b in zip(d["throughput_lo"], d["throughput_hi"])]
+    out = pd.DataFrame({"model": d["label"], "precision": d["precision"], "mode": d["mode"].map(mode_name),
+                        "batch size": d["bs"],
+                        f"best throughput ({r}, 95% CI)": [f"{x} ({c})" for x, c in zip(_marked(d), ci)],
+                        "achieved FLOP/s": _texts(num_text(x * 1e12) for x in d["tflops"]),
+                        "MFU (%)": 100 * d["mfu"], "MFU, measured peak (%)": 100 * d["mfu_measured"],
+                        "peak memory (MiB)": d["peak_mem_mb"], tname: times,
+                        f"$ per {cost_per(unit)[1]}": d["usd_per"]})
+    if "conditions" in d: out["conditions"] = d["conditions"].fillna("not recorded")
+    return out.dropna(axis=1, how="all")
+
+_RIGHT = ("best throughput", "95% CI", "achieved FLOP/s")  # numbers written as text (a mark, a prefix): right-aligned
+
+def _machine_section(pg:_Page) -> list[str]:
+    "This machine: the one device's absolute numbers per family, model, precision and mode, every point in."
+    m = pg.res.get("machine")
+    if m is None or not len(m): return []
+    n_u = int(m["unconverged"].sum())
+    missed = (f" {n_u} of the {len(m)} points missed their CI target: they are here, marked {MISSED_MARK} with their "
+              "interval, and left out of rankings." if n_u else "")
+    table = lambda d, u: (lambda x: _table(x, right=[c for c in x if c.startswith(_RIGHT)]))(_machine_rows(d, u))
+    return [f"<h2>This machine: {html.escape(str(m['device'].iloc[0]))}</h2>",
+            "<p>What this device did, in absolute numbers: each model, precision and mode at its fastest batch size, "
+            "in its family's unit. FLOP/s and MFU where the model's FLOPs are known, peak memory where the device "
+            "reports it, the time for each family's work (<code>--train_for</code>, <code>--infer_for</code>) and, "
+            f"with <code>--price</code>, the cost.{missed}</p>", *_per_family(m, table, level=3)]
+
 # %% ../nbs/08_report.ipynb #05be310b
 def _ranking_of(pg:_Page, av:pd.DataFrame, sp:pd.DataFrame, mode:str, *, fam:str, sfx:str) -> list[str]:
-    "One family's ranking in one mode: the average figure and table, then the speed-ups over fp32."
+    "One family's ranking in one mode (where two devices or more compare), then the speed-ups over fp32."
     r = ranking(av, mode)
-    out = [f"<h3>{mode_name(mode).capitalize()}" + (f": {FAMILY_NAMES.get(fam, fam)}" if sfx else "") + "</h3>",
-           pg.fig(f"average{sfx}-{mode}.svg"),
-           "<p>Relative throughput, geometric mean over models (% of the fastest), and how many models went in:</p>",
-           _table(r)]
+    out = [f"<h3>{mode_name(mode).capitalize()}: {FAMILY_NAMES.get(fam, fam)}</h3>"]
+    if _compared(av[av["mode"] == mode]):
+        out += [pg.fig(f"average{sfx}-{mode}.svg"), "<p>Relative throughput, geometric mean over models (% of the "
+                "fastest), and how many models went in:</p>", _table(r)]
     if "models" in r and r["models"].astype(str).str.contains(" of ").any():
         out.append("<p>A device measured on fewer models than the others averages over those only: "
                    "its number is not comparable with theirs.</p>")
@@ -418,13 +506,18 @@ def _ranking_of(pg:_Page, av:pd.DataFrame, sp:pd.DataFrame, mode:str, *, fam:str
                 "<p>Speed-up of each precision over fp32 on the same device, geometric mean over models, with its "
                 "95% interval:</p>",
                 _table(_speedups(sp, mode), "{:,.2f}")]
-    return out
+    return out if len(out) > 1 else []
 
 def _ranking_section(pg:_Page) -> list[str]:
     "The ranking: the guard's note, then per family and mode the averages and speed-ups."
     best = pg.res["best"]
     out = ["<h2>Ranking</h2>", *_guard(pg.res), _flagged_note(best, pg.only_valid)]
     if best.empty: out.append("<p>Nothing is ranked: no point reached its CI target (see above).</p>")
+    elif not _compared(best):
+        out.append(f"<p>One device, {html.escape(str(best['device'].iloc[0]))}: nothing to rank it against, so its "
+                   "numbers are absolute, under <i>This machine</i>. Rankings and relative bars appear where two "
+                   "devices or more measured a model (bring other machines' runs in with "
+                   "<code>ready-steady-go-import</code>).</p>")
     for fam, av, sfx in _by_family(pg.res["average"]):  # one family at a time: never tokens against images
         sp = _of_family(pg.res["speedup"], fam)
         for mode in _modes(av): out += _ranking_of(pg, av, sp, mode, fam=fam, sfx=sfx)
@@ -452,21 +545,24 @@ def _cost_section(pg:_Page) -> list[str]:
     "Cost, with prices: per mode the value figure and verdicts against the cheapest, then $ per million units."
     value = pg.res.get("value")
     if value is None or not len(value): return []
-    out = ["<h2>Cost</h2><p>Prices in $/hour as given. The verdict compares each device with the cheapest: the "
-           "price factor is exact, the throughput factor comes with its 95% interval; <i>value</i> is relative "
-           "throughput per $/hour; the frontier holds the devices no other device beats on both price and speed.</p>"]
-    out += _per_mode(value, lambda m: (pg.fig(f"cost-{m}.svg"), _table(_verdicts(value, m), "{:,.2f}")))
-    return out + [f"<p>Cost per million {html.escape(pg.unit)} at each device's fastest precision:</p>",
-                  _table(cost_table(pg.res["cost"], pg.unit), "{:,.2f}")]
+    out = ["<h2>Cost</h2><p>Prices in $/hour as given.</p>"]
+    if _compared(value):  # against the cheapest: where there are two devices or more
+        out += ["<p>The verdict compares each device with the cheapest: the price factor is exact, the throughput "
+                "factor comes with its 95% interval; <i>value</i> is relative throughput per $/hour; the frontier "
+                "holds the devices no other device beats on both price and speed.</p>",
+                *_per_mode(value, lambda m: (pg.fig(f"cost-{m}.svg"), _table(_verdicts(value, m), "{:,.2f}")))]
+    return out + ["<p>Cost per 1M images or tokens (per 1G voxels, per 1k iterations) at each device's fastest "
+                  "precision:</p>", *_per_family(pg.res["cost"], lambda d, u: _table(cost_table(d, u)))]
 
 # %% ../nbs/08_report.ipynb #44fb022a
 _ENERGY_FMT = {"J per sample": "{:,.3g}", "samples per kWh": "{:,.0f}", "samples per $": "{:,.0f}"}
 
 def _efficiency_table(d:pd.DataFrame, unit:str) -> pd.DataFrame:
-    "One mode's efficiency as the page shows it: throughput, TFLOP/s and MFU against both peaks, with the conditions."
+    "One mode's and family's efficiency as shown: throughput, FLOP/s and MFU against both peaks, the conditions."
     out = pd.DataFrame({"device": d["device"], "model": d["label"] if "label" in d else d["model"],
                         "precision": d["precision"], "batch size": d["bs"],
-                        f"throughput ({unit}/s)": d["throughput"], "TFLOP/s": d["tflops"], "MFU (%)": 100 * d["mfu"],
+                        f"throughput ({rate_name(unit)})": d["throughput"],
+                        "achieved FLOP/s": _texts(num_text(x * 1e12) for x in d["tflops"]), "MFU (%)": 100 * d["mfu"],
                         "MFU, measured peak (%)": 100 * d["mfu_measured"]})
     if "conditions" in d: out["conditions"] = d["conditions"].fillna("not recorded")
     return out.dropna(axis=1, how="all")
@@ -489,11 +585,11 @@ def _efficiency_section(pg:_Page) -> list[str]:
     eff = pg.res.get("efficiency", pd.DataFrame())
     if not (len(eff) and eff[list(EFFICIENCY_COLS)].notna().any().any()): return []
     out = ["<h2>Efficiency</h2><p>How much of the device each result used, at its best batch size: the achieved "
-           "TFLOP/s, and the model FLOPs utilisation (MFU) against the dense datasheet peak of the precision that "
+           "FLOP/s, and the model FLOPs utilisation (MFU) against the dense datasheet peak of the precision that "
            "ran, and against the peak this device reached on a large matmul (measured peak). Empty where a run "
            "recorded none (a 2022 import; a CPU has no datasheet peak).</p>"]
-    return out + _per_mode(eff, lambda m: (pg.fig(f"efficiency-{m}.svg"),
-                                           _table(_efficiency_table(eff[eff["mode"] == m], pg.unit))))
+    table = lambda d, u: _table(_efficiency_table(d, u), right=("achieved FLOP/s",))
+    return out + _per_mode(eff, lambda m: (pg.fig(f"efficiency-{m}.svg"), *_per_family(eff[eff["mode"] == m], table)))
 
 def _energy_section(pg:_Page) -> list[str]:
     "Energy, where recorded: per mode the energy per sample, samples per kWh (and per dollar, with prices)."
@@ -553,11 +649,17 @@ def _lm_section(t:pd.DataFrame, fig) -> list[str]:
         for mode in _modes(t[t["label"] == label]):
             d = t[(t["label"] == label) & (t["mode"] == mode) & t["bs"].notna()]
             if d.empty: continue
-            p = d.pivot_table(index=["device", "precision"], columns="bs", values="throughput", aggfunc="max")
+            d = d.loc[d.groupby(["device", "precision", "bs"])["throughput"].idxmax()].assign(_x=_marked(d))
+            p = d.pivot(index=["device", "precision"], columns="bs", values="_x")
             p.columns = [f"bs {int(c)}" for c in p.columns]
             out += [f"<h3>{e(label)}, {mode_name(mode)} (tokens/s)</h3>", fig(f"batch-{_slug(label)}-{mode}.svg"),
-                    _table(p.reset_index(), "{:,.0f}")]
+                    _table(p.reset_index().fillna(""), right=list(p.columns))]
     return out
+
+def _marked(d:pd.DataFrame) -> pd.Series:
+    "Each throughput as text, three significant figures, with † where its CI missed its target."
+    return pd.Series([num_text(x) + (f" {MISSED_MARK}" if u else "") for x, u in zip(d["throughput"], d["unconverged"])],
+                     index=d.index, dtype=object)
 
 def _op_section(t:pd.DataFrame, runs:pd.DataFrame) -> list[str]:
     "Per device: each micro-op's iterations per second, and GB/s or TFLOP/s where the runs stored them."
@@ -567,14 +669,15 @@ def _op_section(t:pd.DataFrame, runs:pd.DataFrame) -> list[str]:
     if extra:
         pc = _per_config(runs, extra)
         b = b.merge(pc[[c for c in pc if c in (*KEYS, "bs", *extra)]], on=[*KEYS, "bs"], how="left")
-    d = pd.DataFrame({"device": b["device"], "op": b["label"], "precision": b["precision"], "it/s": b["throughput"],
-                      **{dict(bandwidth_gbs="GB/s", tflops="TFLOP/s")[c]: pd.to_numeric(b[c], errors="coerce")
-                         for c in extra}})
-    d = d.sort_values(["op", "device", "precision"], ignore_index=True)
+    num = lambda c, f: _texts(num_text(x * f) for x in pd.to_numeric(b[c], errors="coerce"))
+    d = pd.DataFrame({"device": b["device"], "op": b["label"], "dtype": b["precision"], "it/s": _marked(b),
+                      **{dict(bandwidth_gbs="bandwidth (B/s)", tflops="achieved FLOP/s")[c]:
+                         num(c, dict(bandwidth_gbs=1e9, tflops=1e12)[c]) for c in extra}})
+    d = d.sort_values(["op", "device", "dtype"], ignore_index=True)
     return ["<h2>Micro-ops</h2><p>A tiny operation in a loop, per device: iterations per second (the sanity check: "
             "a card behind a narrow PCIe link or throttling shows here first), and where the op measures it the "
-            "bandwidth (GB/s) or achieved TFLOP/s.</p>",
-            _table(d, {"it/s": "{:,.1f}", "GB/s": "{:,.1f}", "TFLOP/s": "{:,.2f}"})]
+            f"bandwidth or achieved FLOP/s. An op is one step, neither training nor inference. {MISSED_MARK}: its CI "
+            "missed its target.</p>", _table(d, right=[c for c in d if c not in ("device", "op", "dtype")])]
 
 def _data_section(runs:pd.DataFrame) -> list[str]:
     "Can this CPU feed its GPU: the input pipeline against each image model's training rate, with a verdict."
@@ -587,15 +690,16 @@ def _data_section(runs:pd.DataFrame) -> list[str]:
     return out
 
 def _unet_section(t:pd.DataFrame) -> list[str]:
-    "Megavoxels per second and iterations per minute of each 3D U-Net at its best batch size."
+    "Voxels per second and iterations per minute of each 3D U-Net at its best batch size."
     u = best_batch(t)
     ips = pd.to_numeric(u["items_per_sample"], errors="coerce") if "items_per_sample" in u else np.nan
     d = pd.DataFrame({"device": u["device"], "model": u["label"], "precision": u["precision"], "mode": u["mode"],
-                      "bs": u["bs"], "megavoxels/s": u["throughput"] / 1e6,
+                      "batch size": u["bs"], "throughput (voxels/s)": _marked(u),
                       "iterations/min": u["throughput"] / (ips * pd.to_numeric(u["bs"], errors="coerce")) * 60})
-    return ["<h2>3D U-Nets</h2><p>Megavoxels per second and iterations (steps) per minute at each configuration's "
-            "best batch size; the days to a number of iterations are under Time to train.</p>",
-            _table(d.sort_values(["mode", "model", "device"], ascending=[False, True, True]))]
+    return ["<h2>3D U-Nets</h2><p>Voxels per second and iterations (steps) per minute at each configuration's "
+            f"best batch size ({MISSED_MARK}: its CI missed its target); the days to a number of iterations are under "
+            "Time to train.</p>", _table(d.sort_values(["mode", "model", "device"], ascending=[False, True, True]),
+                                         right=("throughput (voxels/s)",))]
 
 def _family_sections(pg:_Page) -> list[str]:
     "A section per workload family beyond image models: language models, 3D U-Nets, micro-ops, input pipeline."
@@ -624,10 +728,10 @@ _OTHER_TIMES = ("<p>Other families, each row for the work it names "
                 "(steps per minute = throughput / (bs × items per sample) × 60):</p>")
 
 def _other_times(other:pd.DataFrame) -> list[str]:
-    "Other families' times, a row each for the work it names."
-    o = other.rename(columns={"steps_per_minute": "steps per minute", "throughput": "throughput (unit/s)"})
-    return [_OTHER_TIMES,
-            _table(o.drop(columns=["seconds"]), {"steps per minute": "{:,.1f}", "throughput (unit/s)": "{:,.4g}"})]
+    "Other families' times, a table per family (its unit in the header), a row each for the work it names."
+    table = lambda d, u: _table(d.drop(columns=["seconds", "workload", "unit"]).rename(
+        columns={"steps_per_minute": "steps per minute", "throughput": f"throughput ({rate_name(u)})"}))
+    return [_OTHER_TIMES, *_per_family(other, table)]
 
 def _time_section(pg:_Page) -> list[str]:
     "Time to train at each device's fastest precision: image models as a grid, other families by row; no tests."
@@ -647,7 +751,21 @@ def _time_section(pg:_Page) -> list[str]:
     return out + (_image_times(img, tt) if len(img) else []) + (_other_times(other) if len(other) else [])
 
 # %% ../nbs/08_report.ipynb #4773f5dc
-_ENV_HEADERS = {"device_mem_gb": "device memory (GB)", "cpu_count": "CPU cores", "torch_threads": "torch threads"}
+_ENV_HEADERS = {"device_name": "device name", "device_capability": "compute capability",
+                "device_mem_gb": "device memory (GB)", "device_count": "devices", "driver": "driver", "cuda": "CUDA",
+                "cudnn": "cuDNN", "torch": "PyTorch", "timm": "timm", "python": "Python", "platform": "platform",
+                "cpu": "CPU", "cpu_count": "CPU cores", "torch_threads": "torch threads", "env_id": "environment"}
+_GPU_ONLY = ("device_capability", "driver", "cuda", "cudnn")  # nothing a CPU or an Apple GPU row has
+
+def _environments(envs:pd.DataFrame) -> pd.DataFrame:
+    "The environments as shown: friendly headers, no GPU columns on a CPU's row, no column that is empty everywhere."
+    e = envs.copy()
+    if "device_type" in e:
+        for c in (c for c in _GPU_ONLY if c in e): e[c] = e[c].where(e["device_type"].eq("cuda"), "")
+    same = "device_name" in e and e["device_name"].eq(e["device"]).all()  # the short name says it all
+    e = e.drop(columns=[c for c in ("device_type", *(["device_name"] if same else [])) if c in e])
+    e = e[[c for c in e if not e[c].astype(str).isin(["", "nan", "None"]).all()]]
+    return e.rename(columns=_ENV_HEADERS)
 
 def _per_model_section(pg:_Page) -> list[str]:
     "Per model, every measured one ranked or not: its relative-throughput and batch-size figures per mode."
@@ -663,17 +781,18 @@ def _points_section(pg:_Page) -> list[str]:
     best, t, out = pg.res["best"], pg.res["tidy"], []
     if len(best):
         out += ["<h2>Best points</h2><details><summary>Every device, model, precision and mode at its best batch size "
-                "(also in <code>summary.csv</code>)</summary>", _table(_points(best, pg.unit)), "</details>"]
+                "(also in <code>summary.csv</code>)</summary>",
+                *_per_family(best, lambda d, u: _table(_points(d, u))), "</details>"]
     left = t[t["unconverged"]] if not pg.include else t.iloc[:0]
     if len(left):
         out += ["<details><summary>Left out: the configurations whose points missed their CI target, each at its "
                 "fastest batch size</summary>",
-                _table(_points(best_batch(left), pg.unit, relative=False)), "</details>"]
+                *_per_family(best_batch(left), lambda d, u: _table(_points(d, u, relative=False))), "</details>"]
     return out + ["<h2>Environments</h2><p>Every distinct setup the runs came from.</p>",
-                  _table(pg.res["environments"].rename(columns=_ENV_HEADERS))]
+                  _table(_environments(pg.res["environments"]))]
 
 # %% ../nbs/08_report.ipynb #a1017021
-_SECTIONS = (_intro, _ranking_section, _cost_section, _efficiency_section, _energy_section, _scaling, _family_sections,
+_SECTIONS = (_intro, _machine_section, _ranking_section, _cost_section, _efficiency_section, _energy_section, _scaling, _family_sections,
              _time_section, _per_model_section, _points_section)  # in page order
 
 _HEAD = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
