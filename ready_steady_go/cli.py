@@ -20,8 +20,9 @@ from .env import NUMBERS, BadInput, check_choice, check_int, check_number, check
 from .schema import STATUSES  # light: no torch, no pandas
 
 # %% auto #0
-__all__ = ['rsg_main', 'sweep_main', 'import_main', 'export_main', 'report_main', 'console_script', 'ready_steady_go',
-           'ready_steady_go_sweep', 'ready_steady_go_import', 'ready_steady_go_export', 'ready_steady_go_report']
+__all__ = ['rsg_main', 'sweep_main', 'import_main', 'export_main', 'report_main', 'check_main', 'console_script',
+           'ready_steady_go', 'ready_steady_go_sweep', 'ready_steady_go_import', 'ready_steady_go_export',
+           'ready_steady_go_report', 'ready_steady_go_check']
 
 # %% ../nbs/09_cli.ipynb #0af5b386
 def _source(module:str) -> str:
@@ -481,3 +482,32 @@ def ready_steady_go_report(
           f"{Path(out)/'time_to_train.csv'}" + (f", {Path(out)/'scaling.csv'}" if scaled else ""))
 
 report_main = console_script(ready_steady_go_report)
+
+# %% ../nbs/09_cli.ipynb #187248ea
+@call_parse
+def ready_steady_go_check(
+    folder:str=".",           # the folder whose disk is read (a file of --disk_gb is written there, read back, removed)
+    store:str|Path=DEFAULT_STORE, # the SQLite store whose `checks` table gets the lines
+    device:str="auto",        # the device to check: auto, cpu, cuda, cuda:N
+    seconds:float=30.0,       # sustained load on a GPU, in seconds
+    disk_gb:float=1.0,        # the disk check's file, in GiB
+    no_store:bool=False,      # print the table only; store nothing
+    quiet:bool=False,         # no progress lines on stderr
+):
+    "Check this machine against what its hardware should do: one table of checks, each with its verdict."
+    import time
+    check_number(seconds, "--seconds", min=1, unit="seconds")
+    check_number(disk_gb, "--disk_gb", min=0.01, max=64, unit="GiB")
+    if not no_store: check_path(store, "--store")
+    from ready_steady_go.health import run_check, check_table_text, sources_text, skipped_line
+    say, t0 = (lambda m: None) if quiet else (lambda m: print(f"checking {m}", file=sys.stderr)), time.perf_counter()
+    table, kept = run_check(device, folder, None if no_store else store, seconds, int(disk_gb * 2**30), say=say)
+    print(f"{table['device_name'].iloc[0]} on {table['host'].iloc[0]}, checked in {time.perf_counter() - t0:.0f} s")
+    print(check_table_text(table))
+    print("where the expected figures come from:\n" + sources_text(table))
+    if line := skipped_line(table): print(f"GPU checks {line}")
+    if kept: print(f"ready-steady-go-check: {kept}", file=sys.stderr)
+    elif not no_store: print(f"stored {len(table)} lines in {store} (table checks, check {table['check_id'].iloc[0][:8]})")
+    return 1 if table["verdict"].eq("flagged").any() else 0
+
+check_main = console_script(ready_steady_go_check)

@@ -13,7 +13,7 @@ import pandas as pd
 from .env import BadInput
 
 # %% auto #0
-__all__ = ['PEAK_PRECISIONS', 'peak_table', 'peak_row', 'peak_flops', 'mfu']
+__all__ = ['PEAK_PRECISIONS', 'peak_table', 'peak_row', 'peak_flops', 'mfu', 'bandwidth_table', 'memory_bandwidth']
 
 # %% ../nbs/01a_peaks.ipynb #ae49251f
 # One row per GPU model: its name, the pattern that must match the normalised CUDA name in full, the dense
@@ -168,3 +168,86 @@ def mfu(achieved_flops_per_s:float|None, # FLOP/s the run achieved (FLOPs per sa
     "Model FLOPs utilisation: `achieved / peak`, or None when either is unknown."
     if achieved_flops_per_s is None or not peak or peak <= 0: return None
     return achieved_flops_per_s / peak
+
+# %% ../nbs/01a_peaks.ipynb #deed9abf
+# One row per memory configuration: the peak table's row, a qualifier searched for in the lower-cased CUDA name
+# ("-": none), the datasheet GB/s; indented below, the document it comes from.
+_BANDWIDTH = """
+model                 qualifier                                  gbs
+V100 PCIe             -                                        900.0
+    NVIDIA Tesla V100 datasheet: 900 GB/s HBM2 (16 and 32 GB)
+V100 SXM2             -                                        900.0
+    NVIDIA Tesla V100 datasheet: 900 GB/s HBM2 (16 and 32 GB)
+V100S PCIe            -                                       1134.0
+    NVIDIA V100S datasheet: 1,134 GB/s
+T4                    -                                        320.0
+    NVIDIA T4 datasheet: 320+ GB/s GDDR6
+A10                   -                                        600.0
+    NVIDIA A10 datasheet: 600 GB/s GDDR6
+A40                   -                                        696.0
+    NVIDIA A40 datasheet: 696 GB/s GDDR6
+A100                  40gb                                    1555.0
+    NVIDIA A100 datasheet: 1,555 GB/s HBM2 (40 GB, PCIe and SXM4)
+A100                  ^(?!.*pcie).*80gb                       2039.0
+    NVIDIA A100 datasheet: 2,039 GB/s HBM2e (80 GB SXM4)
+A100                  pcie.*80gb|80gb.*pcie                   1935.0
+    NVIDIA A100 datasheet: 1,935 GB/s HBM2e (80 GB PCIe)
+L4                    -                                        300.0
+    NVIDIA L4 datasheet: 300 GB/s GDDR6
+L40                   -                                        864.0
+    NVIDIA L40 datasheet: 864 GB/s GDDR6
+L40S                  -                                        864.0
+    NVIDIA L40S datasheet: 864 GB/s GDDR6
+H100 PCIe             -                                       2000.0
+    NVIDIA H100 datasheet, PCIe column: 2 TB/s HBM2e
+H100 SXM              -                                       3350.0
+    NVIDIA H100 datasheet, SXM column: 3.35 TB/s HBM3
+H100 NVL              -                                       3900.0
+    NVIDIA H100 datasheet, NVL column: 3.9 TB/s per GPU
+H200                  -                                       4800.0
+    NVIDIA H200 datasheet, SXM column: 4.8 TB/s HBM3e
+H200 NVL              -                                       4800.0
+    NVIDIA H200 datasheet, NVL column: 4.8 TB/s HBM3e
+B200                  -                                       8000.0
+    NVIDIA HGX B200 datasheet: 8 TB/s per GPU
+RTX 2080 Ti           -                                        616.0
+    NVIDIA Turing whitepaper: 616 GB/s GDDR6
+RTX 3060              -                                        360.0
+    NVIDIA GeForce RTX 3060 specifications (12 GB): 360 GB/s GDDR6
+RTX 3080              -                                        760.0
+    NVIDIA Ampere GA102 whitepaper (10 GB model): 760 GB/s GDDR6X
+RTX 3090              -                                        936.0
+    NVIDIA Ampere GA102 whitepaper: 936 GB/s GDDR6X
+RTX 4070 Ti           -                                        504.0
+    NVIDIA GeForce RTX 4070 Ti specifications: 504 GB/s GDDR6X
+RTX 4080              -                                        716.8
+    NVIDIA Ada whitepaper (RTX 4080 16GB): 716.8 GB/s GDDR6X
+RTX 4090              -                                       1008.0
+    NVIDIA Ada whitepaper: 1,008 GB/s GDDR6X
+RTX 5090              -                                       1792.0
+    NVIDIA RTX Blackwell GPU architecture whitepaper: 1,792 GB/s GDDR7
+RTX A4000             -                                        448.0
+    NVIDIA RTX A4000 datasheet: 448 GB/s GDDR6
+RTX A5000             -                                        768.0
+    NVIDIA RTX A5000 datasheet: 768 GB/s GDDR6
+RTX A6000             -                                        768.0
+    NVIDIA RTX A6000 datasheet: 768 GB/s GDDR6
+RTX 6000 Ada          -                                        960.0
+    NVIDIA RTX 6000 Ada datasheet: 960 GB/s GDDR6
+"""
+_BW_ROWS = _parse(_BANDWIDTH)  # (model, qualifier, GB/s, source)
+
+def bandwidth_table() -> pd.DataFrame:
+    "The datasheet memory bandwidth table: one row per memory configuration, GB/s and the source of each row."
+    return pd.DataFrame([dict(model=m, qualifier=None if q == "-" else q, gbs=g, source=s)
+                         for m, q, g, s in _BW_ROWS]).set_index("model")
+
+# %% ../nbs/01a_peaks.ipynb #5a9caf78
+def memory_bandwidth(device_name:str|None, # the device name as CUDA reports it
+                    ) -> tuple|None:
+    "`(GB/s, source)` of `device_name`'s memory from its datasheet, or None when unknown (or ambiguous)."
+    row = peak_row(device_name)
+    if row is None: return None
+    name = str(device_name).lower()
+    hits = [(g, s) for m, q, g, s in _BW_ROWS if m == row and (q == "-" or re.search(q, name))]
+    return hits[0] if len(hits) == 1 else None

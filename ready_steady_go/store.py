@@ -17,7 +17,8 @@ from .schema import COLUMNS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of
 
 # %% auto #0
 __all__ = ['DEFAULT_STORE', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'runs_frame', 'check_store', 'write_rows', 'read_runs',
-           'save_runs', 'spreadsheet_safe', 'unquote_formulas', 'export_csv', 'invalid_rows', 'read_csv']
+           'save_runs', 'spreadsheet_safe', 'unquote_formulas', 'export_csv', 'invalid_rows', 'read_csv',
+           'connect_store']
 
 # %% ../nbs/03_store.ipynb #4c1159a5
 _DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -420,3 +421,9 @@ def read_csv(path:str|Path, # a CSV written by `export_csv`
     if "run_id" not in df: raise BadInput(f"CSV {str(path)!r} has no run_id column: accepted is a CSV written by "
                                           "export_csv")
     return _families(runs_frame(unquote_formulas(df)))
+
+# %% ../nbs/03_store.ipynb #16232b0d
+def connect_store(store:str|Path=DEFAULT_STORE, # the SQLite file
+                 ) -> sqlite3.Connection:
+    "A connection to the store for a table beside the runs: the path checked, the runs table made if new. Close it after."
+    return _connect(check_store(store))
