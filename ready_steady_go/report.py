@@ -21,6 +21,7 @@ from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, FAMILY_NAMES, FAMILY_ORDER
     ranking, rate_name, time_to_train_table, unused_work)
 from .analysis import _is_test, _per_config
 from .store import spreadsheet_safe
+from .analysis import best_configs, cost_factors, factor_sentence, run_cost
 from .plots import (plot_average, plot_batch, plot_cost, plot_efficiency, plot_relative,
     plot_scaling, plot_speedup, svg, unit_name)
 
@@ -791,8 +792,71 @@ def _points_section(pg:_Page) -> list[str]:
     return out + ["<h2>Environments</h2><p>Every distinct setup the runs came from.</p>",
                   _table(_environments(pg.res["environments"]))]
 
+# %% ../nbs/08_report.ipynb #a147c920
+_FACTOR_HEADERS = {"precision": "best: precision", "bs": "micro-batch", "n_runs": "runs", "price_per_hour": "price ($/h)",
+                   "cost_usd": "cost ($)"}
+
+def _dtypes(p:str) -> str:
+    "A precision as weights · autocast: `bf16` → `fp32 · bf16`, `pure bf16` → `bf16 · none`, `fp32` → `fp32 · none`."
+    if m := re.fullmatch(r"pure (\w+)", p): return f"{m[1]} · none"
+    if m := re.fullmatch(r"(\w+) \((\w+) weights\)", p): return f"{m[2]} · {m[1]}"
+    return f"fp32 · {'none' if p == 'fp32' else p}"
+
+def _configurations(d:pd.DataFrame, unit:str) -> list[str]:
+    "One model and mode: throughput per micro-batch and per precision (weights × autocast), and each device's best."
+    e, grid = html.escape, lambda c: d.pivot_table(index="device", columns=c, values="throughput", aggfunc="max")
+    mb = grid("bs").rename(columns=lambda b: f"micro-batch {int(b)}").rename_axis(columns=None).reset_index()
+    dt = grid("precision").rename(columns=_dtypes).rename_axis(columns=None).reset_index()
+    best = best_configs(d)
+    best = best.assign(interval=[_ci_text(a, b, "{:,.0f}") for a, b in zip(best["throughput_lo"], best["throughput_hi"])])
+    best = best[["device", "precision", "bs", "throughput", "interval", "n_runs"]].rename(
+        columns={**_FACTOR_HEADERS, "throughput": f"{unit}/s", "interval": "range or 95% CI"})
+    return [f"<h4>{e(unit)}/s per micro-batch (at the best precision of each)</h4>", _table(mb, "{:,.0f}"),
+            f"<h4>{e(unit)}/s per weights · autocast dtype (at the best micro-batch of each)</h4>", _table(dt, "{:,.0f}"),
+            "<h4>The best configuration of each device</h4>", _table(best, "{:,.0f}")]
+
+_FACTOR_FMT = {"price ($/h)": "{:,.2f}", "cost per run ($)": "{:,.2f}", "cost ($)": "{:,.2f}"}  # else {:,.1f}
+
+def _factor_table(f:pd.DataFrame) -> pd.DataFrame:
+    "`cost_factors` as shown: each factor with its interval."
+    x = lambda a, lo, hi: [f"{v:.2f}" + ("" if pd.isna(l) or pd.isna(h) or l == h else f" ({l:.2f}–{h:.2f})")
+                           for v, l, h in zip(f[a], f[lo], f[hi])]
+    out = f[["device", "precision", "bs", "throughput", "n_runs", "price_per_hour", "cost_usd"]].assign(
+        cost_factor=x("cost_factor", "cost_factor_lo", "cost_factor_hi"),
+        throughput_factor=x("throughput_factor", "throughput_factor_lo", "throughput_factor_hi"))
+    basis = f["cost_basis"].iloc[0]
+    return out.rename(columns={**_FACTOR_HEADERS, "throughput": f"{f['unit'].iloc[0]}/s",
+                               "cost_usd": "cost per run ($)" if basis == "per run" else "cost ($)",
+                               "cost_factor": f"cost factor {basis} (×, 95%)", "throughput_factor": "throughput factor (×, 95%)"})
+
+_TEAM_INTRO = ("<h2>Configurations and what a run costs</h2><p>Runs that record the parameters' dtype (<i>pure bf16</i>:"
+    " bf16 weights without autocast) or their runtime, such as a team's own training runs imported with "
+    "<code>--map</code>: the throughput per micro-batch and per weights × autocast on each device, each device's "
+    "best configuration, and, with prices, what one run cost there (runtime × $/hour) against the cheapest device. "
+    "A factor's interval comes from the repeats of both configurations (their range, or a single run's CI).</p>")
+
+def _team_section(pg:_Page) -> list[str]:
+    "Configurations per device and the cost of a run, for runs that record weights or a runtime; else nothing."
+    runs, t = pg.runs, pg.res["tidy"]
+    if not any(c in runs and runs[c].notna().any() for c in ("weights", "runtime_s")): return []
+    out, m, cost = [_TEAM_INTRO], "label" if "label" in t else "model", pg.res.get("cost")
+    prices = dict(zip(cost["device"], cost["price_per_hour"])) if cost is not None and len(cost) else {}
+    f = cost_factors(t, runs, prices) if prices else None
+    for (label, mode), d in t[t["bs"].notna()].groupby([m, "mode"], sort=True):
+        out += [f"<h3>{html.escape(str(label))}, {mode_name(mode)}</h3>", *_configurations(d, unit_name(d))]
+        g = f[(f["model"] == label) & (f["mode"] == mode)] if f is not None else []
+        if len(g): out += ["<h4>Cost and throughput against the cheapest</h4>", _table(_factor_table(g), _FACTOR_FMT),
+                           f"<p>{html.escape(factor_sentence(g))}</p>"]
+    if prices:
+        rc = run_cost(runs, prices).dropna(subset=["cost_usd"])
+        if len(rc): out.append("<details><summary>Each run's cost</summary>" + _table(
+            rc[["device", "model", "precision", "bs", "throughput", "runtime_s", "price_per_hour", "cost_usd"]], "{:,.2f}")
+            + "</details>")
+    return out
+
 # %% ../nbs/08_report.ipynb #a1017021
-_SECTIONS = (_intro, _machine_section, _ranking_section, _cost_section, _efficiency_section, _energy_section, _scaling, _family_sections,
+_SECTIONS = (_intro, _machine_section, _ranking_section, _cost_section, _team_section, _efficiency_section, _energy_section,
+             _scaling, _family_sections,
              _time_section, _per_model_section, _points_section)  # in page order
 
 _HEAD = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
