@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from .env import (BadInput, check_choice, check_int, check_number, first_line, pick_device, synchronize,
                                  reset_peak_memory, free_memory, cpu_name)
-from .schema import MODES, OPTIMIZERS, PRECISIONS, Result
+from .schema import MODES, OPTIMIZERS, PRECISIONS, WEIGHTS, Result
 from .workloads import Workload, get_workload, model_step
 from .telemetry import make_sampler, read_now, conditions, conditions_text, device_details
 from .peaks import peak_flops, mfu
@@ -383,6 +383,23 @@ def _verdict(res:Result, tele:dict|None, rule:StopRule) -> str:
     if res.compile_fallback: v.append("compiled but fell back to eager")
     return conditions_text(v or "ok")
 
+# %% ../nbs/02_benchmark.ipynb #76f70204
+def _check_weights(a:dict, # `benchmark`'s arguments
+                   s:dict, # `check_settings` of them
+                  ) -> dict:
+    "`weights` and `global_bs` as the point can run them (image models and LMs); `BadInput` otherwise."
+    w, g, wl, bs = check_choice(a["weights"], WEIGHTS, "weights"), a["global_bs"], s["workload"], s["bs"]
+    if (w != "fp32" or g is not None) and wl.kind not in ("image", "lm"):
+        raise BadInput(f"weights and global_bs apply to image models and language models, not to {wl.model}")
+    if w == "fp16" and s["precision"] == "fp16" and s["mode"] == "train":
+        raise BadInput("weights fp16 with precision fp16 cannot train: the GradScaler does not unscale fp16 "
+                       "gradients; give --precision fp32 (pure fp16) or --weights fp32")
+    if g is not None:
+        g = check_int(g, "global_bs")
+        if s["mode"] != "train" or g % bs:
+            raise BadInput(f"global_bs {g}: accepted is a multiple of the micro-batch (bs {bs}), in train mode")
+    return dict(weights=w, global_bs=g)
+
 # %% ../nbs/02_benchmark.ipynb #8502debf
 _PEAKS = {}  # (device, precision): the last measured peak this process found (`measured_peak`), for every later point
 _OPTIONS = ("channels_last", "compile", "compile_mode", "run_number", "run_id", "peak_measured", "progress")
@@ -396,9 +413,16 @@ class Point:
     channels_last:bool=False; compile:bool=False
     compile_mode:str="default"    # `torch.compile` mode, when `compile`
     fused:bool=False; run_number:int=1
+    weights:str="fp32"            # the parameters' dtype (`precision` is then the autocast)
+    global_bs:int|None=None       # train: samples per optimizer step, in micro-batches of `bs` (None: bs)
     run_id:str|None=None          # the record's id (None: a new random one)
     peak_measured:float|None=None # measured matmul FLOP/s for `mfu_measured` (None: the last `measured_peak` here)
     progress:bool=True            # a progress bar on stderr
+
+    @property
+    def samples(self) -> int:
+        "Samples per optimizer step: every micro-batch's, all counted."
+        return self.global_bs or self.bs
 
     def result(self) -> Result:
         "The record of this point's settings, before anything is measured."
@@ -409,7 +433,8 @@ class Point:
                       channels_last=self.channels_last, compile=self.compile, optimizer=self.optimizer, stop=rule.kind,
                       n_batches=rule.n_batches, n_seconds=rule.n_seconds, target_ci=rule.target_ci,
                       max_seconds=rule.max_seconds, run_number=self.run_number, fused=self.fused,
-                      compile_mode=self.compile_mode if self.compile else None,
+                      compile_mode=self.compile_mode if self.compile else None, global_bs=self.global_bs,
+                      weights=None if self.weights == "fp32" else self.weights,
                       **(dict(run_id=self.run_id) if self.run_id else {}))
 
 def _defaults() -> dict:
@@ -433,7 +458,7 @@ def check_point(**kw) -> Point:
     if ws is None: ws = 0.0 if dev.type == "cpu" else 1.0
     else: check_number(ws, "warmup_seconds", min=0, unit="seconds")
     return Point(**s, warmup=check_int(a["warmup"], "warmup", min=0), warmup_seconds=ws, fused=bool(a["fused"]),
-                 **{k: a[k] for k in _OPTIONS})
+                 **{k: a[k] for k in _OPTIONS}, **_check_weights(a, s))
 
 # %% ../nbs/02_benchmark.ipynb #71d42f1f
 _TELEMETRY = ("sm_clock_mhz", "max_sm_clock_mhz", "sm_clock_ratio", "temp_max_c", "power_mean_w", "power_limit_w",
@@ -462,7 +487,7 @@ def _time(p:Point, step, timer, base:dict) -> dict:
 
 def _fill_timing(res:Result, out:dict, p:Point, base:dict):
     "Step statistics, memory, allocator retries and compile counters of the window (`base`: the counters before it)."
-    res.__dict__.update(step_stats(out["times"], p.bs * p.workload.items_per_sample, out["per"]), **_memory(p.dev),
+    res.__dict__.update(step_stats(out["times"], p.samples * p.workload.items_per_sample, out["per"]), **_memory(p.dev),
                         **{k: out[k] for k in ("wall_seconds", "warmup_steps", "warmup_seconds")})
     res.ci_target_met = res.ci_rel is not None and res.ci_rel <= res.target_ci
     if p.dev.type == "cuda": res.alloc_retries = _alloc_retries(p.dev) - base["retries"]
@@ -502,12 +527,14 @@ def _measure(res:Result, p:Point):
     base = dict(start=_dynamo_counts())
     step = p.workload.make_step(p.dev, p.bs, precision=p.precision, mode=p.mode, optimizer=p.optimizer,
                                 channels_last=p.channels_last, compile=p.compile_mode if p.compile else False,
-                                **(dict(fused=True) if p.fused else {}))  # compiled there, this mode, static shapes
+                                **(dict(fused=True) if p.fused else {}),  # compiled there, this mode, static shapes
+                                **({"weights": p.weights} if p.weights != "fp32" else {}),
+                                **({"global_bs": p.global_bs} if p.global_bs else {}))
     res.workload_note, timer = getattr(step, "note", None), make_timer(p.dev)
     out = _time(p, step, timer, base)
     _fill_timing(res, out, p, base)
     _fill_efficiency(res, p)
-    _fill_telemetry(res, out, p.bs * p.workload.items_per_sample)
+    _fill_telemetry(res, out, p.samples * p.workload.items_per_sample)
     res.conditions = _verdict(res, out["telemetry"], p.rule)
 
 def measure_point(p:Point) -> Result:
@@ -542,6 +569,8 @@ def benchmark(model:str|Workload="resnet50", # a model name of any family (`list
               compile_mode:str="default", # `torch.compile` mode: default, reduce-overhead, max-autotune, ...
               optimizer:str|None=None,   # sgd or adamw (train only; default: the family's)
               fused:bool=False,          # the optimizer's fused kernel (train only)
+              weights:str="fp32",        # the parameters' dtype: fp32, bf16 or fp16 (`precision` is then the autocast)
+              global_bs:int|None=None,   # train: samples per optimizer step, accumulated in micro-batches of `bs`
               run_number:int=1,          # repeat index, kept with the result
               progress:bool=True,        # show a progress bar on stderr
               run_id:str|None=None,      # the record's id (default: a new random one)

@@ -192,6 +192,10 @@ class _Flags:
     compile_mode:str=None
     optimizer:str=None         # sgd or adamw (default: the family's: adamw for language models, else sgd)
     fused:bool=False           # the optimizer's fused kernel
+    # the parameters' dtype: fp32, bf16 or fp16; --precision is then the autocast (--weights bf16 --precision fp32: pure bf16)
+    weights:str="fp32"
+    # train: samples per optimizer step, accumulated in micro-batches of --bs (a multiple of it; default: --bs)
+    global_bs:int=None
     # measure this device's matmul peak at this precision again (default: the stored one; measured once when there is none)
     measure_peak:bool=False
     run_number:int=1           # repeat index kept with the run, 1 or more (2022 flag)
@@ -288,7 +292,8 @@ def _point_kw(f:_Flags, family:dict) -> dict:
                 seq_len=f.seq_len, workload=f.workload, n_batches=f.n_batches, n_seconds=f.n_seconds,
                 target_ci=f.target_ci, max_seconds=f.max_seconds, warmup=f.warmup, warmup_seconds=f.warmup_seconds,
                 channels_last=f.channels_last, compile=f.compile, compile_mode=f.compile_mode or "default",
-                optimizer=f.optimizer, fused=f.fused, run_number=f.run_number, **family)
+                optimizer=f.optimizer, fused=f.fused, run_number=f.run_number, weights=f.weights, global_bs=f.global_bs,
+                **family)
 
 def _peak(f:_Flags, p, say) -> float|None:
     "The matmul peak of `p`'s device and precision: the stored one, or measured now and kept for every later run."

@@ -97,9 +97,13 @@ def model_step(model:nn.Module,              # the model, already on the device
                precision:str="fp32",         # one of `PRECISIONS`
                optimizer:str="sgd",          # `sgd` or `adamw`
                fused:bool=False,             # the optimizer's fused kernel (no per-step host sync with a GradScaler)
+               weights:str="fp32",           # the parameters' dtype, fp32, bf16 or fp16: `precision` is then the autocast
+               micro:int|None=None,          # train: micro-batches of this many samples, accumulated into one step
               ):
-    "A function that runs one step of `mode` at `precision`."
+    "A function that runs one step of `mode` at `precision`: one optimizer step over the micro-batches of the batch."
     dev = x.device
+    if weights != "fp32":  # and the optimizer's states with them: AdamW keeps exp_avg and exp_avg_sq in this dtype
+        model.to(_DTYPES[weights]); x = x.to(_DTYPES[weights]) if x.is_floating_point() else x
     amp = amp_context(dev, precision)
     if mode == "infer":
         model.eval()
@@ -111,9 +115,12 @@ def model_step(model:nn.Module,              # the model, already on the device
     opt = (torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9, **kw) if optimizer == "sgd"
            else torch.optim.AdamW(model.parameters(), lr=1e-4, **kw))
     scaler = torch.amp.GradScaler(dev.type, enabled=precision == "fp16")
+    parts = list(zip(x.split(micro), y.split(micro))) if micro else [(x, y)]
+    n = len(parts)
     def step():
-        with amp(): loss = loss_fn(model(x), y)
-        scaler.scale(loss).backward()
+        for xi, yi in parts:  # each micro-batch's mean loss / n: the gradient of the whole batch's mean loss
+            with amp(): loss = loss_fn(model(xi), yi)
+            scaler.scale(loss / n if n > 1 else loss).backward()
         scaler.step(opt)
         scaler.update()
         opt.zero_grad(set_to_none=True)
@@ -177,13 +184,15 @@ class Workload:
                   channels_last:bool=False,# channels-last memory format for model and batch
                   compile:bool|str=False,  # run the model through `torch.compile` (a string: its mode)
                   fused:bool=False,        # the optimizer's fused kernel (train)
+                  weights:str="fp32",      # the parameters' dtype, fp32, bf16 or fp16 (`precision`: the autocast)
+                  global_bs:int|None=None, # train: samples per optimizer step, in micro-batches of `bs` (None: bs)
                  ):
         "A function that runs one step: the model and one batch are made on `device` now, once."
         self.check(precision, mode, channels_last, compile)
         dev = torch.device(device)
-        model, (x, y) = self._model_on(dev, channels_last, compile), self.batch(bs, dev, channels_last)
+        model, (x, y) = self._model_on(dev, channels_last, compile), self.batch(global_bs or bs, dev, channels_last)
         return model_step(model, x, y, self.loss, mode=mode, precision=precision, optimizer=optimizer or self.optimizer,
-                          fused=fused)
+                          fused=fused, weights=weights, micro=bs if global_bs else None)
 
     def _model_on(self, dev, channels_last, compile):
         "The model built on `dev` (initialised where it runs: no host copy of a large model), compiled if asked."
