@@ -449,7 +449,9 @@ def _report_runs(sources:tuple, store):
     if not check_store(store).exists():
         raise BadInput(f"store {str(store)!r} does not exist: run ready-steady-go or ready-steady-go-sweep first, "
                        "or give sources")
-    return read_runs(store)
+    runs = read_runs(store)
+    runs.attrs["store"] = str(store)  # the report's Health section reads the store's checks
+    return runs
 
 @call_parse
 def ready_steady_go_report(

@@ -867,3 +867,70 @@ def _html(pg:_Page) -> str:
     parts = [p for section in _SECTIONS for p in section(pg) if p]
     return (_HEAD + f"<title>{html.escape(pg.title)}</title><style>{_CSS}</style></head><body>\n" + "\n".join(parts)
             + "\n</body></html>\n")
+
+# %% ../nbs/08_report.ipynb #2d7f5df5
+from .analysis import clean_device_name
+from .health import fleet_outliers, outlier_sentence, read_checks
+
+# %% ../nbs/08_report.ipynb #0312b9d5
+_RATES = ("TFLOP/s", "GB/s", "images/s")  # check lines whose values a fleet can compare
+
+def _fleets(runs:pd.DataFrame, checks:pd.DataFrame) -> pd.DataFrame:
+    "Each machine against its peers: over the runs (per model, precision, mode, batch size) and the checks' rates."
+    named = lambda d: d.assign(device_name=d["device_name"].map(clean_device_name)) if "device_name" in d else d
+    r = fleet_outliers(named(runs)).assign(of="runs") if "device_name" in runs else None
+    rates = checks[checks["unit"].isin(_RATES)]
+    c = fleet_outliers(named(rates), what=("check",), value="measured").assign(of="checks") if len(rates) else None
+    parts = [f for f in (r, c) if f is not None and len(f)]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+def _latest_checks(checks:pd.DataFrame) -> pd.DataFrame:
+    "Per machine, its latest check: when, the device, its verdicts counted and the lines it flagged."
+    rows = []
+    for cid in checks.groupby(["host", "gpu_uuid"], dropna=False, sort=False)["check_id"].last():
+        g = checks[checks["check_id"] == cid]
+        n, bad = g["verdict"].value_counts(), g[g["verdict"].eq("flagged")]
+        rows.append({"host": g["host"].iloc[0], "checked (UTC)": str(g["timestamp"].iloc[0])[:16].replace("T", " "),
+                     "device": clean_device_name(g["device_name"].iloc[0]),
+                     **{v: int(n.get(v, 0)) for v in ("ok", "low", "flagged", "skipped")},
+                     "flagged lines": "; ".join(bad["check"] + ": " + bad["note"].fillna(""))})
+    return pd.DataFrame(rows)
+
+# %% ../nbs/08_report.ipynb #f55ce310
+def _fleet_table(fl:pd.DataFrame) -> pd.DataFrame:
+    "The fleet comparisons as the page shows them: outliers first."
+    pct = lambda x: "" if pd.isna(x) else f"{100 * x:+.1f}%"
+    fl = fl.sort_values(["flagged", "device", "what"], ascending=[False, True, True])
+    return pd.DataFrame({"device": fl["device"], "measured": fl["what"], "of": fl["of"], "machine": fl["machine"],
+                         "value": fl["value"], "peers' median": fl["peers_median"], "peers": fl["n_peers"],
+                         "difference": fl["diff"].map(pct),
+                         "95% interval": [f"{pct(a)} to {pct(b)}" if pd.notna(a) else "no interval"
+                                          for a, b in zip(fl["diff_lo"], fl["diff_hi"])],
+                         "outlier": fl["flagged"]})
+
+def _health_section(pg:_Page) -> list[str]:
+    "Each machine's latest check, every check line stored, and each machine against its peers."
+    store = pg.runs.attrs.get("store")
+    checks = read_checks(store) if store else pd.DataFrame(columns=["unit"])
+    fl = _fleets(pg.runs, checks)
+    if not len(checks) and not len(fl): return []
+    out = ["<h2>Health</h2>"]
+    if len(checks):
+        out += [f"<p>{checks['check_id'].nunique()} check(s) of {checks['host'].nunique()} machine(s) stored; each "
+                "machine's latest, with what it flagged (what each check catches: "
+                "<code>ready-steady-go-check --help</code> and the project's <i>Check a rented machine</i> page):</p>",
+                _table(_latest_checks(checks)),
+                f"<details><summary>Every check line stored ({len(checks)})</summary>",
+                _table(checks[["timestamp", "host", "device_name", "check", "measured", "unit", "expected",
+                               "verdict", "note"]], "{:,.3g}"), "</details>"]
+    if len(fl):
+        bad = fl[fl["flagged"]]
+        out += ["<h3>Fleet outliers</h3><p>For each device model measured on two or more machines (told apart by "
+                "host and GPU UUID), each machine against the median of its peers: flagged only when its 95% "
+                "interval excludes that median and it lies beyond the fleet's own spread.</p>"]
+        out += (["<ul>"] + [f"<li>{html.escape(outlier_sentence(r, r['of']))}</li>" for _, r in bad.iterrows()]
+                + ["</ul>"]) if len(bad) else ["<p>No machine stands out from its peers.</p>"]
+        out += [_table(_fleet_table(fl), "{:,.4g}")]
+    return out
+
+_SECTIONS = (*_SECTIONS, _health_section)  # after the environments
