@@ -16,12 +16,12 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
-from .env import BadInput, check_choice, check_numbers, check_path, pick_device, fingerprint
+from .env import BadInput, check_choice, check_int, check_numbers, check_path, pick_device, fingerprint
 from .workloads import DEFAULT_BS, check_model, get_workload
 from .schema import kind_of
 from .benchmark import (StopRule, benchmark, check_precision, check_settings, measured_peak,
                                        warm_up_device, _warmup_line)
-from .schema import MODES, Result, UNCONVERGED_HINT
+from .schema import MODES, WEIGHTS, Result, UNCONVERGED_HINT
 from .store import DEFAULT_STORE, check_store, read_runs, save_runs
 from .launch import _MARK, check_world, launch
 try: import fcntl
@@ -87,9 +87,9 @@ _ENGINE = dict(n_batches=None, n_seconds=None, target_ci=0.01, min_steps=10, min
 
 # %% ../nbs/05_sweep.ipynb #e0f9889f
 _KEY = ("workload", "model", "size", "seq_len", "precision", "mode", "bs", "device", "channels_last", "compile",
-        "optimizer", "stop", "run_number", "world_size", "backend")
+        "optimizer", "stop", "run_number", "world_size", "backend", "weights", "global_bs")
 # what a row without them means: one process, not under torchrun; an image model
-_DEFAULTS = dict(world_size=1, backend=None, workload="image", seq_len=None, patch=None)
+_DEFAULTS = dict(world_size=1, backend=None, workload="image", seq_len=None, patch=None, weights="fp32", global_bs=None)
 
 def _text(v) -> str:
     "A size or length as text, the same from a number, a float read back or a string: `64`, `32x128x128`, `None`."
@@ -106,7 +106,7 @@ def _key(d:dict) -> tuple:
     d["workload"], d["size"] = kind_of(str(d["workload"])), d["patch"] or d["size"]  # anisotropic patch: no `size`
     return tuple(bool(d[k]) if k in ("channels_last", "compile")
                  else int(d[k]) if k in ("bs", "run_number", "world_size")
-                 else _text(d[k]) if k in ("size", "seq_len") else str(d[k]) for k in _KEY)
+                 else _text(d[k]) if k in ("size", "seq_len", "global_bs") else str(d[k]) for k in _KEY)
 
 _AB = (_KEY.index("bs"), _KEY.index("run_number"))
 def _sans(k:tuple) -> tuple:
@@ -384,6 +384,8 @@ def sweep(models:str|list|None=None,     # model names of any family (timm, gpt2
           channels_last:bool=False,      # NHWC memory format
           compile:bool=False,            # torch.compile the models
           optimizer:str|None=None,       # sgd or adamw (default: each family's: sgd, adamw for language models)
+          weights:str|list|None=None,    # parameters' dtypes crossed with the precisions, fp32, bf16, fp16 (image models and LMs; default: fp32)
+          global_bs:int|None=None,       # train: samples per optimizer step, held while the batch size (micro-batch) varies over those dividing it
           nprocs:str|list|None=None,     # world sizes, e.g. 1,2,4: each point under torchrun with that many processes, one per device (default: one process, no torchrun)
           progress:bool=True,            # progress bars on stderr and the summary table on stdout
           measure_peak:bool=True,        # measure the matmul peak at each precision first, for `mfu_measured` (a CPU uses a stored one; --no_measure_peak: skip)
@@ -454,7 +456,15 @@ def _matrix(a:dict) -> dict:
     return dict(dev=dev, models=[check_model(m) for m in _items(a["models"], "models")],
                 precisions=list(dict.fromkeys(check_precision(p, dev) for p in _items(a["precisions"], "precisions"))),
                 modes=list(dict.fromkeys(check_choice(m, MODES, "mode") for m in _items(a["modes"], "modes"))),
-                batch_sizes=_batch_sizes(a["batch_sizes"]))
+                batch_sizes=_batch_sizes(a["batch_sizes"]), **_accumulation(a))
+
+def _accumulation(a:dict) -> dict:
+    "The weights dtypes to cross and the global batch to hold, checked: `global_bs` only for a training sweep."
+    ws = list(dict.fromkeys(check_choice(w, WEIGHTS, "weights") for w in _items(a.get("weights") or "fp32", "weights")))
+    g = None if a.get("global_bs") is None else check_int(a["global_bs"], "global_bs")
+    if g is not None and "infer" in _items(a["modes"], "modes"):
+        raise BadInput(f"global_bs {g} holds the samples per optimizer step: accepted with --modes train only")
+    return dict(weights=ws, global_bs=g)
 
 def _worlds(a:dict) -> list|None:
     "The world sizes of `--nprocs` (None: one process, no torchrun), each refused now if this machine cannot run it."
@@ -504,11 +514,15 @@ def _variant(model:str, wl, bss:list, a:dict) -> dict:
     precs = ["fp32"] if wl.kind == "data" else [p for p in a["precisions"] if p in wl.precisions] or ["fp32"]
     modes = a["modes"][:1] if wl.kind in ("op", "data") else a["modes"]  # one step whatever the mode
     cl, co = bool(a["channels_last"]) and wl.memory_format is not None, bool(a["compile"]) and wl.compilable
+    g = a.get("global_bs") if wl.kind in ("image", "lm") else None  # the micro-batches: the batch sizes dividing it
+    if g and not (bss := [b for b in bss if b <= g and g % b == 0]):
+        raise BadInput(f"global_bs {g}: none of the batch sizes of {model} divides it; give --batch_sizes that do")
     c = check_settings(wl, bss[0], precs[0], modes[0], device=a["dev"], optimizer=a["optimizer"], channels_last=cl,
                        compile=co, **{k: a[k] for k in _STOP})
     return dict(model=model, kind=wl.kind, wl=wl, size=wl.size, seq_len=wl.seq_len, bss=bss, precisions=precs,
                 modes=modes, optimizer=c["optimizer"], channels_last=cl, compile=co, unit=wl.unit,
-                device="cpu" if wl.forced_device else None, workers=a["workers"] if wl.kind == "data" else None)
+                device="cpu" if wl.forced_device else None, workers=a["workers"] if wl.kind == "data" else None,
+                global_bs=g, weights="fp32")
 
 def _variants(a:dict) -> dict:
     "Each model with its family's sizes, sequence lengths, batch sizes, precisions and modes, by `model|size` id."
@@ -520,7 +534,9 @@ def _variants(a:dict) -> dict:
         for sz in _model_sizes(m, kind, a):
             for L in (lens or [None]) if kind == "lm" else [None]:
                 wl = get_workload(m, sz, seq_len=L, **opts)
-                out[f"{m}|{_size_text(wl)}"] = _variant(m, wl, _family_bs(kind, a), a)
+                v = _variant(m, wl, _family_bs(kind, a), a)
+                for w in a.get("weights", ["fp32"]) if kind in ("image", "lm") else ["fp32"]:  # another dtype: another variant
+                    out[f"{m}|{_size_text(wl)}" + ("" if w == "fp32" else f"|{w} weights")] = {**v, "weights": w}
     return out
 
 # %% ../nbs/05_sweep.ipynb #f25bdc91
@@ -580,12 +596,12 @@ def _ident(plan:SweepPlan, pt:_Point) -> tuple:
     return _key(dict(workload=v["kind"], model=v["model"], size=v["size"], seq_len=v["seq_len"], precision=pt.precision,
                      mode=pt.mode, bs=pt.bs, run_number=pt.rn, device=where, world_size=pt.n, backend=backend,
                      channels_last=v["channels_last"], compile=v["compile"], optimizer=v["optimizer"],
-                     stop=plan.rule.kind))
+                     stop=plan.rule.kind, weights=v["weights"], global_bs=v["global_bs"]))
 
 def _name(plan:SweepPlan, vid:str) -> str:
     "A variant in messages: an image model by its name; `gpt2 seq 128`, `unet3d 64`."
     v = plan.variants[vid]
-    return v["model"] if v["kind"] == "image" else vid.replace("|", " ").strip()
+    return v["model"] if v["kind"] == "image" and v["weights"] == "fp32" else " ".join(vid.replace("|", " ").split())
 
 def _what(plan:SweepPlan, pt:_Point) -> str:
     "A point's combination in messages: `test_resnet fp32 train`, with ` × 2` in a series of world sizes."
@@ -633,6 +649,7 @@ def _point_kw(plan:SweepPlan, pt:_Point) -> dict:
     return dict(model=v["model"], bs=pt.bs, precision=pt.precision, mode=pt.mode, device=str(plan.dev), size=v["size"],
                 seq_len=v["seq_len"], run_number=pt.rn, warmup=plan.warmup, channels_last=v["channels_last"],
                 compile=v["compile"], optimizer=v["optimizer"], progress=plan.progress, **plan.stop,
+                weights=v["weights"], global_bs=v["global_bs"],
                 **({"workers": v["workers"]} if v["workers"] is not None else {}))
 
 def _fresh(run:_Sweep, pt:_Point) -> dict:
