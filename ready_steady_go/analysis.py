@@ -144,6 +144,7 @@ def _with_defaults(runs:pd.DataFrame) -> pd.DataFrame:
     unit = df["workload"].map(FAMILY_UNITS)
     df["unit"] = df["unit"].astype(object).where(df["unit"].notna(), unit) if "unit" in df else unit
     df["items_per_sample"] = _num(df, "items_per_sample").fillna(_items_per_sample(df))
+    df["global_bs"] = _num(df, "global_bs")  # samples per optimizer step, where micro-batches were accumulated
     df = _from_steps(df)
     df["ci_target_met"] = ci_target_met(df)
     df["ci_rel"] = _num(df, "ci_rel").fillna(_num(df, "throughput_ci") / _num(df, "throughput"))
@@ -213,7 +214,7 @@ def tidy(runs:pd.DataFrame, # the runs table, one row per run
     t = g.agg(throughput=("throughput", "median"), t_min=("throughput", "min"), t_max=("throughput", "max"),
               throughput_ci=("throughput_ci", "median"), ci_rel=("ci_rel", "median"), target_ci=("target_ci", "median"),
               peak_mem_mb=("peak_mem_mb", "median"), unit=("unit", "first"), workload=("workload", "first"),
-              items_per_sample=("items_per_sample", "median"), _met=("_met", "min"),
+              items_per_sample=("items_per_sample", "median"), _met=("_met", "min"), global_bs=("global_bs", "max"),
               n_runs=("throughput", "size")).reset_index()
     t["ci_target_met"] = t.pop("_met").map({1.0: True, 0.0: False}).astype("boolean")  # missed by any repeat: missed
     t["unconverged"] = t["ci_target_met"].eq(False).fillna(False).astype(bool)
@@ -627,7 +628,7 @@ def time_to_train(best:pd.DataFrame, # best points (`analyse(...)["best"]`), wit
     fam = best["workload"].map(_kind_of) if "workload" in best else pd.Series("image", index=best.index)
     ips = (pd.to_numeric(best["items_per_sample"], errors="coerce").fillna(1) if "items_per_sample" in best
            else pd.Series(1.0, index=best.index))
-    bs = pd.to_numeric(best["bs"], errors="coerce")
+    bs = _num(best, "global_bs").fillna(pd.to_numeric(best["bs"], errors="coerce"))  # a step: an optimizer step
     sps = best["throughput"] / ips  # samples per second
     works = [_work_for(given.get(md, given["infer"]), md, u, f)
              for md, u, f in zip(best["mode"], unit, fam)]
