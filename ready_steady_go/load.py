@@ -18,7 +18,7 @@ from wandb.util import get_core_path
 
 from .env import BadInput, gc_paused
 from .schema import COLUMNS, SCHEMA_VERSION, precision_2022
-from .store import (DEFAULT_STORE, check_store, read_runs, runs_frame, write_rows, invalid_rows,
+from .store import (DEFAULT_STORE, check_store, read_runs, read_table, runs_frame, write_rows, invalid_rows, unquote_formulas,
                                    _SQLITE_HEADER)
 from .tracking import TrackingError, has_api_key
 
@@ -85,7 +85,7 @@ def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, 
               ) -> Loaded:
     "Flattened W&B runs, 2022 or new, as run records; unfinished runs and bad throughputs left out and counted."
     d = _from_2022(df.copy())
-    d["run_id"] = _col(d, "_run_id").fillna(_col(d, "run_id")).astype("str")
+    d["run_id"] = _run_ids(df, _col(d, "_run_id").fillna(_col(d, "run_id")))
     created = pd.to_datetime(_col(d, "_created"), utc=True, errors="coerce", format="ISO8601")
     d["timestamp"] = _col(d, "timestamp").fillna(created.dt.strftime("%Y-%m-%dT%H:%M:%S+00:00").where(created.notna()))
     d["source"] = _col(d, "source").fillna(source) if keep_source else source
@@ -93,6 +93,14 @@ def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, 
     why = invalid_rows(d[[k for k in COLUMNS if k in d]])
     invalid = {(f"line {i + line0}" if line0 is not None else f"run {d.at[i, 'run_id']}"): w for i, w in why.items()}
     return _finished(d.drop(index=list(why)), finished_only, invalid)
+
+def _run_ids(df:pd.DataFrame, ids:pd.Series) -> pd.Series:
+    "`ids` as text; a row without one gets `row-` and a hash of its content: the same row, the same id, every time."
+    ids = ids.astype(object)
+    missing = ids.isna() | ids.astype(str).str.strip().isin(["", "nan", "None"])
+    made = {i: "row-" + hashlib.sha1(json.dumps(df.loc[i].to_dict(), sort_keys=True, default=str).encode()).hexdigest()[:16]
+            for i in ids.index[missing.to_numpy(dtype=bool)]}
+    return ids.where(~missing, pd.Series(made, dtype=object)).astype("str")
 
 def _from_2022(d:pd.DataFrame) -> pd.DataFrame:
     "The 2022 names and habits as ours: precision from `fp16`, memory in GB, the stop rule, the defaults it assumed."
@@ -165,6 +173,7 @@ def load_wandb(path:str="xl0/ready-steady-go", # W&B `entity/project`
 
 # %% ../nbs/04b_load.ipynb #d2a93f69
 _CSV_NEEDS = ("model", "bs", "throughput", "device_name")
+_CSV_KEYS = {"ID", "Name", "State", "Created", "fp16", "gpu_mem", *_RENAMED.values()}  # W&B's and 2022's, besides ours
 
 def _csv_run_ids(df:pd.DataFrame) -> pd.Series:
     "The W&B run id where the export has one, else a stable hash of what identifies the run."
@@ -183,9 +192,10 @@ def load_csv(path:str|Path, # a W&B web-UI runs export or our own `export_csv`
 
 def _load_csv(path, finished_only):
     "`load_csv` with the collector paused: a large export makes millions of short-lived objects (`env.gc_paused`)."
-    try: df = pd.read_csv(path, dtype="str", keep_default_na=False, na_values=[""])
+    try: df = read_table(path, dtype="str", keep_default_na=False, na_values=[""])
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise BadInput(f"CSV {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV of runs") from None
+    df = unquote_formulas(df[[k for k in df.columns if k in COLUMNS or k in _CSV_KEYS]])  # only what a record reads
     missing = [k for k in _CSV_NEEDS if k not in df]
     if not {"precision", "fp16"} & set(df.columns): missing.append("precision or fp16")
     if missing: raise BadInput(f"CSV {str(path)!r} has no column {', '.join(missing)}: accepted is a W&B runs export "
@@ -264,7 +274,7 @@ def load_lambda(path:str|Path, # a Lambda table (`pytorch-train-throughput-v2-fp
                ) -> Loaded:
     "Lambda's published training throughputs as run records, one per system and model, marked with their source."
     p = _lambda_path(path)
-    try: df = pd.read_csv(p, dtype="str", keep_default_na=False, na_values=[""])
+    try: df = read_table(p, dtype="str", keep_default_na=False, na_values=[""])
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise BadInput(f"Lambda table {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV from "
                        "lambdal/deeplearning-benchmark") from None

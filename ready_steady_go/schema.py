@@ -19,7 +19,7 @@ SCHEMA_VERSION = 1  # bumped when a column changes meaning; adding a column is n
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 MODES = ("train", "infer")
 OPTIMIZERS = ("sgd", "adamw")
-STATUSES = ("ok", "oom", "error")
+STATUSES = ("ok", "oom", "error", "killed")  # killed: the process died while measuring (host out of memory?)
 
 def kind_of(workload:str, # a stored `workload` value
            ) -> str:
