@@ -18,7 +18,7 @@ from wandb.util import get_core_path
 
 from .env import BadInput, gc_paused
 from .schema import COLUMNS, SCHEMA_VERSION, precision_2022
-from .store import (DEFAULT_STORE, check_store, read_runs, read_table, runs_frame, write_rows, invalid_rows, unquote_formulas,
+from .store import (DEFAULT_STORE, check_store, read_runs, read_table, runs_frame, special_file, write_rows, invalid_rows, unquote_formulas,
                                    _SQLITE_HEADER)
 from .tracking import TrackingError, has_api_key
 
@@ -207,6 +207,18 @@ def _load_csv(path, finished_only):
     return from_wandb(df, "csv", finished_only, line0=2)  # line 1 is the header
 
 # %% ../nbs/04b_load.ipynb #1047c7e5
+_MAX_LINE = 1 << 20  # characters of one JSON-lines record: a run record is a few thousand
+
+def _lines(f):
+    "`(number, text)` of each line of `f`; a line longer than `_MAX_LINE` as `None`, skipped in bounded memory."
+    n = 0
+    while line := f.readline(_MAX_LINE + 1):
+        n += 1
+        if len(line) > _MAX_LINE and not line.endswith("\n"):
+            while (rest := f.readline(_MAX_LINE)) and not rest.endswith("\n"): pass
+            yield n, None
+        else: yield n, line
+
 def load_jsonl(path:str|Path, # a JSON-lines file of run records (`store.save_runs` writes one)
                finished_only:bool=True, # accepted for symmetry: these runs all finished
               ) -> Loaded:
@@ -214,7 +226,8 @@ def load_jsonl(path:str|Path, # a JSON-lines file of run records (`store.save_ru
     recs, lines, invalid = [], [], {}
     try:
         with open(path, encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
+            for n, line in _lines(f):
+                if line is None: invalid[f"line {n}"] = f"longer than {_MAX_LINE:,} characters: not a run record"; continue
                 if not line.strip(): continue
                 try: r = json.loads(line)
                 except ValueError: r = None
@@ -312,6 +325,8 @@ def _kind(src:str) -> str:
         if not glob.glob(src): raise BadInput(f"source {src!r} matches nothing: accepted are existing paths or globs")
         if not _offline_files(src): raise BadInput(f"source {src!r}: a glob must match W&B offline runs")
         return "offline"
+    if what := special_file(p):  # reading it would wait for a writer forever
+        raise BadInput(f"source {src!r} is {what}, not a file: accepted are CSV, JSON-lines or SQLite files")
     if p.is_dir():
         if _offline_files(p): return "offline"
         raise BadInput(f"source {src!r} is a directory without W&B offline runs: accepted are a wandb or "

@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/store.html.md"""
 
 # %% ../nbs/03_store.ipynb #7b58a1f6
 from __future__ import annotations
-import csv as _csv, json, math, os, re, shutil, socket, sqlite3, sys, tempfile, time, warnings
+import csv as _csv, json, math, os, re, shutil, socket, sqlite3, stat, sys, tempfile, time, warnings
 from pathlib import Path
 
 import numpy as np
@@ -18,9 +18,9 @@ from .schema import COLUMNS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of
 
 # %% auto #0
 __all__ = ['DEFAULT_STORE', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'JOURNAL_SUFFIX', 'KILLED', 'MAX_THROUGHPUT', 'runs_frame',
-           'check_store', 'write_rows', 'StoreError', 'read_runs', 'save_runs', 'point_started', 'point_finished',
-           'recover_killed', 'spreadsheet_safe', 'unquote_formulas', 'export_csv', 'invalid_rows', 'read_table',
-           'read_csv']
+           'special_file', 'check_store', 'write_rows', 'StoreError', 'read_runs', 'save_runs', 'point_started',
+           'point_finished', 'recover_killed', 'spreadsheet_safe', 'unquote_formulas', 'export_csv', 'invalid_rows',
+           'read_table', 'read_csv']
 
 # %% ../nbs/03_store.ipynb #4c1159a5
 _DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -122,6 +122,16 @@ def _check_writable(p:Path, path):
                        f"({e.strerror}), "
                        "and SQLite needs one for its log: choose a --store in a writable folder") from None
 
+_SPECIAL = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"),
+            (stat.S_ISSOCK, "a socket"))
+
+def special_file(p:str|Path, # a path where a regular file is expected
+                ) -> str|None:
+    "What `p` is if it exists and is neither a regular file nor a folder (a FIFO, a device, a socket); else None."
+    try: mode = os.stat(p).st_mode
+    except (OSError, ValueError): return None
+    return next((what for is_, what in _SPECIAL if is_(mode)), None)
+
 def check_store(path:str|Path=DEFAULT_STORE, # the SQLite file; created on the first write
                 write:bool=False, # also make sure the store can be written (before a measurement)
                ) -> Path:
@@ -129,6 +139,8 @@ def check_store(path:str|Path=DEFAULT_STORE, # the SQLite file; created on the f
     p = Path(path).expanduser()
     _check_name(p, path)
     if p.is_dir(): raise BadInput(f"store {str(path)!r} is a directory: accepted is {_ACCEPTED}")
+    if what := special_file(p):  # reading it would wait for a writer forever
+        raise BadInput(f"store {str(path)!r} is {what}, not a file: accepted is {_ACCEPTED}")
     if p.exists():
         try:
             with open(p, "rb") as f: head = f.read(16)
