@@ -426,7 +426,7 @@ def _map_text(df:pd.DataFrame, f) -> pd.DataFrame:
     if not text or not len(df): return df
     a = df[text].to_numpy(dtype=object)
     b = np.frompyfunc(f, 1, 1)(a)
-    changed = np.flatnonzero((a != b).any(axis=0) & ~pd.isna(a).all(axis=0))
+    changed = np.flatnonzero(np.frompyfunc(lambda x, y: x is not y, 2, 1)(a, b).astype(bool).any(axis=0))  # `f` made new
     if not len(changed): return df
     out = df.copy()
     for j in changed: out[text[j]] = pd.Series(b[:, j], index=df.index, dtype=df[text[j]].dtype)
