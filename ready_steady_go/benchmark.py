@@ -21,11 +21,16 @@ from .schema import MODES, OPTIMIZERS, PRECISIONS, WEIGHTS, Result
 from .workloads import Workload, get_workload, model_step
 from .telemetry import make_sampler, read_now, conditions, conditions_text, device_details
 from .peaks import peak_flops, mfu
+import psutil
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
 
 # %% auto #0
 __all__ = ['make_step', 'CudaTimer', 'COMPILE_MODES', 'check_precision', 'precision_flags', 'HostTimer', 'BlockTimer',
            'EventTimer', 'make_timer', 't975', 'RunningStats', 'StopRule', 'step_stats', 'flops_per_sample',
-           'check_settings', 'Point', 'check_point', 'measure_point', 'benchmark', 'measured_peak', 'warm_up_device']
+           'check_settings', 'Point', 'check_point', 'measure_point', 'benchmark', 'measured_peak', 'warm_up_device',
+           'memory_estimate', 'check_memory']
 
 # %% ../nbs/02_benchmark.ipynb #24251695
 _AMP = dict(fp16=torch.float16, bf16=torch.bfloat16)
@@ -594,7 +599,7 @@ def measured_peak(dev:str|torch.device="auto", # the device
                  ) -> float|None:
     "The achievable matmul FLOP/s of `dev` at `precision`: cached in `store` per environment, measured when needed."
     from ready_steady_go.env import fingerprint
-    from ready_steady_go.store import read_runs, write_rows
+    from ready_steady_go.store import read_runs, save_runs
     dev = pick_device(dev); precision = check_precision(precision, dev, "infer")
     fp = fingerprint(dev)
     if store is not None and not measure and Path(store).exists():
@@ -607,7 +612,8 @@ def measured_peak(dev:str|torch.device="auto", # the device
                   device=dev, n_seconds=seconds, warmup=2, progress=progress)
     if r.status != "ok" or not r.tflops: return None
     r.mfu_measured, r.measured_peak_tflops = 1.0, r.tflops
-    if store is not None: write_rows(r.row(fp), store)
+    if store is not None and (kept := save_runs(r.row(fp), store)):  # never a traceback before the measurement
+        print(f"matmul peak: {kept}", file=sys.stderr)
     _PEAKS[(str(dev), precision)] = r.tflops * 1e12
     return _PEAKS[(str(dev), precision)]
 
@@ -704,3 +710,57 @@ def _warmup_line(w:dict) -> str:
             else f"{w['windows']} window{'s' * (w['windows'] > 1)} of {w['n_windows']} needed")
     return (f"device warm-up ({w['model']} bs {w['bs']} {w['precision']}): {how}: "
             f"{w['throughput']:,.1f} {w['unit']}/s, {seen}{clk}{tmp}")
+
+# %% ../nbs/02_benchmark.ipynb #895b8069
+def _nbytes(t) -> int: return t.numel() * t.element_size() if isinstance(t, torch.Tensor) else 0
+
+class _Largest(TorchDispatchMode):
+    "The largest output of any one operation run under it, in bytes."
+    def __init__(self): super().__init__(); self.most = 0
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        self.most = max(self.most, sum(_nbytes(t) for t in tree_leaves(out)))
+        return out
+
+@lru_cache(maxsize=64)
+def _traced(wl:Workload, mode:str, bs:int=2) -> tuple[int, int]:
+    "Bytes of `wl`'s parameters and buffers, and of what one step at `bs` holds besides, counted on fake tensors."
+    fake = getattr(wl, "count_fake", False)
+    with FakeTensorMode(allow_non_fake_inputs=True) if fake else torch.device("meta"):
+        model = wl.build(counting=True)
+        params = sum(_nbytes(p) for p in (*model.parameters(), *model.buffers()))
+        x, y = wl.batch(bs, "cpu" if fake else "meta")
+        saved = {}  # a tensor saved by several operations is held once
+        if mode == "train":
+            with torch.autograd.graph.saved_tensors_hooks(lambda t: saved.setdefault(id(t), t), lambda t: t):
+                out = model.train()(x)
+            held = sum(_nbytes(t) for t in saved.values())
+        else:
+            with _Largest() as lg, torch.no_grad(): out = model.eval()(x)
+            held = 2 * lg.most
+    return params, held + _nbytes(x) + _nbytes(y) + sum(_nbytes(t) for t in tree_leaves(out))
+
+def memory_estimate(wl:Workload, # the workload
+                    bs:int, # its batch size
+                    mode:str="train", # train or infer
+                    optimizer:str="sgd", # sgd (one state per parameter) or adamw (two)
+                   ) -> int|None:
+    "Bytes one step of `wl` at `bs` needs: weights, gradients and optimizer states, activations; None if not traceable."
+    if wl.kind not in ("image", "lm", "unet3d"): return None  # micro-ops and the input pipeline are small by design
+    try: params, step = _traced(wl, mode)
+    except Exception: return None
+    copies = 1 + (1 + dict(sgd=1, adamw=2).get(optimizer, 2) if mode == "train" else 0)
+    return params * copies + step * bs // 2
+
+# %% ../nbs/02_benchmark.ipynb #6f68aa16
+def check_memory(p:Point, # a checked point
+                 force:bool=False, # run it even when the estimate exceeds the available memory
+                ) -> int|None:
+    "On a CPU, `BadInput` in one line when `p`'s memory estimate exceeds the host's available memory; the estimate."
+    if p.dev.type != "cpu": return None
+    need, have = memory_estimate(p.workload, p.bs, p.mode, p.optimizer), psutil.virtual_memory().available
+    if need is not None and need > have and not force:
+        raise BadInput(f"{p.workload.model} {p.mode} at bs {p.bs} needs about {need / 2**30:,.1f} GiB of host memory "
+                       f"by estimate, and {have / 2**30:,.1f} GiB is available: the kernel would kill it; accepted "
+                       "is a smaller --bs or model, or --force to try anyway")
+    return need

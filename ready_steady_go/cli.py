@@ -17,6 +17,7 @@ from fastcore.script import call_parse, anno_parser, _HelpFormatter, _pos_split
 
 from . import __version__
 from .env import NUMBERS, BadInput, check_choice, check_int, check_number, check_numbers, check_path, first_line
+from .env import visible
 from .schema import STATUSES  # light: no torch, no pandas
 
 # %% auto #0
@@ -138,7 +139,7 @@ def console_script(func):
                 warnings.showwarning = lambda m, *a, **k: print(f"{prog}: warning: {m}", file=sys.stderr)
                 code = func(*pargs, **kw)
         except BadInput as e:
-            print(f"{prog}: error: {' '.join(str(e).splitlines())}", file=sys.stderr); code = 2
+            print(visible(f"{prog}: error: {' '.join(str(e).splitlines())}"), file=sys.stderr); code = 2
         except OSError as e:  # the file system said no (a name too long, a folder not writable, ...)
             print(f"{prog}: error: {first_line(e)}", file=sys.stderr); code = 2
         except KeyboardInterrupt:
@@ -147,7 +148,7 @@ def console_script(func):
     return main
 
 # %% ../nbs/09_cli.ipynb #16b341f2
-_EXIT = dict(ok=0, oom=3, error=1)
+_EXIT = dict(ok=0, oom=3, error=1, killed=1)
 _PATCH = re.compile(r"\d+(x\d+){2}")
 
 def _size(size:str|None, model:str):
@@ -208,6 +209,7 @@ class _Flags:
     rdzv_endpoint:str=None     # host[:port] of a c10d rendezvous, instead of --master_addr
     # strong scaling: --bs is the global batch, divided between the devices (default: --bs per device)
     strong:bool=False
+    force:bool=False           # run on a CPU even when the point's memory estimate exceeds the available memory
     store:str|Path=DEFAULT_STORE  # the SQLite results file; created on the first run
     no_store:bool=False        # do not write the run to the store
     wnb:str="disabled"         # W&B mode: disabled, offline or online
@@ -313,6 +315,16 @@ def _under_torchrun(f:_Flags, kw:dict, p, peak:float|None):
     return launch(point, f.nproc_per_node, nnodes=f.nnodes, node_rank=f.node_rank, master_addr=f.master_addr,
                   master_port=f.master_port, rdzv_endpoint=f.rdzv_endpoint, strong=f.strong)
 
+def _journal(f:_Flags, p, fp:dict) -> str|None:
+    "Store the points earlier runs left killed (`store.recover_killed`), then note this one as started."
+    if f.no_store: return None
+    from ready_steady_go.store import KILLED, point_started, recover_killed
+    for r in recover_killed(f.store):
+        print(f"ready-steady-go: an earlier run of {r['model']} {r['precision']} {r['mode']} bs {r['bs']} never "
+              f"finished: {KILLED}; stored with status killed", file=sys.stderr)
+    row = p.result().row(fp)
+    return point_started({**row, "status": "killed", "error": KILLED}, f.store)
+
 def _finish(f:_Flags, r, fp:dict, say) -> int:
     "Store the run (kept beside the store if it cannot be written), print it, send it to W&B: the exit status."
     row, kept = r.row(fp), None
@@ -328,7 +340,7 @@ def _finish(f:_Flags, r, fp:dict, say) -> int:
 
 def _say(json:bool):
     "Print a line for people: on stdout, or on stderr when stdout carries the JSON line."
-    return lambda msg: print(msg, file=sys.stderr if json else sys.stdout)
+    return lambda msg: print(visible(msg), file=sys.stderr if json else sys.stdout)  # no bidirectional tricks
 
 def _to_wandb(row:dict, f:_Flags, say):
     "Send a measured, stored run to W&B; if W&B cannot take it, say so in one line (the store keeps the run)."
@@ -354,16 +366,23 @@ def ready_steady_go(**flags):
     family, world = _check_flags(f), _world(f)
     multi = world > 1 or f.master_addr is not None or f.rdzv_endpoint is not None
     _check_outputs(f)
-    from ready_steady_go.benchmark import check_point, measure_point
+    from ready_steady_go.benchmark import check_memory, check_point, measure_point
     from ready_steady_go.env import fingerprint
     kw = _point_kw(f, family)
     p = check_point(**kw, progress=not f.quiet)  # checked once, here: measured as it is
+    if not multi: check_memory(p, f.force)  # the kernel would kill it, with no row and no message
     fp, say = fingerprint(p.dev), (lambda *a: None) if f.quiet else _say(f.json)
     peak = _peak(f, p, say)
     on = f"{world} × {p.dev.type} on {f.nnodes} machine(s) under torchrun" if multi else p.dev
     say(f"Measuring {p.workload.model} · {p.mode} · {p.precision} · bs {p.bs} · {p.result().label()} on {on} "
         f"({fp['device_name']})")
-    r = _under_torchrun(f, kw, p, peak) if multi else measure_point(replace(p, peak_measured=peak))
+    from ready_steady_go.launch import sigterm_as_interrupt
+    from ready_steady_go.store import point_finished
+    entry = _journal(f, p, fp)  # a kill from here on is stored as `killed` by the next run
+    try:
+        with sigterm_as_interrupt():  # SIGTERM as Ctrl-C: torchrun and its ranks are ended too
+            r = _under_torchrun(f, kw, p, peak) if multi else measure_point(replace(p, peak_measured=peak))
+    finally: point_finished(entry, f.store)  # only a kill, which runs no code, leaves it open
     if r is None:  # this machine ran its ranks; the record is rank 0's
         say(f"node {f.node_rank} done: its {f.nproc_per_node} rank(s) took part; node 0 holds the result and stores it")
         return 0

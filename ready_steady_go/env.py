@@ -13,8 +13,8 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['NUMBERS', 'BadInput', 'check_int', 'check_number', 'check_choice', 'check_numbers', 'first_line', 'check_path',
-           'mps_available', 'pick_device', 'synchronize', 'reset_peak_memory', 'peak_memory_mb', 'free_memory',
-           'gc_paused', 'cpu_name', 'nvidia_driver', 'env_id', 'fingerprint']
+           'visible', 'mps_available', 'pick_device', 'synchronize', 'reset_peak_memory', 'peak_memory_mb',
+           'free_memory', 'gc_paused', 'cpu_name', 'nvidia_driver', 'env_id', 'fingerprint']
 
 # %% ../nbs/00_env.ipynb #180cac2b
 class _Lazy:
@@ -125,6 +125,14 @@ def check_path(value, # the path given
                                                               "accepted is a path in a folder")
     except OSError as e: raise BadInput(f"{name} {s[:80]!r} cannot be used ({first_line(e)})") from None
     return p
+
+# %% ../nbs/00_env.ipynb #6734a50e
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")  # ALM, LRM, RLM, embeddings, overrides, isolates
+
+def visible(s:str, # text about to be shown: HTML, SVG, a terminal line
+           ) -> str:
+    "`s` with every bidirectional control character written as its escape (`\\u202e`): shown as it is stored."
+    return _BIDI.sub(lambda m: f"\\u{ord(m[0]):04x}", s) if isinstance(s, str) else s
 
 # %% ../nbs/00_env.ipynb #ed77fa10
 def mps_available() -> bool:

@@ -6,7 +6,8 @@ Docs: https://xl0.github.io/ready-steady-go/launch.html.md"""
 
 # %% ../nbs/04a_launch.ipynb #08347819
 from __future__ import annotations
-import inspect, json, os, re, statistics, subprocess, sys, time, zlib
+import ctypes, inspect, json, os, re, signal, statistics, subprocess, sys, threading, time, zlib
+from contextlib import contextmanager
 from dataclasses import dataclass, asdict
 from datetime import timedelta
 
@@ -22,7 +23,8 @@ from .benchmark import (StopRule, benchmark, check_settings, flops_per_sample, m
 from .schema import Result, new_run_id
 
 # %% auto #0
-__all__ = ['LaunchResult', 'combine', 'check_world', 'torchrun_command', 'launch']
+__all__ = ['LaunchResult', 'combine', 'check_world', 'torchrun_command', 'die_with_parent', 'Terminated', 'sigterm_as_interrupt',
+           'launch']
 
 # %% ../nbs/04a_launch.ipynb #c3821e3d
 @dataclass
@@ -115,15 +117,17 @@ def torchrun_command(settings:str,            # the worker's settings, JSON
                      master_addr:str|None=None, # node 0's address (static rendezvous)
                      master_port:int|None=None, # node 0's port
                      rdzv_endpoint:str|None=None, # c10d rendezvous host[:port]
+                     join_timeout:float=300, # seconds to wait for every machine to join before giving up
                     ) -> list[str]:
     "The `python -m torch.distributed.run ...` command line that runs one point."
     a = [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={nproc_per_node}", f"--nnodes={nnodes}",
          "--max_restarts=0"]
     if rdzv_endpoint:  # the id from the settings: every machine running the same command joins the same job
         a += ["--rdzv_backend=c10d", f"--rdzv_endpoint={rdzv_endpoint}",
-              f"--rdzv_id=rsg-{zlib.crc32(settings.encode()):08x}"]
+              f"--rdzv_id=rsg-{zlib.crc32(settings.encode()):08x}", f"--rdzv_conf=join_timeout={join_timeout:.0f}"]
     elif master_addr:
-        a += [f"--node_rank={node_rank}", f"--master_addr={master_addr}", f"--master_port={master_port or 29500}"]
+        a += [f"--node_rank={node_rank}", f"--master_addr={master_addr}", f"--master_port={master_port or 29500}",
+              f"--rdzv_conf=timeout={join_timeout:.0f}"]
     else: a += ["--standalone"]
     return a + ["--no_python", sys.executable, "-c", _WORKER, settings]
 
@@ -203,6 +207,7 @@ def _record(kw:dict, ranks:list[dict], dev:torch.device) -> LaunchResult:
 
 def _worker():
     "One rank: settings as JSON in argv[1]; rank 0 prints the record, a failed rank its status."
+    die_with_parent()  # torchrun gone (killed with -9): this rank goes too
     kw = json.loads(sys.argv[1])
     rank, local = int(os.environ["RANK"]), int(os.environ["LOCAL_RANK"])
     torch.set_num_threads(kw["threads"])
@@ -243,6 +248,28 @@ def _outcome(rc:int, out:str, err:str, tmpl:LaunchResult) -> LaunchResult|None:
     tmpl.status, tmpl.error = status, error[:500]
     return tmpl
 
+# %% ../nbs/04a_launch.ipynb #fcdd05ad
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+def die_with_parent(sig:int=signal.SIGKILL): # the signal this process gets when its parent dies
+    "Linux: have the kernel send `sig` to this process when its parent dies (elsewhere: nothing)."
+    if not sys.platform.startswith("linux"): return
+    try: ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+    except (OSError, AttributeError): return
+    if os.getppid() == 1: os.kill(os.getpid(), sig)  # the parent was already gone before the signal was set
+
+class Terminated(KeyboardInterrupt):
+    "SIGTERM, raised where it arrives so that what runs is cleaned up as for Ctrl-C."
+
+@contextmanager
+def sigterm_as_interrupt():
+    "In the block, SIGTERM raises `Terminated` (a `KeyboardInterrupt`) in the main thread; elsewhere, nothing."
+    if threading.current_thread() is not threading.main_thread(): yield; return
+    def raise_(signum, frame): raise Terminated("terminated by SIGTERM")
+    old = signal.signal(signal.SIGTERM, raise_)
+    try: yield
+    finally: signal.signal(signal.SIGTERM, old)
+
 # %% ../nbs/04a_launch.ipynb #4a55c486
 def _cores() -> int: return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
@@ -269,13 +296,18 @@ def _checked(point:dict, nproc_per_node:int) -> tuple[dict, dict]:
 
 def _run(cmd:list[str], threads:int, timeout:float, tmpl) -> LaunchResult|None:
     "Run torchrun's `cmd` for at most `timeout` seconds; its outcome (`tmpl(**fields)` makes the point's record)."
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                         env={**os.environ, "OMP_NUM_THREADS": str(threads)})
-    try: out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill(p); p.communicate()
-        return tmpl(status="error",
-                    error=f"no result within the {timeout:g} s timeout: every rank was stopped (a hang?)")
+    with sigterm_as_interrupt():
+        # its own process group; the parent's death stops it (and it its ranks)
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                             env={**os.environ, "OMP_NUM_THREADS": str(threads)}, close_fds=False,  # a device lock
+                             preexec_fn=lambda: die_with_parent(signal.SIGTERM))
+        try: out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill(p); p.communicate()
+            return tmpl(status="error",
+                        error=f"no result within the {timeout:g} s timeout: every rank was stopped (a hang?)")
+        except BaseException:  # Ctrl-C, SIGTERM: every process of the tree is gone before this one goes on
+            _kill(p); raise
     return _outcome(p.returncode, out, err, tmpl())
 
 def launch(point:dict,               # the point: keyword arguments of `benchmark` (model, bs, precision, mode, ...)
@@ -290,6 +322,7 @@ def launch(point:dict,               # the point: keyword arguments of `benchmar
            timeout:float=900.0,      # wall-clock seconds before everything is killed and the point is an error
            collective_timeout:float=300.0, # seconds a rank waits for its peers in a collective
            sync_every:int=1,         # broadcast rank 0's stop decision every this many steps (time-based rules)
+           join_timeout:float=300.0, # several machines: seconds to wait for all of them to join before giving up
           ) -> LaunchResult|None:
     "Measure one point with `nproc_per_node` × `nnodes` processes under torchrun; `None` where rank 0 is not."
     kw, s = _checked(point, nproc_per_node)
@@ -298,7 +331,7 @@ def launch(point:dict,               # the point: keyword arguments of `benchmar
     dev = s["dev"]
     world = check_world(nproc_per_node, **meet, device_type=dev.type, strong_bs=kw["bs"] if strong else None)
     _whole(sync_every, "sync_every")
-    for v, name in ((timeout, "timeout"), (collective_timeout, "collective_timeout")):
+    for v, name in ((timeout, "timeout"), (collective_timeout, "collective_timeout"), (join_timeout, "join_timeout")):
         check_number(v, name, min=0, min_inclusive=False, accepted="a positive number of seconds")
     threads, cuda = max(1, _cores() // nproc_per_node), dev.type == "cuda"
     kw.update(per_device_bs=kw["bs"] // world if strong else kw["bs"], world_size=world, nnodes=nnodes, strong=strong,
@@ -306,5 +339,18 @@ def launch(point:dict,               # the point: keyword arguments of `benchmar
               threads=threads, collective_timeout=float(collective_timeout), sync_every=sync_every,
               cuda_index=dev.index if cuda and nproc_per_node == 1 else None,  # one process keeps the GPU asked for
               run_id=kw["run_id"] or new_run_id())  # the same on every rank
-    cmd = torchrun_command(json.dumps(kw), nproc_per_node, **meet)
-    return _run(cmd, threads, timeout, lambda **measured: _template(kw, s, **measured))
+    cmd = torchrun_command(json.dumps(kw), nproc_per_node, **meet, join_timeout=join_timeout)
+    where, t0 = _waiting(meet, join_timeout), time.monotonic()
+    r = _run(cmd, threads, timeout, lambda **measured: _template(kw, s, **measured))
+    if where and r is not None and r.status == "error" and "without a result" in (r.error or "") \
+            and time.monotonic() - t0 >= join_timeout:
+        r.error = f"gave up after {join_timeout:g} s waiting at {where}: {r.error}"
+    return r
+
+def _waiting(meet:dict, join_timeout:float) -> str|None:
+    "With several machines, say at once where this one waits for the others, and for how long; that place."
+    if meet["nnodes"] < 2: return None
+    where = meet["rdzv_endpoint"] or f"{meet['master_addr']}:{meet['master_port'] or 29500}"
+    who = "node 0" if meet["node_rank"] and not meet["rdzv_endpoint"] else "the other machine(s)"
+    print(f"waiting for {who} at {where}… (giving up after {join_timeout:g} s)", file=sys.stderr, flush=True)
+    return where

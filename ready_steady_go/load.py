@@ -19,7 +19,7 @@ from wandb.util import get_core_path
 
 from .env import BadInput, first_line, gc_paused
 from .schema import COLUMNS, SCHEMA_VERSION, precision_2022
-from .store import (DEFAULT_STORE, check_store, read_runs, runs_frame, write_rows, invalid_rows,
+from .store import (DEFAULT_STORE, check_store, read_runs, read_table, runs_frame, special_file, write_rows, invalid_rows, unquote_formulas,
                                    _SQLITE_HEADER)
 from .tracking import TrackingError, has_api_key
 
@@ -296,7 +296,7 @@ def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, 
               ) -> Loaded:
     "Flattened W&B runs, 2022 or new, as run records; unfinished runs and bad throughputs left out and counted."
     d = _from_2022(team_records(df, keymap))
-    d["run_id"] = _col(d, "_run_id").fillna(_col(d, "run_id")).astype("str")
+    d["run_id"] = _run_ids(df, _col(d, "_run_id").fillna(_col(d, "run_id")))
     created = pd.to_datetime(_col(d, "_created"), utc=True, errors="coerce", format="ISO8601")
     d["timestamp"] = _col(d, "timestamp").fillna(created.dt.strftime("%Y-%m-%dT%H:%M:%S+00:00").where(created.notna()))
     d["source"] = _col(d, "source").fillna(source) if keep_source else source
@@ -306,6 +306,14 @@ def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, 
     kept, missing = lacking(d.drop(index=list(why)), finished_only, per_run=keymap is not None)
     l = _finished(kept, finished_only, invalid)
     return l._replace(skipped=l.skipped | ({"missing": missing} if missing else {}))
+
+def _run_ids(df:pd.DataFrame, ids:pd.Series) -> pd.Series:
+    "`ids` as text; a row without one gets `row-` and a hash of its content: the same row, the same id, every time."
+    ids = ids.astype(object)
+    missing = ids.isna() | ids.astype(str).str.strip().isin(["", "nan", "None"])
+    made = {i: "row-" + hashlib.sha1(json.dumps(df.loc[i].to_dict(), sort_keys=True, default=str).encode()).hexdigest()[:16]
+            for i in ids.index[missing.to_numpy(dtype=bool)]}
+    return ids.where(~missing, pd.Series(made, dtype=object)).astype("str")
 
 def _from_2022(d:pd.DataFrame) -> pd.DataFrame:
     "The 2022 names and habits as ours: precision from `fp16`, memory in GB, the stop rule, the defaults it assumed."
@@ -382,6 +390,7 @@ def load_wandb(path:str="xl0/ready-steady-go", # W&B `entity/project`
 
 # %% ../nbs/04b_load.ipynb #d2a93f69
 _CSV_NEEDS = ("model", "bs", "throughput", "device_name")
+_CSV_KEYS = {"ID", "Name", "State", "Created", "fp16", "gpu_mem", *_RENAMED.values()}  # W&B's and 2022's, besides ours
 
 def _csv_run_ids(df:pd.DataFrame) -> pd.Series:
     "The W&B run id where the export has one, else a stable hash of what identifies the run."
@@ -401,9 +410,11 @@ def load_csv(path:str|Path, # a W&B web-UI runs export or our own `export_csv`
 
 def _load_csv(path, finished_only, keymap=None):
     "`load_csv` with the collector paused: a large export makes millions of short-lived objects (`env.gc_paused`)."
-    try: df = pd.read_csv(path, dtype="str", keep_default_na=False, na_values=[""])
+    try: df = read_table(path, dtype="str", keep_default_na=False, na_values=[""])
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise BadInput(f"CSV {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV of runs") from None
+    if keymap is None: df = df[[k for k in df.columns if k in COLUMNS or k in _CSV_KEYS]]  # only what a record reads
+    df = unquote_formulas(df)
     have = set(df.columns) | set(getattr(keymap, "keys", {})) | set(getattr(keymap, "values", {}))  # mapped, set
     missing = [k for k in _CSV_NEEDS if k not in have]
     if not {"precision", "fp16"} & have: missing.append("precision or fp16")
@@ -416,6 +427,18 @@ def _load_csv(path, finished_only, keymap=None):
     return from_wandb(df, "csv", finished_only, line0=2, keymap=keymap)  # line 1 is the header
 
 # %% ../nbs/04b_load.ipynb #1047c7e5
+_MAX_LINE = 1 << 20  # characters of one JSON-lines record: a run record is a few thousand
+
+def _lines(f):
+    "`(number, text)` of each line of `f`; a line longer than `_MAX_LINE` as `None`, skipped in bounded memory."
+    n = 0
+    while line := f.readline(_MAX_LINE + 1):
+        n += 1
+        if len(line) > _MAX_LINE and not line.endswith("\n"):
+            while (rest := f.readline(_MAX_LINE)) and not rest.endswith("\n"): pass
+            yield n, None
+        else: yield n, line
+
 def load_jsonl(path:str|Path, # a JSON-lines file of run records (`store.save_runs` writes one)
                finished_only:bool=True, # accepted for symmetry: these runs all finished
                keymap:KeyMap|None=None, # another team's keys and set values (see `parse_keymap`)
@@ -424,7 +447,8 @@ def load_jsonl(path:str|Path, # a JSON-lines file of run records (`store.save_ru
     recs, lines, invalid = [], [], {}
     try:
         with open(path, encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
+            for n, line in _lines(f):
+                if line is None: invalid[f"line {n}"] = f"longer than {_MAX_LINE:,} characters: not a run record"; continue
                 if not line.strip(): continue
                 try: r = json.loads(line)
                 except ValueError: r = None
@@ -485,7 +509,7 @@ def load_lambda(path:str|Path, # a Lambda table (`pytorch-train-throughput-v2-fp
                ) -> Loaded:
     "Lambda's published training throughputs as run records, one per system and model, marked with their source."
     p = _lambda_path(path)
-    try: df = pd.read_csv(p, dtype="str", keep_default_na=False, na_values=[""])
+    try: df = read_table(p, dtype="str", keep_default_na=False, na_values=[""])
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise BadInput(f"Lambda table {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV from "
                        "lambdal/deeplearning-benchmark") from None
@@ -523,6 +547,8 @@ def _kind(src:str) -> str:
         if not glob.glob(src): raise BadInput(f"source {src!r} matches nothing: accepted are existing paths or globs")
         if not _offline_files(src): raise BadInput(f"source {src!r}: a glob must match W&B offline runs")
         return "offline"
+    if what := special_file(p):  # reading it would wait for a writer forever
+        raise BadInput(f"source {src!r} is {what}, not a file: accepted are CSV, JSON-lines or SQLite files")
     if p.is_dir():
         if _offline_files(p): return "offline"
         raise BadInput(f"source {src!r} is a directory without W&B offline runs: accepted are a wandb or "

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np, pandas as pd
 
-from .env import BadInput, gc_paused
+from .env import BadInput, gc_paused, visible
 from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, FAMILY_NAMES, FAMILY_ORDER, FAMILY_UNITS, KEYS,
     MEASURED_SOURCES, MISSED_MARK, SCALING_COLUMNS, analyse, best_batch, comparability_note, cost_per, cost_table,
     duration_table, feed_table, flagged, machine_table, mode_name, num_text, parse_prices, parse_works, pick_device,
@@ -210,7 +210,7 @@ class Report:
             tmp = Path(tempfile.mkdtemp(prefix=".rsg-report-", dir=out.parent))
             for name, text in {**self.files, REPORT_MARKER: "\n".join(self.files) + "\n"}.items():
                 (tmp / name).parent.mkdir(parents=True, exist_ok=True)
-                (tmp / name).write_text(text, encoding="utf-8")
+                (tmp / name).write_text(visible(text), encoding="utf-8")  # names shown as they are (no bidi tricks)
             mask = os.umask(0); os.umask(mask)
             tmp.chmod(0o777 & ~mask)  # mkdtemp's 0700 would hide the report from others
             _swap(tmp, out)

@@ -21,7 +21,7 @@ PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 WEIGHTS = ("fp32", "bf16", "fp16")  # the parameters' dtype; `precision` is then the autocast
 MODES = ("train", "infer")
 OPTIMIZERS = ("sgd", "adamw")
-STATUSES = ("ok", "oom", "error")
+STATUSES = ("ok", "oom", "error", "killed")  # killed: the process died while measuring (host out of memory?)
 
 def kind_of(workload:str, # a stored `workload` value
            ) -> str:

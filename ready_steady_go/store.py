@@ -6,19 +6,21 @@ Docs: https://xl0.github.io/ready-steady-go/store.html.md"""
 
 # %% ../nbs/03_store.ipynb #7b58a1f6
 from __future__ import annotations
-import json, math, os, re, shutil, sqlite3, sys, tempfile, time
+import csv as _csv, json, math, os, re, shutil, socket, sqlite3, stat, sys, tempfile, time, warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import psutil
 
 from .env import BadInput, gc_paused
 from .schema import COLUMNS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of
 
 # %% auto #0
-__all__ = ['DEFAULT_STORE', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'runs_frame', 'check_store', 'write_rows', 'read_runs',
-           'save_runs', 'spreadsheet_safe', 'unquote_formulas', 'export_csv', 'invalid_rows', 'read_csv',
-           'connect_store']
+__all__ = ['DEFAULT_STORE', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'JOURNAL_SUFFIX', 'KILLED', 'MAX_THROUGHPUT', 'runs_frame',
+           'special_file', 'check_store', 'write_rows', 'StoreError', 'read_runs', 'save_runs', 'point_started',
+           'point_finished', 'recover_killed', 'spreadsheet_safe', 'unquote_formulas', 'export_csv', 'invalid_rows',
+           'read_table', 'read_csv', 'connect_store']
 
 # %% ../nbs/03_store.ipynb #4c1159a5
 _DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -120,6 +122,16 @@ def _check_writable(p:Path, path):
                        f"({e.strerror}), "
                        "and SQLite needs one for its log: choose a --store in a writable folder") from None
 
+_SPECIAL = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"),
+            (stat.S_ISSOCK, "a socket"))
+
+def special_file(p:str|Path, # a path where a regular file is expected
+                ) -> str|None:
+    "What `p` is if it exists and is neither a regular file nor a folder (a FIFO, a device, a socket); else None."
+    try: mode = os.stat(p).st_mode
+    except (OSError, ValueError): return None
+    return next((what for is_, what in _SPECIAL if is_(mode)), None)
+
 def check_store(path:str|Path=DEFAULT_STORE, # the SQLite file; created on the first write
                 write:bool=False, # also make sure the store can be written (before a measurement)
                ) -> Path:
@@ -127,6 +139,8 @@ def check_store(path:str|Path=DEFAULT_STORE, # the SQLite file; created on the f
     p = Path(path).expanduser()
     _check_name(p, path)
     if p.is_dir(): raise BadInput(f"store {str(path)!r} is a directory: accepted is {_ACCEPTED}")
+    if what := special_file(p):  # reading it would wait for a writer forever
+        raise BadInput(f"store {str(path)!r} is {what}, not a file: accepted is {_ACCEPTED}")
     if p.exists():
         try:
             with open(p, "rb") as f: head = f.read(16)
@@ -222,7 +236,15 @@ def write_rows(rows:dict|list[dict]|pd.DataFrame, # one run record, a list of th
                store:str|Path=DEFAULT_STORE, # the SQLite file
               ) -> int:
     "Add runs to the store in one transaction, leaving those already there (same `run_id`); returns how many were added."
-    with gc_paused(): return _write_rows(rows, store)
+    try:
+        with gc_paused(): return _write_rows(rows, store)
+    except (sqlite3.Error, OverflowError) as e: raise StoreError(store, e) from None  # never a sqlite traceback
+
+class StoreError(BadInput):
+    "The store could not take the rows (locked, full, read-only, a number SQLite cannot hold): nothing was added."
+    def __init__(self, store, e:Exception):
+        self.why = (str(e).splitlines() or [type(e).__name__])[0]
+        super().__init__(f"store {str(store)!r} could not be written ({self.why}): nothing was added")
 
 def _write_rows(rows, store):
     "`write_rows` with the collector already paused."
@@ -309,7 +331,8 @@ def save_runs(rows:dict|list[dict], # one run record or a list of them
     "Write runs to the store; if that fails, keep them in a JSON-lines file (or on stdout) and say where, in one line."
     rows = [rows] if isinstance(rows, dict) else list(rows)
     try: write_rows(rows, store); return None
-    except (sqlite3.Error, OSError, BadInput) as e: why = (str(e).splitlines() or [type(e).__name__])[0]
+    except (sqlite3.Error, OSError, OverflowError, BadInput) as e:
+        why = getattr(e, "why", None) or (str(e).splitlines() or [type(e).__name__])[0]
     text = "".join(json.dumps({k: _json_value(v) for k, v in r.items()}, default=str) + "\n" for r in rows)
     p, n = Path(store).expanduser(), len(rows)
     beside, here = _sidecar(p, UNSAVED_SUFFIX), Path(p.name + UNSAVED_SUFFIX)
@@ -323,22 +346,104 @@ def save_runs(rows:dict|list[dict], # one run record or a list of them
     return (f"store {str(store)!r} could not be written ({why}), nor a file beside it or here: {n} run(s) printed on "
             "stdout as JSON lines; save them to a .jsonl file and add them with ready-steady-go-import")
 
+# %% ../nbs/03_store.ipynb #28959a56
+JOURNAL_SUFFIX = ".started.jsonl"
+KILLED = "the process was killed (host out of memory?)"
+
+def _journal(store) -> Path: return _sidecar(Path(store).expanduser(), JOURNAL_SUFFIX)
+
+def _me() -> dict:
+    "This process, as the journal names it: pid, host and start time (a pid is reused; a pid and its start are not)."
+    return dict(pid=os.getpid(), host=socket.gethostname(), started=psutil.Process().create_time())
+
+def _alive(e:dict) -> bool:
+    "Whether the process of journal entry `e` still runs (on another host: assumed so, it cannot be asked)."
+    if e.get("host") != socket.gethostname(): return True
+    try: return abs(psutil.Process(e["pid"]).create_time() - e["started"]) < 1
+    except (psutil.Error, KeyError, TypeError): return False
+
+def _append(store, entry:dict):
+    "One line at the end of the journal beside `store`, written through (a kill right after loses nothing)."
+    with open(_journal(store), "a") as f:
+        f.write(json.dumps(entry, default=str) + "\n"); f.flush(); os.fsync(f.fileno())
+
+def point_started(row:dict, # the point's record without measurements (its settings; `run_id` names the entry)
+                  store:str|Path=DEFAULT_STORE, # the SQLite file the point's row goes into
+                 ) -> str|None:
+    "Note in the journal beside `store` that this process measures the point of `row`; returns the entry's id."
+    try: _append(store, {**_me(), "row": {k: _json_value(v) for k, v in row.items()}})
+    except OSError: return None  # no journal: the point is measured all the same
+    return row["run_id"]
+
+def point_finished(entry:str|None, # what `point_started` returned
+                   store:str|Path=DEFAULT_STORE, # the same store
+                  ):
+    "Close the journal entry of a point whose row is stored (or kept in the fallback file)."
+    if entry is None: return
+    try: _append(store, {"done": entry})
+    except OSError: return
+    _settle(store, recover=False)  # no entry left open: no journal left behind
+
+# %% ../nbs/03_store.ipynb #0e8c5f50
+def _open_journal(store) -> int|None:
+    "The journal beside `store`, opened and locked for this process alone; None when there is none."
+    try: fd = os.open(_journal(store), os.O_RDWR)
+    except OSError: return None
+    try: import fcntl; fcntl.flock(fd, fcntl.LOCK_EX)
+    except ImportError: pass
+    return fd
+
+def recover_killed(store:str|Path=DEFAULT_STORE, # the SQLite file
+                  ) -> list[dict]:
+    "Store as `killed` every point of the journal whose process is gone without finishing it; returns their rows."
+    return _settle(store, recover=True)
+
+def _settle(store, recover:bool) -> list[dict]:
+    "Keep only the open entries of the journal (those of live processes, with `recover`), and store the dead as killed."
+    fd = _open_journal(store)
+    if fd is None: return []
+    try:
+        with os.fdopen(os.dup(fd)) as f: entries = [json.loads(l) for l in f if l.strip().startswith("{")]
+        done = {e["done"] for e in entries if "done" in e}
+        open_ = [e for e in entries if "row" in e and e["row"].get("run_id") not in done]
+        dead = [e for e in open_ if recover and not _alive(e)]
+        rows = [{**e["row"], "status": "killed", "error": KILLED} for e in dead]
+        kept = save_runs(rows, store) if rows else None
+        if kept: print(f"ready-steady-go: {kept}", file=sys.stderr)
+        live = "".join(json.dumps(e) + "\n" for e in open_ if e not in dead)
+        os.ftruncate(fd, 0); os.pwrite(fd, live.encode(), 0)
+        if not live: _journal(store).unlink(missing_ok=True)
+        return rows
+    except (OSError, ValueError): return []  # a journal that cannot be read or rewritten: nothing recovered
+    finally: os.close(fd)
+
 # %% ../nbs/03_store.ipynb #a71aadd4
 _FORMULA = re.compile(r"'*[=+\-@\t\r]")  # a formula's first character, behind any quotes already there
+
+def _map_text(df:pd.DataFrame, f) -> pd.DataFrame:
+    "`df` with `f` applied to every text cell, in one pass over all text columns; only changed columns are replaced."
+    text = [k for k, t in df.dtypes.items() if t == object or pd.api.types.is_string_dtype(t)]
+    if not text or not len(df): return df
+    a = df[text].to_numpy(dtype=object)
+    b = np.frompyfunc(f, 1, 1)(a)
+    changed = np.flatnonzero(np.frompyfunc(lambda x, y: x is not y, 2, 1)(a, b).astype(bool).any(axis=0))  # `f` made new
+    if not len(changed): return df
+    out = df.copy()
+    for j in changed: out[text[j]] = pd.Series(b[:, j], index=df.index, dtype=df[text[j]].dtype)
+    return out
+
+def _quote(v): return "'" + v if isinstance(v, str) and _FORMULA.match(v) else v
+def _unquote(v): return v[1:] if isinstance(v, str) and v[:1] == "'" and _FORMULA.match(v) else v
 
 def spreadsheet_safe(df:pd.DataFrame, # a table about to be written as CSV
                     ) -> pd.DataFrame:
     "`df` with every text cell a spreadsheet would run as a formula quoted with a leading `'` (OWASP)."
-    quote = lambda v: "'" + v if isinstance(v, str) and _FORMULA.match(v) else v
-    text = [k for k in df.columns if df[k].dtype == object or pd.api.types.is_string_dtype(df[k])]
-    return df.assign(**{k: df[k].map(quote) for k in text}) if text else df
+    return _map_text(df, _quote)
 
 def unquote_formulas(df:pd.DataFrame, # a table read from a CSV, text as it came
                     ) -> pd.DataFrame:
     "`df` with the `'` that `spreadsheet_safe` put before a formula taken off again."
-    unquote = lambda v: v[1:] if isinstance(v, str) and v[:1] == "'" and _FORMULA.match(v) else v
-    text = [k for k in df.columns if df[k].dtype == object or pd.api.types.is_string_dtype(df[k])]
-    return df.assign(**{k: df[k].map(unquote) for k in text}) if text else df
+    return _map_text(df, _unquote)
 
 # %% ../nbs/03_store.ipynb #f49a2fd0
 def export_csv(store:str|Path, # the SQLite file to export
@@ -378,6 +483,7 @@ _CHOICES = dict(precision=(*PRECISIONS, "fp32-default"), mode=MODES, status=STAT
 _AT_LEAST_1 = {"bs", "size", "n_batches", "run_number", "schema_version", "cpu_count", "torch_threads"}
 _ABOVE_0 = {"n_seconds", "max_seconds", "target_ci"}
 _MAX_INT = 2**53  # beyond this a float cannot say which whole number it is
+MAX_THROUGHPUT = 1e15  # per second: beyond any physical rate of any unit (a typo, or an overflow)
 
 def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str]:
     "A mask of the present values of column `k` that are refused, and what is accepted instead."
@@ -394,9 +500,11 @@ def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str]:
     bad = num.isna() | ~np.isfinite(num) | (num < lo) | ((num <= 0) if k in _ABOVE_0 else False)
     if typ is int: bad |= (num != np.floor(num)) | (num > _MAX_INT)
     if k == "target_ci": bad |= num >= 1
+    if k == "throughput": bad |= num > MAX_THROUGHPUT
     what = (f"a whole number of at least {lo}" if typ is int else "a finite number above 0" if k in _ABOVE_0
             else f"a finite number of at least {lo}")
-    return present & bad.reindex(s.index, fill_value=False), what + (" and below 1" if k == "target_ci" else "")
+    more = dict(target_ci=" and below 1", throughput=f" and at most {MAX_THROUGHPUT:.0e} per second").get(k, "")
+    return present & bad.reindex(s.index, fill_value=False), what + more
 
 def invalid_rows(df:pd.DataFrame, # runs as read from a file or W&B, values as they came (strings or objects)
                 ) -> dict:
@@ -409,12 +517,37 @@ def invalid_rows(df:pd.DataFrame, # runs as read from a file or W&B, values as t
             out.setdefault(i, f"{k} {str(df.at[i, k])[:40]!r} is not {what}")
     return {i: out[i] for i in df.index if i in out}  # in the rows' order
 
+# %% ../nbs/03_store.ipynb #66348c32
+def _unique(names:list[str]) -> list[str]:
+    "`names` with each repeat renamed `name.1`, `name.2`, … (skipping names already taken), in one pass."
+    taken, first, count, out = set(names), set(), {}, []
+    for n in names:
+        if n not in first: first.add(n); out.append(n); continue
+        k = count.get(n, 0) + 1
+        while f"{n}.{k}" in taken: k += 1
+        count[n] = k; taken.add(f"{n}.{k}"); out.append(f"{n}.{k}")
+    return out
+
+def read_table(path:str|Path, # a CSV file
+               **kw, # `pd.read_csv`'s options
+              ) -> pd.DataFrame:
+    "`pd.read_csv(path, **kw)`, repeated column names renamed `name.1`, … with a warning, in linear time."
+    try:
+        with open(path, newline="", encoding="utf-8") as f: header = next(_csv.reader(f), [])
+    except _csv.Error: header = []  # pandas says what is wrong with it
+    names = _unique(header)
+    if names == header: return pd.read_csv(path, **kw)
+    twice = list(dict.fromkeys(n for n, u in zip(header, names) if n != u))
+    warnings.warn(f"CSV {str(path)!r} repeats column name(s) {', '.join(map(repr, twice[:5]))}"
+                  + (f" and {len(twice) - 5:,} more" if len(twice) > 5 else "") + ": the repeats are read as NAME.1, …")
+    return pd.read_csv(path, header=None, skiprows=1, names=names, **kw)  # pandas never sees the repeats
+
 # %% ../nbs/03_store.ipynb #5a722b51
 def read_csv(path:str|Path, # a CSV written by `export_csv`
             ) -> pd.DataFrame:
     "Runs from our own CSV export, with the schema's dtypes."
     strs = {k: "str" for k, t in COLUMNS.items() if t is str}
-    try: df = pd.read_csv(path, dtype=strs, keep_default_na=False, na_values=[""])
+    try: df = read_table(path, dtype=strs, keep_default_na=False, na_values=[""])
     except (OSError, pd.errors.ParserError, UnicodeDecodeError) as e:
         why = type(e).__name__
         raise BadInput(f"CSV {str(path)!r} cannot be read ({why}): accepted is a CSV file of runs") from None

@@ -13,17 +13,20 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pandas as pd
+import psutil
 import torch
 from tqdm import tqdm
 
-from .env import BadInput, check_choice, check_int, check_numbers, check_path, pick_device, fingerprint
+from .env import (BadInput, check_choice, check_int, check_numbers, check_path, pick_device, fingerprint,
+                                  visible)
 from .workloads import DEFAULT_BS, check_model, get_workload
 from .schema import kind_of
 from .benchmark import (StopRule, benchmark, check_precision, check_settings, measured_peak,
-                                       warm_up_device, _warmup_line)
+                                       memory_estimate, warm_up_device, _warmup_line)
 from .schema import MODES, WEIGHTS, Result, UNCONVERGED_HINT
-from .store import DEFAULT_STORE, check_store, read_runs, save_runs
-from .launch import _MARK, check_world, launch
+from .store import (DEFAULT_STORE, KILLED, check_store, point_finished, point_started, read_runs,
+                                   recover_killed, save_runs)
+from .launch import _MARK, Terminated, check_world, die_with_parent, launch, sigterm_as_interrupt
 try: import fcntl
 except ImportError: fcntl = None  # Windows: no advisory locks (see `device_lock`)
 
@@ -33,7 +36,7 @@ __all__ = ['PRESETS', 'SweepSummary', 'device_lock', 'sweep', 'SweepPlan']
 # %% ../nbs/05_sweep.ipynb #3ff61e4e
 def _say(msg:str):
     "A line on stderr that does not break the progress bars."
-    tqdm.write(msg, file=sys.stderr)
+    tqdm.write(visible(msg), file=sys.stderr)  # names as they are stored: no bidirectional tricks
 
 def _items(value, what:str) -> list:
     "`value` (a comma-separated string or a list) as a non-empty list without duplicates."
@@ -109,13 +112,14 @@ def _key(d:dict) -> tuple:
                  else _text(d[k]) if k in ("size", "seq_len", "global_bs") else str(d[k]) for k in _KEY)
 
 _AB = (_KEY.index("bs"), _KEY.index("run_number"))
+_WORLD = tuple(_KEY.index(k) for k in ("device", "world_size", "backend"))
 def _sans(k:tuple) -> tuple:
     "A point's identity without its batch size and repeat number: the combination it belongs to."
     return tuple(v for i, v in enumerate(k) if i not in _AB)
 
 def _done(store:Path, env_id:str) -> dict:
-    "Rows of `store` from environment `env_id` with status ok or oom, by point identity (latest wins)."
-    df = read_runs(store, env_id=env_id, status=["ok", "oom"])
+    "Rows of `store` from environment `env_id` with status ok, oom or killed, by point identity (latest wins)."
+    df = read_runs(store, env_id=env_id, status=["ok", "oom", "killed"])
     out = {}
     for r in df.astype(object).where(df.notna(), None).to_dict("records"):
         try: out[_key(r)] = r
@@ -153,6 +157,7 @@ def _in_child(code:str, payload:dict) -> tuple:
 
 def _child_args() -> dict:
     "In the child: the parent's payload, with the parent's thread count set."
+    die_with_parent()  # the sweep killed with -9: this point goes too, and measures nothing beside the next one
     kw = json.loads(sys.argv[1])
     torch.set_num_threads(kw.pop("threads"))
     return kw
@@ -182,8 +187,9 @@ def _lost(kw:dict, status:int) -> Result:
     return Result(**{**s, "device": wl.forced_device or s["device"]}, size=wl.size, workload=wl.kind, unit=wl.unit,
                   items_per_sample=wl.items_per_sample, seq_len=wl.seq_len,
                   patch="x".join(map(str, wl.patch)) if getattr(wl, "patch", None) else None, stop=rule.kind,
-                  status="error", error=f"isolated process exited with status {status} without a result "
-                                        "(its messages are on the terminal above)")
+                  **(dict(status="killed", error=KILLED) if status == -9 else  # SIGKILL: the kernel, out of memory?
+                     dict(status="error", error=f"isolated process exited with status {status} without a result "
+                                                "(its messages are on the terminal above)")))
 
 def _run_point(kw:dict, isolate:bool=False, nproc:int|None=None) -> Result:
     "Measure one point with `benchmark(**kw)`: here, in a fresh process, or under torchrun with `nproc` processes."
@@ -344,6 +350,7 @@ def device_lock(store:str|Path, # the store the measurements go into
     if fcntl is None: yield None; return
     p = _lock_path(Path(store), device)
     fd, locked = _open_lock(p), False
+    os.set_inheritable(fd, True)  # torchrun holds it too: the lock goes only when the last of its ranks is gone
     try:
         _acquire(fd, store, device, wait); locked = True
         _sign(fd)
@@ -364,7 +371,7 @@ def sweep(models:str|list|None=None,     # model names of any family (timm, gpt2
           preset:str="standard",         # quick, standard (the 2022 matrix, an LM and a 3D U-Net), full (+ bf16 and infer) or llm
           find_max_bs:bool=False,        # after an OOM, bisect to the largest batch size that fits
           isolate:bool=False,            # run every point in a fresh Python process
-          force:bool=False,              # measure again points the store already has
+          force:bool=False,              # measure again points the store already has, and CPU points over the memory estimate
           yes:bool=False,                # go ahead with a CPU sweep whose measuring could take over 10 minutes
           wait:bool=False,               # if another sweep is measuring on this device into this store, wait for it (else exit at once)
           device:str="auto",             # auto, cpu, mps, cuda, cuda:N
@@ -625,6 +632,9 @@ class _Sweep:
 def _start(plan:SweepPlan) -> _Sweep:
     "A sweep's state at its start: the stored points of this environment and what they say about each combination."
     fp = fingerprint(plan.dev)
+    for r in recover_killed(plan.store):  # points an earlier run started and never finished: the kernel killed it
+        _say(f"{r['model']} {r['precision']} {r['mode']} bs {r['bs']}: KILLED in an earlier run ({KILLED}): stored, "
+             "and larger batch sizes of it are skipped")
     run = _Sweep(plan=plan, fp=fp, done={} if plan.force else _done(plan.store, fp["env_id"]), points=_order(plan))
     run.combos = {pt.combo: _Combo() for pt in run.points}
     _resume(run)
@@ -652,11 +662,38 @@ def _point_kw(plan:SweepPlan, pt:_Point) -> dict:
                 weights=v["weights"], global_bs=v["global_bs"],
                 **({"workers": v["workers"]} if v["workers"] is not None else {}))
 
+def _started(run:_Sweep, pt:_Point, kw:dict) -> dict:
+    "The row a point is stored as if its process is killed while measuring it: its settings, status `killed`."
+    row = _lost(kw, -9).row(run.fp)
+    if run.plan.launch: row.update(zip(("device", "world_size", "backend"), (_ident(run.plan, pt)[i] for i in _WORLD)))
+    return row
+
+def _memory(run:_Sweep, pt:_Point) -> int|None:
+    "A CPU point's memory estimate in bytes, all its processes together (`benchmark.memory_estimate`); None elsewhere."
+    v = run.plan.variants[pt.vid]
+    if run.plan.dev.type != "cpu": return None
+    wl = get_workload(v["model"], v["size"], seq_len=v["seq_len"])
+    need = memory_estimate(wl, pt.bs, pt.mode, v["optimizer"] or wl.optimizer)
+    return need and need * pt.n
+
+def _too_big(run:_Sweep, pt:_Point) -> bool:
+    "Whether a CPU point's estimate exceeds the available memory (said in one line); `force` runs it anyway."
+    need, have = _memory(run, pt), psutil.virtual_memory().available
+    if need is None or need <= have or run.plan.force: return False
+    _say(f"{_what(run.plan, pt)} bs {pt.bs}: needs about {need / 2**30:,.1f} GiB of host memory by estimate, "
+         f"{have / 2**30:,.1f} GiB is available: not run (the kernel would kill it); --force to try anyway")
+    return True
+
 def _fresh(run:_Sweep, pt:_Point) -> dict:
     "Measure a point and store its row (then log it to W&B); say why when it did not succeed."
-    p = run.plan
-    r = _run_point(_point_kw(p, pt), p.isolate, pt.n if p.launch else None).row(run.fp)
-    if (kept := save_runs(r, p.store)): _say(kept)  # the store failed: the row is in a file beside it
+    p, kw = run.plan, _point_kw(run.plan, pt)
+    entry = point_started(_started(run, pt, kw), p.store)  # a kill from here on is found on the next run
+    big = (need := _memory(run, pt)) is not None and need > psutil.virtual_memory().available / 4
+    try:
+        r = _run_point(kw, p.isolate or big, pt.n if p.launch else None).row(run.fp)  # a big CPU point: in a child
+        kept = save_runs(r, p.store)
+    finally: point_finished(entry, p.store)  # only a kill, which runs no code, leaves it open
+    if kept: _say(kept)  # the store failed: the row is in a file beside it
     if p.wnb["mode"] != "disabled": _log_wandb(r, p.wnb)
     run.measured += 1; run.bar.update(1)
     if r["status"] != "ok": _say(f"{_what(p, pt)} bs {pt.bs}: {r['status'].upper()}: {r['error']}")
@@ -670,7 +707,7 @@ def _measure(run:_Sweep, pt:_Point) -> str:
     r["_vid"] = pt.vid; run.rows.append(r)
     c = run.combos[pt.combo]
     if r["status"] == "ok": c.ok.add(pt.bs)
-    elif r["status"] == "oom": c.oom.add(pt.bs)
+    elif r["status"] in ("oom", "killed"): c.oom.add(pt.bs)  # killed: out of host memory, as far as anyone can tell
     return r["status"]
 
 # %% ../nbs/05_sweep.ipynb #5242e3eb
@@ -696,10 +733,12 @@ def _visit(run:_Sweep, i:int):
     pt = run.points[i]
     c = run.combos[pt.combo]
     if _ident(run.plan, pt) not in run.done and c.skips(pt.bs): c.skipped.append((pt.bs, pt.rn)); return
+    if _ident(run.plan, pt) not in run.done and _too_big(run, pt):  # as if it ran out of memory: nothing larger runs
+        c.oom.add(pt.bs); c.skipped.append((pt.bs, pt.rn)); return
     run.bar.set_postfix_str(f"{_what(run.plan, pt)} bs {pt.bs}" + (f" run {pt.rn}" if run.plan.repeats > 1 else ""))
     status = _measure(run, pt)
     if status == "oom" and run.plan.find_max_bs and not c.bisected: _bisect(run, pt)
-    if status == "oom": _skip_note(run, pt)
+    if status in ("oom", "killed"): _skip_note(run, pt)
     run.bar.total = run.bar.n + _todo(run, i + 1); run.bar.refresh()
 
 # %% ../nbs/05_sweep.ipynb #f712f62b
@@ -710,14 +749,15 @@ def _warm_first(run:_Sweep):
         if run.warm: _say(_warmup_line(run.warm))
 
 def _loop(run:_Sweep):
-    "Every point in order under the overall progress bar; Ctrl-C says how to resume."
+    "Every point in order under the overall progress bar; Ctrl-C or SIGTERM says how to resume."
     with tqdm(total=_todo(run), desc="sweep", unit="point", position=0, disable=not run.plan.progress, file=sys.stderr,
               dynamic_ncols=True) as run.bar:
         try:
             _warm_first(run)
             for i in range(len(run.points)): _visit(run, i)
-        except KeyboardInterrupt:
-            _say(f"interrupted: {run.measured} points measured and stored in {run.plan.store}; "
+        except KeyboardInterrupt as e:
+            how = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
+            _say(f"{how}: {run.measured} points measured and stored in {run.plan.store}; "
                  "run the same command again to resume")
             raise
 
@@ -742,11 +782,12 @@ def _run(plan:SweepPlan) -> SweepSummary:
     if plan.measure_peak: _peaks(plan)
     gc.freeze()  # what exists now (torch, timm, ...) is never garbage: the gc.collect() after each point skips it
     try:
-        with device_lock(plan.store, plan.dev, plan.wait):
+        # SIGTERM as Ctrl-C: the point's processes are ended, the line says how to resume
+        with sigterm_as_interrupt(), device_lock(plan.store, plan.dev, plan.wait):
             run = _start(plan); _loop(run)
             summary = _summary(run)
     finally: gc.unfreeze()  # (the lock is released first)
-    if plan.progress: print(summary)
+    if plan.progress: print(visible(str(summary)))
     return summary
 
 # %% ../nbs/05_sweep.ipynb #99681981
