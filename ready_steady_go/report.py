@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np, pandas as pd
 
 from .env import BadInput, gc_paused
+from .schema import PEAK_BELOW
 from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, KEYS, MEASURED_SOURCES, MISSED_MARK,
     SCALING_COLUMNS, analyse, best_batch, comparability_note, cost_table, duration_table, feed_table, flagged,
     mode_name, parse_prices, parse_work, ranking, time_to_train_table)
@@ -421,6 +422,24 @@ def _cost_section(pg:_Page) -> list[str]:
     return out + [f"<p>Cost per million {html.escape(pg.unit)} at each device's fastest precision:</p>",
                   _table(cost_table(pg.res["cost"], pg.unit), "{:,.2f}")]
 
+# %% ../nbs/08_report.ipynb #ae81d6c1
+def _measured_mfu(d:pd.DataFrame) -> pd.Series:
+    "MFU against the measured peak (%); where a run beat the peak even after it was measured again, the reason."
+    v = (100 * d["mfu_measured"]).astype(object)
+    if "conditions" not in d: return v
+    below = d["mfu_measured"].isna() & d["conditions"].fillna("").astype(str).str.contains(PEAK_BELOW, regex=False)
+    return v.where(~below, f"none ({PEAK_BELOW})")
+
+def _env_peaks(env:pd.DataFrame, # the environments table (`analysis.environments`)
+               runs:pd.DataFrame, # the runs, whose `measured_peak_tflops` is the peak of their environment
+              ) -> pd.DataFrame:
+    "`env` with the measured matmul peak of each environment, per precision (TFLOP/s), as its runs recorded it."
+    if "env_id" not in env or not {"env_id", "precision", "measured_peak_tflops"} <= set(runs): return env
+    r = runs[["env_id", "precision", "measured_peak_tflops"]].dropna()
+    best = r.assign(env_id=r["env_id"].astype(str)).groupby(["env_id", "precision"])["measured_peak_tflops"].max()
+    text = {e: "; ".join(f"{p} {v:,.3g}" for (_, p), v in g.items()) for e, g in best.groupby(level=0)}
+    return env.assign(**{"measured peak (TFLOP/s)": env["env_id"].map(text).fillna("")}) if text else env
+
 # %% ../nbs/08_report.ipynb #44fb022a
 _ENERGY_FMT = {"J per sample": "{:,.3g}", "samples per kWh": "{:,.0f}", "samples per $": "{:,.0f}"}
 
@@ -429,7 +448,7 @@ def _efficiency_table(d:pd.DataFrame, unit:str) -> pd.DataFrame:
     out = pd.DataFrame({"device": d["device"], "model": d["label"] if "label" in d else d["model"],
                         "precision": d["precision"], "batch size": d["bs"],
                         f"throughput ({unit}/s)": d["throughput"], "TFLOP/s": d["tflops"], "MFU (%)": 100 * d["mfu"],
-                        "MFU, measured peak (%)": 100 * d["mfu_measured"]})
+                        "MFU, measured peak (%)": _measured_mfu(d)})
     if "conditions" in d: out["conditions"] = d["conditions"].fillna("not recorded")
     return out.dropna(axis=1, how="all")
 
@@ -631,8 +650,9 @@ def _points_section(pg:_Page) -> list[str]:
         out += ["<details><summary>Left out: the configurations whose points missed their CI target, each at its "
                 "fastest batch size</summary>",
                 _table(_points(best_batch(left), pg.unit, relative=False)), "</details>"]
-    return out + ["<h2>Environments</h2><p>Every distinct setup the runs came from.</p>",
-                  _table(pg.res["environments"].rename(columns=_ENV_HEADERS))]
+    return out + ["<h2>Environments</h2><p>Every distinct setup the runs came from, with the matmul peak it reached "
+                  "(the reference of <code>mfu_measured</code>; kept in the store's own table, never as a run).</p>",
+                  _table(_env_peaks(pg.res["environments"], pg.runs).rename(columns=_ENV_HEADERS))]
 
 # %% ../nbs/08_report.ipynb #a1017021
 _SECTIONS = (_intro, _ranking_section, _cost_section, _efficiency_section, _energy_section, _scaling, _family_sections,

@@ -20,7 +20,7 @@ from .env import BadInput, check_choice, check_numbers, check_path, pick_device,
 from .workloads import DEFAULT_BS, check_model, get_workload
 from .schema import kind_of
 from .benchmark import (StopRule, benchmark, check_precision, check_settings, measured_peak,
-                                       warm_up_device, _warmup_line)
+                                       warm_up_device, _warmup_line, _PEAKS)
 from .schema import MODES, Result, UNCONVERGED_HINT
 from .store import DEFAULT_STORE, check_store, read_runs, save_runs
 from .launch import _MARK, check_world, launch
@@ -633,7 +633,8 @@ def _point_kw(plan:SweepPlan, pt:_Point) -> dict:
     return dict(model=v["model"], bs=pt.bs, precision=pt.precision, mode=pt.mode, device=str(plan.dev), size=v["size"],
                 seq_len=v["seq_len"], run_number=pt.rn, warmup=plan.warmup, channels_last=v["channels_last"],
                 compile=v["compile"], optimizer=v["optimizer"], progress=plan.progress, **plan.stop,
-                **({"workers": v["workers"]} if v["workers"] is not None else {}))
+                **({"workers": v["workers"]} if v["workers"] is not None else {}),
+                **({"peak_measured": _PEAKS.get((str(plan.dev), pt.precision))} if plan.isolate else {}))
 
 def _fresh(run:_Sweep, pt:_Point) -> dict:
     "Measure a point and store its row (then log it to W&B); say why when it did not succeed."
@@ -715,10 +716,19 @@ def _summary(run:_Sweep) -> SweepSummary:
                         errors=sum(r["status"] == "error" for r in run.rows), seconds=time.perf_counter() - p.started)
 
 # %% ../nbs/05_sweep.ipynb #dbab00de
+def _peak_child():
+    "Entry point of an isolated peak measurement: arguments as JSON in argv[1], the FLOP/s as one JSON line."
+    _answer(measured_peak(**_child_args()))
+
 def _peaks(plan:SweepPlan):
     "The matmul peak at each precision, once, for every point's `mfu_measured` (kept in the store per environment)."
     for p in plan.precisions:  # a CPU sweep uses a stored one only (`ready-steady-go --measure_peak` makes one)
-        measured_peak(plan.dev, p, plan.store, measure=plan.dev.type != "cpu", progress=plan.progress)
+        kw = dict(dev=str(plan.dev), precision=p, store=str(plan.store), measure=plan.dev.type != "cpu",
+                  progress=plan.progress, device_warmup=plan.device_warmup)
+        if not plan.isolate: measured_peak(**kw); continue
+        # isolated: measured in a child too, so this process holds no CUDA context that every point would count
+        code = "from ready_steady_go.sweep import _peak_child; _peak_child()"
+        if (flops := _in_child(code, kw)[0]): _PEAKS[(str(plan.dev), p)] = flops
 
 def _run(plan:SweepPlan) -> SweepSummary:
     "Run a plan: the measured peaks, then every point under the device's lock; the summary printed with `progress`."
