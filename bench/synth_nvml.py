@@ -2,7 +2,10 @@
 
 They are made here, not recorded (no GPU on the development machines), with the numbers of cases users report:
 an A100 SXM4 holding about 55% of its 1410 MHz clock with thermal slowdown, an RTX 4090 whose power limit was
-lowered to 300 W and that sits on the power cap, and a healthy H100 SXM run. 3 s at 100 ms each, seeded.
+lowered to 300 W and that sits on the power cap, and a healthy H100 SXM run. Then two windows of an H100 SXM with
+the customer boost clock NVML reports (1980 MHz): a healthy one under a dense bf16 GEMM load (1.7 GHz, at its
+700 W limit with the SW power-cap reason set, a display process beside ours), and the same card at 1.1 GHz with
+the SW thermal-slowdown reason set. 3 s at 100 ms each, seeded.
 
     python bench/synth_nvml.py
 """
@@ -10,7 +13,8 @@ import json, random
 from pathlib import Path
 
 
-def window(seed, n, max_sm, sm, temp, power, limit, reasons, energy0, mem=1215, procs=(4242,), util=99):
+def window(seed, n, max_sm, sm, temp, power, limit, reasons, energy0, mem=1215, procs=(4242,), util=99, boost=None,
+           graphics=None):
     rnd, out, e = random.Random(seed), [], energy0
     for i in range(n):
         p = power + rnd.uniform(-8, 8)
@@ -20,6 +24,8 @@ def window(seed, n, max_sm, sm, temp, power, limit, reasons, energy0, mem=1215, 
                         power_limit_w=limit, default_power_limit_w=max(limit, {1410: 400, 2520: 450}.get(max_sm, limit)),
                         util_gpu=util, util_mem=40, reasons=reasons if rnd.random() < 0.9 else 0, processes=list(procs), pid=4242,
                         energy_mj=int(e)))
+        if boost: out[-1].update(boost_sm_clock_mhz=boost)
+        if graphics is not None: out[-1].update(graphics_processes=list(graphics))
     return out
 
 
@@ -27,7 +33,9 @@ def main():
     rec = dict(
         a100_thermal=window(0, 31, 1410, 780, 87, 255, 400, 0x20 | 0x40, 8.1e9),
         rtx4090_power_cap=window(1, 31, 2520, 2370, 66, 298, 300, 0x4, 3.2e9, mem=10501, procs=(4242, 977)),
-        h100_healthy=window(2, 31, 1980, 1980, 58, 560, 700, 0, 5.5e9, mem=2619))
+        h100_healthy=window(2, 31, 1980, 1980, 58, 560, 700, 0, 5.5e9, mem=2619),
+        h100_loaded=window(3, 31, 1980, 1700, 71, 690, 700, 0x4, 6.1e9, mem=2619, boost=1980, graphics=(977,)),
+        h100_thermal=window(4, 31, 1980, 1100, 88, 420, 700, 0x20, 6.7e9, mem=2619, boost=1980, graphics=()))
     path = Path(__file__).parent.parent / "nbs" / "fixtures" / "nvml_readings.json"
     path.write_text(json.dumps(rec, indent=0) + "\n")
     print(f"wrote {path} ({', '.join(f'{k}: {len(v)} readings' for k, v in rec.items())})")

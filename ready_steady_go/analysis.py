@@ -642,7 +642,7 @@ def time_to_train(best:pd.DataFrame, # best points (`analyse(...)["best"]`), wit
 
 # %% ../nbs/06_analysis.ipynb #0a696c5f
 _IMPORTED = ("wandb", "wandb-offline", "csv") # sources that may hold 2022 runs
-_2022_SETTINGS = dict(channels_last="off", compile="off", optimizer="sgd") # what the 2022 benchmark always did
+_2022_SETTINGS = dict(channels_last="off", compile="off", optimizer="sgd", fused="off") # what 2022 always did
 _NA = {"", "nan", "none", "<na>", "null", "nat"}
 
 def _unique_map(s:pd.Series, f) -> pd.Series:
@@ -676,11 +676,13 @@ def _source(v) -> str: return "measured" if str(v).strip() in MEASURED_SOURCES e
 
 FACTORS = dict(torch=("torch", _version(2)), cuda=("cuda", _version(1)), cudnn=("cudnn", _cudnn_major),
                fp32=("precision", None), source=("source", _source), channels_last=("channels_last", _on_off),
-               compile=("compile", _on_off),
+               compile=("compile", _on_off), fused=("fused", _on_off),
+               compile_mode=("compile_mode", lambda v: str(v).strip().lower()),
                optimizer=("optimizer",
                           lambda v: str(v).strip().lower())) # factor -> (the run column it reads, its normal form)
 FACTOR_LABELS = dict(torch="torch", cuda="CUDA", cudnn="cuDNN", fp32="fp32 semantics", source="source",
-                     channels_last="channels-last", compile="compile", optimizer="optimizer")
+                     channels_last="channels-last", compile="compile", fused="fused optimizer",
+                     compile_mode="compile mode", optimizer="optimizer")
 # scope -> (what is ranked together, what is compared within it); `label` is a model at its size and sequence length
 COMPARED = dict(devices=(("label", "mode"), "device"), precisions=(("device", "label", "mode"), "precision"))
 

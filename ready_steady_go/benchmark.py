@@ -6,9 +6,10 @@ Docs: https://xl0.github.io/ready-steady-go/benchmark.html.md"""
 
 # %% ../nbs/02_benchmark.ipynb #3f0d7513
 from __future__ import annotations
-import inspect, math, statistics, sys, time, warnings
+import inspect, math, os, statistics, sys, time, warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
+from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
 
@@ -16,9 +17,9 @@ import torch
 from tqdm import tqdm
 
 from .env import (BadInput, check_choice, check_int, check_number, first_line, pick_device, synchronize,
-                                 reset_peak_memory, free_memory, cpu_name)
-from .schema import MODES, OPTIMIZERS, PRECISIONS, WEIGHTS, Result
-from .workloads import Workload, get_workload, model_step
+                                 reset_peak_memory, free_memory, cpu_name, gc_paused)
+from .schema import MODES, OPTIMIZERS, PEAK_BELOW, PRECISIONS, WEIGHTS, Result
+from .workloads import MicroOp, Workload, get_workload, model_step
 from .telemetry import make_sampler, read_now, conditions, conditions_text, device_details
 from .peaks import peak_flops, mfu
 import psutil
@@ -27,10 +28,10 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
 # %% auto #0
-__all__ = ['make_step', 'CudaTimer', 'COMPILE_MODES', 'check_precision', 'precision_flags', 'HostTimer', 'BlockTimer',
-           'EventTimer', 'make_timer', 't975', 'RunningStats', 'StopRule', 'step_stats', 'flops_per_sample',
-           'check_settings', 'Point', 'check_point', 'measure_point', 'benchmark', 'measured_peak', 'warm_up_device',
-           'memory_estimate', 'check_memory']
+__all__ = ['make_step', 'CudaTimer', 'COMPILE_MODES', 'PEAK_METHOD', 'check_precision', 'precision_flags', 'HostTimer',
+           'BlockTimer', 'EventTimer', 'make_timer', 't975', 'RunningStats', 'StopRule', 'step_stats',
+           'flops_per_sample', 'check_settings', 'Point', 'check_point', 'measure_point', 'benchmark', 'measured_peak',
+           'warm_up_device', 'measure_matmul_peak', 'memory_estimate', 'check_memory']
 
 # %% ../nbs/02_benchmark.ipynb #24251695
 _AMP = dict(fp16=torch.float16, bf16=torch.bfloat16)
@@ -54,9 +55,13 @@ def _amp_fails(dev:torch.device, dtype:torch.dtype, scaler:bool=False) -> str|No
 def check_precision(precision:str, # one of `PRECISIONS`
                     dev:torch.device, # the device that will run it
                     mode:str="train", # `train` also needs a `GradScaler` step for fp16
+                    environ=None,     # the environment to read `NVIDIA_TF32_OVERRIDE` from (default `os.environ`)
                    ) -> str:
     "`precision` normalised, or `BadInput` when unknown or not runnable on `dev`."
     p = check_choice(precision, PRECISIONS, "precision")
+    if p == "tf32" and (os.environ if environ is None else environ).get("NVIDIA_TF32_OVERRIDE", "").strip() == "0":
+        raise BadInput("precision 'tf32' with NVIDIA_TF32_OVERRIDE=0 set would run strict fp32 (the driver turns TF32 "
+                       "off) and be divided by the TF32 peak: unset NVIDIA_TF32_OVERRIDE, or use --precision fp32")
     # the capability of the device asked for, not of the current one
     cap = torch.cuda.get_device_capability(dev) if dev.type == "cuda" else None
     if p == "tf32" and not (cap and cap >= (8, 0)):
@@ -106,15 +111,20 @@ class HostTimer:
 
 class BlockTimer:
     "Mean step times of blocks of `per` steps, from the host clock with a synchronisation only at block edges."
-    def __init__(self, sync, # no-argument function that waits for the device
-                 per:int=1): # steps per block
-        self._sync, self.per, self._new = sync, max(1, int(per)), []
-    def start(self): self._sync(); self._t, self._n = time.perf_counter(), 0
+    def __init__(self, sync,       # no-argument function that waits for the device
+                 per:int=1,        # steps per block
+                 resize=None):     # `resize(step seconds) -> steps per block`, asked once, after the first block
+        self._sync, self.per, self._new, self.resize, self.dropped = sync, max(1, int(per)), [], resize, 0
+    def start(self): self._sync(); self._t, self._n, self._first, self.dropped = time.perf_counter(), 0, True, 0
     def lap(self):
         self._n += 1
         if self._n < self.per: return
         self._sync(); t = time.perf_counter()
-        self._new.append((t - self._t) / self.per); self._t, self._n = t, 0
+        step_s, first, self._first = (t - self._t) / self.per, self._first, False
+        if first and self.resize and (k := self.resize(step_s)) != self.per:
+            self.dropped, self.per = self.per, k  # sized wrongly from the warm-up: it only sizes the others
+        else: self._new.append(step_s)
+        self._t, self._n = t, 0
     def poll(self) -> list:
         "Mean step times (s) of the blocks completed since the last poll."
         new, self._new = self._new, []
@@ -221,14 +231,15 @@ class StopRule:
         return stats.total * per >= self.min_seconds and stats.ci_rel() <= self.target_ci
 
 # %% ../nbs/02_benchmark.ipynb #b93d7bb3
-def _warm_up(step, sync, steps:int, seconds:float) -> tuple[int, int, float]:
-    "Untimed steps, at least `steps` and `seconds`, the last left in flight: (steps, synchronised steps, seconds)."
-    t0, n = time.perf_counter(), 0
+def _warm_up(step, sync, steps:int, seconds:float, edge=lambda times: None) -> tuple[int, list, float]:
+    "Untimed steps (at least `steps`, `seconds`), `edge(times)` before the last, left in flight: (steps, times, s)."
+    t0, n, times = time.perf_counter(), 0, []
     while n < steps - 1 or (steps and time.perf_counter() - t0 < seconds):
-        step(); sync(); n += 1
-    warm_s, synced = time.perf_counter() - t0, n
+        t = time.perf_counter(); step(); sync(); n += 1; times.append(time.perf_counter() - t)
+    warm_s = time.perf_counter() - t0
+    edge(times)  # probe and sampler: before the last step, so neither delays the first timed event
     if steps: step(); n += 1  # left in flight: the first timed event is queued on a busy device
-    return n, synced, warm_s
+    return n, times, warm_s
 
 def _window(step, timer, done, tick) -> dict:
     "Time `step` until `done(launched, stats, elapsed, per)`: the step times, the steps launched, the host's seconds."
@@ -237,11 +248,11 @@ def _window(step, timer, done, tick) -> dict:
         for t in new: stats.add(t)
         times.extend(new)
         return new
-    timer.start(); start = time.perf_counter()
+    start = time.perf_counter(); timer.start()  # the host's window holds the timer's: never shorter than its sum
     while True:
         step(); timer.lap(); launched += 1
         new = take(timer.poll())
-        if done(launched, stats, time.perf_counter() - start, timer.per): break
+        if done(launched - getattr(timer, "dropped", 0), stats, time.perf_counter() - start, timer.per): break
         if new: tick(new, stats)
     new, wall = take(timer.finish()), time.perf_counter() - start
     tick(new, stats)
@@ -261,24 +272,30 @@ def _run_timed(step,           # one step; returns once the step is queued
                warmup:int=0,   # untimed steps, at least (0: none at all)
                warmup_seconds:float=0.0, # untimed seconds, at least (with `warmup` ≥ 1)
                sync=lambda: None, # no-argument function that waits for the device
-               on_warm=None,   # `on_warm(steps, seconds)` of the synchronised warm-up, the last step still in flight
+               on_warm=None,   # `on_warm(step times)` of the synchronised warm-up, its last step in flight
                bar=None,       # a tqdm bar to advance, or None
-               sampler=None,   # a `telemetry.Sampler`: started just before the timed window, stopped just after
+               sampler=None,   # a `telemetry.Sampler`: started before the last warm-up step, stopped after the window
                probe=None,     # no-argument function returning one reading (`telemetry.read_now`), at both edges
                done=None,      # `done(launched, stats, elapsed, per)`: stop now? (default: `rule.done`)
               ) -> dict:
     "Warm up, then time `step` until `rule` says done: the step times and what the host saw."
-    n, synced, warm_s = _warm_up(step, sync, warmup, warmup_seconds)
-    if on_warm: on_warm(synced, warm_s)
-    first, tele = probe() if probe else None, None
-    tick = lambda new, stats: bar is not None and _tick(bar, rule, new, stats, per=timer.per)
-    if sampler is not None: sampler.start()
-    try: w = _window(step, timer, done or rule.done, tick)
+    edges, tele = {}, None
+    def edge(times):
+        edges["first"] = probe() if probe else None
+        if sampler is not None: sampler.start()
+    try:
+        n, synced, warm_s = _warm_up(step, sync, warmup, warmup_seconds, edge)  # `edge` runs once, warm-up or none
+        if on_warm: on_warm(synced)
+        tick = lambda new, stats: bar is not None and _tick(bar, rule, new, stats, per=timer.per)
+        w = _window(step, timer, done or rule.done, tick)
     finally:
         if sampler is not None: tele = sampler.stop()  # also when a step failed: no reader thread is left behind
     last = probe() if probe else None
     _trust(w["times"], timer.per, w["wall_seconds"])
-    return dict(w, per=timer.per, warmup_steps=n, warmup_seconds=warm_s, telemetry=tele, probes=(first, last))
+    dropped = getattr(timer, "dropped", 0)  # a first block that only sized the others: warm-up, in effect
+    # the sampler's window holds the in-flight warm-up step and every launched step: energy is over all of them
+    return dict(w, per=timer.per, warmup_steps=n + dropped, warmup_seconds=warm_s, telemetry=tele,
+                probes=(edges.get("first"), last), covered=w["launched"] + (1 if warmup else 0))
 
 def _tick(bar, rule, new, stats, *, per=1):
     "Advance `bar` by the steps (or seconds) in `new`, with the CI so far."
@@ -363,10 +380,18 @@ def _release(dev:torch.device):
     free_memory(dev)
 
 def _block_steps(step_s:float, rule:StopRule, block_s:float=0.1) -> int:
-    "Steps per host-clock block of about `block_s` seconds; a divisor of `n_batches` when that is the stop."
-    k = max(1, round(block_s / step_s)) if step_s > 0 else 1
+    "Steps per host-clock block of at most `block_s` seconds (one only for a longer step); a divisor of `n_batches`."
+    k = max(1, math.floor(block_s / step_s + 1e-9)) if step_s > 0 else 1
     if rule.n_batches: k = max(d for d in range(1, min(k, rule.n_batches) + 1) if rule.n_batches % d == 0)
     return k
+
+def _size_blocks(timer:BlockTimer, times:list, rule:StopRule, block_s:float=0.1):
+    "Size `timer`'s blocks from the median of the last half of the warm-up's step times, and again after a block."
+    timer.per = _block_steps(statistics.median(times[len(times) // 2:]) if times else 0, rule, block_s)
+    def resize(step_s):  # the first block, when it lasted under half or over 1.5 times the block time
+        ok = 0.5 * block_s <= step_s * timer.per <= 1.5 * block_s
+        return timer.per if ok else _block_steps(step_s, rule, block_s)
+    timer.resize = resize
 
 # %% ../nbs/02_benchmark.ipynb #1ddb0c6d
 @lru_cache(None)
@@ -407,6 +432,7 @@ def _check_weights(a:dict, # `benchmark`'s arguments
 
 # %% ../nbs/02_benchmark.ipynb #8502debf
 _PEAKS = {}  # (device, precision): the last measured peak this process found (`measured_peak`), for every later point
+_PEAK_STORES = {}  # (device, precision): the store that peak was read from or kept in
 _OPTIONS = ("channels_last", "compile", "compile_mode", "run_number", "run_id", "peak_measured", "progress")
 
 @dataclass
@@ -481,10 +507,10 @@ def _bar(p:Point) -> tqdm:
 def _time(p:Point, step, timer, base:dict) -> dict:
     "`_run_timed` for `p` on its device, under its precision's switches; `base` gets the counters after the warm-up."
     dev = p.dev
-    def on_warm(n, seconds):
+    def on_warm(times):
         reset_peak_memory(dev)  # after the warm-up: cuDNN's search and compile buffers stay out of the peak
         base.update(retries=_alloc_retries(dev), dynamo=_dynamo_counts())
-        if isinstance(timer, BlockTimer): timer.per = _block_steps(seconds / n if n else 0, p.rule)
+        if isinstance(timer, BlockTimer): _size_blocks(timer, times, p.rule)
     with precision_flags(p.precision), _bar(p) as bar:
         return _run_timed(step, timer, p.rule, warmup=p.warmup, warmup_seconds=p.warmup_seconds,
                           sync=lambda: synchronize(dev), on_warm=on_warm, bar=bar if p.progress else None,
@@ -522,8 +548,8 @@ def _fill_telemetry(res:Result, out:dict, items:int):
     res.sm_clock_start_mhz, res.sm_clock_end_mhz = get(a, "sm_clock_mhz"), get(b, "sm_clock_mhz")
     res.temp_start_c, res.temp_end_c = get(a, "temp_c"), get(b, "temp_c")
     res.energy_source = tele.get("energy_source") or "none"
-    if res.energy_j is not None:  # the window holds every launched step (and no other): energy per item they processed
-        res.joules_per_sample = res.energy_j / (out["launched"] * items)
+    if res.energy_j is not None:  # the window holds the in-flight warm-up step and every launched one: all it covered
+        res.joules_per_sample = res.energy_j / (out["covered"] * items)
 
 def _measure(res:Result, p:Point):
     "Fill `res` with measurements of `p`; raises on failure (the caller turns that into a status)."
@@ -542,6 +568,17 @@ def _measure(res:Result, p:Point):
     _fill_telemetry(res, out, p.samples * p.workload.items_per_sample)
     res.conditions = _verdict(res, out["telemetry"], p.rule)
 
+def _hold_peak(res:Result, p:Point):
+    "A run that beats the measured peak: the peak measured again, once; if the run still beats it, no `mfu_measured`."
+    if res.mfu_measured is None or res.mfu_measured <= 1: return
+    key, achieved = (str(p.dev), p.precision), res.tflops * 1e12
+    try: again = measured_peak(p.dev, p.precision, _PEAK_STORES.get(key), measure=True, device_warmup=0)
+    except Exception: again = None  # (out of memory, say): the run stands, its reference does not
+    if again: res.measured_peak_tflops, res.mfu_measured = again / 1e12, mfu(achieved, again)
+    if res.mfu_measured is not None and res.mfu_measured <= 1: return
+    res.mfu_measured = None  # never a utilisation above 100% shown as a value: the reference is what is wrong
+    res.conditions = conditions_text([*([] if res.conditions in (None, "ok") else res.conditions.split("; ")), PEAK_BELOW])
+
 def measure_point(p:Point) -> Result:
     "Measure a checked point, as it is; failures come back as a `Result` with status `oom` or `error`."
     res = p.result()
@@ -551,6 +588,7 @@ def measure_point(p:Point) -> Result:
     if res.status != "ok":
         for k in _MEASURED: setattr(res, k, None)
     _release(p.dev)
+    if res.status == "ok": _hold_peak(res, p)
     return res
 
 # %% ../nbs/02_benchmark.ipynb #6ecf4ab8
@@ -710,6 +748,104 @@ def _warmup_line(w:dict) -> str:
             else f"{w['windows']} window{'s' * (w['windows'] > 1)} of {w['n_windows']} needed")
     return (f"device warm-up ({w['model']} bs {w['bs']} {w['precision']}): {how}: "
             f"{w['throughput']:,.1f} {w['unit']}/s, {seen}{clk}{tmp}")
+
+# %% ../nbs/02_benchmark.ipynb #ce26d037
+PEAK_METHOD = 2  # 1: one N=4096 (CPU 1024) op:matmul run stored as a run; 2: best over sizes, after the device warm-up
+_GPU_SIZES, _CPU_SIZES = (4096, 8192, 16384), (256, 512, 1024, 2048, 4096, 8192)
+
+def _mm_seconds(dev:torch.device, precision:str, n:int, tries:int=5, seconds:float=0.1, limit:float=math.inf) -> float:
+    "Seconds one N × N matmul takes on `dev`: the best of `tries` (more within `seconds`) after one; one if over `limit`."
+    step = MicroOp("op:matmul", n).make_step(dev, 1, precision)
+    with precision_flags(precision), gc_paused():
+        ts, t0 = [], time.perf_counter()
+        while len(ts) <= tries or time.perf_counter() - t0 < seconds:  # a busy host stalls some: the best is the speed
+            t = time.perf_counter(); step(); synchronize(dev); ts.append(time.perf_counter() - t)
+            if len(ts) > 1 and ts[-1] > limit: break  # too large for the budget: no more of it
+    return min(ts[1:])
+
+def _fits(dev:torch.device, precision:str, n:int) -> bool:
+    "Whether three N × N matrices at `precision` fit in half the free memory of `dev` (always, off CUDA)."
+    if dev.type != "cuda": return True
+    return 3 * n * n * (2 if precision in _AMP else 4) < 0.5 * torch.cuda.mem_get_info(dev)[0]
+
+def _peak_sizes(dev:torch.device, precision:str, budget_s:float=2.0) -> dict:
+    "`{N: seconds of one matmul}` for the sizes to measure: GPU sizes that fit, CPU sizes measurable within `budget_s`."
+    if dev.type != "cpu": return {n: _mm_seconds(dev, precision, n) for n in _GPU_SIZES if _fits(dev, precision, n)}
+    out = {}
+    for n in _CPU_SIZES:  # each size judged by its own matmul time (a busy host can stall a small one)
+        t = _mm_seconds(dev, precision, n, limit=budget_s / 28)
+        if 28 * t > budget_s: break  # its 4 + 4 × (1 + 5) matmuls would take longer than the budget
+        out[n] = t
+    return out
+
+# %% ../nbs/02_benchmark.ipynb #caefdf9b
+def _peak_at(dev:torch.device, precision:str, n:int, mm_s:float, seconds:float) -> dict:
+    "TFLOP/s of N × N matmuls on `dev`, several per timed step, for about `seconds` with gc paused; its CI and IQR."
+    k = max(4, math.ceil((0.05 if dev.type == "cpu" else 0.02) / mm_s))
+    rule = StopRule(min_steps=5, min_seconds=seconds, max_seconds=3 * seconds)  # 5 steps at least: a CI, a spread
+    step, timer = MicroOp("op:matmul", n).make_step(dev, k, precision), make_timer(dev)
+    on_warm = lambda times: isinstance(timer, BlockTimer) and _size_blocks(timer, times, rule)
+    with precision_flags(precision), gc_paused():
+        out = _run_timed(step, timer, rule, warmup=1, sync=lambda: synchronize(dev), on_warm=on_warm)
+    s = step_stats(out["times"], k, out["per"])
+    return dict(tflops=2 * n**3 * s["throughput"] / 1e12, ci_rel=s["ci_rel"], iqr_rel=s["step_iqr_s"] / s["step_median_s"],
+                matmuls_per_step=k)
+
+def measure_matmul_peak(device:str|torch.device="auto", # the device
+                        precision:str="fp32",           # the precision of the matmuls
+                        seconds:float|None=None,        # timed seconds per size, at least (default: 1 on a GPU, 0.3 on a CPU)
+                        device_warmup:float|None=None,  # the device warm-up's cap first (None: its default; 0: none)
+                       ) -> dict|None:
+    "The best matmul TFLOP/s of `device` over sizes, after the device warm-up: a `store.PEAK_COLUMNS` row."
+    dev = pick_device(device); precision = check_precision(precision, dev, "infer")
+    if device_warmup != 0: warm_up_device(dev, device_warmup)
+    if seconds is None: seconds = 0.3 if dev.type == "cpu" else 1.0
+    try:
+        sizes = {n: _peak_at(dev, precision, n, s, seconds) for n, s in _peak_sizes(dev, precision).items()}
+    finally: _release(dev)
+    if not sizes: return None
+    best = max(sizes, key=lambda n: sizes[n]["tflops"])
+    return dict(precision=precision, device=str(dev), best_size=best, sizes={n: o["tflops"] for n, o in sizes.items()},
+                method=PEAK_METHOD, timestamp=datetime.now(timezone.utc).isoformat(), **sizes[best])
+
+# %% ../nbs/02_benchmark.ipynb #3a4a0266
+_HERE = {}  # (env_id, precision): the peak this process measured, for a store that has none yet
+
+def _stored_peak(store, env_id:str, precision:str) -> float|None:
+    "The peak `store` keeps for `env_id` at `precision` (FLOP/s), if it is of the current method."
+    from ready_steady_go.store import read_peaks
+    if store is None or not Path(store).exists(): return None
+    rows = read_peaks(store, env_id=env_id, precision=precision)
+    rows = rows[rows["method"].astype(float) >= PEAK_METHOD]
+    return float(rows["tflops"].max()) * 1e12 if len(rows) else None
+
+def measured_peak(dev:str|torch.device="auto", # the device
+                  precision:str="fp32",        # the precision of the matmul
+                  store:str|Path|None=None,    # the SQLite store whose `peaks` table keeps it; None: keep nothing
+                  *,
+                  measure:bool|None=None,      # True: measure anew; False: only a kept one; None: kept, else measure
+                  seconds:float|None=None,     # timed seconds per size (`measure_matmul_peak`)
+                  progress:bool=False,         # say on stderr that the peak is being measured
+                  device_warmup:float|None=None, # the device warm-up's cap before measuring (0: already warm)
+                 ) -> float|None:
+    "The achievable matmul FLOP/s of `dev` at `precision`: kept in `store` per environment, measured when needed."
+    from ready_steady_go.env import fingerprint
+    from ready_steady_go.store import save_peak
+    dev = pick_device(dev); precision = check_precision(precision, dev, "infer")
+    fp, key = fingerprint(dev), (str(dev), precision)
+    kept = _stored_peak(store, fp["env_id"], precision)
+    _PEAK_STORES[key] = store
+    if kept and not measure: _PEAKS[key] = kept; return kept
+    if measure is False: return None
+    here = _HERE.get((fp["env_id"], precision))  # measured by this process already: as fresh as a peak gets
+    if progress and not (here and measure is None):
+        print(f"measuring the matmul peak of {dev} at {precision} (after the device warm-up)", file=sys.stderr)
+    peak = here if here and measure is None else measure_matmul_peak(dev, precision, seconds, device_warmup)
+    if peak is None: return kept
+    peak.update(env_id=fp["env_id"], device_name=fp["device_name"]); _HERE[(fp["env_id"], precision)] = peak
+    if store is not None and (why := save_peak(peak, store)): print(f"ready-steady-go: {why}", file=sys.stderr)
+    _PEAKS[key] = max(peak["tflops"] * 1e12, kept or 0, _PEAKS.get(key, 0) if measure else 0)  # the best seen
+    return _PEAKS[key]
 
 # %% ../nbs/02_benchmark.ipynb #895b8069
 def _nbytes(t) -> int: return t.numel() * t.element_size() if isinstance(t, torch.Tensor) else 0

@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/env.html.md"""
 
 # %% ../nbs/00_env.ipynb #31ac4092
 from __future__ import annotations
-import gc, hashlib, importlib, json, math, numbers, os, platform, re, subprocess, sys
+import gc, hashlib, importlib, importlib.metadata, json, math, numbers, os, platform, re, subprocess, sys
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -228,8 +228,9 @@ def nvidia_driver() -> str|None:
 _ID_KEYS = ("device_name", "device_capability", "device_mem_gb", "driver", "cuda", "cudnn", "torch", "timm",
             "python", "platform", "cpu", "cpu_count", "torch_threads")
 # the device's stable details: in the hash only where known, so an environment without them keeps the id it had;
-# not the GPU's UUID (two identical cards are one environment) nor the PCIe link (its generation drops when idle)
-_DETAIL_ID_KEYS = ("sm_count", "max_sm_clock_mhz", "power_limit_w", "mps_gpu_cores")
+# not the GPU's UUID (two identical cards are one environment) nor the PCIe link (its generation drops when idle);
+# the libraries that build the language models and the 3D U-Net: an upgrade is a new environment, not resumed rows
+_DETAIL_ID_KEYS = ("sm_count", "max_sm_clock_mhz", "power_limit_w", "mps_gpu_cores", "transformers", "monai")
 
 def env_id(fp:dict) -> str:
     "A short hash of the fingerprint fields that can change a measurement."
@@ -237,6 +238,11 @@ def env_id(fp:dict) -> str:
     return hashlib.sha1(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 # %% ../nbs/00_env.ipynb #5fa886d9
+def _version(dist:str) -> str|None:
+    "The installed version of distribution `dist` (read from its metadata, not imported); None when absent."
+    try: return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError: return None
+
 def fingerprint(device:str|torch.device="auto", # the device the runs use
                ) -> dict:
     "The hardware and software a measurement was taken on: plain values, safe to publish."
@@ -247,7 +253,7 @@ def fingerprint(device:str|torch.device="auto", # the device the runs use
               cudnn=torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None,
               torch=torch.__version__, timm=timm.__version__, python=platform.python_version(),
               platform=platform.platform(), cpu=cpu_name(), cpu_count=os.cpu_count(),
-              torch_threads=torch.get_num_threads())
+              torch_threads=torch.get_num_threads(), transformers=_version("transformers"), monai=_version("monai"))
     if dev.type == "cuda":
         p = torch.cuda.get_device_properties(dev)
         fp.update(device_name=p.name, device_capability=f"{p.major}.{p.minor}",

@@ -216,7 +216,8 @@ def _worker():
     try:
         if cuda: torch.cuda.set_device(dev)
         dist.init_process_group(kw["backend"], timeout=timedelta(seconds=kw["collective_timeout"]))
-        ctrl = dist.new_group(backend="gloo") if cuda else None  # stop flags and gathering stay on the host
+        # stop flags and gathering stay on the host, under the same timeout as the collectives (not gloo's 30 min)
+        ctrl = dist.new_group(backend="gloo", timeout=timedelta(seconds=kw["collective_timeout"])) if cuda else None
         rec = _rank_run(kw, dev, rank, ctrl)
         ranks = [None] * dist.get_world_size() if rank == 0 else None
         dist.gather_object(rec, ranks, dst=0, group=ctrl)
@@ -228,6 +229,16 @@ def _worker():
     dist.destroy_process_group()
 
 # %% ../nbs/04a_launch.ipynb #f87092e7
+_WATCHDOG = re.compile(r"watchdog caught collective operation timeout|collective operation timeout", re.I)
+
+def _died(who:str, code:int, err:str) -> str:
+    "Why a rank ended without a result, by its exit status: NCCL's watchdog (SIGABRT), the OOM killer (SIGKILL), ..."
+    if code == -signal.SIGABRT or _WATCHDOG.search(err):
+        return f"NCCL collective timed out on {who} (a peer hung or died)"
+    why = (" (killed by SIGKILL: out of host memory?)" if code == -signal.SIGKILL
+           else f" (killed by {signal.Signals(-code).name})" if code < 0 and -code in signal.valid_signals() else "")
+    return f"{who} exited with status {code} without a result{why}"
+
 def _outcome(rc:int, out:str, err:str, tmpl:LaunchResult) -> LaunchResult|None:
     "The result in torchrun's output: rank 0's record, the first failed rank, or an error with what torchrun said."
     lines = out.splitlines()
@@ -243,8 +254,7 @@ def _outcome(rc:int, out:str, err:str, tmpl:LaunchResult) -> LaunchResult|None:
     else:
         rank, code = re.search(r"rank\s*:\s*(\d+)", err), re.search(r"exitcode\s*:\s*(-?\d+)", err)
         who = f"rank {rank[1]}" if rank else "torchrun"
-        status, error = "error", f"{who} exited with status {code[1] if code else rc} without a result" + (
-            " (killed by a signal: out of host memory?)" if code and int(code[1]) < 0 else "")
+        status, error = "error", _died(who, int(code[1]) if code else rc, err)
     tmpl.status, tmpl.error = status, error[:500]
     return tmpl
 

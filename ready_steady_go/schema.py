@@ -11,8 +11,8 @@ from dataclasses import dataclass, field, asdict, fields
 from datetime import datetime, timezone
 
 # %% auto #0
-__all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'OPTIMIZERS', 'STATUSES', 'UNCONVERGED_HINT', 'IDENTITY',
-           'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'kind_of', 'precision_2022', 'new_run_id', 'Result',
+__all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'OPTIMIZERS', 'STATUSES', 'UNCONVERGED_HINT', 'PEAK_BELOW',
+           'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'kind_of', 'precision_2022', 'new_run_id', 'Result',
            'example_row']
 
 # %% ../nbs/00a_schema.ipynb #49bb6b09
@@ -41,6 +41,8 @@ def precision_2022(fp16, # a 2022 record's `fp16` flag: a bool, 0/1 or text
 UNCONVERGED_HINT = ("its 95% CI did not reach the target in the time allowed: for a CPU, try a looser target "
                     "(--target_ci 0.05), fewer threads (OMP_NUM_THREADS), or a quieter machine; "
                     "elsewhere a longer --max_seconds")
+# the condition of a run that beat the measured peak even after it was measured again: `mfu_measured` is missing
+PEAK_BELOW = "measured peak below achieved"
 
 def _now(): return datetime.now(timezone.utc).isoformat()
 def new_run_id() -> str:
@@ -110,6 +112,7 @@ IDENTITY = dict(run_id=str, timestamp=str, schema_version=int, source=str)
 FINGERPRINT = dict(  # what `env.fingerprint` records about the machine and software
     device_type=str, device_name=str, device_capability=str, device_mem_gb=float, device_count=int, driver=str,
     cuda=str, cudnn=str, torch=str, timm=str, python=str, platform=str, cpu=str, cpu_count=int, torch_threads=int,
+    transformers=str, monai=str,
     sm_count=int, default_power_limit_w=float, gpu_uuid=str, pcie_gen=int, pcie_width=int, pcie_gen_max=int,
     pcie_width_max=int, mps_gpu_cores=int, mps_memory_gb=float, env_vars=str, env_id=str)
 _TYPES = dict(str=str, int=int, float=float, bool=bool)
@@ -182,7 +185,8 @@ def _efficiency(r:Result) -> list[str]:
         sheet = f" ({r.peak_tflops:,.1f} TFLOP/s)" if r.peak_tflops else " (no datasheet peak for this device)"
         meas = (f" of measured ({r.measured_peak_tflops:,.2f} TFLOP/s)" if r.measured_peak_tflops
                 else " (no measured peak: --measure_peak)")
-        out.append(f"  mfu          {_pct(r.mfu)} of datasheet{sheet}, mfu_measured {_pct(r.mfu_measured)}{meas}")
+        below = f" ({PEAK_BELOW})" if r.mfu_measured is None and PEAK_BELOW in (r.conditions or "") else ""
+        out.append(f"  mfu          {_pct(r.mfu)} of datasheet{sheet}, mfu_measured {_pct(r.mfu_measured)}{below}{meas}")
     if r.energy_source and r.energy_j is not None:
         out.append(f"  energy       {r.energy_j:,.1f} J, {r.joules_per_sample:.3g} J/{r.unit[:-1]} ({r.energy_source})")
     elif r.energy_source: out.append(f"  energy       not measured (energy_source {r.energy_source})")
@@ -232,7 +236,8 @@ _EXAMPLE = dict(
     power_limit_w=400.0, throttle=None, energy_j=2182.4, energy_source="nvml-counter", joules_per_sample=0.284,
     device_type="cuda", device_name="NVIDIA A100-SXM4-80GB", device_capability="8.0", device_mem_gb=79.15,
     device_count=1, driver="550.54", cuda="12.4", cudnn="90100", torch="2.5.1", timm="1.0.11", python="3.11.7",
-    platform="Linux-x86_64", cpu="AMD EPYC 7763", cpu_count=32, torch_threads=16, sm_count=108,
+    platform="Linux-x86_64", cpu="AMD EPYC 7763", cpu_count=32, torch_threads=16, transformers="4.46.3", monai="1.4.0",
+    sm_count=108,
     default_power_limit_w=400.0, gpu_uuid="GPU-00000000-0000-0000-0000-000000000000", pcie_gen=4, pcie_width=16,
     pcie_gen_max=4, pcie_width_max=16, mps_gpu_cores=None, mps_memory_gb=None, env_vars="{}", env_id="0123456789ab",
     weights=None, global_bs=None, runtime_s=None)

@@ -17,10 +17,11 @@ from .env import BadInput, gc_paused
 from .schema import COLUMNS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of
 
 # %% auto #0
-__all__ = ['DEFAULT_STORE', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'JOURNAL_SUFFIX', 'KILLED', 'MAX_THROUGHPUT', 'runs_frame',
-           'special_file', 'check_store', 'write_rows', 'StoreError', 'read_runs', 'save_runs', 'point_started',
-           'point_finished', 'recover_killed', 'spreadsheet_safe', 'unquote_formulas', 'export_csv', 'invalid_rows',
-           'read_table', 'read_csv', 'connect_store']
+__all__ = ['DEFAULT_STORE', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'PEAK_COLUMNS', 'JOURNAL_SUFFIX', 'KILLED', 'MAX_THROUGHPUT',
+           'runs_frame', 'special_file', 'check_store', 'write_rows', 'StoreError', 'read_runs', 'save_runs',
+           'write_peak', 'read_peaks', 'save_peak', 'point_started', 'point_finished', 'recover_killed',
+           'spreadsheet_safe', 'unquote_formulas', 'export_csv', 'invalid_rows', 'read_table', 'read_csv',
+           'connect_store']
 
 # %% ../nbs/03_store.ipynb #4c1159a5
 _DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -345,6 +346,53 @@ def save_runs(rows:dict|list[dict], # one run record or a list of them
     sys.stdout.write(text); sys.stdout.flush()
     return (f"store {str(store)!r} could not be written ({why}), nor a file beside it or here: {n} run(s) printed on "
             "stdout as JSON lines; save them to a .jsonl file and add them with ready-steady-go-import")
+
+# %% ../nbs/03_store.ipynb #ed4524a9
+PEAK_COLUMNS = dict(env_id=str, precision=str, device=str, device_name=str, tflops=float, best_size=int,
+                    sizes=str, ci_rel=float, iqr_rel=float, matmuls_per_step=int, method=int, timestamp=str)
+
+def _peaks_table(con:sqlite3.Connection):
+    "Create the `peaks` table if it is missing."
+    cols = ", ".join(f'"{k}" {_SQL_TYPES[t]}' for k, t in PEAK_COLUMNS.items())
+    con.execute(f"CREATE TABLE IF NOT EXISTS peaks ({cols}, PRIMARY KEY (env_id, precision))")
+
+def write_peak(peak:dict, # a measured peak: the keys of `PEAK_COLUMNS` (`sizes` may be a dict)
+               store:str|Path=DEFAULT_STORE, # the SQLite file
+              ) -> bool:
+    "Keep `peak` for its environment and precision if it beats the stored one or is of a newer method; True if kept."
+    p, row = check_store(store), [_sql_value(_cell(peak.get(k)), t) for k, t in PEAK_COLUMNS.items()]
+    names = ", ".join(f'"{k}"' for k in PEAK_COLUMNS)
+    sets = ", ".join(f'"{k}"=excluded."{k}"' for k in PEAK_COLUMNS)
+    sql = (f"INSERT INTO peaks ({names}) VALUES ({', '.join('?' * len(row))}) ON CONFLICT(env_id, precision) "
+           f"DO UPDATE SET {sets} WHERE excluded.method > peaks.method OR excluded.tflops > peaks.tflops")
+    with gc_paused():
+        con = _connect(p)  # the runs table too: a store is a store, whichever table came first
+        try:
+            _peaks_table(con); before = con.total_changes
+            con.execute(sql, row)
+            return con.total_changes > before
+        finally: con.close()
+
+def read_peaks(store:str|Path=DEFAULT_STORE, # the SQLite file
+               **where, # column=value filters, ANDed (`env_id`, `precision`, ...)
+              ) -> pd.DataFrame:
+    "The measured peaks kept in `store` (an empty table when it has none)."
+    p, empty = check_store(store), pd.DataFrame(columns=list(PEAK_COLUMNS))
+    if bad := sorted(set(where) - set(PEAK_COLUMNS)):
+        raise BadInput(f"unknown peak column(s) {', '.join(bad)}: accepted are {', '.join(PEAK_COLUMNS)}")
+    if not p.exists() or not p.stat().st_size or "peaks" not in _tables(p): return empty
+    sql = "SELECT * FROM peaks" + "".join(f' {"WHERE" if i == 0 else "AND"} "{k}" = ?' for i, k in enumerate(where))
+    df = _read_only(p, lambda con: pd.read_sql_query(sql, con, params=[_cell(v) for v in where.values()]))
+    return df if len(df) else empty
+
+def save_peak(peak:dict, # as `write_peak` takes it
+              store:str|Path=DEFAULT_STORE, # the SQLite file
+             ) -> str|None:
+    "`write_peak`, or the one line that says why the store could not keep the peak (the run goes on)."
+    try: write_peak(peak, store); return None
+    except (sqlite3.Error, OSError, BadInput) as e: why = (str(e).splitlines() or [type(e).__name__])[0]
+    return (f"store {str(store)!r} could not keep the measured peak ({why}): {peak.get('tflops') or 0:,.3f} TFLOP/s "
+            "at this precision is used by this process only, and measured again next time")
 
 # %% ../nbs/03_store.ipynb #28959a56
 JOURNAL_SUFFIX = ".started.jsonl"

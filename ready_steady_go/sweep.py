@@ -22,7 +22,7 @@ from .env import (BadInput, check_choice, check_int, check_numbers, check_path, 
 from .workloads import DEFAULT_BS, check_model, get_workload
 from .schema import kind_of
 from .benchmark import (StopRule, benchmark, check_precision, check_settings, measured_peak,
-                                       memory_estimate, warm_up_device, _warmup_line)
+                                       memory_estimate, warm_up_device, _warmup_line, _PEAKS)
 from .schema import MODES, WEIGHTS, Result, UNCONVERGED_HINT
 from .store import (DEFAULT_STORE, KILLED, check_store, point_finished, point_started, read_runs,
                                    recover_killed, save_runs)
@@ -660,7 +660,8 @@ def _point_kw(plan:SweepPlan, pt:_Point) -> dict:
                 seq_len=v["seq_len"], run_number=pt.rn, warmup=plan.warmup, channels_last=v["channels_last"],
                 compile=v["compile"], optimizer=v["optimizer"], progress=plan.progress, **plan.stop,
                 weights=v["weights"], global_bs=v["global_bs"],
-                **({"workers": v["workers"]} if v["workers"] is not None else {}))
+                **({"workers": v["workers"]} if v["workers"] is not None else {}),
+                **({"peak_measured": _PEAKS.get((str(plan.dev), pt.precision))} if plan.isolate else {}))
 
 def _started(run:_Sweep, pt:_Point, kw:dict) -> dict:
     "The row a point is stored as if its process is killed while measuring it: its settings, status `killed`."
@@ -772,10 +773,19 @@ def _summary(run:_Sweep) -> SweepSummary:
                         errors=sum(r["status"] == "error" for r in run.rows), seconds=time.perf_counter() - p.started)
 
 # %% ../nbs/05_sweep.ipynb #dbab00de
+def _peak_child():
+    "Entry point of an isolated peak measurement: arguments as JSON in argv[1], the FLOP/s as one JSON line."
+    _answer(measured_peak(**_child_args()))
+
 def _peaks(plan:SweepPlan):
     "The matmul peak at each precision, once, for every point's `mfu_measured` (kept in the store per environment)."
     for p in plan.precisions:  # a CPU sweep uses a stored one only (`ready-steady-go --measure_peak` makes one)
-        measured_peak(plan.dev, p, plan.store, measure=plan.dev.type != "cpu", progress=plan.progress)
+        kw = dict(dev=str(plan.dev), precision=p, store=str(plan.store), measure=plan.dev.type != "cpu",
+                  progress=plan.progress, device_warmup=plan.device_warmup)
+        if not plan.isolate: measured_peak(**kw); continue
+        # isolated: measured in a child too, so this process holds no CUDA context that every point would count
+        code = "from ready_steady_go.sweep import _peak_child; _peak_child()"
+        if (flops := _in_child(code, kw)[0]): _PEAKS[(str(plan.dev), p)] = flops
 
 def _run(plan:SweepPlan) -> SweepSummary:
     "Run a plan: the measured peaks, then every point under the device's lock; the summary printed with `progress`."

@@ -37,7 +37,8 @@ def reason_names(mask:int|None, # NVML's clock-event reason bit mask
     return [n for b, n in THROTTLE_REASONS.items() if mask & b] + ([f"0x{rest:x}"] if rest else [])
 
 # %% ../nbs/01b_telemetry.ipynb #9c00050f
-SUMMARY_KEYS = ("n_samples", "seconds", "sm_clock_mhz", "max_sm_clock_mhz", "sm_clock_ratio", "mem_clock_mhz",
+SUMMARY_KEYS = ("n_samples", "seconds", "sm_clock_mhz", "max_sm_clock_mhz", "boost_sm_clock_mhz", "sm_clock_ratio",
+                "mem_clock_mhz",
                 "temp_max_c", "power_mean_w", "power_limit_w", "default_power_limit_w", "util_mean", "throttle",
                 "throttle_share", "other_processes", "other_pids")
 
@@ -53,14 +54,15 @@ def summarise(samples:list, # readings of one window (dicts; None for a failed r
     "The window's clocks, temperature, power, throttle reasons and other processes (all keys of `SUMMARY_KEYS`)."
     s = [o for o in samples if o]
     col = lambda k: [o[k] for o in s if o.get(k) is not None]
-    sm, mx, ts = col("sm_clock_mhz"), col("max_sm_clock_mhz"), col("t")
-    med, top = (statistics.median(sm) if sm else None), (max(mx) if mx else None)
+    sm, mx, boost, ts = col("sm_clock_mhz"), col("max_sm_clock_mhz"), col("boost_sm_clock_mhz"), col("t")
+    med, top = (statistics.median(sm) if sm else None), (max(boost or mx) if boost or mx else None)
     masks = col("reasons")
     seen = Counter(n for m in masks for n in reason_names(m))
     others = [_others(o) for o in s]
     med_or = lambda k: statistics.median(v) if (v := col(k)) else None
     return dict(n_samples=len(s), seconds=(ts[-1] - ts[0]) if len(ts) > 1 else None,
-                sm_clock_mhz=med, max_sm_clock_mhz=top, sm_clock_ratio=med / top if med and top else None,
+                sm_clock_mhz=med, max_sm_clock_mhz=max(mx, default=None), boost_sm_clock_mhz=max(boost, default=None),
+                sm_clock_ratio=med / top if med and top else None,  # of the customer boost clock, where NVML has one
                 mem_clock_mhz=med_or("mem_clock_mhz"), temp_max_c=max(col("temp_c"), default=None),
                 power_mean_w=statistics.fmean(col("power_w")) if col("power_w") else None,
                 power_limit_w=min(col("power_limit_w"), default=None),
@@ -71,12 +73,13 @@ def summarise(samples:list, # readings of one window (dicts; None for a failed r
                 other_pids=sorted({p for _, ps in others for p in ps}))
 
 # %% ../nbs/01b_telemetry.ipynb #ba233849
-_THERMAL, _POWER = ("sw thermal", "hw thermal", "hw slowdown"), ("power cap", "hw power brake")
+# "power cap" (SW power cap) alone is how a GPU runs a dense GEMM at its limit: normal, so not flagged by itself
+_THERMAL, _POWER = ("sw thermal", "hw thermal"), ("hw slowdown", "hw power brake")
 
 def conditions(summary:dict|None,             # `summarise`'s output for the window (None: no telemetry)
                ci_target_met:bool|None=None,   # False when the automatic rule stopped at its time cap
                alloc_retries:int|None=None,    # growth of `num_alloc_retries` over the window
-               min_clock_ratio:float=0.9,      # a median SM clock below this share of the maximum is flagged
+               min_clock_ratio:float=0.8,      # a median SM clock below this share of the boost clock is flagged
                min_share:float=0.1,            # a throttle reason counts when active in at least this share of readings
               ) -> str|list:
     "`'ok'`, or the list of what was wrong while the point was timed."
@@ -87,7 +90,7 @@ def conditions(summary:dict|None,             # `summarise`'s output for the win
     lowered = limit and default and limit < 0.98 * default
     if max(share.get(n, 0) for n in _POWER) >= min_share or lowered: out.append("power cap")
     if s.get("sm_clock_ratio") is not None and s["sm_clock_ratio"] < min_clock_ratio:
-        out.append("clock below 90% of max")
+        out.append(f"clock below {100 * min_clock_ratio:.0f}% of boost")
     if s.get("other_processes"): out.append("another process on the GPU")
     if ci_target_met is False: out.append("CI not reached (stopped at the cap)")
     if alloc_retries: out.append("allocator retries")
@@ -220,12 +223,16 @@ def _try(f, *a):
     try: return f(*a)
     except Exception: return None
 
-def _procs(nvml, h) -> list|None:
-    out = None
-    for f in ("nvmlDeviceGetComputeRunningProcesses", "nvmlDeviceGetGraphicsRunningProcesses"):
-        ps = _try(getattr(nvml, f), h)
-        if ps is not None: out = (out or []) + [p.pid for p in ps]
-    return out
+def _procs(nvml, h, kind:str="Compute") -> list|None:
+    "PIDs of the `kind` (Compute or Graphics) processes on the device; None when NVML cannot say."
+    ps = _try(getattr(nvml, f"nvmlDeviceGet{kind}RunningProcesses", None), h)
+    return None if ps is None else [p.pid for p in ps]
+
+def _reasons_call(nvml, h):
+    "NVML's clock-event reasons call that works on this driver: the R535 name, else the older throttle-reasons one."
+    for f in ("nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"):
+        if (fn := getattr(nvml, f, None)) is not None and _try(fn, h) is not None: return fn
+    return lambda h: None
 
 class NvmlReader:
     "One NVML reading of a CUDA device per call; never touches CUDA after construction."
@@ -236,22 +243,24 @@ class NvmlReader:
         if self.handle is None: raise BadInput(f"NVML cannot find {dev} by UUID or PCI bus id")
         n, h = self.nvml, self.handle
         self.pid, self.max_sm = os.getpid(), _try(n.nvmlDeviceGetMaxClockInfo, h, n.NVML_CLOCK_SM)
+        self.boost_sm = _try(getattr(n, "nvmlDeviceGetMaxCustomerBoostClock", None), h, n.NVML_CLOCK_SM)
         self.default_limit = _try(n.nvmlDeviceGetPowerManagementDefaultLimit, h)
-        self._reasons = (getattr(n, "nvmlDeviceGetCurrentClocksEventReasons", None)
-                         or n.nvmlDeviceGetCurrentClocksThrottleReasons)
+        self._reasons = _reasons_call(n, h)  # pre-R535 drivers have only the older call
     def __call__(self) -> dict:
         n, h = self.nvml, self.handle
         mw = lambda v: None if v is None else v / 1e3
         util = _try(n.nvmlDeviceGetUtilizationRates, h)
         return dict(t=time.monotonic(), sm_clock_mhz=_try(n.nvmlDeviceGetClockInfo, h, n.NVML_CLOCK_SM),
                     mem_clock_mhz=_try(n.nvmlDeviceGetClockInfo, h, n.NVML_CLOCK_MEM), max_sm_clock_mhz=self.max_sm,
+                    boost_sm_clock_mhz=self.boost_sm,
                     temp_c=_try(n.nvmlDeviceGetTemperature, h, n.NVML_TEMPERATURE_GPU),
                     power_w=mw(_try(n.nvmlDeviceGetPowerUsage, h)),
                     power_limit_w=mw(_try(n.nvmlDeviceGetEnforcedPowerLimit, h)),
                     default_power_limit_w=mw(self.default_limit),
                     util_gpu=getattr(util, "gpu", None), util_mem=getattr(util, "memory", None),
                     reasons=_try(self._reasons, h),
-                    processes=_procs(n, h), pid=self.pid, energy_mj=_try(n.nvmlDeviceGetTotalEnergyConsumption, h))
+                    processes=_procs(n, h), graphics_processes=_procs(n, h, "Graphics"), pid=self.pid,
+                    energy_mj=_try(n.nvmlDeviceGetTotalEnergyConsumption, h))
 
 # %% ../nbs/01b_telemetry.ipynb #1dc607a8
 @lru_cache(None)
@@ -286,7 +295,7 @@ def read_now(dev:torch.device|str, # the device
 
 # %% ../nbs/01b_telemetry.ipynb #d0e25389
 ENV_ALLOW = ("NVIDIA_TF32_OVERRIDE", "PYTORCH_CUDA_ALLOC_CONF", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS",
-             "TORCH_CUDNN_V8_API_DISABLED")
+             "TORCH_CUDNN_V8_API_DISABLED", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE")
 DETAIL_KEYS = ("sm_count", "max_sm_clock_mhz", "power_limit_w", "default_power_limit_w", "gpu_uuid", "pcie_gen",
                "pcie_width", "pcie_gen_max", "pcie_width_max", "mps_gpu_cores", "mps_memory_gb", "env_vars")
 

@@ -23,9 +23,9 @@ from .env import BadInput
 from .schema import PRECISIONS, kind_of
 
 # %% auto #0
-__all__ = ['LM_CONFIGS', 'UNET3D_CONFIGS', 'OPS', 'PIPELINES', 'DEFAULT_BS', 'KINDS', 'UNITS', 'list_workloads', 'amp_context',
-           'model_step', 'Workload', 'check_model', 'TimmClassifier', 'LanguageModel', 'parse_patch', 'UNet3D',
-           'MicroOp', 'cache_dir', 'synthetic_jpegs', 'ImagePipeline', 'get_workload']
+__all__ = ['LM_CONFIGS', 'UNET3D_CONFIGS', 'OPS', 'OP_NOTES', 'PIPELINES', 'DEFAULT_BS', 'KINDS', 'UNITS', 'list_workloads',
+           'amp_context', 'model_step', 'Workload', 'check_model', 'TimmClassifier', 'LanguageModel', 'sdpa_backend',
+           'parse_patch', 'UNet3D', 'MicroOp', 'cache_dir', 'synthetic_jpegs', 'ImagePipeline', 'get_workload']
 
 # %% ../nbs/01_workloads.ipynb #2411f97d
 _GPT2 = dict(vocab_size=50257, n_positions=1024, bos_token_id=50256, eos_token_id=50256)
@@ -59,21 +59,30 @@ UNET3D_CONFIGS = {  # name: (features of the 5 levels and the up path, default p
     "unet3d-large": ((64, 64, 128, 256, 512, 64), 128),
 }
 OPS = {"matmul": 4096, "add": 2**26, "h2d": 2**26, "h2d-pageable": 2**26, "d2h": 2**26, "d2h-pageable": 2**26,
-       "seed2022": 12288}  # name: default N
+       "host-add": 12288, "seed2022": 12288}  # name: default N
+OP_NOTES = {  # name: what one iteration does, in one line (`--list`)
+    "matmul": "N×N matmul at the precision: the achievable matmul FLOP/s",
+    "add": "add two N-element vectors on the device: memory bandwidth (GB/s)",
+    "h2d": "copy N elements host → device from pinned memory (GB/s)",
+    "h2d-pageable": "copy N elements host → device from ordinary memory (GB/s)",
+    "d2h": "copy N elements device → host into pinned memory (GB/s)",
+    "d2h-pageable": "copy N elements device → host into ordinary memory (GB/s)",
+    "host-add": "the 2023 blog's loop: two N×N ones on the host, copied, added, accumulated (it/s)",
+    "seed2022": "its tensors made once on the host, then copied, added, accumulated: not the blog's loop (old rows)"}
 PIPELINES = {"imagenet": 224}  # name: crop side
 DEFAULT_BS = dict(image=32, lm=8, unet3d=2, op=1, data=256)  # per step: images, sequences, patches, iterations, images
 
 # %% ../nbs/01_workloads.ipynb #51635f68
 def list_workloads() -> pd.DataFrame:
     "Every workload family with its models, unit and defaults."
-    def row(kind, model, unit, size="", seq_len="", optimizer=""):
+    def row(kind, model, unit, size="", seq_len="", optimizer="", description=""):
         return dict(workload=kind, model=model, unit=unit, size=size, seq_len=seq_len, bs=DEFAULT_BS[kind],
-                    optimizer=optimizer)
+                    optimizer=optimizer, description=description)
     rows = [row("image", "any timm name (resnet50, vit_base_patch16_224, …)", "images",
                 size="the model's own (224 for most)", optimizer="sgd")]
     rows += [row("lm", m, "tokens", seq_len=t, optimizer="adamw") for m, (_, _, t) in LM_CONFIGS.items()]
     rows += [row("unet3d", m, "voxels", size=s, optimizer="sgd") for m, (_, s) in UNET3D_CONFIGS.items()]
-    rows += [row("op", f"op:{o}", "iterations", size=s) for o, s in OPS.items()]
+    rows += [row("op", f"op:{o}", "iterations", size=s, description=OP_NOTES[o]) for o, s in OPS.items()]
     rows += [row("data", f"data:{p}", "images", size=s) for p, s in PIPELINES.items()]
     return pd.DataFrame(rows)
 
@@ -287,9 +296,11 @@ class LanguageModel(Workload):
         "The `transformers` config; positions grow to `seq_len` if it is longer than the published context."
         from transformers import GPT2Config, LlamaConfig
         kw = dict(self._cfg, attn_implementation="eager" if counting else "sdpa")
-        if self.arch == "gpt2": return GPT2Config(**dict(kw, n_positions=max(kw["n_positions"], self.seq_len)))
+        if self.arch == "gpt2":  # dropout 0, as nanoGPT-style figures run (GPT-2's config says 0.1)
+            kw.update(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+            return GPT2Config(**dict(kw, n_positions=max(kw["n_positions"], self.seq_len)))
         positions = max(kw["max_position_embeddings"], self.seq_len)
-        return LlamaConfig(**dict(kw, max_position_embeddings=positions, pad_token_id=None))
+        return LlamaConfig(**dict(kw, max_position_embeddings=positions, pad_token_id=None, attention_dropout=0.0))
 
     def build(self, counting:bool=False) -> nn.Module:
         "A freshly initialised model that maps token ids to logits, on the current default device."
@@ -306,6 +317,27 @@ class LanguageModel(Workload):
     def loss(self, logits, labels):
         "Next-token cross-entropy: position t predicts token t+1."
         return F.cross_entropy(logits[:, :-1].flatten(0, 1).float(), labels[:, 1:].flatten())
+
+    def make_step(self, device, bs, precision="fp32", mode="train", **kw):
+        "The default step; its note records dropout 0 and the attention kernel SDPA picks for these shapes."
+        step = super().make_step(device, bs, precision=precision, mode=mode, **kw)
+        c = self.config()
+        shape = (1, c.num_attention_heads, self.seq_len, c.hidden_size // c.num_attention_heads)
+        kernel = sdpa_backend(device, _AMP.get(precision, torch.float32), shape)
+        step.note = f"dropout 0; attention: SDPA {kernel or 'kernel unknown (torch cannot say)'}"
+        return step
+
+def sdpa_backend(device:torch.device|str, # where attention runs
+                 dtype:torch.dtype,       # the dtype it runs in (autocast's, or float32)
+                 shape:tuple,             # (batch, heads, seq_len, head dim) of the queries, keys and values
+                ) -> str|None:
+    "The kernel `scaled_dot_product_attention` picks for causal attention of `shape` (flash_attention, efficient_attention, math, ...); None where torch cannot say."
+    choose = getattr(torch, "_fused_sdp_choice", None)
+    try:
+        from torch.nn.attention import SDPBackend
+        q = torch.empty(shape, device=device, dtype=dtype)
+        return SDPBackend(choose(q, q, q, None, 0.0, True)).name.lower()
+    except Exception: return None
 
 class _Logits(nn.Module):
     "A causal LM as a plain module: token ids in, logits out, no cache."
@@ -423,13 +455,23 @@ class UNet3D(Workload):
 def _pinned(n, dtype, pin):
     return torch.empty(n, dtype=dtype, pin_memory=True) if pin else torch.empty(n, dtype=dtype)
 
+def _host_add(n:int, dev:torch.device):
+    "One iteration of the 2023 blog's loop on `dev`: its `foo()` (N×N ones twice on the host, copied, added), accumulated."
+    acc = []
+    def one():
+        z = torch.ones((n, n), dtype=torch.float32).to(dev) + torch.ones((n, n), dtype=torch.float32).to(dev)
+        if acc: acc[0] += z
+        else: acc.append(z)  # the first sum becomes the accumulator, as in the blog
+    one.acc = acc  # the accumulator, to look at
+    return one
+
 class MicroOp(Workload):
-    "A tiny operation run in a loop: a matmul, an add, a host↔device copy, or the seed2022 loop."
+    "A tiny operation run in a loop: a matmul, an add, a host↔device copy, or the 2023 blog's host-add loop."
     kind, unit, default_bs, ops, compilable = "op", "iterations", DEFAULT_BS["op"], OPS, False
 
     def __init__(self,
                  model:str,            # `op:NAME`, NAME in `MicroOp.ops`
-                 size:int|None=None,   # N: matrix side (matmul, seed2022) or elements (add, copies)
+                 size:int|None=None,   # N: matrix side (matmul, host-add, seed2022) or elements (add, copies)
                 ):
         op = model[3:] if model.startswith("op:") else None
         if op not in self.ops:
@@ -438,14 +480,14 @@ class MicroOp(Workload):
         if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
             raise BadInput(f"op size {size!r} must be a positive whole number (matrix side or elements)")
         self.model, self.op, self.size = model, op, size or self.ops[op]
-        if op == "seed2022": self.precisions = ("fp32",)
+        if op in ("host-add", "seed2022"): self.precisions = ("fp32",)
 
     def flops_per_sample(self, mode="train"):
         "2N³ per iteration for `op:matmul`; `None` for the others (their number is bandwidth or it/s)."
         return 2 * self.size**3 if self.op == "matmul" else None
 
     def bytes_per_iteration(self, precision="fp32"):
-        "Bytes one iteration moves: 3N elements for `add`, N for the copies; `None` for matmul and seed2022."
+        "Bytes one iteration moves: 3N elements for `add`, N for the copies; `None` for matmul and the blog loops."
         n = 3 * self.size if self.op == "add" else self.size if self.op[:3] in ("h2d", "d2h") else None
         return n and n * _DTYPES[precision].itemsize
 
@@ -462,6 +504,9 @@ class MicroOp(Workload):
             a, b = torch.randn(n, device=dev, dtype=dt), torch.randn(n, device=dev, dtype=dt)
             out = torch.empty(n, device=dev, dtype=dt)
             def one(): torch.add(a, b, out=out)
+        elif self.op == "host-add":
+            one = _host_add(n, dev)
+            if dev.type == "cpu": note = f"{self.model} on the CPU makes and adds the tensors: there is no copy"
         elif self.op == "seed2022":
             g = torch.Generator().manual_seed(2022)
             a, b = torch.rand(n, n, generator=g), torch.rand(n, n, generator=g)  # on the host, as in the blog
