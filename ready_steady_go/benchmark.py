@@ -238,8 +238,8 @@ def _window(step, timer, done, tick) -> dict:
         new = take(timer.poll())
         if done(launched, stats, time.perf_counter() - start, timer.per): break
         if new: tick(new, stats)
-    new, wall = take(timer.finish()), time.perf_counter() - start
-    tick(new, stats)
+    last, wall = take(timer.finish()), time.perf_counter() - start
+    tick(new + last, stats)  # the steps of the poll that stopped it too: the bar ends where the count does
     return dict(times=times, launched=launched, wall_seconds=wall)
 
 def _trust(times:list, per:int, wall:float):
@@ -263,7 +263,10 @@ def _run_timed(step,           # one step; returns once the step is queued
                done=None,      # `done(launched, stats, elapsed, per)`: stop now? (default: `rule.done`)
               ) -> dict:
     "Warm up, then time `step` until `rule` says done: the step times and what the host saw."
+    if bar is not None: bar.set_postfix_str("warming up", refresh=True)  # a state of its own: not step 1
+    t0 = time.perf_counter()
     n, synced, warm_s = _warm_up(step, sync, warmup, warmup_seconds)
+    if bar is not None: _warmed(bar, n, time.perf_counter() - t0)
     if on_warm: on_warm(synced, warm_s)
     first, tele = probe() if probe else None, None
     tick = lambda new, stats: bar is not None and _tick(bar, rule, new, stats, per=timer.per)
@@ -275,10 +278,17 @@ def _run_timed(step,           # one step; returns once the step is queued
     _trust(w["times"], timer.per, w["wall_seconds"])
     return dict(w, per=timer.per, warmup_steps=n, warmup_seconds=warm_s, telemetry=tele, probes=(first, last))
 
+def _warmed(bar, steps:int, seconds:float):
+    "The bar once warm: the warm-up named with its steps and length, and the bar's count and clock started afresh."
+    what = f"warmed up: {steps} step{'s' * (steps != 1)}, {seconds:.1f} s" if steps else "no warm-up"
+    bar.set_description_str(f"{bar.desc.removesuffix(': ')} ({what})", refresh=False)
+    bar.set_postfix_str("", refresh=False)
+    bar.reset(total=bar.total)
+
 def _tick(bar, rule, new, stats, *, per=1):
     "Advance `bar` by the steps (or seconds) in `new`, with the CI so far."
     inc = len(new) * per if rule.n_batches else sum(new) * per
-    if bar.total is not None and bar.n + inc > bar.total: bar.total = bar.n + inc  # past the cap: tqdm would drop it
+    if bar.total is not None: inc = min(inc, bar.total - bar.n)  # past the cap it stays full: never above 100%
     bar.update(inc)
     if stats.n > 1: bar.set_postfix_str(f"±{100*stats.ci_rel():.1f}%", refresh=False)
 
