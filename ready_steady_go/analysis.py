@@ -520,8 +520,9 @@ def time_for(rate:float, # measured throughput, samples/s
 
 def human_duration(seconds:float, # a duration in seconds
                   ) -> str:
-    "A duration a person reads at a glance: `3 d 4 h`, `5 h 12 min`, `2 min 5 s`, `12.3 s`."
+    "A duration a person reads at a glance: `15,527 years`, `3 d 4 h`, `5 h 12 min`, `2 min 5 s`, `12.3 s`."
     if not math.isfinite(seconds): return "∞"
+    if (y := seconds / (365.25 * 86400)) >= 1: return (f"{y:,.0f}" if y >= 100 else f"{y:.3g}") + " years"  # not `5671205 d`
     s = round(seconds)
     if seconds < 60: return f"{seconds:.3g} s"
     for big, bn, small, sn in ((86400, "d", 3600, "h"), (3600, "h", 60, "min"), (60, "min", 1, "s")):
@@ -1137,11 +1138,11 @@ def _feed_verdict(r, f) -> str:
     "The pipeline `f` against training `r` at the same image size: the ratio with its 95% interval."
     lo, hi = throughput_ci_rel(pd.DataFrame([f, r])[["throughput", "ci_rel"]].astype(float))
     x, a, b = ratio_ci(f["throughput"], lo[0], r["throughput"], lo[1], a_ci_rel_hi=hi[0], b_ci_rel_hi=hi[1])
-    ci = "no interval" if np.isnan(a) or np.isnan(b) else f"95% CI {a:#.3g} to {b:#.3g}×"
+    ci = "no interval" if np.isnan(a) or np.isnan(b) else f"95% CI {num_text(a)} to {num_text(b)}×"
     if ci == "no interval": a = b = x  # unknown is not a verdict of "even"
-    if a > 1: return f"feeds it: {x:#.3g}× what training takes ({ci})"
+    if a > 1: return f"feeds it: {num_text(x)}× what training takes ({ci})"
     if b < 1: return f"starves it: the pipeline gives {100 * x:.0f}% of what training takes ({ci})"
-    return f"about even: {x:#.3g}× what training takes ({ci}); measure longer to tell"
+    return f"about even: {num_text(x)}× what training takes ({ci}); measure longer to tell"
 
 def _feed_row(r, fs:pd.DataFrame) -> dict:
     "One image model's training rate `r` against the pipeline of its machine at its image size (`fs`: every size)."

@@ -254,8 +254,8 @@ def _window(step, timer, done, tick) -> dict:
         new = take(timer.poll())
         if done(launched - getattr(timer, "dropped", 0), stats, time.perf_counter() - start, timer.per): break
         if new: tick(new, stats)
-    new, wall = take(timer.finish()), time.perf_counter() - start
-    tick(new, stats)
+    last, wall = take(timer.finish()), time.perf_counter() - start
+    tick(new + last, stats)  # the steps of the poll that stopped it too: the bar ends where the count does
     return dict(times=times, launched=launched, wall_seconds=wall)
 
 def _trust(times:list, per:int, wall:float):
@@ -279,12 +279,14 @@ def _run_timed(step,           # one step; returns once the step is queued
                done=None,      # `done(launched, stats, elapsed, per)`: stop now? (default: `rule.done`)
               ) -> dict:
     "Warm up, then time `step` until `rule` says done: the step times and what the host saw."
+    if bar is not None: bar.set_postfix_str("warming up", refresh=True)  # a state of its own: not step 1
     edges, tele = {}, None
     def edge(times):
         edges["first"] = probe() if probe else None
         if sampler is not None: sampler.start()
     try:
         n, synced, warm_s = _warm_up(step, sync, warmup, warmup_seconds, edge)  # `edge` runs once, warm-up or none
+        if bar is not None: _warmed(bar, n, warm_s)
         if on_warm: on_warm(synced)
         tick = lambda new, stats: bar is not None and _tick(bar, rule, new, stats, per=timer.per)
         w = _window(step, timer, done or rule.done, tick)
@@ -297,10 +299,17 @@ def _run_timed(step,           # one step; returns once the step is queued
     return dict(w, per=timer.per, warmup_steps=n + dropped, warmup_seconds=warm_s, telemetry=tele,
                 probes=(edges.get("first"), last), covered=w["launched"] + (1 if warmup else 0))
 
+def _warmed(bar, steps:int, seconds:float):
+    "The bar once warm: the warm-up named with its steps and length, and the bar's count and clock started afresh."
+    what = f"warmed up: {steps} step{'s' * (steps != 1)}, {seconds:.1f} s" if steps else "no warm-up"
+    bar.set_description_str(f"{bar.desc.removesuffix(': ')} ({what})", refresh=False)
+    bar.set_postfix_str("", refresh=False)
+    bar.reset(total=bar.total)
+
 def _tick(bar, rule, new, stats, *, per=1):
     "Advance `bar` by the steps (or seconds) in `new`, with the CI so far."
     inc = len(new) * per if rule.n_batches else sum(new) * per
-    if bar.total is not None and bar.n + inc > bar.total: bar.total = bar.n + inc  # past the cap: tqdm would drop it
+    if bar.total is not None: inc = min(inc, bar.total - bar.n)  # past the cap it stays full: never above 100%
     bar.update(inc)
     if stats.n > 1: bar.set_postfix_str(f"±{100*stats.ci_rel():.1f}%", refresh=False)
 

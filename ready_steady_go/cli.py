@@ -108,10 +108,13 @@ def _parser(func, prog:str) -> argparse.ArgumentParser:
         print(f"{prog}: error: {' '.join(_reword(msg, p).split())}", file=sys.stderr)
         sys.exit(2)
     p.error = error
+    notes = getattr(func, "__help_notes__", {})  # what a preset puts in place of a default
     for a in list(p._actions):
+        if a.dest in notes: a.help = f"{a.help} [{notes[a.dest]}]"
         if a.dest == "progress" and a.nargs == 0:  # sweep(progress=True) is `--quiet` here, as in every script
             a.option_strings[:0] = ["--quiet"]; p._option_string_actions["--quiet"] = a
             a.help = "no progress bars and no summary table"
+        elif a.nargs == 0 and a.default is True: _on_off(p, a); continue
         elif a.nargs == 0 and a.default is False and a.help: a.help = a.help.replace(" (default: False)", "")
         for o in list(a.option_strings):
             if o.startswith("--") and "-" in o[2:]:
@@ -119,7 +122,19 @@ def _parser(func, prog:str) -> argparse.ArgumentParser:
                 a.option_strings.append(alias); p._option_string_actions[alias] = a
         if a.type is not None and a.option_strings: a.type = _typed(a)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    p.epilog = f"{prog} {__version__}"  # one program name, as `--version` says it
     return p
+
+def _on_off(p:argparse.ArgumentParser, a:argparse.Action):
+    "A flag that is on by default (fastcore's `--no-x`) as `--x/--no-x`, its default in words; `_` spellings hidden."
+    name = a.dest.replace("_", "-")
+    p._remove_action(a)
+    for g in p._action_groups: g._group_actions[:] = [x for x in g._group_actions if x is not a]
+    for o in a.option_strings: p._option_string_actions.pop(o, None)
+    b = p.add_argument(f"--{name}", dest=a.dest, action=argparse.BooleanOptionalAction, default=True)
+    b.help = (a.help or "").replace(" (default: True)", "") + " (default: on)"
+    for o, on in ((f"--{a.dest}", True), (f"--no_{a.dest}", False)):  # the 2022 spelling, beside the other
+        if "_" in a.dest: p.add_argument(o, dest=a.dest, action="store_const", const=on, help=argparse.SUPPRESS)
 
 def _parse(func, prog:str, argv:list) -> tuple[list, dict]:
     "Positional and keyword arguments for `func` from `argv`; a flag that cannot be read ends the process (status 2)."
@@ -233,10 +248,52 @@ def _takes(cls):
     return deco
 
 # %% ../nbs/09_cli.ipynb #90925f2b
+# what `--list` prints, without importing torch (under a second): name, size (side, tokens or N), default bs, what it
+# measures; a test below keeps it in step with the registries of `workloads`
+_FAMILIES = dict(  # family: (unit, what a size is, what a batch is, optimizer, what it measures)
+    image=("images/s", "px side", "images", "sgd", "a timm classifier's training step (or inference) on random images"),
+    lm=("tokens/s", "tokens per sequence", "sequences", "adamw", "a causal language model's training step (or inference)"),
+    unet3d=("voxels/s", "voxels a side (a cube)", "patches", "sgd", "a MONAI 3D U-Net's segmentation step on a patch"),
+    op=("it/s", "", "iterations", "", "one operation in a loop: neither training nor inference"),
+    data=("images/s", "px crop", "images", "", "JPEG decoding and augmentation on the CPU through a DataLoader"))
+_LIST = (("image", "any timm name (resnet50, vit_base_patch16_224, …)", "the model's own (224 for most)", 32, ""),
+         ("lm", "gpt2", 1024, 8, "GPT-2 124M"), ("lm", "gpt2-medium", 1024, 8, "GPT-2 355M"),
+         ("lm", "gpt2-large", 1024, 8, "GPT-2 774M"), ("lm", "gpt2-xl", 1024, 8, "GPT-2 1.5B"),
+         ("lm", "llama-160m", 2048, 8, "a Llama of 160M"), ("lm", "llama-1b", 2048, 8, "Llama 3.2 1B shape"),
+         ("lm", "llama-3b", 2048, 8, "Llama 3.2 3B shape"), ("lm", "llama-8b", 2048, 8, "Llama 3.1 8B shape"),
+         ("lm", "test-gpt2", 64, 8, "a 2-layer GPT-2 for tests"), ("lm", "test-llama", 64, 8, "a 2-layer Llama for tests"),
+         ("unet3d", "test-unet3d", 32, 2, "a tiny 3D U-Net for tests"), ("unet3d", "unet3d-small", 64, 2, "16 base features"),
+         ("unet3d", "unet3d", 128, 2, "32 base features"), ("unet3d", "unet3d-large", 128, 2, "64 base features"),
+         ("op", "op:matmul", 4096, 1, "an N×N matmul: achieved FLOP/s"),
+         ("op", "op:add", 2**26, 1, "c = a + b over N elements: memory bandwidth"),
+         ("op", "op:h2d", 2**26, 1, "a host→device copy of N elements, pinned: the link's bandwidth"),
+         ("op", "op:h2d-pageable", 2**26, 1, "the same from pageable memory"),
+         ("op", "op:d2h", 2**26, 1, "a device→host copy of N elements, pinned"),
+         ("op", "op:d2h-pageable", 2**26, 1, "the same into pageable memory"),
+         ("op", "op:seed2022", 12288, 1, "the 2022 blog's N×N host matmul loop"),
+         ("data", "data:imagenet", 224, 256, "ImageNet-style crops"))
+
+def _size_text(fam:str, model:str, size) -> str:
+    "A default size with its unit: `224 px side`, `1024 tokens per sequence`, `4096×4096 matrix`, `67.1 M elements`."
+    if fam == "op": return f"N = {size} (a {size}×{size} matrix)" if model in ("op:matmul", "op:seed2022") else \
+        f"N = {size / 1e6:.1f} M elements"
+    return f"{size} {_FAMILIES[fam][1]}" if isinstance(size, int) else str(size)
+
+def _check_prefixed(model:str):
+    "An `op:` or `data:` name that no op or pipeline has: `BadInput` with the nearest of that family (no torch)."
+    fam = dict(op="op", data="data").get(str(model).partition(":")[0]) if ":" in str(model) else None
+    names = [r[1] for r in _LIST if r[0] == fam]
+    if fam is None or model in names: return
+    near = difflib.get_close_matches(model, names, 3, 0.5)
+    raise BadInput(f"unknown model {model!r}: " + (f"did you mean {', '.join(near)}?" if near else
+                   f"the {_FAMILIES[fam][0].split('/')[0]} of the {fam} family are {', '.join(names)}"))
+
 def _list_workloads() -> int:
-    "Print every workload family with its models and defaults."
-    from ready_steady_go.workloads import list_workloads
-    print(list_workloads().to_string(index=False))
+    "Print every workload family and op: what it measures, its unit, its default size and batch, with their units."
+    for fam, (unit, _, batch, opt, what) in _FAMILIES.items():
+        print(f"{fam}: {what}; {unit}" + (f"; optimizer {opt}" if opt else ""))
+        for f, model, size, bs, note in (r for r in _LIST if r[0] == fam):
+            print(f"  {model:<18} {_size_text(fam, model, size)}, bs {bs} {batch}" + (f": {note}" if note else ""))
     return 0
 
 def _family(f:_Flags) -> dict:
@@ -261,6 +318,7 @@ def _check_flags(f:_Flags) -> dict:
         f.precision = "fp16"
     check_numbers(bs=f.bs, n_batches=f.n_batches, n_seconds=f.n_seconds, target_ci=f.target_ci,
                   max_seconds=f.max_seconds, warmup=f.warmup, run_number=f.run_number)
+    _check_prefixed(f.model)
     f.size = _size(f.size, f.model)
     if f.seq_len is not None: check_int(f.seq_len, "--seq_len", min=1)
     if f.warmup_seconds is not None: check_number(f.warmup_seconds, "--warmup_seconds", min=0, unit="seconds")
@@ -399,10 +457,34 @@ _SWEEP = _signature("sweep", "sweep", Path=Path, DEFAULT_STORE=DEFAULT_STORE)
 def ready_steady_go_sweep(*args, **kwargs):
     # at once: importing the sweep takes seconds (`--size` may be a list: the sweep checks it)
     check_numbers(**{k: v for k, v in kwargs.items() if k in NUMBERS and k != "size"})
+    ms = kwargs.get("models")
+    for m in (ms.split(",") if isinstance(ms, str) else ms or []): _check_prefixed(m.strip())
     from ready_steady_go.sweep import sweep
     s = sweep(*args, **kwargs)
     return 1 if s.errors else 0
 
+def _presets() -> dict:
+    "The sweep's presets and the engine's defaults, read from its source without running it (no torch)."
+    ns, names = {}, ("_POW2", "_MICRO", "_2022", "PRESETS", "_ENGINE")
+    for n in ast.parse(_source("sweep")).body:
+        if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name) and n.targets[0].id in names:
+            exec(compile(ast.Module([n], []), "<ready_steady_go.sweep>", "exec"), ns)
+    return ns
+
+_PRESET_FLAGS = ("repeats", "workers", "n_batches", "n_seconds", "target_ci", "min_steps", "min_seconds", "max_seconds",
+                 "warmup", "device_warmup")
+
+def _preset_notes() -> dict[str, str]:
+    "Per flag, the presets that replace its default and with what: `quick preset: 0.02`."
+    ns = _presets()
+    out = {}
+    for k in _PRESET_FLAGS:
+        vs = [f"{name}: {v:g}" for name, pre in ns["PRESETS"].items()
+              if (v := pre.get(k)) is not None and v != ns["_ENGINE"].get(k)]
+        if vs: out[k] = "preset " + ", ".join(vs)
+    return out
+
+ready_steady_go_sweep.__help_notes__ = _preset_notes()
 sweep_main = console_script(ready_steady_go_sweep)
 
 # %% ../nbs/09_cli.ipynb #b0d6e1c9
@@ -456,6 +538,20 @@ def ready_steady_go_export(
 export_main = console_script(ready_steady_go_export)
 
 # %% ../nbs/09_cli.ipynb #f14da557
+_WHY_EMPTY = {"summary.csv": "no point reached its CI target (see the report)",
+              "average.csv": "no point reached its CI target (see the report)",
+              "time_to_train.csv": "nothing ranked but test models, whose time is never extrapolated (see the report)"}
+
+def _rows(p:Path) -> int: return max(0, len(p.read_text(encoding="utf-8").splitlines()) - 1) if p.exists() else 0
+
+def _tables_written(out:Path) -> list[str]:
+    "A line per CSV table of the report: where it is and its rows, or why it has none (scaling: only when it has some)."
+    lines, ranked = [], _rows(out/"summary.csv")
+    for name in ("summary.csv", "average.csv", "time_to_train.csv", "scaling.csv"):
+        if (n := _rows(out/name)): lines.append(f"  {out/name}: {n:,} row{'s' if n != 1 else ''}")
+        elif name in _WHY_EMPTY: lines.append(f"  {name}: 0 rows — {_WHY_EMPTY[name if ranked else 'summary.csv']}")
+    return lines
+
 def _report_runs(sources:tuple, store):
     "The runs to report on: the sources (read into a temporary store, no store changed), or the store."
     from ready_steady_go.store import check_store, read_runs
@@ -485,27 +581,27 @@ def ready_steady_go_report(
     include_unconverged:bool=False, # rank points whose CI missed its target too (marked); by default they are left out
     # leave out results measured under flagged conditions (throttling, a power cap, another process...)
     only_valid:bool=False,
-    # the training work for time_to_train.csv: 100k steps, 90 epochs imagenet-1k, 2T tokens, 8.1T voxels (default: each family's)
-    train_for:str=None,
-    # the inference work: 1 epoch imagenet-1k-val, 8.1T voxels, 1M images (default: each family's)
-    infer_for:str=None,
+    train_for:Annotated[str, "the training work, e.g. \"90 epochs imagenet-1k\" or \"2T tokens\" (repeat, or commas, for "
+                        "several): each family takes the first that fits its unit (steps fit all), else its own "
+                        "(images: 90 epochs imagenet-1k, tokens: 1B, voxels and ops: 100k steps)", {"action": "append"}]=None,
+    infer_for:Annotated[str, "the inference work, e.g. \"1 epoch imagenet-1k-val\", \"8.1T voxels\" (repeat for several; "
+                        "default: each family's own)", {"action": "append"}]=None,
+    device:str=None,          # the device the report opens with, its absolute numbers (default: the only one, if one)
 ):
     "Write an HTML report, summary tables and figures from the runs in a store or other sources."
     if sources and store: raise BadInput("give either --store or sources, not both: import the sources into the store "
                                          "first to combine them")
     check_path(out, "--out", folder=True)
     if store is not None: check_path(store, "--store")
-    from ready_steady_go.analysis import parse_prices, parse_work
+    from ready_steady_go.analysis import parse_prices, parse_works
     from ready_steady_go.report import write_report
     pr = parse_prices([p for p in [prices, *(price or [])] if p])
-    for w, flag in ((train_for, "--train_for"), (infer_for, "--infer_for")):
-        if w is not None: parse_work(w, flag)  # before anything is read or written
+    for w, flag in ((train_for, "--train_for"), (infer_for, "--infer_for")): parse_works(w, flag)  # before any work
     runs = _report_runs(sources, store)
     page = write_report(runs, out, pr, title, include_unconverged=include_unconverged, only_valid=only_valid,
-                        train_for=train_for, infer_for=infer_for)
-    scaled = len((Path(out)/"scaling.csv").read_text().splitlines()) > 1  # runs at several world sizes
-    print(f"report: {page} ({len(runs):,} runs); tables: {Path(out)/'summary.csv'}, {Path(out)/'average.csv'}, "
-          f"{Path(out)/'time_to_train.csv'}" + (f", {Path(out)/'scaling.csv'}" if scaled else ""))
+                        train_for=train_for, infer_for=infer_for, device=device)
+    print(f"report: {page} ({len(runs):,} runs)")
+    for line in _tables_written(Path(out)): print(line)
 
 report_main = console_script(ready_steady_go_report)
 

@@ -269,6 +269,11 @@ def _batch_column(top, mem, p:str, gs:list, *, oom:dict):
                     zorder=3)
     top.set_title(p)
 
+def _tick(y, _=None) -> str:
+    "An axis tick: `num_text` without trailing zeros (`4 k`, `0.5`, `25`), as ticks are round numbers."
+    m, _, p = num_text(y).partition(" ")
+    return (m.rstrip("0").rstrip(".") if "." in m else m) + (f" {p}" if p else "")
+
 def _batch_axes(axs, bss:list, ytop:float, unit:str): # unit: the rate, `tokens/s`
     "The shared log₂ batch-size axis with a tick per batch size, the y axes and their labels."
     for a in axs[-1]: a.set_xlabel("batch size (samples, log₂)")
@@ -278,7 +283,7 @@ def _batch_axes(axs, bss:list, ytop:float, unit:str): # unit: the rate, `tokens/
     for a in axs[-1]: a.set_xticks(bss, [str(b) for b in bss], rotation=45 if len(bss) > 6 else 0)
     for a in axs[:, 0]: a.autoscale_view()
     ax.set_ylim(0, ytop)
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: num_text(y)))  # 300 k, not 300000: the label fits
+    ax.yaxis.set_major_formatter(FuncFormatter(_tick))  # 300 k, not 300000: the label fits
     ax.set_ylabel(f"throughput ({unit})")
     if len(axs) > 1: axs[1, 0].set_ylabel("peak memory (GiB)")
 

@@ -128,7 +128,7 @@ _CSS = ("body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;m
         "h1{margin-bottom:.2em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}"
         "figure{margin:1em 0}\ntable{border-collapse:collapse;font-size:.85em;margin:.5em 0 1.5em}"
         "th,td{border:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}\n"
-        "th{background:#f4f4f4}.n{text-align:right;white-space:nowrap}td:first-child{white-space:nowrap}"
+        "th{background:#f4f4f4}.n{text-align:right;white-space:nowrap}th.n{white-space:normal}td:first-child{white-space:nowrap}"
         ".meta{color:#666}.scroll{overflow-x:auto}\n"
         ".note{background:#fff8e1;border-left:4px solid #f0b400;padding:.5em .8em}\n"
         "details summary{cursor:pointer;font-weight:600;margin:.5em 0}code{background:#f4f4f4;padding:0 .2em}")
@@ -473,8 +473,14 @@ def _machine_rows(d:pd.DataFrame, unit:str) -> pd.DataFrame:
                         "MFU (%)": 100 * d["mfu"], "MFU, measured peak (%)": 100 * d["mfu_measured"],
                         "peak memory (MiB)": d["peak_mem_mb"], tname: times,
                         f"$ per {cost_per(unit)[1]}": d["usd_per"]})
-    if "conditions" in d: out["conditions"] = d["conditions"].fillna("not recorded")
+    if "conditions" in d: out["conditions"] = [_other_conditions(c) for c in d["conditions"]]
     return out.dropna(axis=1, how="all")
+
+def _other_conditions(c) -> str:
+    "A point's conditions besides a missed CI target (its † says that): `ok`, or what else was wrong."
+    if not isinstance(c, str) or not c.strip(): return "not recorded"
+    rest = [x.strip() for x in c.split(";") if x.strip() and not x.strip().startswith("CI not reached")]
+    return "; ".join(rest) or "ok"
 
 _RIGHT = ("best throughput", "95% CI", "achieved FLOP/s")  # numbers written as text (a mark, a prefix): right-aligned
 
@@ -764,7 +770,9 @@ def _time_section(pg:_Page) -> list[str]:
                          "real model trains.</p>")
     rest = best[~_is_test(best["model"]).to_numpy()]
     if not len(rest):
-        return out + ([] if tests else ["<p>Nothing is ranked (see above), so no time is extrapolated.</p>"])
+        return out + [("<p>Nothing else is ranked" if tests else "<p>Nothing is ranked (see above)") + ": the time for "
+                      "each family's work at every measured point, converged or not, is in the <i>This machine</i> "
+                      "table where the report holds one device.</p>"]
     tt = pg.res["time_to_train"] if "time_to_train" in pg.res else time_to_train_table(best)
     img = rest[rest["workload"].eq("image").to_numpy()] if "workload" in rest else rest
     other = tt[~tt["model"].isin(img["label"] if len(img) else [])]

@@ -31,7 +31,7 @@ try: import fcntl
 except ImportError: fcntl = None  # Windows: no advisory locks (see `device_lock`)
 
 # %% auto #0
-__all__ = ['PRESETS', 'SweepSummary', 'device_lock', 'sweep', 'SweepPlan']
+__all__ = ['PRESETS', 'warm_text', 'SweepSummary', 'device_lock', 'sweep', 'SweepPlan']
 
 # %% ../nbs/05_sweep.ipynb #3ff61e4e
 def _say(msg:str):
@@ -76,8 +76,8 @@ PRESETS = dict(
     quick=dict(models=["test_resnet", "test_convnext", "test_vit", "test-gpt2", "test-unet3d", "op:matmul",
                        "data:imagenet"], precisions=["fp32"], modes=["train"], batch_sizes=[4, 8, 16],
                family_bs=dict(lm=[2, 4], unet3d=[1], op=[1], data=[16]), size=64,
-               sizes={"test-unet3d": 32, "op:matmul": 256, "data:imagenet": 96}, seq_lens=[64], workers=1, repeats=1,
-               target_ci=0.02, min_steps=5, min_seconds=0.3, max_seconds=1.5, warmup=1, device_warmup=1.0),
+               sizes={"test-unet3d": 32, "op:matmul": 256, "data:imagenet": 64}, seq_lens=[64], workers=1, repeats=1,
+               target_ci=0.03, min_steps=5, min_seconds=0.3, max_seconds=3.0, warmup=1, device_warmup=1.0, threads=1),
     standard=dict(models=_2022, precisions=["fp32", "fp16"], modes=["train"], batch_sizes=_POW2,
                   family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
     full=dict(models=_2022, precisions=["fp32", "fp16", "bf16"], modes=["train", "infer"], batch_sizes=_POW2,
@@ -208,6 +208,15 @@ def _device_warmup(dev:torch.device, max_seconds:float|None, isolate:bool=False)
     if not isolate: return warm_up_device(dev, max_seconds)
     code = "from ready_steady_go.sweep import _warmup_child; _warmup_child()"
     return _in_child(code, dict(device=str(dev), max_seconds=max_seconds))[0]
+
+# %% ../nbs/05_sweep.ipynb #2fd44641
+def warm_text(w:dict, # what `warm_up_device` saw
+             ) -> str:
+    "The device warm-up in plain words, the sweep's first line: its rate, and whether it settled or the sweep goes on."
+    x = w["throughput"]
+    rate = f"{x:,.0f} {w['unit']}/s" if x >= 100 else f"{x:.3g} {w['unit']}/s"
+    if w["steady"]: return f"the device is warm: {rate}, steady after {w['seconds']:.1f} s"
+    return f"warming the device up: {rate}, not steady yet after {w['seconds']:.1f} s — going on"
 
 # %% ../nbs/05_sweep.ipynb #c1e2e57e
 def _table_text(df:pd.DataFrame) -> str:
@@ -425,6 +434,7 @@ class SweepPlan:
     wait:bool = False          # wait for another sweep on this device
     progress:bool = True       # progress bars and the printed summary
     measure_peak:bool = True   # measure the matmul peak at each precision first
+    threads:int|None = None    # torch's threads on a CPU while the sweep runs (None: as they are)
     started:float = field(default_factory=time.perf_counter) # when the sweep began
     @property
     def n_points(self) -> int:
@@ -576,7 +586,8 @@ def _plan(**kw) -> SweepPlan:
     stop = {k: a[k] for k in _STOP}
     plan = SweepPlan(**{k: a[k] for k in ("dev", "models", "precisions", "modes", "batch_sizes", *_RUN)},
                      variants=_variants(a), stop=stop, rule=StopRule(**stop), nprocs=nprocs or [1],
-                     launch=nprocs is not None, started=t0)
+                     launch=nprocs is not None, started=t0,
+                     threads=a["pre"].get("threads") if a["dev"].type == "cpu" else None)
     _check_time(plan, a["yes"])
     plan.store = check_store(check_path(a["store"], "--store"), write=True)  # before any measurement, not after
     plan.wnb = _wandb(a)
@@ -747,7 +758,7 @@ def _warm_first(run:_Sweep):
     "The device warm-up, once, before the first point that will be measured (none when nothing is left)."
     if _todo(run) and run.plan.device_warmup != 0:
         run.warm = _device_warmup(run.plan.dev, run.plan.device_warmup, run.plan.isolate)
-        if run.warm: _say(_warmup_line(run.warm))
+        if run.warm: _say(warm_text(run.warm))
 
 def _loop(run:_Sweep):
     "Every point in order under the overall progress bar; Ctrl-C or SIGTERM says how to resume."
@@ -789,6 +800,18 @@ def _peaks(plan:SweepPlan):
 
 def _run(plan:SweepPlan) -> SweepSummary:
     "Run a plan: the measured peaks, then every point under the device's lock; the summary printed with `progress`."
+    with _threads(plan.threads): return _run_plan(plan)
+
+@contextmanager
+def _threads(n:int|None):
+    "torch's intra-op threads set to `n` for the block (a CPU sweep; None: left as they are), then restored."
+    before = torch.get_num_threads()
+    if n: torch.set_num_threads(n)
+    try: yield
+    finally: torch.set_num_threads(before)
+
+def _run_plan(plan:SweepPlan) -> SweepSummary:
+    "`_run` with the threads set."
     if plan.measure_peak: _peaks(plan)
     gc.freeze()  # what exists now (torch, timm, ...) is never garbage: the gc.collect() after each point skips it
     try:
