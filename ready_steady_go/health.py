@@ -22,12 +22,12 @@ from .store import BUSY_TIMEOUT_S, DEFAULT_STORE, check_store, connect_store
 
 # %% auto #0
 __all__ = ['VERDICTS', 'CHECK_COLUMNS', 'MATMUL_BAND', 'MEMORY_BAND', 'PCIE_GBS', 'COPY_BAND', 'COPY_CHECKS', 'SUSTAINED_DROP',
-           'JPEG_BYTES', 'DISK_FLOORS', 'GPU_CHECKS', 'CHECKS_TABLE', 'STAMP_COLUMNS', 'FLEET_COLUMNS', 'check_row',
-           'skipped', 'banded', 'judge_matmul', 'judge_memory', 'link_gbs', 'judge_link', 'judge_copies',
-           'link_under_load', 'thirds', 'judge_sustained', 'sustained_load', 'judge_state', 'read_state', 'judge_feed',
-           'judge_disk', 'read_direct', 'disk_read', 'judge', 'skipped_line', 'check_table_text', 'sources_text',
-           'train_rate', 'gather', 'stamped', 'write_checks', 'read_checks', 'save_checks', 'check_folder', 'run_check',
-           'machines', 'fleet_outliers', 'outlier_sentence']
+           'JPEG_BYTES', 'DISK_FLOORS', 'GPU_CHECKS', 'CHECKS_TABLE', 'STAMP_COLUMNS', 'FLEET_MIN_DIFF',
+           'FLEET_COLUMNS', 'check_row', 'skipped', 'banded', 'judge_matmul', 'judge_memory', 'link_gbs', 'judge_link',
+           'judge_copies', 'link_under_load', 'thirds', 'judge_sustained', 'sustained_load', 'judge_state',
+           'read_state', 'judge_feed', 'judge_disk', 'read_direct', 'disk_read', 'judge', 'skipped_line',
+           'check_table_text', 'sources_text', 'train_rate', 'gather', 'stamped', 'write_checks', 'read_checks',
+           'save_checks', 'check_folder', 'run_check', 'machines', 'fleet_outliers', 'outlier_sentence']
 
 # %% ../nbs/05a_health.ipynb #80b3b15a
 VERDICTS = ("ok", "low", "flagged", "skipped")
@@ -199,7 +199,7 @@ def judge_state(s:dict, # the machine's state: `read_state`'s keys
     n = s.get("other_processes")
     rows.append(skipped("other processes on the GPU", "not readable") if n is None else
                 check_row("other processes on the GPU", n, "", 0, "NVML compute and graphics processes",
-                          "flagged" if n else "ok", f"PIDs {s.get('other_pids')}" if n else ""))
+                          "flagged" if n else "ok", f"PIDs {s['other_pids']}" if n and s.get("other_pids") else ""))
     mig = s.get("mig")
     rows.append(check_row("MIG mode", int(bool(mig)) if mig is not None else None, "", 0, "NVML",
                           "flagged" if mig else "ok" if mig is not None else "skipped",
@@ -542,6 +542,7 @@ def run_check(device:str|torch.device="auto", # the device to check
     return table, (save_checks(table, store) if store is not None else None)
 
 # %% ../nbs/05a_health.ipynb #c1f8b382
+FLEET_MIN_DIFF = 0.05  # a machine closer than this to its peers' median is never an outlier
 FLEET_COLUMNS = ("device", "what", "machine", "value", "lo", "hi", "peers_median", "n_peers", "diff", "diff_lo",
                  "diff_hi", "flagged")
 
@@ -575,7 +576,8 @@ def _compare(g:pd.DataFrame, value:str, ci:str) -> list:
         apart = me["lo"] is not None and (me["hi"] < pm or me["lo"] > pm)
         out.append(dict(machine=m, **me, peers_median=pm, n_peers=len(peers), diff=rel(me["value"]),
                         diff_lo=rel(me["lo"]), diff_hi=rel(me["hi"]),
-                        flagged=bool(apart and _beyond_spread(me["value"], peers))))
+                        flagged=bool(apart and abs(me["value"] / pm - 1) >= FLEET_MIN_DIFF
+                                     and _beyond_spread(me["value"], peers))))
     return out
 
 def fleet_outliers(df:pd.DataFrame, # runs (or stored check lines), with `host` and/or `gpu_uuid` columns
