@@ -956,10 +956,13 @@ def _health_section(pg:_Page) -> list[str]:
         bad = fl[fl["flagged"]]
         out += ["<h3>Fleet outliers</h3><p>For each device model measured on two or more machines (told apart by "
                 "host and GPU UUID), each machine against the median of its peers: flagged only when its 95% "
-                "interval excludes that median and it lies beyond the fleet's own spread.</p>"]
+                "interval excludes that median, it is at least 5% from it, and beyond the fleet's own spread. "
+                "With one or two peers a single sick machine moves the median: read those lines with care.</p>"]
         out += (["<ul>"] + [f"<li>{html.escape(outlier_sentence(r, r['of']))}</li>" for _, r in bad.iterrows()]
                 + ["</ul>"]) if len(bad) else ["<p>No machine stands out from its peers.</p>"]
-        out += [_table(_fleet_table(fl), "{:,.4g}")]
+        if len(bad): out.append(_table(_fleet_table(bad), "{:,.4g}"))
+        out += [f"<details><summary>Every machine against its peers ({len(fl)})</summary>",
+                _table(_fleet_table(fl), "{:,.4g}"), "</details>"]
     return out
 
 _SECTIONS = (*_SECTIONS, _health_section)  # after the environments
