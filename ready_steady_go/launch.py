@@ -297,6 +297,8 @@ def _checked(point:dict, nproc_per_node:int) -> tuple[dict, dict]:
     if unknown := sorted(set(point) - set(_POINT) - {"progress"}):
         raise BadInput(f"unknown point setting(s) {', '.join(unknown)}: accepted are {', '.join(_POINT)}")
     kw = {k: point.get(k, p.default) for k, p in inspect.signature(benchmark).parameters.items() if k != "progress"}
+    if kw["weights"] != "fp32" or kw["global_bs"] is not None:  # the ranks' step does not take them yet: never ignored
+        raise BadInput("weights and global_bs are for one process: leave them out under torchrun")
     s = _settings(kw, kw["device"])
     if (dev := s["dev"]).type == "cuda" and (dev.index or 0) != 0 and nproc_per_node > 1:
         raise BadInput(f"device {kw['device']!r} with --nproc_per_node {nproc_per_node}: give --device cuda; "

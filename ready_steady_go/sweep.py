@@ -481,6 +481,8 @@ def _accumulation(a:dict) -> dict:
     g = None if a.get("global_bs") is None else check_int(a["global_bs"], "global_bs")
     if g is not None and "infer" in _items(a["modes"], "modes"):
         raise BadInput(f"global_bs {g} holds the samples per optimizer step: accepted with --modes train only")
+    if a.get("nprocs") is not None and (ws != ["fp32"] or g is not None):
+        raise BadInput("weights and global_bs are for one process: leave them out with --nprocs (torchrun)")
     return dict(weights=ws, global_bs=g)
 
 def _worlds(a:dict) -> list|None:
