@@ -853,7 +853,8 @@ def efficiency(best:pd.DataFrame, # best batch sizes (see `best_batch`)
                            na_position="last", ignore_index=True)
 
 # %% ../nbs/06_analysis.ipynb #f7f988ff
-SCALING_COLUMNS = ("device", "model", "precision", "mode", "world_size", "throughput", "speedup", "efficiency")
+SCALING_COLUMNS = ("device", "model", "precision", "mode", "world_size", "throughput", "speedup", "efficiency", "workload",
+                   "unit")
 
 def scaling(runs:pd.DataFrame, # the runs table, one row per run
            ) -> pd.DataFrame:
@@ -869,6 +870,7 @@ def scaling(runs:pd.DataFrame, # the runs table, one row per run
     best = best.join(one, on=k)
     best["speedup"] = best["throughput"] / best["_one"]
     best["efficiency"] = best["speedup"] / best["world_size"]
+    best = best.merge(df.drop_duplicates("model")[["model", "workload", "unit"]], on="model", how="left")
     return best[list(SCALING_COLUMNS)].reset_index(drop=True)
 
 # %% ../nbs/06_analysis.ipynb #9709f1a4
@@ -1121,7 +1123,8 @@ def cost_table(cost:pd.DataFrame, # `cost(...)` of best points (e.g. `analyse(ru
     mc = _model_col(cost)
     c = cost.loc[cost.groupby(["device", mc, "mode"])["throughput"].idxmax()]
     c = c.sort_values(["mode", mc, "usd_per_million"], ascending=[False, True, True])
-    return pd.DataFrame({"mode": c["mode"], "device": c["device"], "model": c[mc], "precision": c["precision"],
+    return pd.DataFrame({"mode": c["mode"].map(mode_name), "device": c["device"], "model": c[mc],
+                         "precision": c["precision"],
                          "batch size": c["bs"],
                          f"throughput ({rate_name(unit)})": c["throughput"], "price ($/h)": c["price_per_hour"],
                          f"$ per {cost_per(unit)[1]}": c["usd_per_million"] * cost_per(unit)[0] / 1e6})

@@ -108,7 +108,7 @@ def _parser(func, prog:str) -> argparse.ArgumentParser:
         print(f"{prog}: error: {' '.join(_reword(msg, p).split())}", file=sys.stderr)
         sys.exit(2)
     p.error = error
-    notes = getattr(func, "__help_notes__", {})  # what a preset puts in place of a default
+    notes = getattr(func, "__help_notes__", dict)()  # what a preset puts in place of a default (read when parsing)
     for a in list(p._actions):
         if a.dest in notes: a.help = f"{a.help} [{notes[a.dest]}]"
         if a.dest == "progress" and a.nargs == 0:  # sweep(progress=True) is `--quiet` here, as in every script
@@ -484,7 +484,7 @@ def _preset_notes() -> dict[str, str]:
         if vs: out[k] = "preset " + ", ".join(vs)
     return out
 
-ready_steady_go_sweep.__help_notes__ = _preset_notes()
+ready_steady_go_sweep.__help_notes__ = _preset_notes
 sweep_main = console_script(ready_steady_go_sweep)
 
 # %% ../nbs/09_cli.ipynb #b0d6e1c9
