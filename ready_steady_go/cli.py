@@ -270,12 +270,13 @@ _LIST = (("image", "any timm name (resnet50, vit_base_patch16_224, …)", "the m
          ("op", "op:h2d-pageable", 2**26, 1, "the same from pageable memory"),
          ("op", "op:d2h", 2**26, 1, "a device→host copy of N elements, pinned"),
          ("op", "op:d2h-pageable", 2**26, 1, "the same into pageable memory"),
-         ("op", "op:seed2022", 12288, 1, "the 2022 blog's N×N host matmul loop"),
+         ("op", "op:host-add", 12288, 1, "the 2023 blog's loop: two N×N ones made on the host, copied, added"),
+         ("op", "op:seed2022", 12288, 1, "the same with its tensors made once: not the blog's loop (old rows)"),
          ("data", "data:imagenet", 224, 256, "ImageNet-style crops"))
 
 def _size_text(fam:str, model:str, size) -> str:
     "A default size with its unit: `224 px side`, `1024 tokens per sequence`, `4096×4096 matrix`, `67.1 M elements`."
-    if fam == "op": return f"N = {size} (a {size}×{size} matrix)" if model in ("op:matmul", "op:seed2022") else \
+    if fam == "op": return f"N = {size} (a {size}×{size} matrix)" if model in ("op:matmul", "op:host-add", "op:seed2022") else \
         f"N = {size / 1e6:.1f} M elements"
     return f"{size} {_FAMILIES[fam][1]}" if isinstance(size, int) else str(size)
 
