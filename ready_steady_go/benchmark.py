@@ -783,7 +783,7 @@ def _peak_sizes(dev:torch.device, precision:str, budget_s:float=2.0) -> dict:
     out = {}
     for n in _CPU_SIZES:  # each size judged by its own matmul time (a busy host can stall a small one)
         t = _mm_seconds(dev, precision, n, limit=budget_s / 28)
-        if 28 * t > budget_s: break  # its 4 + 4 × (1 + 5) matmuls would take longer than the budget
+        if out and 28 * t > budget_s: break  # its 4 + 4 × (1 + 5) matmuls would take longer (the smallest: always)
         out[n] = t
     return out
 

@@ -196,7 +196,7 @@ def _conditions(r:Result) -> list[str]:
     "Telemetry, the verdict, and everything that makes the number less than it seems."
     out = []
     if r.sm_clock_mhz:
-        out.append(f"  telemetry    SM clock {r.sm_clock_mhz:,.0f} MHz ({_pct(r.sm_clock_ratio)} of max), max "
+        out.append(f"  telemetry    SM clock {r.sm_clock_mhz:,.0f} MHz ({_pct(r.sm_clock_ratio)} of boost), max "
                    f"{r.temp_max_c} °C, {r.power_mean_w or 0:,.0f} W of {r.power_limit_w or 0:,.0f} W"
                    + (f", throttle: {r.throttle}" if r.throttle else ""))
     if r.conditions == "ok": out.append("  conditions   ok")
