@@ -21,6 +21,7 @@ from .env import (BadInput, check_int, check_number, first_line, synchronize,
 from .benchmark import (StopRule, benchmark, check_settings, flops_per_sample, make_step, make_timer,
                                        precision_flags, step_stats, _is_oom, _run_timed, _STOP_KEYS)
 from .schema import Result, new_run_id
+from .store import KILLED
 
 # %% auto #0
 __all__ = ['LaunchResult', 'combine', 'check_world', 'torchrun_command', 'die_with_parent', 'Terminated', 'sigterm_as_interrupt',
@@ -243,8 +244,10 @@ def _outcome(rc:int, out:str, err:str, tmpl:LaunchResult) -> LaunchResult|None:
     else:
         rank, code = re.search(r"rank\s*:\s*(\d+)", err), re.search(r"exitcode\s*:\s*(-?\d+)", err)
         who = f"rank {rank[1]}" if rank else "torchrun"
-        status, error = "error", f"{who} exited with status {code[1] if code else rc} without a result" + (
-            " (killed by a signal: out of host memory?)" if code and int(code[1]) < 0 else "")
+        killed = code and int(code[1]) == -9  # SIGKILL: what the kernel sends when the host runs out of memory
+        status, error = "killed" if killed else "error", f"{who} exited with status {code[1] if code else rc} " + (
+            f"without a result: {KILLED}" if killed else "without a result"
+            + (" (killed by a signal)" if code and int(code[1]) < 0 else ""))
     tmpl.status, tmpl.error = status, error[:500]
     return tmpl
 
