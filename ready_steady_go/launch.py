@@ -21,6 +21,7 @@ from .env import (BadInput, check_int, check_number, first_line, synchronize,
 from .benchmark import (StopRule, benchmark, check_settings, flops_per_sample, make_step, make_timer,
                                        precision_flags, step_stats, _is_oom, _run_timed, _STOP_KEYS)
 from .schema import Result, new_run_id
+from .store import KILLED
 
 # %% auto #0
 __all__ = ['LaunchResult', 'combine', 'check_world', 'torchrun_command', 'die_with_parent', 'Terminated', 'sigterm_as_interrupt',
@@ -235,7 +236,7 @@ def _died(who:str, code:int, err:str) -> str:
     "Why a rank ended without a result, by its exit status: NCCL's watchdog (SIGABRT), the OOM killer (SIGKILL), ..."
     if code == -signal.SIGABRT or _WATCHDOG.search(err):
         return f"NCCL collective timed out on {who} (a peer hung or died)"
-    why = (" (killed by SIGKILL: out of host memory?)" if code == -signal.SIGKILL
+    why = (f": {KILLED}" if code == -signal.SIGKILL
            else f" (killed by {signal.Signals(-code).name})" if code < 0 and -code in signal.valid_signals() else "")
     return f"{who} exited with status {code} without a result{why}"
 
@@ -254,7 +255,9 @@ def _outcome(rc:int, out:str, err:str, tmpl:LaunchResult) -> LaunchResult|None:
     else:
         rank, code = re.search(r"rank\s*:\s*(\d+)", err), re.search(r"exitcode\s*:\s*(-?\d+)", err)
         who = f"rank {rank[1]}" if rank else "torchrun"
-        status, error = "error", _died(who, int(code[1]) if code else rc, err)
+        code = int(code[1]) if code else rc
+        killed = code == -signal.SIGKILL  # what the kernel sends when the host runs out of memory: as an OOM
+        status, error = "killed" if killed else "error", _died(who, code, err)
     tmpl.status, tmpl.error = status, error[:500]
     return tmpl
 
