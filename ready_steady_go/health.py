@@ -18,7 +18,7 @@ from .peaks import PEAK_PRECISIONS, peak_flops, memory_bandwidth
 from .telemetry import NvmlReader, Sampler, summarise, nvml_handle, device_details, make_sampler
 from .workloads import get_workload
 from .benchmark import benchmark, check_precision, precision_flags
-from .store import BUSY_TIMEOUT_S, DEFAULT_STORE, check_store, connect_store
+from .store import DEFAULT_STORE, check_store, connect_store, read_store_table
 
 # %% auto #0
 __all__ = ['VERDICTS', 'CHECK_COLUMNS', 'MATMUL_BAND', 'MEMORY_BAND', 'PCIE_GBS', 'COPY_BAND', 'COPY_CHECKS', 'SUSTAINED_DROP',
@@ -490,14 +490,8 @@ def write_checks(table:pd.DataFrame, # `stamped` check lines
 def read_checks(store:str|Path=DEFAULT_STORE, # the SQLite store
                ) -> pd.DataFrame:
     "Every check line stored, oldest first (empty where the store or its `checks` table does not exist)."
-    p = check_store(store)
-    if not p.exists(): return pd.DataFrame(columns=list(_STORED))
-    con = sqlite3.connect(f"file:{p}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
-    try:
-        if not con.execute("SELECT 1 FROM sqlite_master WHERE name=?", (CHECKS_TABLE,)).fetchone():
-            return pd.DataFrame(columns=list(_STORED))
-        return pd.read_sql_query(f"SELECT * FROM {CHECKS_TABLE} ORDER BY rowid", con)
-    finally: con.close()
+    df = read_store_table(store, CHECKS_TABLE)  # read-only: a store in a read-only folder reads too
+    return pd.DataFrame(columns=list(_STORED)) if df is None else df
 
 def save_checks(table:pd.DataFrame, # `stamped` check lines
                 store:str|Path=DEFAULT_STORE, # the SQLite store

@@ -21,7 +21,7 @@ __all__ = ['DEFAULT_STORE', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'PEAK_COLUMNS', 
            'runs_frame', 'special_file', 'check_store', 'write_rows', 'StoreError', 'read_runs', 'save_runs',
            'write_peak', 'read_peaks', 'save_peak', 'point_started', 'point_finished', 'recover_killed',
            'spreadsheet_safe', 'unquote_formulas', 'export_csv', 'invalid_rows', 'read_table', 'read_csv',
-           'connect_store']
+           'connect_store', 'read_store_table']
 
 # %% ../nbs/03_store.ipynb #4c1159a5
 _DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -608,3 +608,11 @@ def connect_store(store:str|Path=DEFAULT_STORE, # the SQLite file
                  ) -> sqlite3.Connection:
     "A connection to the store for a table beside the runs: the path checked, the runs table made if new. Close it after."
     return _connect(check_store(store))
+
+def read_store_table(store:str|Path=DEFAULT_STORE, # the SQLite file
+                     table:str="runs", # a table beside the runs (`checks`, `peaks`, ...)
+                    ) -> pd.DataFrame|None:
+    "Every row of `table`, oldest first, read without writing beside the store; None where it has no such table."
+    p = check_store(store)
+    if not p.exists() or not p.stat().st_size or table not in _tables(p): return None
+    return _read_only(p, lambda con: pd.read_sql_query(f'SELECT * FROM "{table}" ORDER BY rowid', con))
