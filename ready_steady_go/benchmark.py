@@ -29,7 +29,7 @@ from torch.utils._pytree import tree_leaves
 
 # %% auto #0
 __all__ = ['make_step', 'CudaTimer', 'COMPILE_MODES', 'PEAK_METHOD', 'check_precision', 'precision_flags', 'HostTimer',
-           'BlockTimer', 'EventTimer', 'make_timer', 't975', 'RunningStats', 'StopRule', 'step_stats',
+           'BlockTimer', 'EventTimer', 'make_timer', 't975', 'RunningStats', 'StopRule', 'step_stats', 'step_history',
            'flops_per_sample', 'check_settings', 'Point', 'check_point', 'measure_point', 'benchmark', 'measured_peak',
            'warm_up_device', 'measure_matmul_peak', 'memory_estimate', 'check_memory']
 
@@ -296,7 +296,7 @@ def _run_timed(step,           # one step; returns once the step is queued
     _trust(w["times"], timer.per, w["wall_seconds"])
     dropped = getattr(timer, "dropped", 0)  # a first block that only sized the others: warm-up, in effect
     # the sampler's window holds the in-flight warm-up step and every launched step: energy is over all of them
-    return dict(w, per=timer.per, warmup_steps=n + dropped, warmup_seconds=warm_s, telemetry=tele,
+    return dict(w, per=timer.per, warmup_steps=n + dropped, warmup_seconds=warm_s, warmup_times=synced, telemetry=tele,
                 probes=(edges.get("first"), last), covered=w["launched"] + (1 if warmup else 0))
 
 def _warmed(bar, steps:int, seconds:float):
@@ -327,6 +327,22 @@ def step_stats(times:list, # step times in seconds, one per timed sample
     return dict(throughput=tp, throughput_ci=None if ci_rel is None else tp * ci_rel, ci_rel=ci_rel,
                 step_median_s=statistics.median(times), step_iqr_s=q3 - q1, n_steps=n * per, seconds=total * per,
                 n_items=n * per * bs, block_steps=per)
+
+# %% ../nbs/02_benchmark.ipynb #312ddbc8
+def step_history(warm:list,    # the warm-up's step times (s), one per synchronised step
+                 times:list,   # the timed window's step times (s), one per sample of `per` steps
+                 per:int,      # steps per timed sample (1, or a block on MPS)
+                 items:float,  # items per step
+                 first:int|None=None, # the first timed step's number (default: after `warm`); the last warm-up
+                                      # step, left in flight under the first timed one, has no time of its own
+                ) -> list[dict]:
+    "Per-step history, warm-up first: `step` (the step that ended the sample), its seconds, throughput and `warmup`."
+    row = lambda n, s, w: dict(step=n, step_s=s, throughput=items / s if s > 0 else None, warmup=w)
+    out = [row(n, t, True) for n, t in enumerate(warm)]
+    n = len(warm) if first is None else first
+    for t in times: n += per; out.append(row(n - 1, t / per, False))
+    return out
+
 
 # %% ../nbs/02_benchmark.ipynb #e7abc5d0
 def flops_per_sample(wl:Workload,      # the workload
@@ -530,6 +546,8 @@ def _fill_timing(res:Result, out:dict, p:Point, base:dict):
     res.__dict__.update(step_stats(out["times"], p.samples * p.workload.items_per_sample, out["per"]), **_memory(p.dev),
                         **{k: out[k] for k in ("wall_seconds", "warmup_steps", "warmup_seconds")})
     res.ci_target_met = res.ci_rel is not None and res.ci_rel <= res.target_ci
+    items = p.samples * p.workload.items_per_sample  # the per-step history (`step_history`); the step returns no loss
+    res.history = step_history(out.get("warmup_times") or [], out["times"], out["per"], items, out["warmup_steps"])
     if p.dev.type == "cuda": res.alloc_retries = _alloc_retries(p.dev) - base["retries"]
     if p.compile:
         frames, graphs = _dynamo_counts()

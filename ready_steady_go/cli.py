@@ -232,6 +232,7 @@ class _Flags:
     wnb_entity:str=None        # W&B user or team
     wnb_run:str=None           # W&B run name (W&B makes one up if not given)
     wnb_group:str=None         # W&B run group
+    wnb_history:bool=False     # also send each step's throughput to W&B as history, warm-up steps marked (needs --wnb)
     json:bool=False            # print the run as one JSON line on stdout (the summary goes to stderr)
     quiet:bool=False           # no progress bar and no summary (the --json line is still printed)
     list:bool=False            # print every workload family with its models and defaults, and exit
@@ -346,6 +347,8 @@ def _check_outputs(f:_Flags):
     if f.wnb != "disabled" or any(v is not None for v in (f.wnb_entity, f.wnb_run, f.wnb_group)):
         from ready_steady_go.tracking import check_wandb
         f.wnb = check_wandb(f.wnb, project=f.wnb_project, entity=f.wnb_entity, name=f.wnb_run, group=f.wnb_group)
+    if f.wnb_history and f.wnb == "disabled":
+        raise BadInput("--wnb_history sends the steps to W&B: accepted with --wnb offline or online")
 
 def _point_kw(f:_Flags, family:dict) -> dict:
     "The keyword arguments of `benchmark` the flags give."
@@ -394,21 +397,21 @@ def _finish(f:_Flags, r, fp:dict, say) -> int:
     if kept: print(f"ready-steady-go: {kept}", file=sys.stderr)
     elif not f.no_store: say(f"  stored in {f.store} (run {r.run_id})")
     if f.json: print(_json.dumps(row, default=str))
-    if f.wnb != "disabled": _to_wandb(row, f, say)
+    if f.wnb != "disabled": _to_wandb(row, f, say, getattr(r, "history", None))
     return _EXIT[r.status]
 
 def _say(json:bool):
     "Print a line for people: on stdout, or on stderr when stdout carries the JSON line."
     return lambda msg: print(visible(msg), file=sys.stderr if json else sys.stdout)  # no bidirectional tricks
 
-def _to_wandb(row:dict, f:_Flags, say):
+def _to_wandb(row:dict, f:_Flags, say, history:list|None=None):
     "Send a measured, stored run to W&B; if W&B cannot take it, say so in one line (the store keeps the run)."
     from ready_steady_go.tracking import start_run, log_run
     try:
         run = start_run(f.wnb, project=f.wnb_project, entity=f.wnb_entity, name=f.wnb_run, group=f.wnb_group,
                         run_id=row["run_id"])
         url = getattr(run, "url", None)
-        log_run(run, row)
+        log_run(run, row, history=history if f.wnb_history else None)
         if url: say(f"  W&B: {url}")
     except Exception as e:
         where = "it was not stored (--no-store)" if f.no_store else f"it is stored in {f.store}"
@@ -499,6 +502,7 @@ def ready_steady_go_import(
     map_file:str|Path=None,   # a TOML file of a team's keys: a [map] table (COLUMN = "KEY") and a [set] table
     set:Annotated[str, "COLUMN=VALUE that every imported run has (unit=tokens, workload=lm); repeat for more",
                   {"action": "append"}]=None,
+    history:bool=False,       # also read each W&B and offline run's per-step history (for the report's steps plot)
 ):
     "Import runs from W&B, W&B offline runs, CSV exports, JSON-lines files or other stores into the local store."
     if not sources: raise BadInput("no source given: accepted are W&B entity/project paths, offline run folders, "
@@ -506,7 +510,7 @@ def ready_steady_go_import(
     check_path(store, "--store")
     from ready_steady_go.load import import_sources, parse_keymap, missing_line, _invalid_line
     km = parse_keymap(map, map_file, set) if (map or map_file or set) else None  # before anything is read
-    c = import_sources(list(sources), store, strict=strict, keymap=km)
+    c = import_sources(list(sources), store, strict=strict, keymap=km, history=history)
     print(f"read {c['read']:,} runs from {c['sources']} source(s): {c['added']:,} added to {store}, "
           f"{c['duplicates']:,} already there")
     if c["not_finished"] or c["bad_throughput"]:
@@ -514,6 +518,7 @@ def ready_steady_go_import(
               "without a usable throughput")
     if c.get("missing"): print(missing_line(c["missing"]))
     if c["invalid"]: print(f"skipped {_invalid_line(c['invalid'])}")
+    if history: print(f"read the per-step history of {c['history']['runs']:,} run(s): {c['history']['steps']:,} steps")
 
 import_main = console_script(ready_steady_go_import)
 

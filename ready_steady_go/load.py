@@ -26,7 +26,8 @@ from .tracking import TrackingError, has_api_key
 # %% auto #0
 __all__ = ['DTYPE_NAMES', 'NEEDED', 'LAMBDA_UNITS', 'Loaded', 'KeyMap', 'dtype_name', 'parse_keymap', 'lookup',
            'device_from_metadata', 'team_records', 'lacking', 'missing_line', 'from_wandb', 'load_offline',
-           'load_wandb', 'load_csv', 'load_jsonl', 'lambda_system', 'is_lambda_table', 'load_lambda', 'import_sources']
+           'load_wandb', 'load_csv', 'load_jsonl', 'lambda_system', 'is_lambda_table', 'load_lambda', 'history_rows',
+           'offline_history', 'wandb_history', 'import_sources']
 
 # %% ../nbs/04b_load.ipynb #23d8be41
 def _offline_files(path:str|Path) -> list[Path]:
@@ -585,6 +586,63 @@ def _missing_total(loaded:list[Loaded]) -> dict:
             o["runs"] += m["runs"]; o["keys"] = list(dict.fromkeys(o["keys"] + m["keys"]))[:3]
     return out
 
+# %% ../nbs/04b_load.ipynb #b66bc5d1
+from .store import HISTORY_COLUMNS, write_history
+from .tracking import HISTORY_KEYS
+
+def history_rows(items, # a run's W&B history rows (dicts with `_step`)
+                 run_id:str, # the run they belong to
+                 keymap:KeyMap|None=None, # another team's keys: its `throughput` key is read when ours is absent
+                ) -> pd.DataFrame:
+    "A run's W&B history as `store.HISTORY_COLUMNS` rows: the steps that have a throughput."
+    keys = [HISTORY_KEYS["throughput"], *([keymap.keys["throughput"]] if keymap and "throughput" in keymap.keys else [])]
+    out = []
+    for it in items:
+        tp = next((v for k in keys if (v := lookup(it, k)) is not None), None)
+        if tp is None or not _present(it.get("_step")): continue
+        out.append(dict(run_id=run_id, step=int(it["_step"]), step_s=lookup(it, HISTORY_KEYS["step_s"]),
+                        throughput=_number(tp), warmup=bool(lookup(it, HISTORY_KEYS["warmup"]) or False),
+                        loss=lookup(it, HISTORY_KEYS["loss"])))
+    return pd.DataFrame(out, columns=list(HISTORY_COLUMNS))
+
+def _history_items(f:Path) -> list[dict]:
+    "The history rows of one offline run file, read by wandb-core."
+    args = [get_core_path(), "leet", "inspect", "--no-observability", "--json", "--run-file", str(f), str(f.parent.parent)]
+    out = []
+    for line in subprocess.run(args, capture_output=True, text=True, timeout=120).stdout.splitlines():
+        if '"history"' not in line: continue
+        try: r = json.loads(line)
+        except ValueError: continue
+        if isinstance(r, dict) and r.get("type") == "history": out.append((r.get("history") or {}).get("item") or {})
+    return out
+
+def offline_history(path:str|Path, # an offline run directory, a .wandb file, a wandb directory or a glob
+                    keymap:KeyMap|None=None, # another team's keys (its `throughput` key)
+                   ) -> pd.DataFrame:
+    "The per-step history of W&B offline runs, keyed by run id (the file's `run-ID.wandb`)."
+    fs = _offline_files(path)
+    frames = [history_rows(_history_items(f), f.stem.removeprefix("run-"), keymap) for f in fs]
+    return pd.concat(frames, ignore_index=True) if frames else history_rows([], "")
+
+def wandb_history(path:str, # W&B `entity/project`
+                  run_ids:list, # the runs to read
+                  api, # a `wandb.Api()`
+                  keymap:KeyMap|None=None, # another team's keys (its `throughput` key)
+                 ) -> pd.DataFrame:
+    "The per-step history of runs of a W&B project, every row (`Run.scan_history`), keyed by run id."
+    frames = [history_rows(api.run(f"{path}/{r}").scan_history(), r, keymap) for r in run_ids]
+    return pd.concat(frames, ignore_index=True) if frames else history_rows([], "")
+
+def _import_history(kinds:list, sources:list, runs:pd.DataFrame, store:Path, api, keymap) -> dict:
+    "Read the history of the imported W&B and offline runs into the store: how many runs had one, how many steps."
+    ids = set(runs.run_id) if len(runs) else set()
+    frames = [offline_history(s, keymap) if k == "offline" else wandb_history(s, sorted(ids), api, keymap)
+              for k, s in zip(kinds, sources) if k in ("offline", "wandb")]
+    h = pd.concat(frames, ignore_index=True) if frames else history_rows([], "")
+    h = h[h.run_id.isin(ids)]
+    return dict(runs=h.run_id.nunique(), steps=write_history(h, store))
+
+
 # %% ../nbs/04b_load.ipynb #a315875a
 def _invalid_line(invalid:dict, shown:int=8) -> str:
     "The refused rows in one line: where each is and why, the first `shown` of them."
@@ -597,6 +655,7 @@ def import_sources(sources:list[str], # W&B entity/project paths, offline run di
                    api=None, # a `wandb.Api()` for W&B paths (made when needed if None)
                    strict:bool=False, # refuse the whole import if any row is invalid (else skip and count those rows)
                    keymap:KeyMap|None=None, # another team's keys and set values, for W&B, offline, CSV, JSON-lines
+                   history:bool=False, # also read the per-step history of W&B and offline runs into the store
                   ) -> dict:
     "Import runs from every source into the store, once per run_id; returns the counts, and the refused rows in `invalid`."
     p = check_store(store, write=True)
@@ -614,7 +673,8 @@ def import_sources(sources:list[str], # W&B entity/project paths, offline run di
         if strict and invalid: raise BadInput(f"nothing imported (--strict): {_invalid_line(invalid)}")
         runs = pd.concat([l.runs for l in loaded], ignore_index=True) if loaded else runs_frame()
         added = write_rows(runs, p) if len(runs) else 0
+        steps = _import_history(kinds, sources, runs, p, api, keymap) if history else None
     return dict(sources=len(sources), read=len(runs), added=added, duplicates=len(runs) - added,
                 not_finished=sum(l.skipped["not_finished"] for l in loaded),
                 bad_throughput=sum(l.skipped["bad_throughput"] for l in loaded), invalid=invalid,
-                **({"missing": m} if (m := _missing_total(loaded)) else {}))
+                **({"missing": m} if (m := _missing_total(loaded)) else {}), **({"history": steps} if history else {}))

@@ -21,7 +21,8 @@ from .analysis import FAMILY_NAMES, mode_name, num_text, rate_name
 
 # %% auto #0
 __all__ = ['PRECISION_ORDER', 'PRECISION_COLORS', 'precision_color', 'short', 'unit_name', 'titled', 'plot_relative',
-           'plot_average', 'plot_speedup', 'plot_batch', 'plot_cost', 'plot_efficiency', 'svg', 'plot_scaling']
+           'plot_average', 'plot_speedup', 'plot_batch', 'plot_cost', 'plot_efficiency', 'svg', 'plot_scaling',
+           'plot_history']
 
 # %% ../nbs/07_plots.ipynb #15659d9b
 PRECISION_ORDER = ("fp32", "tf32", "bf16", "fp16")
@@ -416,3 +417,33 @@ def plot_scaling(sc:pd.DataFrame, # `scaling(runs)`
         ax.set_title(f"Scaling, {mode_name(mode)}")
         ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0, frameon=False, fontsize=9)
     return fig
+
+# %% ../nbs/07_plots.ipynb #0993b354
+def plot_history(hist:pd.DataFrame, # per-step rows (`store.read_history`): run_id, step, throughput, warmup
+                 runs:pd.DataFrame, # the runs (run_id, model, device_name, precision, bs, throughput, unit)
+                 most:int=6, # runs drawn at most, the latest first
+                ) -> Figure:
+    "Throughput by step for each run with a history, a panel each; warm-up steps grey, the run's throughput dashed."
+    r = runs[runs["run_id"].isin(hist["run_id"])].drop_duplicates("run_id")
+    if "timestamp" in r: r = r.sort_values("timestamp", ascending=False)
+    r = r.head(most)
+    if r.empty: raise ValueError("no run of `runs` has a per-step history")
+    with _style():
+        fig = _fig(7.5, 1.0 + 2.2 * len(r), left=0.85); fig.subplots_adjust(hspace=0.75)
+        for k, (_, run) in enumerate(r.iterrows()):
+            ax = fig.add_subplot(len(r), 1, k + 1)
+            h = hist[hist["run_id"] == run["run_id"]].sort_values("step")
+            w, t = h[h["warmup"].astype(bool)], h[~h["warmup"].astype(bool)]
+            ax.plot(w["step"], w["throughput"], "o-", color="0.6", ms=3, lw=1, label="warm-up")
+            ax.plot(t["step"], t["throughput"], "o-", color=precision_color(run.get("precision")), ms=3, lw=1,
+                    label="timed")
+            if pd.notna(run.get("throughput")):
+                ax.axhline(run["throughput"], color="0.2", ls="--", lw=1, label="run's throughput")
+            ax.set_ylim(0, max(h["throughput"].max(), run.get("throughput") or 0) * 1.12)
+            ax.set_ylabel(f"{unit_name(r)}/s" if "unit" in r else "throughput")
+            ax.set_title(f"{short(run.get('model'), 30)} · {short(run.get('device_name'), 30)} · "
+                         f"{run.get('precision')} · bs {run.get('bs')}")
+            if k == 0: ax.legend(loc="best", fontsize=8)
+        ax.set_xlabel("step (warm-up first)")
+    return fig
+

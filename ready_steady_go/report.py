@@ -966,3 +966,26 @@ def _health_section(pg:_Page) -> list[str]:
     return out
 
 _SECTIONS = (*_SECTIONS, _health_section)  # after the environments
+
+# %% ../nbs/08_report.ipynb #de74ccfb
+from .store import read_history
+from .plots import plot_history, svg
+
+def _history_section(pg:_Page) -> list[str]:
+    "Throughput by step, for the runs whose per-step history the store holds (`ready-steady-go-import --history`)."
+    store = pg.runs.attrs.get("store")
+    hist = read_history(store) if store else pd.DataFrame(columns=["run_id"])
+    hist = hist[hist["run_id"].isin(pg.runs["run_id"])] if "run_id" in pg.runs else hist.iloc[:0]
+    if not len(hist): return []
+    n = hist["run_id"].nunique()
+    return ["<h2>Steps</h2><p>How each run got to its number: its throughput at every step, the warm-up steps "
+            "in grey (compilation, the kernel search and caches filling: never counted), the timed steps in colour, "
+            "and the run's throughput dashed. A run still climbing at its window's end, or whose steps scatter, "
+            f"deserves a longer window. {n} run(s) have a per-step history"
+            + (", the latest 6 drawn" if n > 6 else "") + "; their losses are "
+            + ("recorded in the store" if hist["loss"].notna().any() else
+               "not recorded (the benchmark's step does not return its loss, so that no step waits to read it)")
+            + ".</p>", f'<figure id="history">{svg(plot_history(hist, pg.runs))}</figure>']
+
+_SECTIONS = (*_SECTIONS, _history_section)  # after Health: the detail behind single runs
+

@@ -17,11 +17,11 @@ from .env import BadInput, gc_paused
 from .schema import COLUMNS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of
 
 # %% auto #0
-__all__ = ['DEFAULT_STORE', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'PEAK_COLUMNS', 'JOURNAL_SUFFIX', 'KILLED', 'MAX_THROUGHPUT',
-           'runs_frame', 'special_file', 'check_store', 'write_rows', 'StoreError', 'read_runs', 'save_runs',
-           'write_peak', 'read_peaks', 'save_peak', 'point_started', 'point_finished', 'recover_killed',
-           'spreadsheet_safe', 'unquote_formulas', 'export_csv', 'invalid_rows', 'read_table', 'read_csv',
-           'connect_store', 'read_store_table']
+__all__ = ['DEFAULT_STORE', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'PEAK_COLUMNS', 'HISTORY_COLUMNS', 'JOURNAL_SUFFIX', 'KILLED',
+           'MAX_THROUGHPUT', 'runs_frame', 'special_file', 'check_store', 'write_rows', 'StoreError', 'read_runs',
+           'save_runs', 'write_peak', 'read_peaks', 'save_peak', 'write_history', 'read_history', 'point_started',
+           'point_finished', 'recover_killed', 'spreadsheet_safe', 'unquote_formulas', 'export_csv', 'invalid_rows',
+           'read_table', 'read_csv', 'connect_store', 'read_store_table']
 
 # %% ../nbs/03_store.ipynb #4c1159a5
 _DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -393,6 +393,41 @@ def save_peak(peak:dict, # as `write_peak` takes it
     except (sqlite3.Error, OSError, BadInput) as e: why = (str(e).splitlines() or [type(e).__name__])[0]
     return (f"store {str(store)!r} could not keep the measured peak ({why}): {peak.get('tflops') or 0:,.3f} TFLOP/s "
             "at this precision is used by this process only, and measured again next time")
+
+# %% ../nbs/03_store.ipynb #a0aa53c5
+HISTORY_COLUMNS = dict(run_id=str, step=int, step_s=float, throughput=float, warmup=bool, loss=float)
+
+def write_history(steps:pd.DataFrame, # per-step rows: `HISTORY_COLUMNS` (missing ones left empty)
+                  store:str|Path=DEFAULT_STORE, # the SQLite file
+                 ) -> int:
+    "Keep per-step rows in the store's `history` table, a step already there replaced: the rows written."
+    p = check_store(store, write=True)
+    if not len(steps): return 0
+    rows = [tuple(_sql_value(_cell(v), t) for v, t in zip(r, HISTORY_COLUMNS.values()))
+            for r in steps.reindex(columns=list(HISTORY_COLUMNS)).itertuples(index=False)]
+    cols = ", ".join(f'"{k}" {_SQL_TYPES[t]}' for k, t in HISTORY_COLUMNS.items())
+    names = ", ".join(f'"{k}"' for k in HISTORY_COLUMNS)
+    sql = f"INSERT OR REPLACE INTO history ({names}) VALUES ({', '.join('?' * len(HISTORY_COLUMNS))})"
+    with gc_paused():
+        con = _connect(p)
+        try:
+            con.execute(f"CREATE TABLE IF NOT EXISTS history ({cols}, PRIMARY KEY (run_id, step))")
+            con.execute("BEGIN")
+            try: con.executemany(sql, rows); con.execute("COMMIT")
+            except BaseException: con.execute("ROLLBACK"); raise  # all of a run's steps, or none
+        finally: con.close()
+    return len(rows)
+
+def read_history(store:str|Path=DEFAULT_STORE, # the SQLite file
+                ) -> pd.DataFrame:
+    "Every run's per-step history, in step order (an empty table when the store has none)."
+    p = check_store(store)
+    empty = pd.DataFrame({k: pd.Series(dtype=_DTYPES[t]) for k, t in HISTORY_COLUMNS.items()})
+    if not p.exists() or not p.stat().st_size or "history" not in _tables(p): return empty
+    df = _read_only(p, lambda con: pd.read_sql_query("SELECT * FROM history ORDER BY run_id, step", con))
+    return df.astype({"step": "Int64", "step_s": "float64", "throughput": "float64", "loss": "float64"}).assign(
+        warmup=df.warmup.astype(bool))
+
 
 # %% ../nbs/03_store.ipynb #28959a56
 JOURNAL_SUFFIX = ".started.jsonl"

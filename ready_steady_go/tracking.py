@@ -19,7 +19,8 @@ from .env import BadInput
 from .schema import COLUMN_GROUPS, new_run_id
 
 # %% auto #0
-__all__ = ['WANDB_MODES', 'TrackingError', 'has_api_key', 'check_wandb', 'wandb_keys', 'start_run', 'log_run']
+__all__ = ['WANDB_MODES', 'HISTORY_KEYS', 'TrackingError', 'has_api_key', 'check_wandb', 'wandb_keys', 'start_run', 'log_run',
+           'log_history']
 
 # %% ../nbs/04_tracking.ipynb #52a081d5
 WANDB_MODES = ("disabled", "offline", "online")
@@ -119,9 +120,23 @@ def start_run(mode:str="disabled", # disabled, offline or online
 def log_run(run, # the run `start_run` returned
             row:dict, # the finished run record
             finish:bool=True, # close the run (a sweep starts the next one)
+            history:list|None=None, # per-step rows (`benchmark.step_history`) to send as W&B history first
            ):
-    "Put a finished run record into its W&B run's config and summary."
+    "Put a finished run record into its W&B run's config and summary, and its per-step history if given."
     config, summary = wandb_keys(row)
     run.config.update(config, allow_val_change=True)
+    if history: log_history(run, history)
     run.summary.update(summary)
     if finish: run.finish(exit_code=0)
+
+# %% ../nbs/04_tracking.ipynb #2a8bcc59
+# a step row's fields (`benchmark.step_history`) -> its W&B history key; the summary keeps `throughput` for the run
+HISTORY_KEYS = dict(throughput="step/throughput", step_s="step/seconds", warmup="step/warmup", loss="step/loss")
+
+def log_history(run, # the run `start_run` returned
+                history:list, # per-step rows: `step`, `step_s`, `throughput`, `warmup` (and `loss` where a step gives one)
+               ):
+    "Send per-step rows as W&B history at their own step, so W&B's charts show the run over time, warm-up marked."
+    for h in history:
+        run.log({w: _plain(h[k]) for k, w in HISTORY_KEYS.items() if h.get(k) is not None}, step=int(h["step"]))
+
