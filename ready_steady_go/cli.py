@@ -16,7 +16,8 @@ from typing import Annotated
 from fastcore.script import call_parse, anno_parser, _HelpFormatter, _pos_split
 
 from . import __version__
-from .env import NUMBERS, BadInput, check_choice, check_int, check_number, check_numbers, check_path, first_line
+from .env import (NUMBERS, BadInput, check_choice, check_int, check_number, check_numbers, check_path,
+                                 check_workers, first_line)
 from .env import visible
 from .schema import STATUSES  # light: no torch, no pandas
 
@@ -302,7 +303,7 @@ def _family(f:_Flags) -> dict:
     "The options of one family that were given (`workers`, `sliding_window`); `BadInput` for another family's."
     family = {}
     if f.workers is not None:
-        check_int(f.workers, "--workers", min=0)
+        check_workers(f.workers)
         if not str(f.model).startswith("data:"):
             raise BadInput(f"--workers {f.workers} applies to input pipelines (data:imagenet), not to {f.model}")
         family["workers"] = f.workers
@@ -433,6 +434,8 @@ def ready_steady_go(**flags):
     kw = _point_kw(f, family)
     p = check_point(**kw, progress=not f.quiet)  # checked once, here: measured as it is
     if not multi: check_memory(p, f.force)  # the kernel would kill it, with no row and no message
+    from ready_steady_go.launch import check_alone
+    check_alone(p.dev, None if f.no_store else f.store)  # leftover ranks or another run: not a normal point
     fp, say = fingerprint(p.dev), (lambda *a: None) if f.quiet else _say(f.json)
     peak = _peak(f, p, say)
     on = f"{world} × {p.dev.type} on {f.nnodes} machine(s) under torchrun" if multi else p.dev

@@ -12,9 +12,10 @@ from functools import lru_cache
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['NUMBERS', 'BadInput', 'check_int', 'check_number', 'check_choice', 'check_numbers', 'first_line', 'check_path',
-           'visible', 'mps_available', 'pick_device', 'synchronize', 'reset_peak_memory', 'peak_memory_mb',
-           'free_memory', 'gc_paused', 'cpu_name', 'nvidia_driver', 'env_id', 'fingerprint']
+__all__ = ['MAX_BS', 'MAX_STEPS', 'MAX_REPEATS', 'NUMBERS', 'WORKERS_PER_CORE', 'BadInput', 'check_int', 'check_number',
+           'check_choice', 'check_workers', 'check_numbers', 'first_line', 'check_path', 'visible', 'mps_available',
+           'pick_device', 'synchronize', 'reset_peak_memory', 'peak_memory_mb', 'free_memory', 'gc_paused', 'cpu_name',
+           'nvidia_driver', 'env_id', 'fingerprint']
 
 # %% ../nbs/00_env.ipynb #180cac2b
 class _Lazy:
@@ -29,10 +30,12 @@ class BadInput(ValueError):
     "A value a user gave that cannot be accepted: the message names it and what would be."
 
 # %% ../nbs/00_env.ipynb #d73864ff
+def _num(v) -> str: return str(v) if isinstance(v, int) else f"{v:g}"  # a bound in full: 16777216, 0.5
+
 def _range(lo, hi, lo_in=True, hi_in=True) -> str:
     "What a range accepts, in words."
-    lo_s = None if lo is None else f"{'at least' if lo_in else 'greater than'} {lo:g}"
-    hi_s = None if hi is None else f"{'at most' if hi_in else 'less than'} {hi:g}"
+    lo_s = None if lo is None else f"{'at least' if lo_in else 'greater than'} {_num(lo)}"
+    hi_s = None if hi is None else f"{'at most' if hi_in else 'less than'} {_num(hi)}"
     return " and ".join(s for s in (lo_s, hi_s) if s)
 
 def check_int(value, # what was given
@@ -73,13 +76,25 @@ def check_choice(value, # what was given
     return v
 
 # %% ../nbs/00_env.ipynb #e0c114e0
+MAX_BS, MAX_STEPS, MAX_REPEATS = 2**24, 10**9, 10**4  # beyond any real run, and far within SQLite's 64-bit integers
 NUMBERS = dict(  # name: (whole number, min, max, min accepted, max accepted, unit)
-    bs=(True, 1, None, True, True, ""), size=(True, 1, None, True, True, "pixels"), repeats=(True, 1, None, True, True, ""),
-    run_number=(True, 1, None, True, True, ""), warmup=(True, 0, None, True, True, "steps"),
-    n_batches=(True, 0, None, True, True, "steps (0: not this rule)"), min_steps=(True, 1, None, True, True, "steps"),
+    bs=(True, 1, MAX_BS, True, True, ""), size=(True, 1, None, True, True, "pixels"),
+    repeats=(True, 1, MAX_REPEATS, True, True, ""), run_number=(True, 1, MAX_STEPS, True, True, ""),
+    warmup=(True, 0, MAX_STEPS, True, True, "steps"), n_batches=(True, 0, MAX_STEPS, True, True, "steps (0: not this rule)"),
+    min_steps=(True, 1, MAX_STEPS, True, True, "steps"),
     n_seconds=(False, 0, None, True, True, "seconds (0: not this rule)"), min_seconds=(False, 0, None, True, True, "seconds"),
     max_seconds=(False, 0, None, False, True, "seconds"), target_ci=(False, 0, 1, False, False, ""),
     device_warmup=(False, 0, 600, True, True, "seconds (0: off)"))
+
+WORKERS_PER_CORE = 4  # loader processes per core: more only wait for one another, and a thread each is not free
+
+def check_workers(value, # loader processes asked for (None: the default)
+                  name:str="--workers", # how the user knows it
+                 ) -> int|None:
+    "`value` as a whole number of loader processes from 0 to `WORKERS_PER_CORE` × the cores, or `BadInput` naming it."
+    if value is None: return None
+    cores = os.cpu_count() or 1
+    return check_int(value, name, min=0, max=WORKERS_PER_CORE * cores)
 
 def check_numbers(**values) -> dict:
     "Each number given by its name in `NUMBERS` (None: not given) checked against its range; returns `values`."

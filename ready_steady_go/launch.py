@@ -25,7 +25,7 @@ from .store import KILLED
 
 # %% auto #0
 __all__ = ['LaunchResult', 'combine', 'check_world', 'torchrun_command', 'die_with_parent', 'Terminated', 'sigterm_as_interrupt',
-           'launch']
+           'others_measuring', 'check_alone', 'launch']
 
 # %% ../nbs/04a_launch.ipynb #c3821e3d
 @dataclass
@@ -73,7 +73,10 @@ def _rendezvous(nnodes:int, master_addr:str|None, rdzv_endpoint:str|None):
                        "of node 0, or --rdzv_endpoint host:port")
 
 def _devices(nproc_per_node:int, device_type:str, n_devices:int|None):
-    "`BadInput` unless this machine has a device for each of its processes."
+    "`BadInput` unless this machine has a device for each of its processes (on CPU: a core for each)."
+    if device_type == "cpu" and nproc_per_node > (n := n_devices or os.cpu_count() or 1):
+        raise BadInput(f"--nproc_per_node {nproc_per_node} asks for more processes than this machine's {n} CPU "
+                       f"core(s): use at most {n}")
     if device_type == "cuda":
         n = torch.cuda.device_count() if n_devices is None else n_devices
         if nproc_per_node > n: raise BadInput(f"--nproc_per_node {nproc_per_node} asks for more processes than "
@@ -90,7 +93,7 @@ def check_world(nproc_per_node:int,      # processes on this machine, one per de
                 master_port:int|None=None, # its port (default 29500)
                 rdzv_endpoint:str|None=None, # host[:port] of a c10d rendezvous (elastic)
                 device_type:str="cpu",   # cpu, cuda or mps
-                n_devices:int|None=None, # CUDA devices on this machine (default: as torch counts them)
+                n_devices:int|None=None, # devices on this machine: CUDA GPUs or CPU cores (default: as counted)
                 strong_bs:int|None=None, # with strong scaling: the global batch, to divide evenly between the devices
                ) -> int:
     "The world size, or `BadInput` in one line for options that cannot work."
@@ -283,6 +286,83 @@ def sigterm_as_interrupt():
     try: yield
     finally: signal.signal(signal.SIGTERM, old)
 
+# %% ../nbs/04a_launch.ipynb #6328d077
+def _same_device(a, b) -> bool:
+    "Whether devices `a` and `b` (`cpu`, `cuda`, `cuda:1`) may be the same one (`cuda` alone: every GPU)."
+    (ta, _, ia), (tb, _, ib) = str(a).partition(":"), str(b).partition(":")
+    return ta == tb and (not ia or not ib or ia == ib)
+
+def _ours() -> set[int]:
+    "This process, those above it and those under it: none of them is another measurement."
+    me = psutil.Process()
+    return {me.pid, *(q.pid for q in me.parents()), *(q.pid for q in me.children(recursive=True))}
+
+_LAUNCHER = "RSG_LAUNCHER"  # in a launch's environment: the process that launched it, "pid:start"
+
+def _launcher() -> str: return f"{os.getpid()}:{psutil.Process().create_time():.3f}"
+
+def _adopted(q:psutil.Process) -> bool:
+    "Whether the torchrun above rank `q` (or `q` itself) was handed to init: what launched it is gone."
+    try:
+        while (up := q.parent()) is not None and any(_WORKER in a for a in up.cmdline()): q = up
+        return up is None or up.pid == 1
+    except psutil.Error: return True
+
+def _orphan(q:psutil.Process) -> bool:
+    "Whether the process that launched rank or torchrun `q` is gone: a leftover, nobody waits for it."
+    try: pid, _, t = q.environ().get(_LAUNCHER, "").partition(":")
+    except psutil.Error: pid = ""
+    if not pid: return _adopted(q)  # launched by an older version, or its environment unreadable
+    try: return abs(psutil.Process(int(pid)).create_time() - float(t)) >= 1
+    except (psutil.Error, ValueError): return True
+
+def _ranks(device) -> dict[int, str]:
+    "Leftover torchrun launches and ranks of this tool on `device`, known by their command line: pid -> what it is."
+    found = {}
+    for q in psutil.process_iter(["pid", "cmdline"]):
+        cmd = q.info["cmdline"] or []
+        if not any(_WORKER in a for a in cmd): continue
+        try: dev = json.loads(cmd[-1]).get("device") or "cpu"
+        except (ValueError, AttributeError): continue
+        if _same_device(dev, device) and _orphan(q): found[q.info["pid"]] = "torchrun" if "torch.distributed.run" in cmd else "rank"
+    return found
+
+def _zombie(pid:int) -> bool:
+    "Whether `pid` is dead and not yet reaped (it measures nothing)."
+    try: return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.Error: return False
+
+def _journalled(store, device) -> dict[int, str]:
+    "Live processes whose point on `device` is open in the journal beside `store`: pid -> the point."
+    from ready_steady_go.store import _alive, _journal
+    try: lines = _journal(store).read_text().splitlines()
+    except (OSError, ValueError): return {}
+    es = [json.loads(l) for l in lines if l.strip().startswith("{")]
+    done = {e["done"] for e in es if "done" in e}
+    return {e["pid"]: f"{e['row'].get('model')} bs {e['row'].get('bs')}" for e in es
+            if "row" in e and e["row"].get("run_id") not in done and _same_device(e["row"].get("device"), device)
+            and _alive(e) and not _zombie(e["pid"])}
+
+def others_measuring(device, # the device about to be measured
+                     store=None, # the store whose journal names the points being measured (None: ranks only)
+                    ) -> dict[int, str]:
+    "Other processes of this tool measuring on `device` now (leftover ranks, a run into `store`): pid -> what it is."
+    found = {**(_journalled(store, device) if store is not None else {}), **_ranks(device)}
+    ours = _ours()
+    return {pid: what for pid, what in sorted(found.items()) if pid not in ours}
+
+def check_alone(device, # the device about to be measured
+                store=None, # the store its results go into
+                wait:float=10, # seconds to wait for them to go (ranks of an ended launch die with it)
+               ):
+    "`BadInput` naming the other processes of this tool that measure on `device`: a point beside them is not normal."
+    end = time.monotonic() + wait
+    while (others := others_measuring(device, store)) and time.monotonic() < end: time.sleep(0.5)
+    if not others: return
+    who = ", ".join(f"pid {pid} ({what})" for pid, what in others.items())
+    raise BadInput(f"{len(others)} other process(es) of ready-steady-go measure on {device}: {who}; a point measured "
+                   f"beside them would be wrong: wait for them, or end them (kill {' '.join(map(str, others))})")
+
 # %% ../nbs/04a_launch.ipynb #4a55c486
 def _cores() -> int: return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
@@ -314,7 +394,8 @@ def _run(cmd:list[str], threads:int, timeout:float, tmpl) -> LaunchResult|None:
     with sigterm_as_interrupt():
         # its own process group; the parent's death stops it (and it its ranks)
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                             env={**os.environ, "OMP_NUM_THREADS": str(threads)}, close_fds=False,  # a device lock
+                             env={**os.environ, "OMP_NUM_THREADS": str(threads), _LAUNCHER: _launcher()},
+                             close_fds=False,  # a device lock
                              preexec_fn=lambda: die_with_parent(signal.SIGTERM))
         try: out, err = p.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:

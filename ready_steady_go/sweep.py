@@ -17,7 +17,8 @@ import psutil
 import torch
 from tqdm import tqdm
 
-from .env import (BadInput, check_choice, check_int, check_numbers, check_path, pick_device, fingerprint,
+from .env import (BadInput, check_choice, check_int, check_numbers, check_path, check_workers, pick_device,
+                                 fingerprint,
                                   visible)
 from .workloads import DEFAULT_BS, check_model, get_workload
 from .schema import kind_of
@@ -26,7 +27,8 @@ from .benchmark import (StopRule, benchmark, check_precision, check_settings, me
 from .schema import MODES, WEIGHTS, Result, UNCONVERGED_HINT
 from .store import (DEFAULT_STORE, KILLED, check_store, point_finished, point_started, read_runs,
                                    recover_killed, save_runs)
-from .launch import _MARK, Terminated, check_world, die_with_parent, launch, sigterm_as_interrupt
+from .launch import (_MARK, Terminated, check_alone, check_world, die_with_parent, launch,
+                                    sigterm_as_interrupt)
 try: import fcntl
 except ImportError: fcntl = None  # Windows: no advisory locks (see `device_lock`)
 
@@ -452,9 +454,8 @@ class SweepPlan:
 _FROM_PRESET = ("models", "precisions", "modes", "batch_sizes", "repeats", "workers", *_STOP, "warmup", "device_warmup")
 
 def _check_workers(workers):
-    "Refuse `--workers` that is not a whole number of at least 0."
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 0):
-        raise BadInput(f"--workers {workers!r} must be a whole number of at least 0")
+    "Refuse `--workers` that is not a whole number from 0 to a few per core (`env.check_workers`)."
+    check_workers(workers)
 
 def _arguments(kw:dict) -> dict:
     "`sweep`'s arguments: its defaults where not given, then the preset's (or the engine's) for those left as None."
@@ -819,6 +820,7 @@ def _run_plan(plan:SweepPlan) -> SweepSummary:
     try:
         # SIGTERM as Ctrl-C: the point's processes are ended, the line says how to resume
         with sigterm_as_interrupt(), device_lock(plan.store, plan.dev, plan.wait):
+            check_alone(plan.dev, plan.store)  # leftover ranks or another run on it: refused
             run = _start(plan); _loop(run)
             summary = _summary(run)
     finally: gc.unfreeze()  # (the lock is released first)
