@@ -370,13 +370,23 @@ def _peak(f:_Flags, p, say) -> float|None:
             + (f"{peak/1e12:,.2f} TFLOP/s" if peak else "not measurable"))
     return peak
 
-def _under_torchrun(f:_Flags, kw:dict, p, peak:float|None):
-    "The checked point measured under torchrun, as the flags ask; None on a machine that does not hold rank 0."
-    from ready_steady_go.launch import launch
-    point = {**kw, "bs": p.bs, "precision": p.precision, "mode": p.mode, "device": str(p.dev), "optimizer": p.optimizer,
-             "peak_measured": peak}
-    return launch(point, f.nproc_per_node, nnodes=f.nnodes, node_rank=f.node_rank, master_addr=f.master_addr,
-                  master_port=f.master_port, rdzv_endpoint=f.rdzv_endpoint, strong=f.strong)
+def _launch_point(kw:dict, p, peak:float|None=None) -> dict:
+    "The checked point as every rank is given it: `benchmark`'s keyword arguments, normalised."
+    return {**kw, "bs": p.bs, "precision": p.precision, "mode": p.mode, "device": str(p.dev), "optimizer": p.optimizer,
+            "peak_measured": peak}
+
+def _check_launch(kw:dict, p, nproc_per_node:int):
+    "`BadInput` in one line for a point that cannot run under torchrun (`launch.check_launch`)."
+    from ready_steady_go.launch import check_launch
+    check_launch(_launch_point(kw, p), nproc_per_node)
+
+def _measured(f:_Flags, kw:dict, p, peak:float|None, multi:bool):
+    "The point measured through `runner.run`: here, or under torchrun as the flags ask (None: rank 0 is elsewhere)."
+    from ready_steady_go.runner import run
+    if not multi: return run(replace(p, peak_measured=peak))
+    return run(_launch_point(kw, p, peak), "torchrun", nproc_per_node=f.nproc_per_node, nnodes=f.nnodes,
+               node_rank=f.node_rank, master_addr=f.master_addr, master_port=f.master_port,
+               rdzv_endpoint=f.rdzv_endpoint, strong=f.strong)
 
 def _journal(f:_Flags, p, fp:dict) -> str|None:
     "Store the points earlier runs left killed (`store.recover_killed`), then note this one as started."
@@ -429,11 +439,12 @@ def ready_steady_go(**flags):
     family, world = _check_flags(f), _world(f)
     multi = world > 1 or f.master_addr is not None or f.rdzv_endpoint is not None
     _check_outputs(f)
-    from ready_steady_go.benchmark import check_memory, check_point, measure_point
+    from ready_steady_go.benchmark import check_memory, check_point
     from ready_steady_go.env import fingerprint
     kw = _point_kw(f, family)
     p = check_point(**kw, progress=not f.quiet)  # checked once, here: measured as it is
     if not multi: check_memory(p, f.force)  # the kernel would kill it, with no row and no message
+    else: _check_launch(kw, p, f.nproc_per_node)  # what cannot run per rank: refused before anything is written
     from ready_steady_go.launch import check_alone
     check_alone(p.dev, None if f.no_store else f.store)  # leftover ranks or another run: not a normal point
     fp, say = fingerprint(p.dev), (lambda *a: None) if f.quiet else _say(f.json)
@@ -446,7 +457,7 @@ def ready_steady_go(**flags):
     entry = _journal(f, p, fp)  # a kill from here on is stored as `killed` by the next run
     try:
         with sigterm_as_interrupt():  # SIGTERM as Ctrl-C: torchrun and its ranks are ended too
-            r = _under_torchrun(f, kw, p, peak) if multi else measure_point(replace(p, peak_measured=peak))
+            r = _measured(f, kw, p, peak, multi)
     finally: point_finished(entry, f.store)  # only a kill, which runs no code, leaves it open
     if r is None:  # this machine ran its ranks; the record is rank 0's
         say(f"node {f.node_rank} done: its {f.nproc_per_node} rank(s) took part; node 0 holds the result and stores it")
