@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np, pandas as pd
 
 from .env import BadInput
-from .schema import kind_of, precision_2022
+from .schema import kind_of, num_text, precision_2022
 
 # %% auto #0
 __all__ = ['KEYS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES', 'FAMILY_UNITS', 'NO_MODE',
@@ -26,7 +26,7 @@ __all__ = ['KEYS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASU
            'extrapolate', 'parse_work', 'work_text', 'parse_works', 'fits', 'unused_work', 'time_to_train',
            'comparability', 'comparability_note', 'efficiency', 'scaling', 'convergence', 'flagged', 'analyse',
            'mode_name', 'run_cost', 'best_configs', 'cost_factors', 'factor_sentence', 'rate_name', 'cost_per',
-           'num_text', 'ranking', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table', 'pick_device',
+           'ranking', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table', 'pick_device',
            'machine_table']
 
 # %% ../nbs/06_analysis.ipynb #7abdf383
@@ -1077,20 +1077,6 @@ def cost_per(unit:str, # what a family counts
     "How many of `unit` a price is given for, and their name: `(1e6, '1M tokens')`, `(1e9, '1G voxels')`."
     return COST_PER.get(str(unit), (1e6, f"1M {unit}"))
 
-_SI = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
-
-def num_text(x, # a number (NaN: empty, inf: ∞)
-             unit:str="", # what it counts, after the prefix: `FLOP/s`
-            ) -> str:
-    "`x` to three significant figures, with an SI prefix from a thousand up: `724`, `18.9 k`, `2.80 GFLOP/s`, `0.0123`."
-    if x is None or x is pd.NA or (isinstance(x, float) and math.isnan(x)): return ""
-    x = float(x)
-    if math.isinf(x): return "∞" if x > 0 else "-∞"
-    r = float(f"{x:.3g}")  # rounded first: 999.7 is `1 k`, not `1e+03`
-    f, p = next(((f, p) for f, p in _SI if abs(r) >= f), (1, ""))
-    if r == 0: return f"0 {unit}" if unit else "0"
-    s = f"{r / f:#.3g}".rstrip(".") if p or abs(r) >= 1e-3 else f"{r:.{2 - math.floor(math.log10(abs(r)))}f}"
-    return f"{s} {p}{unit}" if p or unit else s
 
 # %% ../nbs/06_analysis.ipynb #9822c1d1
 MISSED_MARK = "†" # beside a number whose CI missed its target

@@ -841,12 +841,12 @@ def _unet_section(t:pd.DataFrame) -> list[str]:
     "Voxels per second and iterations per minute of each 3D U-Net at its best batch size."
     u = best_batch(t)
     ips = pd.to_numeric(u["items_per_sample"], errors="coerce") if "items_per_sample" in u else np.nan
-    d = pd.DataFrame({"device": u["device"], "model": u["label"], "precision": u["precision"], "mode": u["mode"],
-                      "batch size": u["bs"], "throughput (voxels/s)": _marked(u),
+    d = pd.DataFrame({"device": u["device"], "model": u["label"], "precision": u["precision"],
+                      "mode": u["mode"].map(mode_name), "batch size": u["bs"], "throughput (voxels/s)": _marked(u),
                       "iterations/min": u["throughput"] / (ips * pd.to_numeric(u["bs"], errors="coerce")) * 60})
     return ["<h2>3D U-Nets</h2><p>Voxels per second and iterations (steps) per minute at each configuration's "
             f"best batch size ({MISSED_MARK}: its CI missed its target); the days to a number of iterations are under "
-            "Time to train.</p>", _table(d.sort_values(["mode", "model", "device"], ascending=[False, True, True]),
+            "Time to train.</p>", _table(d.sort_values(["mode", "model", "device"], ascending=[False, True, True]),  # training first
                                          right=("throughput (voxels/s)",))]
 
 def _family_sections(pg:_Page) -> list[str]:

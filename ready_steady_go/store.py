@@ -508,7 +508,8 @@ def _settle(store, recover:bool) -> list[dict]:
     finally: os.close(fd)
 
 # %% ../nbs/03_store.ipynb #a71aadd4
-_FORMULA = re.compile(r"'*[=+\-@\t\r]")  # a formula's first character, behind any quotes already there
+# a formula's first character, behind any quotes already there; a lone `-` (not applicable) is text, not a formula
+_FORMULA = re.compile(r"'*(?:[=+@\t\r]|-(?!$))")
 
 def _map_text(df:pd.DataFrame, f) -> pd.DataFrame:
     "`df` with `f` applied to every text cell, in one pass over all text columns; only changed columns are replaced."
