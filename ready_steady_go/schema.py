@@ -18,7 +18,7 @@ from .env import BadInput
 __all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'OPTIMIZERS', 'STATUSES', 'UNCONVERGED_HINT', 'PEAK_BELOW',
            'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'POINT_FIELDS', 'RUN_FIELDS', 'STOP_FIELDS',
            'DEFAULT_STORE', 'WANDB_MODES', 'PRESETS', 'ENGINE_DEFAULTS', 'SWEEP_POINT', 'kind_of', 'precision_2022',
-           'new_run_id', 'Result', 'example_row', 'Point', 'params_of', 'settings_of', 'sweep_params',
+           'new_run_id', 'Result', 'num_text', 'example_row', 'Point', 'params_of', 'settings_of', 'sweep_params',
            'sweep_signature']
 
 # %% ../nbs/00a_schema.ipynb #49bb6b09
@@ -160,6 +160,24 @@ def _label(self:Result) -> str:
 
 Result.label = _label
 
+# %% ../nbs/00a_schema.ipynb #5a1f0e02
+import math
+_SI = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+def num_text(x, # a number (None, NaN, NA: empty; inf: ∞)
+             unit:str="", # what it counts, after the prefix: `FLOP/s`
+            ) -> str:
+    "`x` to three significant figures, with an SI prefix from a thousand up: `724`, `18.9 k`, `2.80 GFLOP/s`, `0.0123`."
+    try: x = float(x)
+    except (TypeError, ValueError): return ""  # None, a missing value, text
+    if math.isnan(x): return ""
+    if math.isinf(x): return "∞" if x > 0 else "-∞"
+    r = float(f"{x:.3g}")  # rounded first: 999.7 is `1 k`, not `1e+03`
+    f, p = next(((f, p) for f, p in _SI if abs(r) >= f), (1, ""))
+    if r == 0: return f"0 {unit}" if unit else "0"
+    s = f"{r / f:#.3g}".rstrip(".") if p or abs(r) >= 1e-3 else f"{r:.{2 - math.floor(math.log10(abs(r)))}f}"
+    return f"{s} {p}{unit}" if p or unit else s
+
 # %% ../nbs/00a_schema.ipynb #0ed2f59c
 _pct = lambda v: "n/a" if v is None else f"{100*v:.1f}%"
 
@@ -176,7 +194,7 @@ def _work(r:Result) -> list[str]:
     "FLOPs, memory and bandwidth, on one line."
     x = []
     if r.flops_per_sample:
-        x.append(f"{r.flops_per_sample/1e9:.2f} GFLOP/{r.unit[:-1] or 'sample'} → {r.tflops:.2f} TFLOP/s")
+        x.append(f"{num_text(r.flops_per_sample, 'FLOP')}/{r.unit[:-1] or 'sample'} → {num_text(r.tflops * 1e12, 'FLOP/s')}")
     if r.peak_mem_mb is not None: x.append(f"peak memory {r.peak_mem_mb:,.0f} MiB (reserved "
                                            f"{r.peak_reserved_mb:,.0f} MiB)")
     if r.mps_driver_mb is not None: x.append(f"MPS driver memory {r.mps_driver_mb:,.0f} MiB (current, not a peak)")
@@ -188,8 +206,8 @@ def _efficiency(r:Result) -> list[str]:
     "MFU against the datasheet and the measured peak, and the energy."
     out = []
     if r.flops_per_sample:
-        sheet = f" ({r.peak_tflops:,.1f} TFLOP/s)" if r.peak_tflops else " (no datasheet peak for this device)"
-        meas = (f" of measured ({r.measured_peak_tflops:,.2f} TFLOP/s)" if r.measured_peak_tflops
+        sheet = f" ({num_text(r.peak_tflops * 1e12, 'FLOP/s')})" if r.peak_tflops else " (no datasheet peak for this device)"
+        meas = (f" of measured ({num_text(r.measured_peak_tflops * 1e12, 'FLOP/s')})" if r.measured_peak_tflops
                 else " (no measured peak: --measure_peak)")
         below = f" ({PEAK_BELOW})" if r.mfu_measured is None and PEAK_BELOW in (r.conditions or "") else ""
         out.append(f"  mfu          {_pct(r.mfu)} of datasheet{sheet}, mfu_measured {_pct(r.mfu_measured)}{below}{meas}")
