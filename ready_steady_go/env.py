@@ -14,11 +14,11 @@ try: import fcntl
 except ImportError: fcntl = None  # Windows: no advisory locks (see `device_lock`)
 
 # %% auto #0
-__all__ = ['MAX_BS', 'MAX_STEPS', 'MAX_REPEATS', 'NUMBERS', 'WORKERS_PER_CORE', 'BadInput', 'check_int', 'check_number',
-           'check_choice', 'check_workers', 'check_numbers', 'first_line', 'check_path', 'visible', 'mps_available',
-           'pick_device', 'synchronize', 'reset_peak_memory', 'peak_memory_mb', 'free_memory', 'gc_paused',
-           'device_name', 'lock_path', 'device_lock', 'check_unlocked', 'cpu_name', 'nvidia_driver', 'env_id',
-           'fingerprint']
+__all__ = ['MAX_BS', 'MAX_STEPS', 'MAX_REPEATS', 'NUMBERS', 'WORKERS_PER_CORE', 'check_int', 'check_number', 'check_choice',
+           'check_workers', 'check_numbers', 'first_line', 'check_path', 'visible', 'mps_available', 'pick_device',
+           'synchronize', 'reset_peak_memory', 'peak_memory_mb', 'free_memory', 'gc_paused', 'device_name', 'lock_path',
+           'device_lock', 'check_unlocked', 'cpu_name', 'nvidia_driver', 'env_id', 'fingerprint', 'import_graph',
+           'import_cycle']
 
 # %% ../nbs/00_env.ipynb #180cac2b
 class _Lazy:
@@ -29,8 +29,7 @@ class _Lazy:
 torch, timm = _Lazy("torch"), _Lazy("timm")
 
 # %% ../nbs/00_env.ipynb #afa99d53
-class BadInput(ValueError):
-    "A value a user gave that cannot be accepted: the message names it and what would be."
+from .schema import BadInput  # written where every module can import it without a cycle
 
 # %% ../nbs/00_env.ipynb #d73864ff
 def _num(v) -> str: return str(v) if isinstance(v, int) else f"{v:g}"  # a bound in full: 16777216, 0.5
@@ -376,3 +375,25 @@ def fingerprint(device:str|torch.device="auto", # the device the runs use
     fp.update(d)
     fp["env_id"] = env_id(fp)
     return fp
+
+# %% ../nbs/00_env.ipynb #c1f1207e
+_IMPORT = re.compile(r"^\s*from (?:\.|ready_steady_go\.)(\w+) import", re.M)
+
+def import_graph(folder:str|Path|None=None, # the package's folder (default: this package's)
+                ) -> dict[str, set]:
+    "Each module of the package and the package modules it imports, anywhere in it."
+    folder = Path(folder or Path(__file__).parent)
+    return {p.stem: set(_IMPORT.findall(p.read_text(encoding="utf-8"))) - {p.stem}
+            for p in sorted(folder.glob("*.py")) if not p.stem.startswith("_")}
+
+def import_cycle(graph:dict) -> list|None:
+    "A cycle of `graph` (module -> modules it imports) as a list of modules, first repeated last; None if none."
+    state, path = {}, []
+    def visit(m):
+        state[m] = "open"; path.append(m)
+        for n in sorted(graph.get(m, ())):
+            if state.get(n) == "open": return path[path.index(n):] + [n]
+            if n not in state and (c := visit(n)): return c
+        state[m] = "done"; path.pop()
+    for m in sorted(graph):
+        if m not in state and (c := visit(m)): return c

@@ -12,14 +12,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated
 
-from .env import BadInput
-
 # %% auto #0
 __all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'OPTIMIZERS', 'STATUSES', 'UNCONVERGED_HINT', 'PEAK_BELOW',
            'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'POINT_FIELDS', 'RUN_FIELDS', 'STOP_FIELDS',
-           'DEFAULT_STORE', 'WANDB_MODES', 'PRESETS', 'ENGINE_DEFAULTS', 'SWEEP_POINT', 'kind_of', 'precision_2022',
-           'new_run_id', 'Result', 'num_text', 'example_row', 'Point', 'params_of', 'settings_of', 'sweep_params',
-           'sweep_signature']
+           'DEFAULT_STORE', 'WANDB_MODES', 'PRESETS', 'ENGINE_DEFAULTS', 'SWEEP_POINT', 'BadInput', 'kind_of',
+           'precision_2022', 'new_run_id', 'Result', 'num_text', 'example_row', 'Point', 'params_of', 'settings_of',
+           'sweep_params', 'sweep_signature']
+
+# %% ../nbs/00a_schema.ipynb #1b2fa793
+class BadInput(ValueError):
+    "A value a user gave that cannot be accepted: the message names it and what would be."
 
 # %% ../nbs/00a_schema.ipynb #49bb6b09
 SCHEMA_VERSION = 1  # bumped when a column changes meaning; adding a column is not a new version
