@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/sweep.html.md"""
 
 # %% ../nbs/05_sweep.ipynb #30ebac37
 from __future__ import annotations
-import gc, inspect, json, math, os, re, socket, subprocess, sys, time
+import gc, inspect, json, math, os, re, subprocess, sys, time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
@@ -24,16 +24,14 @@ from .workloads import DEFAULT_BS, check_model, get_workload
 from .schema import kind_of
 from .benchmark import (StopRule, benchmark, check_precision, check_settings, measured_peak,
                                        memory_estimate, warm_up_device, _warmup_line, _PEAKS)
-from .schema import MODES, WEIGHTS, Result, UNCONVERGED_HINT
+from .schema import MODES, WEIGHTS, Result, UNCONVERGED_HINT, PRESETS, ENGINE_DEFAULTS, sweep_params, sweep_signature
 from .store import (DEFAULT_STORE, KILLED, check_store, point_finished, point_started, read_runs,
                                    recover_killed, save_runs)
 from .launch import Terminated, check_alone, check_world, sigterm_as_interrupt
 from .runner import failed, in_child, run as run_point
-try: import fcntl
-except ImportError: fcntl = None  # Windows: no advisory locks (see `device_lock`)
 
 # %% auto #0
-__all__ = ['PRESETS', 'warm_text', 'SweepSummary', 'device_lock', 'sweep', 'SweepPlan']
+__all__ = ['warm_text', 'SweepSummary', 'sweep', 'SweepPlan']
 
 # %% ../nbs/05_sweep.ipynb #3ff61e4e
 def _say(msg:str):
@@ -71,24 +69,7 @@ def _nprocs(value) -> list[int]:
     return _counts(value, "nprocs", "world size")
 
 # %% ../nbs/05_sweep.ipynb #e427ee63
-_POW2 = [2**i for i in range(3, 13)]  # 8 … 4096
-_MICRO = [2**i for i in range(8)]     # 1 … 128 sequences: the micro-batches of the GPT-2 comparisons
-_2022 = ["resnet50", "vgg19", "swin_s3_base_224", "gpt2", "unet3d"]
-PRESETS = dict(
-    quick=dict(models=["test_resnet", "test_convnext", "test_vit", "test-gpt2", "test-unet3d", "op:matmul",
-                       "data:imagenet"], precisions=["fp32"], modes=["train"], batch_sizes=[4, 8, 16],
-               family_bs=dict(lm=[2, 4], unet3d=[1], op=[1], data=[16]), size=64,
-               sizes={"test-unet3d": 32, "op:matmul": 256, "data:imagenet": 64}, seq_lens=[64], workers=1, repeats=1,
-               target_ci=0.03, min_steps=5, min_seconds=0.3, max_seconds=3.0, warmup=1, device_warmup=1.0, threads=1),
-    standard=dict(models=_2022, precisions=["fp32", "fp16"], modes=["train"], batch_sizes=_POW2,
-                  family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
-    full=dict(models=_2022, precisions=["fp32", "fp16", "bf16"], modes=["train", "infer"], batch_sizes=_POW2,
-              family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
-    llm=dict(models=["gpt2", "gpt2-medium", "llama-160m", "llama-1b"], precisions=["fp32", "bf16", "fp16"],
-             modes=["train"], batch_sizes=_MICRO, family_bs=dict(lm=_MICRO), size=None, repeats=1),
-)
-_ENGINE = dict(n_batches=None, n_seconds=None, target_ci=0.01, min_steps=10, min_seconds=2.0, max_seconds=30.0,
-               warmup=5, device_warmup=None)
+_ENGINE = ENGINE_DEFAULTS  # the presets and the engine's defaults are in `schema`, read there by the command line
 
 # %% ../nbs/05_sweep.ipynb #e0f9889f
 _KEY = ("workload", "model", "size", "seq_len", "precision", "mode", "bs", "device", "channels_last", "compile",
@@ -262,98 +243,17 @@ def _tables(rows:list, combos:dict, launched:bool) -> pd.DataFrame:
     return df
 
 # %% ../nbs/05_sweep.ipynb #7e6ba5c9
-def _lock_path(store:Path, dev) -> Path:
-    "The lock file of `dev` beside `store`: `rsg-results.db.cuda-0.lock`."
-    return store.with_name(f"{store.name}.{re.sub(r'[^A-Za-z0-9_.-]', '-', str(dev))}.lock")
-
-def _holder(fd:int) -> str:
-    "Who holds the lock, as its holder wrote it into the lock file."
-    try: h = json.loads(os.pread(fd, 4096, 0) or b"{}")
-    except (OSError, ValueError): h = {}
-    if not h: return "its holder has only just started"
-    return f"held by process {h.get('pid')} on {h.get('host')} since {h.get('since')} ({h.get('command')})"
-
-def _open_lock(p:Path) -> int:
-    "The lock file, opened (created when missing); `BadInput` when its folder is not writable."
-    try: return os.open(p, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as e:
-        raise BadInput(f"lock file {str(p)!r} cannot be created ({e.strerror}): "
-                       "choose a --store in a writable folder") from None
-
-def _acquire(fd:int, store, device, wait:bool):
-    "Lock `fd` at once, or with `wait` once its holder is done; else `BadInput` naming the holder."
-    try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        if not wait:
-            raise BadInput(f"another sweep is measuring on {device} into {str(store)!r}: {_holder(fd)}; "
-                           "let it finish, or add --wait to start when it has") from None
-        _say(f"waiting for the sweep on {device} into {str(store)!r} to finish: {_holder(fd)}")
-        fcntl.flock(fd, fcntl.LOCK_EX)
-
-def _sign(fd:int):
-    "Write who holds the lock into it: process, host, start time, command."
-    me = dict(pid=os.getpid(), host=socket.gethostname(), since=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-              command=" ".join([Path(sys.argv[0]).name, *sys.argv[1:]])[:300])
-    os.ftruncate(fd, 0); os.pwrite(fd, json.dumps(me).encode(), 0)
-
-@contextmanager
-def device_lock(store:str|Path, # the store the measurements go into
-                device, # the device measured on (`torch.device` or its name)
-                wait:bool=False, # wait for the holder to finish instead of refusing at once
-               ):
-    "Hold the lock for measuring on `device` into `store` for the block: `BadInput` naming the holder, or wait."
-    if fcntl is None: yield None; return
-    p = _lock_path(Path(store), device)
-    fd, locked = _open_lock(p), False
-    os.set_inheritable(fd, True)  # torchrun holds it too: the lock goes only when the last of its ranks is gone
-    try:
-        _acquire(fd, store, device, wait); locked = True
-        _sign(fd)
-        yield p
-    finally:
-        if locked: os.ftruncate(fd, 0)  # no stale holder is named later
-        os.close(fd)
+# the lock is `env`'s, where the command line looks at it before torch is imported
+from .env import device_lock, lock_path as _lock_path
 
 # %% ../nbs/05_sweep.ipynb #9c98b02b
-def sweep(models:str|list|None=None,     # model names of any family (timm, gpt2, unet3d, op:matmul, data:imagenet), comma-separated or a list (default: the preset's)
-          precisions:str|list|None=None, # fp32, tf32, fp16, bf16 (default: the preset's; standard: fp32,fp16)
-          modes:str|list|None=None,      # train, infer (default: the preset's; standard: train)
-          batch_sizes:str|list|None=None,# batch sizes for every model, run smallest first (default: the preset's for image models, each other family's own)
-          size:str|list|None=None,       # image side or 3D patch (64, 32x128x128), comma-separated to sweep several: image and 3D U-Net models (default: the preset's; standard: each model's own)
-          seq_lens:str|list|None=None,   # tokens per sequence for language models, comma-separated (default: the preset's, else each model's own)
-          workers:int|None=None,         # DataLoader processes for data:* models (default: the preset's, else every core)
-          repeats:int|None=None,         # how many times to measure each point, `run_number` 1…repeats (default: the preset's, 1)
-          preset:str="standard",         # quick, standard (the 2022 matrix, an LM and a 3D U-Net), full (+ bf16 and infer) or llm
-          find_max_bs:bool=False,        # after an OOM, bisect to the largest batch size that fits
-          isolate:bool=False,            # run every point in a fresh Python process
-          force:bool=False,              # measure again points the store already has, and CPU points over the memory estimate
-          yes:bool=False,                # go ahead with a CPU sweep whose measuring could take over 10 minutes
-          wait:bool=False,               # if another sweep is measuring on this device into this store, wait for it (else exit at once)
-          device:str="auto",             # auto, cpu, mps, cuda, cuda:N
-          store:str|Path=DEFAULT_STORE,  # the SQLite results file
-          wnb:str="disabled",            # W&B: disabled, offline or online
-          wnb_project:str="ready-steady-go", # W&B project
-          wnb_entity:str|None=None,      # W&B user or team
-          wnb_group:str|None=None,       # W&B group for the sweep's runs
-          n_batches:int|None=None,       # stop each point after this many timed steps (default: none)
-          n_seconds:float|None=None,     # stop each point after this many seconds (default: none; 2022: 30)
-          target_ci:float|None=None,     # auto stop: 95% CI half-width as a fraction of throughput (default: 0.01)
-          min_steps:int|None=None,       # auto stop: at least this many steps (default: 10)
-          min_seconds:float|None=None,   # auto stop: at least this many seconds (default: 2)
-          max_seconds:float|None=None,   # auto stop: at most this many seconds (default: 30)
-          warmup:int|None=None,          # untimed steps before each point (default: 5)
-          device_warmup:float|None=None, # cap in seconds of the device warm-up before the first point (default: 60 on a GPU, 3 on a CPU; 0: off; at most 600)
-          channels_last:bool=False,      # NHWC memory format
-          compile:bool=False,            # torch.compile the models
-          optimizer:str|None=None,       # sgd or adamw (default: each family's: sgd, adamw for language models)
-          weights:str|list|None=None,    # parameters' dtypes crossed with the precisions, fp32, bf16, fp16 (image models and LMs; default: fp32)
-          global_bs:int|None=None,       # train: samples per optimizer step, held while the batch size (micro-batch) varies over those dividing it
-          nprocs:str|list|None=None,     # world sizes, e.g. 1,2,4: each point under torchrun with that many processes, one per device (default: one process, no torchrun)
-          progress:bool=True,            # progress bars on stderr and the summary table on stdout
-          measure_peak:bool=True,        # measure the matmul peak at each precision first, for `mfu_measured` (a CPU uses a stored one; --no_measure_peak: skip)
-         ) -> SweepSummary:
+def sweep(*args, **kwargs) -> SweepSummary:
     "Measure the model × precision × mode × batch-size (× world-size) matrix into `store`: OOM boundaries, resume, progress."
-    return _run(_plan(**locals()))
+    return _run(_plan(**inspect.signature(sweep).bind(*args, **kwargs).arguments))
+
+# its parameters: its own (`schema.sweep_params`), then the settings of a point it passes on (`schema.Point`)
+sweep.__signature__ = sweep_signature().replace(return_annotation="SweepSummary")
+sweep.__delwrap__ = sweep_params  # the help of its own parameters
 
 # %% ../nbs/05_sweep.ipynb #8ba15153
 @dataclass
