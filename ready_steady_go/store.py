@@ -14,14 +14,14 @@ import pandas as pd
 import psutil
 
 from .env import BadInput, gc_paused
-from .schema import COLUMNS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of
+from .schema import DEFAULT_STORE, COLUMNS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of
 
 # %% auto #0
-__all__ = ['DEFAULT_STORE', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'PEAK_COLUMNS', 'HISTORY_COLUMNS', 'JOURNAL_SUFFIX', 'KILLED',
-           'MAX_THROUGHPUT', 'runs_frame', 'special_file', 'check_store', 'write_rows', 'StoreError', 'read_runs',
-           'save_runs', 'write_peak', 'read_peaks', 'save_peak', 'write_history', 'read_history', 'point_started',
-           'point_finished', 'recover_killed', 'spreadsheet_safe', 'unquote_formulas', 'export_csv', 'invalid_rows',
-           'read_table', 'read_csv', 'connect_store', 'read_store_table']
+__all__ = ['BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'PEAK_COLUMNS', 'HISTORY_COLUMNS', 'JOURNAL_SUFFIX', 'KILLED', 'MAX_THROUGHPUT',
+           'runs_frame', 'special_file', 'check_store', 'write_rows', 'StoreError', 'read_runs', 'save_runs',
+           'write_peak', 'read_peaks', 'save_peak', 'write_history', 'read_history', 'point_started', 'point_finished',
+           'recover_killed', 'spreadsheet_safe', 'unquote_formulas', 'export_csv', 'invalid_rows', 'read_table',
+           'read_csv', 'connect_store', 'read_store_table']
 
 # %% ../nbs/03_store.ipynb #4c1159a5
 _DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -56,7 +56,6 @@ def runs_frame(data:pd.DataFrame|list[dict]|None=None, # runs as a DataFrame or 
     return out.reset_index(drop=True)
 
 # %% ../nbs/03_store.ipynb #4a4b594c
-DEFAULT_STORE = "rsg-results.db"
 _SQLITE_HEADER = b"SQLite format 3\x00"
 _ACCEPTED = "a new or existing ready-steady-go SQLite file (e.g. rsg-results.db)"
 BUSY_TIMEOUT_S = 120

@@ -16,15 +16,12 @@ from wandb.sdk import wandb_setup
 from wandb.sdk.lib import wbauth
 
 from .env import BadInput
-from .schema import COLUMN_GROUPS, new_run_id
+from .schema import WANDB_MODES, COLUMN_GROUPS, new_run_id
 
 # %% auto #0
-__all__ = ['WANDB_MODES', 'HISTORY_KEYS', 'TrackingError', 'has_api_key', 'check_wandb', 'wandb_keys', 'start_run', 'log_run',
-           'log_history']
+__all__ = ['HISTORY_KEYS', 'TrackingError', 'has_api_key', 'check_wandb', 'wandb_keys', 'start_run', 'log_run', 'log_history']
 
 # %% ../nbs/04_tracking.ipynb #52a081d5
-WANDB_MODES = ("disabled", "offline", "online")
-
 class TrackingError(RuntimeError):
     "W&B could not be reached or refused the run: the message says what happened and what to do."
 
