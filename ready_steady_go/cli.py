@@ -628,6 +628,7 @@ def ready_steady_go_report(
     "Write an HTML report, summary tables and figures from the runs in a store or other sources."
     if sources and store: raise BadInput("give either --store or sources, not both: import the sources into the store "
                                          "first to combine them")
+    if not str(title).strip(): raise BadInput(f"--title {title!r} is empty: accepted is the report's title, e.g. \"GPUs for our lab\"")
     check_path(out, "--out", folder=True)
     if store is not None: check_path(store, "--store")
     from ready_steady_go.analysis import parse_prices, parse_works
