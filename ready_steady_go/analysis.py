@@ -7,25 +7,27 @@ Docs: https://xl0.github.io/ready-steady-go/analysis.html.md"""
 # %% ../nbs/06_analysis.ipynb #b1a596d0
 from __future__ import annotations
 import math, os, re, warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np, pandas as pd
 
 from .env import BadInput
-from .schema import kind_of, precision_2022
+from .schema import kind_of, num_text, precision_2022
 
 # %% auto #0
 __all__ = ['KEYS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES', 'FAMILY_UNITS', 'NO_MODE',
            'NO_PRECISION', 'ENV_COLS', 'DATASETS', 'DEFAULT_WORK', 'TIME_TO_TRAIN_COLS', 'FACTORS', 'FACTOR_LABELS',
            'COMPARED', 'EFFICIENCY_COLS', 'CONDITION_COLS', 'SCALING_COLUMNS', 'MODE_NAMES', 'FACTOR_COLS',
            'RATE_NAMES', 'COST_PER', 'MISSED_MARK', 'FEED_COLS', 'FAMILY_ORDER', 'FAMILY_NAMES', 'clean_device_name',
-           'weights_precision', 'ci_target_met', 'world_sizes', 'usable', 'tidy', 'best_batch', 'relative', 'ratio_ci',
-           'throughput_ci_rel', 'speedup_ci', 'speedup', 'average', 'oom_batch', 'environments', 'parse_prices', 'cost',
-           'value_table', 'best_precision', 'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'parse_work',
-           'work_text', 'parse_works', 'fits', 'unused_work', 'time_to_train', 'comparability', 'comparability_note',
-           'efficiency', 'scaling', 'convergence', 'flagged', 'analyse', 'mode_name', 'run_cost', 'best_configs',
-           'cost_factors', 'factor_sentence', 'rate_name', 'cost_per', 'num_text', 'ranking', 'time_to_train_table',
-           'duration_table', 'cost_table', 'feed_table', 'pick_device', 'machine_table']
+           'weights_precision', 'ci_target_met', 'world_sizes', 'usable', 'keyed_once', 'tidy', 'best_batch',
+           'relative', 'ratio_ci', 'throughput_ci_rel', 'speedup_ci', 'speedup', 'average', 'oom_batch', 'environments',
+           'parse_prices', 'cost', 'value_table', 'best_precision', 'dataset_size', 'time_for', 'human_duration',
+           'extrapolate', 'parse_work', 'work_text', 'parse_works', 'fits', 'unused_work', 'time_to_train',
+           'comparability', 'comparability_note', 'efficiency', 'scaling', 'convergence', 'flagged', 'analyse',
+           'mode_name', 'run_cost', 'best_configs', 'cost_factors', 'factor_sentence', 'rate_name', 'cost_per',
+           'ranking', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table', 'pick_device',
+           'machine_table']
 
 # %% ../nbs/06_analysis.ipynb #7abdf383
 _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
@@ -59,6 +61,18 @@ WORLD_SIZE_COLUMNS = ("world_size", "n_gpus", "num_gpu") # where a run's number 
 # measured by this benchmark or its 2022 version; any other source is a published table
 MEASURED_SOURCES = ("local", "wandb", "wandb-offline", "csv")
 _TRUTH = {True: True, False: False, "true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}
+
+def _each_distinct(f, *cols) -> list:
+    "`[f(*row) for row in zip(*cols)]`, calling `f` once per distinct row: a handful, however many runs."
+    cols = [pd.Series(c).reset_index(drop=True) for c in cols]
+    key = np.zeros(len(cols[0]), dtype=np.int64)
+    for c in cols:  # each column's codes (NaN one of them), folded into one code per distinct row
+        codes, uniq = pd.factorize(c, use_na_sentinel=False)
+        key = np.unique(key * len(uniq) + codes, return_inverse=True)[1].ravel()
+    first = np.unique(key, return_index=True)[1]
+    vals = np.empty(len(first), dtype=object)
+    for i, r in enumerate(zip(*(c.iloc[first].tolist() for c in cols))): vals[i] = f(*r)
+    return vals[key].tolist()
 
 def _num(df:pd.DataFrame, c:str) -> pd.Series:
     "Column `c` as numbers (NaN where missing or unreadable), or all NaN when the table lacks it."
@@ -98,16 +112,15 @@ def _patch_text(df:pd.DataFrame) -> pd.Series:
     "A 3D patch as `DxHxW` where its sides differ, else \"\" (a cube is its `size`): keeps anisotropic U-Nets apart."
     if "patch" not in df: return pd.Series("", index=df.index, dtype=object)
     p = df["patch"].astype(object).where(df["patch"].notna(), "").astype(str).str.strip().str.lower()
-    return p.where(p.str.split("x").map(lambda s: len(set(s)) > 1), "")
+    return p.where(np.array(_each_distinct(lambda s: len(set(s.split("x"))) > 1, p), dtype=bool), "")
 
 def _items_per_sample(df:pd.DataFrame) -> pd.Series:
     "Items of the unit per sample where a table does not say: tokens per sequence, voxels per patch, 1 otherwise."
     sides = lambda p, s: math.prod(int(x) for x in p.split("x")) if p else int(s) ** 3 if s else np.nan
     raw = (df["patch"].astype(object).where(df["patch"].notna(), "").astype(str) if "patch" in df
            else pd.Series("", index=df.index))
-    return pd.Series([q if w == "lm" and q else sides(p.strip().lower(), s) if w == "unet3d" else 1.0
-                      for w, q, p, s in zip(df["workload"], df["seq_len"], raw, df["size"])], index=df.index,
-                     dtype=float)
+    one = lambda w, q, p, s: q if w == "lm" and q else sides(p.strip().lower(), s) if w == "unet3d" else 1.0
+    return pd.Series(_each_distinct(one, df["workload"], df["seq_len"], raw, df["size"]), index=df.index, dtype=float)
 
 def _from_steps(df:pd.DataFrame) -> pd.DataFrame:
     "A table of \"N iterations took S seconds\": throughput from `n_batches`, seconds, `bs`, `items_per_sample`."
@@ -138,7 +151,7 @@ def _with_defaults(runs:pd.DataFrame) -> pd.DataFrame:
     for c in ("throughput_ci", "peak_mem_mb"):
         if c not in df: df[c] = np.nan
     for c in ("size", "seq_len"): df[c] = _num(df, c).fillna(0).astype("int64")
-    df["workload"] = [_kind_of(w) for w in df["workload"]] if "workload" in df else "image"
+    df["workload"] = _each_distinct(_kind_of, df["workload"]) if "workload" in df else "image"
     df = _stepwise(df)
     df["patch"] = _patch_text(df)
     unit = df["workload"].map(FAMILY_UNITS)
@@ -187,20 +200,35 @@ def _published(df:pd.DataFrame) -> pd.Series:
     if "source" not in df: return pd.Series(np.nan, index=df.index, dtype=object)
     s = df["source"].astype(object).where(df["source"].notna(), "").astype(str).str.strip()
     none = s.str.lower().isin(["", "nan", "none", "<na>", "null"])
-    return s.str.split(":").str[0].where(~s.isin(MEASURED_SOURCES) & ~none)
+    who = pd.Series(_each_distinct(lambda v: v.split(":")[0], s), index=df.index, dtype=object)
+    return who.where(~s.isin(MEASURED_SOURCES) & ~none)
 
 def _devices(df:pd.DataFrame) -> pd.Series:
     "Short device names (`clean_device_name`); a published table's marked ` (published: lambda)`, never merged."
     names = df["device"].unique()
     dev = df["device"].map(dict(zip(names, map(clean_device_name, names))))
-    out = [d if pd.isna(p) else f"{d} (published: {p})" for d, p in zip(dev, _published(df))]
+    out = _each_distinct(lambda d, p: d if pd.isna(p) else f"{d} (published: {p})", dev, _published(df))
     return pd.Series(out, index=df.index, dtype=object)
+
+_KEYED = {}  # id(runs) -> (runs, keyed) inside `keyed_once`: one analysis keys its runs once, not per table
+
+@contextmanager
+def keyed_once():
+    "Within the block, `_keyed` of the same runs table is computed once (every table of a report reads it)."
+    fresh = not _KEYED
+    _KEYED.setdefault(None, None)  # open: nested blocks share it
+    try: yield
+    finally:
+        if fresh: _KEYED.clear()
 
 def _keyed(runs:pd.DataFrame) -> pd.DataFrame:
     "`usable` runs with short device names and integer batch sizes (empty where not recorded), as `tidy` groups them."
+    hit = _KEYED.get(id(runs))
+    if hit is not None and hit[0] is runs: return hit[1].copy(deep=False)  # a copy: callers add columns
     df = usable(runs)
     df["device"] = _devices(df)
     df["bs"] = pd.to_numeric(df["bs"], errors="coerce").round().astype("Int64")
+    if _KEYED: _KEYED[id(runs)] = (runs, df); return df.copy(deep=False)
     return df
 
 def tidy(runs:pd.DataFrame, # the runs table, one row per run
@@ -926,6 +954,10 @@ def analyse(runs:pd.DataFrame, # the runs table
             only_valid:bool=False, # leave out the runs whose `conditions` are not `ok` (throttled, power cap, ...)
            ) -> dict[str, pd.DataFrame]:
     "Every analysis table of `runs`: tidy, best, average, speedup, oom, environments, ..., cost and value with prices."
+    with keyed_once(): return _analyse(runs, prices, include_unconverged, only_valid)
+
+def _analyse(runs, prices, include_unconverged, only_valid):
+    "`analyse`, its runs keyed once."
     if only_valid: runs = _valid_only(runs)
     t = _single_device(tidy(runs))  # per-device tables compare single devices; other world sizes are in `scaling`
     best = relative(best_batch(t if include_unconverged else t[~t["unconverged"]]))
@@ -1045,20 +1077,6 @@ def cost_per(unit:str, # what a family counts
     "How many of `unit` a price is given for, and their name: `(1e6, '1M tokens')`, `(1e9, '1G voxels')`."
     return COST_PER.get(str(unit), (1e6, f"1M {unit}"))
 
-_SI = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
-
-def num_text(x, # a number (NaN: empty, inf: ∞)
-             unit:str="", # what it counts, after the prefix: `FLOP/s`
-            ) -> str:
-    "`x` to three significant figures, with an SI prefix from a thousand up: `724`, `18.9 k`, `2.80 GFLOP/s`, `0.0123`."
-    if x is None or x is pd.NA or (isinstance(x, float) and math.isnan(x)): return ""
-    x = float(x)
-    if math.isinf(x): return "∞" if x > 0 else "-∞"
-    r = float(f"{x:.3g}")  # rounded first: 999.7 is `1 k`, not `1e+03`
-    f, p = next(((f, p) for f, p in _SI if abs(r) >= f), (1, ""))
-    if r == 0: return f"0 {unit}" if unit else "0"
-    s = f"{r / f:#.3g}".rstrip(".") if p or abs(r) >= 1e-3 else f"{r:.{2 - math.floor(math.log10(abs(r)))}f}"
-    return f"{s} {p}{unit}" if p or unit else s
 
 # %% ../nbs/06_analysis.ipynb #9822c1d1
 MISSED_MARK = "†" # beside a number whose CI missed its target

@@ -387,11 +387,12 @@ def _point_kw(f:_Flags, family:dict) -> dict:
 def _peak(f:_Flags, p, say) -> float|None:
     "The matmul peak of `p`'s device and precision: the stored one, or measured now and kept for every later run."
     from ready_steady_go.benchmark import measured_peak
+    from ready_steady_go.schema import num_text
     measure = True if f.measure_peak else None if not f.no_store else False
     peak = measured_peak(p.dev, p.precision, None if f.no_store else f.store, measure=measure, progress=not f.quiet)
     if f.measure_peak:
         say(f"Measured the matmul peak of {p.dev} at {p.precision}: "
-            + (f"{peak/1e12:,.2f} TFLOP/s" if peak else "not measurable"))
+            + (num_text(peak, "FLOP/s") if peak else "not measurable"))
     return peak
 
 def _under_torchrun(f:_Flags, kw:dict, p, peak:float|None):

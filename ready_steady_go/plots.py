@@ -378,7 +378,9 @@ def svg(fig:Figure, # a figure from this module
        ) -> str:
     "`fig` as an SVG element to inline in HTML: no XML prolog; its own width, shrunk to fit a narrower container."
     buf = io.StringIO()
-    with mpl.rc_context({"svg.fonttype": "none"}): fig.savefig(buf, format="svg")
+    # the same figure, the same text: fixed ids and no date (a cache keyed by the figure's data can keep it)
+    with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "ready-steady-go"}):
+        fig.savefig(buf, format="svg", metadata={"Date": None})
     s = buf.getvalue()
     s = s[s.index("<svg"):]
     return re.sub(r'<svg([^>]*?) (width="[^"]*") height="[^"]*"', r'<svg\1 \2 style="max-width:100%;height:auto"', s,

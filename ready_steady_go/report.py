@@ -6,8 +6,8 @@ Docs: https://xl0.github.io/ready-steady-go/report.html.md"""
 
 # %% ../nbs/08_report.ipynb #0648111c
 from __future__ import annotations
-import hashlib, html, multiprocessing as mp, os, re, shutil, tempfile, threading, time, warnings
-from functools import cached_property, partial
+import hashlib, html, multiprocessing as mp, os, re, shutil, sys, tempfile, threading, time, warnings
+from functools import cached_property, lru_cache, partial
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np, pandas as pd
 
 from .env import BadInput, gc_paused, visible
-from .schema import PEAK_BELOW
+from .schema import COLUMNS, PEAK_BELOW
 from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, FAMILY_NAMES, FAMILY_ORDER, FAMILY_UNITS, KEYS,
     MEASURED_SOURCES, MISSED_MARK, SCALING_COLUMNS, analyse, best_batch, comparability_note, cost_per, cost_table,
     duration_table, feed_table, flagged, machine_table, mode_name, num_text, parse_prices, parse_works, pick_device,
-    ranking, rate_name, time_to_train_table, unused_work)
+    ranking, rate_name, time_to_train_table, unused_work, keyed_once)
 from .analysis import _is_test, _per_config
 from .store import spreadsheet_safe
 from .analysis import best_configs, cost_factors, factor_sentence, run_cost
@@ -27,8 +27,9 @@ from .plots import (plot_average, plot_batch, plot_cost, plot_efficiency, plot_r
     plot_scaling, plot_speedup, svg, unit_name)
 
 # %% auto #0
-__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'REPORT_MARKER', 'summary_table', 'average_table', 'report_figures', 'report_svgs',
-           'check_report_folder', 'Report', 'build_report', 'write_report']
+__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'REPORT_MARKER', 'PROGRESS_RUNS', 'REPORT_COLUMNS', 'summary_table', 'average_table',
+           'most_measured', 'report_figures', 'figure_key', 'FigureCache', 'report_svgs', 'check_report_folder',
+           'Report', 'build_report', 'check_max_models', 'write_report', 'model_index']
 
 # %% ../nbs/08_report.ipynb #37ce9eb4
 SUMMARY_COLS = ("device", "workload", "model", "precision", "mode", "bs", "unit", "throughput", "relative")
@@ -65,8 +66,18 @@ def _by_family(avg:pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
     fams = sorted(fams, key=lambda f: (FAMILY_ORDER.index(f) if f in FAMILY_ORDER else 9, f))
     return [(f, avg[avg["workload"] == f], f"-{f}") for f in fams]
 
-def _figure_jobs(res:dict) -> list[tuple[str, str, object]]:
-    "`(file name, section, function drawing the figure)` for every figure of the report, in page order."
+def most_measured(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
+                  max_models:int|None=12, # per family, at most this many; None: every model
+                 ) -> list[str]:
+    "The models (labels) a page draws: per family the `max_models` with the most runs, then by name; sorted."
+    if max_models is None: return sorted(t["label"].unique())
+    fam = t["workload"] if "workload" in t else pd.Series("image", index=t.index)
+    n = t.assign(_f=fam).groupby(["_f", "label"])["n_runs"].sum().reset_index()
+    n = n.sort_values(["_f", "n_runs", "label"], ascending=[True, False, True])
+    return sorted(n.groupby("_f").head(max_models)["label"].unique())
+
+def _figure_jobs(res:dict, models:list|None=None) -> list[tuple[str, str, object]]:
+    "`(file name, section, function drawing the figure)` for every figure of the report (per model: `models`)."
     jobs, best, t = [], res["best"], res["tidy"]
     for fam, avg, sfx in _by_family(res["average"]):
         sp = _of_family(res["speedup"], fam)
@@ -81,14 +92,18 @@ def _figure_jobs(res:dict) -> list[tuple[str, str, object]]:
         eff = res["efficiency"][res["efficiency"]["mode"] == mode] if "efficiency" in res else pd.DataFrame()
         if len(eff) and eff[["mfu", "mfu_measured"]].notna().any().any():
             jobs.append((f"efficiency-{mode}.svg", "efficiency", partial(plot_efficiency, res["efficiency"], mode)))
-    for label in sorted(t["label"].unique()):  # every measured model, ranked or not
-        for mode in _modes(t[t["label"] == label]):
-            if _compared(best[(best["label"] == label) & (best["mode"] == mode)]):
-                jobs.append((f"relative-{_slug(label)}-{mode}.svg", label, partial(plot_relative, best, label, mode)))
+    # each figure gets only its own rows: its cache key changes only when they do
+    b_of, t_of = dict(list(best.groupby("label", sort=False))), dict(list(t.groupby("label", sort=False)))
+    oom = res["oom"]
+    for label in sorted(t["label"].unique()) if models is None else models:  # measured models, ranked or not
+        tl, bl = t_of[label], b_of.get(label, best.iloc[:0])
+        for mode in _modes(tl):
+            if _compared(bl[bl["mode"] == mode]):
+                jobs.append((f"relative-{_slug(label)}-{mode}.svg", label, partial(plot_relative, bl, label, mode)))
             # a published table records no batch size
-            if t.loc[(t["label"] == label) & (t["mode"] == mode), "bs"].notna().any():
-                jobs.append((f"batch-{_slug(label)}-{mode}.svg", label,
-                             partial(plot_batch, t, label, mode, oom=res["oom"])))
+            if tl.loc[tl["mode"] == mode, "bs"].notna().any():
+                o = oom[oom["model"].isin(tl["model"].unique()) & oom["mode"].eq(mode)]
+                jobs.append((f"batch-{_slug(label)}-{mode}.svg", label, partial(plot_batch, tl, label, mode, oom=o)))
     sc = res.get("scaling", pd.DataFrame(columns=["mode"]))
     for mode in _modes(sc): jobs.append((f"scaling-{mode}.svg", "scaling", partial(plot_scaling, sc, mode)))
     return jobs
@@ -98,29 +113,103 @@ def report_figures(res:dict, # `analyse(runs, prices)`
     "`{file name: (section, Figure)}` for every figure of the report."
     return {name: (sec, draw()) for name, sec, draw in _figure_jobs(res)}
 
+# %% ../nbs/08_report.ipynb #c9e3b5d1
+def _hash_arg(h, x):
+    "Feed one argument of a figure into the hash `h`: a table by its columns, dtypes and values; else its repr."
+    if isinstance(x, pd.DataFrame):
+        h.update(repr((list(x.columns), [str(t) for t in x.dtypes])).encode())
+        try: h.update(pd.util.hash_pandas_object(x, index=False).to_numpy().tobytes())
+        except TypeError: h.update(x.to_csv(index=False).encode())  # cells pandas cannot hash (lists): as text
+    else: h.update(repr(x).encode())
+
+@lru_cache(None)
+def _plot_code() -> bytes:
+    "What the figures' look depends on besides their data: the plotting module and the libraries' versions."
+    import matplotlib, seaborn
+    code = Path(sys.modules[svg.__module__].__file__).read_bytes()  # the module `svg` and every plot come from
+    return code + f"{matplotlib.__version__} {seaborn.__version__}".encode()
+
+def figure_key(draw:partial, # a figure job: a plotting function with its arguments
+              ) -> str:
+    "The hash of everything that makes a figure: the plotting code, the function, its arguments (tables by value)."
+    h = hashlib.sha1(_plot_code())
+    h.update(draw.func.__name__.encode())
+    for x in (*draw.args, *(y for kv in sorted(draw.keywords.items()) for y in kv)): _hash_arg(h, x)
+    return h.hexdigest()
+
+class FigureCache:
+    "SVG figures on disk by `figure_key`, at most `max_mb` (least recently used out first); never an error."
+    def __init__(self, path:str|Path|None=None, # the folder; default: $RSG_FIGURE_CACHE or ~/.cache/...
+                 max_mb:float|None=None): # its bound; default: $RSG_FIGURE_CACHE_MB or 256
+        env = os.environ.get("RSG_FIGURE_CACHE")
+        self.path = Path(path or env or Path.home() / ".cache" / "ready-steady-go" / "figures").expanduser()
+        self.max_bytes = float(max_mb or os.environ.get("RSG_FIGURE_CACHE_MB") or 256) * 2**20
+
+    def get(self, key:str) -> str|None:
+        "The SVG kept under `key` (marked as used), or None."
+        p = self.path / f"{key}.svg"
+        try: s = p.read_text(encoding="utf-8"); os.utime(p)
+        except (OSError, UnicodeDecodeError): return None
+        return s
+
+    def put(self, key:str, s:str):
+        "Keep `s` under `key` (written whole, then renamed: a reader never sees half a figure)."
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            tmp = self.path / f".{key}.{os.getpid()}.tmp"
+            tmp.write_text(s, encoding="utf-8"); os.replace(tmp, self.path / f"{key}.svg")
+        except OSError: pass
+
+    def prune(self):
+        "Remove the least recently used figures until the cache is within its bound."
+        try: fs = [(f.stat().st_mtime, f.stat().st_size, f) for f in self.path.glob("*.svg")]
+        except OSError: return
+        total = sum(s for _, s, _ in fs)
+        for _, s, f in sorted(fs, key=lambda x: x[0]):
+            if total <= self.max_bytes: break
+            try: f.unlink(); total -= s
+            except OSError: pass
+
 # %% ../nbs/08_report.ipynb #383a6e8a
 _JOBS = None  # the figure jobs, for the forked workers
 
 def _job_svg(i:int) -> str: return svg(_JOBS[i][2]())
 
-def report_svgs(res:dict, # `analyse(runs, prices)`
-                workers:int|None=None, # processes drawing figures; None: one per CPU (at most 4), 1: in this process
-               ) -> dict[str, tuple[str, str]]:
-    "`{file name: (section, SVG text)}` for every figure of the report."
+def _cpus() -> int: return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+def _draw(jobs:list, workers:int|None) -> list[str]:
+    "The SVG of each job, drawn in `workers` forked processes (None: one per CPU) where that is safe."
     global _JOBS
-    jobs = _figure_jobs(res)
-    n = min(len(jobs), workers
-            or min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+    n = min(len(jobs), workers or _cpus())
     with gc_paused():
         # fork only a process with no other thread (one could hold a lock the children would wait on forever)
         alone = not mp.current_process().daemon and threading.active_count() == 1
         if n > 1 and "fork" in mp.get_all_start_methods() and alone:
             _JOBS = jobs
             try:
-                with mp.get_context("fork").Pool(n) as pool: out = pool.map(_job_svg, range(len(jobs)), chunksize=1)
+                with mp.get_context("fork").Pool(n) as pool: return pool.map(_job_svg, range(len(jobs)), chunksize=1)
             finally: _JOBS = None
-        else: out = [svg(draw()) for _, _, draw in jobs]
-    return {name: (sec, s) for (name, sec, _), s in zip(jobs, out)}
+        return [svg(draw()) for _, _, draw in jobs]
+
+def report_svgs(res:dict, # `analyse(runs, prices)`
+                workers:int|None=None, # processes drawing figures; None: one per CPU, 1: in this process
+                models:list|None=None, # the models with figures (see `most_measured`); None: every one
+                cache:FigureCache|None|bool=True, # figures kept by their data's hash; True: `FigureCache()`
+                stats:dict|None=None, # if given, gets `drawn` and `cached`: the names of figures drawn and cached
+               ) -> dict[str, tuple[str, str]]:
+    "`{file name: (section, SVG text)}` for every figure of the report; only figures whose data changed are drawn."
+    jobs = _figure_jobs(res, models)
+    cache = FigureCache() if cache is True else cache or None
+    keys = [figure_key(draw) for _, _, draw in jobs] if cache else [None] * len(jobs)
+    got = [cache.get(k) if cache else None for k in keys]
+    todo = [i for i, s in enumerate(got) if s is None]
+    for i, s in zip(todo, _draw([jobs[i] for i in todo], workers)):
+        got[i] = s
+        if cache: cache.put(keys[i], s)
+    if cache: cache.prune()
+    if stats is not None: stats.update(drawn=[jobs[i][0] for i in todo],
+                                       cached=[j[0] for i, j in enumerate(jobs) if i not in set(todo)])
+    return {name: (sec, s) for (name, sec, _), s in zip(jobs, got)}
 
 # %% ../nbs/08_report.ipynb #e5a0fc11
 _CSS = ("body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1240px;margin:2em auto;"
@@ -255,23 +344,53 @@ def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `anal
                                                # `2T tokens`): each family the first that fits its unit, else its own
                  infer_for:str|list|None=None, # the inference work (`8.1T voxels`); default: each family's
                  device:str|None=None, # the device the report opens with (default: the only one, if one)
+                 max_models:int|None=12, # per family, figures of at most this many models (the most measured)
+                 cache:bool=True, # take figures whose data did not change from the figure cache (`FigureCache`)
                 ) -> Report:
     "Validate `runs` and `prices` and make every file of the report in memory; `BadInput` on bad input."
     t0 = time.perf_counter()
     prices = parse_prices(prices)
     work = dict(train_for=parse_works(train_for, "--train_for"),  # before any work
                 infer_for=parse_works(infer_for, "--infer_for"))
-    res = analyse(runs, prices, include_unconverged=include_unconverged, only_valid=only_valid)
-    res["time_to_train"] = time_to_train_table(res["best"], **work)
-    res["machine"] = _this_machine(res, runs, device, prices, work)
-    t1 = time.perf_counter()
-    figs = report_svgs(res)
-    t2 = time.perf_counter()
-    files = _csv_files(res) | {f"figures/{n}": s for n, (_, s) in figs.items()}
-    files["report.html"] = _html(_Page(runs, res, figs, title=title, include=include_unconverged,
-                                       only_valid=only_valid))
+    check_max_models(max_models)
+    say = _progress(len(runs) if isinstance(runs, pd.DataFrame) else 0)
+    with keyed_once():  # every table reads the runs keyed once
+        res = analyse(runs, prices, include_unconverged=include_unconverged, only_valid=only_valid)
+        res["time_to_train"] = time_to_train_table(res["best"], **work)
+        res["machine"] = _this_machine(res, runs, device, prices, work)
+        t1 = time.perf_counter()
+        say(f"analysis of {len(runs):,} runs: {t1 - t0:.1f} s")
+        models, stats = most_measured(res["tidy"], max_models), {}
+        figs = report_svgs(res, models=models, cache=cache, stats=stats)
+        t2 = time.perf_counter()
+        say(f"figures: {len(stats['drawn'])} drawn, {len(stats['cached'])} unchanged: {t2 - t1:.1f} s")
+        files = _csv_files(res) | {f"figures/{n}": s for n, (_, s) in figs.items()}
+        files["report.html"] = _html(_Page(runs, res, figs, title=title, include=include_unconverged,
+                                           only_valid=only_valid, models=models))
+    say(f"page: {time.perf_counter() - t2:.1f} s")
     if timings is not None: timings.update(analysis=t1 - t0, figures=t2 - t1, html=time.perf_counter() - t2)
     return Report(files)
+
+PROGRESS_RUNS = 200_000  # from this many runs, a report says each stage as it finishes (on stderr)
+
+def _progress(n:int):
+    "A function printing one stage's line on stderr for a report of `n` runs, where it takes long enough to need it."
+    return (lambda s: print(f"report: {s}", file=sys.stderr, flush=True)) if n >= PROGRESS_RUNS else (lambda s: None)
+
+# the schema columns no part of a report reads: `read_runs(store, columns=REPORT_COLUMNS)` leaves them in the store
+_UNREAD = ("schema_version", "n_seconds", "max_seconds", "run_number", "nnodes", "backend", "strong", "error",
+           "step_median_s", "step_iqr_s", "n_steps", "warmup_steps", "block_steps", "wall_seconds", "peak_reserved_mb",
+           "mps_driver_mb", "alloc_retries", "recompiles", "compile_fallback", "flops_per_sample", "rank_spread",
+           "flops_per_sample_formula", "workload_note", "peak_tflops", "telemetry_samples", "sm_clock_mhz",
+           "max_sm_clock_mhz", "sm_clock_start_mhz", "sm_clock_end_mhz", "temp_start_c", "temp_end_c", "transformers",
+           "monai", "sm_count", "mps_gpu_cores", "mps_memory_gb", "env_vars")
+REPORT_COLUMNS = tuple(c for c in COLUMNS if c not in _UNREAD)  # what a report reads of a store
+
+def check_max_models(n, # figures of at most this many models per family, or None for every model
+                    ) -> int|None:
+    "`n` if it is None or a whole number of at least 1; else `BadInput` in one line."
+    if n is None or (isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 1): return n
+    raise BadInput(f"--max_models {n!r}: accepted is a whole number of models of at least 1")
 
 def write_report(runs:pd.DataFrame, # the runs table
                  out:str|Path, # the folder for report.html, the CSV tables and figures/
@@ -282,11 +401,13 @@ def write_report(runs:pd.DataFrame, # the runs table
                  train_for:str|list|None=None, # the training work (see `build_report`)
                  infer_for:str|list|None=None, # the inference work (see `build_report`)
                  device:str|None=None, # the device the report opens with (see `build_report`)
+                 max_models:int|None=12, # per family, figures of at most this many models (see `build_report`)
                 ) -> Path:
     "Write the report of `runs` to `out`; returns the path of `report.html`. Nothing is written on bad input."
     check_report_folder(out)  # before any analysis
+    check_max_models(max_models)
     return build_report(runs, prices, title, include_unconverged=include_unconverged, only_valid=only_valid,
-                        train_for=train_for, infer_for=infer_for, device=device).write(out)
+                        train_for=train_for, infer_for=infer_for, device=device, max_models=max_models).write(out)
 
 # %% ../nbs/08_report.ipynb #f4ba2d7f
 @dataclass
@@ -298,6 +419,7 @@ class _Page:
     title: str = "Ready, Steady, Go! benchmark report"
     include: bool = False  # points whose CI missed its target are ranked (marked)
     only_valid: bool = False  # results measured under flagged conditions are left out
+    models: list|None = None  # the models with figures (see `most_measured`); None: every one
 
     @cached_property
     def unit(self) -> str: return unit_name(self.res["tidy"])
@@ -719,12 +841,12 @@ def _unet_section(t:pd.DataFrame) -> list[str]:
     "Voxels per second and iterations per minute of each 3D U-Net at its best batch size."
     u = best_batch(t)
     ips = pd.to_numeric(u["items_per_sample"], errors="coerce") if "items_per_sample" in u else np.nan
-    d = pd.DataFrame({"device": u["device"], "model": u["label"], "precision": u["precision"], "mode": u["mode"],
-                      "batch size": u["bs"], "throughput (voxels/s)": _marked(u),
+    d = pd.DataFrame({"device": u["device"], "model": u["label"], "precision": u["precision"],
+                      "mode": u["mode"].map(mode_name), "batch size": u["bs"], "throughput (voxels/s)": _marked(u),
                       "iterations/min": u["throughput"] / (ips * pd.to_numeric(u["bs"], errors="coerce")) * 60})
     return ["<h2>3D U-Nets</h2><p>Voxels per second and iterations (steps) per minute at each configuration's "
             f"best batch size ({MISSED_MARK}: its CI missed its target); the days to a number of iterations are under "
-            "Time to train.</p>", _table(d.sort_values(["mode", "model", "device"], ascending=[False, True, True]),
+            "Time to train.</p>", _table(d.sort_values(["mode", "model", "device"], ascending=[False, True, True]),  # training first
                                          right=("throughput (voxels/s)",))]
 
 def _family_sections(pg:_Page) -> list[str]:
@@ -795,10 +917,29 @@ def _environments(envs:pd.DataFrame) -> pd.DataFrame:
     e = e[[c for c in e if not e[c].astype(str).isin(["", "nan", "None"]).all()]]
     return e.rename(columns=_ENV_HEADERS)
 
+def model_index(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
+                models:list|None=None, # the models with figures on the page; None: every one
+               ) -> pd.DataFrame:
+    "Every measured model: its family, devices, points, runs, and whether the page draws it (all are in the CSVs)."
+    fam = t["workload"] if "workload" in t else pd.Series("image", index=t.index)
+    g = t.assign(_f=fam.map(lambda f: FAMILY_NAMES.get(f, f))).groupby("label")
+    out = g.agg(family=("_f", "first"), devices=("device", "nunique"), points=("throughput", "size"),
+                runs=("n_runs", "sum")).reset_index().rename(columns={"label": "model"})
+    shown = set(out["model"] if models is None else models)
+    out["figures"] = np.where(out["model"].isin(shown), "below", "in the CSVs")
+    return out.sort_values(["family", "runs", "model"], ascending=[True, False, True], ignore_index=True)
+
 def _per_model_section(pg:_Page) -> list[str]:
-    "Per model, every measured one ranked or not: its relative-throughput and batch-size figures per mode."
+    "Per model, every measured one ranked or not (or the most measured, and an index of all): its figures per mode."
     t, out = pg.res["tidy"], ["<h2>Per model</h2>"]
-    for label in sorted(t["label"].unique()):
+    labels = sorted(t["label"].unique())
+    if pg.models is not None and len(pg.models) < len(labels):
+        out += [f"<p>Figures of the {len(pg.models)} most-measured models of each family's "
+                f"{len(labels)}; every model is in the tables and CSVs (<code>--max_models</code> draws more).</p>",
+                f"<details><summary>Every model measured ({len(labels)})</summary>",
+                _table(model_index(t, pg.models)), "</details>"]
+        labels = pg.models
+    for label in labels:
         out.append(f"<h3>{html.escape(label)}</h3>")
         for mode in _modes(t[t["label"] == label]):
             out += [pg.fig(f"relative-{_slug(label)}-{mode}.svg"), pg.fig(f"batch-{_slug(label)}-{mode}.svg")]

@@ -6,14 +6,16 @@ Docs: https://xl0.github.io/ready-steady-go/schema.html.md"""
 
 # %% ../nbs/00a_schema.ipynb #73db07f7
 from __future__ import annotations
-import re, uuid
+import dataclasses, json, re, uuid
 from dataclasses import dataclass, field, asdict, fields
 from datetime import datetime, timezone
 
+from .env import BadInput
+
 # %% auto #0
 __all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'OPTIMIZERS', 'STATUSES', 'UNCONVERGED_HINT', 'PEAK_BELOW',
-           'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'kind_of', 'precision_2022', 'new_run_id', 'Result',
-           'example_row']
+           'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'POINT_FIELDS', 'kind_of', 'precision_2022',
+           'new_run_id', 'Result', 'num_text', 'example_row', 'Point']
 
 # %% ../nbs/00a_schema.ipynb #49bb6b09
 SCHEMA_VERSION = 1  # bumped when a column changes meaning; adding a column is not a new version
@@ -154,6 +156,24 @@ def _label(self:Result) -> str:
 
 Result.label = _label
 
+# %% ../nbs/00a_schema.ipynb #5a1f0e02
+import math
+_SI = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+def num_text(x, # a number (None, NaN, NA: empty; inf: ∞)
+             unit:str="", # what it counts, after the prefix: `FLOP/s`
+            ) -> str:
+    "`x` to three significant figures, with an SI prefix from a thousand up: `724`, `18.9 k`, `2.80 GFLOP/s`, `0.0123`."
+    try: x = float(x)
+    except (TypeError, ValueError): return ""  # None, a missing value, text
+    if math.isnan(x): return ""
+    if math.isinf(x): return "∞" if x > 0 else "-∞"
+    r = float(f"{x:.3g}")  # rounded first: 999.7 is `1 k`, not `1e+03`
+    f, p = next(((f, p) for f, p in _SI if abs(r) >= f), (1, ""))
+    if r == 0: return f"0 {unit}" if unit else "0"
+    s = f"{r / f:#.3g}".rstrip(".") if p or abs(r) >= 1e-3 else f"{r:.{2 - math.floor(math.log10(abs(r)))}f}"
+    return f"{s} {p}{unit}" if p or unit else s
+
 # %% ../nbs/00a_schema.ipynb #0ed2f59c
 _pct = lambda v: "n/a" if v is None else f"{100*v:.1f}%"
 
@@ -170,7 +190,7 @@ def _work(r:Result) -> list[str]:
     "FLOPs, memory and bandwidth, on one line."
     x = []
     if r.flops_per_sample:
-        x.append(f"{r.flops_per_sample/1e9:.2f} GFLOP/{r.unit[:-1] or 'sample'} → {r.tflops:.2f} TFLOP/s")
+        x.append(f"{num_text(r.flops_per_sample, 'FLOP')}/{r.unit[:-1] or 'sample'} → {num_text(r.tflops * 1e12, 'FLOP/s')}")
     if r.peak_mem_mb is not None: x.append(f"peak memory {r.peak_mem_mb:,.0f} MiB (reserved "
                                            f"{r.peak_reserved_mb:,.0f} MiB)")
     if r.mps_driver_mb is not None: x.append(f"MPS driver memory {r.mps_driver_mb:,.0f} MiB (current, not a peak)")
@@ -182,8 +202,8 @@ def _efficiency(r:Result) -> list[str]:
     "MFU against the datasheet and the measured peak, and the energy."
     out = []
     if r.flops_per_sample:
-        sheet = f" ({r.peak_tflops:,.1f} TFLOP/s)" if r.peak_tflops else " (no datasheet peak for this device)"
-        meas = (f" of measured ({r.measured_peak_tflops:,.2f} TFLOP/s)" if r.measured_peak_tflops
+        sheet = f" ({num_text(r.peak_tflops * 1e12, 'FLOP/s')})" if r.peak_tflops else " (no datasheet peak for this device)"
+        meas = (f" of measured ({num_text(r.measured_peak_tflops * 1e12, 'FLOP/s')})" if r.measured_peak_tflops
                 else " (no measured peak: --measure_peak)")
         below = f" ({PEAK_BELOW})" if r.mfu_measured is None and PEAK_BELOW in (r.conditions or "") else ""
         out.append(f"  mfu          {_pct(r.mfu)} of datasheet{sheet}, mfu_measured {_pct(r.mfu_measured)}{below}{meas}")
@@ -246,3 +266,77 @@ def example_row(**kw, # fields to change
                ) -> dict:
     "A complete run record with made-up but plausible values, a fresh `run_id` each time: for tests and examples."
     return {**dict.fromkeys(COLUMNS), "run_id": new_run_id(), **_EXAMPLE, **kw}  # in schema order
+
+# %% ../nbs/00a_schema.ipynb #d17f9fe6
+@dataclass(frozen=True)
+class Point:
+    "One point to measure and how it runs, as asked (not yet checked): torch-free and JSON-serialisable."
+    # a model of any family: a timm name, gpt2, llama-1b, unet3d, op:matmul, data:imagenet (--list)
+    model:str="resnet50"
+    # samples per step: images, sequences, patches, iterations; never changed (default: the family's)
+    bs:int|None=None
+    size:str|int|None=None     # image side, 3D patch (64 or 32x128x128), op N or crop side (default: the model's)
+    seq_len:int|None=None      # tokens per sequence, language models (default: 1024 for GPT-2, 2048 for Llama)
+    workload:str|None=None     # the family, to be explicit: image, lm, unet3d, op or data (a mismatch is refused)
+    workers:int|None=None      # data: DataLoader processes (default: every core; 0: decode in this process)
+    sliding_window:bool=False  # unet3d infer: predict a volume window by window (MONAI sliding_window_inference)
+    precision:str="fp32"       # fp32 (strict, TF32 off), tf32, fp16 or bf16
+    # the parameters' dtype: fp32, bf16 or fp16; --precision is then the autocast (--weights bf16 --precision fp32: pure bf16)
+    weights:str="fp32"
+    mode:str="train"           # train (forward, loss, backward, optimizer step) or infer
+    device:str="auto"          # auto (CUDA, else MPS, else CPU), cpu, mps, cuda or cuda:N
+    channels_last:bool=False   # channels-last memory format for model and batch (images, 3D U-Nets)
+    compile:bool=False         # run the model through torch.compile
+    # torch.compile mode: default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs (implies --compile)
+    compile_mode:str|None=None
+    optimizer:str|None=None    # sgd or adamw (default: the family's: adamw for language models, else sgd)
+    fused:bool=False           # the optimizer's fused kernel
+    # train: samples per optimizer step, accumulated in micro-batches of --bs (a multiple of it; default: --bs)
+    global_bs:int|None=None
+    n_batches:int|None=None    # stop after N timed batches (default, or 0: not this rule)
+    # stop after N seconds (default, or 0: not this rule); with neither, stop when the 95% CI is within --target-ci
+    n_seconds:float|None=None
+    target_ci:float=0.01       # automatic stop: CI half-width as a fraction of throughput
+    min_steps:int=10           # automatic stop: at least this many timed steps, even past --max-seconds
+    min_seconds:float=2.0      # automatic stop: at least this many measured seconds
+    max_seconds:float=30.0     # automatic stop: at most this many seconds, once the minimum steps have run
+    warmup:int=5               # untimed warm-up steps
+    warmup_seconds:float|None=None  # untimed warm-up seconds, at least (default: 1 on a GPU, 0 on a CPU)
+    run_number:int=1           # repeat index kept with the run, 1 or more (2022 flag)
+    # processes on this machine, one per device: above 1, the point runs under torchrun (DDP for training)
+    nproc_per_node:int=1
+    nnodes:int=1               # machines taking part (torchrun's --nnodes)
+    node_rank:int=0            # this machine's rank, 0 to nnodes-1 (with --master_addr)
+    master_addr:str|None=None  # node 0's address, for several machines (torchrun's static rendezvous)
+    master_port:int|None=None  # node 0's port (default 29500)
+    rdzv_endpoint:str|None=None  # host[:port] of a c10d rendezvous, instead of --master_addr
+    # strong scaling: --bs is the global batch, divided between the devices (default: --bs per device, weak scaling)
+    strong:bool=False
+    isolate:bool=False         # measure in a fresh Python process, not in this one
+
+    @property
+    def world_size(self) -> int:
+        "Processes (devices) in all: per machine times machines."
+        return self.nproc_per_node * self.nnodes
+
+    def to_json(self) -> str:
+        "The point as one JSON line."
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, s:str|bytes|dict, # `to_json`'s line, or its dict
+                 ) -> Point:
+        "The point a JSON line (or dict) holds; `BadInput` naming any field `Point` does not have."
+        d = json.loads(s) if isinstance(s, (str, bytes)) else dict(s)
+        return cls()._replace(d)
+
+    def replace(self, **changes) -> Point:
+        "This point with `changes`; `BadInput` naming any field `Point` does not have."
+        return self._replace(changes)
+
+    def _replace(self, changes:dict) -> Point:
+        if bad := sorted(set(changes) - set(POINT_FIELDS)):
+            raise BadInput(f"unknown setting(s) {', '.join(bad)}: accepted are {', '.join(POINT_FIELDS)}")
+        return dataclasses.replace(self, **changes)
+
+POINT_FIELDS = tuple(f.name for f in fields(Point))

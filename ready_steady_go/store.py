@@ -275,24 +275,30 @@ def _sql_to_column(vs:np.ndarray, typ:type|None):
 
 # %% ../nbs/03_store.ipynb #bb3bab75
 def read_runs(store:str|Path=DEFAULT_STORE, # the SQLite file
+              columns=None, # the schema columns to read (a store's extra columns come too); None: every one
               **where, # column=value or column=[values] filters, ANDed
              ) -> pd.DataFrame:
     "The runs in `store` as a DataFrame in schema order with schema dtypes."
-    with gc_paused(): return _read_runs(store, where)
+    with gc_paused(): return _read_runs(store, where, columns)
 
-def _read_runs(store, where):
+def _read_runs(store, where, columns=None):
     "`read_runs` with the collector already paused."
     p = check_store(store)
-    df = pd.DataFrame() if not p.exists() or not p.stat().st_size else _read_only(p, lambda con: _select(con, where))
-    return _families(runs_frame(df))
+    keep = None if columns is None else set(columns)
+    if keep is not None and (bad := sorted(keep - set(COLUMNS))):
+        raise BadInput(f"unknown column(s) {', '.join(bad)} to read: accepted are the run-record columns")
+    read = lambda con: _select(con, where, keep)
+    df = runs_frame(pd.DataFrame() if not p.exists() or not p.stat().st_size else _read_only(p, read))
+    if keep is not None: df = df[[c for c in df.columns if c in keep or c not in COLUMNS]]
+    return _families(df) if "workload" in df else df
 
 def _families(df:pd.DataFrame) -> pd.DataFrame:
     "Records written before workload families say `timm`: read, they say what it means (`kind_of`: `image`)."
     df["workload"] = df["workload"].replace({"timm": kind_of("timm")})
     return df
 
-def _select(con:sqlite3.Connection, where:dict) -> pd.DataFrame:
-    "The runs matching `where`, as SQLite returned them, in the schema's dtypes."
+def _select(con:sqlite3.Connection, where:dict, keep:set|None=None) -> pd.DataFrame:
+    "The runs matching `where` (their columns in `keep` and the extras; None: all), in the schema's dtypes."
     cols = _columns(con)
     if not cols: return pd.DataFrame()
     bad = [k for k in where if k not in cols]
@@ -301,7 +307,8 @@ def _select(con:sqlite3.Connection, where:dict) -> pd.DataFrame:
     for k, v in where.items():
         vs = list(v) if isinstance(v, (list, tuple, set)) else [v]
         conds.append(f'"{k}" IN ({", ".join("?"*len(vs))})'); args += [_cell(x) for x in vs]
-    sql = "SELECT * FROM runs" + (" WHERE " + " AND ".join(conds) if conds else "") + " ORDER BY rowid"
+    what = "*" if keep is None else ", ".join(f'"{k}"' for k in cols if k in keep or k not in COLUMNS)
+    sql = f"SELECT {what} FROM runs" + (" WHERE " + " AND ".join(conds) if conds else "") + " ORDER BY rowid"
     cur = con.execute(sql, args)
     names = [c[0] for c in cur.description]
     # a column is a[:, i]: no transposing in Python
@@ -491,7 +498,8 @@ def _settle(store, recover:bool) -> list[dict]:
     finally: os.close(fd)
 
 # %% ../nbs/03_store.ipynb #a71aadd4
-_FORMULA = re.compile(r"'*[=+\-@\t\r]")  # a formula's first character, behind any quotes already there
+# a formula's first character, behind any quotes already there; a lone `-` (not applicable) is text, not a formula
+_FORMULA = re.compile(r"'*(?:[=+@\t\r]|-(?!$))")
 
 def _map_text(df:pd.DataFrame, f) -> pd.DataFrame:
     "`df` with `f` applied to every text cell, in one pass over all text columns; only changed columns are replaced."

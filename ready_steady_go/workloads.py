@@ -227,13 +227,21 @@ def _family(name:str) -> str|None:
 def _named() -> list:
     return [*LM_CONFIGS, *UNET3D_CONFIGS, *(f"op:{o}" for o in OPS), *(f"data:{p}" for p in PIPELINES)]
 
+def _closest(name:str, n:int=3) -> list:
+    "Up to `n` names close to `name`, all from the one family whose nearest name is closest (a typo of an op suggests ops)."
+    if name.startswith(("op:", "data:")): fams = {name.partition(":")[0]: [m for m in _named() if m.startswith(name.partition(":")[0] + ":")]}
+    else: fams = dict(lm=list(LM_CONFIGS), unet3d=list(UNET3D_CONFIGS), image=list(_timm_names()))
+    best = {f: difflib.get_close_matches(name, ms, n=n, cutoff=0.6) for f, ms in fams.items()}
+    score = {f: difflib.SequenceMatcher(None, name, m[0]).ratio() for f, m in best.items() if m}
+    return best[max(score, key=score.get)] if score else []
+
 def check_model(name:str, # a workload name: `gpt2`, `unet3d`, `op:matmul`, `data:imagenet` or any timm name
                ) -> str:
-    "`name` if a workload family knows it, else `BadInput` with the closest names of all families."
+    "`name` if a workload family knows it, else `BadInput` with the closest names of the family it resembles."
     if not isinstance(name, str) or not name.strip():
         raise BadInput(f"model name {name!r} is empty: give a model such as resnet50, gpt2, unet3d or op:matmul")
     if _family(name): return name
-    close = difflib.get_close_matches(name, _named() + list(_timm_names()), n=3, cutoff=0.6)
+    close = _closest(name)
     hint = (f"did you mean {', '.join(close)}?" if close
             else "see list_workloads() (ready-steady-go --list) for the accepted names")
     raise BadInput(f"unknown model {name!r}: {hint}")
