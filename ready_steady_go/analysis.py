@@ -13,21 +13,20 @@ from pathlib import Path
 import numpy as np, pandas as pd
 
 from .env import BadInput
-from .schema import kind_of, num_text, precision_2022
+from .schema import NO_MODE, NO_PRECISION, kind_of, num_text, precision_2022
 
 # %% auto #0
-__all__ = ['KEYS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES', 'FAMILY_UNITS', 'NO_MODE',
-           'NO_PRECISION', 'ENV_COLS', 'DATASETS', 'DEFAULT_WORK', 'TIME_TO_TRAIN_COLS', 'FACTORS', 'FACTOR_LABELS',
-           'COMPARED', 'EFFICIENCY_COLS', 'CONDITION_COLS', 'SCALING_COLUMNS', 'MODE_NAMES', 'FACTOR_COLS',
-           'RATE_NAMES', 'COST_PER', 'MISSED_MARK', 'FEED_COLS', 'FAMILY_ORDER', 'FAMILY_NAMES', 'clean_device_name',
-           'weights_precision', 'ci_target_met', 'world_sizes', 'usable', 'keyed_once', 'tidy', 'best_batch',
-           'relative', 'ratio_ci', 'throughput_ci_rel', 'speedup_ci', 'speedup', 'average', 'oom_batch', 'environments',
-           'parse_prices', 'cost', 'value_table', 'best_precision', 'dataset_size', 'time_for', 'human_duration',
-           'extrapolate', 'parse_work', 'work_text', 'parse_works', 'fits', 'unused_work', 'time_to_train',
-           'comparability', 'comparability_note', 'efficiency', 'scaling', 'convergence', 'flagged', 'analyse',
-           'mode_name', 'run_cost', 'best_configs', 'cost_factors', 'factor_sentence', 'rate_name', 'cost_per',
-           'ranking', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table', 'pick_device',
-           'machine_table']
+__all__ = ['KEYS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES', 'FAMILY_UNITS', 'ENV_COLS',
+           'DATASETS', 'DEFAULT_WORK', 'TIME_TO_TRAIN_COLS', 'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY_COLS',
+           'CONDITION_COLS', 'SCALING_COLUMNS', 'MODE_NAMES', 'FACTOR_COLS', 'RATE_NAMES', 'COST_PER', 'MISSED_MARK',
+           'FEED_COLS', 'FAMILY_ORDER', 'FAMILY_NAMES', 'clean_device_name', 'weights_precision', 'ci_target_met',
+           'world_sizes', 'usable', 'keyed_once', 'tidy', 'best_batch', 'relative', 'ratio_ci', 'throughput_ci_rel',
+           'speedup_ci', 'speedup', 'average', 'oom_batch', 'environments', 'parse_prices', 'cost', 'value_table',
+           'best_precision', 'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'parse_work', 'work_text',
+           'parse_works', 'fits', 'unused_work', 'time_to_train', 'comparability', 'comparability_note', 'efficiency',
+           'scaling', 'convergence', 'flagged', 'analyse', 'mode_name', 'run_cost', 'best_configs', 'cost_factors',
+           'factor_sentence', 'rate_name', 'cost_per', 'ranking', 'time_to_train_table', 'duration_table', 'cost_table',
+           'feed_table', 'pick_device', 'machine_table']
 
 # %% ../nbs/06_analysis.ipynb #7abdf383
 _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
@@ -130,9 +129,6 @@ def _from_steps(df:pd.DataFrame) -> pd.DataFrame:
     if "throughput" not in df: df["throughput"] = np.nan
     df["throughput"] = pd.to_numeric(df["throughput"], errors="coerce").fillna(tp)
     return df
-
-# families whose step is neither training nor inference (`-` for their mode), and those with no precision either
-NO_MODE, NO_PRECISION = ("op", "data"), ("data",)
 
 def _stepwise(df:pd.DataFrame) -> pd.DataFrame:
     "Micro-ops and the input pipeline as what they are: mode `-`, and precision `-` where none applies (a pipeline)."

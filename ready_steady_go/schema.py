@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Annotated
 
 # %% auto #0
-__all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'OPTIMIZERS', 'STATUSES', 'UNCONVERGED_HINT', 'PEAK_BELOW',
-           'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'POINT_FIELDS', 'RUN_FIELDS', 'STOP_FIELDS',
-           'DEFAULT_STORE', 'WANDB_MODES', 'PRESETS', 'ENGINE_DEFAULTS', 'SWEEP_POINT', 'BadInput', 'kind_of',
-           'precision_2022', 'new_run_id', 'Result', 'num_text', 'example_row', 'Point', 'params_of', 'settings_of',
-           'sweep_params', 'sweep_signature']
+__all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'OPTIMIZERS', 'STATUSES', 'NO_MODE', 'NO_PRECISION',
+           'UNCONVERGED_HINT', 'PEAK_BELOW', 'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'POINT_FIELDS',
+           'RUN_FIELDS', 'STOP_FIELDS', 'DEFAULT_STORE', 'WANDB_MODES', 'PRESETS', 'ENGINE_DEFAULTS', 'SWEEP_POINT',
+           'BadInput', 'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text', 'example_row',
+           'Point', 'params_of', 'settings_of', 'sweep_params', 'sweep_signature']
 
 # %% ../nbs/00a_schema.ipynb #1b2fa793
 class BadInput(ValueError):
@@ -35,6 +35,18 @@ def kind_of(workload:str, # a stored `workload` value
            ) -> str:
     "The family a stored `workload` value means: records written before families say `timm` for `image`."
     return "image" if workload == "timm" else workload
+
+# %% ../nbs/00a_schema.ipynb #9c0d1e02
+# families whose step is neither training nor inference (`-` as their mode), and those with no precision either
+NO_MODE, NO_PRECISION = ("op", "data"), ("data",)
+
+def stepwise(workload:str, # a family, or a stored `workload` value
+             mode:str,     # the mode asked for
+             precision:str, # the precision asked for
+            ) -> tuple[str, str]:
+    "`(mode, precision)` as the family has them: `-` for the mode of micro-ops and the input pipeline, and for a pipeline's precision."
+    k = kind_of(str(workload))
+    return ("-" if k in NO_MODE else mode, "-" if k in NO_PRECISION else precision)
 
 # %% ../nbs/00a_schema.ipynb #1a7c82f9
 _TRUE, _FALSE = ("true", "1", "1.0"), ("false", "0", "0.0")
@@ -114,6 +126,7 @@ class Result:
     joules_per_sample:float|None=None  # per item of the unit
     run_id:str=field(default_factory=new_run_id)
     timestamp:str=field(default_factory=_now)
+    def __post_init__(self): self.mode, self.precision = stepwise(self.workload, self.mode, self.precision)
 
 # %% ../nbs/00a_schema.ipynb #53ea6fc5
 IDENTITY = dict(run_id=str, timestamp=str, schema_version=int, source=str)

@@ -563,7 +563,8 @@ def export_csv(store:str|Path, # the SQLite file to export
     return len(df)
 
 # %% ../nbs/03_store.ipynb #baa13719
-_CHOICES = dict(precision=(*PRECISIONS, "fp32-default"), mode=MODES, status=STATUSES, optimizer=OPTIMIZERS,
+_CHOICES = dict(precision=(*PRECISIONS, "fp32-default", "-"), mode=(*MODES, "-"),  # `-`: does not apply
+                status=STATUSES, optimizer=OPTIMIZERS,
                 stop=("auto", "batches", "seconds"))
 _AT_LEAST_1 = {"bs", "size", "n_batches", "run_number", "schema_version", "cpu_count", "torch_threads"}
 _ABOVE_0 = {"n_seconds", "max_seconds", "target_ci"}
@@ -585,7 +586,8 @@ def _refused_values(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str]:
     strs = strs[present].astype(str)
     if typ is str:
         if k not in _CHOICES: return pd.Series(False, index=s.index), ""
-        return present & ~strs.isin(_CHOICES[k]).reindex(s.index, fill_value=True), f"one of {', '.join(_CHOICES[k])}"
+        named = ", ".join(v for v in _CHOICES[k] if v != "-") + (", or - (does not apply)" if "-" in _CHOICES[k] else "")
+        return present & ~strs.isin(_CHOICES[k]).reindex(s.index, fill_value=True), f"one of {named}"
     if typ is bool:
         return present & ~strs.str.lower().isin(_BOOL_STR).reindex(s.index, fill_value=True), "true or false"
     num = pd.to_numeric(strs, errors="coerce").astype(float)

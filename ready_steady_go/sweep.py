@@ -21,7 +21,7 @@ from .env import (BadInput, check_choice, check_int, check_numbers, check_path, 
                                  fingerprint,
                                   visible)
 from .workloads import DEFAULT_BS, check_model, get_workload
-from .schema import kind_of
+from .schema import kind_of, stepwise
 from .benchmark import (StopRule, benchmark, check_precision, check_settings, measured_peak,
                                        memory_estimate, warm_up_device, _warmup_line, _PEAKS)
 from .schema import MODES, WEIGHTS, Result, UNCONVERGED_HINT, PRESETS, ENGINE_DEFAULTS, sweep_params, sweep_signature
@@ -90,6 +90,7 @@ def _key(d:dict) -> tuple:
     "The identity of a point, from a run record or a point's settings."
     d = {**_DEFAULTS, **{k: v for k, v in d.items() if k not in _DEFAULTS or not pd.isna(v)}}
     d["workload"], d["size"] = kind_of(str(d["workload"])), d["patch"] or d["size"]  # anisotropic patch: no `size`
+    d["mode"], d["precision"] = stepwise(d["workload"], d["mode"], d["precision"])  # an op's plan says train, its record `-`
     return tuple(bool(d[k]) if k in ("channels_last", "compile")
                  else int(d[k]) if k in ("bs", "run_number", "world_size")
                  else _text(d[k]) if k in ("size", "seq_len", "global_bs") else str(d[k]) for k in _KEY)
@@ -214,10 +215,11 @@ def _ci_text(g:pd.DataFrame, best) -> str:
 
 def _table_row(combo:tuple, c:_Combo, rows:list) -> dict:
     "The summary of one (variant, precision, mode): best batch size and throughput in its unit, the OOM boundary."
-    (vid, p, md), mine = combo, [r for r in rows if (r.get("_vid", r["model"]), r["precision"], r["mode"]) == combo]
+    (vid, p, md), mine = combo, [r for r in rows if (r.get("_vid", r["model"]), *r.get("_pm", (r["precision"], r["mode"]))) == combo]
     g, best = _by_bs(mine)
     unit = next((r["unit"] for r in mine if isinstance(r.get("unit"), str)), "images")
     model, _, size = vid.partition("|")
+    md, p = stepwise(next((r["workload"] for r in mine if r.get("workload")), "image"), md, p)  # as the records say
     return dict(model=model, size=size, precision=p, mode=md, unit=f"{unit}/s", best_bs=best,
                 throughput=None if best is None else round(g.throughput[best], 1),
                 ci=None if best is None else _ci_text(g, best),
@@ -572,7 +574,7 @@ def _measure(run:_Sweep, pt:_Point) -> str:
     k = _ident(run.plan, pt)
     if k in run.done: run.resumed += 1; r = run.done[k]
     else: r = _fresh(run, pt)
-    r["_vid"] = pt.vid; run.rows.append(r)
+    r["_vid"], r["_pm"] = pt.vid, (pt.precision, pt.mode); run.rows.append(r)  # the plan's, to find its combination
     c = run.combos[pt.combo]
     if r["status"] == "ok": c.ok.add(pt.bs)
     elif r["status"] in ("oom", "killed"): c.oom.add(pt.bs)  # killed: out of host memory, as far as anyone can tell
