@@ -28,8 +28,8 @@ from .schema import MODES, WEIGHTS, Result, UNCONVERGED_HINT, PRESETS, ENGINE_DE
 from .store import (POINT_KEY, combination_of, point_key, stored_points)
 from .store import (DEFAULT_STORE, KILLED, check_store, point_finished, point_started, read_runs,
                                    recover_killed, save_runs)
-from .launch import (_MARK, Terminated, check_alone, check_world, die_with_parent, launch,
-                                    sigterm_as_interrupt)
+from .launch import Terminated, check_alone, check_world, sigterm_as_interrupt
+from .runner import failed, in_child, run as run_point
 
 # %% auto #0
 __all__ = ['warm_text', 'SweepSummary', 'sweep', 'SweepPlan']
@@ -97,67 +97,11 @@ def _next_probe(c:_Combo) -> int|None:
     lo, hi = c.max_ok or 0, c.first_oom
     return None if hi is None or hi - lo <= 1 else (lo + hi) // 2
 
-# %% ../nbs/05_sweep.ipynb #253c2f4a
-def _in_child(code:str, payload:dict) -> tuple:
-    "Run `code` in a fresh Python with `payload` as JSON in argv[1]: (the object of its marked line or None, status)."
-    p = subprocess.run([sys.executable, "-c", code, json.dumps({**payload, "threads": torch.get_num_threads()})],
-                       stdout=subprocess.PIPE, text=True)
-    lines = [l for l in p.stdout.splitlines() if l.startswith(_MARK)]
-    return (json.loads(lines[-1][len(_MARK):]) if lines else None), p.returncode
-
-def _child_args() -> dict:
-    "In the child: the parent's payload, with the parent's thread count set."
-    die_with_parent()  # the sweep killed with -9: this point goes too, and measures nothing beside the next one
-    kw = json.loads(sys.argv[1])
-    torch.set_num_threads(kw.pop("threads"))
-    return kw
-
-def _answer(obj):
-    "In the child: `obj` as the marked JSON line the parent reads."
-    print(_MARK + json.dumps(obj), flush=True)
-
-# %% ../nbs/05_sweep.ipynb #cadca0ae
-_CHILD = "from ready_steady_go.sweep import _child_main; _child_main()"
-_STOP = ("n_batches", "n_seconds", "target_ci", "min_steps", "min_seconds", "max_seconds")  # the stop rule's arguments
-
-def _child_main():
-    "Entry point of an isolated point: settings as JSON in argv[1], the result as one JSON line on stdout."
-    kw = _child_args()
-    line0 = tqdm(file=open(os.devnull, "w")) if kw.get("progress") else None  # holds line 0: the point's bar nests
-    res = benchmark(**kw)
-    if line0 is not None: line0.close()
-    _answer(asdict(res))
-
-def _lost(kw:dict, status:int) -> Result:
-    "The `error` result of an isolated point whose process exited with `status` without answering."
-    s = {k: kw[k] for k in ("model", "bs", "precision", "mode", "device", "run_number", "channels_last", "compile",
-                            "optimizer", "n_batches", "n_seconds", "target_ci", "max_seconds")}
-    rule = StopRule(**{k: kw[k] for k in _STOP})
-    wl = get_workload(kw["model"], kw.get("size"), seq_len=kw.get("seq_len"))
-    return Result(**{**s, "device": wl.forced_device or s["device"]}, size=wl.size, workload=wl.kind, unit=wl.unit,
-                  items_per_sample=wl.items_per_sample, seq_len=wl.seq_len,
-                  patch="x".join(map(str, wl.patch)) if getattr(wl, "patch", None) else None, stop=rule.kind,
-                  **(dict(status="killed", error=KILLED) if status == -9 else  # SIGKILL: the kernel, out of memory?
-                     dict(status="error", error=f"isolated process exited with status {status} without a result "
-                                                "(its messages are on the terminal above)")))
-
-def _run_point(kw:dict, isolate:bool=False, nproc:int|None=None) -> Result:
-    "Measure one point with `benchmark(**kw)`: here, in a fresh process, or under torchrun with `nproc` processes."
-    if nproc: return launch(kw, nproc)
-    if not isolate: return benchmark(**kw)
-    out, status = _in_child(_CHILD, kw)
-    return Result(**out) if out else _lost(kw, status)
-
 # %% ../nbs/05_sweep.ipynb #3d65dffb
-def _warmup_child():
-    "Entry point of an isolated device warm-up: arguments as JSON in argv[1], the result as one JSON line on stdout."
-    _answer(warm_up_device(**_child_args()))
-
 def _device_warmup(dev:torch.device, max_seconds:float|None, isolate:bool=False) -> dict|None:
     "The sweep's device warm-up, here or (with `isolate`) in a fresh process, so this one holds no GPU memory."
     if not isolate: return warm_up_device(dev, max_seconds)
-    code = "from ready_steady_go.sweep import _warmup_child; _warmup_child()"
-    return _in_child(code, dict(device=str(dev), max_seconds=max_seconds))[0]
+    return in_child("warmup", dict(device=str(dev), max_seconds=max_seconds))[0]
 
 # %% ../nbs/05_sweep.ipynb #2fd44641
 def warm_text(w:dict, # what `warm_up_device` saw
@@ -318,6 +262,7 @@ class SweepPlan:
         return out
 
 # %% ../nbs/05_sweep.ipynb #5c979e03
+_STOP = ("n_batches", "n_seconds", "target_ci", "min_steps", "min_seconds", "max_seconds")  # the stop rule's arguments
 _FROM_PRESET = ("models", "precisions", "modes", "batch_sizes", "repeats", "workers", *_STOP, "warmup", "device_warmup")
 
 def _check_workers(workers):
@@ -357,6 +302,9 @@ def _worlds(a:dict) -> list|None:
     "The world sizes of `--nprocs` (None: one process, no torchrun), each refused now if this machine cannot run it."
     if a["nprocs"] is None: return None
     ns, dev = _nprocs(a["nprocs"]), a["dev"]
+    if per := [m for m in a["models"] if m.partition(":")[0] in ("op", "data")]:
+        raise BadInput(f"{per[0]}: the {per[0].partition(':')[0]} family has nothing to run on each rank under "
+                       "torchrun: leave it out of --models with --nprocs, or sweep it without --nprocs")
     for n in ns:  # more processes than devices: refused now, not when that point comes
         try: check_world(n, device_type=dev.type)
         except BadInput as e:
@@ -546,7 +494,7 @@ def _point_kw(plan:SweepPlan, pt:_Point) -> dict:
 
 def _started(run:_Sweep, pt:_Point, kw:dict) -> dict:
     "The row a point is stored as if its process is killed while measuring it: its settings, status `killed`."
-    row = _lost(kw, -9).row(run.fp)
+    row = failed(kw, "killed", KILLED).row(run.fp)
     if run.plan.launch: row.update(zip(("device", "world_size", "backend"), (_ident(run.plan, pt)[i] for i in _WORLD)))
     return row
 
@@ -566,13 +514,18 @@ def _too_big(run:_Sweep, pt:_Point) -> bool:
          f"{have / 2**30:,.1f} GiB is available: not run (the kernel would kill it); --force to try anyway")
     return True
 
+def _run_where(p:SweepPlan, kw:dict, pt:_Point, big:bool):
+    "`run_point` as the plan says: under torchrun (every rank warmed first), isolated (a big CPU point too), or here."
+    if p.launch: return run_point(kw, "torchrun", nproc_per_node=pt.n, device_warmup=p.device_warmup)
+    return run_point(kw, "isolated" if p.isolate or big else "inline")
+
 def _measure_now(run:_Sweep, pt:_Point) -> dict:
     "Measure a point and store its row (then log it to W&B); say why when it did not succeed."
     p, kw = run.plan, _point_kw(run.plan, pt)
     entry = point_started(_started(run, pt, kw), p.store)  # a kill from here on is found on the next run
     big = (need := _memory(run, pt)) is not None and need > psutil.virtual_memory().available / 4
     try:
-        r = _run_point(kw, p.isolate or big, pt.n if p.launch else None).row(run.fp)  # a big CPU point: in a child
+        r = _run_where(p, kw, pt, big).row(run.fp)
         kept = save_runs(r, p.store)
     finally: point_finished(entry, p.store)  # only a kill, which runs no code, leaves it open
     if kept: _say(kept)  # the store failed: the row is in a file beside it
@@ -654,10 +607,6 @@ def _summary(run:_Sweep) -> SweepSummary:
                         errors=sum(r["status"] == "error" for r in run.rows), seconds=time.perf_counter() - p.started)
 
 # %% ../nbs/05_sweep.ipynb #dbab00de
-def _peak_child():
-    "Entry point of an isolated peak measurement: arguments as JSON in argv[1], the FLOP/s as one JSON line."
-    _answer(measured_peak(**_child_args()))
-
 def _peaks(plan:SweepPlan):
     "The matmul peak at each precision, once, for every point's `mfu_measured` (kept in the store per environment)."
     for p in plan.precisions:  # a CPU sweep uses a stored one only (`ready-steady-go --measure_peak` makes one)
@@ -665,8 +614,7 @@ def _peaks(plan:SweepPlan):
                   progress=plan.progress, device_warmup=plan.device_warmup)
         if not plan.isolate: measured_peak(**kw); continue
         # isolated: measured in a child too, so this process holds no CUDA context that every point would count
-        code = "from ready_steady_go.sweep import _peak_child; _peak_child()"
-        if (flops := _in_child(code, kw)[0]): _PEAKS[(str(plan.dev), p)] = flops
+        if (flops := in_child("peak", kw)[0]): _PEAKS[(str(plan.dev), p)] = flops
 
 def _run(plan:SweepPlan) -> SweepSummary:
     "Run a plan: the measured peaks, then every point under the device's lock; the summary printed with `progress`."
