@@ -18,7 +18,8 @@ from tqdm import tqdm
 
 from .env import (BadInput, check_choice, check_int, check_number, first_line, pick_device, synchronize,
                                  reset_peak_memory, free_memory, cpu_name, gc_paused)
-from .schema import MODES, OPTIMIZERS, PEAK_BELOW, PRECISIONS, WEIGHTS, Result
+from .schema import MODES, OPTIMIZERS, PEAK_BELOW, PRECISIONS, WEIGHTS, Result, RUN_FIELDS, params_of
+from . import schema as _schema  # its `Point` (what is asked); this module's `Point` is it checked
 from .workloads import MicroOp, Workload, get_workload, model_step
 from .telemetry import make_sampler, read_now, conditions, conditions_text, device_details
 from .peaks import peak_flops, mfu
@@ -673,39 +674,22 @@ def measure_point(p:Point,         # a checked point (`check_point`)
     return res
 
 # %% ../nbs/02_benchmark.ipynb #6ecf4ab8
-def benchmark(model:str|Workload="resnet50", # a model name of any family (`list_workloads()`), or a workload
-              bs:int|None=None,          # samples per step (images, sequences, patches, iterations); never changed
-              *,
-              precision:str="fp32",      # fp32 (TF32 off), tf32, fp16 or bf16
-              mode:str="train",          # train (forward, loss, backward, step) or infer
-              device:str|torch.device="auto", # auto, cpu, mps, cuda, cuda:N
-              size:int|str|None=None,    # image side, 3D patch (`64`, `32x128x128`), op N or crop side (default: the model's)
-              n_batches:int|None=None,   # stop after this many timed steps
-              n_seconds:float|None=None, # stop after the step that crosses this many seconds
-              target_ci:float=0.01,      # auto stop: 95% CI half-width as a fraction of throughput
-              min_steps:int=10,          # auto stop: at least this many timed steps, even past the cap
-              min_seconds:float=2.0,     # auto stop: at least this many measured seconds
-              max_seconds:float=30.0,    # auto stop: at most this many seconds (once `min_steps` are done)
-              warmup:int=5,              # untimed steps first, at least (0: no warm-up)
-              warmup_seconds:float|None=None, # untimed seconds, at least (default: 1 s on a GPU, 0 on a CPU)
-              channels_last:bool=False,  # NHWC memory format for model and batch
-              compile:bool=False,        # run the model through `torch.compile` (fresh cache, static shapes)
-              compile_mode:str="default", # `torch.compile` mode: default, reduce-overhead, max-autotune, ...
-              optimizer:str|None=None,   # sgd or adamw (train only; default: the family's)
-              fused:bool=False,          # the optimizer's fused kernel (train only)
-              weights:str="fp32",        # the parameters' dtype: fp32, bf16 or fp16 (`precision` is then the autocast)
-              global_bs:int|None=None,   # train: samples per optimizer step, accumulated in micro-batches of `bs`
-              run_number:int=1,          # repeat index, kept with the result
-              progress:bool=True,        # show a progress bar on stderr
-              run_id:str|None=None,      # the record's id (default: a new random one)
-              seq_len:int|None=None,     # tokens per sequence (language models; default: the model's)
-              workload:str|None=None,    # the family, to be explicit: image, lm, unet3d, op or data
-              peak_measured:float|None=None, # measured matmul FLOP/s, for `mfu_measured` (default: the last found)
-              workers:int|None=None,     # data: DataLoader processes (default: every core; 0: decode in this process)
-              sliding_window:bool=False, # unet3d infer: predict a volume (twice the patch per side) window by window
-             ) -> Result:
+@dataclass
+class _Call:
+    "What `benchmark` takes beside a point's settings: what it shows, and what the record starts with."
+    progress:bool=True             # show a progress bar on stderr
+    run_id:str|None=None           # the record's id (default: a new random one)
+    peak_measured:float|None=None  # measured matmul FLOP/s, for `mfu_measured` (default: the last found)
+
+def benchmark(*args, **kwargs) -> Result:
     "Measure one point (`check_point`, then `measure_point`); a failure comes back as a `Result`, `oom` or `error`."
-    return measure_point(check_point(**locals()))
+    return measure_point(check_point(**inspect.signature(benchmark).bind(*args, **kwargs).arguments))
+
+# its parameters: a point's settings (`schema.Point`, less how it runs), then `_Call`'s; `model` may also be a `Workload`
+benchmark.__signature__ = inspect.Signature([
+    *params_of(_schema.Point, only=("model", "bs"), kind=inspect.Parameter.POSITIONAL_OR_KEYWORD),
+    *params_of(_schema.Point, but=("model", "bs", *RUN_FIELDS), compile_mode="default"), *params_of(_Call)],
+    return_annotation=Result)
 
 # %% ../nbs/02_benchmark.ipynb #db541ccb
 def measured_peak(dev:str|torch.device="auto", # the device

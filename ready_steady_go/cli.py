@@ -380,12 +380,10 @@ def _say(json:bool):
 
 def _to_wandb(row:dict, f:_Flags, say, history:list|None=None):
     "Send a measured, stored run to W&B; if W&B cannot take it, say so in one line (the store keeps the run)."
-    from ready_steady_go.tracking import start_run, log_run
+    from ready_steady_go.tracking import send_run
     try:
-        run = start_run(f.wnb, project=f.wnb_project, entity=f.wnb_entity, name=f.wnb_run, group=f.wnb_group,
-                        run_id=row["run_id"])
-        url = getattr(run, "url", None)
-        log_run(run, row, history=history if f.wnb_history else None)
+        url = send_run(row, f.wnb, f.wnb_project, f.wnb_entity, name=f.wnb_run, group=f.wnb_group,
+                       history=history if f.wnb_history else None)
         if url: say(f"  W&B: {url}")
     except Exception as e:
         where = "it was not stored (--no-store)" if f.no_store else f"it is stored in {f.store}"

@@ -14,14 +14,15 @@ import pandas as pd
 import psutil
 
 from .env import BadInput, gc_paused, path_trouble, special_file
-from .schema import DEFAULT_STORE, COLUMNS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of
+from .schema import DEFAULT_STORE, COLUMNS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of, stepwise
 
 # %% auto #0
-__all__ = ['BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'PEAK_COLUMNS', 'HISTORY_COLUMNS', 'JOURNAL_SUFFIX', 'KILLED', 'MAX_THROUGHPUT',
-           'MAX_LINE_BYTES', 'runs_frame', 'check_store', 'write_rows', 'StoreError', 'read_runs', 'save_runs',
-           'write_peak', 'read_peaks', 'save_peak', 'write_history', 'read_history', 'point_started', 'point_finished',
-           'recover_killed', 'spreadsheet_safe', 'unquote_formulas', 'export_csv', 'invalid_rows', 'check_lines',
-           'read_table', 'read_csv', 'connect_store', 'read_store_table']
+__all__ = ['BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'PEAK_COLUMNS', 'HISTORY_COLUMNS', 'POINT_KEY', 'JOURNAL_SUFFIX', 'KILLED',
+           'MAX_THROUGHPUT', 'MAX_LINE_BYTES', 'runs_frame', 'check_store', 'write_rows', 'StoreError', 'read_runs',
+           'save_runs', 'write_peak', 'read_peaks', 'save_peak', 'write_history', 'read_history', 'point_key',
+           'combination_of', 'stored_points', 'point_started', 'point_finished', 'recover_killed', 'spreadsheet_safe',
+           'unquote_formulas', 'export_csv', 'invalid_rows', 'check_lines', 'read_table', 'read_csv', 'connect_store',
+           'read_store_table']
 
 # %% ../nbs/03_store.ipynb #4c1159a5
 _DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -424,6 +425,48 @@ def read_history(store:str|Path=DEFAULT_STORE, # the SQLite file
     return df.astype({"step": "Int64", "step_s": "float64", "throughput": "float64", "loss": "float64"}).assign(
         warmup=df.warmup.astype(bool))
 
+
+# %% ../nbs/03_store.ipynb #5e1d2a7b
+POINT_KEY = ("workload", "model", "size", "seq_len", "precision", "mode", "bs", "device", "channels_last", "compile",
+        "optimizer", "stop", "run_number", "world_size", "backend", "weights", "global_bs")
+# what a row without them means: one process, not under torchrun; an image model
+_KEY_DEFAULTS = dict(world_size=1, backend=None, workload="image", seq_len=None, patch=None, weights="fp32", global_bs=None)
+
+def _key_text(v) -> str:
+    "A size or length as text, the same from a number, a float read back or a string: `64`, `32x128x128`, `None`."
+    if v is None or (isinstance(v, float) and math.isnan(v)): return "None"
+    if isinstance(v, str):
+        sides = v.strip().lower().split("x")
+        cube = len(set(sides)) == 1 and sides[0].isdigit()  # a cube `32x32x32` is `32`
+        return str(int(sides[0])) if cube else v.strip()
+    return str(int(v))
+
+def point_key(d:dict, # a run record, or a point's settings
+             ) -> tuple:
+    "The identity of a point, from a run record or a point's settings."
+    d = {**_KEY_DEFAULTS, **{k: v for k, v in d.items() if k not in _KEY_DEFAULTS or not pd.isna(v)}}
+    d["workload"], d["size"] = kind_of(str(d["workload"])), d["patch"] or d["size"]  # anisotropic patch: no `size`
+    d["mode"], d["precision"] = stepwise(d["workload"], d["mode"], d["precision"])  # an op's plan says train, its record `-`
+    return tuple(bool(d[k]) if k in ("channels_last", "compile")
+                 else int(d[k]) if k in ("bs", "run_number", "world_size")
+                 else _key_text(d[k]) if k in ("size", "seq_len", "global_bs") else str(d[k]) for k in POINT_KEY)
+
+_BS_RUN = (POINT_KEY.index("bs"), POINT_KEY.index("run_number"))
+def combination_of(k:tuple, # `point_key`'s identity
+                  ) -> tuple:
+    "A point's identity without its batch size and repeat number: the combination it belongs to."
+    return tuple(v for i, v in enumerate(k) if i not in _BS_RUN)
+
+def stored_points(store:Path, # the SQLite file
+                  env_id:str, # the environment (`env.env_id`)
+                 ) -> dict:
+    "Rows of `store` from environment `env_id` with status ok, oom or killed, by point identity (latest wins)."
+    df = read_runs(store, env_id=env_id, status=["ok", "oom", "killed"])
+    out = {}
+    for r in df.astype(object).where(df.notna(), None).to_dict("records"):
+        try: out[point_key(r)] = r
+        except (TypeError, ValueError): pass  # a row without complete settings (an import) is not a point of ours
+    return out
 
 # %% ../nbs/03_store.ipynb #28959a56
 JOURNAL_SUFFIX = ".started.jsonl"

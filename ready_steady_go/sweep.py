@@ -25,6 +25,7 @@ from .schema import kind_of, stepwise
 from .benchmark import (StopRule, benchmark, check_precision, check_settings, measured_peak,
                                        memory_estimate, warm_up_device, _warmup_line, _PEAKS)
 from .schema import MODES, WEIGHTS, Result, UNCONVERGED_HINT, PRESETS, ENGINE_DEFAULTS, sweep_params, sweep_signature
+from .store import (POINT_KEY, combination_of, point_key, stored_points)
 from .store import (DEFAULT_STORE, KILLED, check_store, point_finished, point_started, read_runs,
                                    recover_killed, save_runs)
 from .launch import Terminated, check_alone, check_world, sigterm_as_interrupt
@@ -72,43 +73,8 @@ def _nprocs(value) -> list[int]:
 _ENGINE = ENGINE_DEFAULTS  # the presets and the engine's defaults are in `schema`, read there by the command line
 
 # %% ../nbs/05_sweep.ipynb #e0f9889f
-_KEY = ("workload", "model", "size", "seq_len", "precision", "mode", "bs", "device", "channels_last", "compile",
-        "optimizer", "stop", "run_number", "world_size", "backend", "weights", "global_bs")
-# what a row without them means: one process, not under torchrun; an image model
-_DEFAULTS = dict(world_size=1, backend=None, workload="image", seq_len=None, patch=None, weights="fp32", global_bs=None)
-
-def _text(v) -> str:
-    "A size or length as text, the same from a number, a float read back or a string: `64`, `32x128x128`, `None`."
-    if v is None or (isinstance(v, float) and math.isnan(v)): return "None"
-    if isinstance(v, str):
-        sides = v.strip().lower().split("x")
-        cube = len(set(sides)) == 1 and sides[0].isdigit()  # a cube `32x32x32` is `32`
-        return str(int(sides[0])) if cube else v.strip()
-    return str(int(v))
-
-def _key(d:dict) -> tuple:
-    "The identity of a point, from a run record or a point's settings."
-    d = {**_DEFAULTS, **{k: v for k, v in d.items() if k not in _DEFAULTS or not pd.isna(v)}}
-    d["workload"], d["size"] = kind_of(str(d["workload"])), d["patch"] or d["size"]  # anisotropic patch: no `size`
-    d["mode"], d["precision"] = stepwise(d["workload"], d["mode"], d["precision"])  # an op's plan says train, its record `-`
-    return tuple(bool(d[k]) if k in ("channels_last", "compile")
-                 else int(d[k]) if k in ("bs", "run_number", "world_size")
-                 else _text(d[k]) if k in ("size", "seq_len", "global_bs") else str(d[k]) for k in _KEY)
-
-_AB = (_KEY.index("bs"), _KEY.index("run_number"))
-_WORLD = tuple(_KEY.index(k) for k in ("device", "world_size", "backend"))
-def _sans(k:tuple) -> tuple:
-    "A point's identity without its batch size and repeat number: the combination it belongs to."
-    return tuple(v for i, v in enumerate(k) if i not in _AB)
-
-def _done(store:Path, env_id:str) -> dict:
-    "Rows of `store` from environment `env_id` with status ok, oom or killed, by point identity (latest wins)."
-    df = read_runs(store, env_id=env_id, status=["ok", "oom", "killed"])
-    out = {}
-    for r in df.astype(object).where(df.notna(), None).to_dict("records"):
-        try: out[_key(r)] = r
-        except (TypeError, ValueError): pass  # a row without complete settings (an import) is not a point of ours
-    return out
+# a point's identity is the store's (`store.point_key`); the device, world size and backend are where in it
+_WORLD = tuple(POINT_KEY.index(k) for k in ("device", "world_size", "backend"))
 
 # %% ../nbs/05_sweep.ipynb #6f32e174
 @dataclass
@@ -308,8 +274,8 @@ def _arguments(kw:dict) -> dict:
     "`sweep`'s arguments: its defaults where not given, then the preset's (or the engine's) for those left as None."
     a = inspect.signature(sweep).bind(**kw); a.apply_defaults()
     a = dict(a.arguments, given={k for k, v in a.arguments.items() if v is not None})
-    a["pre"] = {**_ENGINE, **PRESETS[check_choice(a["preset"], tuple(PRESETS), "preset")]}
-    a.update({k: a["pre"].get(k) for k in _FROM_PRESET if a[k] is None})
+    a["preset_values"] = {**_ENGINE, **PRESETS[check_choice(a["preset"], tuple(PRESETS), "preset")]}
+    a.update({k: a["preset_values"].get(k) for k in _FROM_PRESET if a[k] is None})
     check_numbers(**{k: a[k] for k in ("repeats", *_STOP, "warmup", "device_warmup")})  # finite and in range, first
     _check_workers(a["workers"])
     return a
@@ -369,14 +335,14 @@ def _size_text(wl) -> str:
 
 def _model_sizes(model:str, kind:str, a:dict) -> list:
     "A model's sizes: `--size` for image and 3D U-Net models when given, else the preset's for it, else the preset's."
-    mine, spatial = a["pre"].get("sizes", {}).get(model), kind in ("image", "unet3d")
+    mine, spatial = a["preset_values"].get("sizes", {}).get(model), kind in ("image", "unet3d")
     if a["size"] is not None and spatial: return _sizes(a["size"])
-    return [mine] if mine is not None else _sizes(a["pre"].get("size")) if spatial else [None]
+    return [mine] if mine is not None else _sizes(a["preset_values"].get("size")) if spatial else [None]
 
 def _family_bs(kind:str, a:dict) -> list:
     "A family's batch sizes: those given (or the preset's, for image models), else the preset's for it, or its own."
     if kind == "image" or "batch_sizes" in a["given"]: return list(a["batch_sizes"])
-    return list(a["pre"].get("family_bs", {}).get(kind) or [DEFAULT_BS[kind]])
+    return list(a["preset_values"].get("family_bs", {}).get(kind) or [DEFAULT_BS[kind]])
 
 # %% ../nbs/05_sweep.ipynb #1d73254f
 def _variant(model:str, wl, bss:list, a:dict) -> dict:
@@ -396,7 +362,7 @@ def _variant(model:str, wl, bss:list, a:dict) -> dict:
 
 def _variants(a:dict) -> dict:
     "Each model with its family's sizes, sequence lengths, batch sizes, precisions and modes, by `model|size` id."
-    lens = a["pre"].get("seq_lens") if a["seq_lens"] is None else _counts(a["seq_lens"], "seq_lens", "sequence length")
+    lens = a["preset_values"].get("seq_lens") if a["seq_lens"] is None else _counts(a["seq_lens"], "seq_lens", "sequence length")
     out = {}
     for m in a["models"]:
         kind = get_workload(m).kind
@@ -440,7 +406,7 @@ def _plan(**kw) -> SweepPlan:
     plan = SweepPlan(**{k: a[k] for k in ("dev", "models", "precisions", "modes", "batch_sizes", *_RUN)},
                      variants=_variants(a), stop=stop, rule=StopRule(**stop), nprocs=nprocs or [1],
                      launch=nprocs is not None, started=t0,
-                     threads=a["pre"].get("threads") if a["dev"].type == "cpu" else None)
+                     threads=a["preset_values"].get("threads") if a["dev"].type == "cpu" else None)
     _check_time(plan, a["yes"])
     plan.store = check_store(check_path(a["store"], "--store"), write=True)  # before any measurement, not after
     plan.wnb = _wandb(a)
@@ -464,7 +430,7 @@ def _ident(plan:SweepPlan, pt:_Point) -> tuple:
     v, dev = plan.variants[pt.vid], plan.dev
     where = v["device"] or ("cuda" if dev.type == "cuda" and pt.n > 1 else str(dev))  # a pipeline runs on the CPU
     backend = ("nccl" if dev.type == "cuda" else "gloo") if plan.launch else None
-    return _key(dict(workload=v["kind"], model=v["model"], size=v["size"], seq_len=v["seq_len"], precision=pt.precision,
+    return point_key(dict(workload=v["kind"], model=v["model"], size=v["size"], seq_len=v["seq_len"], precision=pt.precision,
                      mode=pt.mode, bs=pt.bs, run_number=pt.rn, device=where, world_size=pt.n, backend=backend,
                      channels_last=v["channels_last"], compile=v["compile"], optimizer=v["optimizer"],
                      stop=plan.rule.kind, weights=v["weights"], global_bs=v["global_bs"]))
@@ -474,7 +440,7 @@ def _name(plan:SweepPlan, vid:str) -> str:
     v = plan.variants[vid]
     return v["model"] if v["kind"] == "image" and v["weights"] == "fp32" else " ".join(vid.replace("|", " ").split())
 
-def _what(plan:SweepPlan, pt:_Point) -> str:
+def _combination_text(plan:SweepPlan, pt:_Point) -> str:
     "A point's combination in messages: `test_resnet fp32 train`, with ` × 2` in a series of world sizes."
     return f"{_name(plan, pt.vid)} {pt.precision} {pt.mode}" + (f" × {pt.n}" if plan.launch else "")
 
@@ -499,18 +465,18 @@ def _start(plan:SweepPlan) -> _Sweep:
     for r in recover_killed(plan.store):  # points an earlier run started and never finished: the kernel killed it
         _say(f"{r['model']} {r['precision']} {r['mode']} bs {r['bs']}: KILLED in an earlier run ({KILLED}): stored, "
              "and larger batch sizes of it are skipped")
-    run = _Sweep(plan=plan, fp=fp, done={} if plan.force else _done(plan.store, fp["env_id"]), points=_order(plan))
+    run = _Sweep(plan=plan, fp=fp, done={} if plan.force else stored_points(plan.store, fp["env_id"]), points=_order(plan))
     run.combos = {pt.combo: _Combo() for pt in run.points}
     _resume(run)
     return run
 
 def _resume(run:_Sweep):
     "What earlier runs of this command found, whatever the repeat: the batch sizes that fit and those that did not."
-    ib = _KEY.index("bs")
+    ib = POINT_KEY.index("bs")
     for (vid, p, md, n), c in run.combos.items():
-        same = _sans(_ident(run.plan, _Point(rn=1, vid=vid, precision=p, mode=md, n=n, bs=1)))
+        same = combination_of(_ident(run.plan, _Point(rn=1, vid=vid, precision=p, mode=md, n=n, bs=1)))
         for k, r in run.done.items():
-            if _sans(k) == same: (c.ok if r["status"] == "ok" else c.oom).add(k[ib])
+            if combination_of(k) == same: (c.ok if r["status"] == "ok" else c.oom).add(k[ib])
 
 def _todo(run:_Sweep, i:int=0) -> int:
     "How many points from the `i`-th on will still run, as far as is known now."
@@ -545,7 +511,7 @@ def _too_big(run:_Sweep, pt:_Point) -> bool:
     "Whether a CPU point's estimate exceeds the available memory (said in one line); `force` runs it anyway."
     need, have = _memory(run, pt), psutil.virtual_memory().available
     if need is None or need <= have or run.plan.force: return False
-    _say(f"{_what(run.plan, pt)} bs {pt.bs}: needs about {need / 2**30:,.1f} GiB of host memory by estimate, "
+    _say(f"{_combination_text(run.plan, pt)} bs {pt.bs}: needs about {need / 2**30:,.1f} GiB of host memory by estimate, "
          f"{have / 2**30:,.1f} GiB is available: not run (the kernel would kill it); --force to try anyway")
     return True
 
@@ -554,7 +520,7 @@ def _run_where(p:SweepPlan, kw:dict, pt:_Point, big:bool):
     if p.launch: return run_point(kw, "torchrun", nproc_per_node=pt.n, device_warmup=p.device_warmup)
     return run_point(kw, "isolated" if p.isolate or big else "inline")
 
-def _fresh(run:_Sweep, pt:_Point) -> dict:
+def _measure_now(run:_Sweep, pt:_Point) -> dict:
     "Measure a point and store its row (then log it to W&B); say why when it did not succeed."
     p, kw = run.plan, _point_kw(run.plan, pt)
     entry = point_started(_started(run, pt, kw), p.store)  # a kill from here on is found on the next run
@@ -566,14 +532,14 @@ def _fresh(run:_Sweep, pt:_Point) -> dict:
     if kept: _say(kept)  # the store failed: the row is in a file beside it
     if p.wnb["mode"] != "disabled": _log_wandb(r, p.wnb)
     run.measured += 1; run.bar.update(1)
-    if r["status"] != "ok": _say(f"{_what(p, pt)} bs {pt.bs}: {r['status'].upper()}: {r['error']}")
+    if r["status"] != "ok": _say(f"{_combination_text(p, pt)} bs {pt.bs}: {r['status'].upper()}: {r['error']}")
     return r
 
 def _measure(run:_Sweep, pt:_Point) -> str:
     "A point's status, from the store or measured now; its combination notes whether it fit."
     k = _ident(run.plan, pt)
     if k in run.done: run.resumed += 1; r = run.done[k]
-    else: r = _fresh(run, pt)
+    else: r = _measure_now(run, pt)
     r["_vid"], r["_pm"] = pt.vid, (pt.precision, pt.mode); run.rows.append(r)  # the plan's, to find its combination
     c = run.combos[pt.combo]
     if r["status"] == "ok": c.ok.add(pt.bs)
@@ -583,7 +549,7 @@ def _measure(run:_Sweep, pt:_Point) -> str:
 # %% ../nbs/05_sweep.ipynb #5242e3eb
 def _bisect(run:_Sweep, pt:_Point):
     "After a combination's first OOM: probe between the largest batch size that fit and the smallest that did not."
-    c, what = run.combos[pt.combo], _what(run.plan, pt)
+    c, what = run.combos[pt.combo], _combination_text(run.plan, pt)
     c.bisected = True
     while (b := _next_probe(c)) is not None:
         _say(f"{what}: out of memory at bs {c.first_oom}, {c.max_ok or 0} fits: trying bs {b}")
@@ -596,7 +562,7 @@ def _skip_note(run:_Sweep, pt:_Point):
     c, p = run.combos[pt.combo], run.plan
     later = [b for b in p.variants[pt.vid]["bss"]
              if b > pt.bs and _ident(p, pt._replace(bs=b)) not in run.done and c.skips(b)]
-    if later: _say(f"{_what(p, pt)}: out of memory at bs {c.first_oom}: skipping bs {', '.join(map(str, later))}")
+    if later: _say(f"{_combination_text(p, pt)}: out of memory at bs {c.first_oom}: skipping bs {', '.join(map(str, later))}")
 
 def _visit(run:_Sweep, i:int):
     "The `i`-th point: skipped above an OOM, else measured; after an OOM, the bisection and what it rules out."
@@ -605,7 +571,7 @@ def _visit(run:_Sweep, i:int):
     if _ident(run.plan, pt) not in run.done and c.skips(pt.bs): c.skipped.append((pt.bs, pt.rn)); return
     if _ident(run.plan, pt) not in run.done and _too_big(run, pt):  # as if it ran out of memory: nothing larger runs
         c.oom.add(pt.bs); c.skipped.append((pt.bs, pt.rn)); return
-    run.bar.set_postfix_str(f"{_what(run.plan, pt)} bs {pt.bs}" + (f" run {pt.rn}" if run.plan.repeats > 1 else ""))
+    run.bar.set_postfix_str(f"{_combination_text(run.plan, pt)} bs {pt.bs}" + (f" run {pt.rn}" if run.plan.repeats > 1 else ""))
     status = _measure(run, pt)
     if status == "oom" and run.plan.find_max_bs and not c.bisected: _bisect(run, pt)
     if status in ("oom", "killed"): _skip_note(run, pt)
@@ -680,11 +646,10 @@ def _run_plan(plan:SweepPlan) -> SweepSummary:
 # %% ../nbs/05_sweep.ipynb #99681981
 def _log_wandb(row:dict, wb:dict):
     "Log a stored row to W&B; on failure warn once and stop trying (the store already has the row)."
-    from ready_steady_go.tracking import start_run, log_run
+    from ready_steady_go.tracking import send_run
     seq = f"-seq{int(row['seq_len'])}" if _num(row.get("seq_len")) is not None else ""  # LM points differ by length
     name = (f"{row['model']}{seq}-{row['precision']}-{row['mode']}-bs{row['bs']}-r{row['run_number']}"
             + (f"-ws{_world(row)}" if _world(row) > 1 else ""))
-    try: log_run(start_run(wb["mode"], wb["project"], wb["entity"], name=name, group=wb["group"],
-                           run_id=row["run_id"]), row)
+    try: send_run(row, wb["mode"], wb["project"], wb["entity"], name=name, group=wb["group"])
     except Exception as e:  # W&B down, or refusing: the sweep goes on, the store has every row
         _say(f"W&B: {e}; the rest of this sweep is stored locally only"); wb["mode"] = "disabled"

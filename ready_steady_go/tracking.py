@@ -20,7 +20,7 @@ from .schema import WANDB_MODES, COLUMN_GROUPS, new_run_id
 
 # %% auto #0
 __all__ = ['WANDB_TIMEOUT_S', 'HISTORY_KEYS', 'has_api_key', 'wandb_unreachable', 'wandb_api', 'check_wandb', 'wandb_keys',
-           'start_run', 'log_run', 'log_history']
+           'start_run', 'log_run', 'log_history', 'send_run']
 
 # %% ../nbs/04_tracking.ipynb #52a081d5
 WANDB_TIMEOUT_S = 10  # seconds a request to W&B's server may take before it is given up
@@ -163,3 +163,18 @@ def log_history(run, # the run `start_run` returned
     for h in history:
         run.log({w: _plain(h[k]) for k, w in HISTORY_KEYS.items() if h.get(k) is not None}, step=int(h["step"]))
 
+
+# %% ../nbs/04_tracking.ipynb #4791b763
+def send_run(row:dict, # a finished run record (stored first: W&B is the last thing that happens to it)
+             mode:str, # offline or online
+             project:str|None=None, # W&B project
+             entity:str|None=None, # W&B user or team
+             name:str|None=None, # run name (W&B makes one up if None)
+             group:str|None=None, # run group, e.g. a sweep
+             history:list|None=None, # per-step rows to send as W&B history
+            ) -> str|None:
+    "Send one run record to W&B as a run of its own id: the run's URL (None offline), or W&B's error."
+    run = start_run(mode, project=project, entity=entity, name=name, group=group, run_id=row["run_id"])
+    url = getattr(run, "url", None)
+    log_run(run, row, history=history)
+    return url
