@@ -20,7 +20,7 @@ from tqdm import tqdm
 from .env import BadInput, check_int, check_number, first_line
 from .benchmark import (Point, World, benchmark, check_point, measure_point, measured_peak,
                                        warm_up_device, _is_oom)
-from .schema import Result, new_run_id
+from .schema import RUN_FIELDS, Point as SchemaPoint, Result, new_run_id, settings_of
 from .store import KILLED
 from .launch import (LAUNCHER, LaunchResult, check_launch, check_world, die_with_parent, launcher,
                                     sigterm_as_interrupt, torchrun_command)
@@ -297,13 +297,23 @@ def launch(point:dict,               # the point: keyword arguments of `benchmar
 # %% ../nbs/04c_runner.ipynb #89c1980f
 HOWS = ("inline", "isolated", "torchrun")
 
-def run(point:dict|Point,  # `benchmark`'s keyword arguments (a checked `Point` runs inline as it is)
-        how:str|None=None, # inline, isolated or torchrun (default: torchrun for several processes, else inline)
+def _where(point) -> tuple:
+    "A `schema.Point` as `benchmark`'s keyword arguments, where it runs, and torchrun's options; others as they are."
+    if not isinstance(point, SchemaPoint): return point, None, {}
+    settings = {k: v for k, v in settings_of(point).items() if not (k == "compile_mode" and v is None)}
+    if point.world_size > 1 or point.master_addr or point.rdzv_endpoint:
+        return settings, "torchrun", {k: getattr(point, k) for k in RUN_FIELDS if k != "isolate"}
+    return settings, "isolated" if point.isolate else "inline", {}
+
+def run(point:SchemaPoint|dict|Point, # the point: a `schema.Point`, `benchmark`'s keyword arguments, or a checked one
+        how:str|None=None, # inline, isolated or torchrun (default: the Point's; else torchrun for several processes)
         **launch_kw,       # torchrun: `launch`'s options (`nproc_per_node`, `nnodes`, `strong`, ...)
        ) -> Result|None:
     "Measure one point where `how` says, always with the same engine; None on a machine without rank 0."
-    if how is None: how = "torchrun" if launch_kw.get("nproc_per_node", 1) > 1 or launch_kw.get("nnodes", 1) > 1 \
-        else "inline"
+    point, said, opts = _where(point)
+    launch_kw = {**opts, **launch_kw}
+    how = how or said or ("torchrun" if launch_kw.get("nproc_per_node", 1) > 1 or launch_kw.get("nnodes", 1) > 1
+                          else "inline")
     if how not in HOWS: raise BadInput(f"how {how!r}: accepted are {', '.join(HOWS)}")
     if how == "torchrun": return launch(point, launch_kw.pop("nproc_per_node", 1), **launch_kw)
     if launch_kw: raise BadInput(f"{', '.join(launch_kw)}: options of torchrun, not of a point run {how}")
