@@ -6,17 +6,20 @@ Docs: https://xl0.github.io/ready-steady-go/env.html.md"""
 
 # %% ../nbs/00_env.ipynb #31ac4092
 from __future__ import annotations
-import errno, gc, hashlib, importlib, importlib.metadata, json, math, numbers, os, platform, re, stat, subprocess, sys, tempfile
+import errno, gc, hashlib, importlib, importlib.metadata, json, math, numbers, os, platform, re, socket, stat, subprocess, sys, tempfile, time
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
+try: import fcntl
+except ImportError: fcntl = None  # Windows: no advisory locks (see `device_lock`)
 
 # %% auto #0
 __all__ = ['MAX_BS', 'MAX_STEPS', 'MAX_REPEATS', 'MAX_SIZE', 'MAX_SEQ_LEN', 'MAX_NODES', 'NUMBERS', 'WORKERS_PER_CORE',
-           'MAX_READ', 'BadInput', 'TrackingError', 'check_int', 'check_number', 'check_choice', 'check_workers',
-           'check_numbers', 'first_line', 'special_file', 'path_trouble', 'check_path', 'readable_file',
-           'writable_folder', 'visible', 'mps_available', 'pick_device', 'synchronize', 'reset_peak_memory',
-           'peak_memory_mb', 'free_memory', 'gc_paused', 'cpu_name', 'nvidia_driver', 'env_id', 'fingerprint']
+           'MAX_READ', 'TrackingError', 'check_int', 'check_number', 'check_choice', 'check_workers', 'check_numbers',
+           'first_line', 'special_file', 'path_trouble', 'check_path', 'readable_file', 'writable_folder', 'visible',
+           'mps_available', 'pick_device', 'synchronize', 'reset_peak_memory', 'peak_memory_mb', 'free_memory',
+           'gc_paused', 'device_name', 'lock_path', 'device_lock', 'check_unlocked', 'cpu_name', 'nvidia_driver',
+           'env_id', 'fingerprint', 'import_graph', 'import_cycle']
 
 # %% ../nbs/00_env.ipynb #180cac2b
 class _Lazy:
@@ -27,8 +30,7 @@ class _Lazy:
 torch, timm = _Lazy("torch"), _Lazy("timm")
 
 # %% ../nbs/00_env.ipynb #afa99d53
-class BadInput(ValueError):
-    "A value a user gave that cannot be accepted: the message names it and what would be."
+from .schema import BadInput  # written where every module can import it without a cycle
 
 class TrackingError(RuntimeError):
     "W&B could not be reached or refused the run: the message says what happened and what to do."
@@ -278,6 +280,96 @@ def gc_paused():
     finally:
         if was: gc.enable()
 
+# %% ../nbs/00_env.ipynb #743b5595
+def _cuda_visible() -> bool:
+    "Whether a CUDA GPU looks usable, from the driver's files and `CUDA_VISIBLE_DEVICES` alone (no torch)."
+    if os.environ.get("CUDA_VISIBLE_DEVICES") in ("", "-1"): return False
+    gpus = Path("/proc/driver/nvidia/gpus")
+    return gpus.is_dir() and any(gpus.iterdir())
+
+def device_name(device="auto", # `auto`, `cpu`, `mps`, `cuda`, `cuda:N`, or a `torch.device`
+               ) -> str:
+    "The name `pick_device` would give `device`, without torch: `cpu`, `mps`, `cuda:N` (`auto`: read from the system)."
+    d = str(device).strip().lower()
+    if d == "cuda": return "cuda:0"
+    if d != "auto": return d
+    if _cuda_visible(): return "cuda:0"
+    return "mps" if sys.platform == "darwin" and platform.machine() == "arm64" else "cpu"
+
+def lock_path(store:Path, # the store
+              dev, # the device (`torch.device` or its name)
+             ) -> Path:
+    "The lock file of `dev` beside `store`: `rsg-results.db.cuda-0.lock`."
+    store = Path(store)
+    return store.with_name(f"{store.name}.{re.sub(r'[^A-Za-z0-9_.-]', '-', str(dev))}.lock")
+
+# %% ../nbs/00_env.ipynb #bfc0abfa
+def _holder(fd:int) -> str:
+    "Who holds the lock, as its holder wrote it into the lock file."
+    try: h = json.loads(os.pread(fd, 4096, 0) or b"{}")
+    except (OSError, ValueError): h = {}
+    if not h: return "its holder has only just started"
+    return f"held by process {h.get('pid')} on {h.get('host')} since {h.get('since')} ({h.get('command')})"
+
+def _held(store, device, fd:int) -> str:
+    "The refusal when the lock of `device` on `store` is held."
+    return (f"another sweep is measuring on {device} into {str(store)!r}: {_holder(fd)}; "
+            "let it finish, or add --wait to start when it has")
+
+def _open_lock(p:Path) -> int:
+    "The lock file, opened (created when missing); `BadInput` when its folder is not writable."
+    try: return os.open(p, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise BadInput(f"lock file {str(p)!r} cannot be created ({e.strerror}): "
+                       "choose a --store in a writable folder") from None
+
+def _acquire(fd:int, store, device, wait:bool):
+    "Lock `fd` at once, or with `wait` once its holder is done; else `BadInput` naming the holder."
+    try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        if not wait: raise BadInput(_held(store, device, fd)) from None
+        print(visible(f"waiting for the sweep on {device} into {str(store)!r} to finish: {_holder(fd)}"), file=sys.stderr)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+
+def _sign(fd:int):
+    "Write who holds the lock into it: process, host, start time, command."
+    me = dict(pid=os.getpid(), host=socket.gethostname(), since=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+              command=" ".join([Path(sys.argv[0]).name, *sys.argv[1:]])[:300])
+    os.ftruncate(fd, 0); os.pwrite(fd, json.dumps(me).encode(), 0)
+
+# %% ../nbs/00_env.ipynb #bc96f6cd
+@contextmanager
+def device_lock(store:str|Path, # the store the measurements go into
+                device, # the device measured on (`torch.device` or its name)
+                wait:bool=False, # wait for the holder to finish instead of refusing at once
+               ):
+    "Hold the lock for measuring on `device` into `store` for the block: `BadInput` naming the holder, or wait."
+    if fcntl is None: yield None; return
+    p = lock_path(Path(store), device)
+    fd, locked = _open_lock(p), False
+    os.set_inheritable(fd, True)  # torchrun holds it too: the lock goes only when the last of its ranks is gone
+    try:
+        _acquire(fd, store, device, wait); locked = True
+        _sign(fd)
+        yield p
+    finally:
+        if locked: os.ftruncate(fd, 0)  # no stale holder is named later
+        os.close(fd)
+
+def check_unlocked(store:str|Path, # the store a sweep would measure into
+                   device="auto", # the device it would measure on
+                  ):
+    "`BadInput` naming the holder when a sweep holds the lock of `device` on `store`: at once, no torch, nothing written."
+    if fcntl is None: return
+    name = device_name(device)
+    try: fd = os.open(lock_path(Path(store).expanduser(), name), os.O_RDONLY)
+    except OSError: return  # no lock file, so no holder (the sweep says why if it cannot make one)
+    try:
+        try: fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # only a held lock refuses a shared one
+        except BlockingIOError: raise BadInput(_held(store, name, fd)) from None
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    finally: os.close(fd)
+
 # %% ../nbs/00_env.ipynb #cb6235ea
 @lru_cache(None)
 def cpu_name() -> str:
@@ -348,3 +440,25 @@ def fingerprint(device:str|torch.device="auto", # the device the runs use
     fp.update(d)
     fp["env_id"] = env_id(fp)
     return fp
+
+# %% ../nbs/00_env.ipynb #c1f1207e
+_IMPORT = re.compile(r"^\s*from (?:\.|ready_steady_go\.)(\w+) import", re.M)
+
+def import_graph(folder:str|Path|None=None, # the package's folder (default: this package's)
+                ) -> dict[str, set]:
+    "Each module of the package and the package modules it imports, anywhere in it."
+    folder = Path(folder or Path(__file__).parent)
+    return {p.stem: set(_IMPORT.findall(p.read_text(encoding="utf-8"))) - {p.stem}
+            for p in sorted(folder.glob("*.py")) if not p.stem.startswith("_")}
+
+def import_cycle(graph:dict) -> list|None:
+    "A cycle of `graph` (module -> modules it imports) as a list of modules, first repeated last; None if none."
+    state, path = {}, []
+    def visit(m):
+        state[m] = "open"; path.append(m)
+        for n in sorted(graph.get(m, ())):
+            if state.get(n) == "open": return path[path.index(n):] + [n]
+            if n not in state and (c := visit(n)): return c
+        state[m] = "done"; path.pop()
+    for m in sorted(graph):
+        if m not in state and (c := visit(m)): return c

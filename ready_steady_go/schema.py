@@ -6,16 +6,22 @@ Docs: https://xl0.github.io/ready-steady-go/schema.html.md"""
 
 # %% ../nbs/00a_schema.ipynb #73db07f7
 from __future__ import annotations
-import dataclasses, json, re, uuid
+import dataclasses, inspect, json, re, typing, uuid
 from dataclasses import dataclass, field, asdict, fields
 from datetime import datetime, timezone
-
-from .env import BadInput
+from pathlib import Path
+from typing import Annotated
 
 # %% auto #0
 __all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'OPTIMIZERS', 'STATUSES', 'UNCONVERGED_HINT', 'PEAK_BELOW',
-           'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'POINT_FIELDS', 'kind_of', 'precision_2022',
-           'new_run_id', 'Result', 'num_text', 'example_row', 'Point']
+           'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'POINT_FIELDS', 'RUN_FIELDS', 'STOP_FIELDS',
+           'DEFAULT_STORE', 'WANDB_MODES', 'PRESETS', 'ENGINE_DEFAULTS', 'SWEEP_POINT', 'BadInput', 'kind_of',
+           'precision_2022', 'new_run_id', 'Result', 'num_text', 'example_row', 'Point', 'params_of', 'settings_of',
+           'sweep_params', 'sweep_signature']
+
+# %% ../nbs/00a_schema.ipynb #1b2fa793
+class BadInput(ValueError):
+    "A value a user gave that cannot be accepted: the message names it and what would be."
 
 # %% ../nbs/00a_schema.ipynb #49bb6b09
 SCHEMA_VERSION = 1  # bumped when a column changes meaning; adding a column is not a new version
@@ -340,3 +346,88 @@ class Point:
         return dataclasses.replace(self, **changes)
 
 POINT_FIELDS = tuple(f.name for f in fields(Point))
+
+# %% ../nbs/00a_schema.ipynb #e75a954d
+RUN_FIELDS = ("nproc_per_node", "nnodes", "node_rank", "master_addr", "master_port", "rdzv_endpoint", "strong",
+              "isolate")  # how a point runs: where, not what (not `benchmark`'s to take)
+STOP_FIELDS = ("n_batches", "n_seconds", "target_ci", "min_steps", "min_seconds", "max_seconds")  # the stop rule
+
+def params_of(cls=Point, # a dataclass whose fields carry their help as comments
+              but:tuple=(), # fields left out
+              only:tuple|None=None, # only these fields (default: all)
+              kind=inspect.Parameter.KEYWORD_ONLY, # the parameters' kind
+              **defaults, # defaults other than the fields'
+             ) -> list[inspect.Parameter]:
+    "The fields of `cls` as parameters, each annotated with its help: `Annotated[type, help]`."
+    from fastcore.docments import docments  # only when asked: the command line's refusals stay quick
+    hints, docs = typing.get_type_hints(cls), docments(cls)
+    keep = [f for f in fields(cls) if f.name not in but and (only is None or f.name in only)]
+    return [inspect.Parameter(f.name, kind, default=defaults.get(f.name, f.default),
+                              annotation=Annotated[hints[f.name], _help(f, docs[f.name], defaults)])
+            for f in keep]
+
+def _help(f:dataclasses.Field, doc:str, defaults:dict) -> str:
+    "A field's help; where the caller's default is None in place of the field's, the field's is what it falls back to."
+    if f.name not in defaults or defaults[f.name] is not None or f.default is None: return doc
+    return f"{doc} (default: {f.default:g})" if isinstance(f.default, float) else f"{doc} (default: {f.default})"
+
+def settings_of(p:Point) -> dict:
+    "What `benchmark` takes from a point: every field but how it runs."
+    return {k: getattr(p, k) for k in POINT_FIELDS if k not in RUN_FIELDS}
+
+# %% ../nbs/00a_schema.ipynb #5f951ec4
+DEFAULT_STORE = "rsg-results.db"  # the SQLite results file in the working directory
+WANDB_MODES = ("disabled", "offline", "online")
+_POW2 = [2**i for i in range(3, 13)]  # 8 … 4096
+_MICRO = [2**i for i in range(8)]     # 1 … 128 sequences: the micro-batches of the GPT-2 comparisons
+_2022 = ["resnet50", "vgg19", "swin_s3_base_224", "gpt2", "unet3d"]
+PRESETS = dict(
+    quick=dict(models=["test_resnet", "test_convnext", "test_vit", "test-gpt2", "test-unet3d", "op:matmul",
+                       "data:imagenet"], precisions=["fp32"], modes=["train"], batch_sizes=[4, 8, 16],
+               family_bs=dict(lm=[2, 4], unet3d=[1], op=[1], data=[16]), size=64,
+               sizes={"test-unet3d": 32, "op:matmul": 256, "data:imagenet": 64}, seq_lens=[64], workers=1, repeats=1,
+               target_ci=0.03, min_steps=5, min_seconds=0.3, max_seconds=3.0, warmup=1, device_warmup=1.0, threads=1),
+    standard=dict(models=_2022, precisions=["fp32", "fp16"], modes=["train"], batch_sizes=_POW2,
+                  family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
+    full=dict(models=_2022, precisions=["fp32", "fp16", "bf16"], modes=["train", "infer"], batch_sizes=_POW2,
+              family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
+    llm=dict(models=["gpt2", "gpt2-medium", "llama-160m", "llama-1b"], precisions=["fp32", "bf16", "fp16"],
+             modes=["train"], batch_sizes=_MICRO, family_bs=dict(lm=_MICRO), size=None, repeats=1),
+)
+# where a preset says nothing: the engine's stop rule and warm-up (a point's), and the device warm-up's own default
+ENGINE_DEFAULTS = dict({k: getattr(Point(), k) for k in (*STOP_FIELDS, "warmup")}, device_warmup=None)
+
+# %% ../nbs/00a_schema.ipynb #4a6aff60
+SWEEP_POINT = ("device", "workers", *STOP_FIELDS, "warmup", "channels_last", "compile", "optimizer", "global_bs", "isolate")
+
+def sweep_params(
+    models:str|list|None=None,     # model names of any family (timm, gpt2, unet3d, op:matmul, data:imagenet), comma-separated or a list (default: the preset's)
+    precisions:str|list|None=None, # fp32, tf32, fp16, bf16 (default: the preset's; standard: fp32,fp16)
+    modes:str|list|None=None,      # train, infer (default: the preset's; standard: train)
+    batch_sizes:str|list|None=None,# batch sizes for every model, run smallest first (default: the preset's for image models, each other family's own)
+    size:str|list|None=None,       # image side or 3D patch (64, 32x128x128), comma-separated to sweep several: image and 3D U-Net models (default: the preset's; standard: each model's own)
+    seq_lens:str|list|None=None,   # tokens per sequence for language models, comma-separated (default: the preset's, else each model's own)
+    weights:str|list|None=None,    # parameters' dtypes crossed with the precisions, fp32, bf16, fp16 (image models and LMs; default: fp32)
+    nprocs:str|list|None=None,     # world sizes, e.g. 1,2,4: each point under torchrun with that many processes, one per device (default: one process, no torchrun)
+    repeats:int|None=None,         # how many times to measure each point, `run_number` 1…repeats (default: the preset's, 1)
+    preset:str="standard",         # quick, standard (the 2022 matrix, an LM and a 3D U-Net), full (+ bf16 and infer) or llm
+    find_max_bs:bool=False,        # after an OOM, bisect to the largest batch size that fits
+    force:bool=False,              # measure again points the store already has, and CPU points over the memory estimate
+    yes:bool=False,                # go ahead with a CPU sweep whose measuring could take over 10 minutes
+    wait:bool=False,               # if another sweep is measuring on this device into this store, wait for it (else exit at once)
+    store:str|Path=DEFAULT_STORE,  # the SQLite results file
+    wnb:str="disabled",            # W&B: disabled, offline or online
+    wnb_project:str="ready-steady-go", # W&B project
+    wnb_entity:str|None=None,      # W&B user or team
+    wnb_group:str|None=None,       # W&B group for the sweep's runs
+    device_warmup:float|None=None, # cap in seconds of the device warm-up before the first point (default: 60 on a GPU, 3 on a CPU; 0: off; at most 600)
+    progress:bool=True,            # progress bars on stderr and the summary table on stdout
+    measure_peak:bool=True,        # measure the matmul peak at each precision first, for `mfu_measured` (a CPU uses a stored one; --no_measure_peak: skip)
+    ):
+    "The sweep's own parameters (`sweep` adds `Point`'s `SWEEP_POINT`)."
+
+def sweep_signature() -> inspect.Signature:
+    "`sweep`'s signature: its own parameters, then `Point`'s that it passes on, None where a preset decides."
+    own = list(inspect.signature(sweep_params, eval_str=True).parameters.values())
+    from_point = params_of(Point, only=SWEEP_POINT, **{k: None for k in ENGINE_DEFAULTS})
+    return inspect.Signature([*own, *from_point])

@@ -14,14 +14,14 @@ import pandas as pd
 import psutil
 
 from .env import BadInput, gc_paused, path_trouble, special_file
-from .schema import COLUMNS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of
+from .schema import DEFAULT_STORE, COLUMNS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of
 
 # %% auto #0
-__all__ = ['DEFAULT_STORE', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'PEAK_COLUMNS', 'HISTORY_COLUMNS', 'JOURNAL_SUFFIX', 'KILLED',
-           'MAX_THROUGHPUT', 'MAX_LINE_BYTES', 'runs_frame', 'check_store', 'write_rows', 'StoreError', 'read_runs',
-           'save_runs', 'write_peak', 'read_peaks', 'save_peak', 'write_history', 'read_history', 'point_started',
-           'point_finished', 'recover_killed', 'spreadsheet_safe', 'unquote_formulas', 'export_csv', 'invalid_rows',
-           'check_lines', 'read_table', 'read_csv', 'connect_store', 'read_store_table']
+__all__ = ['BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'PEAK_COLUMNS', 'HISTORY_COLUMNS', 'JOURNAL_SUFFIX', 'KILLED', 'MAX_THROUGHPUT',
+           'MAX_LINE_BYTES', 'runs_frame', 'check_store', 'write_rows', 'StoreError', 'read_runs', 'save_runs',
+           'write_peak', 'read_peaks', 'save_peak', 'write_history', 'read_history', 'point_started', 'point_finished',
+           'recover_killed', 'spreadsheet_safe', 'unquote_formulas', 'export_csv', 'invalid_rows', 'check_lines',
+           'read_table', 'read_csv', 'connect_store', 'read_store_table']
 
 # %% ../nbs/03_store.ipynb #4c1159a5
 _DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -56,7 +56,6 @@ def runs_frame(data:pd.DataFrame|list[dict]|None=None, # runs as a DataFrame or 
     return out.reset_index(drop=True)
 
 # %% ../nbs/03_store.ipynb #4a4b594c
-DEFAULT_STORE = "rsg-results.db"
 _SQLITE_HEADER = b"SQLite format 3\x00"
 _ACCEPTED = "a new or existing ready-steady-go SQLite file (e.g. rsg-results.db)"
 BUSY_TIMEOUT_S = 120
@@ -502,16 +501,21 @@ def _settle(store, recover:bool) -> list[dict]:
 _FORMULA = re.compile(r"'*(?:[=+@\t\r]|-(?!$))")
 
 def _map_text(df:pd.DataFrame, f) -> pd.DataFrame:
-    "`df` with `f` applied to every text cell, in one pass over all text columns; only changed columns are replaced."
+    "`df` with `f` applied to every text cell, once per distinct value of a column; only changed columns are replaced."
     text = [k for k, t in df.dtypes.items() if t == object or pd.api.types.is_string_dtype(t)]
     if not text or not len(df): return df
-    a = df[text].to_numpy(dtype=object)
-    b = np.frompyfunc(f, 1, 1)(a)
-    changed = np.flatnonzero(np.frompyfunc(lambda x, y: x is not y, 2, 1)(a, b).astype(bool).any(axis=0))  # `f` made new
-    if not len(changed): return df
-    out = df.copy()
-    for j in changed: out[text[j]] = pd.Series(b[:, j], index=df.index, dtype=df[text[j]].dtype)
-    return out
+    out = None
+    for k in text:
+        codes, u = pd.factorize(df[k])  # missing values (-1) stay as they are
+        u = np.asarray(u, dtype=object)
+        new = np.empty(len(u), dtype=object)
+        for i, x in enumerate(u): new[i] = f(x)
+        if all(a is b for a, b in zip(u, new)): continue  # `f` made nothing new
+        col = df[k].to_numpy(dtype=object).copy()
+        col[codes >= 0] = new[codes[codes >= 0]]
+        out = df.copy() if out is None else out
+        out[k] = pd.Series(col, index=df.index, dtype=df[k].dtype)
+    return df if out is None else out
 
 def _quote(v): return "'" + v if isinstance(v, str) and _FORMULA.match(v) else v
 def _unquote(v): return v[1:] if isinstance(v, str) and v[:1] == "'" and _FORMULA.match(v) else v
@@ -568,6 +572,14 @@ MAX_THROUGHPUT = 1e15  # per second: beyond any physical rate of any unit (a typ
 
 def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str]:
     "A mask of the present values of column `k` that are refused, and what is accepted instead."
+    codes, u = pd.factorize(s)  # judged once per distinct value: a handful in most columns, however many runs
+    bad, what = _refused_values(pd.Series(u, dtype=object), k, typ)
+    out = np.zeros(len(s), dtype=bool)
+    out[codes >= 0] = bad.to_numpy(dtype=bool)[codes[codes >= 0]]
+    return pd.Series(out, index=s.index), what
+
+def _refused_values(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str]:
+    "`_refused` of the values `s`."
     strs = s.astype(object).map(lambda v: v.strip() if isinstance(v, str) else v)
     present = strs.notna() & strs.ne("")
     strs = strs[present].astype(str)

@@ -16,15 +16,13 @@ from wandb.sdk import wandb_setup
 from wandb.sdk.lib import wbauth
 
 from .env import BadInput, TrackingError, first_line
-from .schema import COLUMN_GROUPS, new_run_id
+from .schema import WANDB_MODES, COLUMN_GROUPS, new_run_id
 
 # %% auto #0
-__all__ = ['WANDB_MODES', 'WANDB_TIMEOUT_S', 'HISTORY_KEYS', 'has_api_key', 'wandb_unreachable', 'wandb_api', 'check_wandb',
-           'wandb_keys', 'start_run', 'log_run', 'log_history']
+__all__ = ['WANDB_TIMEOUT_S', 'HISTORY_KEYS', 'has_api_key', 'wandb_unreachable', 'wandb_api', 'check_wandb', 'wandb_keys',
+           'start_run', 'log_run', 'log_history']
 
 # %% ../nbs/04_tracking.ipynb #52a081d5
-WANDB_MODES = ("disabled", "offline", "online")
-
 WANDB_TIMEOUT_S = 10  # seconds a request to W&B's server may take before it is given up
 
 def has_api_key() -> bool:
