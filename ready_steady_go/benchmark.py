@@ -30,8 +30,8 @@ from torch.utils._pytree import tree_leaves
 # %% auto #0
 __all__ = ['make_step', 'CudaTimer', 'COMPILE_MODES', 'PEAK_METHOD', 'check_precision', 'precision_flags', 'HostTimer',
            'BlockTimer', 'EventTimer', 'make_timer', 't975', 'RunningStats', 'StopRule', 'step_stats', 'step_history',
-           'flops_per_sample', 'check_settings', 'Point', 'check_point', 'measure_point', 'benchmark', 'measured_peak',
-           'warm_up_device', 'measure_matmul_peak', 'memory_estimate', 'check_memory']
+           'flops_per_sample', 'check_settings', 'Point', 'check_point', 'World', 'combine', 'measure_point',
+           'benchmark', 'measured_peak', 'warm_up_device', 'measure_matmul_peak', 'memory_estimate', 'check_memory']
 
 # %% ../nbs/02_benchmark.ipynb #24251695
 _AMP = dict(fp16=torch.float16, bf16=torch.bfloat16)
@@ -277,11 +277,13 @@ def _run_timed(step,           # one step; returns once the step is queued
                sampler=None,   # a `telemetry.Sampler`: started before the last warm-up step, stopped after the window
                probe=None,     # no-argument function returning one reading (`telemetry.read_now`), at both edges
                done=None,      # `done(launched, stats, elapsed, per)`: stop now? (default: `rule.done`)
+               meet=None,      # no-argument function every process calls before the last warm-up step (a barrier)
               ) -> dict:
     "Warm up, then time `step` until `rule` says done: the step times and what the host saw."
     if bar is not None: bar.set_postfix_str("warming up", refresh=True)  # a state of its own: not step 1
     edges, tele = {}, None
     def edge(times):
+        if meet is not None: meet()  # every rank launches its in-flight step, and starts its window, together
         edges["first"] = probe() if probe else None
         if sampler is not None: sampler.start()
     try:
@@ -516,6 +518,33 @@ def check_point(**kw) -> Point:
     return Point(**s, warmup=check_int(a["warmup"], "warmup", min=0), warmup_seconds=ws, fused=bool(a["fused"]),
                  **{k: a[k] for k in _OPTIONS}, **_check_weights(a, s))
 
+# %% ../nbs/02_benchmark.ipynb #66b99f71
+class World:
+    "One process: the model as it is, its own stop decision, its own numbers (torchrun's: `runner.TorchrunWorld`)."
+    rank, size = 0, 1
+    def wrap(self, model, mode:str): return model  # DDP for training, under torchrun
+    def step(self, step): return step               # the step as built
+    def done(self, rule:StopRule): return rule.done  # the stop decision
+    def meet(self): pass                             # all ranks start the timed window together
+    def gather(self, mine:dict) -> list[dict]|None: return [mine]  # every rank's numbers, on rank 0
+    def failed(self, e:BaseException): pass          # a rank's failure (torchrun: said, and the rank exits)
+
+# %% ../nbs/02_benchmark.ipynb #28c4550c
+def combine(ranks:list[dict], # per rank: `times` (s), `per` (steps per time), and optional memory and `energy_j`
+            items:int,        # items per step on each rank: samples × items per sample
+           ) -> dict:
+    "The measured fields of one record from every rank's: the slowest rank's global throughput, the spread."
+    if not ranks or any(not r["times"] for r in ranks): raise ValueError("every rank needs at least one step time")
+    slow = max(ranks, key=lambda r: sum(r["times"]) / len(r["times"]))
+    out = step_stats(slow["times"], items * len(ranks), slow.get("per", 1))
+    rates = [len(r["times"]) / sum(r["times"]) for r in ranks]
+    out["rank_spread"] = (max(rates) - min(rates)) / statistics.median(rates) if len(ranks) > 1 else None
+    for k in {k for r in ranks for k in r} - {"times", "per", "energy_j"}:
+        if vs := [r[k] for r in ranks if r.get(k) is not None]: out[k] = max(vs)  # memory: the fullest device
+    es = [r.get("energy_j") for r in ranks]
+    out["energy_j"] = None if None in es else sum(es)
+    return out
+
 # %% ../nbs/02_benchmark.ipynb #71d42f1f
 _TELEMETRY = ("sm_clock_mhz", "max_sm_clock_mhz", "sm_clock_ratio", "temp_max_c", "power_mean_w", "power_limit_w",
               "energy_j")
@@ -529,7 +558,7 @@ def _bar(p:Point) -> tqdm:
                 desc=f"{p.workload.model} {p.mode} {p.precision} bs {p.bs}", disable=not p.progress, leave=False,
                 file=sys.stderr, bar_format=None if rule.n_batches else fmt)
 
-def _time(p:Point, step, timer, base:dict) -> dict:
+def _time(p:Point, step, timer, base:dict, world:World) -> dict:
     "`_run_timed` for `p` on its device, under its precision's switches; `base` gets the counters after the warm-up."
     dev = p.dev
     def on_warm(times):
@@ -539,13 +568,12 @@ def _time(p:Point, step, timer, base:dict) -> dict:
     with precision_flags(p.precision), _bar(p) as bar:
         return _run_timed(step, timer, p.rule, warmup=p.warmup, warmup_seconds=p.warmup_seconds,
                           sync=lambda: synchronize(dev), on_warm=on_warm, bar=bar if p.progress else None,
-                          sampler=make_sampler(dev), probe=lambda: read_now(dev))
+                          sampler=make_sampler(dev), probe=lambda: read_now(dev), done=world.done(p.rule),
+                          meet=world.meet)
 
 def _fill_timing(res:Result, out:dict, p:Point, base:dict):
-    "Step statistics, memory, allocator retries and compile counters of the window (`base`: the counters before it)."
-    res.__dict__.update(step_stats(out["times"], p.samples * p.workload.items_per_sample, out["per"]), **_memory(p.dev),
-                        **{k: out[k] for k in ("wall_seconds", "warmup_steps", "warmup_seconds")})
-    res.ci_target_met = res.ci_rel is not None and res.ci_rel <= res.target_ci
+    "Per-step history, allocator retries and compile counters of the window (`base`: the counters before it)."
+    res.__dict__.update({k: out[k] for k in ("wall_seconds", "warmup_steps", "warmup_seconds")})
     items = p.samples * p.workload.items_per_sample  # the per-step history (`step_history`); the step returns no loss
     res.history = step_history(out.get("warmup_times") or [], out["times"], out["per"], items, out["warmup_steps"])
     if p.dev.type == "cuda": res.alloc_retries = _alloc_retries(p.dev) - base["retries"]
@@ -553,21 +581,31 @@ def _fill_timing(res:Result, out:dict, p:Point, base:dict):
         frames, graphs = _dynamo_counts()
         res.recompiles, res.compile_fallback = frames - base["dynamo"][0], graphs == base["start"][1]
 
-def _fill_efficiency(res:Result, p:Point):
-    "FLOPs per item, TFLOP/s, bandwidth, and MFU against the datasheet and the measured peak."
+def _fill_world(res:Result, out:dict, p:Point, world:World):
+    "Throughput and its statistics, memory and energy of the record, from every rank's numbers (`combine`)."
+    mine = dict(times=out["times"], per=out["per"], energy_j=res.energy_j, **_memory(p.dev))
+    ranks = world.gather(mine) or [mine]  # a rank other than 0 keeps its own
+    res.__dict__.update(combine(ranks, p.samples * p.workload.items_per_sample))
+    res.ci_target_met = res.ci_rel is not None and res.ci_rel <= res.target_ci
+    if res.energy_j is not None:  # the window holds the in-flight warm-up step and every launched one: all it covered
+        res.joules_per_sample = res.energy_j / (out["covered"] * p.samples * p.workload.items_per_sample * len(ranks))
+
+def _fill_efficiency(res:Result, p:Point, devices:int=1):
+    "FLOPs per item, TFLOP/s, bandwidth, and MFU against the datasheet and the measured peak (of `devices` of them)."
     wl = p.workload
     measured = p.peak_measured or _PEAKS.get((str(p.dev), p.precision))  # a sweep measures it once, at its start
+    measured = measured and measured * devices
     res.flops_per_sample = wl.flops_per_sample(p.mode)
     res.flops_per_sample_formula = wl.flops_per_sample_formula(p.mode)
     achieved = res.flops_per_sample * res.throughput if res.flops_per_sample else None
     if achieved: res.tflops = achieved / 1e12
     if b := wl.bytes_per_iteration(p.precision): res.bandwidth_gbs = b * res.throughput / 1e9
-    peak = _datasheet_peak(p.dev, p.precision)
+    peak = (peak := _datasheet_peak(p.dev, p.precision)) and peak * devices
     res.peak_tflops, res.mfu = peak and peak / 1e12, mfu(achieved, peak)
     res.measured_peak_tflops, res.mfu_measured = measured and measured / 1e12, mfu(achieved, measured)
 
-def _fill_telemetry(res:Result, out:dict, items:int):
-    "Clocks, temperature, power, throttling and energy of the window (`items`: items per step), and its edges."
+def _fill_telemetry(res:Result, out:dict):
+    "Clocks, temperature, power, throttling and energy of the window, and its edges."
     tele, (a, b) = out["telemetry"] or {}, out["probes"]
     get = lambda o, k: (o or {}).get(k)
     res.__dict__.update({k: tele.get(k) for k in _TELEMETRY})
@@ -575,24 +613,36 @@ def _fill_telemetry(res:Result, out:dict, items:int):
     res.sm_clock_start_mhz, res.sm_clock_end_mhz = get(a, "sm_clock_mhz"), get(b, "sm_clock_mhz")
     res.temp_start_c, res.temp_end_c = get(a, "temp_c"), get(b, "temp_c")
     res.energy_source = tele.get("energy_source") or "none"
-    if res.energy_j is not None:  # the window holds the in-flight warm-up step and every launched one: all it covered
-        res.joules_per_sample = res.energy_j / (out["covered"] * items)
 
-def _measure(res:Result, p:Point):
-    "Fill `res` with measurements of `p`; raises on failure (the caller turns that into a status)."
+@contextmanager
+def _wrapped(wl:Workload, wrap):
+    "In the block, `wl` builds its models through `wrap` (the world's DDP, say)."
+    built = wl._model_on
+    wl._model_on = lambda *a: wrap(built(*a))
+    try: yield
+    finally: del wl._model_on
+
+def _step(p:Point, world:World):
+    "The step of `p` on its device, its model wrapped by `world`."
+    with _wrapped(p.workload, lambda model: world.wrap(model, p.mode)):
+        step = p.workload.make_step(p.dev, p.bs, precision=p.precision, mode=p.mode, optimizer=p.optimizer,
+                                    channels_last=p.channels_last, compile=p.compile_mode if p.compile else False,
+                                    **(dict(fused=True) if p.fused else {}),  # compiled there, this mode, static shapes
+                                    **({"weights": p.weights} if p.weights != "fp32" else {}),
+                                    **({"global_bs": p.global_bs} if p.global_bs else {}))
+    return world.step(step)
+
+def _measure(res:Result, p:Point, world:World):
+    "Fill `res` with measurements of `p` in `world`; raises on failure (the caller turns that into a status)."
     if p.dev.type == "cuda": torch.cuda.set_device(p.dev)  # cuBLAS handles, compiled kernels: on `dev`, not cuda:0
     if p.compile: torch.compiler.reset()  # a fresh cache: no graph of an earlier point, no recompile limit reached
-    base = dict(start=_dynamo_counts())
-    step = p.workload.make_step(p.dev, p.bs, precision=p.precision, mode=p.mode, optimizer=p.optimizer,
-                                channels_last=p.channels_last, compile=p.compile_mode if p.compile else False,
-                                **(dict(fused=True) if p.fused else {}),  # compiled there, this mode, static shapes
-                                **({"weights": p.weights} if p.weights != "fp32" else {}),
-                                **({"global_bs": p.global_bs} if p.global_bs else {}))
+    base, step = dict(start=_dynamo_counts()), _step(p, world)
     res.workload_note, timer = getattr(step, "note", None), make_timer(p.dev)
-    out = _time(p, step, timer, base)
+    out = _time(p, step, timer, base, world)
     _fill_timing(res, out, p, base)
-    _fill_efficiency(res, p)
-    _fill_telemetry(res, out, p.samples * p.workload.items_per_sample)
+    _fill_telemetry(res, out)
+    _fill_world(res, out, p, world)
+    _fill_efficiency(res, p, world.size)
     res.conditions = _verdict(res, out["telemetry"], p.rule)
 
 def _hold_peak(res:Result, p:Point):
@@ -606,16 +656,20 @@ def _hold_peak(res:Result, p:Point):
     res.mfu_measured = None  # never a utilisation above 100% shown as a value: the reference is what is wrong
     res.conditions = conditions_text([*([] if res.conditions in (None, "ok") else res.conditions.split("; ")), PEAK_BELOW])
 
-def measure_point(p:Point) -> Result:
+def measure_point(p:Point,         # a checked point (`check_point`)
+                  world:World|None=None, # the processes it runs in (default: this one alone)
+                 ) -> Result:
     "Measure a checked point, as it is; failures come back as a `Result` with status `oom` or `error`."
-    res = p.result()
-    try: _measure(res, p)
-    except Exception as e: res.status, res.error = ("oom" if _is_oom(e) else "error"), first_line(e, limit=500)
+    res, world = p.result(), world or World()
+    try: _measure(res, p, world)
+    except Exception as e:
+        world.failed(e)  # under torchrun: said, and the rank is gone
+        res.status, res.error = ("oom" if _is_oom(e) else "error"), first_line(e, limit=500)
     # leaving the except block drops the traceback, and with it every tensor the failed run held
     if res.status != "ok":
         for k in _MEASURED: setattr(res, k, None)
     _release(p.dev)
-    if res.status == "ok": _hold_peak(res, p)
+    if res.status == "ok" and world.size == 1: _hold_peak(res, p)
     return res
 
 # %% ../nbs/02_benchmark.ipynb #6ecf4ab8

@@ -6,9 +6,9 @@ Docs: https://xl0.github.io/ready-steady-go/cli.html.md"""
 
 # %% ../nbs/09_cli.ipynb #2403a6e4
 from __future__ import annotations
-import __future__, argparse, ast, difflib, importlib.util, inspect, json as _json, linecache, os, re, sys, tempfile
+import argparse, difflib, inspect, json as _json, os, re, sys, tempfile
 import typing, warnings
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields, make_dataclass, replace
 from functools import wraps
 from pathlib import Path
 from typing import Annotated
@@ -16,47 +16,21 @@ from typing import Annotated
 from fastcore.script import call_parse, anno_parser, _HelpFormatter, _pos_split
 
 from . import __version__
-from .env import (NUMBERS, BadInput, check_choice, check_int, check_number, check_numbers, check_path,
-                                 check_workers, first_line)
-from .env import visible
-from .schema import STATUSES  # light: no torch, no pandas
+from .env import (NUMBERS, BadInput, TrackingError, check_choice, check_int, check_number, check_numbers,
+                                 check_path, check_workers, first_line, readable_file, writable_folder)
+from .env import check_unlocked, visible
+# light: no torch, no pandas
+from .schema import (DEFAULT_STORE, ENGINE_DEFAULTS, POINT_FIELDS, PRESETS, STATUSES, WANDB_MODES, Point,
+                                    params_of, settings_of, sweep_params, sweep_signature)
 
 # %% auto #0
-__all__ = ['rsg_main', 'sweep_main', 'import_main', 'export_main', 'report_main', 'check_main', 'console_script',
+__all__ = ['NOT_FLAGS', 'rsg_main', 'sweep_main', 'import_main', 'export_main', 'report_main', 'check_main', 'console_script',
            'ready_steady_go', 'ready_steady_go_sweep', 'ready_steady_go_import', 'ready_steady_go_export',
            'ready_steady_go_report', 'ready_steady_go_check']
 
-# %% ../nbs/09_cli.ipynb #0af5b386
-def _source(module:str) -> str:
-    "The source text of `ready_steady_go.<module>`, read without running it."
-    return Path(importlib.util.find_spec(f"ready_steady_go.{module}").origin).read_text(encoding="utf-8")
-
-def _constant(module:str, name:str):
-    "A module-level literal (`DEFAULT_STORE = ...`) of `ready_steady_go.<module>`, read from its source."
-    for n in ast.parse(_source(module)).body:
-        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets):
-            return ast.literal_eval(n.value)
-    raise LookupError(f"no constant {name} in ready_steady_go.{module}")
-
-def _signature(module:str, name:str, **names):
-    "Function `name` of `ready_steady_go.<module>` with its parameters, defaults, docments and docstring, and no body."
-    src = _source(module)
-    f = next(n for n in ast.parse(src).body if isinstance(n, ast.FunctionDef) and n.name == name)
-    stub = "".join(src.splitlines(True)[f.lineno - 1:f.body[0].end_lineno])  # `def` to the end of the docstring
-    fname = f"<ready_steady_go.{module}.{name}>"
-    linecache.cache[fname] = (len(stub), None, stub.splitlines(True), fname)  # docments reads the comments from here
-    ns = dict(__name__=f"ready_steady_go.{module}", **names)
-    exec(compile(stub, fname, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True), ns)
-    fn = ns[name]
-    fn.__annotations__.pop("return", None)
-    return fn
-
-DEFAULT_STORE = _constant("store", "DEFAULT_STORE")
-_WANDB_MODES = _constant("tracking", "WANDB_MODES")
-
 # %% ../nbs/09_cli.ipynb #15cf1c15
 _KINDS = {"int": "a whole number", "float": "a number", "path": "a path", "str": "text",
-          "str|list": "a comma-separated list"}
+          "str|list": "a comma-separated list", "str|int": "a whole number, or DxHxW for a 3D U-Net"}
 
 class _Help(_HelpFormatter):
     "fastcore's layout; every spelling of a flag shown together, its type once."
@@ -158,6 +132,8 @@ def console_script(func):
             print(visible(f"{prog}: error: {' '.join(str(e).splitlines())}"), file=sys.stderr); code = 2
         except OSError as e:  # the file system said no (a name too long, a folder not writable, ...)
             print(f"{prog}: error: {first_line(e)}", file=sys.stderr); code = 2
+        except TrackingError as e:  # W&B did not answer in time: the line says what was kept
+            print(visible(f"{prog}: error: {' '.join(str(e).splitlines())}"), file=sys.stderr); code = 2
         except KeyboardInterrupt:
             print(f"\n{prog}: interrupted", file=sys.stderr); code = 130
         sys.exit(code or 0)
@@ -176,55 +152,19 @@ def _size(size:str|None, model:str):
             raise BadInput(f"--size {size!r}: a DxHxW patch is for 3D U-Nets; {model} takes a whole number, "
                            "e.g. --size 224")
         return v
-    if re.fullmatch(r"-?\d+", v): return check_int(int(v), "--size", min=1)
+    if re.fullmatch(r"-?\d+", v): return check_numbers(size=int(v))["size"]
     raise BadInput(f"--size {size!r}: accepted is a whole number (64) or, for a 3D U-Net, DxHxW (32x128x128)")
 
+# a point's settings that are not flags of the single run: it measures in this process or under torchrun (the sweep
+# has --isolate)
+NOT_FLAGS = ("isolate",)
+
 @dataclass
-class _Flags:
-    "The flags of `ready-steady-go`, written once: a field each, its comment the flag's help."
-    # a model of any family: a timm name, gpt2, llama-1b, unet3d, op:matmul, data:imagenet (--list)
-    model:str="resnet50"
-    # samples per step: images, sequences, patches, iterations; never changed (default: the family's)
-    bs:int=None
-    size:str=None              # image side, 3D patch (64 or 32x128x128), op N or crop side (default: the model's)
-    seq_len:int=None           # tokens per sequence, language models (default: 1024 for GPT-2, 2048 for Llama)
-    workload:str=None          # the family, to be explicit: image, lm, unet3d, op or data (a mismatch is refused)
-    workers:int=None           # data: DataLoader processes (default: every core; 0: decode in this process)
-    sliding_window:bool=False  # unet3d infer: predict a volume window by window (MONAI sliding_window_inference)
-    precision:str="fp32"       # fp32 (strict, TF32 off), tf32, fp16 or bf16
+class _Extras:
+    "The flags of `ready-steady-go` that are not a point's settings: how to read them, where the run goes, what is printed."
     fp16:bool=False            # same as --precision fp16 (2022 flag)
-    mode:str="train"           # train (forward, loss, backward, optimizer step) or infer
-    device:str="auto"          # auto (CUDA, else MPS, else CPU), cpu, mps, cuda or cuda:N
-    n_batches:int=0            # stop after N timed batches (0: not this rule)
-    # stop after N seconds (0: not this rule); with neither, stop when the 95% CI is within --target-ci
-    n_seconds:float=0
-    target_ci:float=0.01       # automatic stop: CI half-width as a fraction of throughput
-    # automatic stop: at most this many seconds, once the minimum steps (10) have run: they come first
-    max_seconds:float=30
-    warmup:int=5               # untimed warm-up steps
-    warmup_seconds:float=None  # untimed warm-up seconds, at least (default: 1 on a GPU, 0 on a CPU)
-    channels_last:bool=False   # channels-last memory format for model and batch (images, 3D U-Nets)
-    compile:bool=False         # run the model through torch.compile
-    # torch.compile mode: default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs (implies --compile)
-    compile_mode:str=None
-    optimizer:str=None         # sgd or adamw (default: the family's: adamw for language models, else sgd)
-    fused:bool=False           # the optimizer's fused kernel
-    # the parameters' dtype: fp32, bf16 or fp16; --precision is then the autocast (--weights bf16 --precision fp32: pure bf16)
-    weights:str="fp32"
-    # train: samples per optimizer step, accumulated in micro-batches of --bs (a multiple of it; default: --bs)
-    global_bs:int=None
     # measure this device's matmul peak at this precision again (default: the stored one; measured once when there is none)
     measure_peak:bool=False
-    run_number:int=1           # repeat index kept with the run, 1 or more (2022 flag)
-    # processes on this machine, one per device: above 1, the point runs under torchrun (DDP for training)
-    nproc_per_node:int=1
-    nnodes:int=1               # machines taking part (torchrun's --nnodes)
-    node_rank:int=0            # this machine's rank, 0 to nnodes-1 (with --master_addr)
-    master_addr:str=None       # node 0's address, for several machines (torchrun's static rendezvous)
-    master_port:int=None       # node 0's port (default 29500)
-    rdzv_endpoint:str=None     # host[:port] of a c10d rendezvous, instead of --master_addr
-    # strong scaling: --bs is the global batch, divided between the devices (default: --bs per device)
-    strong:bool=False
     force:bool=False           # run on a CPU even when the point's memory estimate exceeds the available memory
     store:str|Path=DEFAULT_STORE  # the SQLite results file; created on the first run
     no_store:bool=False        # do not write the run to the store
@@ -238,14 +178,18 @@ class _Flags:
     quiet:bool=False           # no progress bar and no summary (the --json line is still printed)
     list:bool=False            # print every workload family with its models and defaults, and exit
 
-def _takes(cls):
-    "Decorator: the function's `**flags` are the fields of dataclass `cls`, their comments its docments (and `--help`)."
+_FLAGS = [*params_of(Point, but=NOT_FLAGS), *params_of(_Extras)]  # the flags of `ready-steady-go`, in order
+# the parsed flags, as one mutable record (the checks normalise some of them)
+_Flags = make_dataclass("_Flags", [(o.name, o.annotation, o.default) for o in _FLAGS])
+
+def _point(f:_Flags) -> Point:
+    "The point the flags ask for."
+    return Point(**{k: getattr(f, k) for k in POINT_FIELDS if k not in NOT_FLAGS})
+
+def _takes(params:list):
+    "Decorator: the function's `**flags` are `params`, each annotated with its help (`--help`)."
     def deco(f):
-        hints = typing.get_type_hints(cls, globalns=f.__globals__, localns={})
-        kw = inspect.Parameter.KEYWORD_ONLY
-        f.__signature__ = inspect.Signature([inspect.Parameter(o.name, kw, default=o.default, annotation=hints[o.name])
-                                             for o in fields(cls)])
-        f.__delwrap__ = cls  # fastcore's `docments` reads the help of each flag from there
+        f.__signature__ = inspect.Signature(params)
         return f
     return deco
 
@@ -307,11 +251,30 @@ def _family(f:_Flags) -> dict:
         if not str(f.model).startswith("data:"):
             raise BadInput(f"--workers {f.workers} applies to input pipelines (data:imagenet), not to {f.model}")
         family["workers"] = f.workers
+    if str(f.model).startswith("data:"): _check_cache()
     if f.sliding_window:
         if "unet3d" not in str(f.model):
             raise BadInput(f"--sliding_window applies to 3D U-Nets (unet3d), not to {f.model}")
         family["sliding_window"] = True
     return family
+
+def _check_cache():
+    "The data-set cache (`RSG_CACHE`, where set) takes new files: found before any work, not as an error row after it."
+    if os.environ.get("RSG_CACHE"): writable_folder(os.environ["RSG_CACHE"], "RSG_CACHE")
+
+def _check_wnb_off(wnb:str, **given):
+    "W&B names given (`wnb_project='x'`) while W&B is off: `BadInput`, for they would do nothing."
+    off = [(k, v) for k, v in given.items() if v is not None]
+    if str(wnb).strip().lower() == "disabled" and off:
+        raise BadInput(f"--{off[0][0]} {off[0][1]!r} is for W&B, which is off: accepted with --wnb offline or online")
+
+def _check_endpoint(v:str):
+    "`--rdzv_endpoint` as `host[:port]`, the port from 1 to 65535; `BadInput` otherwise (torchrun would fail silently)."
+    host, sep, port = str(v).strip().rpartition(":") if ":" in str(v) else (str(v).strip(), "", "")
+    if not host: raise BadInput(f"--rdzv_endpoint {v!r} names no host: accepted is host[:port], e.g. 10.0.0.1:29400")
+    if sep and not port.isdigit():
+        raise BadInput(f"--rdzv_endpoint {v!r}: port {port!r} is not a number: accepted is host[:port], e.g. 10.0.0.1:29400")
+    if sep: check_int(int(port), f"--rdzv_endpoint {v!r}: port", min=1, max=65535)
 
 def _check_flags(f:_Flags) -> dict:
     "Check and normalise the flags' own values, before anything heavy is imported; the family's options."
@@ -320,14 +283,16 @@ def _check_flags(f:_Flags) -> dict:
             raise BadInput(f"--fp16 and --precision {f.precision} disagree: give one of them")
         f.precision = "fp16"
     check_numbers(bs=f.bs, n_batches=f.n_batches, n_seconds=f.n_seconds, target_ci=f.target_ci,
-                  max_seconds=f.max_seconds, warmup=f.warmup, run_number=f.run_number)
+                  max_seconds=f.max_seconds, min_steps=f.min_steps, min_seconds=f.min_seconds, warmup=f.warmup,
+                  run_number=f.run_number, seq_len=f.seq_len, global_bs=f.global_bs, nnodes=f.nnodes,
+                  node_rank=f.node_rank)
+    if f.rdzv_endpoint is not None: _check_endpoint(f.rdzv_endpoint)
     _check_prefixed(f.model)
     f.size = _size(f.size, f.model)
-    if f.seq_len is not None: check_int(f.seq_len, "--seq_len", min=1)
     if f.warmup_seconds is not None: check_number(f.warmup_seconds, "--warmup_seconds", min=0, unit="seconds")
     family = _family(f)
     if f.compile_mode is not None: f.compile = True
-    f.wnb = check_choice(f.wnb, _WANDB_MODES, "W&B mode")
+    f.wnb = check_choice(f.wnb, WANDB_MODES, "W&B mode")
     return family
 
 def _world(f:_Flags) -> int:
@@ -345,20 +310,17 @@ def _check_outputs(f:_Flags):
     if not f.no_store:
         from ready_steady_go.store import check_store
         check_store(check_path(f.store, "--store"), write=True)
-    if f.wnb != "disabled" or any(v is not None for v in (f.wnb_entity, f.wnb_run, f.wnb_group)):
+    _check_wnb_off(f.wnb, wnb_project=None if f.wnb_project == _Flags.wnb_project else f.wnb_project,
+                   wnb_entity=f.wnb_entity, wnb_run=f.wnb_run, wnb_group=f.wnb_group)
+    if f.wnb != "disabled":
         from ready_steady_go.tracking import check_wandb
         f.wnb = check_wandb(f.wnb, project=f.wnb_project, entity=f.wnb_entity, name=f.wnb_run, group=f.wnb_group)
     if f.wnb_history and f.wnb == "disabled":
         raise BadInput("--wnb_history sends the steps to W&B: accepted with --wnb offline or online")
 
 def _point_kw(f:_Flags, family:dict) -> dict:
-    "The keyword arguments of `benchmark` the flags give."
-    return dict(model=f.model, bs=f.bs, precision=f.precision, mode=f.mode, device=f.device, size=f.size,
-                seq_len=f.seq_len, workload=f.workload, n_batches=f.n_batches, n_seconds=f.n_seconds,
-                target_ci=f.target_ci, max_seconds=f.max_seconds, warmup=f.warmup, warmup_seconds=f.warmup_seconds,
-                channels_last=f.channels_last, compile=f.compile, compile_mode=f.compile_mode or "default",
-                optimizer=f.optimizer, fused=f.fused, run_number=f.run_number, weights=f.weights, global_bs=f.global_bs,
-                **family)
+    "The keyword arguments of `benchmark` the flags give: the point's settings."
+    return {**settings_of(_point(f)), "compile_mode": f.compile_mode or "default", **family}
 
 def _peak(f:_Flags, p, say) -> float|None:
     "The matmul peak of `p`'s device and precision: the stored one, or measured now and kept for every later run."
@@ -371,13 +333,23 @@ def _peak(f:_Flags, p, say) -> float|None:
             + (num_text(peak, "FLOP/s") if peak else "not measurable"))
     return peak
 
-def _under_torchrun(f:_Flags, kw:dict, p, peak:float|None):
-    "The checked point measured under torchrun, as the flags ask; None on a machine that does not hold rank 0."
-    from ready_steady_go.launch import launch
-    point = {**kw, "bs": p.bs, "precision": p.precision, "mode": p.mode, "device": str(p.dev), "optimizer": p.optimizer,
-             "peak_measured": peak}
-    return launch(point, f.nproc_per_node, nnodes=f.nnodes, node_rank=f.node_rank, master_addr=f.master_addr,
-                  master_port=f.master_port, rdzv_endpoint=f.rdzv_endpoint, strong=f.strong)
+def _launch_point(kw:dict, p, peak:float|None=None) -> dict:
+    "The checked point as every rank is given it: `benchmark`'s keyword arguments, normalised."
+    return {**kw, "bs": p.bs, "precision": p.precision, "mode": p.mode, "device": str(p.dev), "optimizer": p.optimizer,
+            "peak_measured": peak}
+
+def _check_launch(kw:dict, p, nproc_per_node:int):
+    "`BadInput` in one line for a point that cannot run under torchrun (`launch.check_launch`)."
+    from ready_steady_go.launch import check_launch
+    check_launch(_launch_point(kw, p), nproc_per_node)
+
+def _measured(f:_Flags, kw:dict, p, peak:float|None, multi:bool):
+    "The point measured through `runner.run`: here, or under torchrun as the flags ask (None: rank 0 is elsewhere)."
+    from ready_steady_go.runner import run
+    if not multi: return run(replace(p, peak_measured=peak))
+    return run(_launch_point(kw, p, peak), "torchrun", nproc_per_node=f.nproc_per_node, nnodes=f.nnodes,
+               node_rank=f.node_rank, master_addr=f.master_addr, master_port=f.master_port,
+               rdzv_endpoint=f.rdzv_endpoint, strong=f.strong)
 
 def _journal(f:_Flags, p, fp:dict) -> str|None:
     "Store the points earlier runs left killed (`store.recover_killed`), then note this one as started."
@@ -422,7 +394,7 @@ def _to_wandb(row:dict, f:_Flags, say, history:list|None=None):
 
 # %% ../nbs/09_cli.ipynb #d453efb4
 @call_parse
-@_takes(_Flags)
+@_takes(_FLAGS)
 def ready_steady_go(**flags):
     "Measure the training or inference throughput of one model at one batch size and precision."
     f = _Flags(**flags)
@@ -430,11 +402,12 @@ def ready_steady_go(**flags):
     family, world = _check_flags(f), _world(f)
     multi = world > 1 or f.master_addr is not None or f.rdzv_endpoint is not None
     _check_outputs(f)
-    from ready_steady_go.benchmark import check_memory, check_point, measure_point
+    from ready_steady_go.benchmark import check_memory, check_point
     from ready_steady_go.env import fingerprint
     kw = _point_kw(f, family)
     p = check_point(**kw, progress=not f.quiet)  # checked once, here: measured as it is
     if not multi: check_memory(p, f.force)  # the kernel would kill it, with no row and no message
+    else: _check_launch(kw, p, f.nproc_per_node)  # what cannot run per rank: refused before anything is written
     from ready_steady_go.launch import check_alone
     check_alone(p.dev, None if f.no_store else f.store)  # leftover ranks or another run: not a normal point
     fp, say = fingerprint(p.dev), (lambda *a: None) if f.quiet else _say(f.json)
@@ -447,7 +420,7 @@ def ready_steady_go(**flags):
     entry = _journal(f, p, fp)  # a kill from here on is stored as `killed` by the next run
     try:
         with sigterm_as_interrupt():  # SIGTERM as Ctrl-C: torchrun and its ranks are ended too
-            r = _under_torchrun(f, kw, p, peak) if multi else measure_point(replace(p, peak_measured=peak))
+            r = _measured(f, kw, p, peak, multi)
     finally: point_finished(entry, f.store)  # only a kill, which runs no code, leaves it open
     if r is None:  # this machine ran its ranks; the record is rank 0's
         say(f"node {f.node_rank} done: its {f.nproc_per_node} rank(s) took part; node 0 holds the result and stores it")
@@ -457,41 +430,37 @@ def ready_steady_go(**flags):
 rsg_main = console_script(ready_steady_go)
 
 # %% ../nbs/09_cli.ipynb #f2a42357
-# `sweep`'s flags, without importing torch
-_SWEEP = _signature("sweep", "sweep", Path=Path, DEFAULT_STORE=DEFAULT_STORE)
-
 @call_parse
-@wraps(_SWEEP)
 def ready_steady_go_sweep(*args, **kwargs):
+    "Measure the model × precision × mode × batch-size (× world-size) matrix into `store`: OOM boundaries, resume, progress."
     # at once: importing the sweep takes seconds (`--size` may be a list: the sweep checks it)
     check_numbers(**{k: v for k, v in kwargs.items() if k in NUMBERS and k != "size"})
     ms = kwargs.get("models")
     for m in (ms.split(",") if isinstance(ms, str) else ms or []): _check_prefixed(m.strip())
+    if any(str(m).strip().startswith("data:") for m in (ms.split(",") if isinstance(ms, str) else ms or [])): _check_cache()
+    wp = kwargs.get("wnb_project")
+    _check_wnb_off(kwargs.get("wnb", "disabled"), wnb_entity=kwargs.get("wnb_entity"), wnb_group=kwargs.get("wnb_group"),
+                   wnb_project=None if wp == sweep_signature().parameters["wnb_project"].default else wp)
+    # a second sweep on this device into this store: refused before torch is imported
+    if not kwargs.get("wait"): check_unlocked(kwargs.get("store") or DEFAULT_STORE, kwargs.get("device") or "auto")
     from ready_steady_go.sweep import sweep
     s = sweep(*args, **kwargs)
     return 1 if s.errors else 0
-
-def _presets() -> dict:
-    "The sweep's presets and the engine's defaults, read from its source without running it (no torch)."
-    ns, names = {}, ("_POW2", "_MICRO", "_2022", "PRESETS", "_ENGINE")
-    for n in ast.parse(_source("sweep")).body:
-        if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name) and n.targets[0].id in names:
-            exec(compile(ast.Module([n], []), "<ready_steady_go.sweep>", "exec"), ns)
-    return ns
 
 _PRESET_FLAGS = ("repeats", "workers", "n_batches", "n_seconds", "target_ci", "min_steps", "min_seconds", "max_seconds",
                  "warmup", "device_warmup")
 
 def _preset_notes() -> dict[str, str]:
     "Per flag, the presets that replace its default and with what: `quick preset: 0.02`."
-    ns = _presets()
     out = {}
     for k in _PRESET_FLAGS:
-        vs = [f"{name}: {v:g}" for name, pre in ns["PRESETS"].items()
-              if (v := pre.get(k)) is not None and v != ns["_ENGINE"].get(k)]
+        vs = [f"{name}: {v:g}" for name, pre in PRESETS.items()
+              if (v := pre.get(k)) is not None and v != ENGINE_DEFAULTS.get(k)]
         if vs: out[k] = "preset " + ", ".join(vs)
     return out
 
+# the sweep's flags, with no torch imported: its parameters as `schema` writes them
+ready_steady_go_sweep.__signature__, ready_steady_go_sweep.__delwrap__ = sweep_signature(), sweep_params
 ready_steady_go_sweep.__help_notes__ = _preset_notes
 sweep_main = console_script(ready_steady_go_sweep)
 
@@ -527,6 +496,11 @@ def ready_steady_go_import(
 import_main = console_script(ready_steady_go_import)
 
 # %% ../nbs/09_cli.ipynb #9fa1408c
+def _check_exists(store, hint:str=""):
+    "Refuse a store that is not there, before anything heavy is imported."
+    if not Path(store).expanduser().exists():
+        raise BadInput(f"store {str(store)!r} does not exist: run ready-steady-go or ready-steady-go-sweep first{hint}")
+
 @call_parse
 def ready_steady_go_export(
     csv:str|Path,             # the CSV file to write
@@ -538,9 +512,9 @@ def ready_steady_go_export(
     if status is not None: status = check_choice(status, STATUSES, "--status")
     out = check_path(csv, "CSV path"); check_path(store, "--store")
     if not out.parent.is_dir(): raise BadInput(f"CSV path {str(csv)!r} must be a file in an existing folder")
+    _check_exists(store)  # before pandas is imported
     from ready_steady_go.store import check_store, export_csv
-    if not check_store(store).exists():
-        raise BadInput(f"store {str(store)!r} does not exist: run ready-steady-go or ready-steady-go-sweep first")
+    check_store(store)
     # refuses the store itself, and other SQLite files unless --force
     n = export_csv(store, out, force, **(dict(status=status) if status else {}))
     print(f"wrote {n:,} runs to {csv}")
@@ -572,9 +546,7 @@ def _report_runs(sources:tuple, store):
             import_sources(list(sources), Path(d)/"runs.db")
             return read_runs(Path(d)/"runs.db", columns=REPORT_COLUMNS)
     store = store or DEFAULT_STORE
-    if not check_store(store).exists():
-        raise BadInput(f"store {str(store)!r} does not exist: run ready-steady-go or ready-steady-go-sweep first, "
-                       "or give sources")
+    check_store(store)
     runs = read_runs(store, columns=REPORT_COLUMNS)
     runs.attrs["store"] = str(store)  # the report's Health section reads the store's checks
     return runs
@@ -603,11 +575,15 @@ def ready_steady_go_report(
     "Write an HTML report, summary tables and figures from the runs in a store or other sources."
     if sources and store: raise BadInput("give either --store or sources, not both: import the sources into the store "
                                          "first to combine them")
+    if not str(title).strip(): raise BadInput(f"--title {title!r} is empty: accepted is the report's title, e.g. \"GPUs for our lab\"")
     check_path(out, "--out", folder=True)
     if store is not None: check_path(store, "--store")
+    if not sources: _check_exists(store or DEFAULT_STORE, ", or give sources")  # before anything heavy
     from ready_steady_go.analysis import parse_prices, parse_works
     from ready_steady_go.report import check_max_models, write_report
     check_max_models(max_models)
+    for v, flag in [(prices, "--prices"), *((v, "--price") for v in price or [])]:  # a FIFO, /dev/zero: never read
+        if v is not None and (os.path.lexists(str(v)) or str(v).strip().lower().endswith(".csv")): readable_file(v, flag)
     pr = parse_prices([p for p in [prices, *(price or [])] if p])
     for w, flag in ((train_for, "--train_for"), (infer_for, "--infer_for")): parse_works(w, flag)  # before any work
     runs = _report_runs(sources, store)

@@ -1,4 +1,4 @@
-"""Several processes, one result: a point measured under torchrun, with DDP for training and one shard per process for inference
+"""Several processes, one point: the checks and the command line of a point measured under torchrun, and nothing left behind
 
 Docs: https://xl0.github.io/ready-steady-go/launch.html.md"""
 
@@ -6,26 +6,20 @@ Docs: https://xl0.github.io/ready-steady-go/launch.html.md"""
 
 # %% ../nbs/04a_launch.ipynb #08347819
 from __future__ import annotations
-import ctypes, inspect, json, os, re, signal, statistics, subprocess, sys, threading, time, zlib
+import ctypes, json, os, re, signal, subprocess, sys, threading, time, zlib
 from contextlib import contextmanager
-from dataclasses import dataclass, asdict
-from datetime import timedelta
+from dataclasses import dataclass
 
 import psutil
 import torch
-import torch.distributed as dist
-from torch.nn.parallel import DistributedDataParallel as DDP
 
-from .env import (BadInput, check_int, check_number, first_line, synchronize,
-                                 reset_peak_memory, peak_memory_mb)
-from .benchmark import (StopRule, benchmark, check_settings, flops_per_sample, make_step, make_timer,
-                                       precision_flags, step_stats, _is_oom, _run_timed, _STOP_KEYS)
-from .schema import Result, new_run_id
-from .store import KILLED
+from .env import BadInput, check_int
+from .benchmark import Point, check_point
+from .schema import Result
 
 # %% auto #0
-__all__ = ['LaunchResult', 'combine', 'check_world', 'torchrun_command', 'die_with_parent', 'Terminated', 'sigterm_as_interrupt',
-           'others_measuring', 'check_alone', 'launch']
+__all__ = ['WORKER', 'LAUNCHER', 'LaunchResult', 'check_world', 'rendezvous_id', 'torchrun_command', 'die_with_parent',
+           'Terminated', 'sigterm_as_interrupt', 'launcher', 'others_measuring', 'check_alone', 'check_launch']
 
 # %% ../nbs/04a_launch.ipynb #c3821e3d
 @dataclass
@@ -41,17 +35,6 @@ class LaunchResult(Result):
         return (super().summary() + f"\n  world        {self.world_size} process(es) on {self.nnodes} machine(s), "
                 f"{self.backend}; global batch {(self.per_device_bs or 0) * self.world_size} "
                 f"({self.per_device_bs} per device, {scaling} scaling){spread}")
-
-# %% ../nbs/04a_launch.ipynb #87b52ca2
-def combine(times:list[list[float]], # step times in seconds, one list per rank
-            per_device_bs:int,       # samples per step on each rank
-           ) -> dict:
-    "The measured fields of one record from every rank's step times: the slowest rank's global throughput, the spread."
-    if not times or any(not t for t in times): raise ValueError("every rank needs at least one step time")
-    slow = max(times, key=lambda t: sum(t) / len(t))
-    tps = [per_device_bs * len(t) / sum(t) for t in times]
-    spread = (max(tps) - min(tps)) / statistics.median(tps)
-    return {**step_stats(slow, per_device_bs * len(times)), "rank_spread": spread}
 
 # %% ../nbs/04a_launch.ipynb #b4388a9f
 def _whole(v, name:str, lo:int=1, hi:int|None=None) -> int:
@@ -109,11 +92,18 @@ def check_world(nproc_per_node:int,      # processes on this machine, one per de
     return world
 
 # %% ../nbs/04a_launch.ipynb #71eba46e
-_MARK, _FAIL = "RSG-RESULT ", "RSG-RANK-FAILED "  # stdout line prefixes: rank 0's result, a failed rank's status
-_FAULT = "RSG_TEST_FAULT"  # test hook, "<rank>:<oom|error|hang>": that rank fails at its first step
-_WORKER = "from ready_steady_go.launch import _worker; _worker()"
+WORKER = "from ready_steady_go.runner import _rank_main; _rank_main()"  # what every rank runs
+_OWN = ("run_id", "threads", "peak_measured", "progress", "node_rank", "cuda_index")  # each machine's own
 
-def torchrun_command(settings:str,            # the worker's settings, JSON
+def rendezvous_id(settings:str, # the ranks' settings, JSON
+                 ) -> str:
+    "The id every machine of a job derives alike: a crc32 of the settings, less what each machine has of its own."
+    s = json.loads(settings)
+    same = {k: v for k, v in s.items() if k not in _OWN}
+    if isinstance(same.get("point"), dict): same["point"] = {k: v for k, v in same["point"].items() if k not in _OWN}
+    return f"rsg-{zlib.crc32(json.dumps(same, sort_keys=True).encode()):08x}"
+
+def torchrun_command(settings:str,            # the ranks' settings, JSON
                      nproc_per_node:int,      # processes on this machine
                      *,
                      nnodes:int=1,            # machines
@@ -121,148 +111,20 @@ def torchrun_command(settings:str,            # the worker's settings, JSON
                      master_addr:str|None=None, # node 0's address (static rendezvous)
                      master_port:int|None=None, # node 0's port
                      rdzv_endpoint:str|None=None, # c10d rendezvous host[:port]
+                     rdzv_id:str|None=None,   # the c10d rendezvous id (default: `rendezvous_id(settings)`)
                      join_timeout:float=300, # seconds to wait for every machine to join before giving up
                     ) -> list[str]:
     "The `python -m torch.distributed.run ...` command line that runs one point."
     a = [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={nproc_per_node}", f"--nnodes={nnodes}",
          "--max_restarts=0"]
-    if rdzv_endpoint:  # the id from the settings: every machine running the same command joins the same job
-        a += ["--rdzv_backend=c10d", f"--rdzv_endpoint={rdzv_endpoint}",
-              f"--rdzv_id=rsg-{zlib.crc32(settings.encode()):08x}", f"--rdzv_conf=join_timeout={join_timeout:.0f}"]
+    if rdzv_endpoint:  # every machine running the same point joins the same job
+        a += ["--rdzv_backend=c10d", f"--rdzv_endpoint={rdzv_endpoint}", f"--rdzv_id={rdzv_id or rendezvous_id(settings)}",
+              f"--rdzv_conf=join_timeout={join_timeout:.0f}"]
     elif master_addr:
         a += [f"--node_rank={node_rank}", f"--master_addr={master_addr}", f"--master_port={master_port or 29500}",
               f"--rdzv_conf=timeout={join_timeout:.0f}"]
     else: a += ["--standalone"]
-    return a + ["--no_python", sys.executable, "-c", _WORKER, settings]
-
-# %% ../nbs/04a_launch.ipynb #0a3f3e72
-def _faulty(step, rank:int):
-    "`step`, or (test hook `RSG_TEST_FAULT=rank:kind`) a step that fails at its first call on that rank."
-    r, _, kind = os.environ.get(_FAULT, "").partition(":")
-    if r != str(rank): return step
-    def bad():
-        if kind == "oom": raise torch.OutOfMemoryError(f"CUDA out of memory (injected on rank {rank})")
-        if kind == "hang": time.sleep(3600)
-        raise RuntimeError(f"injected failure on rank {rank}")
-    return bad
-
-def _timed(step, dev, rule:StopRule, *, rank:int, ctrl, sync_every:int) -> list:
-    "Step times of the engine's timed loop (`_run_timed`); every rank stops after the same step, decided on rank 0."
-    flag = torch.zeros(1, dtype=torch.int32)
-    def done(launched, stats, elapsed, per):
-        if rule.n_batches: return launched >= rule.n_batches  # known to every rank: no message needed
-        if launched % sync_every: return False
-        flag[0] = int(rank == 0 and rule.done(launched, stats, elapsed, per))
-        dist.broadcast(flag, 0, group=ctrl)
-        return bool(flag[0])
-    return _run_timed(step, make_timer(dev), rule, sync=lambda: synchronize(dev), done=done)["times"]
-
-# %% ../nbs/04a_launch.ipynb #7642e036
-def _rank_run(kw:dict, dev:torch.device, rank:int, ctrl) -> dict:
-    "Build, warm up and time this rank's share of the point."
-    s = _settings(kw, dev)
-    wl, mode, precision = s["workload"], s["mode"], s["precision"]
-    torch.manual_seed(rank)
-    reset_peak_memory(dev)
-    model = wl.build().to(dev)
-    if kw["channels_last"]: model = model.to(memory_format=torch.channels_last)
-    x, y = wl.batch(kw["per_device_bs"], dev, kw["channels_last"])
-    if mode == "train": model = DDP(model, device_ids=[dev.index] if dev.type == "cuda" else None)
-    fwd = torch.compile(model) if kw["compile"] else model
-    step = _faulty(make_step(fwd, x, y, wl.loss, mode=mode, precision=precision, optimizer=s["optimizer"]), rank)
-    with precision_flags(precision):
-        t0 = time.perf_counter()
-        for _ in range(kw["warmup"]): step()
-        synchronize(dev); dist.barrier(group=ctrl)  # everybody starts the timed loop together
-        warm = time.perf_counter() - t0
-        times = _timed(step, dev, s["rule"], rank=rank, ctrl=ctrl, sync_every=kw["sync_every"])
-    return dict(rank=rank, times=times, warmup_seconds=warm, peak_mem_mb=peak_memory_mb(dev))
-
-# %% ../nbs/04a_launch.ipynb #9dd3c386
-_POINT = tuple(k for k in inspect.signature(benchmark).parameters if k != "progress")  # what a point may say
-
-def _settings(kw:dict, device) -> dict:
-    "The point's settings in `kw`, checked on `device` by the engine's own `check_settings`."
-    return check_settings(kw["model"], kw["bs"], precision=kw["precision"], mode=kw["mode"], device=device,
-                          size=kw["size"], optimizer=kw["optimizer"], **{k: kw[k] for k in _STOP_KEYS})
-
-def _template(kw:dict, s:dict, **measured) -> LaunchResult:
-    "The record of a point's settings (and `measured`), before or without a measurement."
-    wl, rule = s["workload"], s["rule"]
-    return LaunchResult(model=wl.model, bs=kw["bs"], precision=s["precision"], mode=s["mode"], device=kw["device_name"],
-                        size=wl.size, workload=wl.kind, unit=wl.unit, channels_last=kw["channels_last"],
-                        compile=kw["compile"], optimizer=s["optimizer"], stop=rule.kind, n_batches=rule.n_batches,
-                        n_seconds=rule.n_seconds, target_ci=rule.target_ci, max_seconds=rule.max_seconds,
-                        run_number=kw["run_number"], world_size=kw["world_size"], nnodes=kw["nnodes"],
-                        per_device_bs=kw["per_device_bs"], backend=kw["backend"], strong=kw["strong"],
-                        **({"run_id": kw["run_id"]} if kw.get("run_id") else {}), **measured)
-
-def _record(kw:dict, ranks:list[dict], dev:torch.device) -> LaunchResult:
-    "Rank 0's record of the gathered ranks."
-    s = _settings(kw, dev)
-    res = _template(kw, s, warmup_steps=kw["warmup"], warmup_seconds=ranks[0]["warmup_seconds"],
-                    **combine([r["times"] for r in sorted(ranks, key=lambda r: r["rank"])], kw["per_device_bs"]))
-    res.ci_target_met = res.ci_rel is not None and res.ci_rel <= res.target_ci  # as `benchmark` judges one process
-    mem = [r["peak_mem_mb"] for r in ranks if r["peak_mem_mb"] is not None]
-    res.peak_mem_mb = max(mem) if mem else None
-    res.flops_per_sample = flops_per_sample(s["workload"], s["mode"])
-    if res.flops_per_sample: res.tflops = res.flops_per_sample * res.throughput / 1e12
-    return res
-
-def _worker():
-    "One rank: settings as JSON in argv[1]; rank 0 prints the record, a failed rank its status."
-    die_with_parent()  # torchrun gone (killed with -9): this rank goes too
-    kw = json.loads(sys.argv[1])
-    rank, local = int(os.environ["RANK"]), int(os.environ["LOCAL_RANK"])
-    torch.set_num_threads(kw["threads"])
-    cuda = kw["backend"] == "nccl"
-    dev = torch.device("cuda", local if kw["cuda_index"] is None else kw["cuda_index"]) if cuda else torch.device("cpu")
-    try:
-        if cuda: torch.cuda.set_device(dev)
-        dist.init_process_group(kw["backend"], timeout=timedelta(seconds=kw["collective_timeout"]))
-        # stop flags and gathering stay on the host, under the same timeout as the collectives (not gloo's 30 min)
-        ctrl = dist.new_group(backend="gloo", timeout=timedelta(seconds=kw["collective_timeout"])) if cuda else None
-        rec = _rank_run(kw, dev, rank, ctrl)
-        ranks = [None] * dist.get_world_size() if rank == 0 else None
-        dist.gather_object(rec, ranks, dst=0, group=ctrl)
-        if rank == 0: print(_MARK + json.dumps(asdict(_record(kw, ranks, dev))), flush=True)
-    except Exception as e:
-        fail = dict(rank=rank, status="oom" if _is_oom(e) else "error", error=first_line(e, limit=500), t=time.time())
-        print(_FAIL + json.dumps(fail), flush=True)
-        os._exit(1)  # no clean-up that could wait on a peer: torchrun stops the others
-    dist.destroy_process_group()
-
-# %% ../nbs/04a_launch.ipynb #f87092e7
-_WATCHDOG = re.compile(r"watchdog caught collective operation timeout|collective operation timeout", re.I)
-
-def _died(who:str, code:int, err:str) -> str:
-    "Why a rank ended without a result, by its exit status: NCCL's watchdog (SIGABRT), the OOM killer (SIGKILL), ..."
-    if code == -signal.SIGABRT or _WATCHDOG.search(err):
-        return f"NCCL collective timed out on {who} (a peer hung or died)"
-    why = (f": {KILLED}" if code == -signal.SIGKILL
-           else f" (killed by {signal.Signals(-code).name})" if code < 0 and -code in signal.valid_signals() else "")
-    return f"{who} exited with status {code} without a result{why}"
-
-def _outcome(rc:int, out:str, err:str, tmpl:LaunchResult) -> LaunchResult|None:
-    "The result in torchrun's output: rank 0's record, the first failed rank, or an error with what torchrun said."
-    lines = out.splitlines()
-    ok = [l for l in lines if l.startswith(_MARK)]
-    if ok and rc == 0: return LaunchResult(**json.loads(ok[-1][len(_MARK):]))
-    fails = [json.loads(l[len(_FAIL):]) for l in lines if l.startswith(_FAIL)]
-    if fails:
-        f = min(fails, key=lambda f: (f["t"], f["status"] != "oom"))
-        waited = re.search(r"timed out|timeout", f["error"], re.I) and f["status"] != "oom"
-        why = " waited past the collective timeout for another rank (hung, or far slower)" if waited else ""
-        status, error = f["status"], f"rank {f['rank']}{why}: {f['error']}"
-    elif rc == 0: return None  # a node without global rank 0: the record is node 0's to keep
-    else:
-        rank, code = re.search(r"rank\s*:\s*(\d+)", err), re.search(r"exitcode\s*:\s*(-?\d+)", err)
-        who = f"rank {rank[1]}" if rank else "torchrun"
-        code = int(code[1]) if code else rc
-        killed = code == -signal.SIGKILL  # what the kernel sends when the host runs out of memory: as an OOM
-        status, error = "killed" if killed else "error", _died(who, code, err)
-    tmpl.status, tmpl.error = status, error[:500]
-    return tmpl
+    return a + ["--no_python", sys.executable, "-c", WORKER, settings]
 
 # %% ../nbs/04a_launch.ipynb #fcdd05ad
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -297,20 +159,20 @@ def _ours() -> set[int]:
     me = psutil.Process()
     return {me.pid, *(q.pid for q in me.parents()), *(q.pid for q in me.children(recursive=True))}
 
-_LAUNCHER = "RSG_LAUNCHER"  # in a launch's environment: the process that launched it, "pid:start"
+LAUNCHER = "RSGLAUNCHER"  # in a launch's environment: the process that launched it, "pid:start"
 
-def _launcher() -> str: return f"{os.getpid()}:{psutil.Process().create_time():.3f}"
+def launcher() -> str: return f"{os.getpid()}:{psutil.Process().create_time():.3f}"
 
 def _adopted(q:psutil.Process) -> bool:
     "Whether the torchrun above rank `q` (or `q` itself) was handed to init: what launched it is gone."
     try:
-        while (up := q.parent()) is not None and any(_WORKER in a for a in up.cmdline()): q = up
+        while (up := q.parent()) is not None and any(WORKER in a for a in up.cmdline()): q = up
         return up is None or up.pid == 1
     except psutil.Error: return True
 
 def _orphan(q:psutil.Process) -> bool:
     "Whether the process that launched rank or torchrun `q` is gone: a leftover, nobody waits for it."
-    try: pid, _, t = q.environ().get(_LAUNCHER, "").partition(":")
+    try: pid, _, t = q.environ().get(LAUNCHER, "").partition(":")
     except psutil.Error: pid = ""
     if not pid: return _adopted(q)  # launched by an older version, or its environment unreadable
     try: return abs(psutil.Process(int(pid)).create_time() - float(t)) >= 1
@@ -321,7 +183,7 @@ def _ranks(device) -> dict[int, str]:
     found = {}
     for q in psutil.process_iter(["pid", "cmdline"]):
         cmd = q.info["cmdline"] or []
-        if not any(_WORKER in a for a in cmd): continue
+        if not any(WORKER in a for a in cmd): continue
         try: dev = json.loads(cmd[-1]).get("device") or "cpu"
         except (ValueError, AttributeError): continue
         if _same_device(dev, device) and _orphan(q): found[q.info["pid"]] = "torchrun" if "torch.distributed.run" in cmd else "rank"
@@ -364,89 +226,19 @@ def check_alone(device, # the device about to be measured
                    f"beside them would be wrong: wait for them, or end them (kill {' '.join(map(str, others))})")
 
 # %% ../nbs/04a_launch.ipynb #4a55c486
-def _cores() -> int: return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+_NOT_PER_RANK = dict(op="micro-ops", data="the input pipeline")
 
-def _kill(p:subprocess.Popen):
-    "Kill torchrun and every process under it (its ranks run in sessions of their own)."
-    try: procs = psutil.Process(p.pid).children(recursive=True) + [psutil.Process(p.pid)]
-    except psutil.NoSuchProcess: procs = []
-    for q in procs:
-        try: q.kill()
-        except psutil.NoSuchProcess: pass
-    psutil.wait_procs(procs, timeout=10)
-
-def _checked(point:dict, nproc_per_node:int) -> tuple[dict, dict]:
-    "The point with `benchmark`'s defaults, and its checked settings; `BadInput` for what cannot be launched."
-    if unknown := sorted(set(point) - set(_POINT) - {"progress"}):
-        raise BadInput(f"unknown point setting(s) {', '.join(unknown)}: accepted are {', '.join(_POINT)}")
-    kw = {k: point.get(k, p.default) for k, p in inspect.signature(benchmark).parameters.items() if k != "progress"}
-    if kw["weights"] != "fp32" or kw["global_bs"] is not None:  # the ranks' step does not take them yet: never ignored
+def check_launch(point:dict,        # the point: keyword arguments of `benchmark`
+                 nproc_per_node:int, # processes on this machine
+                ) -> Point:
+    "The point checked by the engine (`check_point`); `BadInput` in one line for what cannot run under torchrun."
+    p = check_point(**{**point, "progress": False})
+    if (kind := p.workload.kind) in _NOT_PER_RANK:
+        raise BadInput(f"{p.workload.model}: the {kind} family ({_NOT_PER_RANK[kind]}) has nothing to run on each "
+                       "rank under torchrun: measure it in one process (no --nproc_per_node, --nnodes or --nprocs)")
+    if p.weights != "fp32" or p.global_bs is not None:  # the ranks' step does not accumulate: never ignored
         raise BadInput("weights and global_bs are for one process: leave them out under torchrun")
-    s = _settings(kw, kw["device"])
-    if (dev := s["dev"]).type == "cuda" and (dev.index or 0) != 0 and nproc_per_node > 1:
-        raise BadInput(f"device {kw['device']!r} with --nproc_per_node {nproc_per_node}: give --device cuda; "
+    if p.dev.type == "cuda" and (p.dev.index or 0) != 0 and nproc_per_node > 1:
+        raise BadInput(f"device {str(p.dev)!r} with --nproc_per_node {nproc_per_node}: give --device cuda; "
                        "rank i uses cuda:i (choose GPUs with CUDA_VISIBLE_DEVICES)")
-    check_int(kw["warmup"], "warmup", min=0)
-    return kw, s
-
-def _run(cmd:list[str], threads:int, timeout:float, tmpl) -> LaunchResult|None:
-    "Run torchrun's `cmd` for at most `timeout` seconds; its outcome (`tmpl(**fields)` makes the point's record)."
-    with sigterm_as_interrupt():
-        # its own process group; the parent's death stops it (and it its ranks)
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                             env={**os.environ, "OMP_NUM_THREADS": str(threads), _LAUNCHER: _launcher()},
-                             close_fds=False,  # a device lock
-                             preexec_fn=lambda: die_with_parent(signal.SIGTERM))
-        try: out, err = p.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill(p); p.communicate()
-            return tmpl(status="error",
-                        error=f"no result within the {timeout:g} s timeout: every rank was stopped (a hang?)")
-        except BaseException:  # Ctrl-C, SIGTERM: every process of the tree is gone before this one goes on
-            _kill(p); raise
-    return _outcome(p.returncode, out, err, tmpl())
-
-def launch(point:dict,               # the point: keyword arguments of `benchmark` (model, bs, precision, mode, ...)
-           nproc_per_node:int,       # processes on this machine, one per device
-           *,
-           nnodes:int=1,             # machines taking part
-           node_rank:int=0,          # this machine's rank (with --master_addr)
-           master_addr:str|None=None,  # node 0's address (static rendezvous)
-           master_port:int|None=None,  # node 0's port (default 29500)
-           rdzv_endpoint:str|None=None, # host[:port] of a c10d rendezvous, instead of master_addr
-           strong:bool=False,        # strong scaling: `bs` is the global batch, divided between the devices
-           timeout:float=900.0,      # wall-clock seconds before everything is killed and the point is an error
-           collective_timeout:float=300.0, # seconds a rank waits for its peers in a collective
-           sync_every:int=1,         # broadcast rank 0's stop decision every this many steps (time-based rules)
-           join_timeout:float=300.0, # several machines: seconds to wait for all of them to join before giving up
-          ) -> LaunchResult|None:
-    "Measure one point with `nproc_per_node` × `nnodes` processes under torchrun; `None` where rank 0 is not."
-    kw, s = _checked(point, nproc_per_node)
-    meet = dict(nnodes=nnodes, node_rank=node_rank, master_addr=master_addr, master_port=master_port,
-                rdzv_endpoint=rdzv_endpoint)
-    dev = s["dev"]
-    world = check_world(nproc_per_node, **meet, device_type=dev.type, strong_bs=kw["bs"] if strong else None)
-    _whole(sync_every, "sync_every")
-    for v, name in ((timeout, "timeout"), (collective_timeout, "collective_timeout"), (join_timeout, "join_timeout")):
-        check_number(v, name, min=0, min_inclusive=False, accepted="a positive number of seconds")
-    threads, cuda = max(1, _cores() // nproc_per_node), dev.type == "cuda"
-    kw.update(per_device_bs=kw["bs"] // world if strong else kw["bs"], world_size=world, nnodes=nnodes, strong=strong,
-              backend="nccl" if cuda else "gloo", device_name="cuda" if cuda and world > 1 else str(dev),
-              threads=threads, collective_timeout=float(collective_timeout), sync_every=sync_every,
-              cuda_index=dev.index if cuda and nproc_per_node == 1 else None,  # one process keeps the GPU asked for
-              run_id=kw["run_id"] or new_run_id())  # the same on every rank
-    cmd = torchrun_command(json.dumps(kw), nproc_per_node, **meet, join_timeout=join_timeout)
-    where, t0 = _waiting(meet, join_timeout), time.monotonic()
-    r = _run(cmd, threads, timeout, lambda **measured: _template(kw, s, **measured))
-    if where and r is not None and r.status == "error" and "without a result" in (r.error or "") \
-            and time.monotonic() - t0 >= join_timeout:
-        r.error = f"gave up after {join_timeout:g} s waiting at {where}: {r.error}"
-    return r
-
-def _waiting(meet:dict, join_timeout:float) -> str|None:
-    "With several machines, say at once where this one waits for the others, and for how long; that place."
-    if meet["nnodes"] < 2: return None
-    where = meet["rdzv_endpoint"] or f"{meet['master_addr']}:{meet['master_port'] or 29500}"
-    who = "node 0" if meet["node_rank"] and not meet["rdzv_endpoint"] else "the other machine(s)"
-    print(f"waiting for {who} at {where}… (giving up after {join_timeout:g} s)", file=sys.stderr, flush=True)
-    return where
+    return p

@@ -6,14 +6,22 @@ Docs: https://xl0.github.io/ready-steady-go/schema.html.md"""
 
 # %% ../nbs/00a_schema.ipynb #73db07f7
 from __future__ import annotations
-import re, uuid
+import dataclasses, inspect, json, re, typing, uuid
 from dataclasses import dataclass, field, asdict, fields
 from datetime import datetime, timezone
+from pathlib import Path
+from typing import Annotated
 
 # %% auto #0
 __all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'OPTIMIZERS', 'STATUSES', 'UNCONVERGED_HINT', 'PEAK_BELOW',
-           'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'kind_of', 'precision_2022', 'new_run_id', 'Result',
-           'num_text', 'example_row']
+           'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'POINT_FIELDS', 'RUN_FIELDS', 'STOP_FIELDS',
+           'DEFAULT_STORE', 'WANDB_MODES', 'PRESETS', 'ENGINE_DEFAULTS', 'SWEEP_POINT', 'BadInput', 'kind_of',
+           'precision_2022', 'new_run_id', 'Result', 'num_text', 'example_row', 'Point', 'params_of', 'settings_of',
+           'sweep_params', 'sweep_signature']
+
+# %% ../nbs/00a_schema.ipynb #1b2fa793
+class BadInput(ValueError):
+    "A value a user gave that cannot be accepted: the message names it and what would be."
 
 # %% ../nbs/00a_schema.ipynb #49bb6b09
 SCHEMA_VERSION = 1  # bumped when a column changes meaning; adding a column is not a new version
@@ -264,3 +272,162 @@ def example_row(**kw, # fields to change
                ) -> dict:
     "A complete run record with made-up but plausible values, a fresh `run_id` each time: for tests and examples."
     return {**dict.fromkeys(COLUMNS), "run_id": new_run_id(), **_EXAMPLE, **kw}  # in schema order
+
+# %% ../nbs/00a_schema.ipynb #d17f9fe6
+@dataclass(frozen=True)
+class Point:
+    "One point to measure and how it runs, as asked (not yet checked): torch-free and JSON-serialisable."
+    # a model of any family: a timm name, gpt2, llama-1b, unet3d, op:matmul, data:imagenet (--list)
+    model:str="resnet50"
+    # samples per step: images, sequences, patches, iterations; never changed (default: the family's)
+    bs:int|None=None
+    size:str|int|None=None     # image side, 3D patch (64 or 32x128x128), op N or crop side (default: the model's)
+    seq_len:int|None=None      # tokens per sequence, language models (default: 1024 for GPT-2, 2048 for Llama)
+    workload:str|None=None     # the family, to be explicit: image, lm, unet3d, op or data (a mismatch is refused)
+    workers:int|None=None      # data: DataLoader processes (default: every core; 0: decode in this process)
+    sliding_window:bool=False  # unet3d infer: predict a volume window by window (MONAI sliding_window_inference)
+    precision:str="fp32"       # fp32 (strict, TF32 off), tf32, fp16 or bf16
+    # the parameters' dtype: fp32, bf16 or fp16; --precision is then the autocast (--weights bf16 --precision fp32: pure bf16)
+    weights:str="fp32"
+    mode:str="train"           # train (forward, loss, backward, optimizer step) or infer
+    device:str="auto"          # auto (CUDA, else MPS, else CPU), cpu, mps, cuda or cuda:N
+    channels_last:bool=False   # channels-last memory format for model and batch (images, 3D U-Nets)
+    compile:bool=False         # run the model through torch.compile
+    # torch.compile mode: default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs (implies --compile)
+    compile_mode:str|None=None
+    optimizer:str|None=None    # sgd or adamw (default: the family's: adamw for language models, else sgd)
+    fused:bool=False           # the optimizer's fused kernel
+    # train: samples per optimizer step, accumulated in micro-batches of --bs (a multiple of it; default: --bs)
+    global_bs:int|None=None
+    n_batches:int|None=None    # stop after N timed batches (default, or 0: not this rule)
+    # stop after N seconds (default, or 0: not this rule); with neither, stop when the 95% CI is within --target-ci
+    n_seconds:float|None=None
+    target_ci:float=0.01       # automatic stop: CI half-width as a fraction of throughput
+    min_steps:int=10           # automatic stop: at least this many timed steps, even past --max-seconds
+    min_seconds:float=2.0      # automatic stop: at least this many measured seconds
+    max_seconds:float=30.0     # automatic stop: at most this many seconds, once the minimum steps have run
+    warmup:int=5               # untimed warm-up steps
+    warmup_seconds:float|None=None  # untimed warm-up seconds, at least (default: 1 on a GPU, 0 on a CPU)
+    run_number:int=1           # repeat index kept with the run, 1 or more (2022 flag)
+    # processes on this machine, one per device: above 1, the point runs under torchrun (DDP for training)
+    nproc_per_node:int=1
+    nnodes:int=1               # machines taking part (torchrun's --nnodes)
+    node_rank:int=0            # this machine's rank, 0 to nnodes-1 (with --master_addr)
+    master_addr:str|None=None  # node 0's address, for several machines (torchrun's static rendezvous)
+    master_port:int|None=None  # node 0's port (default 29500)
+    rdzv_endpoint:str|None=None  # host[:port] of a c10d rendezvous, instead of --master_addr
+    # strong scaling: --bs is the global batch, divided between the devices (default: --bs per device, weak scaling)
+    strong:bool=False
+    isolate:bool=False         # measure in a fresh Python process, not in this one
+
+    @property
+    def world_size(self) -> int:
+        "Processes (devices) in all: per machine times machines."
+        return self.nproc_per_node * self.nnodes
+
+    def to_json(self) -> str:
+        "The point as one JSON line."
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, s:str|bytes|dict, # `to_json`'s line, or its dict
+                 ) -> Point:
+        "The point a JSON line (or dict) holds; `BadInput` naming any field `Point` does not have."
+        d = json.loads(s) if isinstance(s, (str, bytes)) else dict(s)
+        return cls()._replace(d)
+
+    def replace(self, **changes) -> Point:
+        "This point with `changes`; `BadInput` naming any field `Point` does not have."
+        return self._replace(changes)
+
+    def _replace(self, changes:dict) -> Point:
+        if bad := sorted(set(changes) - set(POINT_FIELDS)):
+            raise BadInput(f"unknown setting(s) {', '.join(bad)}: accepted are {', '.join(POINT_FIELDS)}")
+        return dataclasses.replace(self, **changes)
+
+POINT_FIELDS = tuple(f.name for f in fields(Point))
+
+# %% ../nbs/00a_schema.ipynb #e75a954d
+RUN_FIELDS = ("nproc_per_node", "nnodes", "node_rank", "master_addr", "master_port", "rdzv_endpoint", "strong",
+              "isolate")  # how a point runs: where, not what (not `benchmark`'s to take)
+STOP_FIELDS = ("n_batches", "n_seconds", "target_ci", "min_steps", "min_seconds", "max_seconds")  # the stop rule
+
+def params_of(cls=Point, # a dataclass whose fields carry their help as comments
+              but:tuple=(), # fields left out
+              only:tuple|None=None, # only these fields (default: all)
+              kind=inspect.Parameter.KEYWORD_ONLY, # the parameters' kind
+              **defaults, # defaults other than the fields'
+             ) -> list[inspect.Parameter]:
+    "The fields of `cls` as parameters, each annotated with its help: `Annotated[type, help]`."
+    from fastcore.docments import docments  # only when asked: the command line's refusals stay quick
+    hints, docs = typing.get_type_hints(cls), docments(cls)
+    keep = [f for f in fields(cls) if f.name not in but and (only is None or f.name in only)]
+    return [inspect.Parameter(f.name, kind, default=defaults.get(f.name, f.default),
+                              annotation=Annotated[hints[f.name], _help(f, docs[f.name], defaults)])
+            for f in keep]
+
+def _help(f:dataclasses.Field, doc:str, defaults:dict) -> str:
+    "A field's help; where the caller's default is None in place of the field's, the field's is what it falls back to."
+    if f.name not in defaults or defaults[f.name] is not None or f.default is None: return doc
+    return f"{doc} (default: {f.default:g})" if isinstance(f.default, float) else f"{doc} (default: {f.default})"
+
+def settings_of(p:Point) -> dict:
+    "What `benchmark` takes from a point: every field but how it runs."
+    return {k: getattr(p, k) for k in POINT_FIELDS if k not in RUN_FIELDS}
+
+# %% ../nbs/00a_schema.ipynb #5f951ec4
+DEFAULT_STORE = "rsg-results.db"  # the SQLite results file in the working directory
+WANDB_MODES = ("disabled", "offline", "online")
+_POW2 = [2**i for i in range(3, 13)]  # 8 … 4096
+_MICRO = [2**i for i in range(8)]     # 1 … 128 sequences: the micro-batches of the GPT-2 comparisons
+_2022 = ["resnet50", "vgg19", "swin_s3_base_224", "gpt2", "unet3d"]
+PRESETS = dict(
+    quick=dict(models=["test_resnet", "test_convnext", "test_vit", "test-gpt2", "test-unet3d", "op:matmul",
+                       "data:imagenet"], precisions=["fp32"], modes=["train"], batch_sizes=[4, 8, 16],
+               family_bs=dict(lm=[2, 4], unet3d=[1], op=[1], data=[16]), size=64,
+               sizes={"test-unet3d": 32, "op:matmul": 256, "data:imagenet": 64}, seq_lens=[64], workers=1, repeats=1,
+               target_ci=0.03, min_steps=5, min_seconds=0.3, max_seconds=3.0, warmup=1, device_warmup=1.0, threads=1),
+    standard=dict(models=_2022, precisions=["fp32", "fp16"], modes=["train"], batch_sizes=_POW2,
+                  family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
+    full=dict(models=_2022, precisions=["fp32", "fp16", "bf16"], modes=["train", "infer"], batch_sizes=_POW2,
+              family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
+    llm=dict(models=["gpt2", "gpt2-medium", "llama-160m", "llama-1b"], precisions=["fp32", "bf16", "fp16"],
+             modes=["train"], batch_sizes=_MICRO, family_bs=dict(lm=_MICRO), size=None, repeats=1),
+)
+# where a preset says nothing: the engine's stop rule and warm-up (a point's), and the device warm-up's own default
+ENGINE_DEFAULTS = dict({k: getattr(Point(), k) for k in (*STOP_FIELDS, "warmup")}, device_warmup=None)
+
+# %% ../nbs/00a_schema.ipynb #4a6aff60
+SWEEP_POINT = ("device", "workers", *STOP_FIELDS, "warmup", "channels_last", "compile", "optimizer", "global_bs", "isolate")
+
+def sweep_params(
+    models:str|list|None=None,     # model names of any family (timm, gpt2, unet3d, op:matmul, data:imagenet), comma-separated or a list (default: the preset's)
+    precisions:str|list|None=None, # fp32, tf32, fp16, bf16 (default: the preset's; standard: fp32,fp16)
+    modes:str|list|None=None,      # train, infer (default: the preset's; standard: train)
+    batch_sizes:str|list|None=None,# batch sizes for every model, run smallest first (default: the preset's for image models, each other family's own)
+    size:str|list|None=None,       # image side or 3D patch (64, 32x128x128), comma-separated to sweep several: image and 3D U-Net models (default: the preset's; standard: each model's own)
+    seq_lens:str|list|None=None,   # tokens per sequence for language models, comma-separated (default: the preset's, else each model's own)
+    weights:str|list|None=None,    # parameters' dtypes crossed with the precisions, fp32, bf16, fp16 (image models and LMs; default: fp32)
+    nprocs:str|list|None=None,     # world sizes, e.g. 1,2,4: each point under torchrun with that many processes, one per device (default: one process, no torchrun)
+    repeats:int|None=None,         # how many times to measure each point, `run_number` 1…repeats (default: the preset's, 1)
+    preset:str="standard",         # quick, standard (the 2022 matrix, an LM and a 3D U-Net), full (+ bf16 and infer) or llm
+    find_max_bs:bool=False,        # after an OOM, bisect to the largest batch size that fits
+    force:bool=False,              # measure again points the store already has, and CPU points over the memory estimate
+    yes:bool=False,                # go ahead with a CPU sweep whose measuring could take over 10 minutes
+    wait:bool=False,               # if another sweep is measuring on this device into this store, wait for it (else exit at once)
+    store:str|Path=DEFAULT_STORE,  # the SQLite results file
+    wnb:str="disabled",            # W&B: disabled, offline or online
+    wnb_project:str="ready-steady-go", # W&B project
+    wnb_entity:str|None=None,      # W&B user or team
+    wnb_group:str|None=None,       # W&B group for the sweep's runs
+    device_warmup:float|None=None, # cap in seconds of the device warm-up before the first point (default: 60 on a GPU, 3 on a CPU; 0: off; at most 600)
+    progress:bool=True,            # progress bars on stderr and the summary table on stdout
+    measure_peak:bool=True,        # measure the matmul peak at each precision first, for `mfu_measured` (a CPU uses a stored one; --no_measure_peak: skip)
+    ):
+    "The sweep's own parameters (`sweep` adds `Point`'s `SWEEP_POINT`)."
+
+def sweep_signature() -> inspect.Signature:
+    "`sweep`'s signature: its own parameters, then `Point`'s that it passes on, None where a preset decides."
+    own = list(inspect.signature(sweep_params, eval_str=True).parameters.values())
+    from_point = params_of(Point, only=SWEEP_POINT, **{k: None for k in ENGINE_DEFAULTS})
+    return inspect.Signature([*own, *from_point])

@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/sweep.html.md"""
 
 # %% ../nbs/05_sweep.ipynb #30ebac37
 from __future__ import annotations
-import gc, inspect, json, math, os, re, socket, subprocess, sys, time
+import gc, inspect, json, math, os, re, subprocess, sys, time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
@@ -24,16 +24,14 @@ from .workloads import DEFAULT_BS, check_model, get_workload
 from .schema import kind_of
 from .benchmark import (StopRule, benchmark, check_precision, check_settings, measured_peak,
                                        memory_estimate, warm_up_device, _warmup_line, _PEAKS)
-from .schema import MODES, WEIGHTS, Result, UNCONVERGED_HINT
+from .schema import MODES, WEIGHTS, Result, UNCONVERGED_HINT, PRESETS, ENGINE_DEFAULTS, sweep_params, sweep_signature
 from .store import (DEFAULT_STORE, KILLED, check_store, point_finished, point_started, read_runs,
                                    recover_killed, save_runs)
-from .launch import (_MARK, Terminated, check_alone, check_world, die_with_parent, launch,
-                                    sigterm_as_interrupt)
-try: import fcntl
-except ImportError: fcntl = None  # Windows: no advisory locks (see `device_lock`)
+from .launch import Terminated, check_alone, check_world, sigterm_as_interrupt
+from .runner import failed, in_child, run as run_point
 
 # %% auto #0
-__all__ = ['PRESETS', 'warm_text', 'SweepSummary', 'device_lock', 'sweep', 'SweepPlan']
+__all__ = ['warm_text', 'SweepSummary', 'sweep', 'SweepPlan']
 
 # %% ../nbs/05_sweep.ipynb #3ff61e4e
 def _say(msg:str):
@@ -71,24 +69,7 @@ def _nprocs(value) -> list[int]:
     return _counts(value, "nprocs", "world size")
 
 # %% ../nbs/05_sweep.ipynb #e427ee63
-_POW2 = [2**i for i in range(3, 13)]  # 8 … 4096
-_MICRO = [2**i for i in range(8)]     # 1 … 128 sequences: the micro-batches of the GPT-2 comparisons
-_2022 = ["resnet50", "vgg19", "swin_s3_base_224", "gpt2", "unet3d"]
-PRESETS = dict(
-    quick=dict(models=["test_resnet", "test_convnext", "test_vit", "test-gpt2", "test-unet3d", "op:matmul",
-                       "data:imagenet"], precisions=["fp32"], modes=["train"], batch_sizes=[4, 8, 16],
-               family_bs=dict(lm=[2, 4], unet3d=[1], op=[1], data=[16]), size=64,
-               sizes={"test-unet3d": 32, "op:matmul": 256, "data:imagenet": 64}, seq_lens=[64], workers=1, repeats=1,
-               target_ci=0.03, min_steps=5, min_seconds=0.3, max_seconds=3.0, warmup=1, device_warmup=1.0, threads=1),
-    standard=dict(models=_2022, precisions=["fp32", "fp16"], modes=["train"], batch_sizes=_POW2,
-                  family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
-    full=dict(models=_2022, precisions=["fp32", "fp16", "bf16"], modes=["train", "infer"], batch_sizes=_POW2,
-              family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
-    llm=dict(models=["gpt2", "gpt2-medium", "llama-160m", "llama-1b"], precisions=["fp32", "bf16", "fp16"],
-             modes=["train"], batch_sizes=_MICRO, family_bs=dict(lm=_MICRO), size=None, repeats=1),
-)
-_ENGINE = dict(n_batches=None, n_seconds=None, target_ci=0.01, min_steps=10, min_seconds=2.0, max_seconds=30.0,
-               warmup=5, device_warmup=None)
+_ENGINE = ENGINE_DEFAULTS  # the presets and the engine's defaults are in `schema`, read there by the command line
 
 # %% ../nbs/05_sweep.ipynb #e0f9889f
 _KEY = ("workload", "model", "size", "seq_len", "precision", "mode", "bs", "device", "channels_last", "compile",
@@ -149,67 +130,11 @@ def _next_probe(c:_Combo) -> int|None:
     lo, hi = c.max_ok or 0, c.first_oom
     return None if hi is None or hi - lo <= 1 else (lo + hi) // 2
 
-# %% ../nbs/05_sweep.ipynb #253c2f4a
-def _in_child(code:str, payload:dict) -> tuple:
-    "Run `code` in a fresh Python with `payload` as JSON in argv[1]: (the object of its marked line or None, status)."
-    p = subprocess.run([sys.executable, "-c", code, json.dumps({**payload, "threads": torch.get_num_threads()})],
-                       stdout=subprocess.PIPE, text=True)
-    lines = [l for l in p.stdout.splitlines() if l.startswith(_MARK)]
-    return (json.loads(lines[-1][len(_MARK):]) if lines else None), p.returncode
-
-def _child_args() -> dict:
-    "In the child: the parent's payload, with the parent's thread count set."
-    die_with_parent()  # the sweep killed with -9: this point goes too, and measures nothing beside the next one
-    kw = json.loads(sys.argv[1])
-    torch.set_num_threads(kw.pop("threads"))
-    return kw
-
-def _answer(obj):
-    "In the child: `obj` as the marked JSON line the parent reads."
-    print(_MARK + json.dumps(obj), flush=True)
-
-# %% ../nbs/05_sweep.ipynb #cadca0ae
-_CHILD = "from ready_steady_go.sweep import _child_main; _child_main()"
-_STOP = ("n_batches", "n_seconds", "target_ci", "min_steps", "min_seconds", "max_seconds")  # the stop rule's arguments
-
-def _child_main():
-    "Entry point of an isolated point: settings as JSON in argv[1], the result as one JSON line on stdout."
-    kw = _child_args()
-    line0 = tqdm(file=open(os.devnull, "w")) if kw.get("progress") else None  # holds line 0: the point's bar nests
-    res = benchmark(**kw)
-    if line0 is not None: line0.close()
-    _answer(asdict(res))
-
-def _lost(kw:dict, status:int) -> Result:
-    "The `error` result of an isolated point whose process exited with `status` without answering."
-    s = {k: kw[k] for k in ("model", "bs", "precision", "mode", "device", "run_number", "channels_last", "compile",
-                            "optimizer", "n_batches", "n_seconds", "target_ci", "max_seconds")}
-    rule = StopRule(**{k: kw[k] for k in _STOP})
-    wl = get_workload(kw["model"], kw.get("size"), seq_len=kw.get("seq_len"))
-    return Result(**{**s, "device": wl.forced_device or s["device"]}, size=wl.size, workload=wl.kind, unit=wl.unit,
-                  items_per_sample=wl.items_per_sample, seq_len=wl.seq_len,
-                  patch="x".join(map(str, wl.patch)) if getattr(wl, "patch", None) else None, stop=rule.kind,
-                  **(dict(status="killed", error=KILLED) if status == -9 else  # SIGKILL: the kernel, out of memory?
-                     dict(status="error", error=f"isolated process exited with status {status} without a result "
-                                                "(its messages are on the terminal above)")))
-
-def _run_point(kw:dict, isolate:bool=False, nproc:int|None=None) -> Result:
-    "Measure one point with `benchmark(**kw)`: here, in a fresh process, or under torchrun with `nproc` processes."
-    if nproc: return launch(kw, nproc)
-    if not isolate: return benchmark(**kw)
-    out, status = _in_child(_CHILD, kw)
-    return Result(**out) if out else _lost(kw, status)
-
 # %% ../nbs/05_sweep.ipynb #3d65dffb
-def _warmup_child():
-    "Entry point of an isolated device warm-up: arguments as JSON in argv[1], the result as one JSON line on stdout."
-    _answer(warm_up_device(**_child_args()))
-
 def _device_warmup(dev:torch.device, max_seconds:float|None, isolate:bool=False) -> dict|None:
     "The sweep's device warm-up, here or (with `isolate`) in a fresh process, so this one holds no GPU memory."
     if not isolate: return warm_up_device(dev, max_seconds)
-    code = "from ready_steady_go.sweep import _warmup_child; _warmup_child()"
-    return _in_child(code, dict(device=str(dev), max_seconds=max_seconds))[0]
+    return in_child("warmup", dict(device=str(dev), max_seconds=max_seconds))[0]
 
 # %% ../nbs/05_sweep.ipynb #2fd44641
 def warm_text(w:dict, # what `warm_up_device` saw
@@ -318,98 +243,17 @@ def _tables(rows:list, combos:dict, launched:bool) -> pd.DataFrame:
     return df
 
 # %% ../nbs/05_sweep.ipynb #7e6ba5c9
-def _lock_path(store:Path, dev) -> Path:
-    "The lock file of `dev` beside `store`: `rsg-results.db.cuda-0.lock`."
-    return store.with_name(f"{store.name}.{re.sub(r'[^A-Za-z0-9_.-]', '-', str(dev))}.lock")
-
-def _holder(fd:int) -> str:
-    "Who holds the lock, as its holder wrote it into the lock file."
-    try: h = json.loads(os.pread(fd, 4096, 0) or b"{}")
-    except (OSError, ValueError): h = {}
-    if not h: return "its holder has only just started"
-    return f"held by process {h.get('pid')} on {h.get('host')} since {h.get('since')} ({h.get('command')})"
-
-def _open_lock(p:Path) -> int:
-    "The lock file, opened (created when missing); `BadInput` when its folder is not writable."
-    try: return os.open(p, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as e:
-        raise BadInput(f"lock file {str(p)!r} cannot be created ({e.strerror}): "
-                       "choose a --store in a writable folder") from None
-
-def _acquire(fd:int, store, device, wait:bool):
-    "Lock `fd` at once, or with `wait` once its holder is done; else `BadInput` naming the holder."
-    try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        if not wait:
-            raise BadInput(f"another sweep is measuring on {device} into {str(store)!r}: {_holder(fd)}; "
-                           "let it finish, or add --wait to start when it has") from None
-        _say(f"waiting for the sweep on {device} into {str(store)!r} to finish: {_holder(fd)}")
-        fcntl.flock(fd, fcntl.LOCK_EX)
-
-def _sign(fd:int):
-    "Write who holds the lock into it: process, host, start time, command."
-    me = dict(pid=os.getpid(), host=socket.gethostname(), since=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-              command=" ".join([Path(sys.argv[0]).name, *sys.argv[1:]])[:300])
-    os.ftruncate(fd, 0); os.pwrite(fd, json.dumps(me).encode(), 0)
-
-@contextmanager
-def device_lock(store:str|Path, # the store the measurements go into
-                device, # the device measured on (`torch.device` or its name)
-                wait:bool=False, # wait for the holder to finish instead of refusing at once
-               ):
-    "Hold the lock for measuring on `device` into `store` for the block: `BadInput` naming the holder, or wait."
-    if fcntl is None: yield None; return
-    p = _lock_path(Path(store), device)
-    fd, locked = _open_lock(p), False
-    os.set_inheritable(fd, True)  # torchrun holds it too: the lock goes only when the last of its ranks is gone
-    try:
-        _acquire(fd, store, device, wait); locked = True
-        _sign(fd)
-        yield p
-    finally:
-        if locked: os.ftruncate(fd, 0)  # no stale holder is named later
-        os.close(fd)
+# the lock is `env`'s, where the command line looks at it before torch is imported
+from .env import device_lock, lock_path as _lock_path
 
 # %% ../nbs/05_sweep.ipynb #9c98b02b
-def sweep(models:str|list|None=None,     # model names of any family (timm, gpt2, unet3d, op:matmul, data:imagenet), comma-separated or a list (default: the preset's)
-          precisions:str|list|None=None, # fp32, tf32, fp16, bf16 (default: the preset's; standard: fp32,fp16)
-          modes:str|list|None=None,      # train, infer (default: the preset's; standard: train)
-          batch_sizes:str|list|None=None,# batch sizes for every model, run smallest first (default: the preset's for image models, each other family's own)
-          size:str|list|None=None,       # image side or 3D patch (64, 32x128x128), comma-separated to sweep several: image and 3D U-Net models (default: the preset's; standard: each model's own)
-          seq_lens:str|list|None=None,   # tokens per sequence for language models, comma-separated (default: the preset's, else each model's own)
-          workers:int|None=None,         # DataLoader processes for data:* models (default: the preset's, else every core)
-          repeats:int|None=None,         # how many times to measure each point, `run_number` 1…repeats (default: the preset's, 1)
-          preset:str="standard",         # quick, standard (the 2022 matrix, an LM and a 3D U-Net), full (+ bf16 and infer) or llm
-          find_max_bs:bool=False,        # after an OOM, bisect to the largest batch size that fits
-          isolate:bool=False,            # run every point in a fresh Python process
-          force:bool=False,              # measure again points the store already has, and CPU points over the memory estimate
-          yes:bool=False,                # go ahead with a CPU sweep whose measuring could take over 10 minutes
-          wait:bool=False,               # if another sweep is measuring on this device into this store, wait for it (else exit at once)
-          device:str="auto",             # auto, cpu, mps, cuda, cuda:N
-          store:str|Path=DEFAULT_STORE,  # the SQLite results file
-          wnb:str="disabled",            # W&B: disabled, offline or online
-          wnb_project:str="ready-steady-go", # W&B project
-          wnb_entity:str|None=None,      # W&B user or team
-          wnb_group:str|None=None,       # W&B group for the sweep's runs
-          n_batches:int|None=None,       # stop each point after this many timed steps (default: none)
-          n_seconds:float|None=None,     # stop each point after this many seconds (default: none; 2022: 30)
-          target_ci:float|None=None,     # auto stop: 95% CI half-width as a fraction of throughput (default: 0.01)
-          min_steps:int|None=None,       # auto stop: at least this many steps (default: 10)
-          min_seconds:float|None=None,   # auto stop: at least this many seconds (default: 2)
-          max_seconds:float|None=None,   # auto stop: at most this many seconds (default: 30)
-          warmup:int|None=None,          # untimed steps before each point (default: 5)
-          device_warmup:float|None=None, # cap in seconds of the device warm-up before the first point (default: 60 on a GPU, 3 on a CPU; 0: off; at most 600)
-          channels_last:bool=False,      # NHWC memory format
-          compile:bool=False,            # torch.compile the models
-          optimizer:str|None=None,       # sgd or adamw (default: each family's: sgd, adamw for language models)
-          weights:str|list|None=None,    # parameters' dtypes crossed with the precisions, fp32, bf16, fp16 (image models and LMs; default: fp32)
-          global_bs:int|None=None,       # train: samples per optimizer step, held while the batch size (micro-batch) varies over those dividing it
-          nprocs:str|list|None=None,     # world sizes, e.g. 1,2,4: each point under torchrun with that many processes, one per device (default: one process, no torchrun)
-          progress:bool=True,            # progress bars on stderr and the summary table on stdout
-          measure_peak:bool=True,        # measure the matmul peak at each precision first, for `mfu_measured` (a CPU uses a stored one; --no_measure_peak: skip)
-         ) -> SweepSummary:
+def sweep(*args, **kwargs) -> SweepSummary:
     "Measure the model × precision × mode × batch-size (× world-size) matrix into `store`: OOM boundaries, resume, progress."
-    return _run(_plan(**locals()))
+    return _run(_plan(**inspect.signature(sweep).bind(*args, **kwargs).arguments))
+
+# its parameters: its own (`schema.sweep_params`), then the settings of a point it passes on (`schema.Point`)
+sweep.__signature__ = sweep_signature().replace(return_annotation="SweepSummary")
+sweep.__delwrap__ = sweep_params  # the help of its own parameters
 
 # %% ../nbs/05_sweep.ipynb #8ba15153
 @dataclass
@@ -451,6 +295,7 @@ class SweepPlan:
         return out
 
 # %% ../nbs/05_sweep.ipynb #5c979e03
+_STOP = ("n_batches", "n_seconds", "target_ci", "min_steps", "min_seconds", "max_seconds")  # the stop rule's arguments
 _FROM_PRESET = ("models", "precisions", "modes", "batch_sizes", "repeats", "workers", *_STOP, "warmup", "device_warmup")
 
 def _check_workers(workers):
@@ -490,6 +335,9 @@ def _worlds(a:dict) -> list|None:
     "The world sizes of `--nprocs` (None: one process, no torchrun), each refused now if this machine cannot run it."
     if a["nprocs"] is None: return None
     ns, dev = _nprocs(a["nprocs"]), a["dev"]
+    if per := [m for m in a["models"] if m.partition(":")[0] in ("op", "data")]:
+        raise BadInput(f"{per[0]}: the {per[0].partition(':')[0]} family has nothing to run on each rank under "
+                       "torchrun: leave it out of --models with --nprocs, or sweep it without --nprocs")
     for n in ns:  # more processes than devices: refused now, not when that point comes
         try: check_world(n, device_type=dev.type)
         except BadInput as e:
@@ -679,7 +527,7 @@ def _point_kw(plan:SweepPlan, pt:_Point) -> dict:
 
 def _started(run:_Sweep, pt:_Point, kw:dict) -> dict:
     "The row a point is stored as if its process is killed while measuring it: its settings, status `killed`."
-    row = _lost(kw, -9).row(run.fp)
+    row = failed(kw, "killed", KILLED).row(run.fp)
     if run.plan.launch: row.update(zip(("device", "world_size", "backend"), (_ident(run.plan, pt)[i] for i in _WORLD)))
     return row
 
@@ -699,13 +547,18 @@ def _too_big(run:_Sweep, pt:_Point) -> bool:
          f"{have / 2**30:,.1f} GiB is available: not run (the kernel would kill it); --force to try anyway")
     return True
 
+def _run_where(p:SweepPlan, kw:dict, pt:_Point, big:bool):
+    "`run_point` as the plan says: under torchrun (every rank warmed first), isolated (a big CPU point too), or here."
+    if p.launch: return run_point(kw, "torchrun", nproc_per_node=pt.n, device_warmup=p.device_warmup)
+    return run_point(kw, "isolated" if p.isolate or big else "inline")
+
 def _fresh(run:_Sweep, pt:_Point) -> dict:
     "Measure a point and store its row (then log it to W&B); say why when it did not succeed."
     p, kw = run.plan, _point_kw(run.plan, pt)
     entry = point_started(_started(run, pt, kw), p.store)  # a kill from here on is found on the next run
     big = (need := _memory(run, pt)) is not None and need > psutil.virtual_memory().available / 4
     try:
-        r = _run_point(kw, p.isolate or big, pt.n if p.launch else None).row(run.fp)  # a big CPU point: in a child
+        r = _run_where(p, kw, pt, big).row(run.fp)
         kept = save_runs(r, p.store)
     finally: point_finished(entry, p.store)  # only a kill, which runs no code, leaves it open
     if kept: _say(kept)  # the store failed: the row is in a file beside it
@@ -787,10 +640,6 @@ def _summary(run:_Sweep) -> SweepSummary:
                         errors=sum(r["status"] == "error" for r in run.rows), seconds=time.perf_counter() - p.started)
 
 # %% ../nbs/05_sweep.ipynb #dbab00de
-def _peak_child():
-    "Entry point of an isolated peak measurement: arguments as JSON in argv[1], the FLOP/s as one JSON line."
-    _answer(measured_peak(**_child_args()))
-
 def _peaks(plan:SweepPlan):
     "The matmul peak at each precision, once, for every point's `mfu_measured` (kept in the store per environment)."
     for p in plan.precisions:  # a CPU sweep uses a stored one only (`ready-steady-go --measure_peak` makes one)
@@ -798,8 +647,7 @@ def _peaks(plan:SweepPlan):
                   progress=plan.progress, device_warmup=plan.device_warmup)
         if not plan.isolate: measured_peak(**kw); continue
         # isolated: measured in a child too, so this process holds no CUDA context that every point would count
-        code = "from ready_steady_go.sweep import _peak_child; _peak_child()"
-        if (flops := _in_child(code, kw)[0]): _PEAKS[(str(plan.dev), p)] = flops
+        if (flops := in_child("peak", kw)[0]): _PEAKS[(str(plan.dev), p)] = flops
 
 def _run(plan:SweepPlan) -> SweepSummary:
     "Run a plan: the measured peaks, then every point under the device's lock; the summary printed with `progress`."

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pynvml, torch
 
-from .env import BadInput
+from .schema import BadInput  # not `env`: env imports this module (its fingerprint)
 
 # %% auto #0
 __all__ = ['THROTTLE_REASONS', 'SUMMARY_KEYS', 'ENERGY_SOURCES', 'ENV_ALLOW', 'DETAIL_KEYS', 'reason_names', 'summarise',
