@@ -73,7 +73,8 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as d:
         t, rep, runs, path = once(_csv(_runs(a.runs), "100k"), PRICES, Path(d) / "r1", a.runs, keep=Path(d) / "s.db")
-        rows.append((f"{a.runs:,} runs CSV -> store -> report", t["total"], 5.0, ""))
+        rows.append((f"{a.runs:,} runs CSV -> store -> report", t["total"], 5.0,
+                     ", ".join(f"{k.strip()} {v:.2f}" for k, v in t.items() if k not in ("total", "total CPU"))))
         rows.append((f"{a.runs:,}-run re-report after one new run", _rereport(Path(d) / "s.db", Path(d) / "r3"), 2.0, ""))
         mm = many_models()
         t4, rep4, runs4, _ = once(_csv(mm, "500"), PRICES, Path(d) / "r4", len(mm))

@@ -538,13 +538,14 @@ def _report_runs(sources:tuple, store):
     "The runs to report on: the sources (read into a temporary store, no store changed), or the store."
     from ready_steady_go.store import check_store, read_runs
     from ready_steady_go.load import import_sources
+    from ready_steady_go.report import REPORT_COLUMNS  # only what the report reads
     if sources:
         with tempfile.TemporaryDirectory() as d:
             import_sources(list(sources), Path(d)/"runs.db")
-            return read_runs(Path(d)/"runs.db")
+            return read_runs(Path(d)/"runs.db", columns=REPORT_COLUMNS)
     store = store or DEFAULT_STORE
     check_store(store)
-    runs = read_runs(store)
+    runs = read_runs(store, columns=REPORT_COLUMNS)
     runs.attrs["store"] = str(store)  # the report's Health section reads the store's checks
     return runs
 
@@ -567,6 +568,7 @@ def ready_steady_go_report(
     infer_for:Annotated[str, "the inference work, e.g. \"1 epoch imagenet-1k-val\", \"8.1T voxels\" (repeat for several; "
                         "default: each family's own)", {"action": "append"}]=None,
     device:str=None,          # the device the report opens with, its absolute numbers (default: the only one, if one)
+    max_models:int=12,        # per family, draw the figures of at most this many models, the most measured (all: CSVs)
 ):
     "Write an HTML report, summary tables and figures from the runs in a store or other sources."
     if sources and store: raise BadInput("give either --store or sources, not both: import the sources into the store "
@@ -576,14 +578,15 @@ def ready_steady_go_report(
     if store is not None: check_path(store, "--store")
     if not sources: _check_exists(store or DEFAULT_STORE, ", or give sources")  # before anything heavy
     from ready_steady_go.analysis import parse_prices, parse_works
-    from ready_steady_go.report import write_report
+    from ready_steady_go.report import check_max_models, write_report
+    check_max_models(max_models)
     for v, flag in [(prices, "--prices"), *((v, "--price") for v in price or [])]:  # a FIFO, /dev/zero: never read
         if v is not None and (os.path.lexists(str(v)) or str(v).strip().lower().endswith(".csv")): readable_file(v, flag)
     pr = parse_prices([p for p in [prices, *(price or [])] if p])
     for w, flag in ((train_for, "--train_for"), (infer_for, "--infer_for")): parse_works(w, flag)  # before any work
     runs = _report_runs(sources, store)
     page = write_report(runs, out, pr, title, include_unconverged=include_unconverged, only_valid=only_valid,
-                        train_for=train_for, infer_for=infer_for, device=device)
+                        train_for=train_for, infer_for=infer_for, device=device, max_models=max_models)
     print(f"report: {page} ({len(runs):,} runs)")
     for line in _tables_written(Path(out)): print(line)
 

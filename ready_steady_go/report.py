@@ -17,19 +17,20 @@ import numpy as np, pandas as pd
 from .env import BadInput, gc_paused, visible
 from .schema import COLUMNS, PEAK_BELOW
 from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, FAMILY_NAMES, FAMILY_ORDER, FAMILY_UNITS, KEYS,
-    MEASURED_SOURCES, MISSED_MARK, SCALING_COLUMNS, analyse, best_batch, comparability_note, cost_per, cost_table,
-    duration_table, feed_table, flagged, machine_table, mode_name, num_text, parse_prices, parse_works, pick_device,
-    ranking, rate_name, time_to_train_table, unused_work, keyed_once)
-from .analysis import _is_test, _per_config
+    MEASURED_SOURCES, MISSED_MARK, SCALING_COLUMNS, TIME_TO_TRAIN_COLS, analyse, best_batch, clean_device_name,
+    comparability_note, cost_per, flagged, keyed_once, mode_name, num_text, parse_prices, parse_works, ranking,
+    rate_name, ratio_ci, throughput_ci_rel, time_to_train, unused_work)
+from .analysis import _keyed, _model_col, _per_config
 from .store import spreadsheet_safe
 from .analysis import best_configs, cost_factors, factor_sentence, run_cost
 from .plots import (plot_average, plot_batch, plot_cost, plot_efficiency, plot_relative,
     plot_scaling, plot_speedup, svg, unit_name)
 
 # %% auto #0
-__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'REPORT_MARKER', 'PROGRESS_RUNS', 'REPORT_COLUMNS', 'summary_table', 'average_table',
-           'most_measured', 'report_figures', 'figure_key', 'FigureCache', 'report_svgs', 'check_report_folder',
-           'Report', 'build_report', 'check_max_models', 'write_report', 'model_index']
+__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'FEED_COLS', 'REPORT_MARKER', 'PROGRESS_RUNS', 'REPORT_COLUMNS', 'summary_table',
+           'average_table', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table', 'pick_device',
+           'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache', 'report_svgs',
+           'check_report_folder', 'Report', 'build_report', 'check_max_models', 'write_report', 'model_index']
 
 # %% ../nbs/08_report.ipynb #37ce9eb4
 SUMMARY_COLS = ("device", "workload", "model", "precision", "mode", "bs", "unit", "throughput", "relative")
@@ -46,6 +47,129 @@ def average_table(avg:pd.DataFrame, # `average(...)`
                  ) -> pd.DataFrame:
     "One row per (device, family, precision, mode): the arithmetic and geometric mean of relative throughput."
     return avg.assign(unit=avg["workload"].map(FAMILY_UNITS))[list(AVERAGE_COLS)].reset_index(drop=True)
+
+# %% ../nbs/08_report.ipynb #d8ebd0ed
+def _is_test(models) -> pd.Series:
+    "Per model: a tiny test stand-in (`test_resnet`, `test-gpt2`), whose speed says nothing about real training."
+    return pd.Series(list(models), dtype=object).astype(str).str.startswith(("test_", "test-"))
+
+def time_to_train_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`), with `items_per_sample`
+                        train_for:str|dict|None=None, # the training work (`2T tokens`); default: each family's
+                        infer_for:str|dict|None=None, # the inference work; default: each family's
+                       ) -> pd.DataFrame:
+    """Per device, model and mode, at the device's fastest precision: steps per minute and the time for the work
+    (`time_to_train`). Never for test models."""
+    d = best[~_is_test(best["model"]).to_numpy()]
+    if d.empty: return time_to_train(d, train_for, infer_for)
+    d = d.loc[d.groupby(["device", _model_col(d), "mode"])["throughput"].idxmax()]
+    out = time_to_train(d, train_for, infer_for)
+    return out.sort_values(["mode", "model", "seconds"], ascending=[False, True, True], ignore_index=True)
+
+# %% ../nbs/08_report.ipynb #b6436ee6
+def duration_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`)
+                   mode:str="train", # train or infer
+                   tt:pd.DataFrame|None=None, # `time_to_train_table(...)` already made; default: made from `best`
+                  ) -> pd.DataFrame:
+    "`time_to_train_table` of one mode (or `tt`'s rows for `best`'s models) as a device × model grid of durations."
+    if tt is None: e = time_to_train_table(best[best["mode"] == mode])
+    else: e = tt[tt["mode"].eq(mode) & tt["model"].isin(best[_model_col(best)])]
+    if e.empty: return pd.DataFrame(columns=["device"])
+    e = e.assign(cell=e["duration"] + " (" + e["precision"] + ")")
+    return e.pivot(index="device", columns="model", values="cell").rename_axis(columns=None).reset_index().fillna("")
+
+# %% ../nbs/08_report.ipynb #b7ad7240
+def cost_table(cost:pd.DataFrame, # `cost(...)` of best points (e.g. `analyse(runs, prices)["cost"]`)
+               unit:str="images", # what the throughput counts (one family's), for the headers
+              ) -> pd.DataFrame:
+    "Per device, model and mode at the device's fastest precision: throughput, price, $ per 1M (1G, 1k) `unit`."
+    mc = _model_col(cost)
+    c = cost.loc[cost.groupby(["device", mc, "mode"])["throughput"].idxmax()]
+    c = c.sort_values(["mode", mc, "usd_per_million"], ascending=[False, True, True])
+    return pd.DataFrame({"mode": c["mode"].map(mode_name), "device": c["device"], "model": c[mc],
+                         "precision": c["precision"],
+                         "batch size": c["bs"],
+                         f"throughput ({rate_name(unit)})": c["throughput"], "price ($/h)": c["price_per_hour"],
+                         f"$ per {cost_per(unit)[1]}": c["usd_per_million"] * cost_per(unit)[0] / 1e6})
+
+# %% ../nbs/08_report.ipynb #a260e57a
+FEED_COLS = ("device", "model", "image size (px)", "training images/s", "pipeline", "pipeline images/s", "verdict")
+
+def _machine(df:pd.DataFrame) -> pd.Series:
+    "Which machine a run was on, as far as the runs say: its CPU and core count, else its environment id."
+    if "cpu" in df: return df["cpu"].astype(str) + " × " + (df["cpu_count"].astype(str) if "cpu_count" in df else "")
+    return df["env_id"].astype(str) if "env_id" in df else pd.Series("this machine", index=df.index)
+
+def _feed_verdict(r, f) -> str:
+    "The pipeline `f` against training `r` at the same image size: the ratio with its 95% interval."
+    lo, hi = throughput_ci_rel(pd.DataFrame([f, r])[["throughput", "ci_rel"]].astype(float))
+    x, a, b = ratio_ci(f["throughput"], lo[0], r["throughput"], lo[1], a_ci_rel_hi=hi[0], b_ci_rel_hi=hi[1])
+    ci = "no interval" if np.isnan(a) or np.isnan(b) else f"95% CI {num_text(a)} to {num_text(b)}×"
+    if ci == "no interval": a = b = x  # unknown is not a verdict of "even"
+    if a > 1: return f"feeds it: {num_text(x)}× what training takes ({ci})"
+    if b < 1: return f"starves it: the pipeline gives {100 * x:.0f}% of what training takes ({ci})"
+    return f"about even: {num_text(x)}× what training takes ({ci}); measure longer to tell"
+
+def _feed_row(r, fs:pd.DataFrame) -> dict:
+    "One image model's training rate `r` against the pipeline of its machine at its image size (`fs`: every size)."
+    same = fs[fs["size"] == r["size"]]
+    if same.empty:
+        got = ", ".join(f"{s} px" for s in sorted(fs["size"].unique()))
+        return dict(zip(FEED_COLS, (r["device"], r["model"], r["size"], r["throughput"], fs["model"].iloc[0], np.nan,
+                                    f"cannot say: the pipeline was measured at {got}, not at {r['size']} px "
+                                    f"(measure it with --size {r['size']})")))
+    f = same.loc[same["throughput"].idxmax()]
+    w = f" ({int(f['workers'])} workers)" if "workers" in f and pd.notna(f["workers"]) else ""
+    return dict(zip(FEED_COLS, (r["device"], r["model"], r["size"], r["throughput"], f"{f['model']} on {f['device']}{w}",
+                                f["throughput"], _feed_verdict(r, f))))
+
+def feed_table(runs:pd.DataFrame, # the runs table
+              ) -> pd.DataFrame:
+    "Per image model, size and device that trained: the same machine's pipeline at that size against it, a verdict."
+    k = _keyed(runs); k = k[k["world_size"].eq(1)]
+    k = k.assign(_m=_machine(k))
+    data, img = k[k["workload"].eq("data")], k[k["workload"].eq("image") & k["mode"].eq("train")]
+    if data.empty or img.empty: return pd.DataFrame(columns=list(FEED_COLS))
+    need = img.loc[img.groupby(["_m", "device", "model", "size"])["throughput"].idxmax()]
+    need = need[need["_m"].isin(set(data["_m"]))]
+    return pd.DataFrame([_feed_row(r, data[data["_m"] == r["_m"]]) for _, r in need.iterrows()], columns=list(FEED_COLS))
+
+# %% ../nbs/08_report.ipynb #51e7368f
+def pick_device(t:pd.DataFrame, # tidy runs
+                name:str|None=None, # a device name as the runs or CUDA write it; None: the only device, if one
+               ) -> str|None:
+    "The device a report opens with: `name` (short or full, any case), else the only one; `BadInput` for an unknown."
+    devs = sorted(t["device"].unique())
+    if name is None: return devs[0] if len(devs) == 1 else None
+    want = {str(name).strip().lower(), clean_device_name(name).lower()}
+    hit = [d for d in devs if d.lower() in want]
+    if not hit: raise BadInput(f"--device {name!r} is not in the runs: known are {', '.join(devs)}")
+    return hit[0]
+
+def _absolute(b:pd.DataFrame, runs:pd.DataFrame) -> pd.DataFrame:
+    "`b` with TFLOP/s, MFU and conditions from `runs` (NaN where none was recorded)."
+    more = [c for c in (*EFFICIENCY_COLS, "conditions") if c in runs and c not in b]
+    if more: b = b.merge(_per_config(runs, more), on=[*KEYS, "bs"], how="left")
+    return b.assign(**{c: np.nan for c in EFFICIENCY_COLS if c not in b})
+
+def machine_table(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
+                  runs:pd.DataFrame, # the runs table, for FLOP/s and conditions
+                  device:str, # the device (see `pick_device`)
+                  prices=None, # $/hour per device (see `parse_prices`)
+                  train_for=None, # training work per family (see `time_to_train`)
+                  infer_for=None, # inference work per family
+                 ) -> pd.DataFrame:
+    "One device's best point per model, precision and mode, converged or not: its absolute numbers, time and cost."
+    b = _absolute(best_batch(t[t["device"] == device]), runs)
+    b = b.assign(_f=b["workload"].map({f: i for i, f in enumerate(FAMILY_ORDER)}).fillna(9),
+                 _m=b["mode"].map({"train": 0, "infer": 1}).fillna(2))
+    b = b.sort_values(["_f", "label", "_m", "precision"], ignore_index=True).drop(columns=["_f", "_m"])
+    tt = time_to_train(b, train_for, infer_for)
+    test = _is_test(b["model"]).to_numpy()  # a tiny stand-in's speed says nothing about real work
+    price = parse_prices(prices).get(device, np.nan)
+    q = np.array([cost_per(u)[0] for u in b["unit"]])
+    return b.assign(work=tt["work"].to_numpy(), seconds=np.where(test, np.nan, pd.to_numeric(tt["seconds"], errors="coerce")),
+                    duration=np.where(test, "", tt["duration"].to_numpy(object)), price_per_hour=price,
+                    usd_per=price / 3600 / b["throughput"] * q, cost_per=[cost_per(u)[1] for u in b["unit"]])
 
 # %% ../nbs/08_report.ipynb #237bb70f
 def _slug(s:str) -> str:

@@ -543,14 +543,19 @@ def _settle(store, recover:bool) -> list[dict]:
 # a formula's first character, behind any quotes already there; a lone `-` (not applicable) is text, not a formula
 _FORMULA = re.compile(r"'*(?:[=+@\t\r]|-(?!$))")
 
+def _distinct(s:pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    "`(codes, values)` of a column's distinct values (-1: missing); every cell its own where one is unhashable (a dict)."
+    try: codes, u = pd.factorize(s)
+    except TypeError: return np.arange(len(s)), s.to_numpy(dtype=object)
+    return codes, np.asarray(u, dtype=object)
+
 def _map_text(df:pd.DataFrame, f) -> pd.DataFrame:
     "`df` with `f` applied to every text cell, once per distinct value of a column; only changed columns are replaced."
     text = [k for k, t in df.dtypes.items() if t == object or pd.api.types.is_string_dtype(t)]
     if not text or not len(df): return df
     out = None
     for k in text:
-        codes, u = pd.factorize(df[k])  # missing values (-1) stay as they are
-        u = np.asarray(u, dtype=object)
+        codes, u = _distinct(df[k])  # missing values (-1) stay as they are
         new = np.empty(len(u), dtype=object)
         for i, x in enumerate(u): new[i] = f(x)
         if all(a is b for a, b in zip(u, new)): continue  # `f` made nothing new
@@ -616,7 +621,7 @@ MAX_THROUGHPUT = 1e15  # per second: beyond any physical rate of any unit (a typ
 
 def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str]:
     "A mask of the present values of column `k` that are refused, and what is accepted instead."
-    codes, u = pd.factorize(s)  # judged once per distinct value: a handful in most columns, however many runs
+    codes, u = _distinct(s)  # judged once per distinct value: a handful in most columns, however many runs
     bad, what = _refused_values(pd.Series(u, dtype=object), k, typ)
     out = np.zeros(len(s), dtype=bool)
     out[codes >= 0] = bad.to_numpy(dtype=bool)[codes[codes >= 0]]
