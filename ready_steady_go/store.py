@@ -572,7 +572,9 @@ MAX_THROUGHPUT = 1e15  # per second: beyond any physical rate of any unit (a typ
 
 def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str]:
     "A mask of the present values of column `k` that are refused, and what is accepted instead."
-    codes, u = pd.factorize(s)  # judged once per distinct value: a handful in most columns, however many runs
+    try: codes, u = pd.factorize(s)  # judged once per distinct value: a handful in most columns, however many runs
+    except TypeError:  # a nested config value (a dict, a list) cannot be hashed: judged by its text, as it would be
+        codes, u = pd.factorize(s.map(lambda v: str(v) if isinstance(v, (dict, list, set)) else v))
     bad, what = _refused_values(pd.Series(u, dtype=object), k, typ)
     out = np.zeros(len(s), dtype=bool)
     out[codes >= 0] = bad.to_numpy(dtype=bool)[codes[codes >= 0]]
