@@ -589,6 +589,7 @@ def _loop(run:_Sweep):
     with tqdm(total=_todo(run), desc="sweep", unit="point", position=0, disable=not run.plan.progress, file=sys.stderr,
               dynamic_ncols=True) as run.bar:
         try:
+            if run.plan.measure_peak: _peaks(run.plan)  # under the lock, and a SIGTERM here still says how to resume
             _warm_first(run)
             for i in range(len(run.points)): _visit(run, i)
         except KeyboardInterrupt as e:
@@ -631,7 +632,6 @@ def _threads(n:int|None):
 
 def _run_plan(plan:SweepPlan) -> SweepSummary:
     "`_run` with the threads set."
-    if plan.measure_peak: _peaks(plan)
     gc.freeze()  # what exists now (torch, timm, ...) is never garbage: the gc.collect() after each point skips it
     try:
         # SIGTERM as Ctrl-C: the point's processes are ended, the line says how to resume
