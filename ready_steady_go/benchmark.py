@@ -384,7 +384,7 @@ def check_settings(model:str|Workload="resnet50", bs:int|None=None, precision:st
                 optimizer=check_choice(optimizer or wl.optimizer, OPTIMIZERS, "optimizer"))
 
 # %% ../nbs/02_benchmark.ipynb #a8429201
-COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+COMPILE_MODES = _schema.COMPILE_MODES  # `torch.compile`'s modes, named where the CLI reads them without torch
 
 def _dynamo_counts() -> tuple[int, int]:
     "Frames dynamo has compiled and graphs it has captured, so far in this process."

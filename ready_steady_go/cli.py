@@ -18,9 +18,9 @@ from fastcore.script import call_parse, anno_parser, _HelpFormatter, _pos_split
 from . import __version__
 from .env import (NUMBERS, BadInput, TrackingError, check_choice, check_int, check_number, check_numbers,
                                  check_path, check_workers, first_line, readable_file, writable_folder)
-from .env import check_unlocked, visible
+from .env import check_device_name, check_unlocked, visible
 # light: no torch, no pandas
-from .schema import (DEFAULT_STORE, ENGINE_DEFAULTS, POINT_FIELDS, PRESETS, STATUSES, WANDB_MODES, Point,
+from .schema import (COMPILE_MODES, MODES, OPTIMIZERS, PRECISIONS, WEIGHTS, DEFAULT_STORE, ENGINE_DEFAULTS, POINT_FIELDS, PRESETS, STATUSES, WANDB_MODES, Point,
                                     params_of, settings_of, sweep_params, sweep_signature)
 
 # %% auto #0
@@ -276,6 +276,14 @@ def _check_endpoint(v:str):
         raise BadInput(f"--rdzv_endpoint {v!r}: port {port!r} is not a number: accepted is host[:port], e.g. 10.0.0.1:29400")
     if sep: check_int(int(port), f"--rdzv_endpoint {v!r}: port", min=1, max=65535)
 
+def _check_words(f:_Flags):
+    "The named settings against their vocabularies, before torch is imported: a typo costs no time."
+    for v, accepted, name in ((f.precision, PRECISIONS, "precision"), (f.mode, MODES, "mode"),
+                              (f.optimizer, OPTIMIZERS, "optimizer"), (f.weights, WEIGHTS, "weights"),
+                              (f.compile_mode, COMPILE_MODES, "compile mode")):
+        if v is not None: check_choice(v, accepted, name)
+    check_device_name(f.device)
+
 def _check_flags(f:_Flags) -> dict:
     "Check and normalise the flags' own values, before anything heavy is imported; the family's options."
     if f.fp16:
@@ -287,6 +295,7 @@ def _check_flags(f:_Flags) -> dict:
                   run_number=f.run_number, seq_len=f.seq_len, global_bs=f.global_bs, nnodes=f.nnodes,
                   node_rank=f.node_rank)
     if f.rdzv_endpoint is not None: _check_endpoint(f.rdzv_endpoint)
+    _check_words(f)
     _check_prefixed(f.model)
     f.size = _size(f.size, f.model)
     if f.warmup_seconds is not None: check_number(f.warmup_seconds, "--warmup_seconds", min=0, unit="seconds")

@@ -17,9 +17,9 @@ except ImportError: fcntl = None  # Windows: no advisory locks (see `device_lock
 __all__ = ['MAX_BS', 'MAX_STEPS', 'MAX_REPEATS', 'MAX_SIZE', 'MAX_SEQ_LEN', 'MAX_NODES', 'NUMBERS', 'WORKERS_PER_CORE',
            'MAX_READ', 'TrackingError', 'check_int', 'check_number', 'check_choice', 'check_workers', 'check_numbers',
            'first_line', 'special_file', 'path_trouble', 'check_path', 'readable_file', 'writable_folder', 'visible',
-           'mps_available', 'pick_device', 'synchronize', 'reset_peak_memory', 'peak_memory_mb', 'free_memory',
-           'gc_paused', 'device_name', 'lock_path', 'device_lock', 'check_unlocked', 'cpu_name', 'nvidia_driver',
-           'env_id', 'fingerprint', 'import_graph', 'import_cycle']
+           'mps_available', 'check_device_name', 'pick_device', 'synchronize', 'reset_peak_memory', 'peak_memory_mb',
+           'free_memory', 'gc_paused', 'device_name', 'lock_path', 'device_lock', 'check_unlocked', 'cpu_name',
+           'nvidia_driver', 'env_id', 'fingerprint', 'import_graph', 'import_cycle']
 
 # %% ../nbs/00_env.ipynb #180cac2b
 class _Lazy:
@@ -223,6 +223,16 @@ def mps_available() -> bool:
     return bool(b and b.is_available())
 
 # %% ../nbs/00_env.ipynb #709c19d2
+def check_device_name(device:str, # what was given: `auto`, `cpu`, `mps`, `cuda` or `cuda:N`
+                     ) -> tuple[str, str|None]:
+    "`(kind, index)` of a device name, read without torch (`('auto', None)` for auto); `BadInput` for anything else."
+    d = str(device).strip().lower()
+    if d == "auto": return "auto", None
+    m = re.fullmatch(r"(cpu|mps|cuda)(?::(\d+))?", d)
+    if not m or (m[2] is not None and m[1] != "cuda"):
+        raise BadInput(f"unknown device {device!r}: accepted are auto, cpu, mps, cuda, cuda:N")
+    return m[1], m[2]
+
 def pick_device(device:str|torch.device="auto", # `auto`, `cpu`, `mps`, `cuda` or `cuda:N`
                ) -> torch.device:
     "The device to measure on: `auto` picks CUDA, else MPS, else CPU. Anything absent is refused."
@@ -231,10 +241,7 @@ def pick_device(device:str|torch.device="auto", # `auto`, `cpu`, `mps`, `cuda` o
     if d == "auto":
         if torch.cuda.is_available(): return torch.device("cuda", 0)
         return torch.device("mps" if mps_available() else "cpu")
-    m = re.fullmatch(r"(cpu|mps|cuda)(?::(\d+))?", d)
-    if not m or (m[2] is not None and m[1] != "cuda"):
-        raise BadInput(f"unknown device {device!r}: accepted are auto, cpu, mps, cuda, cuda:N")
-    kind, idx = m[1], m[2]
+    kind, idx = check_device_name(device)
     if kind == "cuda":
         if not torch.cuda.is_available():
             raise BadInput(f"device {device!r} asked for, but no CUDA GPU is available here: "

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Annotated
 
 # %% auto #0
-__all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'OPTIMIZERS', 'STATUSES', 'NO_MODE', 'NO_PRECISION',
-           'UNCONVERGED_HINT', 'PEAK_BELOW', 'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'POINT_FIELDS',
-           'RUN_FIELDS', 'STOP_FIELDS', 'DEFAULT_STORE', 'WANDB_MODES', 'PRESETS', 'ENGINE_DEFAULTS', 'SWEEP_POINT',
-           'BadInput', 'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text', 'example_row',
-           'Point', 'params_of', 'settings_of', 'sweep_params', 'sweep_signature']
+__all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'OPTIMIZERS', 'COMPILE_MODES', 'STATUSES', 'NO_MODE',
+           'NO_PRECISION', 'UNCONVERGED_HINT', 'PEAK_BELOW', 'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS',
+           'POINT_FIELDS', 'RUN_FIELDS', 'STOP_FIELDS', 'DEFAULT_STORE', 'WANDB_MODES', 'PRESETS', 'ENGINE_DEFAULTS',
+           'SWEEP_POINT', 'BadInput', 'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text',
+           'example_row', 'Point', 'params_of', 'settings_of', 'sweep_params', 'sweep_signature']
 
 # %% ../nbs/00a_schema.ipynb #1b2fa793
 class BadInput(ValueError):
@@ -29,6 +29,7 @@ PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 WEIGHTS = ("fp32", "bf16", "fp16")  # the parameters' dtype; `precision` is then the autocast
 MODES = ("train", "infer")
 OPTIMIZERS = ("sgd", "adamw")
+COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")  # `torch.compile`'s
 STATUSES = ("ok", "oom", "error", "killed")  # killed: the process died while measuring (host out of memory?)
 
 def kind_of(workload:str, # a stored `workload` value
