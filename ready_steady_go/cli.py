@@ -16,8 +16,8 @@ from typing import Annotated
 from fastcore.script import call_parse, anno_parser, _HelpFormatter, _pos_split
 
 from . import __version__
-from .env import (NUMBERS, BadInput, check_choice, check_int, check_number, check_numbers, check_path,
-                                 check_workers, first_line)
+from .env import (NUMBERS, BadInput, TrackingError, check_choice, check_int, check_number, check_numbers,
+                                 check_path, check_workers, first_line, readable_file, writable_folder)
 from .env import check_unlocked, visible
 # light: no torch, no pandas
 from .schema import (DEFAULT_STORE, ENGINE_DEFAULTS, POINT_FIELDS, PRESETS, STATUSES, WANDB_MODES, Point,
@@ -132,6 +132,8 @@ def console_script(func):
             print(visible(f"{prog}: error: {' '.join(str(e).splitlines())}"), file=sys.stderr); code = 2
         except OSError as e:  # the file system said no (a name too long, a folder not writable, ...)
             print(f"{prog}: error: {first_line(e)}", file=sys.stderr); code = 2
+        except TrackingError as e:  # W&B did not answer in time: the line says what was kept
+            print(visible(f"{prog}: error: {' '.join(str(e).splitlines())}"), file=sys.stderr); code = 2
         except KeyboardInterrupt:
             print(f"\n{prog}: interrupted", file=sys.stderr); code = 130
         sys.exit(code or 0)
@@ -150,7 +152,7 @@ def _size(size:str|None, model:str):
             raise BadInput(f"--size {size!r}: a DxHxW patch is for 3D U-Nets; {model} takes a whole number, "
                            "e.g. --size 224")
         return v
-    if re.fullmatch(r"-?\d+", v): return check_int(int(v), "--size", min=1)
+    if re.fullmatch(r"-?\d+", v): return check_numbers(size=int(v))["size"]
     raise BadInput(f"--size {size!r}: accepted is a whole number (64) or, for a 3D U-Net, DxHxW (32x128x128)")
 
 # a point's settings that are not flags of the single run: it measures in this process or under torchrun (the sweep
@@ -249,11 +251,30 @@ def _family(f:_Flags) -> dict:
         if not str(f.model).startswith("data:"):
             raise BadInput(f"--workers {f.workers} applies to input pipelines (data:imagenet), not to {f.model}")
         family["workers"] = f.workers
+    if str(f.model).startswith("data:"): _check_cache()
     if f.sliding_window:
         if "unet3d" not in str(f.model):
             raise BadInput(f"--sliding_window applies to 3D U-Nets (unet3d), not to {f.model}")
         family["sliding_window"] = True
     return family
+
+def _check_cache():
+    "The data-set cache (`RSG_CACHE`, where set) takes new files: found before any work, not as an error row after it."
+    if os.environ.get("RSG_CACHE"): writable_folder(os.environ["RSG_CACHE"], "RSG_CACHE")
+
+def _check_wnb_off(wnb:str, **given):
+    "W&B names given (`wnb_project='x'`) while W&B is off: `BadInput`, for they would do nothing."
+    off = [(k, v) for k, v in given.items() if v is not None]
+    if str(wnb).strip().lower() == "disabled" and off:
+        raise BadInput(f"--{off[0][0]} {off[0][1]!r} is for W&B, which is off: accepted with --wnb offline or online")
+
+def _check_endpoint(v:str):
+    "`--rdzv_endpoint` as `host[:port]`, the port from 1 to 65535; `BadInput` otherwise (torchrun would fail silently)."
+    host, sep, port = str(v).strip().rpartition(":") if ":" in str(v) else (str(v).strip(), "", "")
+    if not host: raise BadInput(f"--rdzv_endpoint {v!r} names no host: accepted is host[:port], e.g. 10.0.0.1:29400")
+    if sep and not port.isdigit():
+        raise BadInput(f"--rdzv_endpoint {v!r}: port {port!r} is not a number: accepted is host[:port], e.g. 10.0.0.1:29400")
+    if sep: check_int(int(port), f"--rdzv_endpoint {v!r}: port", min=1, max=65535)
 
 def _check_flags(f:_Flags) -> dict:
     "Check and normalise the flags' own values, before anything heavy is imported; the family's options."
@@ -263,10 +284,11 @@ def _check_flags(f:_Flags) -> dict:
         f.precision = "fp16"
     check_numbers(bs=f.bs, n_batches=f.n_batches, n_seconds=f.n_seconds, target_ci=f.target_ci,
                   max_seconds=f.max_seconds, min_steps=f.min_steps, min_seconds=f.min_seconds, warmup=f.warmup,
-                  run_number=f.run_number)
+                  run_number=f.run_number, seq_len=f.seq_len, global_bs=f.global_bs, nnodes=f.nnodes,
+                  node_rank=f.node_rank)
+    if f.rdzv_endpoint is not None: _check_endpoint(f.rdzv_endpoint)
     _check_prefixed(f.model)
     f.size = _size(f.size, f.model)
-    if f.seq_len is not None: check_int(f.seq_len, "--seq_len", min=1)
     if f.warmup_seconds is not None: check_number(f.warmup_seconds, "--warmup_seconds", min=0, unit="seconds")
     family = _family(f)
     if f.compile_mode is not None: f.compile = True
@@ -288,7 +310,9 @@ def _check_outputs(f:_Flags):
     if not f.no_store:
         from ready_steady_go.store import check_store
         check_store(check_path(f.store, "--store"), write=True)
-    if f.wnb != "disabled" or any(v is not None for v in (f.wnb_entity, f.wnb_run, f.wnb_group)):
+    _check_wnb_off(f.wnb, wnb_project=None if f.wnb_project == _Flags.wnb_project else f.wnb_project,
+                   wnb_entity=f.wnb_entity, wnb_run=f.wnb_run, wnb_group=f.wnb_group)
+    if f.wnb != "disabled":
         from ready_steady_go.tracking import check_wandb
         f.wnb = check_wandb(f.wnb, project=f.wnb_project, entity=f.wnb_entity, name=f.wnb_run, group=f.wnb_group)
     if f.wnb_history and f.wnb == "disabled":
@@ -413,6 +437,10 @@ def ready_steady_go_sweep(*args, **kwargs):
     check_numbers(**{k: v for k, v in kwargs.items() if k in NUMBERS and k != "size"})
     ms = kwargs.get("models")
     for m in (ms.split(",") if isinstance(ms, str) else ms or []): _check_prefixed(m.strip())
+    if any(str(m).strip().startswith("data:") for m in (ms.split(",") if isinstance(ms, str) else ms or [])): _check_cache()
+    wp = kwargs.get("wnb_project")
+    _check_wnb_off(kwargs.get("wnb", "disabled"), wnb_entity=kwargs.get("wnb_entity"), wnb_group=kwargs.get("wnb_group"),
+                   wnb_project=None if wp == sweep_signature().parameters["wnb_project"].default else wp)
     # a second sweep on this device into this store: refused before torch is imported
     if not kwargs.get("wait"): check_unlocked(kwargs.get("store") or DEFAULT_STORE, kwargs.get("device") or "auto")
     from ready_steady_go.sweep import sweep
@@ -545,11 +573,14 @@ def ready_steady_go_report(
     "Write an HTML report, summary tables and figures from the runs in a store or other sources."
     if sources and store: raise BadInput("give either --store or sources, not both: import the sources into the store "
                                          "first to combine them")
+    if not str(title).strip(): raise BadInput(f"--title {title!r} is empty: accepted is the report's title, e.g. \"GPUs for our lab\"")
     check_path(out, "--out", folder=True)
     if store is not None: check_path(store, "--store")
     if not sources: _check_exists(store or DEFAULT_STORE, ", or give sources")  # before anything heavy
     from ready_steady_go.analysis import parse_prices, parse_works
     from ready_steady_go.report import write_report
+    for v, flag in [(prices, "--prices"), *((v, "--price") for v in price or [])]:  # a FIFO, /dev/zero: never read
+        if v is not None and (os.path.lexists(str(v)) or str(v).strip().lower().endswith(".csv")): readable_file(v, flag)
     pr = parse_prices([p for p in [prices, *(price or [])] if p])
     for w, flag in ((train_for, "--train_for"), (infer_for, "--infer_for")): parse_works(w, flag)  # before any work
     runs = _report_runs(sources, store)

@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/env.html.md"""
 
 # %% ../nbs/00_env.ipynb #31ac4092
 from __future__ import annotations
-import gc, hashlib, importlib, importlib.metadata, json, math, numbers, os, platform, re, socket, subprocess, sys, time
+import errno, gc, hashlib, importlib, importlib.metadata, json, math, numbers, os, platform, re, socket, stat, subprocess, sys, tempfile, time
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -14,11 +14,12 @@ try: import fcntl
 except ImportError: fcntl = None  # Windows: no advisory locks (see `device_lock`)
 
 # %% auto #0
-__all__ = ['MAX_BS', 'MAX_STEPS', 'MAX_REPEATS', 'NUMBERS', 'WORKERS_PER_CORE', 'check_int', 'check_number', 'check_choice',
-           'check_workers', 'check_numbers', 'first_line', 'check_path', 'visible', 'mps_available', 'pick_device',
-           'synchronize', 'reset_peak_memory', 'peak_memory_mb', 'free_memory', 'gc_paused', 'device_name', 'lock_path',
-           'device_lock', 'check_unlocked', 'cpu_name', 'nvidia_driver', 'env_id', 'fingerprint', 'import_graph',
-           'import_cycle']
+__all__ = ['MAX_BS', 'MAX_STEPS', 'MAX_REPEATS', 'MAX_SIZE', 'MAX_SEQ_LEN', 'MAX_NODES', 'NUMBERS', 'WORKERS_PER_CORE',
+           'MAX_READ', 'TrackingError', 'check_int', 'check_number', 'check_choice', 'check_workers', 'check_numbers',
+           'first_line', 'special_file', 'path_trouble', 'check_path', 'readable_file', 'writable_folder', 'visible',
+           'mps_available', 'pick_device', 'synchronize', 'reset_peak_memory', 'peak_memory_mb', 'free_memory',
+           'gc_paused', 'device_name', 'lock_path', 'device_lock', 'check_unlocked', 'cpu_name', 'nvidia_driver',
+           'env_id', 'fingerprint', 'import_graph', 'import_cycle']
 
 # %% ../nbs/00_env.ipynb #180cac2b
 class _Lazy:
@@ -30,6 +31,9 @@ torch, timm = _Lazy("torch"), _Lazy("timm")
 
 # %% ../nbs/00_env.ipynb #afa99d53
 from .schema import BadInput  # written where every module can import it without a cycle
+
+class TrackingError(RuntimeError):
+    "W&B could not be reached or refused the run: the message says what happened and what to do."
 
 # %% ../nbs/00_env.ipynb #d73864ff
 def _num(v) -> str: return str(v) if isinstance(v, int) else f"{v:g}"  # a bound in full: 16777216, 0.5
@@ -79,8 +83,11 @@ def check_choice(value, # what was given
 
 # %% ../nbs/00_env.ipynb #e0c114e0
 MAX_BS, MAX_STEPS, MAX_REPEATS = 2**24, 10**9, 10**4  # beyond any real run, and far within SQLite's 64-bit integers
+MAX_SIZE, MAX_SEQ_LEN, MAX_NODES = 2**34, 2**20, 2**16  # an op's elements (16 G), tokens per sequence (1 M), machines
 NUMBERS = dict(  # name: (whole number, min, max, min accepted, max accepted, unit)
-    bs=(True, 1, MAX_BS, True, True, ""), size=(True, 1, None, True, True, "pixels"),
+    bs=(True, 1, MAX_BS, True, True, ""), size=(True, 1, MAX_SIZE, True, True, "pixels a side or elements"),
+    seq_len=(True, 1, MAX_SEQ_LEN, True, True, "tokens"), global_bs=(True, 1, MAX_BS, True, True, "samples"),
+    nnodes=(True, 1, MAX_NODES, True, True, "machines"), node_rank=(True, 0, MAX_NODES - 1, True, True, ""),
     repeats=(True, 1, MAX_REPEATS, True, True, ""), run_number=(True, 1, MAX_STEPS, True, True, ""),
     warmup=(True, 0, MAX_STEPS, True, True, "steps"), n_batches=(True, 0, MAX_STEPS, True, True, "steps (0: not this rule)"),
     min_steps=(True, 1, MAX_STEPS, True, True, "steps"),
@@ -117,6 +124,26 @@ def first_line(e:BaseException, # an exception
     s = f"{type(e).__name__}: {msg}" if msg else type(e).__name__
     return s if len(s) <= limit else s[:limit - 1] + "…"
 
+_SPECIAL = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"),
+            (stat.S_ISSOCK, "a socket"))
+
+def special_file(p:str|Path, # a path where a regular file is expected
+                ) -> str|None:
+    "What `p` is if it exists and is neither a regular file nor a folder (a FIFO, a device, a socket); else None."
+    try: mode = os.stat(p).st_mode
+    except (OSError, ValueError): return None
+    return next((what for is_, what in _SPECIAL if is_(mode)), None)
+
+def path_trouble(p:str|Path, # a path where a file or folder is read or written
+                ) -> str|None:
+    "What makes `p` unusable, in words: a FIFO, a device, a socket, a loop of symbolic links, no permission to look; None if nothing."
+    try: os.stat(p)
+    except (FileNotFoundError, NotADirectoryError): return None  # not there yet: it can be made (or said missing)
+    except ValueError: return "not a path (it holds a NUL character)"
+    except OSError as e:
+        return "a loop of symbolic links" if e.errno == errno.ELOOP else f"not reachable ({e.strerror})"
+    return special_file(p)
+
 def check_path(value, # the path given
                name:str, # how the user knows it, e.g. `--out`
                folder:bool=False, # a folder (True) or a file (False) will be written there
@@ -132,6 +159,8 @@ def check_path(value, # the path given
         raise BadInput(f"{name} {s[:40]!r}… is too long a name ({len(os.fsencode(long))} bytes): accepted are names "
                        f"of at most {max_name} bytes")
     try:
+        if what := path_trouble(p):
+            raise BadInput(f"{name} {s!r} is {what}: accepted is a {'folder' if folder else 'regular file'}")
         if p.exists():
             if folder and not p.is_dir(): raise BadInput(f"{name} {s!r} is a file: accepted is a folder (new or "
                                                          "existing)")
@@ -142,6 +171,42 @@ def check_path(value, # the path given
                                                               "accepted is a path in a folder")
     except OSError as e: raise BadInput(f"{name} {s[:80]!r} cannot be used ({first_line(e)})") from None
     return p
+
+# %% ../nbs/00_env.ipynb #5e1f0a02
+MAX_READ = 64 * 2**20  # bytes: the most a small input file (a prices table) may hold
+
+def readable_file(value, # the path given
+                  name:str, # how the user knows it, e.g. `--prices`
+                  limit:int=MAX_READ, # the most bytes it may hold
+                 ) -> Path:
+    "`value` as the `Path` of a regular file that can be read and holds at most `limit` bytes, or `BadInput` naming it."
+    s = str(value) if value is not None else ""
+    if not s.strip(): raise BadInput(f"{name} {s!r} is empty: accepted is a file name")
+    p = Path(s).expanduser()
+    if what := path_trouble(p): raise BadInput(f"{name} {s!r} is {what}: accepted is a regular file")
+    try:
+        if p.is_dir(): raise BadInput(f"{name} {s!r} is a folder: accepted is a regular file")
+        if not p.exists(): raise BadInput(f"{name} {s!r} does not exist: accepted is an existing file")
+        size = p.stat().st_size
+        open(p, "rb").close()
+    except OSError as e:
+        raise BadInput(f"{name} {s[:80]!r} cannot be read ({e.strerror}): accepted is a file you can read") from None
+    if size > limit:
+        raise BadInput(f"{name} {s!r} holds {size:,} bytes: accepted are files of at most {limit:,} bytes")
+    return p
+
+def writable_folder(value, # the folder given
+                    name:str, # how the user knows it, e.g. `RSG_CACHE`
+                   ) -> Path:
+    "`value` as a folder that exists or can be made and takes a new file, or `BadInput` naming it; creates nothing."
+    p = check_path(value, name, folder=True)
+    up = next((q for q in [p, *p.parents, *p.absolute().parents] if q.is_dir()), None)
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".rsg-probe-", dir=up); os.close(fd); os.unlink(probe)
+    except OSError as e:
+        raise BadInput(f"{name} {str(value)!r} cannot be written ({e.strerror}): accepted is a folder you can write") from None
+    return p
+
 
 # %% ../nbs/00_env.ipynb #6734a50e
 _BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")  # ALM, LRM, RLM, embeddings, overrides, isolates

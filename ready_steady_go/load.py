@@ -17,11 +17,11 @@ import pandas as pd
 import wandb
 from wandb.util import get_core_path
 
-from .env import BadInput, first_line, gc_paused
+from .env import BadInput, first_line, gc_paused, path_trouble
 from .schema import COLUMNS, SCHEMA_VERSION, precision_2022
-from .store import (DEFAULT_STORE, check_store, read_runs, read_table, runs_frame, special_file, write_rows, invalid_rows, unquote_formulas,
+from .store import (DEFAULT_STORE, check_store, read_runs, read_table, runs_frame, write_rows, invalid_rows, unquote_formulas,
                                    _SQLITE_HEADER)
-from .tracking import TrackingError, has_api_key
+from .tracking import TrackingError, has_api_key, wandb_api
 
 # %% auto #0
 __all__ = ['DTYPE_NAMES', 'NEEDED', 'LAMBDA_UNITS', 'Loaded', 'KeyMap', 'dtype_name', 'parse_keymap', 'lookup',
@@ -375,7 +375,7 @@ def load_wandb(path:str="xl0/ready-steady-go", # W&B `entity/project`
     if api is None:
         if not has_api_key(): raise BadInput("loading a W&B project needs an API key: run `wandb login` or set "
                                              "WANDB_API_KEY")
-        api = wandb.Api(timeout=30)
+        api = wandb_api()  # every request bounded: a server that never answers is one line
     recs = []
     try:
         for r in api.runs(path, per_page=per_page, lazy=False):
@@ -548,7 +548,7 @@ def _kind(src:str) -> str:
         if not glob.glob(src): raise BadInput(f"source {src!r} matches nothing: accepted are existing paths or globs")
         if not _offline_files(src): raise BadInput(f"source {src!r}: a glob must match W&B offline runs")
         return "offline"
-    if what := special_file(p):  # reading it would wait for a writer forever
+    if what := path_trouble(p):  # a FIFO would wait for a writer forever; a loop of links, no permission to look
         raise BadInput(f"source {src!r} is {what}, not a file: accepted are CSV, JSON-lines or SQLite files")
     if p.is_dir():
         if _offline_files(p): return "offline"

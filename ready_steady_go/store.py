@@ -13,15 +13,15 @@ import numpy as np
 import pandas as pd
 import psutil
 
-from .env import BadInput, gc_paused
+from .env import BadInput, gc_paused, path_trouble, special_file
 from .schema import DEFAULT_STORE, COLUMNS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of
 
 # %% auto #0
 __all__ = ['BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'PEAK_COLUMNS', 'HISTORY_COLUMNS', 'JOURNAL_SUFFIX', 'KILLED', 'MAX_THROUGHPUT',
-           'runs_frame', 'special_file', 'check_store', 'write_rows', 'StoreError', 'read_runs', 'save_runs',
+           'MAX_LINE_BYTES', 'runs_frame', 'check_store', 'write_rows', 'StoreError', 'read_runs', 'save_runs',
            'write_peak', 'read_peaks', 'save_peak', 'write_history', 'read_history', 'point_started', 'point_finished',
-           'recover_killed', 'spreadsheet_safe', 'unquote_formulas', 'export_csv', 'invalid_rows', 'read_table',
-           'read_csv', 'connect_store', 'read_store_table']
+           'recover_killed', 'spreadsheet_safe', 'unquote_formulas', 'export_csv', 'invalid_rows', 'check_lines',
+           'read_table', 'read_csv', 'connect_store', 'read_store_table']
 
 # %% ../nbs/03_store.ipynb #4c1159a5
 _DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -122,16 +122,6 @@ def _check_writable(p:Path, path):
                        f"({e.strerror}), "
                        "and SQLite needs one for its log: choose a --store in a writable folder") from None
 
-_SPECIAL = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"),
-            (stat.S_ISSOCK, "a socket"))
-
-def special_file(p:str|Path, # a path where a regular file is expected
-                ) -> str|None:
-    "What `p` is if it exists and is neither a regular file nor a folder (a FIFO, a device, a socket); else None."
-    try: mode = os.stat(p).st_mode
-    except (OSError, ValueError): return None
-    return next((what for is_, what in _SPECIAL if is_(mode)), None)
-
 def check_store(path:str|Path=DEFAULT_STORE, # the SQLite file; created on the first write
                 write:bool=False, # also make sure the store can be written (before a measurement)
                ) -> Path:
@@ -139,7 +129,7 @@ def check_store(path:str|Path=DEFAULT_STORE, # the SQLite file; created on the f
     p = Path(path).expanduser()
     _check_name(p, path)
     if p.is_dir(): raise BadInput(f"store {str(path)!r} is a directory: accepted is {_ACCEPTED}")
-    if what := special_file(p):  # reading it would wait for a writer forever
+    if what := path_trouble(p):  # a FIFO: reading it would wait for a writer forever; a loop of links; no permission
         raise BadInput(f"store {str(path)!r} is {what}, not a file: accepted is {_ACCEPTED}")
     if p.exists():
         try:
@@ -338,7 +328,7 @@ def save_runs(rows:dict|list[dict], # one run record or a list of them
     "Write runs to the store; if that fails, keep them in a JSON-lines file (or on stdout) and say where, in one line."
     rows = [rows] if isinstance(rows, dict) else list(rows)
     try: write_rows(rows, store); return None
-    except (sqlite3.Error, OSError, OverflowError, BadInput) as e:
+    except (sqlite3.Error, OSError, OverflowError, ValueError, TypeError) as e:  # never lost for a value
         why = getattr(e, "why", None) or (str(e).splitlines() or [type(e).__name__])[0]
     text = "".join(json.dumps({k: _json_value(v) for k, v in r.items()}, default=str) + "\n" for r in rows)
     p, n = Path(store).expanduser(), len(rows)
@@ -511,16 +501,21 @@ def _settle(store, recover:bool) -> list[dict]:
 _FORMULA = re.compile(r"'*(?:[=+@\t\r]|-(?!$))")
 
 def _map_text(df:pd.DataFrame, f) -> pd.DataFrame:
-    "`df` with `f` applied to every text cell, in one pass over all text columns; only changed columns are replaced."
+    "`df` with `f` applied to every text cell, once per distinct value of a column; only changed columns are replaced."
     text = [k for k, t in df.dtypes.items() if t == object or pd.api.types.is_string_dtype(t)]
     if not text or not len(df): return df
-    a = df[text].to_numpy(dtype=object)
-    b = np.frompyfunc(f, 1, 1)(a)
-    changed = np.flatnonzero(np.frompyfunc(lambda x, y: x is not y, 2, 1)(a, b).astype(bool).any(axis=0))  # `f` made new
-    if not len(changed): return df
-    out = df.copy()
-    for j in changed: out[text[j]] = pd.Series(b[:, j], index=df.index, dtype=df[text[j]].dtype)
-    return out
+    out = None
+    for k in text:
+        codes, u = pd.factorize(df[k])  # missing values (-1) stay as they are
+        u = np.asarray(u, dtype=object)
+        new = np.empty(len(u), dtype=object)
+        for i, x in enumerate(u): new[i] = f(x)
+        if all(a is b for a, b in zip(u, new)): continue  # `f` made nothing new
+        col = df[k].to_numpy(dtype=object).copy()
+        col[codes >= 0] = new[codes[codes >= 0]]
+        out = df.copy() if out is None else out
+        out[k] = pd.Series(col, index=df.index, dtype=df[k].dtype)
+    return df if out is None else out
 
 def _quote(v): return "'" + v if isinstance(v, str) and _FORMULA.match(v) else v
 def _unquote(v): return v[1:] if isinstance(v, str) and v[:1] == "'" and _FORMULA.match(v) else v
@@ -577,6 +572,14 @@ MAX_THROUGHPUT = 1e15  # per second: beyond any physical rate of any unit (a typ
 
 def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str]:
     "A mask of the present values of column `k` that are refused, and what is accepted instead."
+    codes, u = pd.factorize(s)  # judged once per distinct value: a handful in most columns, however many runs
+    bad, what = _refused_values(pd.Series(u, dtype=object), k, typ)
+    out = np.zeros(len(s), dtype=bool)
+    out[codes >= 0] = bad.to_numpy(dtype=bool)[codes[codes >= 0]]
+    return pd.Series(out, index=s.index), what
+
+def _refused_values(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str]:
+    "`_refused` of the values `s`."
     strs = s.astype(object).map(lambda v: v.strip() if isinstance(v, str) else v)
     present = strs.notna() & strs.ne("")
     strs = strs[present].astype(str)
@@ -618,10 +621,26 @@ def _unique(names:list[str]) -> list[str]:
         count[n] = k; taken.add(f"{n}.{k}"); out.append(f"{n}.{k}")
     return out
 
+MAX_LINE_BYTES = 8 * 2**20  # one line of a CSV of runs: a W&B export's widest is well under 1 MiB
+
+def check_lines(path:str|Path, # a text file about to be parsed
+                limit:int=MAX_LINE_BYTES, # the longest line accepted, in bytes
+               ):
+    "Refuse, in one line, a file with a line longer than `limit` bytes: read in 1 MiB pieces, never held whole."
+    run = 0  # bytes since the last newline
+    with open(path, "rb") as f:
+        while piece := f.read(2**20):
+            first = piece.find(b"\n")
+            run = run + (len(piece) if first < 0 else first)
+            if run > limit: raise BadInput(f"CSV {str(path)!r} has a line longer than {limit:,} bytes: accepted are CSV "
+                                           "files of runs, one run a line")
+            if first >= 0: run = len(piece) - 1 - piece.rfind(b"\n")
+
 def read_table(path:str|Path, # a CSV file
                **kw, # `pd.read_csv`'s options
               ) -> pd.DataFrame:
     "`pd.read_csv(path, **kw)`, repeated column names renamed `name.1`, … with a warning, in linear time."
+    check_lines(path)  # a CSV whose 200 MB sit on one line: csv and pandas would hold it whole, for minutes
     try:
         with open(path, newline="", encoding="utf-8") as f: header = next(_csv.reader(f), [])
     except _csv.Error: header = []  # pandas says what is wrong with it

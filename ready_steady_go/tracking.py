@@ -15,15 +15,15 @@ import wandb
 from wandb.sdk import wandb_setup
 from wandb.sdk.lib import wbauth
 
-from .env import BadInput
+from .env import BadInput, TrackingError, first_line
 from .schema import WANDB_MODES, COLUMN_GROUPS, new_run_id
 
 # %% auto #0
-__all__ = ['HISTORY_KEYS', 'TrackingError', 'has_api_key', 'check_wandb', 'wandb_keys', 'start_run', 'log_run', 'log_history']
+__all__ = ['WANDB_TIMEOUT_S', 'HISTORY_KEYS', 'has_api_key', 'wandb_unreachable', 'wandb_api', 'check_wandb', 'wandb_keys',
+           'start_run', 'log_run', 'log_history']
 
 # %% ../nbs/04_tracking.ipynb #52a081d5
-class TrackingError(RuntimeError):
-    "W&B could not be reached or refused the run: the message says what happened and what to do."
+WANDB_TIMEOUT_S = 10  # seconds a request to W&B's server may take before it is given up
 
 def has_api_key() -> bool:
     "True where wandb finds an API key for its server (environment, netrc or settings); the key is never read out."
@@ -33,6 +33,29 @@ def has_api_key() -> bool:
                                            update_session=False) is not None
     except Exception: return False
 
+def _base_url() -> str: return wandb.env.get_base_url(wandb_setup.singleton().settings.base_url)
+
+def wandb_unreachable(timeout:float=WANDB_TIMEOUT_S, # seconds to wait for an answer
+                     ) -> str|None:
+    "None where W&B's server answers an HTTP request within `timeout` seconds; else what happened, in words."
+    import urllib.error, urllib.request
+    url = _base_url()
+    try: urllib.request.urlopen(url, timeout=timeout).close()
+    except urllib.error.HTTPError: pass  # it answered (a 404 at its root is an answer)
+    except Exception as e: return f"{url} did not answer within {timeout:g} s ({first_line(e)})"
+    return None
+
+def wandb_api(timeout:float=WANDB_TIMEOUT_S, # seconds each request may take
+             ):
+    "A `wandb.Api()` whose requests give up after `timeout` seconds; `TrackingError` in one line where W&B does not answer."
+    if why := wandb_unreachable(timeout): raise TrackingError(f"W&B server {why}: nothing was read from it; try again "
+                                                              "when it answers, or import a CSV export of the runs")
+    os.environ.setdefault("WANDB_HTTP_TIMEOUT", str(math.ceil(timeout)))  # wandb's own check of the key reads this
+    try: return wandb.Api(timeout=timeout)
+    except Exception as e:
+        raise TrackingError(f"W&B server {_base_url()} did not take the API key ({first_line(e)}): nothing was read "
+                            "from it; check the key (`wandb login`)") from None
+
 # %% ../nbs/04_tracking.ipynb #0f166bc2
 _NAME_RE = re.compile(r"[^/\\#?%:]{1,128}")
 
@@ -41,6 +64,7 @@ def check_wandb(mode:str="disabled", # disabled, offline or online
                 entity:str|None=None, # W&B user or team
                 name:str|None=None, # run name
                 group:str|None=None, # run group
+                reach:bool=True, # online: also ask the server once (`wandb_unreachable`), before any work
                ) -> str:
     "Validate the W&B settings before any work starts; returns the mode."
     m = str(mode).strip().lower()
@@ -51,6 +75,8 @@ def check_wandb(mode:str="disabled", # disabled, offline or online
     if name is not None and not str(name).strip(): raise BadInput("W&B run name is empty: give a name or leave it out")
     if m == "online" and not has_api_key():
         raise BadInput("W&B online mode needs an API key: run `wandb login` or set WANDB_API_KEY, or use --wnb offline")
+    if m == "online" and reach and (why := wandb_unreachable()):  # found now, not after the measurement
+        raise BadInput(f"W&B online mode: the server {why}: use --wnb offline and `wandb sync` the run later")
     return m
 
 # %% ../nbs/04_tracking.ipynb #dd55b2ae
@@ -95,7 +121,7 @@ def start_run(mode:str="disabled", # disabled, offline or online
               init_timeout:float=15, # seconds W&B waits for its server to accept the run
              ):
     "Start a W&B run, or raise `TrackingError` saying how long it tried; a failed start leaves no folder behind."
-    mode = check_wandb(mode, project=project, entity=entity, name=name, group=group)
+    mode = check_wandb(mode, project=project, entity=entity, name=name, group=group, reach=False)  # init_timeout bounds it
     root, run_id = Path(os.environ.get("WANDB_DIR") or ".")/"wandb", run_id or new_run_id()
     before, t0 = _run_dirs(root, run_id), time.monotonic()  # a run resumed under its id keeps its folder
     try:
