@@ -586,9 +586,9 @@ def ready_steady_go_report(
     check_path(out, "--out", folder=True)
     if store is not None: check_path(store, "--store")
     if not sources: _check_exists(store or DEFAULT_STORE, ", or give sources")  # before anything heavy
+    if max_models is not None: check_int(max_models, "--max_models", min=1, max=10**6)  # before anything heavy
     from ready_steady_go.analysis import parse_prices, parse_works
-    from ready_steady_go.report import check_max_models, write_report
-    check_max_models(max_models)
+    from ready_steady_go.report import write_report
     for v, flag in [(prices, "--prices"), *((v, "--price") for v in price or [])]:  # a FIFO, /dev/zero: never read
         if v is not None and (os.path.lexists(str(v)) or str(v).strip().lower().endswith(".csv")): readable_file(v, flag)
     pr = parse_prices([p for p in [prices, *(price or [])] if p])
