@@ -398,7 +398,7 @@ _2022 = ["resnet50", "vgg19", "swin_s3_base_224", "gpt2", "unet3d"]
 PRESETS = dict(
     quick=dict(models=["test_resnet", "test_convnext", "test_vit", "test-gpt2", "test-unet3d", "op:matmul",
                        "data:imagenet"], precisions=["fp32"], modes=["train"], batch_sizes=[4, 8, 16],
-               family_bs=dict(lm=[2, 4], unet3d=[1], op=[1], data=[16]), size=64,
+               family_bs=dict(lm=[2, 4], unet3d=[2], op=[1], data=[16]), size=64,
                sizes={"test-unet3d": 32, "op:matmul": 256, "data:imagenet": 64}, seq_lens=[64], workers=1, repeats=1,
                target_ci=0.03, min_steps=5, min_seconds=0.3, max_seconds=3.0, warmup=1, device_warmup=1.0, threads=1),
     standard=dict(models=_2022, precisions=["fp32", "fp16"], modes=["train"], batch_sizes=_POW2,
