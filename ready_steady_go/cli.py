@@ -588,12 +588,12 @@ def ready_steady_go_report(
     if not sources: _check_exists(store or DEFAULT_STORE, ", or give sources")  # before anything heavy
     if max_models is not None: check_int(max_models, "--max_models", min=1, max=10**6)  # before anything heavy
     from ready_steady_go.analysis import parse_prices, parse_works
-    from ready_steady_go.report import write_report
+    from ready_steady_go.report import timed_read, write_report
     for v, flag in [(prices, "--prices"), *((v, "--price") for v in price or [])]:  # a FIFO, /dev/zero: never read
         if v is not None and (os.path.lexists(str(v)) or str(v).strip().lower().endswith(".csv")): readable_file(v, flag)
     pr = parse_prices([p for p in [prices, *(price or [])] if p])
     for w, flag in ((train_for, "--train_for"), (infer_for, "--infer_for")): parse_works(w, flag)  # before any work
-    runs = _report_runs(sources, store)
+    runs = timed_read(_report_runs, sources, store)  # says how long it took, where that is long
     page = write_report(runs, out, pr, title, include_unconverged=include_unconverged, only_valid=only_valid,
                         train_for=train_for, infer_for=infer_for, device=device, max_models=max_models)
     print(f"report: {page} ({len(runs):,} runs)")
