@@ -144,6 +144,27 @@ def path_trouble(p:str|Path, # a path where a file or folder is read or written
         return "a loop of symbolic links" if e.errno == errno.ELOOP else f"not reachable ({e.strerror})"
     return special_file(p)
 
+def _check_name_lengths(p:Path, s:str, name:str):
+    "`BadInput` when a part of `p` is longer than the file system takes."
+    try: max_name = os.pathconf(p.anchor or ".", "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError): max_name = 255
+    long = next((c for c in p.parts if len(os.fsencode(c)) > max_name), None)
+    if long is not None:
+        raise BadInput(f"{name} {s[:40]!r}… is too long a name ({len(os.fsencode(long))} bytes): accepted are names "
+                       f"of at most {max_name} bytes")
+
+def _check_place(p:Path, s:str, name:str, folder:bool):
+    "`BadInput` when `p` is a special file, the wrong kind of thing, or under a file."
+    if what := path_trouble(p):
+        raise BadInput(f"{name} {s!r} is {what}: accepted is a {'folder' if folder else 'regular file'}")
+    if p.exists():
+        if folder and not p.is_dir(): raise BadInput(f"{name} {s!r} is a file: accepted is a folder (new or existing)")
+        if not folder and p.is_dir(): raise BadInput(f"{name} {s!r} is a folder: accepted is a file name")
+        return
+    up = next((q for q in [*p.parents, *p.absolute().parents] if q.exists()), None)
+    if up is not None and not up.is_dir():
+        raise BadInput(f"{name} {s!r} is under {str(up)!r}, which is a file: accepted is a path in a folder")
+
 def check_path(value, # the path given
                name:str, # how the user knows it, e.g. `--out`
                folder:bool=False, # a folder (True) or a file (False) will be written there
@@ -152,23 +173,8 @@ def check_path(value, # the path given
     s = str(value) if value is not None else ""
     if not s.strip(): raise BadInput(f"{name} {s!r} is empty: accepted is a {'folder' if folder else 'file'} name")
     p = Path(s).expanduser()
-    try: max_name = os.pathconf(p.anchor or ".", "PC_NAME_MAX")
-    except (OSError, ValueError, AttributeError): max_name = 255
-    long = next((c for c in p.parts if len(os.fsencode(c)) > max_name), None)
-    if long is not None:
-        raise BadInput(f"{name} {s[:40]!r}… is too long a name ({len(os.fsencode(long))} bytes): accepted are names "
-                       f"of at most {max_name} bytes")
-    try:
-        if what := path_trouble(p):
-            raise BadInput(f"{name} {s!r} is {what}: accepted is a {'folder' if folder else 'regular file'}")
-        if p.exists():
-            if folder and not p.is_dir(): raise BadInput(f"{name} {s!r} is a file: accepted is a folder (new or "
-                                                         "existing)")
-            if not folder and p.is_dir(): raise BadInput(f"{name} {s!r} is a folder: accepted is a file name")
-            return p
-        up = next((q for q in [*p.parents, *p.absolute().parents] if q.exists()), None)
-        if up is not None and not up.is_dir(): raise BadInput(f"{name} {s!r} is under {str(up)!r}, which is a file: "
-                                                              "accepted is a path in a folder")
+    _check_name_lengths(p, s, name)
+    try: _check_place(p, s, name, folder)
     except OSError as e: raise BadInput(f"{name} {s[:80]!r} cannot be used ({first_line(e)})") from None
     return p
 
@@ -233,24 +239,24 @@ def check_device_name(device:str, # what was given: `auto`, `cpu`, `mps`, `cuda`
         raise BadInput(f"unknown device {device!r}: accepted are auto, cpu, mps, cuda, cuda:N")
     return m[1], m[2]
 
+def _cuda_device(device, idx) -> torch.device:
+    "CUDA device `idx` (default 0), or `BadInput` when there is no such GPU here."
+    if not torch.cuda.is_available():
+        raise BadInput(f"device {device!r} asked for, but no CUDA GPU is available here: use --device cpu or auto")
+    n, i = torch.cuda.device_count(), int(idx or 0)
+    if i >= n:
+        raise BadInput(f"device {device!r} asked for, but this machine has {n} CUDA device(s): cuda:0 to cuda:{n-1}")
+    return torch.device("cuda", i)
+
 def pick_device(device:str|torch.device="auto", # `auto`, `cpu`, `mps`, `cuda` or `cuda:N`
                ) -> torch.device:
     "The device to measure on: `auto` picks CUDA, else MPS, else CPU. Anything absent is refused."
-    if isinstance(device, torch.device): device = str(device)
-    d = str(device).strip().lower()
-    if d == "auto":
+    device = str(device)  # a torch.device too
+    if device.strip().lower() == "auto":
         if torch.cuda.is_available(): return torch.device("cuda", 0)
         return torch.device("mps" if mps_available() else "cpu")
     kind, idx = check_device_name(device)
-    if kind == "cuda":
-        if not torch.cuda.is_available():
-            raise BadInput(f"device {device!r} asked for, but no CUDA GPU is available here: "
-                           "use --device cpu or auto")
-        n, i = torch.cuda.device_count(), int(idx or 0)
-        if i >= n:
-            raise BadInput(f"device {device!r} asked for, but this machine has {n} CUDA device(s): "
-                           f"cuda:0 to cuda:{n-1}")
-        return torch.device("cuda", i)
+    if kind == "cuda": return _cuda_device(device, idx)
     if kind == "mps" and not mps_available():
         raise BadInput(f"device {device!r} asked for, but Apple's MPS backend is not available here: "
                        "use --device cpu or auto")

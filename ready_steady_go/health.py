@@ -66,9 +66,11 @@ _MATMUL_WHY = ("healthy band ≥60% of the datasheet peak: the peak assumes the 
 def _matmul_row(device_name, p, got):
     peak = peak_flops(device_name, p)
     if peak is None:
-        return check_row(f"matmul {p}", got, "TFLOP/s", verdict="skipped", note=f"no datasheet peak for {device_name} at {p}")
-    return check_row(f"matmul {p}", got, "TFLOP/s", peak / 1e12, f"datasheet ({_MATMUL_WHY})",
-                     banded(got / (peak / 1e12), *MATMUL_BAND), f"{100 * got / (peak / 1e12):.0f}% of the datasheet peak")
+        return check_row(f"matmul {p}", got, "TFLOP/s", verdict="skipped",
+                         note=f"no datasheet peak for {device_name} at {p}")
+    tf = peak / 1e12
+    return check_row(f"matmul {p}", got, "TFLOP/s", tf, f"datasheet ({_MATMUL_WHY})", banded(got / tf, *MATMUL_BAND),
+                     f"{100 * got / tf:.0f}% of the datasheet peak")
 
 def judge_matmul(device_name:str,  # the device name as CUDA reports it
                  tflops:dict,      # measured dense matmul TFLOP/s per precision
@@ -151,7 +153,8 @@ def thirds(xs:list) -> tuple:
 
 def _conditions_seen(summary:dict) -> str:
     "The clocks, temperature, power and throttle reasons of a telemetry summary, in words."
-    clk, t, pw, lim = (summary.get(k) for k in ("sm_clock_ratio", "temp_max_c", "power_mean_w", "default_power_limit_w"))
+    keys = ("sm_clock_ratio", "temp_max_c", "power_mean_w", "default_power_limit_w")
+    clk, t, pw, lim = (summary.get(k) for k in keys)
     reasons = f"reasons: {', '.join(summary['throttle'])}" if summary.get("throttle") else ""
     parts = (clk and f"SM clock {100 * clk:.0f}% of max", t and f"max {t:.0f} °C",
              pw and lim and f"power {pw:.0f} W of {lim:.0f} W default", reasons)
@@ -221,8 +224,8 @@ def _ecc_row(s):
     if all(s.get(k) is None for k in _ECC): return skipped("ECC errors, retired pages", "not readable")
     bad = {k: s.get(k) for k in _ECC if s.get(k)}
     note = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in bad.items())
-    return check_row("ECC errors, retired pages", sum(bad.values()), "", 0,
-                     "NVML (volatile uncorrected ECC, retired pages, pending row remaps)", "flagged" if bad else "ok", note)
+    src = "NVML (volatile uncorrected ECC, retired pages, pending row remaps)"
+    return check_row("ECC errors, retired pages", sum(bad.values()), "", 0, src, "flagged" if bad else "ok", note)
 
 def _driver_row(s):
     return check_row("driver", None, "", None, "", "ok" if s.get("driver") else "skipped",

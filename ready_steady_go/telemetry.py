@@ -113,26 +113,36 @@ def _rapl_joules(readings:list) -> float:
             total += e1 - e0 if e1 >= e0 else e1 + top - e0
     return total / 1e6
 
+def _counter_energy(s:list, notes:list) -> dict|None:
+    "Energy from NVML's total-energy counter, or None (and why, in `notes`)."
+    e = [o["energy_mj"] for o in s if o.get("energy_mj") is not None]
+    if len(e) < 2: return None
+    if e[0] > 0 and e[-1] > e[0]:
+        return dict(energy_j=(e[-1] - e[0]) / 1e3, energy_source="nvml-counter", energy_note=None)
+    notes.append("NVML energy counter " + ("read 0" if min(e[0], e[-1]) <= 0 else
+                                           "went backwards" if e[-1] < e[0] else "did not move"))
+
+def _power_energy(s:list, notes:list) -> dict|None:
+    "Energy from sampled power, integrated by the trapezoid rule, or None."
+    p = [(o["t"], o["power_w"]) for o in s if o.get("power_w") is not None and o.get("t") is not None]
+    if len(p) < 2 or p[-1][0] <= p[0][0]: return None
+    j = sum((t1 - t0) * (w0 + w1) / 2 for (t0, w0), (t1, w1) in zip(p, p[1:]))
+    note = "; ".join(notes + ["integrated sampled power"]) if notes else None
+    return dict(energy_j=j, energy_source="nvml-power", energy_note=note)
+
+def _rapl_energy(s:list, notes:list) -> dict|None:
+    "Energy from the CPU's RAPL counters, or None (and why, in `notes`)."
+    r = [o["rapl_uj"] for o in s if o.get("rapl_uj")]
+    if len(r) < 2: return None
+    if (j := _rapl_joules(r)) > 0: return dict(energy_j=j, energy_source="rapl", energy_note=None)
+    notes.append("RAPL counters did not move")
+
 def window_energy(samples:list, # readings of one window, in time order
                  ) -> dict:
     "`energy_j`, `energy_source` (one of `ENERGY_SOURCES`) and `energy_note` for the window."
     s, notes = [o for o in samples if o], []
-    e = [o["energy_mj"] for o in s if o.get("energy_mj") is not None]
-    if len(e) > 1:
-        if e[0] > 0 and e[-1] > e[0]:
-            return dict(energy_j=(e[-1] - e[0]) / 1e3, energy_source="nvml-counter", energy_note=None)
-        why = "read 0" if min(e[0], e[-1]) <= 0 else "went backwards" if e[-1] < e[0] else "did not move"
-        notes.append("NVML energy counter " + why)
-    p = [(o["t"], o["power_w"]) for o in s if o.get("power_w") is not None and o.get("t") is not None]
-    if len(p) > 1 and p[-1][0] > p[0][0]:
-        j = sum((t1 - t0) * (w0 + w1) / 2 for (t0, w0), (t1, w1) in zip(p, p[1:]))
-        note = "; ".join(notes + ["integrated sampled power"]) if notes else None
-        return dict(energy_j=j, energy_source="nvml-power", energy_note=note)
-    r = [o["rapl_uj"] for o in s if o.get("rapl_uj")]
-    if len(r) > 1:
-        j = _rapl_joules(r)
-        if j > 0: return dict(energy_j=j, energy_source="rapl", energy_note=None)
-        notes.append("RAPL counters did not move")
+    for source in (_counter_energy, _power_energy, _rapl_energy):
+        if (e := source(s, notes)) is not None: return e
     return dict(energy_j=None, energy_source="none", energy_note="; ".join(notes) or None)
 
 # %% ../nbs/01b_telemetry.ipynb #1f063e68
@@ -313,6 +323,22 @@ def _apple_details(run=subprocess.run) -> dict:
     except Exception: pass
     return dict(mps_gpu_cores=cores, mps_memory_gb=mem)
 
+def _nvidia_details(dev:torch.device, n, p) -> dict:
+    "SM count, clocks, power limits, UUID and PCIe link of a CUDA device, as far as NVML and CUDA tell them."
+    d, h = dict(sm_count=getattr(p, "multi_processor_count", None)), _try(nvml_handle, dev, n, p)
+    if h is not None:
+        mw = lambda v: None if v is None else v / 1e3
+        d.update(max_sm_clock_mhz=_try(n.nvmlDeviceGetMaxClockInfo, h, n.NVML_CLOCK_SM),
+                 power_limit_w=mw(_try(n.nvmlDeviceGetEnforcedPowerLimit, h)),
+                 default_power_limit_w=mw(_try(n.nvmlDeviceGetPowerManagementDefaultLimit, h)),
+                 gpu_uuid=_try(n.nvmlDeviceGetUUID, h),
+                 pcie_gen=_try(n.nvmlDeviceGetCurrPcieLinkGeneration, h),
+                 pcie_width=_try(n.nvmlDeviceGetCurrPcieLinkWidth, h),
+                 pcie_gen_max=_try(n.nvmlDeviceGetMaxPcieLinkGeneration, h),
+                 pcie_width_max=_try(n.nvmlDeviceGetMaxPcieLinkWidth, h))
+    d["gpu_uuid"] = d.get("gpu_uuid") or (str(p.uuid) if getattr(p, "uuid", None) else None)
+    return d
+
 def device_details(dev:torch.device|str,  # the device the runs use
                    nvml=None, props=None, # injectable NVML module and CUDA properties (tests)
                    environ=None,          # the environment to read the allow-list from (default `os.environ`)
@@ -323,19 +349,6 @@ def device_details(dev:torch.device|str,  # the device the runs use
     d = dict.fromkeys(DETAIL_KEYS); d["env_vars"] = {k: env.get(k) for k in ENV_ALLOW}
     if dev.type == "cuda":
         p = props if props is not None else torch.cuda.get_device_properties(dev)
-        d["sm_count"] = getattr(p, "multi_processor_count", None)
-        n = nvml or pynvml
-        h = _try(nvml_handle, dev, n, p)
-        if h is not None:
-            mw = lambda v: None if v is None else v / 1e3
-            d.update(max_sm_clock_mhz=_try(n.nvmlDeviceGetMaxClockInfo, h, n.NVML_CLOCK_SM),
-                     power_limit_w=mw(_try(n.nvmlDeviceGetEnforcedPowerLimit, h)),
-                     default_power_limit_w=mw(_try(n.nvmlDeviceGetPowerManagementDefaultLimit, h)),
-                     gpu_uuid=_try(n.nvmlDeviceGetUUID, h),
-                     pcie_gen=_try(n.nvmlDeviceGetCurrPcieLinkGeneration, h),
-                     pcie_width=_try(n.nvmlDeviceGetCurrPcieLinkWidth, h),
-                     pcie_gen_max=_try(n.nvmlDeviceGetMaxPcieLinkGeneration, h),
-                     pcie_width_max=_try(n.nvmlDeviceGetMaxPcieLinkWidth, h))
-        d["gpu_uuid"] = d["gpu_uuid"] or (str(p.uuid) if getattr(p, "uuid", None) else None)
+        d.update(_nvidia_details(dev, nvml or pynvml, p))
     elif dev.type == "mps" and sys.platform == "darwin": d.update(_apple_details(run))
     return d
