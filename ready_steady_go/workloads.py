@@ -649,6 +649,19 @@ class ImagePipeline(Workload):
 # %% ../nbs/01_workloads.ipynb #f03c3c12
 _FAMILIES = dict(image=TimmClassifier, lm=LanguageModel, unet3d=UNet3D, op=MicroOp, data=ImagePipeline)
 
+def _mismatch(workload, model, kind) -> BadInput:
+    return BadInput(f"--workload {workload} does not match --model {model}, whose family is {kind}: "
+                    f"give --workload {kind} or leave it out")
+
+def _new_workload(model:str, kind:str, size, seq_len, kw) -> Workload:
+    "A fresh workload of family `kind`, refusing the settings that do not apply to it."
+    if kind == "lm":
+        if size is not None: raise BadInput(f"size {size!r} does not apply to the language model {model}: give seq_len")
+        return LanguageModel(model, seq_len, **kw)
+    if seq_len is not None: raise BadInput(f"seq_len {seq_len!r} applies to language models, not to {model} ({kind})")
+    if kind != "unet3d" and isinstance(size, str) and size.strip().isdigit(): size = int(size)  # from the command line
+    return _FAMILIES[kind](model, size, **kw)
+
 def get_workload(model:str|Workload,      # a model name (`resnet50`, `gpt2`, `unet3d`, `op:matmul`, `data:imagenet`) or a ready workload
                  size:int|str|None=None,  # image side, 3D patch (`64`, `32x128x128`), op size or crop side (default: the model's)
                  seq_len:int|None=None,   # tokens per sequence (language models)
@@ -656,26 +669,13 @@ def get_workload(model:str|Workload,      # a model name (`resnet50`, `gpt2`, `u
                  **kw,                    # family options: `sliding_window`, `volume` (unet3d), `workers` (data)
                 ) -> Workload:
     "The workload for `model`."
-    if workload is not None:
-        want = kind_of(str(workload).strip().lower())
-        if want not in KINDS: raise BadInput(f"unknown workload {workload!r}: accepted are {', '.join(KINDS)}")
+    want = None if workload is None else kind_of(str(workload).strip().lower())
+    if want is not None and want not in KINDS:
+        raise BadInput(f"unknown workload {workload!r}: accepted are {', '.join(KINDS)}")
     if isinstance(model, Workload): wl = model
     else:
         kind = _family(check_model(model))
-        if workload is not None and want != kind: raise BadInput(f"--workload {workload} does not match --model "
-                                                                 f"{model}, whose family is {kind}: give --workload "
-                                                                 f"{kind} or leave it out")
-        if kind == "lm":
-            if size is not None: raise BadInput(f"size {size!r} does not apply to the language model {model}: give "
-                                                "seq_len")
-            wl = LanguageModel(model, seq_len, **kw)
-        else:
-            if seq_len is not None: raise BadInput(f"seq_len {seq_len!r} applies to language models, not to {model} "
-                                                   f"({kind})")
-            # from the command line
-            if kind != "unet3d" and isinstance(size, str) and size.strip().isdigit(): size = int(size)
-            wl = _FAMILIES[kind](model, size, **kw)
-    if workload is not None and want != wl.kind: raise BadInput(f"--workload {workload} does not match --model "
-                                                                f"{wl.model}, whose family is {wl.kind}: give "
-                                                                f"--workload {wl.kind} or leave it out")
+        if want is not None and want != kind: raise _mismatch(workload, model, kind)
+        wl = _new_workload(model, kind, size, seq_len, kw)
+    if want is not None and want != wl.kind: raise _mismatch(workload, wl.model, wl.kind)
     return wl
