@@ -428,23 +428,27 @@ def _version(dist:str) -> str|None:
     try: return importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError: return None
 
+def _software() -> dict:
+    "The versions of what runs the measurement, and the host's CPU and threads."
+    cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
+    return dict(cuda=torch.version.cuda, cudnn=cudnn, torch=torch.__version__, timm=timm.__version__,
+                python=platform.python_version(), platform=platform.platform(), cpu=cpu_name(), cpu_count=os.cpu_count(),
+                torch_threads=torch.get_num_threads(), transformers=_version("transformers"), monai=_version("monai"))
+
+def _device_fingerprint(dev:torch.device) -> dict:
+    "The device's name, compute capability, memory and count, and the NVIDIA driver, for a CUDA device."
+    if dev.type != "cuda": return dict(device_name=cpu_name(), device_capability=None, device_mem_gb=None,
+                                       device_count=1, driver=None)
+    p = torch.cuda.get_device_properties(dev)
+    return dict(device_name=p.name, device_capability=f"{p.major}.{p.minor}",
+                device_mem_gb=round(p.total_memory / 2**30, 2), device_count=torch.cuda.device_count(),
+                driver=nvidia_driver())
+
 def fingerprint(device:str|torch.device="auto", # the device the runs use
                ) -> dict:
     "The hardware and software a measurement was taken on: plain values, safe to publish."
     dev = pick_device(device)
-    fp = dict(device_type=dev.type, device_name=None, device_capability=None, device_mem_gb=None,
-              device_count=torch.cuda.device_count() if dev.type == "cuda" else 1, driver=None,
-              cuda=torch.version.cuda,
-              cudnn=torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None,
-              torch=torch.__version__, timm=timm.__version__, python=platform.python_version(),
-              platform=platform.platform(), cpu=cpu_name(), cpu_count=os.cpu_count(),
-              torch_threads=torch.get_num_threads(), transformers=_version("transformers"), monai=_version("monai"))
-    if dev.type == "cuda":
-        p = torch.cuda.get_device_properties(dev)
-        fp.update(device_name=p.name, device_capability=f"{p.major}.{p.minor}",
-                  device_mem_gb=round(p.total_memory / 2**30, 2), driver=nvidia_driver())
-    elif dev.type == "mps": fp.update(device_name=cpu_name())
-    else: fp.update(device_name=cpu_name())
+    fp = dict(device_type=dev.type, **_device_fingerprint(dev), **_software())
     # a later module (torch, NVML): imported only when a fingerprint is taken
     from ready_steady_go.telemetry import device_details
     d = device_details(dev)
