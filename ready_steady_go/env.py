@@ -385,19 +385,23 @@ def check_unlocked(store:str|Path, # the store a sweep would measure into
 
 # %% ../nbs/00_env.ipynb #cb6235ea
 @lru_cache(None)
+def _linux_cpu_name() -> str|None:
+    "The model name `/proc/cpuinfo` gives."
+    keys = ("model name", "hardware", "cpu model")
+    with open("/proc/cpuinfo") as f:
+        return next((l.split(":", 1)[1].strip() for l in f if l.lower().startswith(keys)), None)
+
+def _mac_cpu_name() -> str|None:
+    "The brand string `sysctl` gives."
+    return subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True,
+                          timeout=5).stdout.strip() or None
+
 def cpu_name() -> str:
     "The host CPU's model name."
-    try:
-        if sys.platform.startswith("linux"):
-            with open("/proc/cpuinfo") as f:
-                for line in f:
-                    if line.lower().startswith(("model name", "hardware", "cpu model")):
-                        return line.split(":", 1)[1].strip()
-        if sys.platform == "darwin":
-            return subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"],
-                                  capture_output=True, text=True, timeout=5).stdout.strip()
-    except Exception: pass
-    return platform.processor() or platform.machine() or "unknown CPU"
+    read = _linux_cpu_name if sys.platform.startswith("linux") else _mac_cpu_name if sys.platform == "darwin" else None
+    try: name = read and read()
+    except Exception: name = None
+    return name or platform.processor() or platform.machine() or "unknown CPU"
 
 # %% ../nbs/00_env.ipynb #8cd3d60f
 @lru_cache(None)
@@ -432,8 +436,9 @@ def _software() -> dict:
     "The versions of what runs the measurement, and the host's CPU and threads."
     cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
     return dict(cuda=torch.version.cuda, cudnn=cudnn, torch=torch.__version__, timm=timm.__version__,
-                python=platform.python_version(), platform=platform.platform(), cpu=cpu_name(), cpu_count=os.cpu_count(),
-                torch_threads=torch.get_num_threads(), transformers=_version("transformers"), monai=_version("monai"))
+                python=platform.python_version(), platform=platform.platform(), cpu=cpu_name(),
+                cpu_count=os.cpu_count(), torch_threads=torch.get_num_threads(),
+                transformers=_version("transformers"), monai=_version("monai"))
 
 def _device_fingerprint(dev:torch.device) -> dict:
     "The device's name, compute capability, memory and count, and the NVIDIA driver, for a CUDA device."

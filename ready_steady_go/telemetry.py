@@ -49,26 +49,32 @@ def _others(o:dict) -> tuple:
     others = tuple(sorted(pids - {o.get("pid")}))
     return (len(others) if o.get("pid") in pids else len(pids) - 1), others
 
+def _clock_summary(col) -> dict:
+    "The median SM clock, the maximum and boost clocks, their ratio, and the median memory clock."
+    sm, mx, boost = col("sm_clock_mhz"), col("max_sm_clock_mhz"), col("boost_sm_clock_mhz")
+    med, top = (statistics.median(sm) if sm else None), (max(boost or mx) if boost or mx else None)
+    mem = col("mem_clock_mhz")
+    return dict(sm_clock_mhz=med, max_sm_clock_mhz=max(mx, default=None), boost_sm_clock_mhz=max(boost, default=None),
+                sm_clock_ratio=med / top if med and top else None,  # of the customer boost clock, where NVML has one
+                mem_clock_mhz=statistics.median(mem) if mem else None)
+
+def _power_summary(col) -> dict:
+    "The hottest temperature, mean power and utilisation, and the lowest and default power limits."
+    mean = lambda k: statistics.fmean(v) if (v := col(k)) else None
+    return dict(temp_max_c=max(col("temp_c"), default=None), power_mean_w=mean("power_w"),
+                power_limit_w=min(col("power_limit_w"), default=None),
+                default_power_limit_w=max(col("default_power_limit_w"), default=None), util_mean=mean("util_gpu"))
+
 def summarise(samples:list, # readings of one window (dicts; None for a failed read)
              ) -> dict:
     "The window's clocks, temperature, power, throttle reasons and other processes (all keys of `SUMMARY_KEYS`)."
     s = [o for o in samples if o]
     col = lambda k: [o[k] for o in s if o.get(k) is not None]
-    sm, mx, boost, ts = col("sm_clock_mhz"), col("max_sm_clock_mhz"), col("boost_sm_clock_mhz"), col("t")
-    med, top = (statistics.median(sm) if sm else None), (max(boost or mx) if boost or mx else None)
-    masks = col("reasons")
+    ts, masks, others = col("t"), col("reasons"), [_others(o) for o in s]
     seen = Counter(n for m in masks for n in reason_names(m))
-    others = [_others(o) for o in s]
-    med_or = lambda k: statistics.median(v) if (v := col(k)) else None
-    return dict(n_samples=len(s), seconds=(ts[-1] - ts[0]) if len(ts) > 1 else None,
-                sm_clock_mhz=med, max_sm_clock_mhz=max(mx, default=None), boost_sm_clock_mhz=max(boost, default=None),
-                sm_clock_ratio=med / top if med and top else None,  # of the customer boost clock, where NVML has one
-                mem_clock_mhz=med_or("mem_clock_mhz"), temp_max_c=max(col("temp_c"), default=None),
-                power_mean_w=statistics.fmean(col("power_w")) if col("power_w") else None,
-                power_limit_w=min(col("power_limit_w"), default=None),
-                default_power_limit_w=max(col("default_power_limit_w"), default=None),
-                util_mean=statistics.fmean(col("util_gpu")) if col("util_gpu") else None,
-                throttle=sorted(seen), throttle_share={n: c / len(masks) for n, c in sorted(seen.items())},
+    return dict(n_samples=len(s), seconds=(ts[-1] - ts[0]) if len(ts) > 1 else None, **_clock_summary(col),
+                **_power_summary(col), throttle=sorted(seen),
+                throttle_share={n: c / len(masks) for n, c in sorted(seen.items())},
                 other_processes=max((n for n, _ in others), default=0),
                 other_pids=sorted({p for _, ps in others for p in ps}))
 
