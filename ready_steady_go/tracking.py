@@ -169,9 +169,9 @@ def left_on_disk(run, # a W&B run that did not finish
                 ) -> str:
     "What is kept of a W&B run its server did not take, and how to send it later."
     folder = getattr(run, "sync_dir", None)
-    where = f"its W&B folder {folder} is on disk" if folder else "its W&B folder is on disk under ./wandb"
-    how = f"`wandb sync {shlex.quote(str(folder))}`" if folder else "`wandb sync` on that folder"
-    return f"W&B did not take the run within {seconds:g} s (its server stopped answering): {where}; send it later with {how}"
+    how = f"`wandb sync {shlex.quote(str(folder))}`" if folder else "`wandb sync` on its folder under ./wandb"
+    return (f"W&B did not take the run within {seconds:g} s (its server stopped answering): its folder is kept; "
+            f"send it later with {how}")
 
 def log_run(run, # the run `start_run` returned
             row:dict, # the finished run record
@@ -207,6 +207,6 @@ def send_run(row:dict, # a finished run record (stored first: W&B is the last th
             ) -> str|None:
     "Send one run record to W&B as a run of its own id: the run's URL (None offline), or W&B's error."
     run = start_run(mode, project=project, entity=entity, name=name, group=group, run_id=row["run_id"])
-    url = getattr(run, "url", None)
+    url = getattr(run, "url", None) if mode.strip().lower() == "online" else None  # offline: a warning, not a URL
     log_run(run, row, history=history)
     return url
