@@ -305,8 +305,13 @@ def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, 
     why = invalid_rows(d[[k for k in COLUMNS if k in d]])
     invalid = {(f"line {i + line0}" if line0 is not None else f"run {d.at[i, 'run_id']}"): w for i, w in why.items()}
     kept, missing = lacking(d.drop(index=list(why)), finished_only, per_run=keymap is not None)
-    l = _finished(kept, finished_only, invalid)
+    l = _finished(_parsed(kept), finished_only, invalid)
     return l._replace(skipped=l.skipped | ({"missing": missing} if missing else {}))
+
+def _parsed(d:pd.DataFrame) -> pd.DataFrame:
+    "Checked rows with their numeric columns parsed once, as `runs_frame` parses them: later steps read numbers."
+    for k in [k for k, t in COLUMNS.items() if t in (int, float) and k in d]: d[k] = pd.to_numeric(d[k], errors="coerce")
+    return d
 
 def _run_ids(df:pd.DataFrame, ids:pd.Series) -> pd.Series:
     "`ids` as text; a row without one gets `row-` and a hash of its content: the same row, the same id, every time."

@@ -542,6 +542,7 @@ def _settle(store, recover:bool) -> list[dict]:
 # %% ../nbs/03_store.ipynb #a71aadd4
 # a formula's first character, behind any quotes already there; a lone `-` (not applicable) is text, not a formula
 _FORMULA = re.compile(r"'*(?:[=+@\t\r]|-(?!$))")
+_FORMULA_STARTS = "'=+@\t\r-"  # the first characters `_FORMULA` can match
 
 def _distinct(s:pd.Series) -> tuple[np.ndarray, np.ndarray]:
     "`(codes, values)` of a column's distinct values (-1: missing); every cell its own where one is unhashable (a dict)."
@@ -549,18 +550,26 @@ def _distinct(s:pd.Series) -> tuple[np.ndarray, np.ndarray]:
     except TypeError: return np.arange(len(s)), s.to_numpy(dtype=object)
     return codes, np.asarray(u, dtype=object)
 
-def _map_text(df:pd.DataFrame, f) -> pd.DataFrame:
-    "`df` with `f` applied to every text cell, once per distinct value of a column; only changed columns are replaced."
+def _mapped(s:pd.Series, f, starts:str) -> np.ndarray|None:
+    "Column `s` with `f` applied to its cells that begin with one of `starts`, once per distinct value; None if unchanged."
+    col = s.to_numpy(dtype=object)
+    may = np.flatnonzero(np.isin(col.astype("U1"), list(starts)))  # a C loop over the first characters
+    if not len(may): return None
+    codes, u = _distinct(pd.Series(col[may], dtype=object))
+    new = np.empty(len(u), dtype=object)
+    for i, x in enumerate(u): new[i] = f(x)
+    if all(a is b for a, b in zip(u, new)): return None  # `f` made nothing new
+    col = col.copy()
+    col[may] = new[codes]
+    return col
+
+def _map_text(df:pd.DataFrame, f, starts:str) -> pd.DataFrame:
+    "`df` with `f` applied to every text cell that begins with one of `starts` (`f` keeps the others as they are)."
     text = [k for k, t in df.dtypes.items() if t == object or pd.api.types.is_string_dtype(t)]
-    if not text or not len(df): return df
     out = None
-    for k in text:
-        codes, u = _distinct(df[k])  # missing values (-1) stay as they are
-        new = np.empty(len(u), dtype=object)
-        for i, x in enumerate(u): new[i] = f(x)
-        if all(a is b for a, b in zip(u, new)): continue  # `f` made nothing new
-        col = df[k].to_numpy(dtype=object).copy()
-        col[codes >= 0] = new[codes[codes >= 0]]
+    for k in text if len(df) else []:
+        col = _mapped(df[k], f, starts)
+        if col is None: continue
         out = df.copy() if out is None else out
         out[k] = pd.Series(col, index=df.index, dtype=df[k].dtype)
     return df if out is None else out
@@ -571,12 +580,12 @@ def _unquote(v): return v[1:] if isinstance(v, str) and v[:1] == "'" and _FORMUL
 def spreadsheet_safe(df:pd.DataFrame, # a table about to be written as CSV
                     ) -> pd.DataFrame:
     "`df` with every text cell a spreadsheet would run as a formula quoted with a leading `'` (OWASP)."
-    return _map_text(df, _quote)
+    return _map_text(df, _quote, _FORMULA_STARTS)
 
 def unquote_formulas(df:pd.DataFrame, # a table read from a CSV, text as it came
                     ) -> pd.DataFrame:
     "`df` with the `'` that `spreadsheet_safe` put before a formula taken off again."
-    return _map_text(df, _unquote)
+    return _map_text(df, _unquote, "'")
 
 # %% ../nbs/03_store.ipynb #f49a2fd0
 def export_csv(store:str|Path, # the SQLite file to export
