@@ -21,7 +21,7 @@ from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, FAMILY_NAMES, FAMILY_ORDER
     comparability_note, cost_per, flagged, keyed_once, mode_name, num_text, parse_prices, parse_works, ranking,
     rate_name, ratio_ci, throughput_ci_rel, time_to_train, unused_work)
 from .analysis import _keyed, _model_col, _per_config
-from .store import spreadsheet_safe
+from .store import prune_files, spreadsheet_safe
 from .analysis import best_configs, cost_factors, factor_sentence, run_cost
 from .plots import (plot_average, plot_batch, plot_cost, plot_efficiency, plot_relative,
     plot_scaling, plot_speedup, svg, unit_name)
@@ -286,13 +286,7 @@ class FigureCache:
 
     def prune(self):
         "Remove the least recently used figures until the cache is within its bound."
-        try: fs = [(f.stat().st_mtime, f.stat().st_size, f) for f in self.path.glob("*.svg")]
-        except OSError: return
-        total = sum(s for _, s, _ in fs)
-        for _, s, f in sorted(fs, key=lambda x: x[0]):
-            if total <= self.max_bytes: break
-            try: f.unlink(); total -= s
-            except OSError: pass
+        prune_files(self.path, "*.svg", self.max_bytes / 2**20)
 
 # %% ../nbs/08_report.ipynb #383a6e8a
 _JOBS = None  # the figure jobs, for the forked workers
