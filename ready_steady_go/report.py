@@ -1157,7 +1157,7 @@ def _html(pg:_Page) -> str:
             + "\n</body></html>\n")
 
 # %% ../nbs/08_report.ipynb #2d7f5df5
-from .analysis import clean_device_name
+from .analysis import clean_device_name, clean_device_names
 from .health import fleet_outliers, outlier_sentence, read_checks
 
 # %% ../nbs/08_report.ipynb #0312b9d5
@@ -1165,7 +1165,7 @@ _RATES = ("TFLOP/s", "GB/s", "images/s")  # check lines whose values a fleet can
 
 def _fleets(runs:pd.DataFrame, checks:pd.DataFrame) -> pd.DataFrame:
     "Each machine against its peers: over the runs (per model, precision, mode, batch size) and the checks' rates."
-    named = lambda d: d.assign(device_name=d["device_name"].map(clean_device_name)) if "device_name" in d else d
+    named = lambda d: d.assign(device_name=clean_device_names(d["device_name"])) if "device_name" in d else d
     r = fleet_outliers(named(runs)).assign(of="runs") if "device_name" in runs else None
     rates = checks[checks["unit"].isin(_RATES)]
     c = fleet_outliers(named(rates), what=("check",), value="measured").assign(of="checks") if len(rates) else None
