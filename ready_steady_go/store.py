@@ -731,7 +731,8 @@ def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str]:
 
 def _refused_values(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str]:
     "`_refused` of the values `s`."
-    strs = s.astype(object).map(lambda v: v.strip() if isinstance(v, str) else v)
+    strs = pd.Series([v.strip() if isinstance(v, str) else v for v in s.to_numpy(dtype=object)], index=s.index,
+                     dtype=object)
     present = strs.notna() & strs.ne("")
     strs = strs[present].astype(str)
     if typ is str:
