@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/report.html.md"""
 
 # %% ../nbs/08_report.ipynb #0648111c
 from __future__ import annotations
-import hashlib, html, multiprocessing as mp, os, re, shutil, sys, tempfile, threading, time, warnings
+import hashlib, html, multiprocessing as mp, os, re, shutil, sys, tempfile, time, warnings
 from functools import cached_property, lru_cache, partial
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -21,7 +21,7 @@ from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, FAMILY_NAMES, FAMILY_ORDER
     comparability_note, cost_per, flagged, keyed_once, mode_name, num_text, parse_prices, parse_works, ranking,
     rate_name, ratio_ci, throughput_ci_rel, time_to_train, unused_work)
 from .analysis import _keyed, _model_col, _per_config
-from .store import prune_files, spreadsheet_safe
+from .store import can_fork, prune_files, spreadsheet_safe
 from .analysis import best_configs, cost_factors, factor_sentence, run_cost
 from .plots import (plot_average, plot_batch, plot_cost, plot_efficiency, plot_relative,
     plot_scaling, plot_speedup, svg, unit_name)
@@ -300,9 +300,7 @@ def _draw(jobs:list, workers:int|None) -> list[str]:
     global _JOBS
     n = min(len(jobs), workers or _cpus())
     with gc_paused():
-        # fork only a process with no other thread (one could hold a lock the children would wait on forever)
-        alone = not mp.current_process().daemon and threading.active_count() == 1
-        if n > 1 and "fork" in mp.get_all_start_methods() and alone:
+        if n > 1 and can_fork():
             _JOBS = jobs
             try:
                 with mp.get_context("fork").Pool(n) as pool: return pool.map(_job_svg, range(len(jobs)), chunksize=1)

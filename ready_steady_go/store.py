@@ -6,7 +6,9 @@ Docs: https://xl0.github.io/ready-steady-go/store.html.md"""
 
 # %% ../nbs/03_store.ipynb #7b58a1f6
 from __future__ import annotations
-import contextlib, csv as _csv, hashlib, json, math, os, pickle, re, secrets, shutil, socket, sqlite3, stat, sys, tempfile, time, warnings
+import contextlib, csv as _csv, hashlib, json, math, os, pickle, re, secrets, shutil, socket, sqlite3, stat, sys, tempfile
+import threading, time, warnings
+import multiprocessing as mp
 from pathlib import Path
 
 import numpy as np
@@ -332,6 +334,17 @@ def _save_snapshot(f:Path, last:int, df:pd.DataFrame):
         with contextlib.suppress(OSError): tmp.unlink(missing_ok=True)
     prune_files(f.parent, "*.pkl", float(os.environ.get("RSG_RUNS_CACHE_MB") or 2048))
 
+def can_fork() -> bool:
+    "Whether this process may fork a worker: the platform forks, and no other thread holds a lock the child would wait on."
+    return "fork" in mp.get_all_start_methods() and not mp.current_process().daemon and threading.active_count() == 1
+
+def _keep_snapshot(f:Path, last:int, df:pd.DataFrame):
+    "`_save_snapshot` in a forked process where that is safe, the reader going on meanwhile (joined at exit); else here."
+    if can_fork():
+        try: mp.get_context("fork").Process(target=_save_snapshot, args=(f, last, df)).start(); return
+        except OSError: pass  # no process to spare
+    _save_snapshot(f, last, df)
+
 def prune_files(folder:Path, # a cache folder
                 pattern:str, # the files it keeps (`*.svg`)
                 max_mb:float, # its bound
@@ -399,7 +412,7 @@ def _snapshotted(con:sqlite3.Connection, p:Path, names:list[str], cols:dict) -> 
     last, old = _load_snapshot(f, con) if f else (0, None)
     new, end = _fetch(con, names, cols, " WHERE rowid > ?", [last])
     df = new if old is None else _appended(old, new, cols)
-    if f and len(df) >= SNAPSHOT_ROWS and 10 * len(new) >= len(df): _save_snapshot(f, end, df)
+    if f and len(df) >= SNAPSHOT_ROWS and 10 * len(new) >= len(df): _keep_snapshot(f, end, df)
     return df
 
 def _appended(old:pd.DataFrame, new:pd.DataFrame, cols:dict) -> pd.DataFrame:
