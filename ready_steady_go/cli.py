@@ -21,7 +21,8 @@ from .env import (NUMBERS, BadInput, TrackingError, check_choice, check_int, che
 from .env import check_device_name, check_unlocked, visible
 # light: no torch, no pandas
 from .schema import (COMPILE_MODES, MODES, OPTIMIZERS, PRECISIONS, WEIGHTS, DEFAULT_STORE, ENGINE_DEFAULTS, POINT_FIELDS, PRESETS, STATUSES, WANDB_MODES, Point,
-                                    params_of, settings_of, sweep_params, sweep_signature)
+                                    params_of, settings_of, sweep_params, sweep_signature,
+                                    check_rdzv_id, torchrun_options)
 
 # %% auto #0
 __all__ = ['NOT_FLAGS', 'rsg_main', 'sweep_main', 'import_main', 'export_main', 'report_main', 'check_main', 'console_script',
@@ -295,6 +296,7 @@ def _check_flags(f:_Flags) -> dict:
                   run_number=f.run_number, seq_len=f.seq_len, global_bs=f.global_bs, nnodes=f.nnodes,
                   node_rank=f.node_rank)
     if f.rdzv_endpoint is not None: _check_endpoint(f.rdzv_endpoint)
+    check_rdzv_id(f.rdzv_id, f.rdzv_endpoint)
     _check_words(f)
     _check_prefixed(f.model)
     f.size = _size(f.size, f.model)
@@ -306,12 +308,13 @@ def _check_flags(f:_Flags) -> dict:
 
 def _world(f:_Flags) -> int:
     "The world size the torchrun flags ask for (1 without them), checked before anything is written."
-    asked = f.nproc_per_node, f.nnodes, f.node_rank, f.master_port, f.master_addr, f.rdzv_endpoint
-    if asked == (1, 1, 0, None, None, None): return 1
+    asked = f.nproc_per_node, f.nnodes, f.node_rank, f.master_port, f.master_addr, f.rdzv_endpoint, f.rdzv_id
+    if asked == (1, 1, 0, None, None, None, None): return 1
     from ready_steady_go.env import pick_device
     from ready_steady_go.launch import check_world
     return check_world(f.nproc_per_node, nnodes=f.nnodes, node_rank=f.node_rank, master_addr=f.master_addr,
-                       master_port=f.master_port, rdzv_endpoint=f.rdzv_endpoint, device_type=pick_device(f.device).type,
+                       master_port=f.master_port, rdzv_endpoint=f.rdzv_endpoint, rdzv_id=f.rdzv_id,
+                       device_type=pick_device(f.device).type,
                        strong_bs=f.bs if f.strong else None)
 
 def _check_outputs(f:_Flags):
@@ -356,9 +359,7 @@ def _measured(f:_Flags, kw:dict, p, peak:float|None, multi:bool):
     "The point measured through `runner.run`: here, or under torchrun as the flags ask (None: rank 0 is elsewhere)."
     from ready_steady_go.runner import run
     if not multi: return run(replace(p, peak_measured=peak))
-    return run(_launch_point(kw, p, peak), "torchrun", nproc_per_node=f.nproc_per_node, nnodes=f.nnodes,
-               node_rank=f.node_rank, master_addr=f.master_addr, master_port=f.master_port,
-               rdzv_endpoint=f.rdzv_endpoint, strong=f.strong)
+    return run(_launch_point(kw, p, peak), "torchrun", **torchrun_options(_point(f)))
 
 def _journal(f:_Flags, p, fp:dict) -> str|None:
     "Store the points earlier runs left killed (`store.recover_killed`), then note this one as started."

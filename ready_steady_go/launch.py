@@ -15,7 +15,7 @@ import torch
 
 from .env import BadInput, check_int
 from .benchmark import Point, check_point
-from .schema import Result
+from .schema import Result, check_rdzv_id
 
 # %% auto #0
 __all__ = ['WORKER', 'LAUNCHER', 'LaunchResult', 'check_world', 'rendezvous_id', 'torchrun_command', 'die_with_parent',
@@ -44,13 +44,14 @@ def _whole(v, name:str, lo:int=1, hi:int|None=None) -> int:
 
 _ENDPOINT = re.compile(r"[\w.-]+(:\d{1,5})?|\[[0-9a-fA-F:]+\](:\d{1,5})?")  # host[:port], an IPv6 host in brackets
 
-def _rendezvous(nnodes:int, master_addr:str|None, rdzv_endpoint:str|None):
-    "`BadInput` unless several machines have one place to meet, given one way."
+def _rendezvous(nnodes:int, master_addr:str|None, rdzv_endpoint:str|None, rdzv_id:str|None=None):
+    "`BadInput` unless several machines have one place to meet, given one way (and one job name there)."
     if master_addr and rdzv_endpoint:
         raise BadInput(f"--master_addr {master_addr!r} and --rdzv_endpoint {rdzv_endpoint!r} both given: "
                        "use one of them")
     if rdzv_endpoint is not None and not _ENDPOINT.fullmatch(str(rdzv_endpoint)):
         raise BadInput(f"--rdzv_endpoint {rdzv_endpoint!r}: accepted is host or host:port")
+    check_rdzv_id(rdzv_id, rdzv_endpoint)
     if nnodes > 1 and not (master_addr or rdzv_endpoint):
         raise BadInput(f"--nnodes {nnodes} needs a rendezvous address: give --master_addr (and --master_port) "
                        "of node 0, or --rdzv_endpoint host:port")
@@ -75,6 +76,7 @@ def check_world(nproc_per_node:int,      # processes on this machine, one per de
                 master_addr:str|None=None, # address of node 0 (static rendezvous)
                 master_port:int|None=None, # its port (default 29500)
                 rdzv_endpoint:str|None=None, # host[:port] of a c10d rendezvous (elastic)
+                rdzv_id:str|None=None,   # the job's id at that rendezvous (default: derived from the settings)
                 device_type:str="cpu",   # cpu, cuda or mps
                 n_devices:int|None=None, # devices on this machine: CUDA GPUs or CPU cores (default: as counted)
                 strong_bs:int|None=None, # with strong scaling: the global batch, to divide evenly between the devices
@@ -83,7 +85,7 @@ def check_world(nproc_per_node:int,      # processes on this machine, one per de
     _whole(nproc_per_node, "nproc_per_node"); _whole(nnodes, "nnodes")
     _whole(node_rank, "node_rank", 0, nnodes - 1)
     if master_port is not None: _whole(master_port, "master_port", 1, 65535)
-    _rendezvous(nnodes, master_addr, rdzv_endpoint)
+    _rendezvous(nnodes, master_addr, rdzv_endpoint, rdzv_id)
     _devices(nproc_per_node, device_type, n_devices)
     world = nproc_per_node * nnodes
     if strong_bs is not None and strong_bs % world:

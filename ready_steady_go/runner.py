@@ -20,7 +20,7 @@ from tqdm import tqdm
 from .env import BadInput, check_int, check_number, first_line
 from .benchmark import (Point, World, benchmark, check_point, measure_point, measured_peak,
                                        warm_up_device, _is_oom)
-from .schema import RUN_FIELDS, Point as SchemaPoint, Result, new_run_id, settings_of
+from .schema import Point as SchemaPoint, Result, new_run_id, settings_of, torchrun_options
 from .store import KILLED
 from .launch import (LAUNCHER, LaunchResult, check_launch, check_world, die_with_parent, launcher,
                                     sigterm_as_interrupt, torchrun_command)
@@ -281,12 +281,12 @@ def launch(point:dict,               # the point: keyword arguments of `benchmar
     "Measure one point with `nproc_per_node` × `nnodes` processes under torchrun; `None` where rank 0 is not."
     p = check_launch(point, nproc_per_node)
     meet = dict(nnodes=nnodes, node_rank=node_rank, master_addr=master_addr, master_port=master_port,
-                rdzv_endpoint=rdzv_endpoint)
+                rdzv_endpoint=rdzv_endpoint, rdzv_id=rdzv_id)
     world = check_world(nproc_per_node, **meet, device_type=p.dev.type, strong_bs=p.bs if strong else None)
     _check_waits(sync_every, timeout=timeout, collective_timeout=collective_timeout, join_timeout=join_timeout)
     kw = _rank_settings(point, p, nproc_per_node, world, nnodes=nnodes, strong=strong, sync_every=sync_every,
                         collective_timeout=float(collective_timeout), device_warmup=device_warmup)
-    cmd = torchrun_command(json.dumps(kw), nproc_per_node, **meet, rdzv_id=rdzv_id, join_timeout=join_timeout)
+    cmd = torchrun_command(json.dumps(kw), nproc_per_node, **meet, join_timeout=join_timeout)
     where, t0 = _waiting(meet, join_timeout), time.monotonic()
     r = _torchrun(cmd, kw["threads"], timeout, lambda status, error: _as_world(failed(p, status, error), kw))
     if where and r is not None and r.status == "error" and "without a result" in (r.error or "") \
@@ -302,7 +302,7 @@ def _where(point) -> tuple:
     if not isinstance(point, SchemaPoint): return point, None, {}
     settings = {k: v for k, v in settings_of(point).items() if not (k == "compile_mode" and v is None)}
     if point.world_size > 1 or point.master_addr or point.rdzv_endpoint:
-        return settings, "torchrun", {k: getattr(point, k) for k in RUN_FIELDS if k != "isolate"}
+        return settings, "torchrun", torchrun_options(point)
     return settings, "isolated" if point.isolate else "inline", {}
 
 def run(point:SchemaPoint|dict|Point, # the point: a `schema.Point`, `benchmark`'s keyword arguments, or a checked one
