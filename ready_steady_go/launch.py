@@ -14,7 +14,7 @@ import psutil
 import torch
 
 from .env import BadInput, check_int
-from .benchmark import Point, check_point
+from .benchmark import CheckedPoint, check_point
 from .schema import Result, check_rdzv_id
 
 # %% auto #0
@@ -232,7 +232,7 @@ _NOT_PER_RANK = dict(op="micro-ops", data="the input pipeline")
 
 def check_launch(point:dict,        # the point: keyword arguments of `benchmark`
                  nproc_per_node:int, # processes on this machine
-                ) -> Point:
+                ) -> CheckedPoint:
     "The point checked by the engine (`check_point`); `BadInput` in one line for what cannot run under torchrun."
     p = check_point(**{**point, "progress": False})
     if (kind := p.workload.kind) in _NOT_PER_RANK:

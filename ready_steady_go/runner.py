@@ -18,9 +18,9 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 from tqdm import tqdm
 
 from .env import BadInput, check_int, check_number, first_line
-from .benchmark import (Point, World, benchmark, check_point, measure_point, measured_peak,
+from .benchmark import (CheckedPoint, World, benchmark, check_point, measure_point, measured_peak,
                                        warm_up_device, _is_oom)
-from .schema import Point as SchemaPoint, Result, new_run_id, settings_of, torchrun_options
+from .schema import Point, Result, new_run_id, settings_of, torchrun_options
 from .store import KILLED
 from .launch import (LAUNCHER, LaunchResult, check_launch, check_world, die_with_parent, launcher,
                                     sigterm_as_interrupt, torchrun_command)
@@ -48,12 +48,12 @@ def answers(out:str) -> tuple[dict|None, list[dict]]:
     return (ok[-1] if ok else None), [json.loads(l[len(FAIL):]) for l in lines if l.startswith(FAIL)]
 
 # %% ../nbs/04c_runner.ipynb #22ff9b37
-def failed(point:dict|Point, # the point: `benchmark`'s keyword arguments, or a checked `Point`
+def failed(point:dict|CheckedPoint, # the point: `benchmark`'s keyword arguments, or a `CheckedPoint`
            status:str,          # error, oom or killed
            error,               # what went wrong: a message or the exception
           ) -> Result:
     "The record of `point` without a measurement: its settings, `status`, and one line of `error`."
-    p = point if isinstance(point, Point) else check_point(**{**point, "progress": False})
+    p = point if isinstance(point, CheckedPoint) else check_point(**{**point, "progress": False})
     res = p.result()
     res.status = status
     res.error = first_line(error, limit=500) if isinstance(error, BaseException) else str(error)[:500]
@@ -245,7 +245,7 @@ def _waiting(meet:dict, join_timeout:float) -> str|None:
     return where
 
 # %% ../nbs/04c_runner.ipynb #bb93871e
-def _rank_settings(point:dict, p:Point, nproc_per_node:int, world:int, **how) -> dict:
+def _rank_settings(point:dict, p:CheckedPoint, nproc_per_node:int, world:int, **how) -> dict:
     "What every rank is given, as JSON: the point as asked, and the world it runs in."
     cuda = p.dev.type == "cuda"
     return dict(point={**point, "progress": False}, device=str(p.dev), bs=p.bs,
@@ -299,13 +299,13 @@ HOWS = ("inline", "isolated", "torchrun")
 
 def _where(point) -> tuple:
     "A `schema.Point` as `benchmark`'s keyword arguments, where it runs, and torchrun's options; others as they are."
-    if not isinstance(point, SchemaPoint): return point, None, {}
+    if not isinstance(point, Point): return point, None, {}
     settings = {k: v for k, v in settings_of(point).items() if not (k == "compile_mode" and v is None)}
     if point.world_size > 1 or point.master_addr or point.rdzv_endpoint:
         return settings, "torchrun", torchrun_options(point)
     return settings, "isolated" if point.isolate else "inline", {}
 
-def run(point:SchemaPoint|dict|Point, # the point: a `schema.Point`, `benchmark`'s keyword arguments, or a checked one
+def run(point:Point|dict|CheckedPoint, # the point: a `schema.Point`, `benchmark`'s keyword arguments, or a checked one
         how:str|None=None, # inline, isolated or torchrun (default: the Point's; else torchrun for several processes)
         **launch_kw,       # torchrun: `launch`'s options (`nproc_per_node`, `nnodes`, `strong`, ...)
        ) -> Result|None:
@@ -318,4 +318,4 @@ def run(point:SchemaPoint|dict|Point, # the point: a `schema.Point`, `benchmark`
     if how == "torchrun": return launch(point, launch_kw.pop("nproc_per_node", 1), **launch_kw)
     if launch_kw: raise BadInput(f"{', '.join(launch_kw)}: options of torchrun, not of a point run {how}")
     if how == "isolated": return isolated(point)
-    return measure_point(point if isinstance(point, Point) else check_point(**point))
+    return measure_point(point if isinstance(point, CheckedPoint) else check_point(**point))
