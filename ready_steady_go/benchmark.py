@@ -31,8 +31,9 @@ from torch.utils._pytree import tree_leaves
 # %% auto #0
 __all__ = ['make_step', 'CudaTimer', 'COMPILE_MODES', 'PEAK_METHOD', 'check_precision', 'precision_flags', 'HostTimer',
            'BlockTimer', 'EventTimer', 'make_timer', 't975', 'RunningStats', 'StopRule', 'step_stats', 'step_history',
-           'flops_per_sample', 'check_settings', 'CheckedPoint', 'check_point', 'World', 'combine', 'measure_point',
-           'benchmark', 'measured_peak', 'warm_up_device', 'measure_matmul_peak', 'memory_estimate', 'check_memory']
+           'flops_per_sample', 'check_settings', 'CheckedPoint', 'check_point', 'World', 'combine', 'peak_devices',
+           'measure_point', 'benchmark', 'measured_peak', 'warm_up_device', 'measure_matmul_peak', 'memory_estimate',
+           'check_memory']
 
 # %% ../nbs/02_benchmark.ipynb #24251695
 _AMP = dict(fp16=torch.float16, bf16=torch.bfloat16)
@@ -522,8 +523,8 @@ def check_point(**kw) -> CheckedPoint:
 # %% ../nbs/02_benchmark.ipynb #66b99f71
 class World:
     "One process: the model as it is, its own stop decision, its own numbers (torchrun's: `runner.TorchrunWorld`)."
-    rank, size = 0, 1
-    def wrap(self, model, mode:str): return model  # DDP for training, under torchrun
+    rank, size, machines = 0, 1, 1  # this process's rank; processes and machines in all
+    def wrapper(self, mode:str): return None      # what wraps the built model (torchrun: DDP for training)
     def step(self, step): return step               # the step as built
     def done(self, rule:StopRule): return rule.done  # the stop decision
     def meet(self): pass                             # all ranks start the timed window together
@@ -545,6 +546,13 @@ def combine(ranks:list[dict], # per rank: `times` (s), `per` (steps per time), a
     es = [r.get("energy_j") for r in ranks]
     out["energy_j"] = None if None in es else sum(es)
     return out
+
+# %% ../nbs/02_benchmark.ipynb #c1e6dce3
+def peak_devices(dev:torch.device, # the device the ranks run on
+                 world:World,      # the processes the point ran in
+                ) -> int:
+    "How many peaks the world's FLOP/s are measured against: a GPU per rank; a CPU per machine (its ranks share it)."
+    return world.size if dev.type == "cuda" else world.machines
 
 # %% ../nbs/02_benchmark.ipynb #71d42f1f
 _TELEMETRY = ("sm_clock_mhz", "max_sm_clock_mhz", "sm_clock_ratio", "temp_max_c", "power_mean_w", "power_limit_w",
@@ -615,22 +623,15 @@ def _fill_telemetry(res:Result, out:dict):
     res.temp_start_c, res.temp_end_c = get(a, "temp_c"), get(b, "temp_c")
     res.energy_source = tele.get("energy_source") or "none"
 
-@contextmanager
-def _wrapped(wl:Workload, wrap):
-    "In the block, `wl` builds its models through `wrap` (the world's DDP, say)."
-    built = wl._model_on
-    wl._model_on = lambda *a: wrap(built(*a))
-    try: yield
-    finally: del wl._model_on
-
 def _step(p:CheckedPoint, world:World):
     "The step of `p` on its device, its model wrapped by `world`."
-    with _wrapped(p.workload, lambda model: world.wrap(model, p.mode)):
-        step = p.workload.make_step(p.dev, p.bs, precision=p.precision, mode=p.mode, optimizer=p.optimizer,
-                                    channels_last=p.channels_last, compile=p.compile_mode if p.compile else False,
-                                    **(dict(fused=True) if p.fused else {}),  # compiled there, this mode, static shapes
-                                    **({"weights": p.weights} if p.weights != "fp32" else {}),
-                                    **({"global_bs": p.global_bs} if p.global_bs else {}))
+    wrap = world.wrapper(p.mode)
+    step = p.workload.make_step(p.dev, p.bs, precision=p.precision, mode=p.mode, optimizer=p.optimizer,
+                                channels_last=p.channels_last, compile=p.compile_mode if p.compile else False,
+                                **(dict(fused=True) if p.fused else {}),  # compiled there, this mode, static shapes
+                                **({"weights": p.weights} if p.weights != "fp32" else {}),
+                                **({"global_bs": p.global_bs} if p.global_bs else {}),
+                                **({"wrap": wrap} if wrap else {}))  # op and data: no model to wrap
     return world.step(step)
 
 def _measure(res:Result, p:CheckedPoint, world:World):
@@ -643,7 +644,7 @@ def _measure(res:Result, p:CheckedPoint, world:World):
     _fill_timing(res, out, p, base)
     _fill_telemetry(res, out)
     _fill_world(res, out, p, world)
-    _fill_efficiency(res, p, world.size)
+    _fill_efficiency(res, p, peak_devices(p.dev, world))
     res.conditions = _verdict(res, out["telemetry"], p.rule)
 
 def _hold_peak(res:Result, p:CheckedPoint):

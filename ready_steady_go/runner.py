@@ -117,11 +117,12 @@ class TorchrunWorld(World):
     def __init__(self, dev:torch.device, ctrl=None, sync_every:int=1):
         self.dev, self.ctrl, self.sync_every = dev, ctrl, sync_every
         self.rank, self.size = dist.get_rank(), dist.get_world_size()
+        self.machines = self.size // int(os.environ.get("LOCAL_WORLD_SIZE", self.size))
         self._flag = torch.zeros(1, dtype=torch.int32)
 
-    def wrap(self, model, mode:str):
-        if mode != "train": return model  # inference: each rank its shard, nothing to all-reduce
-        return DDP(model, device_ids=[self.dev.index] if self.dev.type == "cuda" else None)
+    def wrapper(self, mode:str):
+        if mode != "train": return None  # inference: each rank its shard, nothing to all-reduce
+        return lambda model: DDP(model, device_ids=[self.dev.index] if self.dev.type == "cuda" else None)
     def step(self, step): return _faulty(step, self.rank)
     def meet(self): dist.barrier(group=self.ctrl)
     def failed(self, e:BaseException): _rank_failed(e, self.rank)
