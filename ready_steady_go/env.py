@@ -144,6 +144,27 @@ def path_trouble(p:str|Path, # a path where a file or folder is read or written
         return "a loop of symbolic links" if e.errno == errno.ELOOP else f"not reachable ({e.strerror})"
     return special_file(p)
 
+def _check_name_lengths(p:Path, s:str, name:str):
+    "`BadInput` when a part of `p` is longer than the file system takes."
+    try: max_name = os.pathconf(p.anchor or ".", "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError): max_name = 255
+    long = next((c for c in p.parts if len(os.fsencode(c)) > max_name), None)
+    if long is not None:
+        raise BadInput(f"{name} {s[:40]!r}… is too long a name ({len(os.fsencode(long))} bytes): accepted are names "
+                       f"of at most {max_name} bytes")
+
+def _check_place(p:Path, s:str, name:str, folder:bool):
+    "`BadInput` when `p` is a special file, the wrong kind of thing, or under a file."
+    if what := path_trouble(p):
+        raise BadInput(f"{name} {s!r} is {what}: accepted is a {'folder' if folder else 'regular file'}")
+    if p.exists():
+        if folder and not p.is_dir(): raise BadInput(f"{name} {s!r} is a file: accepted is a folder (new or existing)")
+        if not folder and p.is_dir(): raise BadInput(f"{name} {s!r} is a folder: accepted is a file name")
+        return
+    up = next((q for q in [*p.parents, *p.absolute().parents] if q.exists()), None)
+    if up is not None and not up.is_dir():
+        raise BadInput(f"{name} {s!r} is under {str(up)!r}, which is a file: accepted is a path in a folder")
+
 def check_path(value, # the path given
                name:str, # how the user knows it, e.g. `--out`
                folder:bool=False, # a folder (True) or a file (False) will be written there
@@ -152,23 +173,8 @@ def check_path(value, # the path given
     s = str(value) if value is not None else ""
     if not s.strip(): raise BadInput(f"{name} {s!r} is empty: accepted is a {'folder' if folder else 'file'} name")
     p = Path(s).expanduser()
-    try: max_name = os.pathconf(p.anchor or ".", "PC_NAME_MAX")
-    except (OSError, ValueError, AttributeError): max_name = 255
-    long = next((c for c in p.parts if len(os.fsencode(c)) > max_name), None)
-    if long is not None:
-        raise BadInput(f"{name} {s[:40]!r}… is too long a name ({len(os.fsencode(long))} bytes): accepted are names "
-                       f"of at most {max_name} bytes")
-    try:
-        if what := path_trouble(p):
-            raise BadInput(f"{name} {s!r} is {what}: accepted is a {'folder' if folder else 'regular file'}")
-        if p.exists():
-            if folder and not p.is_dir(): raise BadInput(f"{name} {s!r} is a file: accepted is a folder (new or "
-                                                         "existing)")
-            if not folder and p.is_dir(): raise BadInput(f"{name} {s!r} is a folder: accepted is a file name")
-            return p
-        up = next((q for q in [*p.parents, *p.absolute().parents] if q.exists()), None)
-        if up is not None and not up.is_dir(): raise BadInput(f"{name} {s!r} is under {str(up)!r}, which is a file: "
-                                                              "accepted is a path in a folder")
+    _check_name_lengths(p, s, name)
+    try: _check_place(p, s, name, folder)
     except OSError as e: raise BadInput(f"{name} {s[:80]!r} cannot be used ({first_line(e)})") from None
     return p
 
@@ -233,24 +239,24 @@ def check_device_name(device:str, # what was given: `auto`, `cpu`, `mps`, `cuda`
         raise BadInput(f"unknown device {device!r}: accepted are auto, cpu, mps, cuda, cuda:N")
     return m[1], m[2]
 
+def _cuda_device(device, idx) -> torch.device:
+    "CUDA device `idx` (default 0), or `BadInput` when there is no such GPU here."
+    if not torch.cuda.is_available():
+        raise BadInput(f"device {device!r} asked for, but no CUDA GPU is available here: use --device cpu or auto")
+    n, i = torch.cuda.device_count(), int(idx or 0)
+    if i >= n:
+        raise BadInput(f"device {device!r} asked for, but this machine has {n} CUDA device(s): cuda:0 to cuda:{n-1}")
+    return torch.device("cuda", i)
+
 def pick_device(device:str|torch.device="auto", # `auto`, `cpu`, `mps`, `cuda` or `cuda:N`
                ) -> torch.device:
     "The device to measure on: `auto` picks CUDA, else MPS, else CPU. Anything absent is refused."
-    if isinstance(device, torch.device): device = str(device)
-    d = str(device).strip().lower()
-    if d == "auto":
+    device = str(device)  # a torch.device too
+    if device.strip().lower() == "auto":
         if torch.cuda.is_available(): return torch.device("cuda", 0)
         return torch.device("mps" if mps_available() else "cpu")
     kind, idx = check_device_name(device)
-    if kind == "cuda":
-        if not torch.cuda.is_available():
-            raise BadInput(f"device {device!r} asked for, but no CUDA GPU is available here: "
-                           "use --device cpu or auto")
-        n, i = torch.cuda.device_count(), int(idx or 0)
-        if i >= n:
-            raise BadInput(f"device {device!r} asked for, but this machine has {n} CUDA device(s): "
-                           f"cuda:0 to cuda:{n-1}")
-        return torch.device("cuda", i)
+    if kind == "cuda": return _cuda_device(device, idx)
     if kind == "mps" and not mps_available():
         raise BadInput(f"device {device!r} asked for, but Apple's MPS backend is not available here: "
                        "use --device cpu or auto")
@@ -379,19 +385,23 @@ def check_unlocked(store:str|Path, # the store a sweep would measure into
 
 # %% ../nbs/00_env.ipynb #cb6235ea
 @lru_cache(None)
+def _linux_cpu_name() -> str|None:
+    "The model name `/proc/cpuinfo` gives."
+    keys = ("model name", "hardware", "cpu model")
+    with open("/proc/cpuinfo") as f:
+        return next((l.split(":", 1)[1].strip() for l in f if l.lower().startswith(keys)), None)
+
+def _mac_cpu_name() -> str|None:
+    "The brand string `sysctl` gives."
+    return subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True,
+                          timeout=5).stdout.strip() or None
+
 def cpu_name() -> str:
     "The host CPU's model name."
-    try:
-        if sys.platform.startswith("linux"):
-            with open("/proc/cpuinfo") as f:
-                for line in f:
-                    if line.lower().startswith(("model name", "hardware", "cpu model")):
-                        return line.split(":", 1)[1].strip()
-        if sys.platform == "darwin":
-            return subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"],
-                                  capture_output=True, text=True, timeout=5).stdout.strip()
-    except Exception: pass
-    return platform.processor() or platform.machine() or "unknown CPU"
+    read = _linux_cpu_name if sys.platform.startswith("linux") else _mac_cpu_name if sys.platform == "darwin" else None
+    try: name = read and read()
+    except Exception: name = None
+    return name or platform.processor() or platform.machine() or "unknown CPU"
 
 # %% ../nbs/00_env.ipynb #8cd3d60f
 @lru_cache(None)
@@ -422,23 +432,28 @@ def _version(dist:str) -> str|None:
     try: return importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError: return None
 
+def _software() -> dict:
+    "The versions of what runs the measurement, and the host's CPU and threads."
+    cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
+    return dict(cuda=torch.version.cuda, cudnn=cudnn, torch=torch.__version__, timm=timm.__version__,
+                python=platform.python_version(), platform=platform.platform(), cpu=cpu_name(),
+                cpu_count=os.cpu_count(), torch_threads=torch.get_num_threads(),
+                transformers=_version("transformers"), monai=_version("monai"))
+
+def _device_fingerprint(dev:torch.device) -> dict:
+    "The device's name, compute capability, memory and count, and the NVIDIA driver, for a CUDA device."
+    if dev.type != "cuda": return dict(device_name=cpu_name(), device_capability=None, device_mem_gb=None,
+                                       device_count=1, driver=None)
+    p = torch.cuda.get_device_properties(dev)
+    return dict(device_name=p.name, device_capability=f"{p.major}.{p.minor}",
+                device_mem_gb=round(p.total_memory / 2**30, 2), device_count=torch.cuda.device_count(),
+                driver=nvidia_driver())
+
 def fingerprint(device:str|torch.device="auto", # the device the runs use
                ) -> dict:
     "The hardware and software a measurement was taken on: plain values, safe to publish."
     dev = pick_device(device)
-    fp = dict(device_type=dev.type, device_name=None, device_capability=None, device_mem_gb=None,
-              device_count=torch.cuda.device_count() if dev.type == "cuda" else 1, driver=None,
-              cuda=torch.version.cuda,
-              cudnn=torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None,
-              torch=torch.__version__, timm=timm.__version__, python=platform.python_version(),
-              platform=platform.platform(), cpu=cpu_name(), cpu_count=os.cpu_count(),
-              torch_threads=torch.get_num_threads(), transformers=_version("transformers"), monai=_version("monai"))
-    if dev.type == "cuda":
-        p = torch.cuda.get_device_properties(dev)
-        fp.update(device_name=p.name, device_capability=f"{p.major}.{p.minor}",
-                  device_mem_gb=round(p.total_memory / 2**30, 2), driver=nvidia_driver())
-    elif dev.type == "mps": fp.update(device_name=cpu_name())
-    else: fp.update(device_name=cpu_name())
+    fp = dict(device_type=dev.type, **_device_fingerprint(dev), **_software())
     # a later module (torch, NVML): imported only when a fingerprint is taken
     from ready_steady_go.telemetry import device_details
     d = device_details(dev)

@@ -63,20 +63,20 @@ MATMUL_BAND = (0.6, 0.4)  # share of the datasheet peak: ok at or above the firs
 _MATMUL_WHY = ("healthy band ≥60% of the datasheet peak: the peak assumes the boost clock, which a card at its power "
                "limit holds at 80-100%, and a large cuBLAS GEMM runs at 75-90% of its clock's peak")
 
+def _matmul_row(device_name, p, got):
+    peak = peak_flops(device_name, p)
+    if peak is None:
+        return check_row(f"matmul {p}", got, "TFLOP/s", verdict="skipped",
+                         note=f"no datasheet peak for {device_name} at {p}")
+    tf = peak / 1e12
+    return check_row(f"matmul {p}", got, "TFLOP/s", tf, f"datasheet ({_MATMUL_WHY})", banded(got / tf, *MATMUL_BAND),
+                     f"{100 * got / tf:.0f}% of the datasheet peak")
+
 def judge_matmul(device_name:str,  # the device name as CUDA reports it
                  tflops:dict,      # measured dense matmul TFLOP/s per precision
                 ) -> list:
     "Each precision's matmul TFLOP/s against the datasheet peak of `device_name`, in `MATMUL_BAND`."
-    rows = []
-    for p, got in tflops.items():
-        peak = peak_flops(device_name, p)
-        if peak is None:
-            rows.append(check_row(f"matmul {p}", got, "TFLOP/s", verdict="skipped",
-                                  note=f"no datasheet peak for {device_name} at {p}")); continue
-        v = banded(got / (peak / 1e12), *MATMUL_BAND)
-        rows.append(check_row(f"matmul {p}", got, "TFLOP/s", peak / 1e12, f"datasheet ({_MATMUL_WHY})", v,
-                              f"{100 * got / (peak / 1e12):.0f}% of the datasheet peak"))
-    return rows
+    return [_matmul_row(device_name, p, got) for p, got in tflops.items()]
 
 # %% ../nbs/05a_health.ipynb #388daae2
 MEMORY_BAND = (0.75, 0.5)
@@ -116,19 +116,17 @@ def judge_link(link:dict, # `pcie_gen`, `pcie_width`, `pcie_gen_max`, `pcie_widt
                      "flagged" if short else "ok",
                      f"gen {g} x{w}" + (f": running at {', '.join(short)} under load" if short else ""))
 
+def _copy_row(d, got, link, have):
+    if have is None: return check_row(COPY_CHECKS[d], got, "GB/s", verdict="skipped", note="PCIe link unknown")
+    return check_row(COPY_CHECKS[d], got, "GB/s", have, f"gen {link['pcie_gen']} x{link['pcie_width']}: {_COPY_WHY}",
+                     banded(got / have, *COPY_BAND), f"{100 * got / have:.0f}% of the link's rate")
+
 def judge_copies(copies:dict, # measured pinned GB/s per direction: `{"h2d": 24.1, "d2h": 25.3}`
                  link:dict,   # the PCIe link read under load (`judge_link`)
                 ) -> list:
     "Pinned host↔device copies against what the link's *current* generation and width carry."
     have = link_gbs(link.get("pcie_gen"), link.get("pcie_width"))
-    rows = []
-    for d, got in copies.items():
-        what = COPY_CHECKS[d]
-        if have is None:
-            rows.append(check_row(what, got, "GB/s", verdict="skipped", note="PCIe link unknown")); continue
-        rows.append(check_row(what, got, "GB/s", have, f"gen {link['pcie_gen']} x{link['pcie_width']}: {_COPY_WHY}",
-                              banded(got / have, *COPY_BAND), f"{100 * got / have:.0f}% of the link's rate"))
-    return rows
+    return [_copy_row(d, got, link, have) for d, got in copies.items()]
 
 # %% ../nbs/05a_health.ipynb #db2237a8
 _LINK_KEYS = ("pcie_gen", "pcie_width", "pcie_gen_max", "pcie_width_max")
@@ -153,6 +151,15 @@ def thirds(xs:list) -> tuple:
     k = max(1, len(xs) // 3)
     return statistics.fmean(xs[:k]), statistics.fmean(xs[-k:])
 
+def _conditions_seen(summary:dict) -> str:
+    "The clocks, temperature, power and throttle reasons of a telemetry summary, in words."
+    keys = ("sm_clock_ratio", "temp_max_c", "power_mean_w", "default_power_limit_w")
+    clk, t, pw, lim = (summary.get(k) for k in keys)
+    reasons = f"reasons: {', '.join(summary['throttle'])}" if summary.get("throttle") else ""
+    parts = (clk and f"SM clock {100 * clk:.0f}% of max", t and f"max {t:.0f} °C",
+             pw and lim and f"power {pw:.0f} W of {lim:.0f} W default", reasons)
+    return "; ".join(s for s in parts if s)
+
 def judge_sustained(throughputs:list, # per window, in time order (e.g. 30 windows of one second)
                     summary:dict,     # `telemetry.summarise` of the NVML readings over the same time
                     unit:str="images/s", # what the throughputs count
@@ -164,12 +171,7 @@ def judge_sustained(throughputs:list, # per window, in time order (e.g. 30 windo
     share = summary.get("throttle_share") or {}
     brakes = [n for n in _BRAKES if share.get(n, 0) >= min_share]
     why = ([f"throughput fell {100 * drop:.0f}%"] if drop > SUSTAINED_DROP else []) + brakes
-    keys = ("sm_clock_ratio", "temp_max_c", "power_mean_w", "default_power_limit_w")
-    clk, t, pw, lim = (summary.get(k) for k in keys)
-    seen = "; ".join(s for s in (clk and f"SM clock {100 * clk:.0f}% of max", t and f"max {t:.0f} °C",
-                                 pw and lim and f"power {pw:.0f} W of {lim:.0f} W default",
-                                 f"reasons: {', '.join(summary['throttle'])}" if summary.get("throttle") else "")
-                     if s)
+    seen = _conditions_seen(summary)
     return [check_row("sustained load, last third", last, unit, first, "the first third of the same 30 s",
                       "flagged" if why else "ok", "; ".join(why + [seen]) if why else seen)]
 
@@ -192,36 +194,47 @@ def sustained_load(step,                  # one training step
     return tps, sampler.stop()
 
 # %% ../nbs/05a_health.ipynb #59122e7a
+def _processes_row(s):
+    n = s.get("other_processes")
+    if n is None: return skipped("other processes on the GPU", "not readable")
+    pids = f"PIDs {s['other_pids']}" if n and s.get("other_pids") else ""
+    return check_row("other processes on the GPU", n, "", 0, "NVML compute and graphics processes",
+                     "flagged" if n else "ok", pids)
+
+def _mig_row(s):
+    mig = s.get("mig")
+    if mig is None: return check_row("MIG mode", None, "", 0, "NVML", "skipped", "not readable")
+    return check_row("MIG mode", int(bool(mig)), "", 0, "NVML", "flagged" if mig else "ok",
+                     "a MIG slice, not the whole card" if mig else "")
+
+def _persistence_row(s):
+    pm = s.get("persistence")
+    why = {0: "off: the driver is set up anew for each process", None: "not readable"}.get(pm, "")
+    return check_row("persistence mode", pm, "", 1, "NVML", "ok" if pm else "low" if pm is not None else "skipped", why)
+
+def _power_limit_row(s):
+    lim, dft = s.get("power_limit_w"), s.get("default_power_limit_w")
+    if not (lim and dft): return skipped("power limit", "NVML gave no power limit")
+    return check_row("power limit", lim, "W", dft, "the board's default limit (NVML)",
+                     "flagged" if lim < 0.98 * dft else "ok", f"{100 * lim / dft:.0f}% of the default")
+
+_ECC = ("ecc_uncorrected", "retired_pages", "remapped_rows_pending")
+
+def _ecc_row(s):
+    if all(s.get(k) is None for k in _ECC): return skipped("ECC errors, retired pages", "not readable")
+    bad = {k: s.get(k) for k in _ECC if s.get(k)}
+    note = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in bad.items())
+    src = "NVML (volatile uncorrected ECC, retired pages, pending row remaps)"
+    return check_row("ECC errors, retired pages", sum(bad.values()), "", 0, src, "flagged" if bad else "ok", note)
+
+def _driver_row(s):
+    return check_row("driver", None, "", None, "", "ok" if s.get("driver") else "skipped",
+                     s.get("driver") or "no NVIDIA driver")
+
 def judge_state(s:dict, # the machine's state: `read_state`'s keys
                ) -> list:
     "Other processes, MIG, persistence, the power limit, retired pages and ECC errors, the driver."
-    rows = []
-    n = s.get("other_processes")
-    rows.append(skipped("other processes on the GPU", "not readable") if n is None else
-                check_row("other processes on the GPU", n, "", 0, "NVML compute and graphics processes",
-                          "flagged" if n else "ok", f"PIDs {s['other_pids']}" if n and s.get("other_pids") else ""))
-    mig = s.get("mig")
-    rows.append(check_row("MIG mode", int(bool(mig)) if mig is not None else None, "", 0, "NVML",
-                          "flagged" if mig else "ok" if mig is not None else "skipped",
-                          "a MIG slice, not the whole card" if mig else "" if mig is not None else "not readable"))
-    pm = s.get("persistence")
-    why = {0: "off: the driver is set up anew for each process", None: "not readable"}.get(pm, "")
-    rows.append(check_row("persistence mode", pm, "", 1, "NVML", "ok" if pm else "low" if pm is not None else "skipped",
-                          why))
-    lim, dft = s.get("power_limit_w"), s.get("default_power_limit_w")
-    if lim and dft:
-        rows.append(check_row("power limit", lim, "W", dft, "the board's default limit (NVML)",
-                              "flagged" if lim < 0.98 * dft else "ok", f"{100 * lim / dft:.0f}% of the default"))
-    else: rows.append(skipped("power limit", "NVML gave no power limit"))
-    ecc = ("ecc_uncorrected", "retired_pages", "remapped_rows_pending")
-    bad = {k: s.get(k) for k in ecc if s.get(k)}
-    src = "NVML (volatile uncorrected ECC, retired pages, pending row remaps)"
-    note = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in bad.items())
-    rows.append(skipped("ECC errors, retired pages", "not readable") if all(s.get(k) is None for k in ecc) else
-                check_row("ECC errors, retired pages", sum(bad.values()), "", 0, src, "flagged" if bad else "ok", note))
-    rows.append(check_row("driver", None, "", None, "", "ok" if s.get("driver") else "skipped",
-                          s.get("driver") or "no NVIDIA driver"))
-    return rows
+    return [row(s) for row in (_processes_row, _mig_row, _persistence_row, _power_limit_row, _ecc_row, _driver_row)]
 
 # %% ../nbs/05a_health.ipynb #5721136b
 def _nv(n, name:str, *a):
@@ -237,6 +250,19 @@ def _retired(n, h) -> int|None:
     pages = [_nv(n, "nvmlDeviceGetRetiredPages", h, c) for c in causes if c is not None]
     return sum(len(p) for p in pages if p is not None) if any(p is not None for p in pages) else None
 
+def _mig_state(n, h, p) -> bool|None:
+    "True on a MIG slice or with MIG on, False with it off, None when NVML cannot say."
+    mig = _nv(n, "nvmlDeviceGetMigMode", h)
+    if str(getattr(p, "uuid", "")).startswith("MIG-"): return True
+    return None if mig is None else bool(mig[0])
+
+def _error_state(n, h) -> dict:
+    "Volatile uncorrected ECC errors, retired pages and pending row remaps."
+    rows = _nv(n, "nvmlDeviceGetRemappedRows", h)  # corrected, uncorrected, pending, failed
+    ecc = _nv(n, "nvmlDeviceGetTotalEccErrors", h, n.NVML_MEMORY_ERROR_TYPE_UNCORRECTED, n.NVML_VOLATILE_ECC)
+    return dict(ecc_uncorrected=ecc, retired_pages=_retired(n, h),
+                remapped_rows_pending=int(bool(rows[2] or rows[3])) if rows else None)
+
 def read_state(dev:torch.device|str, # the CUDA device
                nvml=None,            # the NVML module (`pynvml`; a replay in tests)
                props=None,           # the device's properties (default: `torch.cuda.get_device_properties(dev)`)
@@ -248,15 +274,8 @@ def read_state(dev:torch.device|str, # the CUDA device
     h = nvml_handle(dev, n, p)
     if h is None: return s
     now = summarise([NvmlReader(dev, n, p)()])
-    mig = _nv(n, "nvmlDeviceGetMigMode", h)
-    rows = _nv(n, "nvmlDeviceGetRemappedRows", h)  # corrected, uncorrected, pending, failed
-    ecc = _nv(n, "nvmlDeviceGetTotalEccErrors", h, n.NVML_MEMORY_ERROR_TYPE_UNCORRECTED, n.NVML_VOLATILE_ECC)
-    on_slice = str(getattr(p, "uuid", "")).startswith("MIG-")
-    return dict(s, other_processes=now["other_processes"], other_pids=now["other_pids"],
-                mig=True if on_slice else None if mig is None else bool(mig[0]),
-                persistence=_nv(n, "nvmlDeviceGetPersistenceMode", h), ecc_uncorrected=ecc,
-                retired_pages=_retired(n, h),
-                remapped_rows_pending=int(bool(rows[2] or rows[3])) if rows else None,
+    return dict(s, other_processes=now["other_processes"], other_pids=now["other_pids"], mig=_mig_state(n, h, p),
+                persistence=_nv(n, "nvmlDeviceGetPersistenceMode", h), **_error_state(n, h),
                 driver=_nv(n, "nvmlSystemGetDriverVersion"))
 
 # %% ../nbs/05a_health.ipynb #607f0c33
@@ -333,6 +352,13 @@ def disk_read(folder:str|Path=".",   # the folder whose disk is read
 # %% ../nbs/05a_health.ipynb #c644b45e
 GPU_CHECKS = ("PCIe link under load", "pinned copies host↔device", "sustained load", "machine state (NVML)")
 
+def _gpu_rows(r:dict) -> list:
+    "The link, copies, sustained-load and machine-state lines of a GPU's readings."
+    link, s = r.get("link") or {}, r.get("sustained")
+    rows = [judge_link(link), *judge_copies(r.get("copies") or {}, link)]
+    rows += judge_sustained(s["throughputs"], s["summary"]) if s else [skipped("sustained load", "not measured")]
+    return rows + judge_state(r.get("state") or {})
+
 def judge(r:dict, # readings: `gather`'s output, or a replay of one
          ) -> pd.DataFrame:
     "Every check's line from a machine's readings: measured, expected, source, verdict and why."
@@ -340,13 +366,7 @@ def judge(r:dict, # readings: `gather`'s output, or a replay of one
     rows += judge_matmul(name, r["matmul"]) if r.get("matmul") else [skipped("matmul", "not measured")]
     mem = r.get("memory_gbs")
     rows.append(judge_memory(name, mem) if mem else skipped("memory bandwidth", "not measured"))
-    if r.get("gpu"):
-        link = r.get("link") or {}
-        rows += [judge_link(link), *judge_copies(r.get("copies") or {}, link)]
-        s = r.get("sustained")
-        rows += judge_sustained(s["throughputs"], s["summary"]) if s else [skipped("sustained load", "not measured")]
-        rows += judge_state(r.get("state") or {})
-    else: rows += [skipped(c, "no CUDA GPU here") for c in GPU_CHECKS]
+    rows += _gpu_rows(r) if r.get("gpu") else [skipped(c, "no CUDA GPU here") for c in GPU_CHECKS]
     if r.get("pipeline"): rows.append(judge_feed(r["pipeline"], r.get("train"), r.get("workers")))
     if r.get("disk"): rows.append(judge_disk(r["disk"]["gbs"], r.get("folder", "."), r.get("train"), r["disk"]["how"]))
     return pd.DataFrame(rows, columns=list(CHECK_COLUMNS))
@@ -427,6 +447,21 @@ def _gpu_readings(r:dict, dev:torch.device, seconds:float, measure, say):
         r["train"], r["ci"]["train"] = best.throughput, best.ci_rel
         r["sustained"] = _sustained(dev, best.bs, prec, seconds)
 
+def _matmul_readings(r, dev, gpu, measure):
+    for p in _supported(dev):
+        if m := _ok(measure, "op:matmul", dev, bs=1, size=8192 if gpu else 1024, precision=p, mode="infer",
+                    n_seconds=2 if gpu else 1.5, warmup=2):
+            r["matmul"][p], r["ci"][f"matmul {p}"] = m.tflops, m.ci_rel
+
+def _memory_reading(r, dev, gpu, measure):
+    if m := _ok(measure, "op:add", dev, bs=1, size=None if gpu else 2**24, n_seconds=2 if gpu else 1.5, warmup=2):
+        r["memory_gbs"], r["ci"]["memory bandwidth"] = m.bandwidth_gbs, m.ci_rel
+
+def _pipeline_reading(r, gpu, measure):
+    wl = get_workload("data:imagenet")
+    if m := _ok(measure, wl, "cpu", bs=64 if gpu else 32, n_seconds=5 if gpu else 4, warmup=2):
+        r["pipeline"], r["workers"] = m.throughput, wl.workers
+
 def gather(device:str|torch.device="auto", # the device to check
            folder:str|Path=".",     # the folder whose disk is read
            seconds:float=30.0,      # sustained load (GPU)
@@ -439,18 +474,12 @@ def gather(device:str|torch.device="auto", # the device to check
     r = dict(device_name=torch.cuda.get_device_name(dev) if gpu else cpu_name(), gpu=gpu, folder=str(folder),
              matmul={}, copies={}, ci={})
     say("dense matmul at each precision")
-    for p in _supported(dev):
-        if m := _ok(measure, "op:matmul", dev, bs=1, size=8192 if gpu else 1024, precision=p, mode="infer",
-                    n_seconds=2 if gpu else 1.5, warmup=2):
-            r["matmul"][p], r["ci"][f"matmul {p}"] = m.tflops, m.ci_rel
+    _matmul_readings(r, dev, gpu, measure)
     say("memory bandwidth (op:add)")
-    if m := _ok(measure, "op:add", dev, bs=1, size=None if gpu else 2**24, n_seconds=2 if gpu else 1.5, warmup=2):
-        r["memory_gbs"], r["ci"]["memory bandwidth"] = m.bandwidth_gbs, m.ci_rel
+    _memory_reading(r, dev, gpu, measure)
     if gpu: _gpu_readings(r, dev, seconds, measure, say)
     say("input pipeline with every worker")
-    wl = get_workload("data:imagenet")
-    if m := _ok(measure, wl, "cpu", bs=64 if gpu else 32, n_seconds=5 if gpu else 4, warmup=2):
-        r["pipeline"], r["workers"] = m.throughput, wl.workers
+    _pipeline_reading(r, gpu, measure)
     say(f"disk: sequential read of {disk_bytes / 2**30:g} GiB in {folder}")
     r["disk"] = disk_read(folder, disk_bytes)
     return r

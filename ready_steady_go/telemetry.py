@@ -49,26 +49,32 @@ def _others(o:dict) -> tuple:
     others = tuple(sorted(pids - {o.get("pid")}))
     return (len(others) if o.get("pid") in pids else len(pids) - 1), others
 
+def _clock_summary(col) -> dict:
+    "The median SM clock, the maximum and boost clocks, their ratio, and the median memory clock."
+    sm, mx, boost = col("sm_clock_mhz"), col("max_sm_clock_mhz"), col("boost_sm_clock_mhz")
+    med, top = (statistics.median(sm) if sm else None), (max(boost or mx) if boost or mx else None)
+    mem = col("mem_clock_mhz")
+    return dict(sm_clock_mhz=med, max_sm_clock_mhz=max(mx, default=None), boost_sm_clock_mhz=max(boost, default=None),
+                sm_clock_ratio=med / top if med and top else None,  # of the customer boost clock, where NVML has one
+                mem_clock_mhz=statistics.median(mem) if mem else None)
+
+def _power_summary(col) -> dict:
+    "The hottest temperature, mean power and utilisation, and the lowest and default power limits."
+    mean = lambda k: statistics.fmean(v) if (v := col(k)) else None
+    return dict(temp_max_c=max(col("temp_c"), default=None), power_mean_w=mean("power_w"),
+                power_limit_w=min(col("power_limit_w"), default=None),
+                default_power_limit_w=max(col("default_power_limit_w"), default=None), util_mean=mean("util_gpu"))
+
 def summarise(samples:list, # readings of one window (dicts; None for a failed read)
              ) -> dict:
     "The window's clocks, temperature, power, throttle reasons and other processes (all keys of `SUMMARY_KEYS`)."
     s = [o for o in samples if o]
     col = lambda k: [o[k] for o in s if o.get(k) is not None]
-    sm, mx, boost, ts = col("sm_clock_mhz"), col("max_sm_clock_mhz"), col("boost_sm_clock_mhz"), col("t")
-    med, top = (statistics.median(sm) if sm else None), (max(boost or mx) if boost or mx else None)
-    masks = col("reasons")
+    ts, masks, others = col("t"), col("reasons"), [_others(o) for o in s]
     seen = Counter(n for m in masks for n in reason_names(m))
-    others = [_others(o) for o in s]
-    med_or = lambda k: statistics.median(v) if (v := col(k)) else None
-    return dict(n_samples=len(s), seconds=(ts[-1] - ts[0]) if len(ts) > 1 else None,
-                sm_clock_mhz=med, max_sm_clock_mhz=max(mx, default=None), boost_sm_clock_mhz=max(boost, default=None),
-                sm_clock_ratio=med / top if med and top else None,  # of the customer boost clock, where NVML has one
-                mem_clock_mhz=med_or("mem_clock_mhz"), temp_max_c=max(col("temp_c"), default=None),
-                power_mean_w=statistics.fmean(col("power_w")) if col("power_w") else None,
-                power_limit_w=min(col("power_limit_w"), default=None),
-                default_power_limit_w=max(col("default_power_limit_w"), default=None),
-                util_mean=statistics.fmean(col("util_gpu")) if col("util_gpu") else None,
-                throttle=sorted(seen), throttle_share={n: c / len(masks) for n, c in sorted(seen.items())},
+    return dict(n_samples=len(s), seconds=(ts[-1] - ts[0]) if len(ts) > 1 else None, **_clock_summary(col),
+                **_power_summary(col), throttle=sorted(seen),
+                throttle_share={n: c / len(masks) for n, c in sorted(seen.items())},
                 other_processes=max((n for n, _ in others), default=0),
                 other_pids=sorted({p for _, ps in others for p in ps}))
 
@@ -113,26 +119,36 @@ def _rapl_joules(readings:list) -> float:
             total += e1 - e0 if e1 >= e0 else e1 + top - e0
     return total / 1e6
 
+def _counter_energy(s:list, notes:list) -> dict|None:
+    "Energy from NVML's total-energy counter, or None (and why, in `notes`)."
+    e = [o["energy_mj"] for o in s if o.get("energy_mj") is not None]
+    if len(e) < 2: return None
+    if e[0] > 0 and e[-1] > e[0]:
+        return dict(energy_j=(e[-1] - e[0]) / 1e3, energy_source="nvml-counter", energy_note=None)
+    notes.append("NVML energy counter " + ("read 0" if min(e[0], e[-1]) <= 0 else
+                                           "went backwards" if e[-1] < e[0] else "did not move"))
+
+def _power_energy(s:list, notes:list) -> dict|None:
+    "Energy from sampled power, integrated by the trapezoid rule, or None."
+    p = [(o["t"], o["power_w"]) for o in s if o.get("power_w") is not None and o.get("t") is not None]
+    if len(p) < 2 or p[-1][0] <= p[0][0]: return None
+    j = sum((t1 - t0) * (w0 + w1) / 2 for (t0, w0), (t1, w1) in zip(p, p[1:]))
+    note = "; ".join(notes + ["integrated sampled power"]) if notes else None
+    return dict(energy_j=j, energy_source="nvml-power", energy_note=note)
+
+def _rapl_energy(s:list, notes:list) -> dict|None:
+    "Energy from the CPU's RAPL counters, or None (and why, in `notes`)."
+    r = [o["rapl_uj"] for o in s if o.get("rapl_uj")]
+    if len(r) < 2: return None
+    if (j := _rapl_joules(r)) > 0: return dict(energy_j=j, energy_source="rapl", energy_note=None)
+    notes.append("RAPL counters did not move")
+
 def window_energy(samples:list, # readings of one window, in time order
                  ) -> dict:
     "`energy_j`, `energy_source` (one of `ENERGY_SOURCES`) and `energy_note` for the window."
     s, notes = [o for o in samples if o], []
-    e = [o["energy_mj"] for o in s if o.get("energy_mj") is not None]
-    if len(e) > 1:
-        if e[0] > 0 and e[-1] > e[0]:
-            return dict(energy_j=(e[-1] - e[0]) / 1e3, energy_source="nvml-counter", energy_note=None)
-        why = "read 0" if min(e[0], e[-1]) <= 0 else "went backwards" if e[-1] < e[0] else "did not move"
-        notes.append("NVML energy counter " + why)
-    p = [(o["t"], o["power_w"]) for o in s if o.get("power_w") is not None and o.get("t") is not None]
-    if len(p) > 1 and p[-1][0] > p[0][0]:
-        j = sum((t1 - t0) * (w0 + w1) / 2 for (t0, w0), (t1, w1) in zip(p, p[1:]))
-        note = "; ".join(notes + ["integrated sampled power"]) if notes else None
-        return dict(energy_j=j, energy_source="nvml-power", energy_note=note)
-    r = [o["rapl_uj"] for o in s if o.get("rapl_uj")]
-    if len(r) > 1:
-        j = _rapl_joules(r)
-        if j > 0: return dict(energy_j=j, energy_source="rapl", energy_note=None)
-        notes.append("RAPL counters did not move")
+    for source in (_counter_energy, _power_energy, _rapl_energy):
+        if (e := source(s, notes)) is not None: return e
     return dict(energy_j=None, energy_source="none", energy_note="; ".join(notes) or None)
 
 # %% ../nbs/01b_telemetry.ipynb #1f063e68
@@ -313,6 +329,22 @@ def _apple_details(run=subprocess.run) -> dict:
     except Exception: pass
     return dict(mps_gpu_cores=cores, mps_memory_gb=mem)
 
+def _nvidia_details(dev:torch.device, n, p) -> dict:
+    "SM count, clocks, power limits, UUID and PCIe link of a CUDA device, as far as NVML and CUDA tell them."
+    d, h = dict(sm_count=getattr(p, "multi_processor_count", None)), _try(nvml_handle, dev, n, p)
+    if h is not None:
+        mw = lambda v: None if v is None else v / 1e3
+        d.update(max_sm_clock_mhz=_try(n.nvmlDeviceGetMaxClockInfo, h, n.NVML_CLOCK_SM),
+                 power_limit_w=mw(_try(n.nvmlDeviceGetEnforcedPowerLimit, h)),
+                 default_power_limit_w=mw(_try(n.nvmlDeviceGetPowerManagementDefaultLimit, h)),
+                 gpu_uuid=_try(n.nvmlDeviceGetUUID, h),
+                 pcie_gen=_try(n.nvmlDeviceGetCurrPcieLinkGeneration, h),
+                 pcie_width=_try(n.nvmlDeviceGetCurrPcieLinkWidth, h),
+                 pcie_gen_max=_try(n.nvmlDeviceGetMaxPcieLinkGeneration, h),
+                 pcie_width_max=_try(n.nvmlDeviceGetMaxPcieLinkWidth, h))
+    d["gpu_uuid"] = d.get("gpu_uuid") or (str(p.uuid) if getattr(p, "uuid", None) else None)
+    return d
+
 def device_details(dev:torch.device|str,  # the device the runs use
                    nvml=None, props=None, # injectable NVML module and CUDA properties (tests)
                    environ=None,          # the environment to read the allow-list from (default `os.environ`)
@@ -323,19 +355,6 @@ def device_details(dev:torch.device|str,  # the device the runs use
     d = dict.fromkeys(DETAIL_KEYS); d["env_vars"] = {k: env.get(k) for k in ENV_ALLOW}
     if dev.type == "cuda":
         p = props if props is not None else torch.cuda.get_device_properties(dev)
-        d["sm_count"] = getattr(p, "multi_processor_count", None)
-        n = nvml or pynvml
-        h = _try(nvml_handle, dev, n, p)
-        if h is not None:
-            mw = lambda v: None if v is None else v / 1e3
-            d.update(max_sm_clock_mhz=_try(n.nvmlDeviceGetMaxClockInfo, h, n.NVML_CLOCK_SM),
-                     power_limit_w=mw(_try(n.nvmlDeviceGetEnforcedPowerLimit, h)),
-                     default_power_limit_w=mw(_try(n.nvmlDeviceGetPowerManagementDefaultLimit, h)),
-                     gpu_uuid=_try(n.nvmlDeviceGetUUID, h),
-                     pcie_gen=_try(n.nvmlDeviceGetCurrPcieLinkGeneration, h),
-                     pcie_width=_try(n.nvmlDeviceGetCurrPcieLinkWidth, h),
-                     pcie_gen_max=_try(n.nvmlDeviceGetMaxPcieLinkGeneration, h),
-                     pcie_width_max=_try(n.nvmlDeviceGetMaxPcieLinkWidth, h))
-        d["gpu_uuid"] = d["gpu_uuid"] or (str(p.uuid) if getattr(p, "uuid", None) else None)
+        d.update(_nvidia_details(dev, nvml or pynvml, p))
     elif dev.type == "mps" and sys.platform == "darwin": d.update(_apple_details(run))
     return d

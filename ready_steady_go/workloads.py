@@ -100,6 +100,32 @@ def amp_context(dev:torch.device, # the device the step runs on
     "A factory of the autocast context `precision` needs on `dev` (a no-op for fp32 and tf32)."
     return (lambda: torch.autocast(dev.type, dtype=_AMP[precision])) if precision in _AMP else nullcontext
 
+def _infer_step(model:nn.Module, x:torch.Tensor, amp):
+    "One forward pass without autograd."
+    model.eval()
+    def step():
+        with torch.inference_mode(), amp(): model(x)
+    return step
+
+def _optimizer(model:nn.Module, optimizer:str, fused:bool) -> torch.optim.Optimizer:
+    "SGD with momentum or AdamW over `model`'s parameters, fused or not."
+    kw = dict(fused=True) if fused else {}
+    if optimizer == "sgd": return torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9, **kw)
+    return torch.optim.AdamW(model.parameters(), lr=1e-4, **kw)
+
+def _train_step(model:nn.Module, parts:list, loss_fn, amp, opt, scaler):
+    "One optimizer step over the micro-batches `parts`, each contributing its mean loss / their number."
+    model.train()
+    n = len(parts)
+    def step():
+        for xi, yi in parts:  # each micro-batch's mean loss / n: the gradient of the whole batch's mean loss
+            with amp(): loss = loss_fn(model(xi), yi)
+            scaler.scale(loss / n if n > 1 else loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        opt.zero_grad(set_to_none=True)
+    return step
+
 def model_step(model:nn.Module,              # the model, already on the device
                x:torch.Tensor, y:torch.Tensor, # the batch, already on the device
                loss_fn,                      # `loss_fn(out, y)`, a scalar
@@ -111,30 +137,14 @@ def model_step(model:nn.Module,              # the model, already on the device
                micro:int|None=None,          # train: micro-batches of this many samples, accumulated into one step
               ):
     "A function that runs one step of `mode` at `precision`: one optimizer step over the micro-batches of the batch."
-    dev = x.device
     if weights != "fp32":  # and the optimizer's states with them: AdamW keeps exp_avg and exp_avg_sq in this dtype
         model.to(_DTYPES[weights]); x = x.to(_DTYPES[weights]) if x.is_floating_point() else x
-    amp = amp_context(dev, precision)
-    if mode == "infer":
-        model.eval()
-        def step():
-            with torch.inference_mode(), amp(): model(x)
-        return step
-    model.train()
-    kw = dict(fused=True) if fused else {}
-    opt = (torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9, **kw) if optimizer == "sgd"
-           else torch.optim.AdamW(model.parameters(), lr=1e-4, **kw))
-    scaler = torch.amp.GradScaler(dev.type, enabled=precision == "fp16")
+    amp = amp_context(x.device, precision)
+    if mode == "infer": return _infer_step(model, x, amp)
+    opt = _optimizer(model, optimizer, fused)
+    scaler = torch.amp.GradScaler(x.device.type, enabled=precision == "fp16")
     parts = list(zip(x.split(micro), y.split(micro))) if micro else [(x, y)]
-    n = len(parts)
-    def step():
-        for xi, yi in parts:  # each micro-batch's mean loss / n: the gradient of the whole batch's mean loss
-            with amp(): loss = loss_fn(model(xi), yi)
-            scaler.scale(loss / n if n > 1 else loss).backward()
-        scaler.step(opt)
-        scaler.update()
-        opt.zero_grad(set_to_none=True)
-    return step
+    return _train_step(model, parts, loss_fn, amp, opt, scaler)
 
 # %% ../nbs/01_workloads.ipynb #49e84588
 @lru_cache(maxsize=None)
@@ -475,6 +485,39 @@ def _host_add(n:int, dev:torch.device):
     one.acc = acc  # the accumulator, to look at
     return one
 
+def _op_matmul(n, dev, dt):
+    "N×N times N×N into a buffer made once."
+    a, b = torch.randn(n, n, device=dev, dtype=dt), torch.randn(n, n, device=dev, dtype=dt)
+    out = torch.empty(n, n, device=dev, dtype=dt)
+    return lambda: torch.mm(a, b, out=out)
+
+def _op_add(n, dev, dt):
+    "N elements plus N elements into a buffer made once: 3N elements moved."
+    a, b = torch.randn(n, device=dev, dtype=dt), torch.randn(n, device=dev, dtype=dt)
+    out = torch.empty(n, device=dev, dtype=dt)
+    return lambda: torch.add(a, b, out=out)
+
+def _op_seed2022(n, dev, dt):
+    "Two N×N random matrices made once on the host (seed 2022), copied and added into an accumulator each time."
+    g = torch.Generator().manual_seed(2022)
+    a, b = torch.rand(n, n, generator=g), torch.rand(n, n, generator=g)  # on the host, as in the blog
+    acc = torch.zeros(n, n, device=dev)
+    return lambda: acc.add_(a.to(dev) + b.to(dev))
+
+def _op_copy(op, n, dev, dt):
+    "A copy of N elements host→device (`h2d…`) or device→host, from pinned host memory unless `…pageable`."
+    pin = not op.endswith("pageable") and dev.type == "cuda"
+    host, on_dev = _pinned(n, dt, pin).fill_(1), torch.ones(n, device=dev, dtype=dt)
+    src, dst = (host, on_dev) if op.startswith("h2d") else (on_dev, host)
+    return lambda: dst.copy_(src, non_blocking=pin)
+
+def _repeated(one, bs:int):
+    "`one` itself for a step of one iteration, else a step that runs it `bs` times."
+    if bs == 1: return one
+    def step():
+        for _ in range(bs): one()
+    return step
+
 class MicroOp(Workload):
     "A tiny operation run in a loop: a matmul, an add, a host↔device copy, or the 2023 blog's host-add loop."
     kind, unit, default_bs, ops, compilable = "op", "iterations", DEFAULT_BS["op"], OPS, False
@@ -501,37 +544,22 @@ class MicroOp(Workload):
         n = 3 * self.size if self.op == "add" else self.size if self.op[:3] in ("h2d", "d2h") else None
         return n and n * _DTYPES[precision].itemsize
 
+    def _one(self, dev, dt):
+        "One iteration of the op, and a note when on a CPU it is not what its name says."
+        n, cpu = self.size, dev.type == "cpu"
+        if self.op == "host-add":
+            note = f"{self.model} on the CPU makes and adds the tensors: there is no copy" if cpu else None
+            return _host_add(n, dev), note
+        make = dict(matmul=_op_matmul, add=_op_add, seed2022=_op_seed2022).get(self.op)
+        if make: return make(n, dev, dt), None
+        note = f"{self.model} on the CPU is a host memory copy, not a host↔device transfer" if cpu else None
+        return _op_copy(self.op, n, dev, dt), note
+
     def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None, channels_last=False, compile=False):
         "One step: `bs` iterations of the op (`mode` and `optimizer` do not apply)."
         self.check(precision, mode, channels_last, compile)
-        dev, dt, n = torch.device(device), _DTYPES[precision], self.size
-        note = None
-        if self.op == "matmul":
-            a, b = torch.randn(n, n, device=dev, dtype=dt), torch.randn(n, n, device=dev, dtype=dt)
-            out = torch.empty(n, n, device=dev, dtype=dt)
-            def one(): torch.mm(a, b, out=out)
-        elif self.op == "add":
-            a, b = torch.randn(n, device=dev, dtype=dt), torch.randn(n, device=dev, dtype=dt)
-            out = torch.empty(n, device=dev, dtype=dt)
-            def one(): torch.add(a, b, out=out)
-        elif self.op == "host-add":
-            one = _host_add(n, dev)
-            if dev.type == "cpu": note = f"{self.model} on the CPU makes and adds the tensors: there is no copy"
-        elif self.op == "seed2022":
-            g = torch.Generator().manual_seed(2022)
-            a, b = torch.rand(n, n, generator=g), torch.rand(n, n, generator=g)  # on the host, as in the blog
-            acc = torch.zeros(n, n, device=dev)
-            def one(): acc.add_(a.to(dev) + b.to(dev))
-        else:
-            pin = not self.op.endswith("pageable") and dev.type == "cuda"
-            host, on_dev = _pinned(n, dt, pin).fill_(1), torch.ones(n, device=dev, dtype=dt)
-            src, dst = (host, on_dev) if self.op.startswith("h2d") else (on_dev, host)
-            def one(): dst.copy_(src, non_blocking=pin)
-            if dev.type == "cpu": note = f"{self.model} on the CPU is a host memory copy, not a host↔device transfer"
-        if bs == 1: step = one
-        else:
-            def step():
-                for _ in range(bs): one()
+        one, note = self._one(torch.device(device), _DTYPES[precision])
+        step = _repeated(one, bs)
         step.note = note
         return step
 
@@ -623,6 +651,19 @@ class ImagePipeline(Workload):
 # %% ../nbs/01_workloads.ipynb #f03c3c12
 _FAMILIES = dict(image=TimmClassifier, lm=LanguageModel, unet3d=UNet3D, op=MicroOp, data=ImagePipeline)
 
+def _mismatch(workload, model, kind) -> BadInput:
+    return BadInput(f"--workload {workload} does not match --model {model}, whose family is {kind}: "
+                    f"give --workload {kind} or leave it out")
+
+def _new_workload(model:str, kind:str, size, seq_len, kw) -> Workload:
+    "A fresh workload of family `kind`, refusing the settings that do not apply to it."
+    if kind == "lm":
+        if size is not None: raise BadInput(f"size {size!r} does not apply to the language model {model}: give seq_len")
+        return LanguageModel(model, seq_len, **kw)
+    if seq_len is not None: raise BadInput(f"seq_len {seq_len!r} applies to language models, not to {model} ({kind})")
+    if kind != "unet3d" and isinstance(size, str) and size.strip().isdigit(): size = int(size)  # from the command line
+    return _FAMILIES[kind](model, size, **kw)
+
 def get_workload(model:str|Workload,      # a model name (`resnet50`, `gpt2`, `unet3d`, `op:matmul`, `data:imagenet`) or a ready workload
                  size:int|str|None=None,  # image side, 3D patch (`64`, `32x128x128`), op size or crop side (default: the model's)
                  seq_len:int|None=None,   # tokens per sequence (language models)
@@ -630,26 +671,13 @@ def get_workload(model:str|Workload,      # a model name (`resnet50`, `gpt2`, `u
                  **kw,                    # family options: `sliding_window`, `volume` (unet3d), `workers` (data)
                 ) -> Workload:
     "The workload for `model`."
-    if workload is not None:
-        want = kind_of(str(workload).strip().lower())
-        if want not in KINDS: raise BadInput(f"unknown workload {workload!r}: accepted are {', '.join(KINDS)}")
+    want = None if workload is None else kind_of(str(workload).strip().lower())
+    if want is not None and want not in KINDS:
+        raise BadInput(f"unknown workload {workload!r}: accepted are {', '.join(KINDS)}")
     if isinstance(model, Workload): wl = model
     else:
         kind = _family(check_model(model))
-        if workload is not None and want != kind: raise BadInput(f"--workload {workload} does not match --model "
-                                                                 f"{model}, whose family is {kind}: give --workload "
-                                                                 f"{kind} or leave it out")
-        if kind == "lm":
-            if size is not None: raise BadInput(f"size {size!r} does not apply to the language model {model}: give "
-                                                "seq_len")
-            wl = LanguageModel(model, seq_len, **kw)
-        else:
-            if seq_len is not None: raise BadInput(f"seq_len {seq_len!r} applies to language models, not to {model} "
-                                                   f"({kind})")
-            # from the command line
-            if kind != "unet3d" and isinstance(size, str) and size.strip().isdigit(): size = int(size)
-            wl = _FAMILIES[kind](model, size, **kw)
-    if workload is not None and want != wl.kind: raise BadInput(f"--workload {workload} does not match --model "
-                                                                f"{wl.model}, whose family is {wl.kind}: give "
-                                                                f"--workload {wl.kind} or leave it out")
+        if want is not None and want != kind: raise _mismatch(workload, model, kind)
+        wl = _new_workload(model, kind, size, seq_len, kw)
+    if want is not None and want != wl.kind: raise _mismatch(workload, wl.model, wl.kind)
     return wl
