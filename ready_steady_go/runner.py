@@ -256,6 +256,11 @@ def _rank_settings(point:dict, p:CheckedPoint, nproc_per_node:int, world:int, **
                 cuda_index=p.dev.index if cuda and nproc_per_node == 1 else None,  # one process: the GPU asked for
                 **how)
 
+def _gave_up(r:LaunchResult|None, where:str, join_timeout:float):
+    "A machine that waited past the join timeout and has no result: its error says where it waited, and how long."
+    if r is not None and r.status == "error" and "without a result" in (r.error or ""):
+        r.error = f"gave up after {join_timeout:g} s waiting at {where}: {r.error}"
+
 def _check_waits(sync_every, **seconds):
     "`BadInput` unless `sync_every` is a whole number ≥ 1 and every one of `seconds` is positive."
     check_int(sync_every, "--sync_every", min=1)
@@ -290,9 +295,7 @@ def launch(point:dict,               # the point: keyword arguments of `benchmar
     cmd = torchrun_command(json.dumps(kw), nproc_per_node, **meet, join_timeout=join_timeout)
     where, t0 = _waiting(meet, join_timeout), time.monotonic()
     r = _torchrun(cmd, kw["threads"], timeout, lambda status, error: _as_world(failed(p, status, error), kw))
-    if where and r is not None and r.status == "error" and "without a result" in (r.error or "") \
-            and time.monotonic() - t0 >= join_timeout:
-        r.error = f"gave up after {join_timeout:g} s waiting at {where}: {r.error}"
+    if where and time.monotonic() - t0 >= join_timeout: _gave_up(r, where, join_timeout)
     return r
 
 # %% ../nbs/04c_runner.ipynb #89c1980f
