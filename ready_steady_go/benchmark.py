@@ -32,7 +32,7 @@ from torch.utils._pytree import tree_leaves
 __all__ = ['make_step', 'CudaTimer', 'COMPILE_MODES', 'PEAK_METHOD', 'check_precision', 'precision_flags', 'HostTimer',
            'BlockTimer', 'EventTimer', 'make_timer', 't975', 'RunningStats', 'StopRule', 'step_stats', 'step_history',
            'flops_per_sample', 'check_settings', 'CheckedPoint', 'check_point', 'World', 'combine', 'peak_devices',
-           'measure_point', 'benchmark', 'measured_peak', 'warm_up_device', 'measure_matmul_peak', 'memory_estimate',
+           'measure_point', 'benchmark', 'warm_up_device', 'measure_matmul_peak', 'measured_peak', 'memory_estimate',
            'check_memory']
 
 # %% ../nbs/02_benchmark.ipynb #24251695
@@ -691,35 +691,6 @@ benchmark.__signature__ = inspect.Signature([
     *params_of(_schema.Point, only=("model", "bs"), kind=inspect.Parameter.POSITIONAL_OR_KEYWORD),
     *params_of(_schema.Point, but=("model", "bs", *RUN_FIELDS), compile_mode="default"), *params_of(_Call)],
     return_annotation=Result)
-
-# %% ../nbs/02_benchmark.ipynb #db541ccb
-def measured_peak(dev:str|torch.device="auto", # the device
-                  precision:str="fp32",        # the precision of the matmul
-                  store:str|Path|None=None,    # the SQLite store that caches it (its `op:matmul` rows); None: keep nothing
-                  *,
-                  measure:bool|None=None,      # True: measure anew; False: only a cached one; None: cached, else measure
-                  seconds:float=3.0,           # how long to measure
-                  progress:bool=False,         # show a progress bar
-                 ) -> float|None:
-    "The achievable matmul FLOP/s of `dev` at `precision`: cached in `store` per environment, measured when needed."
-    from ready_steady_go.env import fingerprint
-    from ready_steady_go.store import read_runs, save_runs
-    dev = pick_device(dev); precision = check_precision(precision, dev, "infer")
-    fp = fingerprint(dev)
-    if store is not None and not measure and Path(store).exists():
-        rows = read_runs(store, model="op:matmul", env_id=fp["env_id"], precision=precision, status="ok")
-        if rows["tflops"].notna().any():
-            _PEAKS[(str(dev), precision)] = float(rows["tflops"].max()) * 1e12
-            return _PEAKS[(str(dev), precision)]
-    if measure is False: return None
-    r = benchmark("op:matmul", bs=1, size=1024 if dev.type == "cpu" else 4096, precision=precision, mode="infer",
-                  device=dev, n_seconds=seconds, warmup=2, progress=progress)
-    if r.status != "ok" or not r.tflops: return None
-    r.mfu_measured, r.measured_peak_tflops = 1.0, r.tflops
-    if store is not None and (kept := save_runs(r.row(fp), store)):  # never a traceback before the measurement
-        print(f"matmul peak: {kept}", file=sys.stderr)
-    _PEAKS[(str(dev), precision)] = r.tflops * 1e12
-    return _PEAKS[(str(dev), precision)]
 
 # %% ../nbs/02_benchmark.ipynb #b1a84554
 def _spread(xs:list) -> float:
