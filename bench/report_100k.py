@@ -72,6 +72,7 @@ def main():
     t0 = time.perf_counter()
     import pandas as pd
     os.environ.setdefault("RSG_FIGURE_CACHE", tempfile.mkdtemp(prefix="rsg-bench-figures-"))  # empty: every figure drawn
+    os.environ.setdefault("RSG_RUNS_CACHE", tempfile.mkdtemp(prefix="rsg-bench-runs-"))  # no snapshot: every row read
     import ready_steady_go.report, ready_steady_go.load  # noqa: F401
     t_import = time.perf_counter() - t0
 

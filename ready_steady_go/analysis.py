@@ -19,13 +19,13 @@ from .schema import NO_MODE, NO_PRECISION, kind_of, num_text, precision_2022
 __all__ = ['KEYS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES', 'FAMILY_UNITS', 'ENV_COLS',
            'DATASETS', 'DEFAULT_WORK', 'TIME_TO_TRAIN_COLS', 'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY_COLS',
            'CONDITION_COLS', 'SCALING_COLUMNS', 'MODE_NAMES', 'FACTOR_COLS', 'RATE_NAMES', 'COST_PER', 'MISSED_MARK',
-           'FAMILY_ORDER', 'FAMILY_NAMES', 'clean_device_name', 'weights_precision', 'ci_target_met', 'world_sizes',
-           'usable', 'keyed_once', 'tidy', 'best_batch', 'relative', 'ratio_ci', 'throughput_ci_rel', 'speedup_ci',
-           'speedup', 'average', 'oom_batch', 'environments', 'parse_prices', 'cost', 'value_table', 'best_precision',
-           'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'parse_work', 'work_text', 'parse_works',
-           'fits', 'unused_work', 'time_to_train', 'comparability', 'comparability_note', 'efficiency', 'scaling',
-           'convergence', 'flagged', 'analyse', 'mode_name', 'run_cost', 'best_configs', 'cost_factors',
-           'factor_sentence', 'rate_name', 'cost_per', 'ranking']
+           'FAMILY_ORDER', 'FAMILY_NAMES', 'clean_device_name', 'clean_device_names', 'weights_precision',
+           'ci_target_met', 'world_sizes', 'usable', 'keyed_once', 'tidy', 'best_batch', 'relative', 'ratio_ci',
+           'throughput_ci_rel', 'speedup_ci', 'speedup', 'average', 'oom_batch', 'environments', 'parse_prices', 'cost',
+           'value_table', 'best_precision', 'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'parse_work',
+           'work_text', 'parse_works', 'fits', 'unused_work', 'time_to_train', 'comparability', 'comparability_note',
+           'efficiency', 'scaling', 'convergence', 'flagged', 'analyse', 'mode_name', 'run_cost', 'best_configs',
+           'cost_factors', 'factor_sentence', 'rate_name', 'cost_per', 'ranking']
 
 # %% ../nbs/06_analysis.ipynb #7abdf383
 _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
@@ -35,6 +35,12 @@ def clean_device_name(name:str, # a device name as CUDA reports it
     "A short device name, the 2022 way: vendor and brand words out, dashes to spaces, whitespace collapsed."
     if name is None or (isinstance(name, float) and math.isnan(name)): return "unknown"
     return " ".join(_BRANDS.sub(" ", str(name)).replace("-", " ").split()) or str(name).strip() or "unknown"
+
+def clean_device_names(names:pd.Series, # device names as CUDA reports them, one per run
+                      ) -> pd.Series:
+    "`clean_device_name` of each value, each distinct name cleaned once (a handful, however many runs)."
+    codes, distinct = pd.factorize(names, use_na_sentinel=False)  # a missing name is one of them
+    return pd.Series([clean_device_name(n) for n in distinct], dtype="str").iloc[codes].set_axis(names.index)
 
 # %% ../nbs/06_analysis.ipynb #59c8c21f
 def weights_precision(df:pd.DataFrame, # runs with `precision` (the autocast) and perhaps `weights` (the parameters' dtype)
@@ -81,7 +87,7 @@ def ci_target_met(runs:pd.DataFrame, # the runs table
                  ) -> pd.Series:
     "Per run: did its 95% CI reach the target? `ci_target_met` where recorded, else `ci_rel <= target_ci`; or `<NA>`."
     truth = lambda v: _TRUTH.get(v.strip().lower() if isinstance(v, str) else v, pd.NA)
-    given = (runs["ci_target_met"].astype(object).map(truth)
+    given = (pd.Series(_each_distinct(truth, runs["ci_target_met"].astype(object)), index=runs.index, dtype=object)
              if "ci_target_met" in runs else pd.Series(pd.NA, index=runs.index, dtype=object))
     ci = _num(runs, "ci_rel").fillna(_num(runs, "throughput_ci") / _num(runs, "throughput"))
     tgt = _num(runs, "target_ci")
@@ -109,8 +115,9 @@ FAMILY_UNITS = dict(image="images", lm="tokens", unet3d="voxels", op="iterations
 def _patch_text(df:pd.DataFrame) -> pd.Series:
     "A 3D patch as `DxHxW` where its sides differ, else \"\" (a cube is its `size`): keeps anisotropic U-Nets apart."
     if "patch" not in df: return pd.Series("", index=df.index, dtype=object)
-    p = df["patch"].astype(object).where(df["patch"].notna(), "").astype(str).str.strip().str.lower()
-    return p.where(np.array(_each_distinct(lambda s: len(set(s.split("x"))) > 1, p), dtype=bool), "")
+    p = df["patch"].astype(object).where(df["patch"].notna(), "").astype(str)
+    text = lambda s: s.strip().lower() if len(set(s.strip().lower().split("x"))) > 1 else ""  # per distinct patch
+    return pd.Series(_each_distinct(text, p), index=p.index, dtype=p.dtype, name=p.name)
 
 def _items_per_sample(df:pd.DataFrame) -> pd.Series:
     "Items of the unit per sample where a table does not say: tokens per sequence, voxels per patch, 1 otherwise."
@@ -193,10 +200,13 @@ def _labels(t:pd.DataFrame) -> list[str]:
 def _published(df:pd.DataFrame) -> pd.Series:
     "Per run: who published it (`lambda` for a `source` of `lambda:<file>@<commit>`), or NaN for a measured run."
     if "source" not in df: return pd.Series(np.nan, index=df.index, dtype=object)
-    s = df["source"].astype(object).where(df["source"].notna(), "").astype(str).str.strip()
-    none = s.str.lower().isin(["", "nan", "none", "<na>", "null"])
-    who = pd.Series(_each_distinct(lambda v: v.split(":")[0], s), index=df.index, dtype=object)
-    return who.where(~s.isin(MEASURED_SOURCES) & ~none)
+    s = df["source"].astype(object).where(df["source"].notna(), "").astype(str)
+    return pd.Series(_each_distinct(_publisher, s), index=df.index, dtype=object)
+
+def _publisher(source:str):
+    "Who published the runs of `source` (the part before `:`), or NaN for a measured one or none."
+    s = source.strip()
+    return np.nan if s in MEASURED_SOURCES or s.lower() in ("", "nan", "none", "<na>", "null") else s.split(":")[0]
 
 def _devices(df:pd.DataFrame) -> pd.Series:
     "Short device names (`clean_device_name`); a published table's marked ` (published: lambda)`, never merged."
@@ -833,9 +843,9 @@ EFFICIENCY_COLS = ("tflops", "mfu", "mfu_measured")
 # in it where the runs recorded them (`samples_per_kwh` beside `joules_per_sample`)
 CONDITION_COLS = ("energy_j", "joules_per_sample", "energy_source", "conditions")
 
-def _per_config(runs:pd.DataFrame, cols:list[str]) -> pd.DataFrame:
+def _per_config(runs:pd.DataFrame, cols:list[str], **more) -> pd.DataFrame:
     "Per configuration (`KEYS` and bs) of finished runs: the median of numeric `cols`, the distinct values of others."
-    df = _keyed(runs)
+    df = _keyed(runs).assign(**more)  # `more`: columns beside the runs' own, by the runs' index
     keys = list(KEYS) + ["bs"]
     num = [c for c in cols if c not in ("energy_source", "conditions")]
     if num:
@@ -848,24 +858,26 @@ def _per_config(runs:pd.DataFrame, cols:list[str]) -> pd.DataFrame:
         out = out.merge(t.groupby(keys, sort=False, dropna=False)[c].agg(joined).reset_index(), on=keys, how="left")
     return out
 
-def _with_energy(runs:pd.DataFrame) -> pd.DataFrame:
-    "`runs` with `joules_per_sample` where only `energy_j` is recorded: the energy over the timed window's samples."
-    if "energy_j" not in runs or "joules_per_sample" in runs: return runs
+def _energy(runs:pd.DataFrame) -> dict:
+    "`{\"joules_per_sample\": per run}` where only `energy_j` is recorded (over the timed window's samples); else `{}`."
+    if "energy_j" not in runs or "joules_per_sample" in runs: return {}
     ips = _num(runs, "items_per_sample").fillna(1)  # a sample of a language model is `items_per_sample` tokens
     samples = (_num(runs, "n_items") / ips).fillna(_num(runs, "throughput") * _num(runs, "seconds") / ips)
-    return runs.assign(joules_per_sample=_num(runs, "energy_j") / samples.where(samples > 0))
+    return {"joules_per_sample": _num(runs, "energy_j") / samples.where(samples > 0)}
 
 def efficiency(best:pd.DataFrame, # best batch sizes (see `best_batch`)
                runs:pd.DataFrame|None=None, # the runs table, for the columns `best` does not carry
               ) -> pd.DataFrame:
     "Per configuration at its best batch size: throughput, TFLOP/s, MFU (datasheet and measured peak), energy."
     keys = list(KEYS) + ["bs"]
-    runs = None if runs is None else _with_energy(runs)
+    if runs is not None and not runs.index.is_unique: runs = runs.reset_index(drop=True)  # energy joins by index
+    energy = {} if runs is None else _energy(runs)  # beside the runs: their keyed rows are read once per report
     lab = [c for c in ("label", "unit", "workload", "unconverged") if c in best]
     cols = [c for c in EFFICIENCY_COLS + CONDITION_COLS if c in best]
     out = best[keys + lab + ["throughput"] + cols]
-    more = [c for c in EFFICIENCY_COLS + CONDITION_COLS if c not in best and runs is not None and c in runs]
-    if more: out = out.merge(_per_config(runs, more), on=keys, how="left")
+    have = set() if runs is None else {*runs, *energy}
+    more = [c for c in EFFICIENCY_COLS + CONDITION_COLS if c not in best and c in have]
+    if more: out = out.merge(_per_config(runs, more, **energy), on=keys, how="left")
     out = out.assign(**{c: np.nan for c in EFFICIENCY_COLS if c not in out})
     if "joules_per_sample" in out:
         out = out.assign(samples_per_kwh=3.6e6 / out["joules_per_sample"].where(out["joules_per_sample"] > 0))

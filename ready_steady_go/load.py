@@ -68,6 +68,20 @@ _RENAMED = dict(torch="pytorch", seconds="duration")  # ours <- 2022's
 def _col(df:pd.DataFrame, k:str) -> pd.Series:
     return df[k] if k in df else pd.Series([None]*len(df), index=df.index, dtype=object)
 
+def _map_distinct(s:pd.Series, f) -> pd.Series:
+    "`s.map(f)`, calling `f` once per distinct value: a handful in a column of any length."
+    try: codes, u = pd.factorize(s, use_na_sentinel=False)  # a missing value is one of them
+    except TypeError: return s.map(f)  # unhashable values (a dict): one call each
+    out = np.empty(len(u), dtype=object)
+    for i, v in enumerate(u): out[i] = f(v)
+    return pd.Series(out[codes].tolist(), index=s.index, name=s.name)
+
+def _missing_value(v) -> bool: return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
+def _state_text(v) -> str: return "finished" if _missing_value(v) else str(v).strip().lower()
+def _states(d:pd.DataFrame) -> pd.Series:
+    "Each run's W&B state, lower case (`finished` where none is recorded)."
+    return _map_distinct(_col(d, "_state"), _state_text)
+
 def _capability_text(v) -> str:
     "`(8, 0)`, `[8, 0]`, `8.0` or `8` as `8.0`."
     v = re.sub(r"^[\(\[]\s*(\d+)\s*,\s*(\d+)\s*[\)\]]$", r"\1.\2", str(v).strip())
@@ -214,7 +228,7 @@ def team_records(df:pd.DataFrame, # one row per run as the source gives it (conf
     d = _with_device(d)
     if "runtime_s" not in km.keys: d["runtime_s"] = _col(d, "runtime_s").fillna(_col(d, "_runtime"))
     for c in _DTYPE_COLUMNS:
-        if c in d: d[c] = d[c].map(dtype_name)
+        if c in d: d[c] = _map_distinct(d[c], dtype_name)
     return d
 
 # %% ../nbs/04b_load.ipynb #82030570
@@ -242,7 +256,7 @@ def lacking(d:pd.DataFrame, # runs (see `team_records`), `_state` and `status` f
                                # that no run of the source has
            ) -> tuple[pd.DataFrame, dict]:
     "Runs without a model or device name left out; per needed column, how many runs lack it and keys that may hold it."
-    counted = _col(d, "_state").fillna("finished").astype("str").str.strip().str.lower().eq("finished") | (
+    counted = _states(d).eq("finished") | (
         not finished_only)
     out, drop = {}, pd.Series(False, index=d.index)
     for col in NEEDED:
@@ -305,8 +319,13 @@ def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, 
     why = invalid_rows(d[[k for k in COLUMNS if k in d]])
     invalid = {(f"line {i + line0}" if line0 is not None else f"run {d.at[i, 'run_id']}"): w for i, w in why.items()}
     kept, missing = lacking(d.drop(index=list(why)), finished_only, per_run=keymap is not None)
-    l = _finished(kept, finished_only, invalid)
+    l = _finished(_parsed(kept), finished_only, invalid)
     return l._replace(skipped=l.skipped | ({"missing": missing} if missing else {}))
+
+def _parsed(d:pd.DataFrame) -> pd.DataFrame:
+    "Checked rows with their numeric columns parsed once, as `runs_frame` parses them: later steps read numbers."
+    for k in [k for k, t in COLUMNS.items() if t in (int, float) and k in d]: d[k] = pd.to_numeric(d[k], errors="coerce")
+    return d
 
 def _run_ids(df:pd.DataFrame, ids:pd.Series) -> pd.Series:
     "`ids` as text; a row without one gets `row-` and a hash of its content: the same row, the same id, every time."
@@ -319,7 +338,7 @@ def _run_ids(df:pd.DataFrame, ids:pd.Series) -> pd.Series:
 def _from_2022(d:pd.DataFrame) -> pd.DataFrame:
     "The 2022 names and habits as ours: precision from `fp16`, memory in GB, the stop rule, the defaults it assumed."
     for ours, old in _RENAMED.items(): d[ours] = _col(d, ours).fillna(_col(d, old)) if old in d else _col(d, ours)
-    d["precision"] = _col(d, "precision").fillna(_col(d, "fp16").map(precision_2022))
+    d["precision"] = _col(d, "precision").fillna(_map_distinct(_col(d, "fp16"), precision_2022))
     mem = pd.to_numeric(_col(d, "gpu_mem"), errors="coerce") / 2**30
     d["device_mem_gb"] = pd.to_numeric(_col(d, "device_mem_gb"), errors="coerce").fillna(mem.round(2))
     d["device_capability"] = _capability(_col(d, "device_capability"))
@@ -333,7 +352,7 @@ def _from_2022(d:pd.DataFrame) -> pd.DataFrame:
 
 def _finished(d:pd.DataFrame, finished_only:bool, invalid:dict) -> Loaded:
     "Runs that finished with a usable throughput (or did not finish, marked as errors), and the count of the rest."
-    state = _col(d, "_state").fillna("finished").astype("str").str.strip().str.lower()
+    state = _states(d)
     unfinished = state.ne("finished")
     if not finished_only:  # kept, but not mistaken for a measurement
         d["error"] = _col(d, "error").fillna(("W&B run state: " + state).where(unfinished))

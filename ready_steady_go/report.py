@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/report.html.md"""
 
 # %% ../nbs/08_report.ipynb #0648111c
 from __future__ import annotations
-import hashlib, html, multiprocessing as mp, os, re, shutil, sys, tempfile, threading, time, warnings
+import hashlib, html, multiprocessing as mp, os, re, shutil, sys, tempfile, time, warnings
 from functools import cached_property, lru_cache, partial
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -21,7 +21,7 @@ from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, FAMILY_NAMES, FAMILY_ORDER
     comparability_note, cost_per, flagged, keyed_once, mode_name, num_text, parse_prices, parse_works, ranking,
     rate_name, ratio_ci, throughput_ci_rel, time_to_train, unused_work)
 from .analysis import _keyed, _model_col, _per_config
-from .store import spreadsheet_safe
+from .store import can_fork, prune_files, spreadsheet_safe
 from .analysis import best_configs, cost_factors, factor_sentence, run_cost
 from .plots import (plot_average, plot_batch, plot_cost, plot_efficiency, plot_relative,
     plot_scaling, plot_speedup, svg, unit_name)
@@ -286,13 +286,7 @@ class FigureCache:
 
     def prune(self):
         "Remove the least recently used figures until the cache is within its bound."
-        try: fs = [(f.stat().st_mtime, f.stat().st_size, f) for f in self.path.glob("*.svg")]
-        except OSError: return
-        total = sum(s for _, s, _ in fs)
-        for _, s, f in sorted(fs, key=lambda x: x[0]):
-            if total <= self.max_bytes: break
-            try: f.unlink(); total -= s
-            except OSError: pass
+        prune_files(self.path, "*.svg", self.max_bytes / 2**20)
 
 # %% ../nbs/08_report.ipynb #383a6e8a
 _JOBS = None  # the figure jobs, for the forked workers
@@ -306,9 +300,7 @@ def _draw(jobs:list, workers:int|None) -> list[str]:
     global _JOBS
     n = min(len(jobs), workers or _cpus())
     with gc_paused():
-        # fork only a process with no other thread (one could hold a lock the children would wait on forever)
-        alone = not mp.current_process().daemon and threading.active_count() == 1
-        if n > 1 and "fork" in mp.get_all_start_methods() and alone:
+        if n > 1 and can_fork():
             _JOBS = jobs
             try:
                 with mp.get_context("fork").Pool(n) as pool: return pool.map(_job_svg, range(len(jobs)), chunksize=1)
@@ -1163,7 +1155,7 @@ def _html(pg:_Page) -> str:
             + "\n</body></html>\n")
 
 # %% ../nbs/08_report.ipynb #2d7f5df5
-from .analysis import clean_device_name
+from .analysis import clean_device_name, clean_device_names
 from .health import fleet_outliers, outlier_sentence, read_checks
 
 # %% ../nbs/08_report.ipynb #0312b9d5
@@ -1171,7 +1163,7 @@ _RATES = ("TFLOP/s", "GB/s", "images/s")  # check lines whose values a fleet can
 
 def _fleets(runs:pd.DataFrame, checks:pd.DataFrame) -> pd.DataFrame:
     "Each machine against its peers: over the runs (per model, precision, mode, batch size) and the checks' rates."
-    named = lambda d: d.assign(device_name=d["device_name"].map(clean_device_name)) if "device_name" in d else d
+    named = lambda d: d.assign(device_name=clean_device_names(d["device_name"])) if "device_name" in d else d
     r = fleet_outliers(named(runs)).assign(of="runs") if "device_name" in runs else None
     rates = checks[checks["unit"].isin(_RATES)]
     c = fleet_outliers(named(rates), what=("check",), value="measured").assign(of="checks") if len(rates) else None

@@ -6,7 +6,9 @@ Docs: https://xl0.github.io/ready-steady-go/store.html.md"""
 
 # %% ../nbs/03_store.ipynb #7b58a1f6
 from __future__ import annotations
-import csv as _csv, json, math, os, re, shutil, socket, sqlite3, stat, sys, tempfile, time, warnings
+import contextlib, csv as _csv, hashlib, json, math, os, pickle, re, secrets, shutil, socket, sqlite3, stat, sys, tempfile
+import threading, time, warnings
+import multiprocessing as mp
 from pathlib import Path
 
 import numpy as np
@@ -37,10 +39,18 @@ def _as_bool(s:pd.Series) -> pd.Series:
     return s.astype(bool) if not s.isna().any() else s
 
 def _as_type(s:pd.Series, typ:type) -> pd.Series:
+    "Column `s` in the schema's dtype for `typ` (a column read from the store already has it: taken as it is)."
     if typ is bool: return _as_bool(s)
+    if s.dtype == _DTYPES[typ]: return s
     if typ is str: return s.astype("str")
     s = pd.to_numeric(s, errors="coerce")
     return s.round().astype("Int64") if typ is int and s.dtype.kind == "f" else s.astype(_DTYPES[typ])
+
+# %% ../nbs/03_store.ipynb #3e3cbed3
+def _missing(index:pd.Index, typ:type) -> pd.Series:
+    "A column no row has, in the schema's dtype for `typ`: one missing value typed as `_as_type` types it, repeated."
+    one = _as_type(pd.Series([None] * min(len(index), 1), dtype=object), typ)  # no row: `bool`
+    return pd.Series(one.array.take(np.zeros(len(index), dtype=np.intp)), index=index)
 
 # %% ../nbs/03_store.ipynb #3e3cbed4
 def runs_frame(data:pd.DataFrame|list[dict]|None=None, # runs as a DataFrame or a list of row dicts
@@ -48,8 +58,8 @@ def runs_frame(data:pd.DataFrame|list[dict]|None=None, # runs as a DataFrame or 
               ) -> pd.DataFrame:
     "Runs as a DataFrame with every schema column, in schema order, with the schema's dtypes."
     df = data if isinstance(data, pd.DataFrame) else pd.DataFrame(list(data or []), dtype=object)
-    out = pd.DataFrame({k: _as_type(df[k] if k in df else pd.Series([None]*len(df), index=df.index, dtype=object), t)
-                        for k, t in COLUMNS.items()}, index=df.index)
+    out = pd.DataFrame({k: _as_type(df[k], t) if k in df else _missing(df.index, t) for k, t in COLUMNS.items()},
+                       index=df.index)
     if extras:
         for k in df.columns:
             # inferred again: rows arrive as objects
@@ -169,13 +179,21 @@ def _connect(p:Path) -> sqlite3.Connection:
     if con.execute("PRAGMA journal_mode").fetchone()[0] != "wal": con.execute("PRAGMA journal_mode=WAL")
     # with WAL: a commit survives the process being killed, without an fsync each time
     con.execute("PRAGMA synchronous=NORMAL")
+    con.execute("PRAGMA cache_size=-65536")  # 64 MiB: a large import's run_id index stays in memory (15% faster)
     key = lambda k: " PRIMARY KEY NOT NULL" if k == "run_id" else ""
     cols = ", ".join(f'"{k}" {_SQL_TYPES[t]}{key(k)}' for k, t in COLUMNS.items())
     con.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols})")
+    _identify(con)
     known = _columns(con)
     for k, t in COLUMNS.items():  # a store written by an older schema gains the newer columns, empty for its old rows
         if k not in known: _add_column(con, k, _SQL_TYPES[t])
     return con
+
+def _identify(con:sqlite3.Connection):
+    "Give a store without one its identity: a random number in its header (`user_version`) that read snapshots are named by."
+    if con.execute("PRAGMA user_version").fetchone()[0]: return
+    try: con.execute(f"PRAGMA user_version={secrets.randbelow(2**31 - 1) + 1}")
+    except sqlite3.OperationalError: pass  # a store that cannot be written: read whole each time
 
 def _add_column(con:sqlite3.Connection, name:str, typ:str):
     try: con.execute(f'ALTER TABLE runs ADD COLUMN "{name.replace(chr(34), "")}" {typ}')
@@ -273,6 +291,73 @@ def _sql_to_column(vs:np.ndarray, typ:type|None):
     if typ is str: return pd.array(vs, dtype="str")
     return pd.Series(vs.tolist(), dtype=object).infer_objects()
 
+# %% ../nbs/03_store.ipynb #9c1e5a02
+SNAPSHOT_ROWS = 20_000  # a store of fewer runs is read whole each time: well under a second
+_SNAPSHOT_VERSION = 1  # of the snapshot's layout and dtypes: a new one leaves the old files unused
+_SNAPSHOT_ERRORS = (OSError, EOFError, ValueError, TypeError, AttributeError, ImportError, IndexError, KeyError,
+                    pickle.UnpicklingError, sqlite3.Error)
+
+def _runs_cache() -> Path:
+    "The folder of the stores' snapshots: $RSG_RUNS_CACHE, else ~/.cache/ready-steady-go/runs."
+    env = os.environ.get("RSG_RUNS_CACHE")
+    return Path(env or Path.home() / ".cache" / "ready-steady-go" / "runs").expanduser()
+
+def _snapshot_file(con:sqlite3.Connection, p:Path, names:list[str]) -> Path|None:
+    "The snapshot of columns `names` of store `p`, named by path, identity, columns and types; None without an identity."
+    sid = con.execute("PRAGMA user_version").fetchone()[0]
+    if not sid or "run_id" not in names: return None
+    key = json.dumps([_SNAPSHOT_VERSION, str(p.resolve()), sid, names, _columns(con), pd.__version__])
+    return _runs_cache() / f"{hashlib.sha1(key.encode()).hexdigest()}.pkl"
+
+def _load_snapshot(f:Path, con:sqlite3.Connection) -> tuple[int, pd.DataFrame|None]:
+    "`(last rowid, rows)` of snapshot `f` while the store still begins with its rows; else `(0, None)`."
+    try:
+        with open(f, "rb") as fh: last, df, text = pickle.load(fh)
+        df = df.astype(dict.fromkeys(text, "str"))
+        n = con.execute("SELECT count(*) FROM runs WHERE rowid <= ?", (last,)).fetchone()[0]
+        at = con.execute("SELECT run_id FROM runs WHERE rowid = ?", (last,)).fetchone()
+        os.utime(f)  # recently used: pruned last
+    except _SNAPSHOT_ERRORS: return 0, None
+    same = n == len(df) > 0 and at is not None and at[0] == df["run_id"].iloc[-1]
+    return (last, df) if same else (0, None)
+
+def _save_snapshot(f:Path, last:int, df:pd.DataFrame):
+    "Keep `df`, the store's rows up to rowid `last`, in `f` (written whole, then renamed); never an error."
+    tmp = f.with_name(f".{f.name}.{os.getpid()}.tmp")
+    try:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        text = [k for k, t in df.dtypes.items() if t == "str"]  # kept as categories: each distinct text once
+        with open(tmp, "wb") as fh:
+            pickle.dump((last, df.astype(dict.fromkeys(text, "category")), text), fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, f)
+    except OSError:
+        with contextlib.suppress(OSError): tmp.unlink(missing_ok=True)
+    prune_files(f.parent, "*.pkl", float(os.environ.get("RSG_RUNS_CACHE_MB") or 2048))
+
+def can_fork() -> bool:
+    "Whether this process may fork a worker: the platform forks, and no other thread holds a lock the child would wait on."
+    return "fork" in mp.get_all_start_methods() and not mp.current_process().daemon and threading.active_count() == 1
+
+def _keep_snapshot(f:Path, last:int, df:pd.DataFrame):
+    "`_save_snapshot` in a forked process where that is safe, the reader going on meanwhile (joined at exit); else here."
+    if can_fork():
+        try: mp.get_context("fork").Process(target=_save_snapshot, args=(f, last, df)).start(); return
+        except OSError: pass  # no process to spare
+    _save_snapshot(f, last, df)
+
+def prune_files(folder:Path, # a cache folder
+                pattern:str, # the files it keeps (`*.svg`)
+                max_mb:float, # its bound
+               ):
+    "Remove the least recently used files of `folder` until it is within `max_mb`; never an error."
+    try: fs = [(f.stat().st_mtime, f.stat().st_size, f) for f in folder.glob(pattern)]
+    except OSError: return
+    total = sum(s for _, s, _ in fs)
+    for _, s, f in sorted(fs, key=lambda x: x[0]):
+        if total <= max_mb * 2**20: break
+        try: f.unlink(); total -= s
+        except OSError: pass
+
 # %% ../nbs/03_store.ipynb #bb3bab75
 def read_runs(store:str|Path=DEFAULT_STORE, # the SQLite file
               columns=None, # the schema columns to read (a store's extra columns come too); None: every one
@@ -287,7 +372,7 @@ def _read_runs(store, where, columns=None):
     keep = None if columns is None else set(columns)
     if keep is not None and (bad := sorted(keep - set(COLUMNS))):
         raise BadInput(f"unknown column(s) {', '.join(bad)} to read: accepted are the run-record columns")
-    read = lambda con: _select(con, where, keep)
+    read = lambda con: _select(con, where, keep, p)
     df = runs_frame(pd.DataFrame() if not p.exists() or not p.stat().st_size else _read_only(p, read))
     if keep is not None: df = df[[c for c in df.columns if c in keep or c not in COLUMNS]]
     return _families(df) if "workload" in df else df
@@ -297,24 +382,46 @@ def _families(df:pd.DataFrame) -> pd.DataFrame:
     df["workload"] = df["workload"].replace({"timm": kind_of("timm")})
     return df
 
-def _select(con:sqlite3.Connection, where:dict, keep:set|None=None) -> pd.DataFrame:
+def _select(con:sqlite3.Connection, where:dict, keep:set|None=None, p:Path|None=None) -> pd.DataFrame:
     "The runs matching `where` (their columns in `keep` and the extras; None: all), in the schema's dtypes."
     cols = _columns(con)
     if not cols: return pd.DataFrame()
     bad = [k for k in where if k not in cols]
     if bad: raise BadInput(f"unknown column(s) {', '.join(bad)} to filter on: accepted are the run-record columns")
+    names = [k for k in cols if keep is None or k in keep or k not in COLUMNS]
+    if not where and p is not None: return _snapshotted(con, p, names, cols)
     conds, args = [], []
     for k, v in where.items():
         vs = list(v) if isinstance(v, (list, tuple, set)) else [v]
         conds.append(f'"{k}" IN ({", ".join("?"*len(vs))})'); args += [_cell(x) for x in vs]
-    what = "*" if keep is None else ", ".join(f'"{k}"' for k in cols if k in keep or k not in COLUMNS)
-    sql = f"SELECT {what} FROM runs" + (" WHERE " + " AND ".join(conds) if conds else "") + " ORDER BY rowid"
-    cur = con.execute(sql, args)
-    names = [c[0] for c in cur.description]
+    return _fetch(con, names, cols, " WHERE " + " AND ".join(conds) if conds else "", args)[0]
+
+def _fetch(con:sqlite3.Connection, names:list[str], cols:dict, where:str="", args=()) -> tuple[pd.DataFrame, int]:
+    "Columns `names` of the rows matching `where` (SQL), in rowid order and the schema's dtypes; and the last rowid."
+    sql = f"SELECT rowid, {', '.join(f'{chr(34)}{k}{chr(34)}' for k in names)} FROM runs{where} ORDER BY rowid"
+    rows = con.execute(sql, list(args)).fetchall()
     # a column is a[:, i]: no transposing in Python
-    a = np.array(cur.fetchall() or np.empty((0, len(names))), dtype=object).reshape(-1, len(names))
+    a = np.array(rows or np.empty((0, len(names) + 1)), dtype=object).reshape(-1, len(names) + 1)
     typ = lambda k: COLUMNS.get(k) or _PY_TYPES.get(cols[k])
-    return pd.DataFrame({k: _sql_to_column(a[:, i], typ(k)) for i, k in enumerate(names)})
+    df = pd.DataFrame({k: _sql_to_column(a[:, i + 1], typ(k)) for i, k in enumerate(names)})
+    return df, int(a[-1, 0]) if len(a) else 0
+
+def _snapshotted(con:sqlite3.Connection, p:Path, names:list[str], cols:dict) -> pd.DataFrame:
+    "Every run: those of a valid snapshot from it, the rest from SQLite; the snapshot renewed once it lags 10% behind."
+    f = _snapshot_file(con, p, names)
+    last, old = _load_snapshot(f, con) if f else (0, None)
+    new, end = _fetch(con, names, cols, " WHERE rowid > ?", [last])
+    df = new if old is None else _appended(old, new, cols)
+    if f and len(df) >= SNAPSHOT_ROWS and 10 * len(new) >= len(df): _keep_snapshot(f, end, df)
+    return df
+
+def _appended(old:pd.DataFrame, new:pd.DataFrame, cols:dict) -> pd.DataFrame:
+    "A snapshot's rows and the newer ones in one table, with the dtypes one read of them all gives."
+    if not len(new): return old
+    df = pd.concat([old, new], ignore_index=True)  # bool and bool with a missing value: boolean, as one read
+    for k in [k for k in df.columns if k not in COLUMNS and cols[k] not in _PY_TYPES]:  # untyped: inferred again
+        df[k] = pd.Series(df[k].tolist(), dtype=object).infer_objects()
+    return df
 
 # %% ../nbs/03_store.ipynb #1f0dc2d7
 UNSAVED_SUFFIX = ".unsaved.jsonl"
@@ -542,6 +649,7 @@ def _settle(store, recover:bool) -> list[dict]:
 # %% ../nbs/03_store.ipynb #a71aadd4
 # a formula's first character, behind any quotes already there; a lone `-` (not applicable) is text, not a formula
 _FORMULA = re.compile(r"'*(?:[=+@\t\r]|-(?!$))")
+_FORMULA_STARTS = "'=+@\t\r-"  # the first characters `_FORMULA` can match
 
 def _distinct(s:pd.Series) -> tuple[np.ndarray, np.ndarray]:
     "`(codes, values)` of a column's distinct values (-1: missing); every cell its own where one is unhashable (a dict)."
@@ -549,18 +657,26 @@ def _distinct(s:pd.Series) -> tuple[np.ndarray, np.ndarray]:
     except TypeError: return np.arange(len(s)), s.to_numpy(dtype=object)
     return codes, np.asarray(u, dtype=object)
 
-def _map_text(df:pd.DataFrame, f) -> pd.DataFrame:
-    "`df` with `f` applied to every text cell, once per distinct value of a column; only changed columns are replaced."
+def _mapped(s:pd.Series, f, starts:str) -> np.ndarray|None:
+    "Column `s` with `f` applied to its cells that begin with one of `starts`, once per distinct value; None if unchanged."
+    col = s.to_numpy(dtype=object)
+    may = np.flatnonzero(np.isin(col.astype("U1"), list(starts)))  # a C loop over the first characters
+    if not len(may): return None
+    codes, u = _distinct(pd.Series(col[may], dtype=object))
+    new = np.empty(len(u), dtype=object)
+    for i, x in enumerate(u): new[i] = f(x)
+    if all(a is b for a, b in zip(u, new)): return None  # `f` made nothing new
+    col = col.copy()
+    col[may] = new[codes]
+    return col
+
+def _map_text(df:pd.DataFrame, f, starts:str) -> pd.DataFrame:
+    "`df` with `f` applied to every text cell that begins with one of `starts` (`f` keeps the others as they are)."
     text = [k for k, t in df.dtypes.items() if t == object or pd.api.types.is_string_dtype(t)]
-    if not text or not len(df): return df
     out = None
-    for k in text:
-        codes, u = _distinct(df[k])  # missing values (-1) stay as they are
-        new = np.empty(len(u), dtype=object)
-        for i, x in enumerate(u): new[i] = f(x)
-        if all(a is b for a, b in zip(u, new)): continue  # `f` made nothing new
-        col = df[k].to_numpy(dtype=object).copy()
-        col[codes >= 0] = new[codes[codes >= 0]]
+    for k in text if len(df) else []:
+        col = _mapped(df[k], f, starts)
+        if col is None: continue
         out = df.copy() if out is None else out
         out[k] = pd.Series(col, index=df.index, dtype=df[k].dtype)
     return df if out is None else out
@@ -571,12 +687,12 @@ def _unquote(v): return v[1:] if isinstance(v, str) and v[:1] == "'" and _FORMUL
 def spreadsheet_safe(df:pd.DataFrame, # a table about to be written as CSV
                     ) -> pd.DataFrame:
     "`df` with every text cell a spreadsheet would run as a formula quoted with a leading `'` (OWASP)."
-    return _map_text(df, _quote)
+    return _map_text(df, _quote, _FORMULA_STARTS)
 
 def unquote_formulas(df:pd.DataFrame, # a table read from a CSV, text as it came
                     ) -> pd.DataFrame:
     "`df` with the `'` that `spreadsheet_safe` put before a formula taken off again."
-    return _map_text(df, _unquote)
+    return _map_text(df, _unquote, "'")
 
 # %% ../nbs/03_store.ipynb #f49a2fd0
 def export_csv(store:str|Path, # the SQLite file to export
@@ -629,7 +745,8 @@ def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str]:
 
 def _refused_values(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str]:
     "`_refused` of the values `s`."
-    strs = s.astype(object).map(lambda v: v.strip() if isinstance(v, str) else v)
+    strs = pd.Series([v.strip() if isinstance(v, str) else v for v in s.to_numpy(dtype=object)], index=s.index,
+                     dtype=object)
     present = strs.notna() & strs.ne("")
     strs = strs[present].astype(str)
     if typ is str:
