@@ -219,19 +219,24 @@ def _work(r:Result) -> list[str]:
     return ["  " + "; ".join(x)] if x else []
 
 # %% ../nbs/00a_schema.ipynb #08858fe1
+def _mfu(r:Result) -> list[str]:
+    "MFU against the datasheet peak and against the measured one, each with its reference (none without FLOPs)."
+    if not r.flops_per_sample: return []
+    sheet = f" ({num_text(r.peak_tflops * 1e12, 'FLOP/s')})" if r.peak_tflops else " (no datasheet peak for this device)"
+    meas = (f" of measured ({num_text(r.measured_peak_tflops * 1e12, 'FLOP/s')})" if r.measured_peak_tflops
+            else " (no measured peak: --measure_peak)")
+    below = f" ({PEAK_BELOW})" if r.mfu_measured is None and PEAK_BELOW in (r.conditions or "") else ""
+    return [f"  mfu          {_pct(r.mfu)} of datasheet{sheet}, mfu_measured {_pct(r.mfu_measured)}{below}{meas}"]
+
+def _energy(r:Result) -> list[str]:
+    "The window's energy and per item, or that it was not measured (none where no source was tried)."
+    if r.energy_source and r.energy_j is not None:
+        return [f"  energy       {r.energy_j:,.1f} J, {r.joules_per_sample:.3g} J/{r.unit[:-1]} ({r.energy_source})"]
+    return [f"  energy       not measured (energy_source {r.energy_source})"] if r.energy_source else []
+
 def _efficiency(r:Result) -> list[str]:
     "MFU against the datasheet and the measured peak, and the energy."
-    out = []
-    if r.flops_per_sample:
-        sheet = f" ({num_text(r.peak_tflops * 1e12, 'FLOP/s')})" if r.peak_tflops else " (no datasheet peak for this device)"
-        meas = (f" of measured ({num_text(r.measured_peak_tflops * 1e12, 'FLOP/s')})" if r.measured_peak_tflops
-                else " (no measured peak: --measure_peak)")
-        below = f" ({PEAK_BELOW})" if r.mfu_measured is None and PEAK_BELOW in (r.conditions or "") else ""
-        out.append(f"  mfu          {_pct(r.mfu)} of datasheet{sheet}, mfu_measured {_pct(r.mfu_measured)}{below}{meas}")
-    if r.energy_source and r.energy_j is not None:
-        out.append(f"  energy       {r.energy_j:,.1f} J, {r.joules_per_sample:.3g} J/{r.unit[:-1]} ({r.energy_source})")
-    elif r.energy_source: out.append(f"  energy       not measured (energy_source {r.energy_source})")
-    return out
+    return [*_mfu(r), *_energy(r)]
 
 def _conditions(r:Result) -> list[str]:
     "Telemetry, the verdict, and everything that makes the number less than it seems."
