@@ -233,7 +233,19 @@ def _frame_rows(df:pd.DataFrame) -> tuple[list[str], list[tuple], dict[str, str]
     df = runs_frame(df)
     df = df[[k for k in df.columns if k == "run_id" or df[k].notna().any()]]  # all-empty columns: NULL by themselves
     extra = {k: _sql_type(df[k]) for k in df.columns if k not in COLUMNS}
-    return list(df.columns), list(zip(*(_sql_column(df[k]) for k in df.columns))), extra
+    return list(df.columns), _LazyRows(df), extra
+
+_WRITE_ROWS = 50_000  # rows turned into Python values at a time
+
+class _LazyRows:
+    "A frame's rows as tuples for sqlite3, made a chunk at a time: a million runs never stand as Python values at once."
+    def __init__(self, df:pd.DataFrame): self.df = df
+    def __len__(self) -> int: return len(self.df)
+    def missing_ids(self) -> int: return int(self.df["run_id"].isna().sum())
+    def __iter__(self):
+        for i in range(0, len(self.df), _WRITE_ROWS):
+            part = self.df.iloc[i:i + _WRITE_ROWS]
+            yield from zip(*(_sql_column(part[k]) for k in part.columns))
 
 def _sql_column(s:pd.Series) -> list:
     "A column as plain Python values for sqlite3, missing values as None."
@@ -255,14 +267,17 @@ class StoreError(BadInput):
         self.why = (str(e).splitlines() or [type(e).__name__])[0]
         super().__init__(f"store {str(store)!r} could not be written ({self.why}): nothing was added")
 
+def _missing_ids(values) -> int:
+    "How many rows have no run_id (the first value)."
+    return values.missing_ids() if isinstance(values, _LazyRows) else sum(v[0] is None for v in values)
+
 def _write_rows(rows, store):
     "`write_rows` with the collector already paused."
     p = check_store(store)
     if isinstance(rows, dict): rows = [rows]
     names, values, extra = _frame_rows(rows) if isinstance(rows, pd.DataFrame) else _dict_rows(list(rows))
     if not values: return 0
-    if any(v[0] is None for v in values): raise BadInput(f"{sum(v[0] is None for v in values)} run(s) without a "
-                                                         "run_id: every row needs one")
+    if no_id := _missing_ids(values): raise BadInput(f"{no_id} run(s) without a run_id: every row needs one")
     con = _connect(p)
     try:
         known = _columns(con)
@@ -399,12 +414,26 @@ def _select(con:sqlite3.Connection, where:dict, keep:set|None=None, p:Path|None=
 def _fetch(con:sqlite3.Connection, names:list[str], cols:dict, where:str="", args=()) -> tuple[pd.DataFrame, int]:
     "Columns `names` of the rows matching `where` (SQL), in rowid order and the schema's dtypes; and the last rowid."
     sql = f"SELECT rowid, {', '.join(f'{chr(34)}{k}{chr(34)}' for k in names)} FROM runs{where} ORDER BY rowid"
-    rows = con.execute(sql, list(args)).fetchall()
-    # a column is a[:, i]: no transposing in Python
-    a = np.array(rows or np.empty((0, len(names) + 1)), dtype=object).reshape(-1, len(names) + 1)
+    parts = _fetched_parts(con.execute(sql, list(args)), len(names) + 1)
+    ids = _column_of(parts, 0)
     typ = lambda k: COLUMNS.get(k) or _PY_TYPES.get(cols[k])
-    df = pd.DataFrame({k: _sql_to_column(a[:, i + 1], typ(k)) for i, k in enumerate(names)})
-    return df, int(a[-1, 0]) if len(a) else 0
+    df = pd.DataFrame({k: _sql_to_column(_column_of(parts, i + 1), typ(k)) for i, k in enumerate(names)})
+    return df, int(ids[-1]) if len(ids) else 0
+
+_FETCH_ROWS = 50_000  # rows taken from SQLite at a time: a million never stand as row tuples at once
+
+def _fetched_parts(cur:sqlite3.Cursor, width:int) -> list[np.ndarray]:
+    "The cursor's rows, `_FETCH_ROWS` at a time, each batch a `width` × rows object array (a column is a row of it)."
+    parts = []
+    while rows := cur.fetchmany(_FETCH_ROWS):
+        parts.append(np.array(rows, dtype=object).reshape(-1, width).T.copy())
+    return parts or [np.empty((width, 0), dtype=object)]
+
+def _column_of(parts:list[np.ndarray], i:int) -> np.ndarray:
+    "Column `i` of every batch as one object array, let go in the batches: its values are freed once converted."
+    col = np.concatenate([p[i] for p in parts])
+    for p in parts: p[i] = None
+    return col
 
 def _snapshotted(con:sqlite3.Connection, p:Path, names:list[str], cols:dict) -> pd.DataFrame:
     "Every run: those of a valid snapshot from it, the rest from SQLite; the snapshot renewed once it lags 10% behind."
