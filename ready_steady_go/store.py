@@ -414,26 +414,42 @@ def _select(con:sqlite3.Connection, where:dict, keep:set|None=None, p:Path|None=
 def _fetch(con:sqlite3.Connection, names:list[str], cols:dict, where:str="", args=()) -> tuple[pd.DataFrame, int]:
     "Columns `names` of the rows matching `where` (SQL), in rowid order and the schema's dtypes; and the last rowid."
     sql = f"SELECT rowid, {', '.join(f'{chr(34)}{k}{chr(34)}' for k in names)} FROM runs{where} ORDER BY rowid"
-    parts = _fetched_parts(con.execute(sql, list(args)), len(names) + 1)
-    ids = _column_of(parts, 0)
     typ = lambda k: COLUMNS.get(k) or _PY_TYPES.get(cols[k])
-    df = pd.DataFrame({k: _sql_to_column(_column_of(parts, i + 1), typ(k)) for i, k in enumerate(names)})
+    types = [int] + [typ(k) for k in names]  # the rowid first
+    batches = _typed_batches(con.execute(sql, list(args)), types)
+    ids = _column_of(batches, 0)
+    df = pd.DataFrame({k: _sql_to_column(_column_of(batches, i + 1), typ(k)) for i, k in enumerate(names)})
     return df, int(ids[-1]) if len(ids) else 0
 
-_FETCH_ROWS = 50_000  # rows taken from SQLite at a time: a million never stand as row tuples at once
+_FETCH_ROWS = 50_000  # rows taken from SQLite at a time: a million never stand as Python values at once
 
-def _fetched_parts(cur:sqlite3.Cursor, width:int) -> list[np.ndarray]:
-    "The cursor's rows, `_FETCH_ROWS` at a time, each batch a `width` × rows object array (a column is a row of it)."
-    parts = []
+def _typed_batches(cur:sqlite3.Cursor, types:list) -> list[list]:
+    "The cursor's rows, `_FETCH_ROWS` at a time, each batch as its columns (see `_pre_typed`)."
+    batches = []
     while rows := cur.fetchmany(_FETCH_ROWS):
-        parts.append(np.array(rows, dtype=object).reshape(-1, width).T.copy())
-    return parts or [np.empty((width, 0), dtype=object)]
+        a = np.array(rows, dtype=object).reshape(-1, len(types))
+        batches.append([_pre_typed(a[:, i], t) for i, t in enumerate(types)])
+    return batches or [[_pre_typed(np.empty(0, dtype=object), t) for t in types]]
 
-def _column_of(parts:list[np.ndarray], i:int) -> np.ndarray:
-    "Column `i` of every batch as one object array, let go in the batches: its values are freed once converted."
-    col = np.concatenate([p[i] for p in parts])
-    for p in parts: p[i] = None
-    return col
+def _pre_typed(vs:np.ndarray, typ:type|None):
+    "A batch of one column, its Python values let go: numbers as arrays, repeated texts as one object each."
+    if typ is float: return vs.astype(float)
+    if typ in (int, bool): return pd.array(vs, dtype="Int64")
+    if typ is str: return _shared(vs)
+    return vs.copy()  # not a view: the batch's other values go
+
+def _shared(vs:np.ndarray) -> np.ndarray:
+    "The same values, each distinct one a single object (a model name read a million times is kept once)."
+    codes, uniques = pd.factorize(vs)
+    if not len(uniques) or len(uniques) == len(vs): return vs.copy()  # not a view of the whole batch
+    return np.append(np.asarray(uniques, dtype=object), None)[codes]  # code -1 (missing) takes the None at the end
+
+def _column_of(batches:list[list], i:int):
+    "Column `i` of every batch as one array, let go in the batches."
+    parts = [b[i] for b in batches]
+    for b in batches: b[i] = None
+    if isinstance(parts[0], np.ndarray): return np.concatenate(parts)
+    return type(parts[0])._concat_same_type(parts)
 
 def _snapshotted(con:sqlite3.Connection, p:Path, names:list[str], cols:dict) -> pd.DataFrame:
     "Every run: those of a valid snapshot from it, the rest from SQLite; the snapshot renewed once it lags 10% behind."
