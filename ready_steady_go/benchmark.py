@@ -19,7 +19,7 @@ from tqdm import tqdm
 from .env import (BadInput, check_choice, check_int, check_number, first_line, pick_device, synchronize,
                                  reset_peak_memory, free_memory, cpu_name, gc_paused)
 from .schema import MODES, OPTIMIZERS, PEAK_BELOW, PRECISIONS, WEIGHTS, Result, RUN_FIELDS, params_of
-from . import schema as _schema  # its `Point` (what is asked); this module's `Point` is it checked
+from . import schema as _schema  # its `Point`: what is asked; `CheckedPoint` here: that point checked
 from .workloads import MicroOp, Workload, get_workload, model_step
 from .telemetry import make_sampler, read_now, conditions, conditions_text, device_details
 from .peaks import peak_flops, mfu
@@ -31,8 +31,9 @@ from torch.utils._pytree import tree_leaves
 # %% auto #0
 __all__ = ['make_step', 'CudaTimer', 'COMPILE_MODES', 'PEAK_METHOD', 'check_precision', 'precision_flags', 'HostTimer',
            'BlockTimer', 'EventTimer', 'make_timer', 't975', 'RunningStats', 'StopRule', 'step_stats', 'step_history',
-           'flops_per_sample', 'check_settings', 'Point', 'check_point', 'World', 'combine', 'measure_point',
-           'benchmark', 'warm_up_device', 'measure_matmul_peak', 'measured_peak', 'memory_estimate', 'check_memory']
+           'flops_per_sample', 'check_settings', 'CheckedPoint', 'check_point', 'World', 'combine', 'peak_devices',
+           'measure_point', 'benchmark', 'warm_up_device', 'measure_matmul_peak', 'measured_peak', 'memory_estimate',
+           'check_memory']
 
 # %% ../nbs/02_benchmark.ipynb #24251695
 _AMP = dict(fp16=torch.float16, bf16=torch.bfloat16)
@@ -464,7 +465,7 @@ _PEAK_STORES = {}  # (device, precision): the store that peak was read from or k
 _OPTIONS = ("channels_last", "compile", "compile_mode", "run_number", "run_id", "peak_measured", "progress")
 
 @dataclass
-class Point:
+class CheckedPoint:
     "A point's settings, checked by `check_point`: what `measure_point` measures."
     workload:Workload; bs:int; precision:str; mode:str; dev:torch.device; optimizer:str; rule:StopRule
     warmup:int=5                  # untimed steps first, at least (0: no warm-up)
@@ -500,8 +501,8 @@ def _defaults() -> dict:
     "`benchmark`'s parameters and their defaults."
     return {k: p.default for k, p in inspect.signature(benchmark).parameters.items()}
 
-def check_point(**kw) -> Point:
-    "`benchmark`'s keyword arguments, checked before any work: a `Point` (`BadInput` on the first bad one)."
+def check_point(**kw) -> CheckedPoint:
+    "`benchmark`'s keyword arguments, checked before any work: a `CheckedPoint` (`BadInput` on the first bad one)."
     if bad := sorted(set(kw) - set(_defaults())):
         raise BadInput(f"unknown setting(s) {', '.join(bad)}: accepted are {', '.join(_defaults())}")
     a = {**_defaults(), **kw}
@@ -516,14 +517,14 @@ def check_point(**kw) -> Point:
     ws = a["warmup_seconds"]
     if ws is None: ws = 0.0 if dev.type == "cpu" else 1.0
     else: check_number(ws, "warmup_seconds", min=0, unit="seconds")
-    return Point(**s, warmup=check_int(a["warmup"], "warmup", min=0), warmup_seconds=ws, fused=bool(a["fused"]),
-                 **{k: a[k] for k in _OPTIONS}, **_check_weights(a, s))
+    return CheckedPoint(**s, warmup=check_int(a["warmup"], "warmup", min=0), warmup_seconds=ws,
+                        fused=bool(a["fused"]), **{k: a[k] for k in _OPTIONS}, **_check_weights(a, s))
 
 # %% ../nbs/02_benchmark.ipynb #66b99f71
 class World:
     "One process: the model as it is, its own stop decision, its own numbers (torchrun's: `runner.TorchrunWorld`)."
-    rank, size = 0, 1
-    def wrap(self, model, mode:str): return model  # DDP for training, under torchrun
+    rank, size, machines = 0, 1, 1  # this process's rank; processes and machines in all
+    def wrapper(self, mode:str): return None      # what wraps the built model (torchrun: DDP for training)
     def step(self, step): return step               # the step as built
     def done(self, rule:StopRule): return rule.done  # the stop decision
     def meet(self): pass                             # all ranks start the timed window together
@@ -546,12 +547,19 @@ def combine(ranks:list[dict], # per rank: `times` (s), `per` (steps per time), a
     out["energy_j"] = None if None in es else sum(es)
     return out
 
+# %% ../nbs/02_benchmark.ipynb #c1e6dce3
+def peak_devices(dev:torch.device, # the device the ranks run on
+                 world:World,      # the processes the point ran in
+                ) -> int:
+    "How many peaks the world's FLOP/s are measured against: a GPU per rank; a CPU per machine (its ranks share it)."
+    return world.size if dev.type == "cuda" else world.machines
+
 # %% ../nbs/02_benchmark.ipynb #71d42f1f
 _TELEMETRY = ("sm_clock_mhz", "max_sm_clock_mhz", "sm_clock_ratio", "temp_max_c", "power_mean_w", "power_limit_w",
               "energy_j")
 _MEASURED = ("throughput", "throughput_ci", "ci_rel", "tflops", "ci_target_met", "mfu", "mfu_measured", "bandwidth_gbs")
 
-def _bar(p:Point) -> tqdm:
+def _bar(p:CheckedPoint) -> tqdm:
     "The progress bar of `p`: steps for a count, seconds otherwise (the automatic rule's cap marked)."
     rule = p.rule
     fmt = "{l_bar}{bar}| {n:.1f}/{total:.0f} s" + (" (cap)" if rule.kind == "auto" else "") + "{postfix}"
@@ -559,7 +567,7 @@ def _bar(p:Point) -> tqdm:
                 desc=f"{p.workload.model} {p.mode} {p.precision} bs {p.bs}", disable=not p.progress, leave=False,
                 file=sys.stderr, bar_format=None if rule.n_batches else fmt)
 
-def _time(p:Point, step, timer, base:dict, world:World) -> dict:
+def _time(p:CheckedPoint, step, timer, base:dict, world:World) -> dict:
     "`_run_timed` for `p` on its device, under its precision's switches; `base` gets the counters after the warm-up."
     dev = p.dev
     def on_warm(times):
@@ -572,7 +580,7 @@ def _time(p:Point, step, timer, base:dict, world:World) -> dict:
                           sampler=make_sampler(dev), probe=lambda: read_now(dev), done=world.done(p.rule),
                           meet=world.meet)
 
-def _fill_timing(res:Result, out:dict, p:Point, base:dict):
+def _fill_timing(res:Result, out:dict, p:CheckedPoint, base:dict):
     "Per-step history, allocator retries and compile counters of the window (`base`: the counters before it)."
     res.__dict__.update({k: out[k] for k in ("wall_seconds", "warmup_steps", "warmup_seconds")})
     items = p.samples * p.workload.items_per_sample  # the per-step history (`step_history`); the step returns no loss
@@ -582,7 +590,7 @@ def _fill_timing(res:Result, out:dict, p:Point, base:dict):
         frames, graphs = _dynamo_counts()
         res.recompiles, res.compile_fallback = frames - base["dynamo"][0], graphs == base["start"][1]
 
-def _fill_world(res:Result, out:dict, p:Point, world:World):
+def _fill_world(res:Result, out:dict, p:CheckedPoint, world:World):
     "Throughput and its statistics, memory and energy of the record, from every rank's numbers (`combine`)."
     mine = dict(times=out["times"], per=out["per"], energy_j=res.energy_j, **_memory(p.dev))
     ranks = world.gather(mine) or [mine]  # a rank other than 0 keeps its own
@@ -591,7 +599,7 @@ def _fill_world(res:Result, out:dict, p:Point, world:World):
     if res.energy_j is not None:  # the window holds the in-flight warm-up step and every launched one: all it covered
         res.joules_per_sample = res.energy_j / (out["covered"] * p.samples * p.workload.items_per_sample * len(ranks))
 
-def _fill_efficiency(res:Result, p:Point, devices:int=1):
+def _fill_efficiency(res:Result, p:CheckedPoint, devices:int=1):
     "FLOPs per item, TFLOP/s, bandwidth, and MFU against the datasheet and the measured peak (of `devices` of them)."
     wl = p.workload
     measured = p.peak_measured or _PEAKS.get((str(p.dev), p.precision))  # a sweep measures it once, at its start
@@ -615,25 +623,18 @@ def _fill_telemetry(res:Result, out:dict):
     res.temp_start_c, res.temp_end_c = get(a, "temp_c"), get(b, "temp_c")
     res.energy_source = tele.get("energy_source") or "none"
 
-@contextmanager
-def _wrapped(wl:Workload, wrap):
-    "In the block, `wl` builds its models through `wrap` (the world's DDP, say)."
-    built = wl._model_on
-    wl._model_on = lambda *a: wrap(built(*a))
-    try: yield
-    finally: del wl._model_on
-
-def _step(p:Point, world:World):
+def _step(p:CheckedPoint, world:World):
     "The step of `p` on its device, its model wrapped by `world`."
-    with _wrapped(p.workload, lambda model: world.wrap(model, p.mode)):
-        step = p.workload.make_step(p.dev, p.bs, precision=p.precision, mode=p.mode, optimizer=p.optimizer,
-                                    channels_last=p.channels_last, compile=p.compile_mode if p.compile else False,
-                                    **(dict(fused=True) if p.fused else {}),  # compiled there, this mode, static shapes
-                                    **({"weights": p.weights} if p.weights != "fp32" else {}),
-                                    **({"global_bs": p.global_bs} if p.global_bs else {}))
+    wrap = world.wrapper(p.mode)
+    step = p.workload.make_step(p.dev, p.bs, precision=p.precision, mode=p.mode, optimizer=p.optimizer,
+                                channels_last=p.channels_last, compile=p.compile_mode if p.compile else False,
+                                **(dict(fused=True) if p.fused else {}),  # compiled there, this mode, static shapes
+                                **({"weights": p.weights} if p.weights != "fp32" else {}),
+                                **({"global_bs": p.global_bs} if p.global_bs else {}),
+                                **({"wrap": wrap} if wrap else {}))  # op and data: no model to wrap
     return world.step(step)
 
-def _measure(res:Result, p:Point, world:World):
+def _measure(res:Result, p:CheckedPoint, world:World):
     "Fill `res` with measurements of `p` in `world`; raises on failure (the caller turns that into a status)."
     if p.dev.type == "cuda": torch.cuda.set_device(p.dev)  # cuBLAS handles, compiled kernels: on `dev`, not cuda:0
     if p.compile: torch.compiler.reset()  # a fresh cache: no graph of an earlier point, no recompile limit reached
@@ -643,10 +644,10 @@ def _measure(res:Result, p:Point, world:World):
     _fill_timing(res, out, p, base)
     _fill_telemetry(res, out)
     _fill_world(res, out, p, world)
-    _fill_efficiency(res, p, world.size)
+    _fill_efficiency(res, p, peak_devices(p.dev, world))
     res.conditions = _verdict(res, out["telemetry"], p.rule)
 
-def _hold_peak(res:Result, p:Point):
+def _hold_peak(res:Result, p:CheckedPoint):
     "A run that beats the measured peak: the peak measured again, once; if the run still beats it, no `mfu_measured`."
     if res.mfu_measured is None or res.mfu_measured <= 1: return
     key, achieved = (str(p.dev), p.precision), res.tflops * 1e12
@@ -657,7 +658,7 @@ def _hold_peak(res:Result, p:Point):
     res.mfu_measured = None  # never a utilisation above 100% shown as a value: the reference is what is wrong
     res.conditions = conditions_text([*([] if res.conditions in (None, "ok") else res.conditions.split("; ")), PEAK_BELOW])
 
-def measure_point(p:Point,         # a checked point (`check_point`)
+def measure_point(p:CheckedPoint,  # a checked point (`check_point`)
                   world:World|None=None, # the processes it runs in (default: this one alone)
                  ) -> Result:
     "Measure a checked point, as it is; failures come back as a `Result` with status `oom` or `error`."
@@ -925,7 +926,7 @@ def memory_estimate(wl:Workload, # the workload
     return params * copies + step * bs // 2
 
 # %% ../nbs/02_benchmark.ipynb #6f68aa16
-def check_memory(p:Point, # a checked point
+def check_memory(p:CheckedPoint, # a checked point
                  force:bool=False, # run it even when the estimate exceeds the available memory
                 ) -> int|None:
     "On a CPU, `BadInput` in one line when `p`'s memory estimate exceeds the host's available memory; the estimate."

@@ -21,7 +21,8 @@ from .env import (NUMBERS, BadInput, TrackingError, check_choice, check_int, che
 from .env import check_device_name, check_unlocked, visible
 # light: no torch, no pandas
 from .schema import (COMPILE_MODES, MODES, OPTIMIZERS, PRECISIONS, WEIGHTS, DEFAULT_STORE, ENGINE_DEFAULTS, POINT_FIELDS, PRESETS, STATUSES, WANDB_MODES, Point,
-                                    params_of, settings_of, sweep_params, sweep_signature)
+                                    params_of, settings_of, sweep_params, sweep_signature,
+                                    check_rdzv_id, torchrun_options)
 
 # %% auto #0
 __all__ = ['NOT_FLAGS', 'rsg_main', 'sweep_main', 'import_main', 'export_main', 'report_main', 'check_main', 'console_script',
@@ -54,51 +55,73 @@ def _typed(a):
             raise argparse.ArgumentTypeError(f"{a.option_strings[0]} {v!r}: accepted is {_accepts(a)}") from None
     return parse
 
+def _bad_value(m:re.Match, p:argparse.ArgumentParser) -> str:
+    "`argument FLAG: ...`: the flag, and what it accepts or why its value was refused."
+    flag, rest = m[1].split("/")[0], m[2]
+    a = p._option_string_actions.get(flag)
+    if rest.startswith("--"): return rest  # already ours (`_typed`)
+    if rest.startswith("expected one argument") and a: return f"{flag} needs a value: accepted is {_accepts(a)}"
+    if rest.startswith("ignored explicit argument"):
+        return f"{flag} takes no value ({rest.split(' ', 3)[-1]} given)"
+    return f"{flag}: {rest}"
+
+def _unknown(m:re.Match, p:argparse.ArgumentParser) -> str:
+    "`unrecognized arguments: ...`: the first of them, with the nearest flag when one is close."
+    first = m[1].split()[0]
+    if not first.startswith("-"): return f"unexpected argument {first!r}: see {p.prog} --help for what is accepted"
+    flag, known = first.split("=")[0], [o for o in p._option_string_actions if o.startswith("--")]
+    near = difflib.get_close_matches(flag, known, 1)
+    hint = f"did you mean {near[0]}? " if near else ""
+    return f"unknown flag {flag}: {hint}see {p.prog} --help for the accepted flags"
+
+_REWORDS = ((r"argument ([^:\s]+): (.*)", _bad_value), (r"unrecognized arguments: (.*)", _unknown),
+            (r"the following arguments are required: (.*)", lambda m, p: f"missing {m[1]}: see {p.prog} --help"))
+
 def _reword(msg:str, p:argparse.ArgumentParser) -> str:
     "argparse's error `msg` as one line that names the flag and what is accepted."
-    if m := re.match(r"argument ([^:\s]+): (.*)", msg, re.S):
-        flag, rest = m[1].split("/")[0], m[2]
-        a = p._option_string_actions.get(flag)
-        if rest.startswith("--"): return rest  # already ours (`_typed`)
-        if rest.startswith("expected one argument") and a: return f"{flag} needs a value: accepted is {_accepts(a)}"
-        if rest.startswith("ignored explicit argument"):
-            return f"{flag} takes no value ({rest.split(' ', 3)[-1]} given)"
-        return f"{flag}: {rest}"
-    if m := re.match(r"unrecognized arguments: (.*)", msg, re.S):
-        first = m[1].split()[0]
-        if not first.startswith("-"): return f"unexpected argument {first!r}: see {p.prog} --help for what is accepted"
-        flag, known = first.split("=")[0], [o for o in p._option_string_actions if o.startswith("--")]
-        near = difflib.get_close_matches(flag, known, 1)
-        hint = f"did you mean {near[0]}? " if near else ""
-        return f"unknown flag {flag}: {hint}see {p.prog} --help for the accepted flags"
-    if m := re.match(r"the following arguments are required: (.*)", msg, re.S):
-        return f"missing {m[1]}: see {p.prog} --help"
+    for pattern, say in _REWORDS:
+        if m := re.match(pattern, msg, re.S): return say(m, p)
     return msg
 
 def _parser(func, prog:str) -> argparse.ArgumentParser:
     "fastcore's parser for `func`, in the dialect every script shares."
     p = anno_parser(func, prog=prog)
     p.formatter_class, p.allow_abbrev = _Help, False  # a flag is spelled out: `--n_batch` is a typo, not `--n_batches`
-    def error(msg):
-        print(f"{prog}: error: {' '.join(_reword(msg, p).split())}", file=sys.stderr)
-        sys.exit(2)
-    p.error = error
+    p.error = _one_line(p, prog)
     notes = getattr(func, "__help_notes__", dict)()  # what a preset puts in place of a default (read when parsing)
-    for a in list(p._actions):
-        if a.dest in notes: a.help = f"{a.help} [{notes[a.dest]}]"
-        if a.dest == "progress" and a.nargs == 0:  # sweep(progress=True) is `--quiet` here, as in every script
-            a.option_strings[:0] = ["--quiet"]; p._option_string_actions["--quiet"] = a
-            a.help = "no progress bars and no summary table"
-        elif a.nargs == 0 and a.default is True: _on_off(p, a); continue
-        elif a.nargs == 0 and a.default is False and a.help: a.help = a.help.replace(" (default: False)", "")
-        for o in list(a.option_strings):
-            if o.startswith("--") and "-" in o[2:]:
-                alias = "--" + o[2:].replace("-", "_")
-                a.option_strings.append(alias); p._option_string_actions[alias] = a
-        if a.type is not None and a.option_strings: a.type = _typed(a)
+    for a in list(p._actions): _in_dialect(p, a, notes)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.epilog = f"{prog} {__version__}"  # one program name, as `--version` says it
     return p
+
+def _one_line(p:argparse.ArgumentParser, prog:str):
+    "argparse's `error` for `p`: the reworded message as one line on stderr, and exit status 2."
+    def error(msg):
+        print(f"{prog}: error: {' '.join(_reword(msg, p).split())}", file=sys.stderr)
+        sys.exit(2)
+    return error
+
+def _in_dialect(p:argparse.ArgumentParser, a:argparse.Action, notes:dict):
+    "Flag `a` as every script spells it: a preset's note, `--quiet`, `--x/--no-x`, `_` aliases, one-line refusals."
+    if a.dest in notes: a.help = f"{a.help} [{notes[a.dest]}]"
+    if a.dest == "progress" and a.nargs == 0: _quiet(p, a)  # sweep(progress=True) is `--quiet`, as in every script
+    elif a.nargs == 0 and a.default is True: return _on_off(p, a)
+    elif a.nargs == 0 and a.default is False and a.help: a.help = a.help.replace(" (default: False)", "")
+    _underscored(p, a)
+    if a.type is not None and a.option_strings: a.type = _typed(a)
+
+def _quiet(p:argparse.ArgumentParser, a:argparse.Action):
+    "The flag of `progress=True` as `--quiet`, which turns it off."
+    a.option_strings[:0] = ["--quiet"]
+    p._option_string_actions["--quiet"] = a
+    a.help = "no progress bars and no summary table"
+
+def _underscored(p:argparse.ArgumentParser, a:argparse.Action):
+    "Beside each `--x-y` spelling of flag `a`, `--x_y`: the 2022 spelling."
+    for o in list(a.option_strings):
+        if o.startswith("--") and "-" in o[2:]:
+            alias = "--" + o[2:].replace("-", "_")
+            a.option_strings.append(alias); p._option_string_actions[alias] = a
 
 def _on_off(p:argparse.ArgumentParser, a:argparse.Action):
     "A flag that is on by default (fastcore's `--no-x`) as `--x/--no-x`, its default in words; `_` spellings hidden."
@@ -124,20 +147,24 @@ def console_script(func):
     def main():
         prog = os.path.basename(sys.argv[0])
         pargs, kw = _parse(func, prog, sys.argv[1:])
-        try:
-            with warnings.catch_warnings():
-                warnings.showwarning = lambda m, *a, **k: print(f"{prog}: warning: {m}", file=sys.stderr)
-                code = func(*pargs, **kw)
-        except BadInput as e:
-            print(visible(f"{prog}: error: {' '.join(str(e).splitlines())}"), file=sys.stderr); code = 2
-        except OSError as e:  # the file system said no (a name too long, a folder not writable, ...)
-            print(f"{prog}: error: {first_line(e)}", file=sys.stderr); code = 2
-        except TrackingError as e:  # W&B did not answer in time: the line says what was kept
-            print(visible(f"{prog}: error: {' '.join(str(e).splitlines())}"), file=sys.stderr); code = 2
+        try: code = _warning_lines(prog, func, *pargs, **kw)
+        except (BadInput, OSError, TrackingError) as e:
+            print(_refusal(prog, e), file=sys.stderr); code = 2
         except KeyboardInterrupt:
             print(f"\n{prog}: interrupted", file=sys.stderr); code = 130
         sys.exit(code or 0)
     return main
+
+def _warning_lines(prog:str, func, *args, **kwargs):
+    "`func(*args, **kwargs)`, each warning it raises printed as one `prog: warning: ...` line."
+    with warnings.catch_warnings():
+        warnings.showwarning = lambda m, *a, **k: print(f"{prog}: warning: {m}", file=sys.stderr)
+        return func(*args, **kwargs)
+
+def _refusal(prog:str, e:BadInput|OSError|TrackingError) -> str:
+    "The one line of a refused run: a bad value, what the file system said, or what W&B did not take (and what was kept)."
+    if isinstance(e, OSError): return f"{prog}: error: {first_line(e)}"  # a name too long, a folder not writable, ...
+    return visible(f"{prog}: error: {' '.join(str(e).splitlines())}")
 
 # %% ../nbs/09_cli.ipynb #16b341f2
 _EXIT = dict(ok=0, oom=3, error=1, killed=1)
@@ -295,6 +322,7 @@ def _check_flags(f:_Flags) -> dict:
                   run_number=f.run_number, seq_len=f.seq_len, global_bs=f.global_bs, nnodes=f.nnodes,
                   node_rank=f.node_rank)
     if f.rdzv_endpoint is not None: _check_endpoint(f.rdzv_endpoint)
+    check_rdzv_id(f.rdzv_id, f.rdzv_endpoint)
     _check_words(f)
     _check_prefixed(f.model)
     f.size = _size(f.size, f.model)
@@ -306,12 +334,13 @@ def _check_flags(f:_Flags) -> dict:
 
 def _world(f:_Flags) -> int:
     "The world size the torchrun flags ask for (1 without them), checked before anything is written."
-    asked = f.nproc_per_node, f.nnodes, f.node_rank, f.master_port, f.master_addr, f.rdzv_endpoint
-    if asked == (1, 1, 0, None, None, None): return 1
+    asked = f.nproc_per_node, f.nnodes, f.node_rank, f.master_port, f.master_addr, f.rdzv_endpoint, f.rdzv_id
+    if asked == (1, 1, 0, None, None, None, None): return 1
     from ready_steady_go.env import pick_device
     from ready_steady_go.launch import check_world
     return check_world(f.nproc_per_node, nnodes=f.nnodes, node_rank=f.node_rank, master_addr=f.master_addr,
-                       master_port=f.master_port, rdzv_endpoint=f.rdzv_endpoint, device_type=pick_device(f.device).type,
+                       master_port=f.master_port, rdzv_endpoint=f.rdzv_endpoint, rdzv_id=f.rdzv_id,
+                       device_type=pick_device(f.device).type,
                        strong_bs=f.bs if f.strong else None)
 
 def _check_outputs(f:_Flags):
@@ -352,13 +381,38 @@ def _check_launch(kw:dict, p, nproc_per_node:int):
     from ready_steady_go.launch import check_launch
     check_launch(_launch_point(kw, p), nproc_per_node)
 
+def _checked_point(f:_Flags, family:dict, multi:bool) -> tuple:
+    "`benchmark`'s arguments from the flags, and the point they make, checked once, with nothing in its way."
+    from ready_steady_go.benchmark import check_memory, check_point
+    from ready_steady_go.launch import check_alone
+    kw = _point_kw(f, family)
+    p = check_point(**kw, progress=not f.quiet)  # checked once, here: measured as it is
+    if not multi: check_memory(p, f.force)  # the kernel would kill it, with no row and no message
+    else: _check_launch(kw, p, f.nproc_per_node)  # what cannot run per rank: refused before anything is written
+    check_alone(p.dev, None if f.no_store else f.store)  # leftover ranks or another run: not a normal point
+    return kw, p
+
+def _measuring_line(f:_Flags, p, fp:dict, world:int, multi:bool) -> str:
+    "What is about to be measured, and where."
+    on = f"{world} × {p.dev.type} on {f.nnodes} machine(s) under torchrun" if multi else p.dev
+    return (f"Measuring {p.workload.model} · {p.mode} · {p.precision} · bs {p.bs} · {p.result().label()} on {on} "
+            f"({fp['device_name']})")
+
+def _measured_in_journal(f:_Flags, kw:dict, p, fp:dict, peak:float|None, multi:bool):
+    "`_measured`, the point open in the journal meanwhile: a kill from here on is stored as `killed` by the next run."
+    from ready_steady_go.launch import sigterm_as_interrupt
+    from ready_steady_go.store import point_finished
+    entry = _journal(f, p, fp)
+    try:
+        with sigterm_as_interrupt():  # SIGTERM as Ctrl-C: torchrun and its ranks are ended too
+            return _measured(f, kw, p, peak, multi)
+    finally: point_finished(entry, f.store)  # only a kill, which runs no code, leaves it open
+
 def _measured(f:_Flags, kw:dict, p, peak:float|None, multi:bool):
     "The point measured through `runner.run`: here, or under torchrun as the flags ask (None: rank 0 is elsewhere)."
     from ready_steady_go.runner import run
     if not multi: return run(replace(p, peak_measured=peak))
-    return run(_launch_point(kw, p, peak), "torchrun", nproc_per_node=f.nproc_per_node, nnodes=f.nnodes,
-               node_rank=f.node_rank, master_addr=f.master_addr, master_port=f.master_port,
-               rdzv_endpoint=f.rdzv_endpoint, strong=f.strong)
+    return run(_launch_point(kw, p, peak), "torchrun", **torchrun_options(_point(f)))
 
 def _journal(f:_Flags, p, fp:dict) -> str|None:
     "Store the points earlier runs left killed (`store.recover_killed`), then note this one as started."
@@ -409,26 +463,12 @@ def ready_steady_go(**flags):
     family, world = _check_flags(f), _world(f)
     multi = world > 1 or f.master_addr is not None or f.rdzv_endpoint is not None
     _check_outputs(f)
-    from ready_steady_go.benchmark import check_memory, check_point
+    kw, p = _checked_point(f, family, multi)
     from ready_steady_go.env import fingerprint
-    kw = _point_kw(f, family)
-    p = check_point(**kw, progress=not f.quiet)  # checked once, here: measured as it is
-    if not multi: check_memory(p, f.force)  # the kernel would kill it, with no row and no message
-    else: _check_launch(kw, p, f.nproc_per_node)  # what cannot run per rank: refused before anything is written
-    from ready_steady_go.launch import check_alone
-    check_alone(p.dev, None if f.no_store else f.store)  # leftover ranks or another run: not a normal point
     fp, say = fingerprint(p.dev), (lambda *a: None) if f.quiet else _say(f.json)
     peak = _peak(f, p, say)
-    on = f"{world} × {p.dev.type} on {f.nnodes} machine(s) under torchrun" if multi else p.dev
-    say(f"Measuring {p.workload.model} · {p.mode} · {p.precision} · bs {p.bs} · {p.result().label()} on {on} "
-        f"({fp['device_name']})")
-    from ready_steady_go.launch import sigterm_as_interrupt
-    from ready_steady_go.store import point_finished
-    entry = _journal(f, p, fp)  # a kill from here on is stored as `killed` by the next run
-    try:
-        with sigterm_as_interrupt():  # SIGTERM as Ctrl-C: torchrun and its ranks are ended too
-            r = _measured(f, kw, p, peak, multi)
-    finally: point_finished(entry, f.store)  # only a kill, which runs no code, leaves it open
+    say(_measuring_line(f, p, fp, world, multi))
+    r = _measured_in_journal(f, kw, p, fp, peak, multi)
     if r is None:  # this machine ran its ranks; the record is rank 0's
         say(f"node {f.node_rank} done: its {f.nproc_per_node} rank(s) took part; node 0 holds the result and stores it")
         return 0
@@ -558,6 +598,23 @@ def _report_runs(sources:tuple, store):
     runs.attrs["store"] = str(store)  # the report's Health section reads the store's checks
     return runs
 
+def _check_report_light(sources:tuple, store, title:str, out, max_models:int|None):
+    "The report's flags that need nothing heavy to check, checked before anything heavy is imported."
+    if sources and store: raise BadInput("give either --store or sources, not both: import the sources into the store "
+                                         "first to combine them")
+    if not str(title).strip(): raise BadInput(f"--title {title!r} is empty: accepted is the report's title, e.g. \"GPUs for our lab\"")
+    check_path(out, "--out", folder=True)
+    if store is not None: check_path(store, "--store")
+    if not sources: _check_exists(store or DEFAULT_STORE, ", or give sources")
+    if max_models is not None: check_int(max_models, "--max_models", min=1, max=10**6)
+
+def _prices(prices, price:list|None) -> dict:
+    "The prices of `--prices` and every `--price`; a file among them is read only if it is a readable file."
+    from ready_steady_go.analysis import parse_prices
+    for v, flag in [(prices, "--prices"), *((v, "--price") for v in price or [])]:  # a FIFO, /dev/zero: never read
+        if v is not None and (os.path.lexists(str(v)) or str(v).strip().lower().endswith(".csv")): readable_file(v, flag)
+    return parse_prices([p for p in [prices, *(price or [])] if p])
+
 @call_parse
 def ready_steady_go_report(
     *sources:str,             # W&B entity/project paths, offline run folders, CSV exports or stores (default: --store)
@@ -580,18 +637,10 @@ def ready_steady_go_report(
     max_models:int=12,        # per family, draw the figures of at most this many models, the most measured (all: CSVs)
 ):
     "Write an HTML report, summary tables and figures from the runs in a store or other sources."
-    if sources and store: raise BadInput("give either --store or sources, not both: import the sources into the store "
-                                         "first to combine them")
-    if not str(title).strip(): raise BadInput(f"--title {title!r} is empty: accepted is the report's title, e.g. \"GPUs for our lab\"")
-    check_path(out, "--out", folder=True)
-    if store is not None: check_path(store, "--store")
-    if not sources: _check_exists(store or DEFAULT_STORE, ", or give sources")  # before anything heavy
-    if max_models is not None: check_int(max_models, "--max_models", min=1, max=10**6)  # before anything heavy
-    from ready_steady_go.analysis import parse_prices, parse_works
+    _check_report_light(sources, store, title, out, max_models)
+    from ready_steady_go.analysis import parse_works
     from ready_steady_go.report import write_report
-    for v, flag in [(prices, "--prices"), *((v, "--price") for v in price or [])]:  # a FIFO, /dev/zero: never read
-        if v is not None and (os.path.lexists(str(v)) or str(v).strip().lower().endswith(".csv")): readable_file(v, flag)
-    pr = parse_prices([p for p in [prices, *(price or [])] if p])
+    pr = _prices(prices, price)
     for w, flag in ((train_for, "--train_for"), (infer_for, "--infer_for")): parse_works(w, flag)  # before any work
     runs = _report_runs(sources, store)
     page = write_report(runs, out, pr, title, include_unconverged=include_unconverged, only_valid=only_valid,
@@ -602,6 +651,13 @@ def ready_steady_go_report(
 report_main = console_script(ready_steady_go_report)
 
 # %% ../nbs/09_cli.ipynb #187248ea
+def _print_checks(table):
+    "The table of checks, where its expected figures come from, and which GPU checks were skipped."
+    from ready_steady_go.health import check_table_text, sources_text, skipped_line
+    print(check_table_text(table))
+    print("where the expected figures come from:\n" + sources_text(table))
+    if line := skipped_line(table): print(f"GPU checks {line}")
+
 @call_parse
 def ready_steady_go_check(
     folder:str=".",           # the folder whose disk is read (a file of --disk_gb is written there, read back, removed)
@@ -617,13 +673,11 @@ def ready_steady_go_check(
     check_number(seconds, "--seconds", min=1, unit="seconds")
     check_number(disk_gb, "--disk_gb", min=0.01, max=64, unit="GiB")
     if not no_store: check_path(store, "--store")
-    from ready_steady_go.health import run_check, check_table_text, sources_text, skipped_line
+    from ready_steady_go.health import run_check
     say, t0 = (lambda m: None) if quiet else (lambda m: print(f"checking {m}", file=sys.stderr)), time.perf_counter()
     table, kept = run_check(device, folder, None if no_store else store, seconds, int(disk_gb * 2**30), say=say)
     print(f"{table['device_name'].iloc[0]} on {table['host'].iloc[0]}, checked in {time.perf_counter() - t0:.0f} s")
-    print(check_table_text(table))
-    print("where the expected figures come from:\n" + sources_text(table))
-    if line := skipped_line(table): print(f"GPU checks {line}")
+    _print_checks(table)
     if kept: print(f"ready-steady-go-check: {kept}", file=sys.stderr)
     elif not no_store: print(f"stored {len(table)} lines in {store} (table checks, check {table['check_id'].iloc[0][:8]})")
     return 1 if table["verdict"].eq("flagged").any() else 0

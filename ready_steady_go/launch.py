@@ -14,8 +14,8 @@ import psutil
 import torch
 
 from .env import BadInput, check_int
-from .benchmark import Point, check_point
-from .schema import Result
+from .benchmark import CheckedPoint, check_point
+from .schema import Result, check_rdzv_id
 
 # %% auto #0
 __all__ = ['WORKER', 'LAUNCHER', 'LaunchResult', 'check_world', 'rendezvous_id', 'torchrun_command', 'die_with_parent',
@@ -44,29 +44,36 @@ def _whole(v, name:str, lo:int=1, hi:int|None=None) -> int:
 
 _ENDPOINT = re.compile(r"[\w.-]+(:\d{1,5})?|\[[0-9a-fA-F:]+\](:\d{1,5})?")  # host[:port], an IPv6 host in brackets
 
-def _rendezvous(nnodes:int, master_addr:str|None, rdzv_endpoint:str|None):
-    "`BadInput` unless several machines have one place to meet, given one way."
+def _rendezvous(nnodes:int, master_addr:str|None, rdzv_endpoint:str|None, rdzv_id:str|None=None):
+    "`BadInput` unless several machines have one place to meet, given one way (and one job name there)."
     if master_addr and rdzv_endpoint:
         raise BadInput(f"--master_addr {master_addr!r} and --rdzv_endpoint {rdzv_endpoint!r} both given: "
                        "use one of them")
     if rdzv_endpoint is not None and not _ENDPOINT.fullmatch(str(rdzv_endpoint)):
         raise BadInput(f"--rdzv_endpoint {rdzv_endpoint!r}: accepted is host or host:port")
+    check_rdzv_id(rdzv_id, rdzv_endpoint)
     if nnodes > 1 and not (master_addr or rdzv_endpoint):
         raise BadInput(f"--nnodes {nnodes} needs a rendezvous address: give --master_addr (and --master_port) "
                        "of node 0, or --rdzv_endpoint host:port")
 
+def _at_most(nproc_per_node:int, n:int, what:str):
+    "`BadInput` if this machine's `n` devices (`what` they are) are fewer than its processes."
+    if nproc_per_node > n: raise BadInput(f"--nproc_per_node {nproc_per_node} asks for more processes than "
+                                          f"this machine's {n} {what}: use at most {n}")
+
 def _devices(nproc_per_node:int, device_type:str, n_devices:int|None):
     "`BadInput` unless this machine has a device for each of its processes (on CPU: a core for each)."
-    if device_type == "cpu" and nproc_per_node > (n := n_devices or os.cpu_count() or 1):
-        raise BadInput(f"--nproc_per_node {nproc_per_node} asks for more processes than this machine's {n} CPU "
-                       f"core(s): use at most {n}")
+    if device_type == "cpu": _at_most(nproc_per_node, n_devices or os.cpu_count() or 1, "CPU core(s)")
     if device_type == "cuda":
-        n = torch.cuda.device_count() if n_devices is None else n_devices
-        if nproc_per_node > n: raise BadInput(f"--nproc_per_node {nproc_per_node} asks for more processes than "
-                                              f"this machine's {n} CUDA device(s): use at most {n}")
+        _at_most(nproc_per_node, torch.cuda.device_count() if n_devices is None else n_devices, "CUDA device(s)")
     if device_type == "mps" and nproc_per_node > 1:
         raise BadInput(f"--nproc_per_node {nproc_per_node} on MPS: a Mac has one GPU and no distributed backend "
                        "for it: use 1, or --device cpu")
+
+def _check_strong(bs:int, world:int):
+    "`BadInput` unless the global batch `bs` of strong scaling divides evenly between the `world`'s devices."
+    if bs % world: raise BadInput(f"--strong with batch size {bs} and world size {world}: "
+                                  "the global batch must divide evenly between the devices")
 
 def check_world(nproc_per_node:int,      # processes on this machine, one per device
                 *,
@@ -75,6 +82,7 @@ def check_world(nproc_per_node:int,      # processes on this machine, one per de
                 master_addr:str|None=None, # address of node 0 (static rendezvous)
                 master_port:int|None=None, # its port (default 29500)
                 rdzv_endpoint:str|None=None, # host[:port] of a c10d rendezvous (elastic)
+                rdzv_id:str|None=None,   # the job's id at that rendezvous (default: derived from the settings)
                 device_type:str="cpu",   # cpu, cuda or mps
                 n_devices:int|None=None, # devices on this machine: CUDA GPUs or CPU cores (default: as counted)
                 strong_bs:int|None=None, # with strong scaling: the global batch, to divide evenly between the devices
@@ -83,12 +91,10 @@ def check_world(nproc_per_node:int,      # processes on this machine, one per de
     _whole(nproc_per_node, "nproc_per_node"); _whole(nnodes, "nnodes")
     _whole(node_rank, "node_rank", 0, nnodes - 1)
     if master_port is not None: _whole(master_port, "master_port", 1, 65535)
-    _rendezvous(nnodes, master_addr, rdzv_endpoint)
+    _rendezvous(nnodes, master_addr, rdzv_endpoint, rdzv_id)
     _devices(nproc_per_node, device_type, n_devices)
     world = nproc_per_node * nnodes
-    if strong_bs is not None and strong_bs % world:
-        raise BadInput(f"--strong with batch size {strong_bs} and world size {world}: "
-                       "the global batch must divide evenly between the devices")
+    if strong_bs is not None: _check_strong(strong_bs, world)
     return world
 
 # %% ../nbs/04a_launch.ipynb #71eba46e
@@ -115,16 +121,21 @@ def torchrun_command(settings:str,            # the ranks' settings, JSON
                      join_timeout:float=300, # seconds to wait for every machine to join before giving up
                     ) -> list[str]:
     "The `python -m torch.distributed.run ...` command line that runs one point."
-    a = [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={nproc_per_node}", f"--nnodes={nnodes}",
-         "--max_restarts=0"]
-    if rdzv_endpoint:  # every machine running the same point joins the same job
-        a += ["--rdzv_backend=c10d", f"--rdzv_endpoint={rdzv_endpoint}", f"--rdzv_id={rdzv_id or rendezvous_id(settings)}",
-              f"--rdzv_conf=join_timeout={join_timeout:.0f}"]
-    elif master_addr:
-        a += [f"--node_rank={node_rank}", f"--master_addr={master_addr}", f"--master_port={master_port or 29500}",
-              f"--rdzv_conf=timeout={join_timeout:.0f}"]
-    else: a += ["--standalone"]
-    return a + ["--no_python", sys.executable, "-c", WORKER, settings]
+    if rdzv_endpoint: meet = _c10d(rdzv_endpoint, rdzv_id or rendezvous_id(settings), join_timeout)
+    elif master_addr: meet = _static(node_rank, master_addr, master_port or 29500, join_timeout)
+    else: meet = ["--standalone"]
+    return [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={nproc_per_node}", f"--nnodes={nnodes}",
+            "--max_restarts=0", *meet, "--no_python", sys.executable, "-c", WORKER, settings]
+
+def _c10d(endpoint:str, job:str, join_timeout:float) -> list[str]:
+    "torchrun's options to meet at a c10d rendezvous: every machine running the same point joins the same job."
+    return ["--rdzv_backend=c10d", f"--rdzv_endpoint={endpoint}", f"--rdzv_id={job}",
+            f"--rdzv_conf=join_timeout={join_timeout:.0f}"]
+
+def _static(node_rank:int, addr:str, port:int, join_timeout:float) -> list[str]:
+    "torchrun's options to meet at node 0's address, this machine being `node_rank`."
+    return [f"--node_rank={node_rank}", f"--master_addr={addr}", f"--master_port={port}",
+            f"--rdzv_conf=timeout={join_timeout:.0f}"]
 
 # %% ../nbs/04a_launch.ipynb #fcdd05ad
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -230,7 +241,7 @@ _NOT_PER_RANK = dict(op="micro-ops", data="the input pipeline")
 
 def check_launch(point:dict,        # the point: keyword arguments of `benchmark`
                  nproc_per_node:int, # processes on this machine
-                ) -> Point:
+                ) -> CheckedPoint:
     "The point checked by the engine (`check_point`); `BadInput` in one line for what cannot run under torchrun."
     p = check_point(**{**point, "progress": False})
     if (kind := p.workload.kind) in _NOT_PER_RANK:

@@ -18,9 +18,9 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 from tqdm import tqdm
 
 from .env import BadInput, check_int, check_number, first_line
-from .benchmark import (Point, World, benchmark, check_point, measure_point, measured_peak,
+from .benchmark import (CheckedPoint, World, benchmark, check_point, measure_point, measured_peak,
                                        warm_up_device, _is_oom)
-from .schema import RUN_FIELDS, Point as SchemaPoint, Result, new_run_id, settings_of
+from .schema import Point, Result, new_run_id, settings_of, torchrun_options
 from .store import KILLED
 from .launch import (LAUNCHER, LaunchResult, check_launch, check_world, die_with_parent, launcher,
                                     sigterm_as_interrupt, torchrun_command)
@@ -48,12 +48,12 @@ def answers(out:str) -> tuple[dict|None, list[dict]]:
     return (ok[-1] if ok else None), [json.loads(l[len(FAIL):]) for l in lines if l.startswith(FAIL)]
 
 # %% ../nbs/04c_runner.ipynb #22ff9b37
-def failed(point:dict|Point, # the point: `benchmark`'s keyword arguments, or a checked `Point`
+def failed(point:dict|CheckedPoint, # the point: `benchmark`'s keyword arguments, or a `CheckedPoint`
            status:str,          # error, oom or killed
            error,               # what went wrong: a message or the exception
           ) -> Result:
     "The record of `point` without a measurement: its settings, `status`, and one line of `error`."
-    p = point if isinstance(point, Point) else check_point(**{**point, "progress": False})
+    p = point if isinstance(point, CheckedPoint) else check_point(**{**point, "progress": False})
     res = p.result()
     res.status = status
     res.error = first_line(error, limit=500) if isinstance(error, BaseException) else str(error)[:500]
@@ -117,11 +117,12 @@ class TorchrunWorld(World):
     def __init__(self, dev:torch.device, ctrl=None, sync_every:int=1):
         self.dev, self.ctrl, self.sync_every = dev, ctrl, sync_every
         self.rank, self.size = dist.get_rank(), dist.get_world_size()
+        self.machines = self.size // int(os.environ.get("LOCAL_WORLD_SIZE", self.size))
         self._flag = torch.zeros(1, dtype=torch.int32)
 
-    def wrap(self, model, mode:str):
-        if mode != "train": return model  # inference: each rank its shard, nothing to all-reduce
-        return DDP(model, device_ids=[self.dev.index] if self.dev.type == "cuda" else None)
+    def wrapper(self, mode:str):
+        if mode != "train": return None  # inference: each rank its shard, nothing to all-reduce
+        return lambda model: DDP(model, device_ids=[self.dev.index] if self.dev.type == "cuda" else None)
     def step(self, step): return _faulty(step, self.rank)
     def meet(self): dist.barrier(group=self.ctrl)
     def failed(self, e:BaseException): _rank_failed(e, self.rank)
@@ -245,7 +246,7 @@ def _waiting(meet:dict, join_timeout:float) -> str|None:
     return where
 
 # %% ../nbs/04c_runner.ipynb #bb93871e
-def _rank_settings(point:dict, p:Point, nproc_per_node:int, world:int, **how) -> dict:
+def _rank_settings(point:dict, p:CheckedPoint, nproc_per_node:int, world:int, **how) -> dict:
     "What every rank is given, as JSON: the point as asked, and the world it runs in."
     cuda = p.dev.type == "cuda"
     return dict(point={**point, "progress": False}, device=str(p.dev), bs=p.bs,
@@ -254,6 +255,11 @@ def _rank_settings(point:dict, p:Point, nproc_per_node:int, world:int, **how) ->
                 threads=max(1, _cores() // nproc_per_node), run_id=point.get("run_id") or new_run_id(),
                 cuda_index=p.dev.index if cuda and nproc_per_node == 1 else None,  # one process: the GPU asked for
                 **how)
+
+def _gave_up(r:LaunchResult|None, where:str, join_timeout:float):
+    "A machine that waited past the join timeout and has no result: its error says where it waited, and how long."
+    if r is not None and r.status == "error" and "without a result" in (r.error or ""):
+        r.error = f"gave up after {join_timeout:g} s waiting at {where}: {r.error}"
 
 def _check_waits(sync_every, **seconds):
     "`BadInput` unless `sync_every` is a whole number ≥ 1 and every one of `seconds` is positive."
@@ -281,17 +287,15 @@ def launch(point:dict,               # the point: keyword arguments of `benchmar
     "Measure one point with `nproc_per_node` × `nnodes` processes under torchrun; `None` where rank 0 is not."
     p = check_launch(point, nproc_per_node)
     meet = dict(nnodes=nnodes, node_rank=node_rank, master_addr=master_addr, master_port=master_port,
-                rdzv_endpoint=rdzv_endpoint)
+                rdzv_endpoint=rdzv_endpoint, rdzv_id=rdzv_id)
     world = check_world(nproc_per_node, **meet, device_type=p.dev.type, strong_bs=p.bs if strong else None)
     _check_waits(sync_every, timeout=timeout, collective_timeout=collective_timeout, join_timeout=join_timeout)
     kw = _rank_settings(point, p, nproc_per_node, world, nnodes=nnodes, strong=strong, sync_every=sync_every,
                         collective_timeout=float(collective_timeout), device_warmup=device_warmup)
-    cmd = torchrun_command(json.dumps(kw), nproc_per_node, **meet, rdzv_id=rdzv_id, join_timeout=join_timeout)
+    cmd = torchrun_command(json.dumps(kw), nproc_per_node, **meet, join_timeout=join_timeout)
     where, t0 = _waiting(meet, join_timeout), time.monotonic()
     r = _torchrun(cmd, kw["threads"], timeout, lambda status, error: _as_world(failed(p, status, error), kw))
-    if where and r is not None and r.status == "error" and "without a result" in (r.error or "") \
-            and time.monotonic() - t0 >= join_timeout:
-        r.error = f"gave up after {join_timeout:g} s waiting at {where}: {r.error}"
+    if where and time.monotonic() - t0 >= join_timeout: _gave_up(r, where, join_timeout)
     return r
 
 # %% ../nbs/04c_runner.ipynb #89c1980f
@@ -299,13 +303,13 @@ HOWS = ("inline", "isolated", "torchrun")
 
 def _where(point) -> tuple:
     "A `schema.Point` as `benchmark`'s keyword arguments, where it runs, and torchrun's options; others as they are."
-    if not isinstance(point, SchemaPoint): return point, None, {}
+    if not isinstance(point, Point): return point, None, {}
     settings = {k: v for k, v in settings_of(point).items() if not (k == "compile_mode" and v is None)}
     if point.world_size > 1 or point.master_addr or point.rdzv_endpoint:
-        return settings, "torchrun", {k: getattr(point, k) for k in RUN_FIELDS if k != "isolate"}
+        return settings, "torchrun", torchrun_options(point)
     return settings, "isolated" if point.isolate else "inline", {}
 
-def run(point:SchemaPoint|dict|Point, # the point: a `schema.Point`, `benchmark`'s keyword arguments, or a checked one
+def run(point:Point|dict|CheckedPoint, # the point: a `schema.Point`, `benchmark`'s keyword arguments, or a checked one
         how:str|None=None, # inline, isolated or torchrun (default: the Point's; else torchrun for several processes)
         **launch_kw,       # torchrun: `launch`'s options (`nproc_per_node`, `nnodes`, `strong`, ...)
        ) -> Result|None:
@@ -318,4 +322,4 @@ def run(point:SchemaPoint|dict|Point, # the point: a `schema.Point`, `benchmark`
     if how == "torchrun": return launch(point, launch_kw.pop("nproc_per_node", 1), **launch_kw)
     if launch_kw: raise BadInput(f"{', '.join(launch_kw)}: options of torchrun, not of a point run {how}")
     if how == "isolated": return isolated(point)
-    return measure_point(point if isinstance(point, Point) else check_point(**point))
+    return measure_point(point if isinstance(point, CheckedPoint) else check_point(**point))

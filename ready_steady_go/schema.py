@@ -17,7 +17,8 @@ __all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'OPTIMIZERS', 'CO
            'NO_PRECISION', 'UNCONVERGED_HINT', 'PEAK_BELOW', 'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS',
            'POINT_FIELDS', 'RUN_FIELDS', 'STOP_FIELDS', 'DEFAULT_STORE', 'WANDB_MODES', 'PRESETS', 'ENGINE_DEFAULTS',
            'SWEEP_POINT', 'BadInput', 'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text',
-           'example_row', 'Point', 'params_of', 'settings_of', 'sweep_params', 'sweep_signature']
+           'example_row', 'Point', 'params_of', 'settings_of', 'check_rdzv_id', 'torchrun_options', 'sweep_params',
+           'sweep_signature']
 
 # %% ../nbs/00a_schema.ipynb #1b2fa793
 class BadInput(ValueError):
@@ -218,19 +219,24 @@ def _work(r:Result) -> list[str]:
     return ["  " + "; ".join(x)] if x else []
 
 # %% ../nbs/00a_schema.ipynb #08858fe1
+def _mfu(r:Result) -> list[str]:
+    "MFU against the datasheet peak and against the measured one, each with its reference (none without FLOPs)."
+    if not r.flops_per_sample: return []
+    sheet = f" ({num_text(r.peak_tflops * 1e12, 'FLOP/s')})" if r.peak_tflops else " (no datasheet peak for this device)"
+    meas = (f" of measured ({num_text(r.measured_peak_tflops * 1e12, 'FLOP/s')})" if r.measured_peak_tflops
+            else " (no measured peak: --measure_peak)")
+    below = f" ({PEAK_BELOW})" if r.mfu_measured is None and PEAK_BELOW in (r.conditions or "") else ""
+    return [f"  mfu          {_pct(r.mfu)} of datasheet{sheet}, mfu_measured {_pct(r.mfu_measured)}{below}{meas}"]
+
+def _energy(r:Result) -> list[str]:
+    "The window's energy and per item, or that it was not measured (none where no source was tried)."
+    if r.energy_source and r.energy_j is not None:
+        return [f"  energy       {r.energy_j:,.1f} J, {r.joules_per_sample:.3g} J/{r.unit[:-1]} ({r.energy_source})"]
+    return [f"  energy       not measured (energy_source {r.energy_source})"] if r.energy_source else []
+
 def _efficiency(r:Result) -> list[str]:
     "MFU against the datasheet and the measured peak, and the energy."
-    out = []
-    if r.flops_per_sample:
-        sheet = f" ({num_text(r.peak_tflops * 1e12, 'FLOP/s')})" if r.peak_tflops else " (no datasheet peak for this device)"
-        meas = (f" of measured ({num_text(r.measured_peak_tflops * 1e12, 'FLOP/s')})" if r.measured_peak_tflops
-                else " (no measured peak: --measure_peak)")
-        below = f" ({PEAK_BELOW})" if r.mfu_measured is None and PEAK_BELOW in (r.conditions or "") else ""
-        out.append(f"  mfu          {_pct(r.mfu)} of datasheet{sheet}, mfu_measured {_pct(r.mfu_measured)}{below}{meas}")
-    if r.energy_source and r.energy_j is not None:
-        out.append(f"  energy       {r.energy_j:,.1f} J, {r.joules_per_sample:.3g} J/{r.unit[:-1]} ({r.energy_source})")
-    elif r.energy_source: out.append(f"  energy       not measured (energy_source {r.energy_source})")
-    return out
+    return [*_mfu(r), *_energy(r)]
 
 def _conditions(r:Result) -> list[str]:
     "Telemetry, the verdict, and everything that makes the number less than it seems."
@@ -330,6 +336,8 @@ class Point:
     master_addr:str|None=None  # node 0's address, for several machines (torchrun's static rendezvous)
     master_port:int|None=None  # node 0's port (default 29500)
     rdzv_endpoint:str|None=None  # host[:port] of a c10d rendezvous, instead of --master_addr
+    # the c10d rendezvous id, the same on every machine (default: derived from the settings every machine is given)
+    rdzv_id:str|None=None
     # strong scaling: --bs is the global batch, divided between the devices (default: --bs per device, weak scaling)
     strong:bool=False
     isolate:bool=False         # measure in a fresh Python process, not in this one
@@ -362,8 +370,8 @@ class Point:
 POINT_FIELDS = tuple(f.name for f in fields(Point))
 
 # %% ../nbs/00a_schema.ipynb #e75a954d
-RUN_FIELDS = ("nproc_per_node", "nnodes", "node_rank", "master_addr", "master_port", "rdzv_endpoint", "strong",
-              "isolate")  # how a point runs: where, not what (not `benchmark`'s to take)
+RUN_FIELDS = ("nproc_per_node", "nnodes", "node_rank", "master_addr", "master_port", "rdzv_endpoint", "rdzv_id",
+              "strong", "isolate")  # how a point runs: where, not what (not `benchmark`'s to take)
 STOP_FIELDS = ("n_batches", "n_seconds", "target_ci", "min_steps", "min_seconds", "max_seconds")  # the stop rule
 
 def params_of(cls=Point, # a dataclass whose fields carry their help as comments
@@ -388,6 +396,24 @@ def _help(f:dataclasses.Field, doc:str, defaults:dict) -> str:
 def settings_of(p:Point) -> dict:
     "What `benchmark` takes from a point: every field but how it runs."
     return {k: getattr(p, k) for k in POINT_FIELDS if k not in RUN_FIELDS}
+
+# %% ../nbs/00a_schema.ipynb #0223d1d4
+_RDZV_ID = re.compile(r"[!-~]{1,128}")  # printable ASCII, no space: a key in torchrun's rendezvous store
+
+def check_rdzv_id(rdzv_id:str|None, # the rendezvous id asked for (None: derived from the settings)
+                  rdzv_endpoint:str|None=None, # the c10d rendezvous where it names a job
+                 ):
+    "`BadInput` in one line unless `rdzv_id` is None, or one word of printable characters given with an endpoint."
+    if rdzv_id is None: return
+    if not _RDZV_ID.fullmatch(str(rdzv_id)):
+        raise BadInput(f"--rdzv_id {rdzv_id!r}: accepted is 1 to 128 printable ASCII characters without spaces, "
+                       "the same on every machine, e.g. --rdzv_id job-42")
+    if not rdzv_endpoint:
+        raise BadInput(f"--rdzv_id {rdzv_id!r} names a job at a c10d rendezvous: give --rdzv_endpoint host:port too")
+
+def torchrun_options(p:Point) -> dict:
+    "How `p` runs under torchrun: its run fields, as `runner.launch` takes them."
+    return {k: getattr(p, k) for k in RUN_FIELDS if k != "isolate"}
 
 # %% ../nbs/00a_schema.ipynb #5f951ec4
 DEFAULT_STORE = "rsg-results.db"  # the SQLite results file in the working directory

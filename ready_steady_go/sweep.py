@@ -299,13 +299,17 @@ def _accumulation(a:dict) -> dict:
         raise BadInput("weights and global_bs are for one process: leave them out with --nprocs (torchrun)")
     return dict(weights=ws, global_bs=g)
 
+def _check_per_rank(models:list):
+    "`BadInput` for the first of `models` that is a micro-op or an input pipeline: nothing of theirs runs per rank."
+    if per := [m for m in models if m.partition(":")[0] in ("op", "data")]:
+        raise BadInput(f"{per[0]}: the {per[0].partition(':')[0]} family has nothing to run on each rank under "
+                       "torchrun: leave it out of --models with --nprocs, or sweep it without --nprocs")
+
 def _worlds(a:dict) -> list|None:
     "The world sizes of `--nprocs` (None: one process, no torchrun), each refused now if this machine cannot run it."
     if a["nprocs"] is None: return None
     ns, dev = _nprocs(a["nprocs"]), a["dev"]
-    if per := [m for m in a["models"] if m.partition(":")[0] in ("op", "data")]:
-        raise BadInput(f"{per[0]}: the {per[0].partition(':')[0]} family has nothing to run on each rank under "
-                       "torchrun: leave it out of --models with --nprocs, or sweep it without --nprocs")
+    _check_per_rank(a["models"])
     for n in ns:  # more processes than devices: refused now, not when that point comes
         try: check_world(n, device_type=dev.type)
         except BadInput as e:
@@ -584,6 +588,12 @@ def _warm_first(run:_Sweep):
         run.warm = _device_warmup(run.plan.dev, run.plan.device_warmup, run.plan.isolate)
         if run.warm: _say(warm_text(run.warm))
 
+def _say_how_to_resume(run:_Sweep, e:KeyboardInterrupt):
+    "What stopped the sweep (Ctrl-C or SIGTERM), what it has stored, and how to go on."
+    how = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
+    _say(f"{how}: {run.measured} points measured and stored in {run.plan.store}; "
+         "run the same command again to resume")
+
 def _loop(run:_Sweep):
     "Every point in order under the overall progress bar; Ctrl-C or SIGTERM says how to resume."
     with tqdm(total=_todo(run), desc="sweep", unit="point", position=0, disable=not run.plan.progress, file=sys.stderr,
@@ -593,9 +603,7 @@ def _loop(run:_Sweep):
             _warm_first(run)
             for i in range(len(run.points)): _visit(run, i)
         except KeyboardInterrupt as e:
-            how = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
-            _say(f"{how}: {run.measured} points measured and stored in {run.plan.store}; "
-                 "run the same command again to resume")
+            _say_how_to_resume(run, e)
             raise
 
 def _summary(run:_Sweep) -> SweepSummary:

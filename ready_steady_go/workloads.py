@@ -12,6 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
+from fastcore.basics import noop
 import torch, timm
 from torch import nn
 from torch.nn import functional as F
@@ -205,11 +206,12 @@ class Workload:
                   fused:bool=False,        # the optimizer's fused kernel (train)
                   weights:str="fp32",      # the parameters' dtype, fp32, bf16 or fp16 (`precision`: the autocast)
                   global_bs:int|None=None, # train: samples per optimizer step, in micro-batches of `bs` (None: bs)
+                  wrap=noop,               # applied to the built model (DDP under torchrun; default: the model as built)
                  ):
         "A function that runs one step: the model and one batch are made on `device` now, once."
         self.check(precision, mode, channels_last, compile)
         dev = torch.device(device)
-        model, (x, y) = self._model_on(dev, channels_last, compile), self.batch(global_bs or bs, dev, channels_last)
+        model, (x, y) = wrap(self._model_on(dev, channels_last, compile)), self.batch(global_bs or bs, dev, channels_last)
         return model_step(model, x, y, self.loss, mode=mode, precision=precision, optimizer=optimizer or self.optimizer,
                           fused=fused, weights=weights, micro=bs if global_bs else None)
 
@@ -454,15 +456,15 @@ class UNet3D(Workload):
             raise BadInput(f"sliding_window is a way to infer: use mode infer, not {mode!r}")
 
     def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None, channels_last=False, compile=False,
-                  fused=False):
+                  fused=False, wrap=noop):
         "One step; with `sliding_window`, `bs` volumes predicted window by window."
         if not self.sliding_window:
             return super().make_step(device, bs, precision=precision, mode=mode, optimizer=optimizer,
-                                     channels_last=channels_last, compile=compile, fused=fused)
+                                     channels_last=channels_last, compile=compile, fused=fused, wrap=wrap)
         from monai.inferers import sliding_window_inference
         self.check(precision, mode, channels_last, compile)
         dev = torch.device(device)
-        fwd, (x, _) = self._model_on(dev, channels_last, compile).eval(), self.batch(bs, dev, channels_last)
+        fwd, (x, _) = wrap(self._model_on(dev, channels_last, compile)).eval(), self.batch(bs, dev, channels_last)
         amp = amp_context(dev, precision)
         def step():
             with torch.inference_mode(), amp():
