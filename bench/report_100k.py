@@ -81,6 +81,7 @@ def main():
     runs = synth_runs(len(DEVICES), len(MODELS), repeats=-(-a.runs // per), seed=0).iloc[:a.runs]
     csv = Path(tempfile.gettempdir()) / f"rsg-bench-{a.runs}.csv"
     wandb_export(runs).to_csv(csv, index=False)
+    n, runs = len(runs), None  # the user path reads the CSV in other processes: the bench's own frame is let go
     t_make = time.perf_counter() - t0
     prices = {d[0]: round(0.2 + 2.5 * d[3] ** 1.5, 2) for d in DEVICES}
 
@@ -88,7 +89,7 @@ def main():
           f"module imports {t_import:.2f} s (not counted)")
     res = []
     for i in range(a.repeat):
-        t, rep, back, path = once(csv, prices, a.out, len(runs))
+        t, rep, back, path = once(csv, prices, a.out, n)
         res.append(t)
         if i == 0:
             print(f"{len(back):,} runs, {back.device_name.nunique()} devices, {back.model.nunique()} models, "

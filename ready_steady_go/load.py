@@ -428,11 +428,21 @@ def load_csv(path:str|Path, # a W&B web-UI runs export or our own `export_csv`
     "Runs from a CSV file, as run records."
     with gc_paused(): return _load_csv(path, finished_only, keymap)
 
+_CSV_CHUNK = 200_000  # rows read at a time: a million-run export is never held whole as text
+
 def _load_csv(path, finished_only, keymap=None):
     "`load_csv` with the collector paused: a large export makes millions of short-lived objects (`env.gc_paused`)."
-    try: df = read_table(path, dtype="str", keep_default_na=False, na_values=[""])
+    return _joined([_csv_part(df, path, finished_only, keymap) for df in _csv_chunks(path)])
+
+def _csv_chunks(path):
+    "The CSV's rows as text, `_CSV_CHUNK` at a time (the index runs on across chunks); an unreadable file refused."
+    try:
+        with read_table(path, dtype="str", keep_default_na=False, na_values=[""], chunksize=_CSV_CHUNK) as r: yield from r
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise BadInput(f"CSV {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV of runs") from None
+
+def _csv_part(df, path, finished_only, keymap=None) -> Loaded:
+    "One chunk of a CSV's rows as run records (see `load_csv`)."
     if keymap is None: df = df[[k for k in df.columns if k in COLUMNS or k in _CSV_KEYS]]  # only what a record reads
     df = unquote_formulas(df)
     have = set(df.columns) | set(getattr(keymap, "keys", {})) | set(getattr(keymap, "values", {}))  # mapped, set
@@ -445,6 +455,14 @@ def _load_csv(path, finished_only, keymap=None):
     meta = {"_run_id": _csv_run_ids(df), "_state": _col(df, "State"), "_created": _col(df, "Created")}
     df = df.drop(columns=[c for c in ("run_id", "source", "timestamp") if c in df]).assign(**meta)
     return from_wandb(df, "csv", finished_only, line0=2, keymap=keymap)  # line 1 is the header
+
+def _joined(parts:list[Loaded]) -> Loaded:
+    "The chunks of one source as one: runs one after another, counts added, refused rows and missing keys merged."
+    if len(parts) == 1: return parts[0]
+    skipped = {k: sum(p.skipped[k] for p in parts) for k in ("not_finished", "bad_throughput")}
+    if invalid := {k: w for p in parts for k, w in p.skipped.get("invalid", {}).items()}: skipped["invalid"] = invalid
+    if missing := _missing_total(parts): skipped["missing"] = missing
+    return Loaded(pd.concat([p.runs for p in parts], ignore_index=True), skipped)
 
 # %% ../nbs/04b_load.ipynb #1047c7e5
 _MAX_LINE = 1 << 20  # characters of one JSON-lines record: a run record is a few thousand

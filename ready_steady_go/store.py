@@ -233,7 +233,19 @@ def _frame_rows(df:pd.DataFrame) -> tuple[list[str], list[tuple], dict[str, str]
     df = runs_frame(df)
     df = df[[k for k in df.columns if k == "run_id" or df[k].notna().any()]]  # all-empty columns: NULL by themselves
     extra = {k: _sql_type(df[k]) for k in df.columns if k not in COLUMNS}
-    return list(df.columns), list(zip(*(_sql_column(df[k]) for k in df.columns))), extra
+    return list(df.columns), _LazyRows(df), extra
+
+_WRITE_ROWS = 50_000  # rows turned into Python values at a time
+
+class _LazyRows:
+    "A frame's rows as tuples for sqlite3, made a chunk at a time: a million runs never stand as Python values at once."
+    def __init__(self, df:pd.DataFrame): self.df = df
+    def __len__(self) -> int: return len(self.df)
+    def missing_ids(self) -> int: return int(self.df["run_id"].isna().sum())
+    def __iter__(self):
+        for i in range(0, len(self.df), _WRITE_ROWS):
+            part = self.df.iloc[i:i + _WRITE_ROWS]
+            yield from zip(*(_sql_column(part[k]) for k in part.columns))
 
 def _sql_column(s:pd.Series) -> list:
     "A column as plain Python values for sqlite3, missing values as None."
@@ -255,14 +267,17 @@ class StoreError(BadInput):
         self.why = (str(e).splitlines() or [type(e).__name__])[0]
         super().__init__(f"store {str(store)!r} could not be written ({self.why}): nothing was added")
 
+def _missing_ids(values) -> int:
+    "How many rows have no run_id (the first value)."
+    return values.missing_ids() if isinstance(values, _LazyRows) else sum(v[0] is None for v in values)
+
 def _write_rows(rows, store):
     "`write_rows` with the collector already paused."
     p = check_store(store)
     if isinstance(rows, dict): rows = [rows]
     names, values, extra = _frame_rows(rows) if isinstance(rows, pd.DataFrame) else _dict_rows(list(rows))
     if not values: return 0
-    if any(v[0] is None for v in values): raise BadInput(f"{sum(v[0] is None for v in values)} run(s) without a "
-                                                         "run_id: every row needs one")
+    if no_id := _missing_ids(values): raise BadInput(f"{no_id} run(s) without a run_id: every row needs one")
     con = _connect(p)
     try:
         known = _columns(con)
@@ -399,12 +414,42 @@ def _select(con:sqlite3.Connection, where:dict, keep:set|None=None, p:Path|None=
 def _fetch(con:sqlite3.Connection, names:list[str], cols:dict, where:str="", args=()) -> tuple[pd.DataFrame, int]:
     "Columns `names` of the rows matching `where` (SQL), in rowid order and the schema's dtypes; and the last rowid."
     sql = f"SELECT rowid, {', '.join(f'{chr(34)}{k}{chr(34)}' for k in names)} FROM runs{where} ORDER BY rowid"
-    rows = con.execute(sql, list(args)).fetchall()
-    # a column is a[:, i]: no transposing in Python
-    a = np.array(rows or np.empty((0, len(names) + 1)), dtype=object).reshape(-1, len(names) + 1)
     typ = lambda k: COLUMNS.get(k) or _PY_TYPES.get(cols[k])
-    df = pd.DataFrame({k: _sql_to_column(a[:, i + 1], typ(k)) for i, k in enumerate(names)})
-    return df, int(a[-1, 0]) if len(a) else 0
+    types = [int] + [typ(k) for k in names]  # the rowid first
+    batches = _typed_batches(con.execute(sql, list(args)), types)
+    ids = _column_of(batches, 0)
+    df = pd.DataFrame({k: _sql_to_column(_column_of(batches, i + 1), typ(k)) for i, k in enumerate(names)})
+    return df, int(ids[-1]) if len(ids) else 0
+
+_FETCH_ROWS = 50_000  # rows taken from SQLite at a time: a million never stand as Python values at once
+
+def _typed_batches(cur:sqlite3.Cursor, types:list) -> list[list]:
+    "The cursor's rows, `_FETCH_ROWS` at a time, each batch as its columns (see `_pre_typed`)."
+    batches = []
+    while rows := cur.fetchmany(_FETCH_ROWS):
+        a = np.array(rows, dtype=object).reshape(-1, len(types))
+        batches.append([_pre_typed(a[:, i], t) for i, t in enumerate(types)])
+    return batches or [[_pre_typed(np.empty(0, dtype=object), t) for t in types]]
+
+def _pre_typed(vs:np.ndarray, typ:type|None):
+    "A batch of one column, its Python values let go: numbers as arrays, repeated texts as one object each."
+    if typ is float: return vs.astype(float)
+    if typ in (int, bool): return pd.array(vs, dtype="Int64")
+    if typ is str: return _shared(vs)
+    return vs.copy()  # not a view: the batch's other values go
+
+def _shared(vs:np.ndarray) -> np.ndarray:
+    "The same values, each distinct one a single object (a model name read a million times is kept once)."
+    codes, uniques = pd.factorize(vs)
+    if not len(uniques) or len(uniques) == len(vs): return vs.copy()  # not a view of the whole batch
+    return np.append(np.asarray(uniques, dtype=object), None)[codes]  # code -1 (missing) takes the None at the end
+
+def _column_of(batches:list[list], i:int):
+    "Column `i` of every batch as one array, let go in the batches."
+    parts = [b[i] for b in batches]
+    for b in batches: b[i] = None
+    if isinstance(parts[0], np.ndarray): return np.concatenate(parts)
+    return type(parts[0])._concat_same_type(parts)
 
 def _snapshotted(con:sqlite3.Connection, p:Path, names:list[str], cols:dict) -> pd.DataFrame:
     "Every run: those of a valid snapshot from it, the rest from SQLite; the snapshot renewed once it lags 10% behind."
