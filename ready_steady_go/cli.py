@@ -450,8 +450,9 @@ def _to_wandb(row:dict, f:_Flags, say, history:list|None=None):
         if url: say(f"  W&B: {url}")
     except Exception as e:
         where = "it was not stored (--no-store)" if f.no_store else f"it is stored in {f.store}"
-        print(f"ready-steady-go: W&B got nothing ({first_line(e).removeprefix('TrackingError: ')}); "
-              f"the run was measured and {where}", file=sys.stderr)
+        msg = first_line(e).removeprefix("TrackingError: ")
+        msg = msg if msg.startswith("W&B") else f"W&B could not take the run ({msg})"
+        print(f"ready-steady-go: {msg}; the run was measured and {where}", file=sys.stderr)
 
 # %% ../nbs/09_cli.ipynb #d453efb4
 @call_parse
