@@ -20,7 +20,7 @@ from .env import (NUMBERS, BadInput, TrackingError, check_choice, check_int, che
                                  check_path, check_workers, first_line, readable_file, writable_folder)
 from .env import check_device_name, check_unlocked, visible
 # light: no torch, no pandas
-from .schema import (COMPILE_MODES, MODES, OPTIMIZERS, PRECISIONS, WEIGHTS, DEFAULT_STORE, ENGINE_DEFAULTS, POINT_FIELDS, PRESETS, STATUSES, WANDB_MODES, Point,
+from .schema import (check_endpoint, COMPILE_MODES, MODES, OPTIMIZERS, PRECISIONS, WEIGHTS, DEFAULT_STORE, ENGINE_DEFAULTS, POINT_FIELDS, PRESETS, STATUSES, WANDB_MODES, Point,
                                     params_of, settings_of, sweep_params, sweep_signature,
                                     check_rdzv_id, torchrun_options)
 
@@ -295,14 +295,6 @@ def _check_wnb_off(wnb:str, **given):
     if str(wnb).strip().lower() == "disabled" and off:
         raise BadInput(f"--{off[0][0]} {off[0][1]!r} is for W&B, which is off: accepted with --wnb offline or online")
 
-def _check_endpoint(v:str):
-    "`--rdzv_endpoint` as `host[:port]`, the port from 1 to 65535; `BadInput` otherwise (torchrun would fail silently)."
-    host, sep, port = str(v).strip().rpartition(":") if ":" in str(v) else (str(v).strip(), "", "")
-    if not host: raise BadInput(f"--rdzv_endpoint {v!r} names no host: accepted is host[:port], e.g. 10.0.0.1:29400")
-    if sep and not port.isdigit():
-        raise BadInput(f"--rdzv_endpoint {v!r}: port {port!r} is not a number: accepted is host[:port], e.g. 10.0.0.1:29400")
-    if sep: check_int(int(port), f"--rdzv_endpoint {v!r}: port", min=1, max=65535)
-
 def _check_words(f:_Flags):
     "The named settings against their vocabularies, before torch is imported: a typo costs no time."
     for v, accepted, name in ((f.precision, PRECISIONS, "precision"), (f.mode, MODES, "mode"),
@@ -321,7 +313,7 @@ def _check_flags(f:_Flags) -> dict:
                   max_seconds=f.max_seconds, min_steps=f.min_steps, min_seconds=f.min_seconds, warmup=f.warmup,
                   run_number=f.run_number, seq_len=f.seq_len, global_bs=f.global_bs, nnodes=f.nnodes,
                   node_rank=f.node_rank)
-    if f.rdzv_endpoint is not None: _check_endpoint(f.rdzv_endpoint)
+    if f.rdzv_endpoint is not None: check_endpoint(f.rdzv_endpoint)
     check_rdzv_id(f.rdzv_id, f.rdzv_endpoint)
     _check_words(f)
     _check_prefixed(f.model)

@@ -15,7 +15,7 @@ import torch
 
 from .env import BadInput, check_int
 from .benchmark import CheckedPoint, check_point
-from .schema import Result, check_rdzv_id
+from .schema import Result, check_endpoint, check_rdzv_id
 
 # %% auto #0
 __all__ = ['WORKER', 'LAUNCHER', 'LaunchResult', 'check_world', 'rendezvous_id', 'torchrun_command', 'die_with_parent',
@@ -42,15 +42,12 @@ def _whole(v, name:str, lo:int=1, hi:int|None=None) -> int:
     return check_int(v, f"--{name}", min=lo, max=hi,
                      accepted="a whole number " + (f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"))
 
-_ENDPOINT = re.compile(r"[\w.-]+(:\d{1,5})?|\[[0-9a-fA-F:]+\](:\d{1,5})?")  # host[:port], an IPv6 host in brackets
-
 def _rendezvous(nnodes:int, master_addr:str|None, rdzv_endpoint:str|None, rdzv_id:str|None=None):
     "`BadInput` unless several machines have one place to meet, given one way (and one job name there)."
     if master_addr and rdzv_endpoint:
         raise BadInput(f"--master_addr {master_addr!r} and --rdzv_endpoint {rdzv_endpoint!r} both given: "
                        "use one of them")
-    if rdzv_endpoint is not None and not _ENDPOINT.fullmatch(str(rdzv_endpoint)):
-        raise BadInput(f"--rdzv_endpoint {rdzv_endpoint!r}: accepted is host or host:port")
+    if rdzv_endpoint is not None: check_endpoint(rdzv_endpoint)
     check_rdzv_id(rdzv_id, rdzv_endpoint)
     if nnodes > 1 and not (master_addr or rdzv_endpoint):
         raise BadInput(f"--nnodes {nnodes} needs a rendezvous address: give --master_addr (and --master_port) "

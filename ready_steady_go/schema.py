@@ -17,8 +17,8 @@ __all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'OPTIMIZERS', 'CO
            'NO_PRECISION', 'UNCONVERGED_HINT', 'PEAK_BELOW', 'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS',
            'POINT_FIELDS', 'RUN_FIELDS', 'STOP_FIELDS', 'DEFAULT_STORE', 'WANDB_MODES', 'PRESETS', 'ENGINE_DEFAULTS',
            'SWEEP_POINT', 'BadInput', 'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text',
-           'example_row', 'Point', 'params_of', 'settings_of', 'check_rdzv_id', 'torchrun_options', 'sweep_params',
-           'sweep_signature']
+           'example_row', 'Point', 'params_of', 'settings_of', 'check_rdzv_id', 'check_endpoint', 'torchrun_options',
+           'sweep_params', 'sweep_signature']
 
 # %% ../nbs/00a_schema.ipynb #1b2fa793
 class BadInput(ValueError):
@@ -410,6 +410,18 @@ def check_rdzv_id(rdzv_id:str|None, # the rendezvous id asked for (None: derived
                        "the same on every machine, e.g. --rdzv_id job-42")
     if not rdzv_endpoint:
         raise BadInput(f"--rdzv_id {rdzv_id!r} names a job at a c10d rendezvous: give --rdzv_endpoint host:port too")
+
+_HOST_PORT = re.compile(r"(\[[0-9a-fA-F:]+\]|[\w.-]+)(?::(\d+))?")  # host[:port]; an IPv6 host in brackets
+
+def check_endpoint(v:str, # the `--rdzv_endpoint` given
+                  ) -> str:
+    "`v` as `host[:port]`, the port from 1 to 65535; `BadInput` in one line otherwise (torchrun would fail silently)."
+    s = str(v).strip()
+    if not (m := _HOST_PORT.fullmatch(s)):
+        raise BadInput(f"--rdzv_endpoint {v!r}: accepted is host[:port], e.g. 10.0.0.1:29400")
+    if m[2] is not None and not 1 <= int(m[2]) <= 65535:
+        raise BadInput(f"--rdzv_endpoint {v!r}: port {int(m[2])} must be a whole number at least 1 and at most 65535")
+    return s
 
 def torchrun_options(p:Point) -> dict:
     "How `p` runs under torchrun: its run fields, as `runner.launch` takes them."
