@@ -27,10 +27,11 @@ from .plots import (plot_average, plot_batch, plot_cost, plot_efficiency, plot_r
     plot_scaling, plot_speedup, svg, unit_name)
 
 # %% auto #0
-__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'FEED_COLS', 'REPORT_MARKER', 'PROGRESS_RUNS', 'REPORT_COLUMNS', 'summary_table',
-           'average_table', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table', 'pick_device',
-           'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache', 'report_svgs',
-           'check_report_folder', 'Report', 'build_report', 'check_max_models', 'write_report', 'model_index']
+__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'FEED_COLS', 'REPORT_MARKER', 'REPORT_COLUMNS', 'PROGRESS_RUNS', 'PROGRESS_S',
+           'summary_table', 'average_table', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table',
+           'pick_device', 'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache',
+           'report_svgs', 'check_report_folder', 'Report', 'build_report', 'check_max_models', 'write_report',
+           'say_stage', 'timed_read', 'model_index']
 
 # %% ../nbs/08_report.ipynb #37ce9eb4
 SUMMARY_COLS = ("device", "workload", "model", "precision", "mode", "bs", "unit", "throughput", "relative")
@@ -487,12 +488,6 @@ def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `anal
     if timings is not None: timings.update(analysis=t1 - t0, figures=t2 - t1, html=time.perf_counter() - t2)
     return Report(files)
 
-PROGRESS_RUNS = 200_000  # from this many runs, a report says each stage as it finishes (on stderr)
-
-def _progress(n:int):
-    "A function printing one stage's line on stderr for a report of `n` runs, where it takes long enough to need it."
-    return (lambda s: print(f"report: {s}", file=sys.stderr, flush=True)) if n >= PROGRESS_RUNS else (lambda s: None)
-
 # the schema columns no part of a report reads: `read_runs(store, columns=REPORT_COLUMNS)` leaves them in the store
 _UNREAD = ("schema_version", "n_seconds", "max_seconds", "run_number", "nnodes", "backend", "strong", "error",
            "step_median_s", "step_iqr_s", "n_steps", "warmup_steps", "block_steps", "wall_seconds", "peak_reserved_mb",
@@ -524,6 +519,31 @@ def write_report(runs:pd.DataFrame, # the runs table
     check_max_models(max_models)
     return build_report(runs, prices, title, include_unconverged=include_unconverged, only_valid=only_valid,
                         train_for=train_for, infer_for=infer_for, device=device, max_models=max_models).write(out)
+
+# %% ../nbs/08_report.ipynb #9a0e5502
+PROGRESS_RUNS = 20_000  # from this many runs, a report says each stage as it ends (on stderr)
+PROGRESS_S = 1.0  # and with fewer runs, each stage that took this many seconds or more
+
+def say_stage(line:str, # what the stage did, and its time
+              seconds:float, # how long it took
+              n:int, # the runs in the report
+             ):
+    "Print one stage's line on stderr: every stage from `PROGRESS_RUNS` runs, else one that took `PROGRESS_S` or more."
+    if n >= PROGRESS_RUNS or seconds >= PROGRESS_S: print(f"report: {line}", file=sys.stderr, flush=True)
+
+def _progress(n:int):
+    "`say(line)` for the stages of a report of `n` runs: `say_stage`, timed from the previous line."
+    last = [time.perf_counter()]
+    def say(line:str):
+        now = time.perf_counter()
+        say_stage(line, now - last[0], n); last[0] = now
+    return say
+
+def timed_read(read, *args) -> pd.DataFrame:
+    "The runs `read(*args)` returns, said as the report's first stage (`say_stage`)."
+    t = time.perf_counter(); runs = read(*args); took = time.perf_counter() - t
+    say_stage(f"read {len(runs):,} runs: {took:.1f} s", took, len(runs))
+    return runs
 
 # %% ../nbs/08_report.ipynb #f4ba2d7f
 @dataclass

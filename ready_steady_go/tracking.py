@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/tracking.html.md"""
 
 # %% ../nbs/04_tracking.ipynb #877f20b9
 from __future__ import annotations
-import glob, math, os, re, shutil, sys, time
+import glob, math, os, re, shlex, shutil, sys, threading, time
 from pathlib import Path
 
 import numpy as np
@@ -19,11 +19,12 @@ from .env import BadInput, TrackingError, first_line
 from .schema import WANDB_MODES, COLUMN_GROUPS, new_run_id
 
 # %% auto #0
-__all__ = ['WANDB_TIMEOUT_S', 'HISTORY_KEYS', 'has_api_key', 'wandb_unreachable', 'wandb_api', 'check_wandb', 'wandb_keys',
-           'start_run', 'log_run', 'log_history', 'send_run']
+__all__ = ['WANDB_TIMEOUT_S', 'SEND_TIMEOUT_S', 'HISTORY_KEYS', 'has_api_key', 'wandb_unreachable', 'wandb_api', 'check_wandb',
+           'wandb_keys', 'start_run', 'within', 'left_on_disk', 'log_run', 'log_history', 'send_run']
 
 # %% ../nbs/04_tracking.ipynb #52a081d5
 WANDB_TIMEOUT_S = 10  # seconds a request to W&B's server may take before it is given up
+SEND_TIMEOUT_S = 60  # seconds W&B may take over a finished run (log, summary, finish) before it is left on disk
 
 def has_api_key() -> bool:
     "True where wandb finds an API key for its server (environment, netrc or settings); the key is never read out."
@@ -131,6 +132,7 @@ def start_run(mode:str="disabled", # disabled, offline or online
         return wandb.init(mode=mode, project=project, entity=entity, name=name, group=group, id=run_id,
                           config=config or {}, reinit="finish_previous", dir=os.environ.get("WANDB_DIR") or None,
                           settings=wandb.Settings(init_timeout=init_timeout, console="off",
+                                                  finish_timeout=SEND_TIMEOUT_S, finish_timeout_raises=True,
                                                   silent=not sys.stderr.isatty()))
     except Exception as e:
         msg = (str(e).strip().splitlines() or [type(e).__name__])[0]
@@ -139,18 +141,48 @@ def start_run(mode:str="disabled", # disabled, offline or online
         raise TrackingError(f"W&B {mode} run could not start: gave up after {took:.0f} s ({msg}): check the network, "
                             "or use --wnb offline and `wandb sync` later") from None
 
+# %% ../nbs/04_tracking.ipynb #5e0d7a02
+def within(seconds:float, # the longest wait
+           fn, *args, **kwargs): # the call, and what it is given
+    "`fn(*args, **kwargs)` in a daemon thread: its value or its exception, or `TimeoutError` after `seconds`."
+    box = {}
+    def call():
+        try: box["value"] = fn(*args, **kwargs)
+        except BaseException as e: box["error"] = e
+    t = threading.Thread(target=call, daemon=True, name=f"bounded {getattr(fn, '__name__', 'call')}")
+    t.start(); t.join(seconds)
+    if t.is_alive(): raise TimeoutError(f"no answer within {seconds:g} s")  # the thread is left; it ends with the process
+    if "error" in box: raise box["error"]
+    return box.get("value")
+
 # %% ../nbs/04_tracking.ipynb #282f9214
-def log_run(run, # the run `start_run` returned
-            row:dict, # the finished run record
-            finish:bool=True, # close the run (a sweep starts the next one)
-            history:list|None=None, # per-step rows (`benchmark.step_history`) to send as W&B history first
-           ):
-    "Put a finished run record into its W&B run's config and summary, and its per-step history if given."
+def _send(run, row:dict, finish:bool, history:list|None):
+    "Every W&B call a finished run makes: the config, the history, the summary, and the end of the run."
     config, summary = wandb_keys(row)
     run.config.update(config, allow_val_change=True)
     if history: log_history(run, history)
     run.summary.update(summary)
     if finish: run.finish(exit_code=0)
+
+def left_on_disk(run, # a W&B run that did not finish
+                 seconds:float, # how long it was given
+                ) -> str:
+    "What is kept of a W&B run its server did not take, and how to send it later."
+    folder = getattr(run, "sync_dir", None)
+    how = f"`wandb sync {shlex.quote(str(folder))}`" if folder else "`wandb sync` on its folder under ./wandb"
+    return (f"W&B did not take the run within {seconds:g} s (its server stopped answering): its folder is kept; "
+            f"send it later with {how}")
+
+def log_run(run, # the run `start_run` returned
+            row:dict, # the finished run record
+            finish:bool=True, # close the run (a sweep starts the next one)
+            history:list|None=None, # per-step rows (`benchmark.step_history`) to send as W&B history first
+            timeout:float|None=None, # seconds W&B may take over it (default: `SEND_TIMEOUT_S`)
+           ):
+    "Put a finished run record into its W&B run's config and summary (and its history); `TrackingError` after `timeout`."
+    seconds = SEND_TIMEOUT_S if timeout is None else timeout
+    try: within(seconds, _send, run, row, finish, history)
+    except TimeoutError: raise TrackingError(left_on_disk(run, seconds)) from None
 
 # %% ../nbs/04_tracking.ipynb #2a8bcc59
 # a step row's fields (`benchmark.step_history`) -> its W&B history key; the summary keeps `throughput` for the run
@@ -175,6 +207,6 @@ def send_run(row:dict, # a finished run record (stored first: W&B is the last th
             ) -> str|None:
     "Send one run record to W&B as a run of its own id: the run's URL (None offline), or W&B's error."
     run = start_run(mode, project=project, entity=entity, name=name, group=group, run_id=row["run_id"])
-    url = getattr(run, "url", None)
+    url = getattr(run, "url", None) if mode.strip().lower() == "online" else None  # offline: a warning, not a URL
     log_run(run, row, history=history)
     return url
