@@ -20,7 +20,7 @@ from wandb.util import get_core_path
 from .env import BadInput, first_line, gc_paused, path_trouble
 from .schema import COLUMNS, SCHEMA_VERSION, precision_2022
 from .store import (DEFAULT_STORE, check_store, read_runs, read_table, runs_frame, write_rows, invalid_rows, unquote_formulas,
-                                   _SQLITE_HEADER)
+                                   checked_rows, _SQLITE_HEADER)
 from .tracking import TrackingError, has_api_key, wandb_api
 
 # %% auto #0
@@ -316,16 +316,21 @@ def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, 
     d["timestamp"] = _col(d, "timestamp").fillna(created.dt.strftime("%Y-%m-%dT%H:%M:%S+00:00").where(created.notna()))
     d["source"] = _col(d, "source").fillna(source) if keep_source else source
     # before any value is coerced: a wrong value is refused, never made missing
-    why = invalid_rows(d[[k for k in COLUMNS if k in d]])
+    why, numbers = checked_rows(d[[k for k in COLUMNS if k in d]])
     invalid = {(f"line {i + line0}" if line0 is not None else f"run {d.at[i, 'run_id']}"): w for i, w in why.items()}
     kept, missing = lacking(d.drop(index=list(why)), finished_only, per_run=keymap is not None)
-    l = _finished(_parsed(kept), finished_only, invalid)
+    l = _finished(_parsed(kept, numbers), finished_only, invalid)
     return l._replace(skipped=l.skipped | ({"missing": missing} if missing else {}))
 
-def _parsed(d:pd.DataFrame) -> pd.DataFrame:
-    "Checked rows with their numeric columns parsed once, as `runs_frame` parses them: later steps read numbers."
-    for k in [k for k, t in COLUMNS.items() if t in (int, float) and k in d]: d[k] = pd.to_numeric(d[k], errors="coerce")
+def _parsed(d:pd.DataFrame, numbers:dict) -> pd.DataFrame:
+    "Checked rows with their numeric columns as numbers, as `runs_frame` reads them; `numbers`: as the check parsed them."
+    for k in [k for k, t in COLUMNS.items() if t in (int, float) and k in d]: d[k] = _numbers(d[k], numbers.get(k))
     return d
+
+def _numbers(s:pd.Series, parsed:pd.Series|None) -> pd.Series:
+    "Column `s` as numbers: the rows' own from `parsed` (every row of the checked frame) where it has them all, else parsed here."
+    if parsed is not None and parsed.index.is_unique: return parsed.reindex(s.index)
+    return pd.to_numeric(s, errors="coerce")
 
 def _run_ids(df:pd.DataFrame, ids:pd.Series) -> pd.Series:
     "`ids` as text; a row without one gets `row-` and a hash of its content: the same row, the same id, every time."

@@ -23,8 +23,8 @@ __all__ = ['BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'PEAK_COLUMNS', 'HISTORY_COLUMNS'
            'MAX_THROUGHPUT', 'MAX_LINE_BYTES', 'runs_frame', 'check_store', 'write_rows', 'StoreError', 'read_runs',
            'save_runs', 'write_peak', 'read_peaks', 'save_peak', 'write_history', 'read_history', 'point_key',
            'combination_of', 'stored_points', 'point_started', 'point_finished', 'recover_killed', 'spreadsheet_safe',
-           'unquote_formulas', 'export_csv', 'invalid_rows', 'check_lines', 'read_table', 'read_csv', 'connect_store',
-           'read_store_table']
+           'unquote_formulas', 'export_csv', 'checked_rows', 'invalid_rows', 'check_lines', 'read_table', 'read_csv',
+           'connect_store', 'read_store_table']
 
 # %% ../nbs/03_store.ipynb #4c1159a5
 _DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -780,26 +780,30 @@ _ABOVE_0 = {"n_seconds", "max_seconds", "target_ci"}
 _MAX_INT = 2**53  # beyond this a float cannot say which whole number it is
 MAX_THROUGHPUT = 1e15  # per second: beyond any physical rate of any unit (a typo, or an overflow)
 
-def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str]:
-    "A mask of the present values of column `k` that are refused, and what is accepted instead."
+def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str, pd.Series|None]:
+    "A mask of the present values of column `k` that are refused, what is accepted instead, and (a numeric column) its numbers."
     codes, u = _distinct(s)  # judged once per distinct value: a handful in most columns, however many runs
-    bad, what = _refused_values(pd.Series(u, dtype=object), k, typ)
+    bad, what, num = _refused_values(pd.Series(u, dtype=object), k, typ)
     out = np.zeros(len(s), dtype=bool)
     out[codes >= 0] = bad.to_numpy(dtype=bool)[codes[codes >= 0]]
-    return pd.Series(out, index=s.index), what
+    return pd.Series(out, index=s.index), what, None if num is None else _spread(num, codes, s.index)
 
-def _refused_values(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str]:
+def _spread(num:pd.Series, codes:np.ndarray, index:pd.Index) -> pd.Series:
+    "Each row's number from its distinct value's (`codes` as `_distinct` gives them; -1, a missing value: NaN)."
+    return pd.Series(np.append(num.to_numpy(dtype=float), np.nan)[codes], index=index)
+
+def _refused_values(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str, pd.Series|None]:
     "`_refused` of the values `s`."
     strs = pd.Series([v.strip() if isinstance(v, str) else v for v in s.to_numpy(dtype=object)], index=s.index,
                      dtype=object)
     present = strs.notna() & strs.ne("")
     strs = strs[present].astype(str)
     if typ is str:
-        if k not in _CHOICES: return pd.Series(False, index=s.index), ""
+        if k not in _CHOICES: return pd.Series(False, index=s.index), "", None
         named = ", ".join(v for v in _CHOICES[k] if v != "-") + (", or - (does not apply)" if "-" in _CHOICES[k] else "")
-        return present & ~strs.isin(_CHOICES[k]).reindex(s.index, fill_value=True), f"one of {named}"
+        return present & ~strs.isin(_CHOICES[k]).reindex(s.index, fill_value=True), f"one of {named}", None
     if typ is bool:
-        return present & ~strs.str.lower().isin(_BOOL_STR).reindex(s.index, fill_value=True), "true or false"
+        return present & ~strs.str.lower().isin(_BOOL_STR).reindex(s.index, fill_value=True), "true or false", None
     num = pd.to_numeric(strs, errors="coerce").astype(float)
     lo = 1 if k in _AT_LEAST_1 else 0
     bad = num.isna() | ~np.isfinite(num) | (num < lo) | ((num <= 0) if k in _ABOVE_0 else False)
@@ -809,18 +813,24 @@ def _refused_values(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str]:
     what = (f"a whole number of at least {lo}" if typ is int else "a finite number above 0" if k in _ABOVE_0
             else f"a finite number of at least {lo}")
     more = dict(target_ci=" and below 1", throughput=f" and at most {MAX_THROUGHPUT:.0e} per second").get(k, "")
-    return present & bad.reindex(s.index, fill_value=False), what + more
+    return present & bad.reindex(s.index, fill_value=False), what + more, num.reindex(s.index)
+
+def checked_rows(df:pd.DataFrame, # runs as read from a file or W&B, values as they came (strings or objects)
+                ) -> tuple[dict, dict]:
+    "`(invalid_rows(df), numbers)`: each numeric column as parsed by the check, aligned with `df` (NaN: missing or no number)."
+    out, numbers = {}, {}
+    for k, typ in COLUMNS.items():
+        if k not in df: continue
+        bad, what, num = _refused(df[k], k, typ)
+        if num is not None: numbers[k] = num
+        for i in bad.index[bad.to_numpy(dtype=bool)]:
+            out.setdefault(i, f"{k} {str(df.at[i, k])[:40]!r} is not {what}")
+    return {i: out[i] for i in df.index if i in out}, numbers  # in the rows' order
 
 def invalid_rows(df:pd.DataFrame, # runs as read from a file or W&B, values as they came (strings or objects)
                 ) -> dict:
     "Why each refused row is refused: `{index: reason}` for rows with a schema column of a wrong type or out of range."
-    out = {}
-    for k, typ in COLUMNS.items():
-        if k not in df: continue
-        bad, what = _refused(df[k], k, typ)
-        for i in bad.index[bad.to_numpy(dtype=bool)]:
-            out.setdefault(i, f"{k} {str(df.at[i, k])[:40]!r} is not {what}")
-    return {i: out[i] for i in df.index if i in out}  # in the rows' order
+    return checked_rows(df)[0]
 
 # %% ../nbs/03_store.ipynb #66348c32
 def _unique(names:list[str]) -> list[str]:
