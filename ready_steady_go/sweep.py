@@ -417,7 +417,7 @@ def _plan(**kw) -> SweepPlan:
     return plan
 
 # %% ../nbs/05_sweep.ipynb #0f998af1
-class _Point(NamedTuple):
+class _PlanPoint(NamedTuple):
     "One point of a plan."
     rn:int; vid:str; precision:str; mode:str; n:int; bs:int  # repeat, variant, precision, mode, world size, batch size
     @property
@@ -425,11 +425,11 @@ class _Point(NamedTuple):
 
 def _order(plan:SweepPlan) -> list:
     "The points in the order they run: repeats outermost, then variant, precision, mode, world size, batch size."
-    return [_Point(rn=rn, vid=vid, precision=p, mode=md, n=n, bs=bs) for rn in range(1, plan.repeats + 1)
+    return [_PlanPoint(rn=rn, vid=vid, precision=p, mode=md, n=n, bs=bs) for rn in range(1, plan.repeats + 1)
             for vid, v in plan.variants.items() for p in v["precisions"] for md in v["modes"] for n in plan.nprocs
             for bs in v["bss"]]
 
-def _ident(plan:SweepPlan, pt:_Point) -> tuple:
+def _ident(plan:SweepPlan, pt:_PlanPoint) -> tuple:
     "A point's identity in the store (several CUDA processes record the device as `cuda`: each rank has its own)."
     v, dev = plan.variants[pt.vid], plan.dev
     where = v["device"] or ("cuda" if dev.type == "cuda" and pt.n > 1 else str(dev))  # a pipeline runs on the CPU
@@ -444,7 +444,7 @@ def _name(plan:SweepPlan, vid:str) -> str:
     v = plan.variants[vid]
     return v["model"] if v["kind"] == "image" and v["weights"] == "fp32" else " ".join(vid.replace("|", " ").split())
 
-def _combination_text(plan:SweepPlan, pt:_Point) -> str:
+def _combination_text(plan:SweepPlan, pt:_PlanPoint) -> str:
     "A point's combination in messages: `test_resnet fp32 train`, with ` × 2` in a series of world sizes."
     return f"{_name(plan, pt.vid)} {pt.precision} {pt.mode}" + (f" × {pt.n}" if plan.launch else "")
 
@@ -455,7 +455,7 @@ class _Sweep:
     plan:SweepPlan
     fp:dict                    # the environment fingerprint
     done:dict                  # stored points by identity (none with `force`)
-    points:list                # `_Point`s in the order they run
+    points:list                # `_PlanPoint`s in the order they run
     combos:dict = field(default_factory=dict) # (variant, precision, mode, world size): `_Combo`
     rows:list = field(default_factory=list)   # rows of the points visited, in order
     measured:int = 0           # points measured now
@@ -478,7 +478,7 @@ def _resume(run:_Sweep):
     "What earlier runs of this command found, whatever the repeat: the batch sizes that fit and those that did not."
     ib = POINT_KEY.index("bs")
     for (vid, p, md, n), c in run.combos.items():
-        same = combination_of(_ident(run.plan, _Point(rn=1, vid=vid, precision=p, mode=md, n=n, bs=1)))
+        same = combination_of(_ident(run.plan, _PlanPoint(rn=1, vid=vid, precision=p, mode=md, n=n, bs=1)))
         for k, r in run.done.items():
             if combination_of(k) == same: (c.ok if r["status"] == "ok" else c.oom).add(k[ib])
 
@@ -487,7 +487,7 @@ def _todo(run:_Sweep, i:int=0) -> int:
     return sum(_ident(run.plan, pt) not in run.done and not run.combos[pt.combo].skips(pt.bs) for pt in run.points[i:])
 
 # %% ../nbs/05_sweep.ipynb #8c61a99f
-def _point_kw(plan:SweepPlan, pt:_Point) -> dict:
+def _point_kw(plan:SweepPlan, pt:_PlanPoint) -> dict:
     "`benchmark`'s arguments for a point."
     v = plan.variants[pt.vid]
     return dict(model=v["model"], bs=pt.bs, precision=pt.precision, mode=pt.mode, device=str(plan.dev), size=v["size"],
@@ -497,13 +497,13 @@ def _point_kw(plan:SweepPlan, pt:_Point) -> dict:
                 **({"workers": v["workers"]} if v["workers"] is not None else {}),
                 **({"peak_measured": _PEAKS.get((str(plan.dev), pt.precision))} if plan.isolate else {}))
 
-def _started(run:_Sweep, pt:_Point, kw:dict) -> dict:
+def _started(run:_Sweep, pt:_PlanPoint, kw:dict) -> dict:
     "The row a point is stored as if its process is killed while measuring it: its settings, status `killed`."
     row = failed(kw, "killed", KILLED).row(run.fp)
     if run.plan.launch: row.update(zip(("device", "world_size", "backend"), (_ident(run.plan, pt)[i] for i in _WORLD)))
     return row
 
-def _memory(run:_Sweep, pt:_Point) -> int|None:
+def _memory(run:_Sweep, pt:_PlanPoint) -> int|None:
     "A CPU point's memory estimate in bytes, all its processes together (`benchmark.memory_estimate`); None elsewhere."
     v = run.plan.variants[pt.vid]
     if run.plan.dev.type != "cpu": return None
@@ -511,7 +511,7 @@ def _memory(run:_Sweep, pt:_Point) -> int|None:
     need = memory_estimate(wl, pt.bs, pt.mode, v["optimizer"] or wl.optimizer)
     return need and need * pt.n
 
-def _too_big(run:_Sweep, pt:_Point) -> bool:
+def _too_big(run:_Sweep, pt:_PlanPoint) -> bool:
     "Whether a CPU point's estimate exceeds the available memory (said in one line); `force` runs it anyway."
     need, have = _memory(run, pt), psutil.virtual_memory().available
     if need is None or need <= have or run.plan.force: return False
@@ -519,12 +519,12 @@ def _too_big(run:_Sweep, pt:_Point) -> bool:
          f"{have / 2**30:,.1f} GiB is available: not run (the kernel would kill it); --force to try anyway")
     return True
 
-def _run_where(p:SweepPlan, kw:dict, pt:_Point, big:bool):
+def _run_where(p:SweepPlan, kw:dict, pt:_PlanPoint, big:bool):
     "`run_point` as the plan says: under torchrun (every rank warmed first), isolated (a big CPU point too), or here."
     if p.launch: return run_point(kw, "torchrun", nproc_per_node=pt.n, device_warmup=p.device_warmup)
     return run_point(kw, "isolated" if p.isolate or big else "inline")
 
-def _measure_now(run:_Sweep, pt:_Point) -> dict:
+def _measure_now(run:_Sweep, pt:_PlanPoint) -> dict:
     "Measure a point and store its row (then log it to W&B); say why when it did not succeed."
     p, kw = run.plan, _point_kw(run.plan, pt)
     entry = point_started(_started(run, pt, kw), p.store)  # a kill from here on is found on the next run
@@ -539,7 +539,7 @@ def _measure_now(run:_Sweep, pt:_Point) -> dict:
     if r["status"] != "ok": _say(f"{_combination_text(p, pt)} bs {pt.bs}: {r['status'].upper()}: {r['error']}")
     return r
 
-def _measure(run:_Sweep, pt:_Point) -> str:
+def _measure(run:_Sweep, pt:_PlanPoint) -> str:
     "A point's status, from the store or measured now; its combination notes whether it fit."
     k = _ident(run.plan, pt)
     if k in run.done: run.resumed += 1; r = run.done[k]
@@ -551,7 +551,7 @@ def _measure(run:_Sweep, pt:_Point) -> str:
     return r["status"]
 
 # %% ../nbs/05_sweep.ipynb #5242e3eb
-def _bisect(run:_Sweep, pt:_Point):
+def _bisect(run:_Sweep, pt:_PlanPoint):
     "After a combination's first OOM: probe between the largest batch size that fit and the smallest that did not."
     c, what = run.combos[pt.combo], _combination_text(run.plan, pt)
     c.bisected = True
@@ -561,7 +561,7 @@ def _bisect(run:_Sweep, pt:_Point):
         if _measure(run, pt._replace(bs=b)) not in ("ok", "oom"): break
     if c.max_ok: _say(f"{what}: largest batch size that fits: {c.max_ok} (bisected)")
 
-def _skip_note(run:_Sweep, pt:_Point):
+def _skip_note(run:_Sweep, pt:_PlanPoint):
     "Name the larger batch sizes of an out-of-memory point's combination that will not run."
     c, p = run.combos[pt.combo], run.plan
     later = [b for b in p.variants[pt.vid]["bss"]
