@@ -16,7 +16,7 @@ import pandas as pd
 import psutil
 
 from .env import BadInput, gc_paused, path_trouble, special_file
-from .schema import DEFAULT_STORE, COLUMNS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of, stepwise
+from .schema import DEFAULT_STORE, COLUMNS, REPORT_COLUMNS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of, stepwise
 
 # %% auto #0
 __all__ = ['BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'PEAK_COLUMNS', 'HISTORY_COLUMNS', 'POINT_KEY', 'JOURNAL_SUFFIX', 'KILLED',
@@ -283,19 +283,23 @@ def _write_rows(rows, store):
         known = _columns(con)
         for k, typ in extra.items():
             if k not in known: _add_column(con, k, typ)
-        names = [k.replace('"', "") for k in names]
-        cols, marks = ", ".join(f'"{k}"' for k in names), ", ".join("?" * len(names))
-        sql = f"INSERT OR IGNORE INTO runs ({cols}) VALUES ({marks})"
-        con.execute("BEGIN IMMEDIATE")
-        try:
-            before = con.total_changes
-            con.executemany(sql, values)
-            added = con.total_changes - before
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK"); raise
+        added, end0 = _insert(con, [k.replace('"', "") for k in names], values)
+        if isinstance(values, _LazyRows): _snapshot_written(con, p, values.df, end0)
         return added
     finally: con.close()
+
+def _insert(con:sqlite3.Connection, names:list[str], values) -> tuple[int, int]:
+    "Insert `values` (rows of columns `names`) in one transaction: how many were added, and the last rowid before."
+    cols, marks = ", ".join(f'"{k}"' for k in names), ", ".join("?" * len(names))
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        before, end0 = con.total_changes, _last_rowid(con)
+        con.executemany(f"INSERT OR IGNORE INTO runs ({cols}) VALUES ({marks})", values)
+        added = con.total_changes - before
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK"); raise
+    return added, end0
 
 # %% ../nbs/03_store.ipynb #762e4a34
 def _sql_to_column(vs:np.ndarray, typ:type|None):
@@ -467,6 +471,53 @@ def _appended(old:pd.DataFrame, new:pd.DataFrame, cols:dict) -> pd.DataFrame:
     for k in [k for k in df.columns if k not in COLUMNS and cols[k] not in _PY_TYPES]:  # untyped: inferred again
         df[k] = pd.Series(df[k].tolist(), dtype=object).infer_objects()
     return df
+
+# %% ../nbs/03_store.ipynb #9c1e5a06
+def _last_rowid(con:sqlite3.Connection) -> int: return con.execute("SELECT max(rowid) FROM runs").fetchone()[0] or 0
+
+def _typed_as(s:pd.Series, typ:type|None) -> bool:
+    "Whether every value of `s` is of `typ` already, so that SQLite keeps it as it is and a read gives it back unchanged."
+    if typ is str: return isinstance(s.dtype, pd.StringDtype)
+    if typ is float: return s.dtype.kind == "f"
+    if typ is int: return pd.api.types.is_integer_dtype(s) and not pd.api.types.is_bool_dtype(s)
+    return typ is bool and pd.api.types.is_bool_dtype(s)
+
+def _as_read(s:pd.Series|None, n:int, typ:type):
+    "Column `s` of rows just written (None: a column they leave empty) as a read of them returns it (`_sql_to_column`)."
+    if s is None: return _sql_to_column(np.full(n, None, dtype=object), typ)
+    if typ is float: return s.to_numpy(float)
+    if typ is str: return s.array if s.dtype == "str" else pd.array(s, dtype="str")  # already as a read types it
+    ints = pd.array(s, dtype="Int64")
+    return _as_bool(pd.Series(ints)) if typ is bool else ints
+
+def _read_back(df:pd.DataFrame, names:list[str], cols:dict) -> pd.DataFrame|None:
+    "The columns `names` of rows `df` as a read of them from the store returns them; None if SQLite may change a value."
+    types = {k: COLUMNS.get(k) or _PY_TYPES.get(cols[k]) for k in names}
+    if any(t is None or cols[k] != _SQL_TYPES[t] or (k in df and not _typed_as(df[k], t)) for k, t in types.items()):
+        return None  # a value SQLite converts on the way in (text into a number column, an untyped extra): read back
+    df = df.reset_index(drop=True)
+    return pd.DataFrame({k: _as_read(df[k] if k in df else None, len(df), t) for k, t in types.items()})
+
+def _snapshot_written(con:sqlite3.Connection, p:Path, df:pd.DataFrame, end0:int):
+    "After a large write of all of `df` (rowids after `end0`): the snapshot a report's read would keep, made from `df`."
+    try:
+        if _last_rowid(con) - end0 != len(df): return  # some rows were there already: which are new is not known here
+        cols = _columns(con)
+        names = [k for k in cols if k in REPORT_COLUMNS or k not in COLUMNS]  # what a report reads (`_select`)
+        if (f := _snapshot_file(con, p, names)) is None: return
+        last, old = _load_snapshot(f, con)
+        lag = con.execute("SELECT count(*) FROM runs WHERE rowid > ? AND rowid <= ?", (last, end0)).fetchone()[0]
+        total = lag + len(df) + (0 if old is None else len(old))
+        if total < SNAPSHOT_ROWS or 10 * len(df) < total or lag > len(df): return  # a read renews it, or it is fresh
+        if (new := _read_back(df, names, cols)) is None: return
+        if lag: old = _between(con, names, cols, old, last, end0)
+        _save_snapshot(f, end0 + len(df), new if old is None else _appended(old, new, cols))
+    except _SNAPSHOT_ERRORS: pass  # the rows are written: a read makes the snapshot instead
+
+def _between(con:sqlite3.Connection, names:list[str], cols:dict, old:pd.DataFrame|None, last:int, end:int) -> pd.DataFrame:
+    "Snapshot `old` (up to rowid `last`; None: no rows) and the rows after it up to rowid `end`, read from SQLite."
+    mid = _fetch(con, names, cols, " WHERE rowid > ? AND rowid <= ?", [last, end])[0]
+    return mid if old is None else _appended(old, mid, cols)
 
 # %% ../nbs/03_store.ipynb #1f0dc2d7
 UNSAVED_SUFFIX = ".unsaved.jsonl"
