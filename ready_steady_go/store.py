@@ -834,7 +834,7 @@ MAX_THROUGHPUT = 1e15  # per second: beyond any physical rate of any unit (a typ
 def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str, pd.Series|None]:
     "A mask of the present values of column `k` that are refused, what is accepted instead, and (a numeric column) its numbers."
     codes, u = _distinct(s)  # judged once per distinct value: a handful in most columns, however many runs
-    bad, what, num = _refused_values(pd.Series(u, dtype=object), k, typ)
+    bad, what, num = _refused_values(pd.Series(u, dtype=object), k, typ, isinstance(s.dtype, pd.StringDtype))
     out = np.zeros(len(s), dtype=bool)
     out[codes >= 0] = bad.to_numpy(dtype=bool)[codes[codes >= 0]]
     return pd.Series(out, index=s.index), what, None if num is None else _spread(num, codes, s.index)
@@ -843,19 +843,41 @@ def _spread(num:pd.Series, codes:np.ndarray, index:pd.Index) -> pd.Series:
     "Each row's number from its distinct value's (`codes` as `_distinct` gives them; -1, a missing value: NaN)."
     return pd.Series(np.append(num.to_numpy(dtype=float), np.nan)[codes], index=index)
 
-def _refused_values(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str, pd.Series|None]:
-    "`_refused` of the values `s`."
+def _stripped(s:pd.Series) -> tuple[pd.Series, pd.Series]:
+    "`(present, texts)`: which values are there once stripped, and those values as stripped text."
     strs = pd.Series([v.strip() if isinstance(v, str) else v for v in s.to_numpy(dtype=object)], index=s.index,
                      dtype=object)
     present = strs.notna() & strs.ne("")
-    strs = strs[present].astype(str)
+    return present, strs[present].astype(str)
+
+def _parsed(s:pd.Series) -> tuple[pd.Series, pd.Series]:
+    "`(present, numbers)` of text values: each parsed as it is, and stripped only where that fails (a few, if any)."
+    num = pd.Series(pd.to_numeric(s.to_numpy(dtype=object), errors="coerce"), index=s.index).astype(float)
+    again = num.isna().to_numpy() & s.notna().to_numpy()
+    if not again.any(): return s.notna(), num
+    present, strs = _stripped(s[again])
+    num[again] = pd.to_numeric(strs, errors="coerce").reindex(present.index).to_numpy(float)
+    return s.notna() & present.reindex(s.index, fill_value=True), num
+
+def _numbers(s:pd.Series, texts:bool) -> tuple[pd.Series, pd.Series]:
+    "`(present, numbers)` of values `s` (`texts`: all of them text, as a CSV gives them; else as `str` shows them)."
+    if texts: return _parsed(s)
+    present, strs = _stripped(s)
+    return present, pd.to_numeric(strs, errors="coerce").astype(float).reindex(s.index)
+
+def _refused_values(s:pd.Series, k:str, typ:type, texts:bool=False) -> tuple[pd.Series, str, pd.Series|None]:
+    "`_refused` of the values `s` (`texts`: all of them text or missing)."
+    if typ in (int, float): return _refused_numbers(*_numbers(s, texts), k, typ)
+    present, strs = _stripped(s)
     if typ is str:
         if k not in _CHOICES: return pd.Series(False, index=s.index), "", None
         named = ", ".join(v for v in _CHOICES[k] if v != "-") + (", or - (does not apply)" if "-" in _CHOICES[k] else "")
         return present & ~strs.isin(_CHOICES[k]).reindex(s.index, fill_value=True), f"one of {named}", None
     if typ is bool:
         return present & ~strs.str.lower().isin(_BOOL_STR).reindex(s.index, fill_value=True), "true or false", None
-    num = pd.to_numeric(strs, errors="coerce").astype(float)
+
+def _refused_numbers(present:pd.Series, num:pd.Series, k:str, typ:type) -> tuple[pd.Series, str, pd.Series]:
+    "`_refused_values` of a numeric column, from which values are present and their numbers (NaN: none)."
     lo = 1 if k in _AT_LEAST_1 else 0
     bad = num.isna() | ~np.isfinite(num) | (num < lo) | ((num <= 0) if k in _ABOVE_0 else False)
     if typ is int: bad |= (num != np.floor(num)) | (num > _MAX_INT)
@@ -864,7 +886,7 @@ def _refused_values(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str, pd.Se
     what = (f"a whole number of at least {lo}" if typ is int else "a finite number above 0" if k in _ABOVE_0
             else f"a finite number of at least {lo}")
     more = dict(target_ci=" and below 1", throughput=f" and at most {MAX_THROUGHPUT:.0e} per second").get(k, "")
-    return present & bad.reindex(s.index, fill_value=False), what + more, num.reindex(s.index)
+    return present & bad, what + more, num
 
 def checked_rows(df:pd.DataFrame, # runs as read from a file or W&B, values as they came (strings or objects)
                 ) -> tuple[dict, dict]:
