@@ -7,7 +7,7 @@ Docs: https://xl0.github.io/ready-steady-go/store.html.md"""
 # %% ../nbs/03_store.ipynb #7b58a1f6
 from __future__ import annotations
 import contextlib, csv as _csv, hashlib, json, math, os, pickle, re, secrets, shutil, socket, sqlite3, stat, sys, tempfile
-import threading, time, warnings
+import signal, threading, time, warnings
 import multiprocessing as mp
 from pathlib import Path
 
@@ -283,23 +283,25 @@ def _write_rows(rows, store):
         known = _columns(con)
         for k, typ in extra.items():
             if k not in known: _add_column(con, k, typ)
-        added, end0 = _insert(con, [k.replace('"', "") for k in names], values)
-        if isinstance(values, _LazyRows): _snapshot_written(con, p, values.df, end0)
-        return added
+        return _insert(con, p, [k.replace('"', "") for k in names], values)
     finally: con.close()
 
-def _insert(con:sqlite3.Connection, names:list[str], values) -> tuple[int, int]:
-    "Insert `values` (rows of columns `names`) in one transaction: how many were added, and the last rowid before."
+def _insert(con:sqlite3.Connection, p:Path, names:list[str], values) -> int:
+    "Insert `values` (rows of columns `names`) in one transaction, a large frame's snapshot made beside; how many were added."
     cols, marks = ", ".join(f'"{k}"' for k in names), ", ".join("?" * len(names))
     con.execute("BEGIN IMMEDIATE")
+    snap = None
     try:
-        before, end0 = con.total_changes, _last_rowid(con)
+        before, snap = con.total_changes, _planned(con, p, values)
         con.executemany(f"INSERT OR IGNORE INTO runs ({cols}) VALUES ({marks})", values)
         added = con.total_changes - before
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK"); raise
-    return added, end0
+        con.execute("ROLLBACK")
+        if snap is not None: snap.cancel()
+        raise
+    if snap is not None: snap.done(con)
+    return added
 
 # %% ../nbs/03_store.ipynb #762e4a34
 def _sql_to_column(vs:np.ndarray, typ:type|None):
@@ -340,18 +342,24 @@ def _load_snapshot(f:Path, con:sqlite3.Connection) -> tuple[int, pd.DataFrame|No
     same = n == len(df) > 0 and at is not None and at[0] == df["run_id"].iloc[-1]
     return (last, df) if same else (0, None)
 
+def _pickled(tmp:Path, last:int, df:pd.DataFrame):
+    "Write snapshot `df`, the store's rows up to rowid `last`, to file `tmp`."
+    tmp.parent.mkdir(parents=True, exist_ok=True)
+    text = [k for k, t in df.dtypes.items() if t == "str"]  # kept as categories: each distinct text once
+    with open(tmp, "wb") as fh:
+        pickle.dump((last, df.astype(dict.fromkeys(text, "category")), text), fh, protocol=pickle.HIGHEST_PROTOCOL)
+
+def _replaced(tmp:Path, f:Path):
+    "Snapshot file `tmp` renamed `f`, the oldest snapshots removed while the folder is over its bound."
+    os.replace(tmp, f)
+    prune_files(f.parent, "*.pkl", float(os.environ.get("RSG_RUNS_CACHE_MB") or 2048))
+
 def _save_snapshot(f:Path, last:int, df:pd.DataFrame):
     "Keep `df`, the store's rows up to rowid `last`, in `f` (written whole, then renamed); never an error."
     tmp = f.with_name(f".{f.name}.{os.getpid()}.tmp")
-    try:
-        f.parent.mkdir(parents=True, exist_ok=True)
-        text = [k for k, t in df.dtypes.items() if t == "str"]  # kept as categories: each distinct text once
-        with open(tmp, "wb") as fh:
-            pickle.dump((last, df.astype(dict.fromkeys(text, "category")), text), fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, f)
+    try: _pickled(tmp, last, df); _replaced(tmp, f)
     except OSError:
         with contextlib.suppress(OSError): tmp.unlink(missing_ok=True)
-    prune_files(f.parent, "*.pkl", float(os.environ.get("RSG_RUNS_CACHE_MB") or 2048))
 
 def can_fork() -> bool:
     "Whether this process may fork a worker: the platform forks, and no other thread holds a lock the child would wait on."
@@ -482,6 +490,13 @@ def _typed_as(s:pd.Series, typ:type|None) -> bool:
     if typ is int: return pd.api.types.is_integer_dtype(s) and not pd.api.types.is_bool_dtype(s)
     return typ is bool and pd.api.types.is_bool_dtype(s)
 
+def _read_types(df:pd.DataFrame, names:list[str], cols:dict) -> dict|None:
+    "The type a read gives each of columns `names`, or None if SQLite may change a value of `df` on the way in."
+    types = {k: COLUMNS.get(k) or _PY_TYPES.get(cols[k]) for k in names}
+    if any(t is None or cols[k] != _SQL_TYPES[t] or (k in df and not _typed_as(df[k], t)) for k, t in types.items()):
+        return None  # text into a number column, a number into a text one, an untyped extra: read back instead
+    return types
+
 def _as_read(s:pd.Series|None, n:int, typ:type):
     "Column `s` of rows just written (None: a column they leave empty) as a read of them returns it (`_sql_to_column`)."
     if s is None: return _sql_to_column(np.full(n, None, dtype=object), typ)
@@ -490,34 +505,80 @@ def _as_read(s:pd.Series|None, n:int, typ:type):
     ints = pd.array(s, dtype="Int64")
     return _as_bool(pd.Series(ints)) if typ is bool else ints
 
-def _read_back(df:pd.DataFrame, names:list[str], cols:dict) -> pd.DataFrame|None:
-    "The columns `names` of rows `df` as a read of them from the store returns them; None if SQLite may change a value."
-    types = {k: COLUMNS.get(k) or _PY_TYPES.get(cols[k]) for k in names}
-    if any(t is None or cols[k] != _SQL_TYPES[t] or (k in df and not _typed_as(df[k], t)) for k, t in types.items()):
-        return None  # a value SQLite converts on the way in (text into a number column, an untyped extra): read back
+def _read_back(df:pd.DataFrame, types:dict) -> pd.DataFrame:
+    "Rows `df` as a read of columns `types` (`_read_types`) from the store returns them."
     df = df.reset_index(drop=True)
     return pd.DataFrame({k: _as_read(df[k] if k in df else None, len(df), t) for k, t in types.items()})
 
-def _snapshot_written(con:sqlite3.Connection, p:Path, df:pd.DataFrame, end0:int):
-    "After a large write of all of `df` (rowids after `end0`): the snapshot a report's read would keep, made from `df`."
-    try:
-        if _last_rowid(con) - end0 != len(df): return  # some rows were there already: which are new is not known here
+# %% ../nbs/03_store.ipynb #9c1e5a08
+class _WrittenSnapshot:
+    "The snapshot a report's read of a store would keep, made from a large frame while it is written (forked where safe)."
+    def __init__(self, con:sqlite3.Connection, p:Path, df:pd.DataFrame, end0:int):
+        "Before the insert, with the store's rows up to rowid `end0`: the old snapshot and the rows since, if it is worth it."
+        self.df, self.end0, self.proc, self.base = df, end0, None, None
         cols = _columns(con)
         names = [k for k in cols if k in REPORT_COLUMNS or k not in COLUMNS]  # what a report reads (`_select`)
-        if (f := _snapshot_file(con, p, names)) is None: return
-        last, old = _load_snapshot(f, con)
-        lag = con.execute("SELECT count(*) FROM runs WHERE rowid > ? AND rowid <= ?", (last, end0)).fetchone()[0]
-        total = lag + len(df) + (0 if old is None else len(old))
-        if total < SNAPSHOT_ROWS or 10 * len(df) < total or lag > len(df): return  # a read renews it, or it is fresh
-        if (new := _read_back(df, names, cols)) is None: return
-        if lag: old = _between(con, names, cols, old, last, end0)
-        _save_snapshot(f, end0 + len(df), new if old is None else _appended(old, new, cols))
-    except _SNAPSHOT_ERRORS: pass  # the rows are written: a read makes the snapshot instead
+        self.f, self.cols = _snapshot_file(con, p, names), cols
+        self.tmp = None if self.f is None else self.f.with_name(f".{self.f.name}.{os.getpid()}.written")  # the writer's pid, not the child's
+        if self.f is None or 10 * len(df) < SNAPSHOT_ROWS: return
+        self.types = _read_types(df, names, cols)
+        if self.types is not None: self.base = self._base(con, names)
 
-def _between(con:sqlite3.Connection, names:list[str], cols:dict, old:pd.DataFrame|None, last:int, end:int) -> pd.DataFrame:
-    "Snapshot `old` (up to rowid `last`; None: no rows) and the rows after it up to rowid `end`, read from SQLite."
-    mid = _fetch(con, names, cols, " WHERE rowid > ? AND rowid <= ?", [last, end])[0]
-    return mid if old is None else _appended(old, mid, cols)
+    def _base(self, con:sqlite3.Connection, names:list[str]) -> tuple|None:
+        "`(rows,)`: the store's rows before the insert as a read gives them (None: none), if a snapshot is worth making."
+        last, old = _load_snapshot(self.f, con)
+        lag = con.execute("SELECT count(*) FROM runs WHERE rowid > ? AND rowid <= ?", (last, self.end0)).fetchone()[0]
+        total = lag + len(self.df) + (0 if old is None else len(old))
+        if total < SNAPSHOT_ROWS or 10 * len(self.df) < total or lag > len(self.df): return None  # a read renews it
+        if not lag: return (old,)
+        mid = _fetch(con, names, self.cols, " WHERE rowid > ? AND rowid <= ?", [last, self.end0])[0]
+        return (mid if old is None else _appended(old, mid, self.cols),)
+
+    def _make(self):
+        "Write the snapshot of the rows before and `df` after them to `tmp`."
+        new = _read_back(self.df, self.types)
+        _pickled(self.tmp, self.end0 + len(self.df), new if self.base[0] is None else _appended(self.base[0], new, self.cols))
+
+    def _child(self):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the writer ends this process if it is interrupted
+        try: self._make()
+        except Exception: sys.exit(3)  # nothing to say: the writer leaves the snapshot to the next read
+
+    def start(self):
+        "Make the snapshot in a forked process beside the insert, where that is safe (it touches no SQLite connection)."
+        if self.base is None or not can_fork(): return
+        try: self.proc = mp.get_context("fork").Process(target=self._child, daemon=True); self.proc.start()
+        except OSError: self.proc = None  # no process to spare: made after the insert
+
+    def done(self, con:sqlite3.Connection):
+        "After the commit: the snapshot kept if every row of `df` was new (rowids after `end0`), else left to a read."
+        if self.base is None: return
+        every = _last_rowid(con) - self.end0 == len(self.df)
+        if self.proc is not None: self.proc.join(); made = self.proc.exitcode == 0
+        else: made = every and _tried(self._make)
+        try:
+            if every and made: _replaced(self.tmp, self.f)
+            else: self.tmp.unlink(missing_ok=True)
+        except OSError: pass  # a snapshot folder that cannot be written: the next read reads SQLite
+
+    def cancel(self):
+        "The insert failed: no snapshot."
+        if self.proc is not None: self.proc.terminate(); self.proc.join()
+        if self.base is not None:
+            with contextlib.suppress(OSError): self.tmp.unlink(missing_ok=True)
+
+def _tried(make) -> bool:
+    "Whether `make()` ran without an error (a snapshot is never worth a failed write)."
+    try: make(); return True
+    except Exception: return False
+
+def _planned(con:sqlite3.Connection, p:Path, values) -> _WrittenSnapshot|None:
+    "The snapshot of a frame about to be inserted, started beside the insert; None for rows that are not a frame."
+    if not isinstance(values, _LazyRows): return None
+    try: snap = _WrittenSnapshot(con, p, values.df, _last_rowid(con))
+    except _SNAPSHOT_ERRORS: return None  # the rows matter, the snapshot does not: a read makes it
+    snap.start()
+    return snap
 
 # %% ../nbs/03_store.ipynb #1f0dc2d7
 UNSAVED_SUFFIX = ".unsaved.jsonl"
