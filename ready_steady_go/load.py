@@ -437,18 +437,21 @@ _CSV_CHUNK = 200_000  # rows read at a time: a million-run export is never held 
 
 def _load_csv(path, finished_only, keymap=None):
     "`load_csv` with the collector paused: a large export makes millions of short-lived objects (`env.gc_paused`)."
-    return _joined([_csv_part(df, path, finished_only, keymap) for df in _csv_chunks(path)])
+    wanted = _csv_wanted if keymap is None else None  # another team's keys: any column may be mapped
+    return _joined([_csv_part(df, path, finished_only, keymap) for df in _csv_chunks(path, wanted)])
 
-def _csv_chunks(path):
+def _csv_wanted(k:str) -> bool: return k in COLUMNS or k in _CSV_KEYS  # a column a record reads
+
+def _csv_chunks(path, usecols=None):
     "The CSV's rows as text, `_CSV_CHUNK` at a time (the index runs on across chunks); an unreadable file refused."
     try:
-        with read_table(path, dtype="str", keep_default_na=False, na_values=[""], chunksize=_CSV_CHUNK) as r: yield from r
+        with read_table(path, dtype="str", keep_default_na=False, na_values=[""], chunksize=_CSV_CHUNK,
+                        usecols=usecols) as r: yield from r  # columns no record reads are never parsed
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise BadInput(f"CSV {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV of runs") from None
 
 def _csv_part(df, path, finished_only, keymap=None) -> Loaded:
     "One chunk of a CSV's rows as run records (see `load_csv`)."
-    if keymap is None: df = df[[k for k in df.columns if k in COLUMNS or k in _CSV_KEYS]]  # only what a record reads
     df = unquote_formulas(df)
     have = set(df.columns) | set(getattr(keymap, "keys", {})) | set(getattr(keymap, "values", {}))  # mapped, set
     missing = [k for k in _CSV_NEEDS if k not in have]
