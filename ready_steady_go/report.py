@@ -305,13 +305,14 @@ class _Drawing:
         if n > 1 and can_fork():
             _JOBS = jobs  # the workers see them as they were at the fork
             with gc_paused(): self.pool = mp.get_context("fork").Pool(n)  # the workers never collect: short-lived
-            self.pending = self.pool.map_async(_job_svg, range(len(jobs)), chunksize=1)
+            self.order = sorted(range(len(jobs)), key=lambda i: jobs[i][2].func is not plot_batch)  # the largest first
+            self.pending = self.pool.map_async(_job_svg, self.order, chunksize=1)
 
     def result(self) -> list[str]:
         "Every job's SVG, in order: waited for, or drawn here."
         if self.pool is None:
             with gc_paused(): return [svg(draw()) for _, _, draw in self.jobs]
-        try: return self.pending.get()
+        try: return [s for _, s in sorted(zip(self.order, self.pending.get()))]  # in the jobs' order
         finally: self.close()
 
     def close(self):
