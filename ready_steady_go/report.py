@@ -515,20 +515,22 @@ def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `anal
         t1 = time.perf_counter()
         say(f"analysis of {len(runs):,} runs: {t1 - t0:.1f} s")
         models, stats = most_measured(res["tidy"], max_models), {}
-        figures = _Figures(res, models=models, cache=cache)  # drawn in other processes while the page is made
-        try:
-            files = _csv_files(res)
-            page = _html(_Page(runs, res, figures.marks, title=title, include=include_unconverged,
-                               only_valid=only_valid, models=models))
-            figs = figures.svgs(stats)
-        finally: figures.drawing.close()
-        t2 = time.perf_counter()
-        say(f"figures: {len(stats['drawn'])} drawn, {len(stats['cached'])} unchanged: {t2 - t1:.1f} s")
-        files |= {f"figures/{n}": s for n, (_, s) in figs.items()}
-        files["report.html"] = figures.filled(page, figs)
-    say(f"page: {time.perf_counter() - t2:.1f} s")
-    if timings is not None: timings.update(analysis=t1 - t0, figures=t2 - t1, html=time.perf_counter() - t2)
+        page = lambda figs: _html(_Page(runs, res, figs, title=title, include=include_unconverged,
+                                        only_valid=only_valid, models=models))
+        files = _drawn_with_page(res, models, cache, stats, page)
+    t2 = time.perf_counter()
+    say(f"figures and page: {len(stats['drawn'])} figures drawn, {len(stats['cached'])} unchanged: {t2 - t1:.1f} s")
+    if timings is not None: timings.update(analysis=t1 - t0, figures=t2 - t1)
     return Report(files)
+
+def _drawn_with_page(res:dict, models:list|None, cache, stats:dict, page) -> dict[str, str]:
+    "The report's files: its tables, its figures and `page(figures)`, made while the figures are drawn elsewhere."
+    figures = _Figures(res, models=models, cache=cache)
+    try:
+        files, marked = _csv_files(res), page(figures.marks)
+        figs = figures.svgs(stats)
+    finally: figures.drawing.close()
+    return files | {f"figures/{n}": s for n, (_, s) in figs.items()} | {"report.html": figures.filled(marked, figs)}
 
 def check_max_models(n, # figures of at most this many models per family, or None for every model
                     ) -> int|None:
