@@ -422,14 +422,23 @@ def prune_files(folder:Path, # a cache folder
                 pattern:str, # the files it keeps (`*.svg`)
                 max_mb:float, # its bound
                ):
-    "Remove the least recently used files of `folder` until it is within `max_mb`; never an error."
+    "Remove the least recently used files of `folder` until it is within `max_mb`, and any half-written one a killed writer left; never an error."
     try: fs = [(f.stat().st_mtime, f.stat().st_size, f) for f in folder.glob(pattern)]
     except OSError: return
+    _left_behind(folder)
     total = sum(s for _, s, _ in fs)
     for _, s, f in sorted(fs, key=lambda x: x[0]):
         if total <= max_mb * 2**20: break
         try: f.unlink(); total -= s
         except OSError: pass
+
+STALE_S = 3600  # a temporary file this old was left by a writer that was killed: nothing finishes it any more
+
+def _left_behind(folder:Path):
+    "Remove the temporary files (`.NAME.PID….tmp`) of `folder` that no writer finished within `STALE_S`."
+    for f in folder.glob(".*.tmp"):
+        with contextlib.suppress(OSError):
+            if time.time() - f.stat().st_mtime > STALE_S: f.unlink()
 
 # %% ../nbs/03_store.ipynb #bb3bab75
 def read_runs(store:str|Path=DEFAULT_STORE, # the SQLite file
@@ -565,7 +574,7 @@ class _WrittenSnapshot:
         cols = _columns(con)
         names = [k for k in cols if k in REPORT_COLUMNS or k not in COLUMNS]  # what a report reads (`_select`)
         self.f, self.cols = _snapshot_file(con, p, names), cols
-        self.tmp = None if self.f is None else self.f.with_name(f".{self.f.name}.{os.getpid()}.written")  # the writer's pid, not the child's
+        self.tmp = None if self.f is None else self.f.with_name(f".{self.f.name}.{os.getpid()}.written.tmp")  # the writer's pid, not the child's
         if self.f is None or 10 * len(df) < SNAPSHOT_ROWS: return
         self.types = _read_types(df, names, cols)
         if self.types is not None: self.base = self._base(con, names)
