@@ -38,8 +38,8 @@ _RC = {"font.size": 10, "axes.titlesize": 11, "axes.titleweight": "bold", "axes.
        "legend.fontsize": 9, "svg.fonttype": "none"}
 
 @contextmanager
-def _style():
-    with sns.axes_style("whitegrid"), mpl.rc_context(_RC): yield
+def _style(grid:bool=True): # False: the figure draws its own grid (`_grid`)
+    with sns.axes_style("whitegrid"), mpl.rc_context({**_RC, "axes.grid": grid}): yield
 
 def _precisions(ps) -> list[str]:
     ps = list(dict.fromkeys(ps))
@@ -220,21 +220,25 @@ def plot_speedup(sp:pd.DataFrame, # `speedup_ci(...)` or `speedup(...)` (average
     return fig
 
 # %% ../nbs/07_plots.ipynb #34cadfe5
-def _lines(ax, xs:list, ys:list, colors:list, *, hollow:list|None=None, **kw):
-    "Lines with a dot per point: one `LineCollection` and one scatter for all lines (~50× faster); `hollow`: open."
+def _dots(ax, x, y, color, *, face=None, marker="o", ms=3.0, mew=1.0, zorder=2.5):
+    "Markers only, as one `Line2D`: its markers share one style (a scatter styles each point); never clipped."
+    ax.add_artist(Line2D(x, y, ls="none", marker=marker, ms=ms, mfc=color if face is None else face, mec=color,
+                         mew=mew, zorder=zorder, clip_on=False))
+
+def _lines(ax, xs:list, ys:list, colors:list, *, hollow:list|None=None):
+    "Lines with a dot per point: one `LineCollection` for the lines, the dots a `Line2D` each; `hollow`: open dots."
     ax.add_collection(LineCollection([np.column_stack([x, y]) for x, y in zip(xs, ys)], colors=colors,
-                                     linewidths=1.3, zorder=2))
-    c = np.repeat(np.array(colors, dtype=float).reshape(len(colors), -1), [len(x) for x in xs], axis=0)
-    face = c.copy()
-    # white inside: this point missed its CI target
-    if hollow is not None: face[np.concatenate(hollow).astype(bool)] = 1.0
-    ax.scatter(np.concatenate(xs), np.concatenate(ys), s=9 if hollow is None else 14, c=face, edgecolors=c,
-               linewidths=1, zorder=2.5)
+                                     linewidths=1.3, zorder=2), autolim=False)
+    for x, y, c, h in zip(xs, ys, colors, hollow or [None] * len(xs)):
+        open_ = np.zeros(len(x), bool) if h is None else np.asarray(h, bool)  # white inside: missed its CI target
+        ms = 3.0 if hollow is None else 14 ** 0.5
+        if (~open_).any(): _dots(ax, x[~open_], y[~open_], c, ms=ms)
+        if open_.any(): _dots(ax, x[open_], y[open_], c, face="white", ms=ms)
 
 def _bands(ax, xs:list, los:list, his:list, *, colors:list):
     "Shaded bands between `los` and `his`, one `PolyCollection` for all of them."
     polys = [np.column_stack([np.r_[x, x[::-1]], np.r_[hi, lo[::-1]]]) for x, lo, hi in zip(xs, los, his)]
-    ax.add_collection(PolyCollection(polys, facecolors=colors, alpha=0.25, linewidths=0, zorder=1))
+    ax.add_collection(PolyCollection(polys, facecolors=colors, alpha=0.25, linewidths=0, zorder=1), autolim=False)
 
 def _first_oom(oom:pd.DataFrame|None, d:pd.DataFrame, mode:str) -> dict:
     "`{(device, precision): the smallest batch size that ran out of memory}` for `d`'s model in `mode`."
@@ -254,7 +258,7 @@ def _batch_lines(d:pd.DataFrame) -> tuple[dict, float]:
     idx = d.groupby(["precision", "device"], sort=False).indices  # numpy, not pandas, per line
     return {k: {c: v[i] for c, v in col.items()} for k, i in idx.items()}, ytop
 
-def _batch_column(top, mem, p:str, gs:list, *, oom:dict):
+def _batch_column(top, mem, p:str, gs:list, *, oom:dict) -> list:
     "One precision's column: lines `gs` (device, line, colour) in their bands, × at first OOM, memory below."
     cs = [c for *_, c in gs]
     xs, ys = [g["bs"] for _, g, _ in gs], [g["throughput"] for _, g, _ in gs]
@@ -265,28 +269,53 @@ def _batch_column(top, mem, p:str, gs:list, *, oom:dict):
         keep = [i for i, m in enumerate(ms) if np.isfinite(m).any()]
         if keep: _lines(mem, [xs[i] for i in keep], [ms[i] for i in keep], [cs[i] for i in keep])
     x = [(oom[dev, p], y[-1], c) for (dev, _, c), y in zip(gs, ys) if (dev, p) in oom]
-    if x:
-        top.scatter([a for a, _, _ in x], [b for _, b, _ in x], marker="x", s=49, linewidths=2, c=[c for *_, c in x],
-                    zorder=3)
+    for a, b, c in x: _dots(top, [a], [b], c, marker="x", ms=7, mew=2, zorder=3)
     top.set_title(p)
+    return [a for a, _, _ in x]  # the batch sizes of the × marks: the x axis shows them
 
 def _tick(y, _=None) -> str:
     "An axis tick: `num_text` without trailing zeros (`4 k`, `0.5`, `25`), as ticks are round numbers."
     m, _, p = num_text(y).partition(" ")
     return (m.rstrip("0").rstrip(".") if "." in m else m) + (f" {p}" if p else "")
 
-def _batch_axes(axs, bss:list, ytop:float, unit:str): # unit: the rate, `tokens/s`
-    "The shared log₂ batch-size axis with a tick per batch size, the y axes and their labels."
+def _margins(v, base=None) -> tuple[float, float]:
+    "The limits matplotlib's autoscale gives values `v` (in log space where `base`): 5% beyond each end."
+    v = np.asarray(v, float); v = v[np.isfinite(v)]
+    lo, hi = (float(v.min()), float(v.max())) if len(v) else (0.0, 1.0)
+    if lo == hi: lo, hi = (lo - 1, hi + 1) if base else (lo - 0.5, hi + 0.5)
+    lo, hi = lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)
+    return (base ** lo, base ** hi) if base else (lo, hi)
+
+def _grid(ax, xs, ys):
+    "Grid lines at data `xs` and `ys`, a collection each: an axis' own grid costs a tick (five artists) per line."
+    kw = dict(colors=mpl.rcParams["grid.color"], linewidths=mpl.rcParams["grid.linewidth"], zorder=0.5)
+    ax.add_collection(LineCollection([[(x, 0), (x, 1)] for x in xs], transform=ax.get_xaxis_transform(), **kw),
+                      autolim=False)
+    ax.add_collection(LineCollection([[(0, y), (1, y)] for y in ys], transform=ax.get_yaxis_transform(), **kw),
+                      autolim=False)
+
+def _outer_only(axs, bss:list):
+    "Only the outer axes draw an axis: the inner ones share it, and the grid of every axes is `_grid`'s."
+    for a in axs[:-1].flat: a.xaxis.set_visible(False)
+    for a in axs[:, 1:].flat: a.yaxis.set_visible(False)
+    for row in axs:
+        (lo, hi), tol = row[0].get_ylim(), 1e-9 * abs(np.subtract(*row[0].get_ylim()))
+        ys = [y for y in row[0].yaxis.get_majorticklocs() if lo - tol <= y <= hi + tol]  # the ticks in view
+        for a in row: _grid(a, bss, ys)
+
+def _batch_axes(axs, bss:list, xs:list, ylims:list, unit:str): # unit: the rate, `tokens/s`
+    "The shared log₂ batch-size axis with a tick per batch size (its limits fit `xs`), the y axes and their labels."
     for a in axs[-1]: a.set_xlabel("batch size (samples, log₂)")
     ax = axs[0, 0]  # the x axis is shared: set it up once
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(FixedLocator(bss)); ax.xaxis.set_minor_locator(NullLocator())
     for a in axs[-1]: a.set_xticks(bss, [str(b) for b in bss], rotation=45 if len(bss) > 6 else 0)
-    for a in axs[:, 0]: a.autoscale_view()
-    ax.set_ylim(0, ytop)
+    ax.set_xlim(*_margins(np.log2(xs), 2))  # set, not autoscaled: autoscaling shared axes runs once per artist
+    for row, lim in zip(axs, ylims): row[0].set_ylim(*lim)
     ax.yaxis.set_major_formatter(FuncFormatter(_tick))  # 300 k, not 300000: the label fits
     ax.set_ylabel(f"throughput ({unit})")
     if len(axs) > 1: axs[1, 0].set_ylabel("peak memory (GiB)")
+    _outer_only(axs, bss)
 
 def _legend_title(oom:dict, missed:bool) -> str:
     "`device`, and what the marks mean where a figure has them."
@@ -312,13 +341,15 @@ def plot_batch(t:pd.DataFrame, # `tidy(...)`
     legend_w = max(_text_width([short(x, 40) for x in devs], 9), _text_width([legend], 9)) + 0.5
     title = titled(d, short(model, 60), mode) + f": throughput {'and memory ' if mem else ''}against batch size"
     w = max(2.8 * len(precs) + 0.8 + legend_w, _text_width([title], 12) + 0.6)  # the title always fits
-    with _style():
+    with _style(grid=False):
         fig = _fig(w, 5.4 if mem else 3.2, left=0.75, right=legend_w, bottom=0.8, top=0.65)
         fig.subplots_adjust(wspace=0.08, hspace=0.1)
         axs = fig.subplots(2 if mem else 1, len(precs), sharex=True, sharey="row", squeeze=False)
         gss = {p: [(dev, lines[p, dev], colors[dev]) for dev in devs if (p, dev) in lines] for p in precs}
-        for j, p in enumerate(precs): _batch_column(axs[0, j], axs[1, j] if mem else None, p, gss[p], oom=first_oom)
-        _batch_axes(axs, sorted(d["bs"].unique()), ytop, rate_name(unit_name(d)))
+        xs = [x for j, p in enumerate(precs)
+              for x in _batch_column(axs[0, j], axs[1, j] if mem else None, p, gss[p], oom=first_oom)]
+        _batch_axes(axs, sorted(d["bs"].unique()), [*d["bs"], *xs], [(0, ytop), _margins(d["peak_mem_mb"] / 1024)],
+                    rate_name(unit_name(d)))
         shown = [dev for dev in devs if dev in {g[0] for gs in gss.values() for g in gs}]
         fig.legend([Line2D([], [], color=colors[dev], marker="o", ms=3, lw=1.3) for dev in shown],
                    [short(dev, 40) for dev in shown],
