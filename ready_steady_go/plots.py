@@ -51,6 +51,11 @@ def _fig(w, h, *, left=0.6, right=0.15, bottom=0.55, top=0.35, **kw) -> Figure:
     fig.subplots_adjust(left=left / w, right=1 - right / w, bottom=bottom / h, top=1 - top / h)
     return fig
 
+def _dots(ax, x, y, color, *, face=None, marker="o", ms=3.0, mew=1.0, zorder=2.5):
+    "Markers only, as one `Line2D`: its markers share one style (a scatter styles each point); never clipped."
+    ax.add_artist(Line2D(x, y, ls="none", marker=marker, ms=ms, mfc=color if face is None else face, mec=color,
+                         mew=mew, zorder=zorder, clip_on=False))
+
 def _text_width(labels, size=10) -> float:
     "Roughly how wide the longest label is, in inches."
     return max((len(str(l)) for l in labels), default=0) * size * 0.0085
@@ -92,21 +97,28 @@ def _select(df:pd.DataFrame, model:str, mode:str) -> pd.DataFrame:
 _MISSED = dict(hatch="////", alpha=0.45)  # how a bar whose CI missed its target looks: hatched and faded
 
 def _whiskers(ax, d:pd.DataFrame, y:np.ndarray, v:np.ndarray, *, lo:str, hi:str, cap:float) -> tuple:
-    "Whiskers `(end, xerr, none, cut)`: none for an unknown interval; one past `cap` is cut there and marked."
+    "Whiskers drawn, and `(end, none, cut)`: none for an unknown interval; one past `cap` is cut there and marked."
     l, u = d[lo].to_numpy(float), d[hi].to_numpy(float)
     none = np.isnan(l) | np.isnan(u)  # an unknown interval: no whisker and says so
     end = np.where(none, v, np.fmin(np.fmax(np.nan_to_num(u, nan=0.0), v), cap))
-    xerr = np.where(none, np.nan, np.vstack([np.nan_to_num(v - l, nan=0.0).clip(0), (end - v).clip(0)]))
+    start, yy, e = np.fmin(l, v)[~none], y[~none], end[~none]
+    ax.add_collection(LineCollection([[(a, b), (c, b)] for a, b, c in zip(start, yy, e)], colors="0.2",
+                                     linewidths=0.8, zorder=2, label="whiskers"), autolim=False)
+    _dots(ax, np.r_[start, e], np.r_[yy, yy], "0.2", marker="|", ms=3, zorder=2)  # the caps
     over = np.nan_to_num(u, nan=0.0) > cap * (1 + 1e-9)
-    if over.any(): ax.scatter(np.full(over.sum(), cap), y[over], marker=">", s=22, color="0.2", zorder=4, clip_on=False)
-    return end, xerr, none, bool(over.any())
+    if over.any(): _dots(ax, np.full(over.sum(), cap), y[over], "0.2", marker=">", ms=22 ** 0.5, mew=0, zorder=4)
+    return end, none, bool(over.any())
 
-def _hatch(bars, flags:np.ndarray, color) -> bool:
-    "Hatch and fade the bars whose `flags` say their CI missed its target; whether any did."
-    for b in (b for b, f in zip(bars.patches, flags) if f):
-        b.set_hatch(_MISSED["hatch"]); b.set_facecolor((*color[:3], _MISSED["alpha"]))
-        b.set_edgecolor("0.3"); b.set_linewidth(0.6)
-    return bool(np.any(flags))
+def _rects(ax, y:np.ndarray, v:np.ndarray, h:float, color, missed:np.ndarray):
+    "Bars from 0 to `v`, `h` tall and centred on `y`, as collections (a patch each costs far more); `missed`: hatched."
+    box = [[(0, a - h / 2), (b, a - h / 2), (b, a + h / 2), (0, a + h / 2)] for a, b in zip(y, v)]
+    plain = dict(facecolors=[color], edgecolors=mpl.rcParams["patch.edgecolor"],
+                 linewidths=mpl.rcParams["patch.linewidth"])
+    faded = dict(facecolors=[(*color[:3], _MISSED["alpha"])], edgecolors="0.3", linewidths=0.6, hatch=_MISSED["hatch"])
+    for sel, kw in ((~missed, plain), (missed, faded)):
+        if sel.any():
+            ax.add_collection(PolyCollection([box[i] for i in np.flatnonzero(sel)], joinstyle="miter", label="bars",
+                                             **kw), autolim=False)
 
 def _bar_legend(ax, precs:list, missed:bool, cut:bool):
     "The precisions (the fastest first, as the bars read) and the marks used, beside the axes: never over a bar."
@@ -131,12 +143,11 @@ def _bars(ax, df:pd.DataFrame, value:str, *, lo:str|None=None, hi:str|None=None,
     for j, p in enumerate(precs):
         d = df[df["precision"] == p]
         y, v = np.array([y0[x] for x in d["device"]]) - 0.4 + h * (j + 0.5), d[value].to_numpy(float)
-        if ci: end, xerr, none, c = _whiskers(ax, d, y, v, lo=lo, hi=hi, cap=cap)
-        else: end, xerr, none, c = v, None, np.zeros(len(d), bool), False
-        bars = ax.barh(y, v, height=h * 0.92, color=precision_color(p), label=p, xerr=xerr,
-                       error_kw=dict(ecolor="0.2", elinewidth=0.8, capsize=1.5))
-        cut = cut or c
-        if flag is not None: missed = _hatch(bars, d[flag].to_numpy(bool), precision_color(p)) or missed
+        if ci: end, none, c = _whiskers(ax, d, y, v, lo=lo, hi=hi, cap=cap)
+        else: end, none, c = v, np.zeros(len(d), bool), False
+        flags = d[flag].to_numpy(bool) if flag is not None else np.zeros(len(d), bool)
+        _rects(ax, y, v, h * 0.92, precision_color(p), flags)
+        cut, missed = cut or c, missed or bool(flags.any())
         for yy, x, vv, nn in zip(y, end, v, none):  # after the whisker: never crossed by it
             ax.text(x, yy, " " + fmt.format(vv) + (" (no interval)" if nn else ""), va="center", ha="left",
                     fontsize=9, color="0.2")
@@ -220,11 +231,6 @@ def plot_speedup(sp:pd.DataFrame, # `speedup_ci(...)` or `speedup(...)` (average
     return fig
 
 # %% ../nbs/07_plots.ipynb #34cadfe5
-def _dots(ax, x, y, color, *, face=None, marker="o", ms=3.0, mew=1.0, zorder=2.5):
-    "Markers only, as one `Line2D`: its markers share one style (a scatter styles each point); never clipped."
-    ax.add_artist(Line2D(x, y, ls="none", marker=marker, ms=ms, mfc=color if face is None else face, mec=color,
-                         mew=mew, zorder=zorder, clip_on=False))
-
 def _lines(ax, xs:list, ys:list, colors:list, *, hollow:list|None=None):
     "Lines with a dot per point: one `LineCollection` for the lines, the dots a `Line2D` each; `hollow`: open dots."
     ax.add_collection(LineCollection([np.column_stack([x, y]) for x, y in zip(xs, ys)], colors=colors,
