@@ -42,7 +42,8 @@ def many_models(n_models=500, n_runs=50_000):
 def _rereport(store, out):
     "One new run into `store`, then read -> report -> write with the figure cache as the first report left it."
     from ready_steady_go.store import read_runs, write_rows
-    from ready_steady_go.report import REPORT_COLUMNS, build_report
+    from ready_steady_go.report import build_report
+    from ready_steady_go.schema import REPORT_COLUMNS
     one = read_runs(store, columns=REPORT_COLUMNS).iloc[[0]].assign(run_id="one-new-run",
                                                                    throughput=lambda d: d["throughput"] * 1.01)
     write_rows(one, store)

@@ -38,7 +38,8 @@ def once(csv, prices, out, n, keep=None):
     "CSV -> store -> report, each stage timed; `keep`: the store's path, kept (default: a temporary one)."
     from ready_steady_go import load as loading
     from ready_steady_go.store import read_runs
-    from ready_steady_go.report import REPORT_COLUMNS, build_report
+    from ready_steady_go.report import build_report
+    from ready_steady_go.schema import REPORT_COLUMNS
     t, c0 = {}, _cpu()
     load, write = loading._LOADERS["csv"], loading.write_rows
     loading._LOADERS["csv"], loading.write_rows = timed(load, "  load_csv", t), timed(write, "  write_rows", t)

@@ -580,7 +580,7 @@ def _report_runs(sources:tuple, store):
     "The runs to report on: the sources (read into a temporary store, no store changed), or the store."
     from ready_steady_go.store import check_store, read_runs
     from ready_steady_go.load import import_sources
-    from ready_steady_go.report import REPORT_COLUMNS  # only what the report reads
+    from ready_steady_go.schema import REPORT_COLUMNS  # only what the report reads
     if sources:
         with tempfile.TemporaryDirectory() as d:
             import_sources(list(sources), Path(d)/"runs.db")

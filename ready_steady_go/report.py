@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np, pandas as pd
 
 from .env import BadInput, gc_paused, visible
-from .schema import COLUMNS, PEAK_BELOW
+from .schema import COLUMNS, PEAK_BELOW, REPORT_COLUMNS
 from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, FAMILY_NAMES, FAMILY_ORDER, FAMILY_UNITS, KEYS,
     MEASURED_SOURCES, MISSED_MARK, SCALING_COLUMNS, TIME_TO_TRAIN_COLS, analyse, best_batch, clean_device_name,
     comparability_note, cost_per, flagged, keyed_once, mode_name, num_text, parse_prices, parse_works, ranking,
@@ -27,11 +27,11 @@ from .plots import (plot_average, plot_batch, plot_cost, plot_efficiency, plot_r
     plot_scaling, plot_speedup, svg, unit_name)
 
 # %% auto #0
-__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'FEED_COLS', 'REPORT_MARKER', 'REPORT_COLUMNS', 'PROGRESS_RUNS', 'PROGRESS_S',
-           'summary_table', 'average_table', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table',
-           'pick_device', 'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache',
-           'report_svgs', 'check_report_folder', 'Report', 'build_report', 'check_max_models', 'write_report',
-           'say_stage', 'timed_read', 'model_index']
+__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'FEED_COLS', 'REPORT_MARKER', 'PROGRESS_RUNS', 'PROGRESS_S', 'summary_table',
+           'average_table', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table', 'pick_device',
+           'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache', 'report_svgs',
+           'check_report_folder', 'Report', 'build_report', 'check_max_models', 'write_report', 'say_stage',
+           'timed_read', 'model_index']
 
 # %% ../nbs/08_report.ipynb #37ce9eb4
 SUMMARY_COLS = ("device", "workload", "model", "precision", "mode", "bs", "unit", "throughput", "relative")
@@ -487,15 +487,6 @@ def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `anal
     say(f"page: {time.perf_counter() - t2:.1f} s")
     if timings is not None: timings.update(analysis=t1 - t0, figures=t2 - t1, html=time.perf_counter() - t2)
     return Report(files)
-
-# the schema columns no part of a report reads: `read_runs(store, columns=REPORT_COLUMNS)` leaves them in the store
-_UNREAD = ("schema_version", "n_seconds", "max_seconds", "run_number", "nnodes", "backend", "strong", "error",
-           "step_median_s", "step_iqr_s", "n_steps", "warmup_steps", "block_steps", "wall_seconds", "peak_reserved_mb",
-           "mps_driver_mb", "alloc_retries", "recompiles", "compile_fallback", "flops_per_sample", "rank_spread",
-           "flops_per_sample_formula", "workload_note", "peak_tflops", "telemetry_samples", "sm_clock_mhz",
-           "max_sm_clock_mhz", "sm_clock_start_mhz", "sm_clock_end_mhz", "temp_start_c", "temp_end_c", "transformers",
-           "monai", "sm_count", "mps_gpu_cores", "mps_memory_gb", "env_vars")
-REPORT_COLUMNS = tuple(c for c in COLUMNS if c not in _UNREAD)  # what a report reads of a store
 
 def check_max_models(n, # figures of at most this many models per family, or None for every model
                     ) -> int|None:

@@ -15,10 +15,10 @@ from typing import Annotated
 # %% auto #0
 __all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'OPTIMIZERS', 'COMPILE_MODES', 'STATUSES', 'NO_MODE',
            'NO_PRECISION', 'UNCONVERGED_HINT', 'PEAK_BELOW', 'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS',
-           'POINT_FIELDS', 'RUN_FIELDS', 'STOP_FIELDS', 'DEFAULT_STORE', 'WANDB_MODES', 'PRESETS', 'ENGINE_DEFAULTS',
-           'SWEEP_POINT', 'BadInput', 'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text',
-           'example_row', 'Point', 'params_of', 'settings_of', 'check_rdzv_id', 'check_endpoint', 'torchrun_options',
-           'sweep_params', 'sweep_signature']
+           'REPORT_COLUMNS', 'POINT_FIELDS', 'RUN_FIELDS', 'STOP_FIELDS', 'DEFAULT_STORE', 'WANDB_MODES', 'PRESETS',
+           'ENGINE_DEFAULTS', 'SWEEP_POINT', 'BadInput', 'kind_of', 'stepwise', 'precision_2022', 'new_run_id',
+           'Result', 'num_text', 'example_row', 'Point', 'params_of', 'settings_of', 'check_rdzv_id', 'check_endpoint',
+           'torchrun_options', 'sweep_params', 'sweep_signature']
 
 # %% ../nbs/00a_schema.ipynb #1b2fa793
 class BadInput(ValueError):
@@ -154,6 +154,15 @@ def _result_columns() -> tuple[dict, dict]:
 COLUMN_GROUPS = dict(identity=IDENTITY, **dict(zip(("settings", "measured"), _result_columns())),
                      fingerprint=FINGERPRINT)
 COLUMNS = {k: t for g in COLUMN_GROUPS.values() for k, t in g.items()}  # name -> Python type, in schema order
+
+# the schema columns no part of a report reads: a report reads only `REPORT_COLUMNS` of a store
+_UNREAD = ("schema_version", "n_seconds", "max_seconds", "run_number", "nnodes", "backend", "strong", "error",
+           "step_median_s", "step_iqr_s", "n_steps", "warmup_steps", "block_steps", "wall_seconds", "peak_reserved_mb",
+           "mps_driver_mb", "alloc_retries", "recompiles", "compile_fallback", "flops_per_sample", "rank_spread",
+           "flops_per_sample_formula", "workload_note", "peak_tflops", "telemetry_samples", "sm_clock_mhz",
+           "max_sm_clock_mhz", "sm_clock_start_mhz", "sm_clock_end_mhz", "temp_start_c", "temp_end_c", "transformers",
+           "monai", "sm_count", "mps_gpu_cores", "mps_memory_gb", "env_vars")
+REPORT_COLUMNS = tuple(c for c in COLUMNS if c not in _UNREAD)  # what a report reads of a store
 
 # %% ../nbs/00a_schema.ipynb #33fe3db9
 def _row(self:Result, fp:dict|None=None, # the fingerprint of the environment it ran in

@@ -7,7 +7,7 @@ Docs: https://xl0.github.io/ready-steady-go/store.html.md"""
 # %% ../nbs/03_store.ipynb #7b58a1f6
 from __future__ import annotations
 import contextlib, csv as _csv, hashlib, json, math, os, pickle, re, secrets, shutil, socket, sqlite3, stat, sys, tempfile
-import threading, time, warnings
+import signal, threading, time, warnings
 import multiprocessing as mp
 from pathlib import Path
 
@@ -16,7 +16,7 @@ import pandas as pd
 import psutil
 
 from .env import BadInput, gc_paused, path_trouble, special_file
-from .schema import DEFAULT_STORE, COLUMNS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of, stepwise
+from .schema import DEFAULT_STORE, COLUMNS, REPORT_COLUMNS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of, stepwise
 
 # %% auto #0
 __all__ = ['BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'PEAK_COLUMNS', 'HISTORY_COLUMNS', 'POINT_KEY', 'JOURNAL_SUFFIX', 'KILLED',
@@ -176,6 +176,7 @@ def _sql_type(s:pd.Series) -> str:
 def _connect(p:Path) -> sqlite3.Connection:
     con = sqlite3.connect(p, timeout=BUSY_TIMEOUT_S, isolation_level=None)  # autocommit: we say BEGIN ourselves
     con.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_S*1000}")
+    con.execute("PRAGMA page_size=16384")  # a new store's pages (an existing one keeps its own): fewer to log and copy
     if con.execute("PRAGMA journal_mode").fetchone()[0] != "wal": con.execute("PRAGMA journal_mode=WAL")
     # with WAL: a commit survives the process being killed, without an fsync each time
     con.execute("PRAGMA synchronous=NORMAL")
@@ -283,19 +284,25 @@ def _write_rows(rows, store):
         known = _columns(con)
         for k, typ in extra.items():
             if k not in known: _add_column(con, k, typ)
-        names = [k.replace('"', "") for k in names]
-        cols, marks = ", ".join(f'"{k}"' for k in names), ", ".join("?" * len(names))
-        sql = f"INSERT OR IGNORE INTO runs ({cols}) VALUES ({marks})"
-        con.execute("BEGIN IMMEDIATE")
-        try:
-            before = con.total_changes
-            con.executemany(sql, values)
-            added = con.total_changes - before
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK"); raise
-        return added
+        return _insert(con, p, [k.replace('"', "") for k in names], values)
     finally: con.close()
+
+def _insert(con:sqlite3.Connection, p:Path, names:list[str], values) -> int:
+    "Insert `values` (rows of columns `names`) in one transaction, a large frame's snapshot made beside; how many were added."
+    cols, marks = ", ".join(f'"{k}"' for k in names), ", ".join("?" * len(names))
+    con.execute("BEGIN IMMEDIATE")
+    snap = None
+    try:
+        before, snap = con.total_changes, _planned(con, p, values)
+        con.executemany(f"INSERT OR IGNORE INTO runs ({cols}) VALUES ({marks})", values)
+        added = con.total_changes - before
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        if snap is not None: snap.cancel()
+        raise
+    if snap is not None: snap.done(con)
+    return added
 
 # %% ../nbs/03_store.ipynb #762e4a34
 def _sql_to_column(vs:np.ndarray, typ:type|None):
@@ -336,18 +343,24 @@ def _load_snapshot(f:Path, con:sqlite3.Connection) -> tuple[int, pd.DataFrame|No
     same = n == len(df) > 0 and at is not None and at[0] == df["run_id"].iloc[-1]
     return (last, df) if same else (0, None)
 
+def _pickled(tmp:Path, last:int, df:pd.DataFrame):
+    "Write snapshot `df`, the store's rows up to rowid `last`, to file `tmp`."
+    tmp.parent.mkdir(parents=True, exist_ok=True)
+    text = [k for k, t in df.dtypes.items() if t == "str"]  # kept as categories: each distinct text once
+    with open(tmp, "wb") as fh:
+        pickle.dump((last, df.astype(dict.fromkeys(text, "category")), text), fh, protocol=pickle.HIGHEST_PROTOCOL)
+
+def _replaced(tmp:Path, f:Path):
+    "Snapshot file `tmp` renamed `f`, the oldest snapshots removed while the folder is over its bound."
+    os.replace(tmp, f)
+    prune_files(f.parent, "*.pkl", float(os.environ.get("RSG_RUNS_CACHE_MB") or 2048))
+
 def _save_snapshot(f:Path, last:int, df:pd.DataFrame):
     "Keep `df`, the store's rows up to rowid `last`, in `f` (written whole, then renamed); never an error."
     tmp = f.with_name(f".{f.name}.{os.getpid()}.tmp")
-    try:
-        f.parent.mkdir(parents=True, exist_ok=True)
-        text = [k for k, t in df.dtypes.items() if t == "str"]  # kept as categories: each distinct text once
-        with open(tmp, "wb") as fh:
-            pickle.dump((last, df.astype(dict.fromkeys(text, "category")), text), fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, f)
+    try: _pickled(tmp, last, df); _replaced(tmp, f)
     except OSError:
         with contextlib.suppress(OSError): tmp.unlink(missing_ok=True)
-    prune_files(f.parent, "*.pkl", float(os.environ.get("RSG_RUNS_CACHE_MB") or 2048))
 
 def can_fork() -> bool:
     "Whether this process may fork a worker: the platform forks, and no other thread holds a lock the child would wait on."
@@ -467,6 +480,106 @@ def _appended(old:pd.DataFrame, new:pd.DataFrame, cols:dict) -> pd.DataFrame:
     for k in [k for k in df.columns if k not in COLUMNS and cols[k] not in _PY_TYPES]:  # untyped: inferred again
         df[k] = pd.Series(df[k].tolist(), dtype=object).infer_objects()
     return df
+
+# %% ../nbs/03_store.ipynb #9c1e5a06
+def _last_rowid(con:sqlite3.Connection) -> int: return con.execute("SELECT max(rowid) FROM runs").fetchone()[0] or 0
+
+def _typed_as(s:pd.Series, typ:type|None) -> bool:
+    "Whether every value of `s` is of `typ` already, so that SQLite keeps it as it is and a read gives it back unchanged."
+    if typ is str: return isinstance(s.dtype, pd.StringDtype)
+    if typ is float: return s.dtype.kind == "f"
+    if typ is int: return pd.api.types.is_integer_dtype(s) and not pd.api.types.is_bool_dtype(s)
+    return typ is bool and pd.api.types.is_bool_dtype(s)
+
+def _read_types(df:pd.DataFrame, names:list[str], cols:dict) -> dict|None:
+    "The type a read gives each of columns `names`, or None if SQLite may change a value of `df` on the way in."
+    types = {k: COLUMNS.get(k) or _PY_TYPES.get(cols[k]) for k in names}
+    if any(t is None or cols[k] != _SQL_TYPES[t] or (k in df and not _typed_as(df[k], t)) for k, t in types.items()):
+        return None  # text into a number column, a number into a text one, an untyped extra: read back instead
+    return types
+
+def _as_read(s:pd.Series|None, n:int, typ:type):
+    "Column `s` of rows just written (None: a column they leave empty) as a read of them returns it (`_sql_to_column`)."
+    if s is None: return _sql_to_column(np.full(n, None, dtype=object), typ)
+    if typ is float: return s.to_numpy(float)
+    if typ is str: return s.array if s.dtype == "str" else pd.array(s, dtype="str")  # already as a read types it
+    ints = pd.array(s, dtype="Int64")
+    return _as_bool(pd.Series(ints)) if typ is bool else ints
+
+def _read_back(df:pd.DataFrame, types:dict) -> pd.DataFrame:
+    "Rows `df` as a read of columns `types` (`_read_types`) from the store returns them."
+    df = df.reset_index(drop=True)
+    return pd.DataFrame({k: _as_read(df[k] if k in df else None, len(df), t) for k, t in types.items()})
+
+# %% ../nbs/03_store.ipynb #9c1e5a08
+class _WrittenSnapshot:
+    "The snapshot a report's read of a store would keep, made from a large frame while it is written (forked where safe)."
+    def __init__(self, con:sqlite3.Connection, p:Path, df:pd.DataFrame, end0:int):
+        "Before the insert, with the store's rows up to rowid `end0`: the old snapshot and the rows since, if it is worth it."
+        self.df, self.end0, self.proc, self.base = df, end0, None, None
+        cols = _columns(con)
+        names = [k for k in cols if k in REPORT_COLUMNS or k not in COLUMNS]  # what a report reads (`_select`)
+        self.f, self.cols = _snapshot_file(con, p, names), cols
+        self.tmp = None if self.f is None else self.f.with_name(f".{self.f.name}.{os.getpid()}.written")  # the writer's pid, not the child's
+        if self.f is None or 10 * len(df) < SNAPSHOT_ROWS: return
+        self.types = _read_types(df, names, cols)
+        if self.types is not None: self.base = self._base(con, names)
+
+    def _base(self, con:sqlite3.Connection, names:list[str]) -> tuple|None:
+        "`(rows,)`: the store's rows before the insert as a read gives them (None: none), if a snapshot is worth making."
+        last, old = _load_snapshot(self.f, con)
+        lag = con.execute("SELECT count(*) FROM runs WHERE rowid > ? AND rowid <= ?", (last, self.end0)).fetchone()[0]
+        total = lag + len(self.df) + (0 if old is None else len(old))
+        if total < SNAPSHOT_ROWS or 10 * len(self.df) < total or lag > len(self.df): return None  # a read renews it
+        if not lag: return (old,)
+        mid = _fetch(con, names, self.cols, " WHERE rowid > ? AND rowid <= ?", [last, self.end0])[0]
+        return (mid if old is None else _appended(old, mid, self.cols),)
+
+    def _make(self):
+        "Write the snapshot of the rows before and `df` after them to `tmp`."
+        new = _read_back(self.df, self.types)
+        _pickled(self.tmp, self.end0 + len(self.df), new if self.base[0] is None else _appended(self.base[0], new, self.cols))
+
+    def _child(self):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the writer ends this process if it is interrupted
+        try: self._make()
+        except Exception: sys.exit(3)  # nothing to say: the writer leaves the snapshot to the next read
+
+    def start(self):
+        "Make the snapshot in a forked process beside the insert, where that is safe (it touches no SQLite connection)."
+        if self.base is None or not can_fork(): return
+        try: self.proc = mp.get_context("fork").Process(target=self._child, daemon=True); self.proc.start()
+        except OSError: self.proc = None  # no process to spare: made after the insert
+
+    def done(self, con:sqlite3.Connection):
+        "After the commit: the snapshot kept if every row of `df` was new (rowids after `end0`), else left to a read."
+        if self.base is None: return
+        every = _last_rowid(con) - self.end0 == len(self.df)
+        if self.proc is not None: self.proc.join(); made = self.proc.exitcode == 0
+        else: made = every and _tried(self._make)
+        try:
+            if every and made: _replaced(self.tmp, self.f)
+            else: self.tmp.unlink(missing_ok=True)
+        except OSError: pass  # a snapshot folder that cannot be written: the next read reads SQLite
+
+    def cancel(self):
+        "The insert failed: no snapshot."
+        if self.proc is not None: self.proc.terminate(); self.proc.join()
+        if self.base is not None:
+            with contextlib.suppress(OSError): self.tmp.unlink(missing_ok=True)
+
+def _tried(make) -> bool:
+    "Whether `make()` ran without an error (a snapshot is never worth a failed write)."
+    try: make(); return True
+    except Exception: return False
+
+def _planned(con:sqlite3.Connection, p:Path, values) -> _WrittenSnapshot|None:
+    "The snapshot of a frame about to be inserted, started beside the insert; None for rows that are not a frame."
+    if not isinstance(values, _LazyRows): return None
+    try: snap = _WrittenSnapshot(con, p, values.df, _last_rowid(con))
+    except _SNAPSHOT_ERRORS: return None  # the rows matter, the snapshot does not: a read makes it
+    snap.start()
+    return snap
 
 # %% ../nbs/03_store.ipynb #1f0dc2d7
 UNSAVED_SUFFIX = ".unsaved.jsonl"
@@ -783,7 +896,7 @@ MAX_THROUGHPUT = 1e15  # per second: beyond any physical rate of any unit (a typ
 def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str, pd.Series|None]:
     "A mask of the present values of column `k` that are refused, what is accepted instead, and (a numeric column) its numbers."
     codes, u = _distinct(s)  # judged once per distinct value: a handful in most columns, however many runs
-    bad, what, num = _refused_values(pd.Series(u, dtype=object), k, typ)
+    bad, what, num = _refused_values(pd.Series(u, dtype=object), k, typ, isinstance(s.dtype, pd.StringDtype))
     out = np.zeros(len(s), dtype=bool)
     out[codes >= 0] = bad.to_numpy(dtype=bool)[codes[codes >= 0]]
     return pd.Series(out, index=s.index), what, None if num is None else _spread(num, codes, s.index)
@@ -792,19 +905,41 @@ def _spread(num:pd.Series, codes:np.ndarray, index:pd.Index) -> pd.Series:
     "Each row's number from its distinct value's (`codes` as `_distinct` gives them; -1, a missing value: NaN)."
     return pd.Series(np.append(num.to_numpy(dtype=float), np.nan)[codes], index=index)
 
-def _refused_values(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str, pd.Series|None]:
-    "`_refused` of the values `s`."
+def _stripped(s:pd.Series) -> tuple[pd.Series, pd.Series]:
+    "`(present, texts)`: which values are there once stripped, and those values as stripped text."
     strs = pd.Series([v.strip() if isinstance(v, str) else v for v in s.to_numpy(dtype=object)], index=s.index,
                      dtype=object)
     present = strs.notna() & strs.ne("")
-    strs = strs[present].astype(str)
+    return present, strs[present].astype(str)
+
+def _parsed(s:pd.Series) -> tuple[pd.Series, pd.Series]:
+    "`(present, numbers)` of text values: each parsed as it is, and stripped only where that fails (a few, if any)."
+    num = pd.Series(pd.to_numeric(s.to_numpy(dtype=object), errors="coerce"), index=s.index).astype(float)
+    again = num.isna().to_numpy() & s.notna().to_numpy()
+    if not again.any(): return s.notna(), num
+    present, strs = _stripped(s[again])
+    num[again] = pd.to_numeric(strs, errors="coerce").reindex(present.index).to_numpy(float)
+    return s.notna() & present.reindex(s.index, fill_value=True), num
+
+def _numbers(s:pd.Series, texts:bool) -> tuple[pd.Series, pd.Series]:
+    "`(present, numbers)` of values `s` (`texts`: all of them text, as a CSV gives them; else as `str` shows them)."
+    if texts: return _parsed(s)
+    present, strs = _stripped(s)
+    return present, pd.to_numeric(strs, errors="coerce").astype(float).reindex(s.index)
+
+def _refused_values(s:pd.Series, k:str, typ:type, texts:bool=False) -> tuple[pd.Series, str, pd.Series|None]:
+    "`_refused` of the values `s` (`texts`: all of them text or missing)."
+    if typ in (int, float): return _refused_numbers(*_numbers(s, texts), k, typ)
+    present, strs = _stripped(s)
     if typ is str:
         if k not in _CHOICES: return pd.Series(False, index=s.index), "", None
         named = ", ".join(v for v in _CHOICES[k] if v != "-") + (", or - (does not apply)" if "-" in _CHOICES[k] else "")
         return present & ~strs.isin(_CHOICES[k]).reindex(s.index, fill_value=True), f"one of {named}", None
     if typ is bool:
         return present & ~strs.str.lower().isin(_BOOL_STR).reindex(s.index, fill_value=True), "true or false", None
-    num = pd.to_numeric(strs, errors="coerce").astype(float)
+
+def _refused_numbers(present:pd.Series, num:pd.Series, k:str, typ:type) -> tuple[pd.Series, str, pd.Series]:
+    "`_refused_values` of a numeric column, from which values are present and their numbers (NaN: none)."
     lo = 1 if k in _AT_LEAST_1 else 0
     bad = num.isna() | ~np.isfinite(num) | (num < lo) | ((num <= 0) if k in _ABOVE_0 else False)
     if typ is int: bad |= (num != np.floor(num)) | (num > _MAX_INT)
@@ -813,7 +948,7 @@ def _refused_values(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str, pd.Se
     what = (f"a whole number of at least {lo}" if typ is int else "a finite number above 0" if k in _ABOVE_0
             else f"a finite number of at least {lo}")
     more = dict(target_ci=" and below 1", throughput=f" and at most {MAX_THROUGHPUT:.0e} per second").get(k, "")
-    return present & bad.reindex(s.index, fill_value=False), what + more, num.reindex(s.index)
+    return present & bad, what + more, num
 
 def checked_rows(df:pd.DataFrame, # runs as read from a file or W&B, values as they came (strings or objects)
                 ) -> tuple[dict, dict]:
