@@ -8,14 +8,20 @@ Docs: https://xl0.github.io/ready-steady-go/plots.html.md"""
 from __future__ import annotations
 import io, re
 from contextlib import contextmanager
+from functools import lru_cache
 
 import numpy as np, pandas as pd, seaborn as sns
 import matplotlib as mpl
+from matplotlib.artist import Artist, allow_rasterization
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.path import Path
+from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+from matplotlib.transforms import IdentityTransform, ScaledTranslation
 
 from .analysis import FAMILY_NAMES, mode_name, num_text, rate_name
 
@@ -55,6 +61,23 @@ def _dots(ax, x, y, color, *, face=None, marker="o", ms=3.0, mew=1.0, zorder=2.5
     "Markers only, as one `Line2D`: its markers share one style (a scatter styles each point); never clipped."
     ax.add_artist(Line2D(x, y, ls="none", marker=marker, ms=ms, mfc=color if face is None else face, mec=color,
                          mew=mew, zorder=zorder, clip_on=False))
+
+@lru_cache(4096)
+def _text_box(s:str, size:float, rotation:float, font:tuple) -> tuple[float, float]:
+    "Width and height in points of the box around `s` at `size` points turned by `rotation`, as the SVG lays it out."
+    t = Figure(dpi=72).text(0, 0, s, fontsize=size, rotation=rotation)  # `font`: the families in effect, as a key
+    box = t.get_window_extent(RendererSVG(1, 1, io.StringIO()))
+    return box.width, box.height
+
+def _fixed_label(axis, labels:list, rotation:float=0):
+    "`axis`' label placed once past its tick `labels`: matplotlib would measure every tick label again at each draw."
+    x, rc = axis.axis_name == "x", mpl.rcParams
+    size = FontProperties(size=rc[f"{axis.axis_name}tick.labelsize"]).get_size_in_points()
+    font = (*rc["font.family"], *rc["font.sans-serif"])
+    reach = max((_text_box(str(l), size, rotation, font)[x] for l in labels), default=0)  # x: height; y: width
+    off = (rc[f"{axis.axis_name}tick.major.pad"] + rc[f"{axis.axis_name}tick.major.size"] + reach + axis.labelpad) / 72
+    shift = ScaledTranslation(*((0, -off) if x else (-off, 0)), axis.axes.figure.dpi_scale_trans)  # inches
+    axis.set_label_coords(*((0.5, 0) if x else (0, 0.5)), transform=axis.axes.transAxes + shift)
 
 def _text_width(labels, size=10) -> float:
     "Roughly how wide the longest label is, in inches."
@@ -106,7 +129,7 @@ def _whiskers(ax, d:pd.DataFrame, y:np.ndarray, v:np.ndarray, *, lo:str, hi:str,
                                      linewidths=0.8, zorder=2, label="whiskers"), autolim=False)
     _dots(ax, np.r_[start, e], np.r_[yy, yy], "0.2", marker="|", ms=3, zorder=2)  # the caps
     over = np.nan_to_num(u, nan=0.0) > cap * (1 + 1e-9)
-    if over.any(): _dots(ax, np.full(over.sum(), cap), y[over], "0.2", marker=">", ms=22 ** 0.5, mew=0, zorder=4)
+    if over.any(): _dots(ax, np.full(over.sum(), cap), y[over], "0.2", marker=">", ms=22 ** 0.5, mew=1.5, zorder=4)
     return end, none, bool(over.any())
 
 def _rects(ax, y:np.ndarray, v:np.ndarray, h:float, color, missed:np.ndarray):
@@ -155,6 +178,7 @@ def _bars(ax, df:pd.DataFrame, value:str, *, lo:str|None=None, hi:str|None=None,
     ax.set_ylim(-0.6, len(order) - 0.4)
     ax.grid(axis="y", visible=False)
     ax.set_xlim(0, cap * 1.2)  # room for the value labels
+    _fixed_label(ax.xaxis, ["0"]); _fixed_label(ax.yaxis, [])  # one line of digits below; no y label
     _bar_legend(ax, precs, missed, cut)
     return ax
 
@@ -231,15 +255,43 @@ def plot_speedup(sp:pd.DataFrame, # `speedup_ci(...)` or `speedup(...)` (average
     return fig
 
 # %% ../nbs/07_plots.ipynb #34cadfe5
+class _Dots(Artist):
+    "Round dots in many colours as one artist, drawn as a path per colour: a `Line2D` per line costs far more."
+    def __init__(self, ms:float=3.0, # the diameter, in points
+                 mew:float=1.0): # the edge's width, in points
+        super().__init__()
+        self.ms, self.mew, self.groups = ms, mew, []
+        self.set_zorder(2.5); self.set_clip_on(False)
+
+    def add(self, x, y, edge, face=None):
+        "Dots at data `x`, `y`, edged in `edge` and filled with `face` (default: `edge`)."
+        self.groups.append((np.column_stack([x, y]).astype(float), edge, edge if face is None else face))
+
+    @allow_rasterization
+    def draw(self, renderer):
+        "Each group as one compound path of circles in display space."
+        if not self.get_visible(): return
+        circle = Path.unit_circle()
+        ring = circle.vertices * renderer.points_to_pixels(self.ms) / 2
+        for xy, edge, face in self.groups:
+            at = self.axes.transData.transform(xy)
+            at = at[np.isfinite(at).all(1)]
+            if not len(at): continue
+            gc = renderer.new_gc(); gc.set_foreground(edge); gc.set_linewidth(self.mew)
+            path = Path((ring[None] + at[:, None]).reshape(-1, 2), np.tile(circle.codes, len(at)))
+            renderer.draw_path(gc, path, IdentityTransform(), mpl.colors.to_rgba(face))
+            gc.restore()
+        self.stale = False
+
 def _lines(ax, xs:list, ys:list, colors:list, *, hollow:list|None=None):
-    "Lines with a dot per point: one `LineCollection` for the lines, the dots a `Line2D` each; `hollow`: open dots."
+    "Lines with a dot per point: one `LineCollection` for the lines, one `_Dots` for the dots; `hollow`: open dots."
     ax.add_collection(LineCollection([np.column_stack([x, y]) for x, y in zip(xs, ys)], colors=colors,
                                      linewidths=1.3, zorder=2), autolim=False)
+    dots = ax.add_artist(_Dots(3.0 if hollow is None else 14 ** 0.5))
     for x, y, c, h in zip(xs, ys, colors, hollow or [None] * len(xs)):
         open_ = np.zeros(len(x), bool) if h is None else np.asarray(h, bool)  # white inside: missed its CI target
-        ms = 3.0 if hollow is None else 14 ** 0.5
-        if (~open_).any(): _dots(ax, x[~open_], y[~open_], c, ms=ms)
-        if open_.any(): _dots(ax, x[open_], y[open_], c, face="white", ms=ms)
+        dots.add(x[~open_], y[~open_], c)
+        if open_.any(): dots.add(x[open_], y[open_], c, face="white")
 
 def _bands(ax, xs:list, los:list, his:list, *, colors:list):
     "Shaded bands between `los` and `his`, one `PolyCollection` for all of them."
@@ -300,14 +352,19 @@ def _grid(ax, xs, ys):
     ax.add_collection(LineCollection([[(0, y), (1, y)] for y in ys], transform=ax.get_yaxis_transform(), **kw),
                       autolim=False)
 
+def _in_view(axis) -> list:
+    "The major tick positions of `axis` inside its view, as matplotlib draws them."
+    (lo, hi), tol = axis.get_view_interval(), 1e-9 * abs(np.subtract(*axis.get_view_interval()))
+    return [v for v in axis.get_majorticklocs() if min(lo, hi) - tol <= v <= max(lo, hi) + tol]
+
 def _outer_only(axs, bss:list):
     "Only the outer axes draw an axis: the inner ones share it, and the grid of every axes is `_grid`'s."
     for a in axs[:-1].flat: a.xaxis.set_visible(False)
     for a in axs[:, 1:].flat: a.yaxis.set_visible(False)
     for row in axs:
-        (lo, hi), tol = row[0].get_ylim(), 1e-9 * abs(np.subtract(*row[0].get_ylim()))
-        ys = [y for y in row[0].yaxis.get_majorticklocs() if lo - tol <= y <= hi + tol]  # the ticks in view
+        ys = _in_view(row[0].yaxis)
         for a in row: _grid(a, bss, ys)
+        _fixed_label(row[0].yaxis, row[0].yaxis.get_major_formatter().format_ticks(ys))
 
 def _batch_axes(axs, bss:list, xs:list, ylims:list, unit:str): # unit: the rate, `tokens/s`
     "The shared log₂ batch-size axis with a tick per batch size (its limits fit `xs`), the y axes and their labels."
@@ -315,7 +372,9 @@ def _batch_axes(axs, bss:list, xs:list, ylims:list, unit:str): # unit: the rate,
     ax = axs[0, 0]  # the x axis is shared: set it up once
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(FixedLocator(bss)); ax.xaxis.set_minor_locator(NullLocator())
-    for a in axs[-1]: a.set_xticks(bss, [str(b) for b in bss], rotation=45 if len(bss) > 6 else 0)
+    for a in axs[-1]:
+        a.set_xticks(bss, [str(b) for b in bss], rotation=45 if len(bss) > 6 else 0)
+        _fixed_label(a.xaxis, bss, 45 if len(bss) > 6 else 0)
     ax.set_xlim(*_margins(np.log2(xs), 2))  # set, not autoscaled: autoscaling shared axes runs once per artist
     for row, lim in zip(axs, ylims): row[0].set_ylim(*lim)
     ax.yaxis.set_major_formatter(FuncFormatter(_tick))  # 300 k, not 300000: the label fits
