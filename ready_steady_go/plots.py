@@ -20,7 +20,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.path import Path
 from matplotlib.backends.backend_svg import RendererSVG
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+from matplotlib.ticker import FuncFormatter, NullLocator, ScalarFormatter
 from matplotlib.transforms import IdentityTransform, ScaledTranslation
 
 from .analysis import FAMILY_NAMES, mode_name, num_text, rate_name
@@ -78,6 +78,37 @@ def _fixed_label(axis, labels:list, rotation:float=0):
     off = (rc[f"{axis.axis_name}tick.major.pad"] + rc[f"{axis.axis_name}tick.major.size"] + reach + axis.labelpad) / 72
     shift = ScaledTranslation(*((0, -off) if x else (-off, 0)), axis.axes.figure.dpi_scale_trans)  # inches
     axis.set_label_coords(*((0.5, 0) if x else (0, 0.5)), transform=axis.axes.transAxes + shift)
+
+def _ticks_in_view(axis) -> tuple[list, list]:
+    "Where `axis`' locator puts its ticks inside the view, and their labels (each a whole value: no offset text)."
+    (lo, hi), f = sorted(axis.get_view_interval()), axis.get_major_formatter()
+    tol = 1e-9 * (hi - lo)
+    locs = [v for v in axis.get_majorticklocs() if lo - tol <= v <= hi + tol]
+    if isinstance(f, ScalarFormatter): f.set_useOffset(False)
+    return locs, f.format_ticks(locs)
+
+def _tick_labels(ax, name:str, locs, labels, rotation:float=0):
+    "Tick labels as texts where matplotlib puts them, and no ticks: a tick is five artists, the dearest part of a figure."
+    rc, x = mpl.rcParams, name == "x"
+    pad = (rc[f"{name}tick.major.pad"] + rc[f"{name}tick.major.size"]) / 72  # inches
+    at = (ax.get_xaxis_transform() if x else ax.get_yaxis_transform()) + ScaledTranslation(
+        *((0, -pad) if x else (-pad, 0)), ax.figure.dpi_scale_trans)
+    color = rc[f"{name}tick.labelcolor"]
+    kw = dict(ha="center", va="top") if x else dict(ha="right", va="center_baseline")
+    for v, l in zip(locs, labels):
+        ax.text(*((v, 0) if x else (0, v)), l, transform=at, fontsize=rc[f"{name}tick.labelsize"], rotation=rotation,
+                color=rc[f"{name}tick.color"] if color == "inherit" else color, gid=f"{name}tick", **kw)
+    axis = ax.xaxis if x else ax.yaxis
+    axis.set_major_locator(NullLocator())  # shared axes share it: none of them makes ticks
+    _fixed_label(axis, labels, rotation)
+
+def _grid(ax, xs, ys):
+    "Grid lines at data `xs` and `ys`, a collection each: an axis' own grid costs a tick (five artists) per line."
+    kw = dict(colors=mpl.rcParams["grid.color"], linewidths=mpl.rcParams["grid.linewidth"], zorder=0.5)
+    ax.add_collection(LineCollection([[(x, 0), (x, 1)] for x in xs], transform=ax.get_xaxis_transform(), **kw),
+                      autolim=False)
+    ax.add_collection(LineCollection([[(0, y), (1, y)] for y in ys], transform=ax.get_yaxis_transform(), **kw),
+                      autolim=False)
 
 def _text_width(labels, size=10) -> float:
     "Roughly how wide the longest label is, in inches."
@@ -151,8 +182,17 @@ def _bar_legend(ax, precs:list, missed:bool, cut:bool):
     if cut: hs, ls = hs + [Line2D([], [], marker=">", color="0.2", lw=0, ms=5)], ls + ["interval cut at the axis"]
     ax.legend(hs, ls, title="precision", loc="upper left", bbox_to_anchor=(1.01, 1.02), frameon=False)
 
+def _bar_axes(ax, labels:list, xmax:float):
+    "A bar chart's axes: a row per label (bottom up), x from 0 to `xmax`, grid lines down from the x ticks only."
+    ax.set_ylim(-0.6, len(labels) - 0.4)
+    ax.set_xlim(0, xmax)
+    xs, xlabels = _ticks_in_view(ax.xaxis)
+    _grid(ax, xs, [])
+    _tick_labels(ax, "x", xs, xlabels)
+    _tick_labels(ax, "y", range(len(labels)), labels)
+
 def _bars(ax, df:pd.DataFrame, value:str, *, lo:str|None=None, hi:str|None=None, fmt="{:.0f}",
-          flag:str|None=None, names:dict|None=None):
+          flag:str|None=None, names:dict|None=None, xmax:float=0):
     "Grouped horizontal bars: a row per device (fastest on top), a bar per precision; `flag` marks missed targets."
     order = df.groupby("device")[value].max().sort_values().index.tolist()
     precs = _precisions(df["precision"])
@@ -174,11 +214,8 @@ def _bars(ax, df:pd.DataFrame, value:str, *, lo:str|None=None, hi:str|None=None,
         for yy, x, vv, nn in zip(y, end, v, none):  # after the whisker: never crossed by it
             ax.text(x, yy, " " + fmt.format(vv) + (" (no interval)" if nn else ""), va="center", ha="left",
                     fontsize=9, color="0.2")
-    ax.set_yticks(range(len(order)), [short((names or {}).get(o, o), 48) for o in order])
-    ax.set_ylim(-0.6, len(order) - 0.4)
-    ax.grid(axis="y", visible=False)
-    ax.set_xlim(0, cap * 1.2)  # room for the value labels
-    _fixed_label(ax.xaxis, ["0"]); _fixed_label(ax.yaxis, [])  # one line of digits below; no y label
+    # room for the value labels
+    _bar_axes(ax, [short((names or {}).get(o, o), 48) for o in order], max(cap * 1.2, xmax))
     _bar_legend(ax, precs, missed, cut)
     return ax
 
@@ -198,7 +235,7 @@ def plot_relative(best:pd.DataFrame, # `relative(best_batch(...))` (or `analyse(
                  ) -> Figure:
     "Relative throughput by device for one model and mode, a bar per precision, sorted by the fastest precision."
     d = _select(best, model, mode)
-    with _style():
+    with _style(grid=False):  # `_bar_axes` draws it
         fig = _bar_fig(d)
         ax = fig.add_subplot()
         _bars(ax, d, "relative", lo="relative_lo", hi="relative_hi", flag="unconverged" if "unconverged" in d else None)
@@ -225,7 +262,7 @@ def plot_average(avg:pd.DataFrame, # `average(...)`
     kind = "geometric" if stat == "relative_geomean" else "arithmetic"
     fewer = _fewer(d)
     n = int(d["of_models"].max() if "of_models" in d else d["n_models"].max())
-    with _style():
+    with _style(grid=False):  # `_bar_axes` draws it
         fig = _bar_fig(d, fewer)
         ax = fig.add_subplot()
         _bars(ax, d.assign(_missed=d["n_unconverged"].gt(0)) if "n_unconverged" in d else d, stat,
@@ -242,14 +279,13 @@ def plot_speedup(sp:pd.DataFrame, # `speedup_ci(...)` or `speedup(...)` (average
     "Speed-up of each precision over fp32, by device, with its 95% interval where `sp` has one (`speedup_ci`)."
     d = sp[sp["mode"] == mode]
     if d.empty: raise ValueError(f"no speed-ups in mode {mode!r}: are there fp32 runs?")
-    with _style():
+    with _style(grid=False):  # `_bar_axes` draws it
         fig = _bar_fig(d)
         ax = fig.add_subplot()
         _bars(ax, d.assign(_missed=d["n_unconverged"].gt(0)) if "n_unconverged" in d else d, "speedup",
               **(dict(lo="speedup_lo", hi="speedup_hi") if "speedup_lo" in d else {}), fmt="{:.2f}×",
-              flag="_missed" if "n_unconverged" in d else None)
+              flag="_missed" if "n_unconverged" in d else None, xmax=1.1)
         ax.axvline(1, color="0.3", lw=1, ls="--")  # no change: always in view, even when lower precision is slower
-        ax.set_xlim(0, max(ax.get_xlim()[1], 1.1))
         ax.set_xlabel("speed-up over fp32 (×, geometric mean over models)")
         ax.set_title(titled(d, "what lower precision buys", mode))
     return fig
@@ -344,43 +380,23 @@ def _margins(v, base=None) -> tuple[float, float]:
     lo, hi = lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)
     return (base ** lo, base ** hi) if base else (lo, hi)
 
-def _grid(ax, xs, ys):
-    "Grid lines at data `xs` and `ys`, a collection each: an axis' own grid costs a tick (five artists) per line."
-    kw = dict(colors=mpl.rcParams["grid.color"], linewidths=mpl.rcParams["grid.linewidth"], zorder=0.5)
-    ax.add_collection(LineCollection([[(x, 0), (x, 1)] for x in xs], transform=ax.get_xaxis_transform(), **kw),
-                      autolim=False)
-    ax.add_collection(LineCollection([[(0, y), (1, y)] for y in ys], transform=ax.get_yaxis_transform(), **kw),
-                      autolim=False)
-
-def _in_view(axis) -> list:
-    "The major tick positions of `axis` inside its view, as matplotlib draws them."
-    (lo, hi), tol = axis.get_view_interval(), 1e-9 * abs(np.subtract(*axis.get_view_interval()))
-    return [v for v in axis.get_majorticklocs() if min(lo, hi) - tol <= v <= max(lo, hi) + tol]
-
-def _outer_only(axs, bss:list):
-    "Only the outer axes draw an axis: the inner ones share it, and the grid of every axes is `_grid`'s."
-    for a in axs[:-1].flat: a.xaxis.set_visible(False)
-    for a in axs[:, 1:].flat: a.yaxis.set_visible(False)
-    for row in axs:
-        ys = _in_view(row[0].yaxis)
-        for a in row: _grid(a, bss, ys)
-        _fixed_label(row[0].yaxis, row[0].yaxis.get_major_formatter().format_ticks(ys))
-
 def _batch_axes(axs, bss:list, xs:list, ylims:list, unit:str): # unit: the rate, `tokens/s`
-    "The shared log₂ batch-size axis with a tick per batch size (its limits fit `xs`), the y axes and their labels."
-    for a in axs[-1]: a.set_xlabel("batch size (samples, log₂)")
-    ax = axs[0, 0]  # the x axis is shared: set it up once
-    ax.set_xscale("log", base=2)
-    ax.xaxis.set_major_locator(FixedLocator(bss)); ax.xaxis.set_minor_locator(NullLocator())
-    for a in axs[-1]:
-        a.set_xticks(bss, [str(b) for b in bss], rotation=45 if len(bss) > 6 else 0)
-        _fixed_label(a.xaxis, bss, 45 if len(bss) > 6 else 0)
+    "The shared log₂ batch-size axis with a label per batch size (its limits fit `xs`), the y axes and their labels."
+    ax = axs[0, 0]  # the axes share x, and y by row: set up once
+    ax.set_xscale("log", base=2); ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xlim(*_margins(np.log2(xs), 2))  # set, not autoscaled: autoscaling shared axes runs once per artist
     for row, lim in zip(axs, ylims): row[0].set_ylim(*lim)
     ax.yaxis.set_major_formatter(FuncFormatter(_tick))  # 300 k, not 300000: the label fits
+    for a in axs[:-1].flat: a.xaxis.set_visible(False)  # only the outer axes draw an axis
+    for a in axs[:, 1:].flat: a.yaxis.set_visible(False)
+    for row in axs:
+        ys, labels = _ticks_in_view(row[0].yaxis)
+        for a in row: _grid(a, bss, ys)
+        _tick_labels(row[0], "y", ys, labels)
+    for a in axs[-1]: _tick_labels(a, "x", bss, [str(b) for b in bss], 45 if len(bss) > 6 else 0)
+    for a in axs[-1]: a.set_xlabel("batch size (samples, log₂)")
     ax.set_ylabel(f"throughput ({unit})")
     if len(axs) > 1: axs[1, 0].set_ylabel("peak memory (GiB)")
-    _outer_only(axs, bss)
 
 def _legend_title(oom:dict, missed:bool) -> str:
     "`device`, and what the marks mean where a figure has them."
@@ -460,7 +476,7 @@ def plot_efficiency(eff:pd.DataFrame, # `efficiency(...)` (e.g. `analyse(runs)["
     if d.empty: raise ValueError(f"no MFU in mode {mode!r}: the runs recorded no FLOP/s")
     mc = "label" if "label" in d else "model"
     d = d.assign(device=[f"{short(m, 30)} · {dev}" for m, dev in zip(d[mc], d["device"])], _pct=100 * d[stat])
-    with _style():
+    with _style(grid=False):  # `_bar_axes` draws it
         fig = _bar_fig(d)
         ax = fig.add_subplot()
         _bars(ax, d, "_pct", fmt="{:.2g}%", flag="unconverged" if "unconverged" in d else None)
