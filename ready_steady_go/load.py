@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib, glob, hashlib, json, math, re, subprocess, tomllib
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
@@ -20,7 +21,7 @@ from wandb.util import get_core_path
 from .env import BadInput, first_line, gc_paused, path_trouble
 from .schema import COLUMNS, SCHEMA_VERSION, precision_2022
 from .store import (DEFAULT_STORE, check_store, read_runs, read_table, runs_frame, write_rows, invalid_rows, unquote_formulas,
-                                   checked_rows, _SQLITE_HEADER)
+                                   checked_rows, forked_map, _SQLITE_HEADER)
 from .tracking import TrackingError, has_api_key, wandb_api
 
 # %% auto #0
@@ -433,22 +434,26 @@ def load_csv(path:str|Path, # a W&B web-UI runs export or our own `export_csv`
     "Runs from a CSV file, as run records."
     with gc_paused(): return _load_csv(path, finished_only, keymap)
 
-_CSV_CHUNK = 200_000  # rows read at a time: a million-run export is never held whole as text
+_CSV_CHUNK = 50_000  # rows read at a time: a large export is never held whole as text, and checked on every core
 
 def _load_csv(path, finished_only, keymap=None):
     "`load_csv` with the collector paused: a large export makes millions of short-lived objects (`env.gc_paused`)."
-    return _joined([_csv_part(df, path, finished_only, keymap) for df in _csv_chunks(path)])
+    wanted = _csv_wanted if keymap is None else None  # another team's keys: any column may be mapped
+    part = partial(_csv_part, path=path, finished_only=finished_only, keymap=keymap)
+    return _joined(list(forked_map(part, _csv_chunks(path, wanted))))  # a chunk is checked while the next is parsed
 
-def _csv_chunks(path):
+def _csv_wanted(k:str) -> bool: return k in COLUMNS or k in _CSV_KEYS  # a column a record reads
+
+def _csv_chunks(path, usecols=None):
     "The CSV's rows as text, `_CSV_CHUNK` at a time (the index runs on across chunks); an unreadable file refused."
     try:
-        with read_table(path, dtype="str", keep_default_na=False, na_values=[""], chunksize=_CSV_CHUNK) as r: yield from r
+        with read_table(path, dtype="str", keep_default_na=False, na_values=[""], chunksize=_CSV_CHUNK,
+                        usecols=usecols) as r: yield from r  # columns no record reads are never parsed
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise BadInput(f"CSV {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV of runs") from None
 
 def _csv_part(df, path, finished_only, keymap=None) -> Loaded:
     "One chunk of a CSV's rows as run records (see `load_csv`)."
-    if keymap is None: df = df[[k for k in df.columns if k in COLUMNS or k in _CSV_KEYS]]  # only what a record reads
     df = unquote_formulas(df)
     have = set(df.columns) | set(getattr(keymap, "keys", {})) | set(getattr(keymap, "values", {}))  # mapped, set
     missing = [k for k in _CSV_NEEDS if k not in have]

@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/report.html.md"""
 
 # %% ../nbs/08_report.ipynb #0648111c
 from __future__ import annotations
-import hashlib, html, multiprocessing as mp, os, re, shutil, sys, tempfile, time, warnings
+import hashlib, html, multiprocessing as mp, os, re, secrets, shutil, sys, tempfile, time, warnings
 from functools import cached_property, lru_cache, partial
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -296,17 +296,65 @@ def _job_svg(i:int) -> str: return svg(_JOBS[i][2]())
 
 def _cpus() -> int: return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
+class _Drawing:
+    "The SVG of each job, drawn in `workers` forked processes (None: one per CPU) while this one goes on, where that is safe."
+    def __init__(self, jobs:list, workers:int|None):
+        global _JOBS
+        self.jobs, self.pool, self.pending = jobs, None, None
+        n = min(len(jobs), workers or _cpus())
+        if n > 1 and can_fork():
+            _JOBS = jobs  # the workers see them as they were at the fork
+            with gc_paused(): self.pool = mp.get_context("fork").Pool(n)  # the workers never collect: short-lived
+            self.order = sorted(range(len(jobs)), key=lambda i: jobs[i][2].func is not plot_batch)  # the largest first
+            self.pending = self.pool.map_async(_job_svg, self.order, chunksize=1)
+
+    def result(self) -> list[str]:
+        "Every job's SVG, in order: waited for, or drawn here."
+        if self.pool is None:
+            with gc_paused(): return [svg(draw()) for _, _, draw in self.jobs]
+        try: return [s for _, s in sorted(zip(self.order, self.pending.get()))]  # in the jobs' order
+        finally: self.close()
+
+    def close(self):
+        "The workers ended (a drawing not waited for is abandoned)."
+        global _JOBS
+        if self.pool is not None: self.pool.terminate(); self.pool.join(); self.pool = None
+        _JOBS = None
+
 def _draw(jobs:list, workers:int|None) -> list[str]:
     "The SVG of each job, drawn in `workers` forked processes (None: one per CPU) where that is safe."
-    global _JOBS
-    n = min(len(jobs), workers or _cpus())
-    with gc_paused():
-        if n > 1 and can_fork():
-            _JOBS = jobs
-            try:
-                with mp.get_context("fork").Pool(n) as pool: return pool.map(_job_svg, range(len(jobs)), chunksize=1)
-            finally: _JOBS = None
-        return [svg(draw()) for _, _, draw in jobs]
+    return _Drawing(jobs, workers).result()
+
+class _Figures:
+    "A report's figures: those whose data did not change from the cache, the others drawn meanwhile (`_Drawing`)."
+    def __init__(self, res:dict, workers:int|None=None, models:list|None=None, cache:FigureCache|None|bool=True):
+        self.jobs = _figure_jobs(res, models)
+        self.cache = FigureCache() if cache is True else cache or None
+        self.keys = [figure_key(draw) for _, _, draw in self.jobs] if self.cache else [None] * len(self.jobs)
+        self.got = [self.cache.get(k) if self.cache else None for k in self.keys]
+        self.todo = [i for i, s in enumerate(self.got) if s is None]
+        self.drawing = _Drawing([self.jobs[i] for i in self.todo], workers)
+
+    @cached_property
+    def marks(self) -> dict[str, tuple[str, str]]:
+        "`{file name: (section, a mark where its SVG goes)}`: a page can be made before the figures are drawn."
+        token = secrets.token_hex(8)  # this report's own: no text of the runs can hold it
+        return {name: (sec, f"\x00{token} {name}\x00") for name, sec, _ in self.jobs}
+
+    def filled(self, page:str, svgs:dict[str, tuple[str, str]]) -> str:
+        "`page` made with `marks`, each mark replaced by its figure's SVG."
+        for name, (_, mark) in self.marks.items(): page = page.replace(mark, svgs[name][1], 1)
+        return page
+
+    def svgs(self, stats:dict|None=None) -> dict[str, tuple[str, str]]:
+        "`{file name: (section, SVG text)}`, once every figure is drawn (each new one kept in the cache)."
+        for i, s in zip(self.todo, self.drawing.result()):
+            self.got[i] = s
+            if self.cache: self.cache.put(self.keys[i], s)
+        if self.cache: self.cache.prune()
+        if stats is not None: stats.update(drawn=[self.jobs[i][0] for i in self.todo],
+                                           cached=[j[0] for i, j in enumerate(self.jobs) if i not in set(self.todo)])
+        return {name: (sec, s) for (name, sec, _), s in zip(self.jobs, self.got)}
 
 def report_svgs(res:dict, # `analyse(runs, prices)`
                 workers:int|None=None, # processes drawing figures; None: one per CPU, 1: in this process
@@ -315,18 +363,7 @@ def report_svgs(res:dict, # `analyse(runs, prices)`
                 stats:dict|None=None, # if given, gets `drawn` and `cached`: the names of figures drawn and cached
                ) -> dict[str, tuple[str, str]]:
     "`{file name: (section, SVG text)}` for every figure of the report; only figures whose data changed are drawn."
-    jobs = _figure_jobs(res, models)
-    cache = FigureCache() if cache is True else cache or None
-    keys = [figure_key(draw) for _, _, draw in jobs] if cache else [None] * len(jobs)
-    got = [cache.get(k) if cache else None for k in keys]
-    todo = [i for i, s in enumerate(got) if s is None]
-    for i, s in zip(todo, _draw([jobs[i] for i in todo], workers)):
-        got[i] = s
-        if cache: cache.put(keys[i], s)
-    if cache: cache.prune()
-    if stats is not None: stats.update(drawn=[jobs[i][0] for i in todo],
-                                       cached=[j[0] for i, j in enumerate(jobs) if i not in set(todo)])
-    return {name: (sec, s) for (name, sec, _), s in zip(jobs, got)}
+    return _Figures(res, workers, models, cache).svgs(stats)
 
 # %% ../nbs/08_report.ipynb #e5a0fc11
 _CSS = ("body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1240px;margin:2em auto;"
@@ -478,15 +515,22 @@ def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `anal
         t1 = time.perf_counter()
         say(f"analysis of {len(runs):,} runs: {t1 - t0:.1f} s")
         models, stats = most_measured(res["tidy"], max_models), {}
-        figs = report_svgs(res, models=models, cache=cache, stats=stats)
-        t2 = time.perf_counter()
-        say(f"figures: {len(stats['drawn'])} drawn, {len(stats['cached'])} unchanged: {t2 - t1:.1f} s")
-        files = _csv_files(res) | {f"figures/{n}": s for n, (_, s) in figs.items()}
-        files["report.html"] = _html(_Page(runs, res, figs, title=title, include=include_unconverged,
-                                           only_valid=only_valid, models=models))
-    say(f"page: {time.perf_counter() - t2:.1f} s")
-    if timings is not None: timings.update(analysis=t1 - t0, figures=t2 - t1, html=time.perf_counter() - t2)
+        page = lambda figs: _html(_Page(runs, res, figs, title=title, include=include_unconverged,
+                                        only_valid=only_valid, models=models))
+        files = _drawn_with_page(res, models, cache, stats, page)
+    t2 = time.perf_counter()
+    say(f"figures and page: {len(stats['drawn'])} figures drawn, {len(stats['cached'])} unchanged: {t2 - t1:.1f} s")
+    if timings is not None: timings.update(analysis=t1 - t0, figures=t2 - t1)
     return Report(files)
+
+def _drawn_with_page(res:dict, models:list|None, cache, stats:dict, page) -> dict[str, str]:
+    "The report's files: its tables, its figures and `page(figures)`, made while the figures are drawn elsewhere."
+    figures = _Figures(res, models=models, cache=cache)
+    try:
+        files, marked = _csv_files(res), page(figures.marks)
+        figs = figures.svgs(stats)
+    finally: figures.drawing.close()
+    return files | {f"figures/{n}": s for n, (_, s) in figs.items()} | {"report.html": figures.filled(marked, figs)}
 
 def check_max_models(n, # figures of at most this many models per family, or None for every model
                     ) -> int|None:
