@@ -17,6 +17,7 @@ from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
+from matplotlib.markers import MarkerStyle
 from matplotlib.patches import Patch, PathPatch
 from matplotlib.path import Path
 from matplotlib.backends.backend_svg import RendererSVG
@@ -71,10 +72,37 @@ def _axes(w:float, h:float, rows:int=1, cols:int=1, *, wspace=0.2, hspace=0.2, *
     fig = pickle.loads(_blank(w, h, tuple(sorted(margins.items())), rows, cols, (wspace, hspace), style))
     return fig, np.array(fig.axes).reshape(rows, cols)
 
-def _dots(ax, x, y, color, *, face=None, marker="o", ms=3.0, mew=1.0, zorder=2.5):
-    "Markers only, as one `Line2D`: its markers share one style (a scatter styles each point); never clipped."
-    ax.add_artist(Line2D(x, y, ls="none", marker=marker, ms=ms, mfc=color if face is None else face, mec=color,
-                         mew=mew, zorder=zorder, clip_on=False))
+class _Marks(Artist):
+    "Markers in many colours as one artist, a set per colour: a `Line2D` per colour costs far more to make and draw."
+    def __init__(self, marker="o", # a matplotlib marker
+                 ms:float=3.0, # its size, in points
+                 mew:float=1.0, # the width of its edge, in points
+                 zorder:float=2.5):
+        super().__init__()
+        self.style, self.ms, self.mew, self.groups = MarkerStyle(marker), ms, mew, []
+        self.set_zorder(zorder); self.set_clip_on(False)
+
+    def add(self, x, y, edge, face=None):
+        "Marks at data `x`, `y`, edged in `edge` and filled with `face` (default: `edge`)."
+        self.groups.append((np.column_stack([x, y]).astype(float), edge, edge if face is None else face))
+
+    @allow_rasterization
+    def draw(self, renderer):
+        "Each group as one set of markers: in SVG, the mark is defined once and placed at every point."
+        if not self.get_visible(): return
+        m = self.style
+        size = m.get_transform() + Affine2D().scale(renderer.points_to_pixels(self.ms))
+        for xy, edge, face in (g for g in self.groups if len(g[0])):
+            gc = renderer.new_gc(); gc.set_foreground(edge); gc.set_linewidth(self.mew)
+            gc.set_joinstyle(m.get_joinstyle()); gc.set_capstyle(m.get_capstyle())
+            renderer.draw_markers(gc, m.get_path(), size, Path(self.axes.transData.transform(xy)), IdentityTransform(),
+                                  mpl.colors.to_rgba(face) if m.is_filled() else None)
+            gc.restore()
+        self.stale = False
+
+def _marks(ax, x, y, color, marker:str, **kw):
+    "`x`, `y` marked in `color` with `marker` (and `_Marks`' `kw`) on `ax`."
+    ax.add_artist(_Marks(marker, **kw)).add(x, y, color)
 
 @lru_cache(4096)
 def _text_box(s:str, size:float, rotation:float, font:tuple) -> tuple[float, float]:
@@ -173,9 +201,9 @@ def _whiskers(ax, d:pd.DataFrame, y:np.ndarray, v:np.ndarray, *, lo:str, hi:str,
     start, yy, e = np.fmin(l, v)[~none], y[~none], end[~none]
     ax.add_collection(LineCollection([[(a, b), (c, b)] for a, b, c in zip(start, yy, e)], colors="0.2",
                                      linewidths=0.8, zorder=2, label="whiskers"), autolim=False)
-    _dots(ax, np.r_[start, e], np.r_[yy, yy], "0.2", marker="|", ms=3, zorder=2)  # the caps
+    _marks(ax, np.r_[start, e], np.r_[yy, yy], "0.2", "|", ms=3, zorder=2)  # the caps
     over = np.nan_to_num(u, nan=0.0) > cap * (1 + 1e-9)
-    if over.any(): _dots(ax, np.full(over.sum(), cap), y[over], "0.2", marker=">", ms=22 ** 0.5, mew=1.5, zorder=4)
+    if over.any(): _marks(ax, np.full(over.sum(), cap), y[over], "0.2", ">", ms=22 ** 0.5, mew=1.5, zorder=4)
     return end, none, bool(over.any())
 
 def _rects(ax, y:np.ndarray, v:np.ndarray, h:float, color, missed:np.ndarray):
@@ -305,35 +333,11 @@ def plot_speedup(sp:pd.DataFrame, # `speedup_ci(...)` or `speedup(...)` (average
     return fig
 
 # %% ../nbs/07_plots.ipynb #34cadfe5
-class _Dots(Artist):
-    "Round dots in many colours as one artist, a set of markers per colour: a `Line2D` per line costs far more."
-    def __init__(self, ms:float=3.0, # the diameter, in points
-                 mew:float=1.0): # the edge's width, in points
-        super().__init__()
-        self.ms, self.mew, self.groups = ms, mew, []
-        self.set_zorder(2.5); self.set_clip_on(False)
-
-    def add(self, x, y, edge, face=None):
-        "Dots at data `x`, `y`, edged in `edge` and filled with `face` (default: `edge`)."
-        self.groups.append((np.column_stack([x, y]).astype(float), edge, edge if face is None else face))
-
-    @allow_rasterization
-    def draw(self, renderer):
-        "Each group as one set of markers: in SVG, one circle defined once and placed at every point."
-        if not self.get_visible(): return
-        size = Affine2D().scale(renderer.points_to_pixels(self.ms) / 2)  # the unit circle to the dot's radius
-        for xy, edge, face in self.groups:
-            at = Path(self.axes.transData.transform(xy))
-            gc = renderer.new_gc(); gc.set_foreground(edge); gc.set_linewidth(self.mew)
-            renderer.draw_markers(gc, Path.unit_circle(), size, at, IdentityTransform(), mpl.colors.to_rgba(face))
-            gc.restore()
-        self.stale = False
-
 def _lines(ax, xs:list, ys:list, colors:list, *, hollow:list|None=None):
-    "Lines with a dot per point: one `LineCollection` for the lines, one `_Dots` for the dots; `hollow`: open dots."
+    "Lines with a dot per point: one `LineCollection` for the lines, one `_Marks` for the dots; `hollow`: open dots."
     ax.add_collection(LineCollection([np.column_stack([x, y]) for x, y in zip(xs, ys)], colors=colors,
                                      linewidths=1.3, zorder=2), autolim=False)
-    dots = ax.add_artist(_Dots(3.0 if hollow is None else 14 ** 0.5))
+    dots = ax.add_artist(_Marks("o", 3.0 if hollow is None else 14 ** 0.5))
     for x, y, c, h in zip(xs, ys, colors, hollow or [None] * len(xs)):
         open_ = np.zeros(len(x), bool) if h is None else np.asarray(h, bool)  # white inside: missed its CI target
         dots.add(x[~open_], y[~open_], c)
@@ -373,7 +377,8 @@ def _batch_column(top, mem, p:str, gs:list, *, oom:dict) -> list:
         keep = [i for i, m in enumerate(ms) if np.isfinite(m).any()]
         if keep: _lines(mem, [xs[i] for i in keep], [ms[i] for i in keep], [cs[i] for i in keep])
     x = [(oom[dev, p], y[-1], c) for (dev, _, c), y in zip(gs, ys) if (dev, p) in oom]
-    for a, b, c in x: _dots(top, [a], [b], c, marker="x", ms=7, mew=2, zorder=3)
+    ooms = top.add_artist(_Marks("x", ms=7, mew=2, zorder=3))
+    for a, b, c in x: ooms.add([a], [b], c)
     top.set_title(p)
     return [a for a, _, _ in x]  # the batch sizes of the × marks: the x axis shows them
 
