@@ -77,10 +77,10 @@ class _Marks(Artist):
     def __init__(self, marker="o", # a matplotlib marker
                  ms:float=3.0, # its size, in points
                  mew:float=1.0, # the width of its edge, in points
-                 zorder:float=2.5):
+                 zorder:float=2.5, clip_on:bool=True): # clip_on: cut at the axes' edge
         super().__init__()
         self.style, self.ms, self.mew, self.groups = MarkerStyle(marker), ms, mew, []
-        self.set_zorder(zorder); self.set_clip_on(False)
+        self.set_zorder(zorder); self.set_clip_on(clip_on)
 
     def add(self, x, y, edge, face=None):
         "Marks at data `x`, `y`, edged in `edge` and filled with `face` (default: `edge`)."
@@ -93,7 +93,7 @@ class _Marks(Artist):
         m = self.style
         size = m.get_transform() + Affine2D().scale(renderer.points_to_pixels(self.ms))
         for xy, edge, face in (g for g in self.groups if len(g[0])):
-            gc = renderer.new_gc(); gc.set_foreground(edge); gc.set_linewidth(self.mew)
+            gc = renderer.new_gc(); gc.set_foreground(edge); gc.set_linewidth(self.mew); self._set_gc_clip(gc)
             gc.set_joinstyle(m.get_joinstyle()); gc.set_capstyle(m.get_capstyle())
             renderer.draw_markers(gc, m.get_path(), size, Path(self.axes.transData.transform(xy)), IdentityTransform(),
                                   mpl.colors.to_rgba(face) if m.is_filled() else None)
@@ -130,7 +130,7 @@ def _ticks_in_view(axis) -> tuple[list, list]:
     return locs, f.format_ticks(locs)
 
 def _tick_labels(ax, name:str, locs, labels, rotation:float=0):
-    "Tick labels as texts where matplotlib puts them, and no ticks: a tick is five artists, the dearest part of a figure."
+    "Tick labels as texts where matplotlib puts them, and no ticks: a tick is five artists, the dearest part."
     rc, x = mpl.rcParams, name == "x"
     pad = (rc[f"{name}tick.major.pad"] + rc[f"{name}tick.major.size"]) / 72  # inches
     at = (ax.get_xaxis_transform() if x else ax.get_yaxis_transform()) + ScaledTranslation(
@@ -203,7 +203,8 @@ def _whiskers(ax, d:pd.DataFrame, y:np.ndarray, v:np.ndarray, *, lo:str, hi:str,
                                      linewidths=0.8, zorder=2, label="whiskers"), autolim=False)
     _marks(ax, np.r_[start, e], np.r_[yy, yy], "0.2", "|", ms=3, zorder=2)  # the caps
     over = np.nan_to_num(u, nan=0.0) > cap * (1 + 1e-9)
-    if over.any(): _marks(ax, np.full(over.sum(), cap), y[over], "0.2", ">", ms=22 ** 0.5, mew=1.5, zorder=4)
+    if over.any():
+        _marks(ax, np.full(over.sum(), cap), y[over], "0.2", ">", ms=22 ** 0.5, mew=1.5, zorder=4, clip_on=False)
     return end, none, bool(over.any())
 
 def _rects(ax, y:np.ndarray, v:np.ndarray, h:float, color, missed:np.ndarray):
