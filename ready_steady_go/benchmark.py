@@ -389,6 +389,7 @@ COMPILE_MODES = _schema.COMPILE_MODES  # `torch.compile`'s modes, named where th
 
 def _dynamo_counts() -> tuple[int, int]:
     "Frames dynamo has compiled and graphs it has captured, so far in this process."
+    if "torch._dynamo" not in sys.modules: return 0, 0  # nothing compiled yet, and importing dynamo takes seconds
     from torch._dynamo.utils import counters
     return counters["frames"]["total"], counters["stats"]["unique_graphs"]
 

@@ -15,19 +15,20 @@ except ImportError: fcntl = None  # Windows: no advisory locks (see `device_lock
 
 # %% auto #0
 __all__ = ['MAX_BS', 'MAX_STEPS', 'MAX_REPEATS', 'MAX_SIZE', 'MAX_SEQ_LEN', 'MAX_NODES', 'NUMBERS', 'WORKERS_PER_CORE',
-           'MAX_READ', 'TrackingError', 'check_int', 'check_number', 'check_choice', 'check_workers', 'check_numbers',
-           'first_line', 'special_file', 'path_trouble', 'check_path', 'readable_file', 'writable_folder', 'visible',
-           'mps_available', 'check_device_name', 'pick_device', 'synchronize', 'reset_peak_memory', 'peak_memory_mb',
-           'free_memory', 'gc_paused', 'device_name', 'lock_path', 'device_lock', 'check_unlocked', 'cpu_name',
-           'nvidia_driver', 'env_id', 'fingerprint', 'import_graph', 'import_cycle']
+           'MAX_READ', 'Lazy', 'TrackingError', 'check_int', 'check_number', 'check_choice', 'check_workers',
+           'check_numbers', 'first_line', 'special_file', 'path_trouble', 'check_path', 'readable_file',
+           'writable_folder', 'visible', 'mps_available', 'check_device_name', 'pick_device', 'synchronize',
+           'reset_peak_memory', 'peak_memory_mb', 'free_memory', 'gc_paused', 'device_name', 'lock_path', 'device_lock',
+           'check_unlocked', 'cpu_name', 'nvidia_driver', 'env_id', 'fingerprint', 'import_graph', 'import_cycle']
 
 # %% ../nbs/00_env.ipynb #180cac2b
-class _Lazy:
-    "A module imported on first use of one of its attributes."
+class Lazy:
+    "A module imported on first use of one of its attributes (a module that needs it only in some functions)."
     def __init__(self, name:str): self._name = name
     def __getattr__(self, k): return getattr(importlib.import_module(self._name), k)
 
-torch, timm = _Lazy("torch"), _Lazy("timm")
+# %% ../nbs/00_env.ipynb #5241cee9
+torch = Lazy("torch")
 
 # %% ../nbs/00_env.ipynb #afa99d53
 from .schema import BadInput  # written where every module can import it without a cycle
@@ -435,7 +436,7 @@ def _version(dist:str) -> str|None:
 def _software() -> dict:
     "The versions of what runs the measurement, and the host's CPU and threads."
     cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
-    return dict(cuda=torch.version.cuda, cudnn=cudnn, torch=torch.__version__, timm=timm.__version__,
+    return dict(cuda=torch.version.cuda, cudnn=cudnn, torch=torch.__version__, timm=_version("timm"),
                 python=platform.python_version(), platform=platform.platform(), cpu=cpu_name(),
                 cpu_count=os.cpu_count(), torch_threads=torch.get_num_threads(),
                 transformers=_version("transformers"), monai=_version("monai"))

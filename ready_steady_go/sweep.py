@@ -622,7 +622,7 @@ def _peaks(plan:SweepPlan):
     for p in plan.precisions:  # a CPU sweep uses a stored one only (`ready-steady-go --measure_peak` makes one)
         kw = dict(dev=str(plan.dev), precision=p, store=str(plan.store), measure=plan.dev.type != "cpu",
                   progress=plan.progress, device_warmup=plan.device_warmup)
-        if not plan.isolate: measured_peak(**kw); continue
+        if not (plan.isolate and kw["measure"]): measured_peak(**kw); continue  # read only (a CPU sweep): here
         # isolated: measured in a child too, so this process holds no CUDA context that every point would count
         if (flops := in_child("peak", kw)[0]): _PEAKS[(str(plan.dev), p)] = flops
 

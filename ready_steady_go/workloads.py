@@ -13,20 +13,22 @@ from pathlib import Path
 
 import pandas as pd
 from fastcore.basics import noop
-import torch, timm
+import torch
 from torch import nn
 from torch.nn import functional as F
 from torch.utils.flop_counter import FlopCounterMode
 from torch._subclasses.fake_tensor import FakeTensorMode
-from timm.models import get_pretrained_cfg, split_model_name_tag
 
-from .env import BadInput
+from .env import BadInput, Lazy
 from .schema import PRECISIONS, kind_of
 
 # %% auto #0
 __all__ = ['LM_CONFIGS', 'UNET3D_CONFIGS', 'OPS', 'OP_NOTES', 'PIPELINES', 'DEFAULT_BS', 'KINDS', 'UNITS', 'list_workloads',
            'amp_context', 'model_step', 'Workload', 'check_model', 'TimmClassifier', 'LanguageModel', 'sdpa_backend',
            'parse_patch', 'UNet3D', 'MicroOp', 'cache_dir', 'synthetic_jpegs', 'ImagePipeline', 'get_workload']
+
+# %% ../nbs/01_workloads.ipynb #adbf61fd
+timm = Lazy("timm")
 
 # %% ../nbs/01_workloads.ipynb #2411f97d
 _GPT2 = dict(vocab_size=50257, n_positions=1024, bos_token_id=50256, eos_token_id=50256)
@@ -234,7 +236,7 @@ def _family(name:str) -> str|None:
     if name.startswith("data:"): return "data" if name[5:] in PIPELINES else None
     if name in LM_CONFIGS: return "lm"
     if name in UNET3D_CONFIGS: return "unet3d"
-    return "image" if timm.is_model(split_model_name_tag(name)[0]) else None
+    return "image" if timm.is_model(timm.models.split_model_name_tag(name)[0]) else None
 
 def _named() -> list:
     return [*LM_CONFIGS, *UNET3D_CONFIGS, *(f"op:{o}" for o in OPS), *(f"data:{p}" for p in PIPELINES)]
@@ -270,7 +272,7 @@ class TimmClassifier(Workload):
         self.model = check_model(model)
         if _family(model) != "image":
             raise BadInput(f"{model!r} is of the {_family(model)} family, not a timm image classifier")
-        cfg = get_pretrained_cfg(split_model_name_tag(model)[0], allow_unregistered=True)
+        cfg = timm.models.get_pretrained_cfg(timm.models.split_model_name_tag(model)[0], allow_unregistered=True)
         self.default_size = int(cfg.input_size[-1]) if cfg is not None and cfg.input_size else 224
         self.fixed_size = bool(cfg is not None and cfg.fixed_input_size)
         if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
