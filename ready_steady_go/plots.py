@@ -13,6 +13,7 @@ from functools import lru_cache
 import numpy as np, pandas as pd, seaborn as sns
 import matplotlib as mpl
 from matplotlib.artist import Artist, allow_rasterization
+from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
@@ -20,7 +21,6 @@ from matplotlib.lines import Line2D
 from matplotlib.markers import MarkerStyle
 from matplotlib.patches import Patch, PathPatch
 from matplotlib.path import Path
-from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.ticker import FuncFormatter, NullLocator, ScalarFormatter
 from matplotlib.transforms import Affine2D, IdentityTransform, ScaledTranslation
 
