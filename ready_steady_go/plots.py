@@ -6,16 +6,23 @@ Docs: https://xl0.github.io/ready-steady-go/plots.html.md"""
 
 # %% ../nbs/07_plots.ipynb #c4a96409
 from __future__ import annotations
-import io, re
+import io, pickle, re
 from contextlib import contextmanager
+from functools import lru_cache
 
 import numpy as np, pandas as pd, seaborn as sns
 import matplotlib as mpl
+from matplotlib.artist import Artist, allow_rasterization
+from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+from matplotlib.markers import MarkerStyle
+from matplotlib.patches import Patch, PathPatch
+from matplotlib.path import Path
+from matplotlib.ticker import FuncFormatter, NullLocator, ScalarFormatter
+from matplotlib.transforms import Affine2D, IdentityTransform, ScaledTranslation
 
 from .analysis import FAMILY_NAMES, mode_name, num_text, rate_name
 
@@ -38,8 +45,8 @@ _RC = {"font.size": 10, "axes.titlesize": 11, "axes.titleweight": "bold", "axes.
        "legend.fontsize": 9, "svg.fonttype": "none"}
 
 @contextmanager
-def _style():
-    with sns.axes_style("whitegrid"), mpl.rc_context(_RC): yield
+def _style(grid:bool=True): # False: the figure draws its own grid (`_grid`)
+    with sns.axes_style("whitegrid"), mpl.rc_context({**_RC, "axes.grid": grid}): yield
 
 def _precisions(ps) -> list[str]:
     ps = list(dict.fromkeys(ps))
@@ -50,6 +57,101 @@ def _fig(w, h, *, left=0.6, right=0.15, bottom=0.55, top=0.35, **kw) -> Figure:
     fig = Figure(figsize=(w, h), **kw)
     fig.subplots_adjust(left=left / w, right=1 - right / w, bottom=bottom / h, top=1 - top / h)
     return fig
+
+@lru_cache(32)
+def _blank(w:float, h:float, margins:tuple, rows:int, cols:int, space:tuple, style:int) -> bytes:
+    "A blank `_fig` with a `rows` × `cols` grid of axes (x shared, y by row), pickled; `style`: the rcParams' key."
+    fig = _fig(w, h, **dict(margins))
+    fig.subplots_adjust(wspace=space[0], hspace=space[1])
+    fig.subplots(rows, cols, sharex=True, sharey="row", squeeze=False)
+    return pickle.dumps(fig)
+
+def _axes(w:float, h:float, rows:int=1, cols:int=1, *, wspace=0.2, hspace=0.2, **margins) -> tuple[Figure, np.ndarray]:
+    "`_fig` with a grid of axes, unpickled from a blank one made once: a quarter of the time of building each."
+    style = hash(tuple(map(repr, mpl.rcParams.values())))  # a blank made under other rcParams is another blank
+    fig = pickle.loads(_blank(w, h, tuple(sorted(margins.items())), rows, cols, (wspace, hspace), style))
+    return fig, np.array(fig.axes).reshape(rows, cols)
+
+class _Marks(Artist):
+    "Markers in many colours as one artist, a set per colour: a `Line2D` per colour costs far more to make and draw."
+    def __init__(self, marker="o", # a matplotlib marker
+                 ms:float=3.0, # its size, in points
+                 mew:float=1.0, # the width of its edge, in points
+                 zorder:float=2.5, clip_on:bool=True): # clip_on: cut at the axes' edge
+        super().__init__()
+        self.style, self.ms, self.mew, self.groups = MarkerStyle(marker), ms, mew, []
+        self.set_zorder(zorder); self.set_clip_on(clip_on)
+
+    def add(self, x, y, edge, face=None):
+        "Marks at data `x`, `y`, edged in `edge` and filled with `face` (default: `edge`)."
+        self.groups.append((np.column_stack([x, y]).astype(float), edge, edge if face is None else face))
+
+    @allow_rasterization
+    def draw(self, renderer):
+        "Each group as one set of markers: in SVG, the mark is defined once and placed at every point."
+        if not self.get_visible(): return
+        m = self.style
+        size = m.get_transform() + Affine2D().scale(renderer.points_to_pixels(self.ms))
+        for xy, edge, face in (g for g in self.groups if len(g[0])):
+            gc = renderer.new_gc(); gc.set_foreground(edge); gc.set_linewidth(self.mew); self._set_gc_clip(gc)
+            gc.set_joinstyle(m.get_joinstyle()); gc.set_capstyle(m.get_capstyle())
+            renderer.draw_markers(gc, m.get_path(), size, Path(self.axes.transData.transform(xy)), IdentityTransform(),
+                                  mpl.colors.to_rgba(face) if m.is_filled() else None)
+            gc.restore()
+        self.stale = False
+
+def _marks(ax, x, y, color, marker:str, **kw):
+    "`x`, `y` marked in `color` with `marker` (and `_Marks`' `kw`) on `ax`."
+    ax.add_artist(_Marks(marker, **kw)).add(x, y, color)
+
+@lru_cache(4096)
+def _text_box(s:str, size:float, rotation:float, font:tuple) -> tuple[float, float]:
+    "Width and height in points of the box around `s` at `size` points turned by `rotation`, as the SVG lays it out."
+    t = Figure(dpi=72).text(0, 0, s, fontsize=size, rotation=rotation)  # `font`: the families in effect, as a key
+    box = t.get_window_extent(RendererSVG(1, 1, io.StringIO()))
+    return box.width, box.height
+
+def _fixed_label(axis, labels:list, rotation:float=0):
+    "`axis`' label placed once past its tick `labels`: matplotlib would measure every tick label again at each draw."
+    x, rc = axis.axis_name == "x", mpl.rcParams
+    size = FontProperties(size=rc[f"{axis.axis_name}tick.labelsize"]).get_size_in_points()
+    font = (*rc["font.family"], *rc["font.sans-serif"])
+    reach = max((_text_box(str(l), size, rotation, font)[x] for l in labels), default=0)  # x: height; y: width
+    off = (rc[f"{axis.axis_name}tick.major.pad"] + rc[f"{axis.axis_name}tick.major.size"] + reach + axis.labelpad) / 72
+    shift = ScaledTranslation(*((0, -off) if x else (-off, 0)), axis.axes.figure.dpi_scale_trans)  # inches
+    axis.set_label_coords(*((0.5, 0) if x else (0, 0.5)), transform=axis.axes.transAxes + shift)
+
+def _ticks_in_view(axis) -> tuple[list, list]:
+    "Where `axis`' locator puts its ticks inside the view, and their labels (each a whole value: no offset text)."
+    (lo, hi), f = sorted(axis.get_view_interval()), axis.get_major_formatter()
+    tol = 1e-9 * (hi - lo)
+    locs = [v for v in axis.get_majorticklocs() if lo - tol <= v <= hi + tol]
+    if isinstance(f, ScalarFormatter): f.set_useOffset(False)
+    return locs, f.format_ticks(locs)
+
+def _tick_labels(ax, name:str, locs, labels, rotation:float=0):
+    "Tick labels as texts where matplotlib puts them, and no ticks: a tick is five artists, the dearest part."
+    rc, x = mpl.rcParams, name == "x"
+    pad = (rc[f"{name}tick.major.pad"] + rc[f"{name}tick.major.size"]) / 72  # inches
+    at = (ax.get_xaxis_transform() if x else ax.get_yaxis_transform()) + ScaledTranslation(
+        *((0, -pad) if x else (-pad, 0)), ax.figure.dpi_scale_trans)
+    color = rc[f"{name}tick.labelcolor"]
+    kw = dict(ha="center", va="top") if x else dict(ha="right", va="center_baseline")
+    for v, l in zip(locs, labels):
+        ax.text(*((v, 0) if x else (0, v)), l, transform=at, fontsize=rc[f"{name}tick.labelsize"], rotation=rotation,
+                color=rc[f"{name}tick.color"] if color == "inherit" else color, gid=f"{name}tick", **kw)
+    axis = ax.xaxis if x else ax.yaxis
+    axis.set_major_locator(NullLocator())  # shared axes share it: none of them makes ticks
+    _fixed_label(axis, labels, rotation)
+
+def _grid(ax, xs, ys):
+    "Grid lines at data `xs` and `ys` across the axes' limits as they are, one path: a tick's own line is five artists."
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    ends = [((x, y0), (x, y1)) for x in xs] + [((x0, y), (x1, y)) for y in ys]
+    if not ends: return
+    path = Path(np.reshape(ends, (-1, 2)), [Path.MOVETO, Path.LINETO] * len(ends))
+    ax.add_artist(PathPatch(path, fill=False, edgecolor=mpl.rcParams["grid.color"], zorder=0.5,
+                            linewidth=mpl.rcParams["grid.linewidth"]))
 
 def _text_width(labels, size=10) -> float:
     "Roughly how wide the longest label is, in inches."
@@ -92,21 +194,29 @@ def _select(df:pd.DataFrame, model:str, mode:str) -> pd.DataFrame:
 _MISSED = dict(hatch="////", alpha=0.45)  # how a bar whose CI missed its target looks: hatched and faded
 
 def _whiskers(ax, d:pd.DataFrame, y:np.ndarray, v:np.ndarray, *, lo:str, hi:str, cap:float) -> tuple:
-    "Whiskers `(end, xerr, none, cut)`: none for an unknown interval; one past `cap` is cut there and marked."
+    "Whiskers drawn, and `(end, none, cut)`: none for an unknown interval; one past `cap` is cut there and marked."
     l, u = d[lo].to_numpy(float), d[hi].to_numpy(float)
     none = np.isnan(l) | np.isnan(u)  # an unknown interval: no whisker and says so
     end = np.where(none, v, np.fmin(np.fmax(np.nan_to_num(u, nan=0.0), v), cap))
-    xerr = np.where(none, np.nan, np.vstack([np.nan_to_num(v - l, nan=0.0).clip(0), (end - v).clip(0)]))
+    start, yy, e = np.fmin(l, v)[~none], y[~none], end[~none]
+    ax.add_collection(LineCollection([[(a, b), (c, b)] for a, b, c in zip(start, yy, e)], colors="0.2",
+                                     linewidths=0.8, zorder=2, label="whiskers"), autolim=False)
+    _marks(ax, np.r_[start, e], np.r_[yy, yy], "0.2", "|", ms=3, zorder=2)  # the caps
     over = np.nan_to_num(u, nan=0.0) > cap * (1 + 1e-9)
-    if over.any(): ax.scatter(np.full(over.sum(), cap), y[over], marker=">", s=22, color="0.2", zorder=4, clip_on=False)
-    return end, xerr, none, bool(over.any())
+    if over.any():
+        _marks(ax, np.full(over.sum(), cap), y[over], "0.2", ">", ms=22 ** 0.5, mew=1.5, zorder=4, clip_on=False)
+    return end, none, bool(over.any())
 
-def _hatch(bars, flags:np.ndarray, color) -> bool:
-    "Hatch and fade the bars whose `flags` say their CI missed its target; whether any did."
-    for b in (b for b, f in zip(bars.patches, flags) if f):
-        b.set_hatch(_MISSED["hatch"]); b.set_facecolor((*color[:3], _MISSED["alpha"]))
-        b.set_edgecolor("0.3"); b.set_linewidth(0.6)
-    return bool(np.any(flags))
+def _rects(ax, y:np.ndarray, v:np.ndarray, h:float, color, missed:np.ndarray):
+    "Bars from 0 to `v`, `h` tall and centred on `y`, as collections (a patch each costs far more); `missed`: hatched."
+    box = [[(0, a - h / 2), (b, a - h / 2), (b, a + h / 2), (0, a + h / 2)] for a, b in zip(y, v)]
+    plain = dict(facecolors=[color], edgecolors=mpl.rcParams["patch.edgecolor"],
+                 linewidths=mpl.rcParams["patch.linewidth"])
+    faded = dict(facecolors=[(*color[:3], _MISSED["alpha"])], edgecolors="0.3", linewidths=0.6, hatch=_MISSED["hatch"])
+    for sel, kw in ((~missed, plain), (missed, faded)):
+        if sel.any():
+            ax.add_collection(PolyCollection([box[i] for i in np.flatnonzero(sel)], joinstyle="miter", label="bars",
+                                             **kw), autolim=False)
 
 def _bar_legend(ax, precs:list, missed:bool, cut:bool):
     "The precisions (the fastest first, as the bars read) and the marks used, beside the axes: never over a bar."
@@ -116,8 +226,17 @@ def _bar_legend(ax, precs:list, missed:bool, cut:bool):
     if cut: hs, ls = hs + [Line2D([], [], marker=">", color="0.2", lw=0, ms=5)], ls + ["interval cut at the axis"]
     ax.legend(hs, ls, title="precision", loc="upper left", bbox_to_anchor=(1.01, 1.02), frameon=False)
 
+def _bar_axes(ax, labels:list, xmax:float):
+    "A bar chart's axes: a row per label (bottom up), x from 0 to `xmax`, grid lines down from the x ticks only."
+    ax.set_ylim(-0.6, len(labels) - 0.4)
+    ax.set_xlim(0, xmax)
+    xs, xlabels = _ticks_in_view(ax.xaxis)
+    _grid(ax, xs, [])
+    _tick_labels(ax, "x", xs, xlabels)
+    _tick_labels(ax, "y", range(len(labels)), labels)
+
 def _bars(ax, df:pd.DataFrame, value:str, *, lo:str|None=None, hi:str|None=None, fmt="{:.0f}",
-          flag:str|None=None, names:dict|None=None):
+          flag:str|None=None, names:dict|None=None, xmax:float=0):
     "Grouped horizontal bars: a row per device (fastest on top), a bar per precision; `flag` marks missed targets."
     order = df.groupby("device")[value].max().sort_values().index.tolist()
     precs = _precisions(df["precision"])
@@ -131,30 +250,29 @@ def _bars(ax, df:pd.DataFrame, value:str, *, lo:str|None=None, hi:str|None=None,
     for j, p in enumerate(precs):
         d = df[df["precision"] == p]
         y, v = np.array([y0[x] for x in d["device"]]) - 0.4 + h * (j + 0.5), d[value].to_numpy(float)
-        if ci: end, xerr, none, c = _whiskers(ax, d, y, v, lo=lo, hi=hi, cap=cap)
-        else: end, xerr, none, c = v, None, np.zeros(len(d), bool), False
-        bars = ax.barh(y, v, height=h * 0.92, color=precision_color(p), label=p, xerr=xerr,
-                       error_kw=dict(ecolor="0.2", elinewidth=0.8, capsize=1.5))
-        cut = cut or c
-        if flag is not None: missed = _hatch(bars, d[flag].to_numpy(bool), precision_color(p)) or missed
+        if ci: end, none, c = _whiskers(ax, d, y, v, lo=lo, hi=hi, cap=cap)
+        else: end, none, c = v, np.zeros(len(d), bool), False
+        flags = d[flag].to_numpy(bool) if flag is not None else np.zeros(len(d), bool)
+        _rects(ax, y, v, h * 0.92, precision_color(p), flags)
+        cut, missed = cut or c, missed or bool(flags.any())
         for yy, x, vv, nn in zip(y, end, v, none):  # after the whisker: never crossed by it
             ax.text(x, yy, " " + fmt.format(vv) + (" (no interval)" if nn else ""), va="center", ha="left",
                     fontsize=9, color="0.2")
-    ax.set_yticks(range(len(order)), [short((names or {}).get(o, o), 48) for o in order])
-    ax.set_ylim(-0.6, len(order) - 0.4)
-    ax.grid(axis="y", visible=False)
-    ax.set_xlim(0, cap * 1.2)  # room for the value labels
+    # room for the value labels
+    _bar_axes(ax, [short((names or {}).get(o, o), 48) for o in order], max(cap * 1.2, xmax))
     _bar_legend(ax, precs, missed, cut)
     return ax
 
 # a bar per precision is ≥ 11 pt tall
 def _height(n_dev, n_prec) -> float: return 1.2 + n_dev * max(0.32, 0.19 * max(1, n_prec))
 
-def _bar_fig(d:pd.DataFrame, names:dict|None=None) -> Figure:
+def _bar_fig(d:pd.DataFrame, names:dict|None=None) -> tuple:
+    "A figure for `_bars` of `d` and its axes: sized to its rows, with room for the device names and the legend."
     labels = [short((names or {}).get(x, x), 48) for x in d["device"].unique()]
     legend = _text_width(["interval cut at the axis", *d["precision"].astype(str)], 9) + 0.75  # never clipped
-    return _fig(8.6, max(1.9, _height(d["device"].nunique(), d["precision"].nunique())),
-                left=_text_width(labels) + 0.25, right=legend)
+    fig, axs = _axes(8.6, max(1.9, _height(d["device"].nunique(), d["precision"].nunique())),
+                     left=_text_width(labels) + 0.25, right=legend)
+    return fig, axs[0, 0]
 
 # %% ../nbs/07_plots.ipynb #3402a59f
 def plot_relative(best:pd.DataFrame, # `relative(best_batch(...))` (or `analyse(...)["best"]`)
@@ -163,9 +281,8 @@ def plot_relative(best:pd.DataFrame, # `relative(best_batch(...))` (or `analyse(
                  ) -> Figure:
     "Relative throughput by device for one model and mode, a bar per precision, sorted by the fastest precision."
     d = _select(best, model, mode)
-    with _style():
-        fig = _bar_fig(d)
-        ax = fig.add_subplot()
+    with _style(grid=False):  # `_bar_axes` draws it
+        fig, ax = _bar_fig(d)
         _bars(ax, d, "relative", lo="relative_lo", hi="relative_hi", flag="unconverged" if "unconverged" in d else None)
         ax.set_xlabel(f"% of the fastest device and precision (100 = {num_text(d['throughput'].max())} "
                       f"{rate_name(unit_name(d))})")
@@ -190,9 +307,8 @@ def plot_average(avg:pd.DataFrame, # `average(...)`
     kind = "geometric" if stat == "relative_geomean" else "arithmetic"
     fewer = _fewer(d)
     n = int(d["of_models"].max() if "of_models" in d else d["n_models"].max())
-    with _style():
-        fig = _bar_fig(d, fewer)
-        ax = fig.add_subplot()
+    with _style(grid=False):  # `_bar_axes` draws it
+        fig, ax = _bar_fig(d, fewer)
         _bars(ax, d.assign(_missed=d["n_unconverged"].gt(0)) if "n_unconverged" in d else d, stat,
               flag="_missed" if "n_unconverged" in d else None, names=fewer)
         # a device with fewer says so beside its name
@@ -207,34 +323,31 @@ def plot_speedup(sp:pd.DataFrame, # `speedup_ci(...)` or `speedup(...)` (average
     "Speed-up of each precision over fp32, by device, with its 95% interval where `sp` has one (`speedup_ci`)."
     d = sp[sp["mode"] == mode]
     if d.empty: raise ValueError(f"no speed-ups in mode {mode!r}: are there fp32 runs?")
-    with _style():
-        fig = _bar_fig(d)
-        ax = fig.add_subplot()
+    with _style(grid=False):  # `_bar_axes` draws it
+        fig, ax = _bar_fig(d)
         _bars(ax, d.assign(_missed=d["n_unconverged"].gt(0)) if "n_unconverged" in d else d, "speedup",
               **(dict(lo="speedup_lo", hi="speedup_hi") if "speedup_lo" in d else {}), fmt="{:.2f}×",
-              flag="_missed" if "n_unconverged" in d else None)
+              flag="_missed" if "n_unconverged" in d else None, xmax=1.1)
         ax.axvline(1, color="0.3", lw=1, ls="--")  # no change: always in view, even when lower precision is slower
-        ax.set_xlim(0, max(ax.get_xlim()[1], 1.1))
         ax.set_xlabel("speed-up over fp32 (×, geometric mean over models)")
         ax.set_title(titled(d, "what lower precision buys", mode))
     return fig
 
 # %% ../nbs/07_plots.ipynb #34cadfe5
-def _lines(ax, xs:list, ys:list, colors:list, *, hollow:list|None=None, **kw):
-    "Lines with a dot per point: one `LineCollection` and one scatter for all lines (~50× faster); `hollow`: open."
+def _lines(ax, xs:list, ys:list, colors:list, *, hollow:list|None=None):
+    "Lines with a dot per point: one `LineCollection` for the lines, one `_Marks` for the dots; `hollow`: open dots."
     ax.add_collection(LineCollection([np.column_stack([x, y]) for x, y in zip(xs, ys)], colors=colors,
-                                     linewidths=1.3, zorder=2))
-    c = np.repeat(np.array(colors, dtype=float).reshape(len(colors), -1), [len(x) for x in xs], axis=0)
-    face = c.copy()
-    # white inside: this point missed its CI target
-    if hollow is not None: face[np.concatenate(hollow).astype(bool)] = 1.0
-    ax.scatter(np.concatenate(xs), np.concatenate(ys), s=9 if hollow is None else 14, c=face, edgecolors=c,
-               linewidths=1, zorder=2.5)
+                                     linewidths=1.3, zorder=2), autolim=False)
+    dots = ax.add_artist(_Marks("o", 3.0 if hollow is None else 14 ** 0.5))
+    for x, y, c, h in zip(xs, ys, colors, hollow or [None] * len(xs)):
+        open_ = np.zeros(len(x), bool) if h is None else np.asarray(h, bool)  # white inside: missed its CI target
+        dots.add(x[~open_], y[~open_], c)
+        if open_.any(): dots.add(x[open_], y[open_], c, face="white")
 
 def _bands(ax, xs:list, los:list, his:list, *, colors:list):
     "Shaded bands between `los` and `his`, one `PolyCollection` for all of them."
     polys = [np.column_stack([np.r_[x, x[::-1]], np.r_[hi, lo[::-1]]]) for x, lo, hi in zip(xs, los, his)]
-    ax.add_collection(PolyCollection(polys, facecolors=colors, alpha=0.25, linewidths=0, zorder=1))
+    ax.add_collection(PolyCollection(polys, facecolors=colors, alpha=0.25, linewidths=0, zorder=1), autolim=False)
 
 def _first_oom(oom:pd.DataFrame|None, d:pd.DataFrame, mode:str) -> dict:
     "`{(device, precision): the smallest batch size that ran out of memory}` for `d`'s model in `mode`."
@@ -254,7 +367,7 @@ def _batch_lines(d:pd.DataFrame) -> tuple[dict, float]:
     idx = d.groupby(["precision", "device"], sort=False).indices  # numpy, not pandas, per line
     return {k: {c: v[i] for c, v in col.items()} for k, i in idx.items()}, ytop
 
-def _batch_column(top, mem, p:str, gs:list, *, oom:dict):
+def _batch_column(top, mem, p:str, gs:list, *, oom:dict) -> list:
     "One precision's column: lines `gs` (device, line, colour) in their bands, × at first OOM, memory below."
     cs = [c for *_, c in gs]
     xs, ys = [g["bs"] for _, g, _ in gs], [g["throughput"] for _, g, _ in gs]
@@ -265,26 +378,39 @@ def _batch_column(top, mem, p:str, gs:list, *, oom:dict):
         keep = [i for i, m in enumerate(ms) if np.isfinite(m).any()]
         if keep: _lines(mem, [xs[i] for i in keep], [ms[i] for i in keep], [cs[i] for i in keep])
     x = [(oom[dev, p], y[-1], c) for (dev, _, c), y in zip(gs, ys) if (dev, p) in oom]
-    if x:
-        top.scatter([a for a, _, _ in x], [b for _, b, _ in x], marker="x", s=49, linewidths=2, c=[c for *_, c in x],
-                    zorder=3)
+    ooms = top.add_artist(_Marks("x", ms=7, mew=2, zorder=3))
+    for a, b, c in x: ooms.add([a], [b], c)
     top.set_title(p)
+    return [a for a, _, _ in x]  # the batch sizes of the × marks: the x axis shows them
 
 def _tick(y, _=None) -> str:
     "An axis tick: `num_text` without trailing zeros (`4 k`, `0.5`, `25`), as ticks are round numbers."
     m, _, p = num_text(y).partition(" ")
     return (m.rstrip("0").rstrip(".") if "." in m else m) + (f" {p}" if p else "")
 
-def _batch_axes(axs, bss:list, ytop:float, unit:str): # unit: the rate, `tokens/s`
-    "The shared log₂ batch-size axis with a tick per batch size, the y axes and their labels."
-    for a in axs[-1]: a.set_xlabel("batch size (samples, log₂)")
-    ax = axs[0, 0]  # the x axis is shared: set it up once
-    ax.set_xscale("log", base=2)
-    ax.xaxis.set_major_locator(FixedLocator(bss)); ax.xaxis.set_minor_locator(NullLocator())
-    for a in axs[-1]: a.set_xticks(bss, [str(b) for b in bss], rotation=45 if len(bss) > 6 else 0)
-    for a in axs[:, 0]: a.autoscale_view()
-    ax.set_ylim(0, ytop)
+def _margins(v, base=None) -> tuple[float, float]:
+    "The limits matplotlib's autoscale gives values `v` (in log space where `base`): 5% beyond each end."
+    v = np.asarray(v, float); v = v[np.isfinite(v)]
+    lo, hi = (float(v.min()), float(v.max())) if len(v) else (0.0, 1.0)
+    if lo == hi: lo, hi = (lo - 1, hi + 1) if base else (lo - 0.5, hi + 0.5)
+    lo, hi = lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)
+    return (base ** lo, base ** hi) if base else (lo, hi)
+
+def _batch_axes(axs, bss:list, xs:list, ylims:list, unit:str): # unit: the rate, `tokens/s`
+    "The shared log₂ batch-size axis with a label per batch size (its limits fit `xs`), the y axes and their labels."
+    ax = axs[0, 0]  # the axes share x, and y by row: set up once
+    ax.set_xscale("log", base=2); ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xlim(*_margins(np.log2(xs), 2))  # set, not autoscaled: autoscaling shared axes runs once per artist
+    for row, lim in zip(axs, ylims): row[0].set_ylim(*lim)
     ax.yaxis.set_major_formatter(FuncFormatter(_tick))  # 300 k, not 300000: the label fits
+    for a in axs[:-1].flat: a.xaxis.set_visible(False)  # only the outer axes draw an axis
+    for a in axs[:, 1:].flat: a.yaxis.set_visible(False)
+    for row in axs:
+        ys, labels = _ticks_in_view(row[0].yaxis)
+        for a in row: _grid(a, bss, ys)
+        _tick_labels(row[0], "y", ys, labels)
+    for a in axs[-1]: _tick_labels(a, "x", bss, [str(b) for b in bss], 45 if len(bss) > 6 else 0)
+    for a in axs[-1]: a.set_xlabel("batch size (samples, log₂)")
     ax.set_ylabel(f"throughput ({unit})")
     if len(axs) > 1: axs[1, 0].set_ylabel("peak memory (GiB)")
 
@@ -312,13 +438,14 @@ def plot_batch(t:pd.DataFrame, # `tidy(...)`
     legend_w = max(_text_width([short(x, 40) for x in devs], 9), _text_width([legend], 9)) + 0.5
     title = titled(d, short(model, 60), mode) + f": throughput {'and memory ' if mem else ''}against batch size"
     w = max(2.8 * len(precs) + 0.8 + legend_w, _text_width([title], 12) + 0.6)  # the title always fits
-    with _style():
-        fig = _fig(w, 5.4 if mem else 3.2, left=0.75, right=legend_w, bottom=0.8, top=0.65)
-        fig.subplots_adjust(wspace=0.08, hspace=0.1)
-        axs = fig.subplots(2 if mem else 1, len(precs), sharex=True, sharey="row", squeeze=False)
+    with _style(grid=False):
+        fig, axs = _axes(w, 5.4 if mem else 3.2, 2 if mem else 1, len(precs), wspace=0.08, hspace=0.1, left=0.75,
+                         right=legend_w, bottom=0.8, top=0.65)
         gss = {p: [(dev, lines[p, dev], colors[dev]) for dev in devs if (p, dev) in lines] for p in precs}
-        for j, p in enumerate(precs): _batch_column(axs[0, j], axs[1, j] if mem else None, p, gss[p], oom=first_oom)
-        _batch_axes(axs, sorted(d["bs"].unique()), ytop, rate_name(unit_name(d)))
+        xs = [x for j, p in enumerate(precs)
+              for x in _batch_column(axs[0, j], axs[1, j] if mem else None, p, gss[p], oom=first_oom)]
+        _batch_axes(axs, sorted(d["bs"].unique()), [*d["bs"], *xs], [(0, ytop), _margins(d["peak_mem_mb"] / 1024)],
+                    rate_name(unit_name(d)))
         shown = [dev for dev in devs if dev in {g[0] for gs in gss.values() for g in gs}]
         fig.legend([Line2D([], [], color=colors[dev], marker="o", ms=3, lw=1.3) for dev in shown],
                    [short(dev, 40) for dev in shown],
@@ -364,9 +491,8 @@ def plot_efficiency(eff:pd.DataFrame, # `efficiency(...)` (e.g. `analyse(runs)["
     if d.empty: raise ValueError(f"no MFU in mode {mode!r}: the runs recorded no FLOP/s")
     mc = "label" if "label" in d else "model"
     d = d.assign(device=[f"{short(m, 30)} · {dev}" for m, dev in zip(d[mc], d["device"])], _pct=100 * d[stat])
-    with _style():
-        fig = _bar_fig(d)
-        ax = fig.add_subplot()
+    with _style(grid=False):  # `_bar_axes` draws it
+        fig, ax = _bar_fig(d)
         _bars(ax, d, "_pct", fmt="{:.2g}%", flag="unconverged" if "unconverged" in d else None)
         ax.set_xlabel(f"model FLOPs utilisation (% of the {'datasheet' if stat == 'mfu' else 'measured'} peak of "
                       "the precision that ran)")
