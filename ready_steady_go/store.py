@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/store.html.md"""
 
 # %% ../nbs/03_store.ipynb #7b58a1f6
 from __future__ import annotations
-import collections, contextlib, csv as _csv, hashlib, itertools, json, math, os, pickle, re, secrets, shutil, socket, sqlite3, stat, sys, tempfile
+import contextlib, csv as _csv, hashlib, json, math, os, pickle, re, secrets, shutil, socket, sqlite3, stat, sys, tempfile
 import signal, threading, time, warnings
 import multiprocessing as mp
 from pathlib import Path
@@ -365,51 +365,6 @@ def _save_snapshot(f:Path, last:int, df:pd.DataFrame):
 def can_fork() -> bool:
     "Whether this process may fork a worker: the platform forks, and no other thread holds a lock the child would wait on."
     return "fork" in mp.get_all_start_methods() and not mp.current_process().daemon and threading.active_count() == 1
-
-def forked_map(f, # a function of one item
-               items, # an iterable, e.g. chunks read from a file one at a time
-               workers:int|None=None, # at most this many at a time; None: one per CPU
-              ):
-    "`f(x)` for each of `items`, in order, each in a process forked once `x` is made (so `x` is never copied)."
-    items = iter(items)
-    head = [x for x in (next(items, _NONE), next(items, _NONE)) if x is not _NONE]
-    n = workers or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
-    if len(head) < 2 or n < 2 or not can_fork():  # one item, one CPU, or a thread that a fork could leave stuck
-        yield from map(f, itertools.chain(head, items)); return
-    running = collections.deque()
-    try:
-        for x in itertools.chain(head, items):  # the next item is made here while the others are worked out
-            if len(running) >= n: yield _result(*running.popleft())
-            running.append(_forked(f, x))
-        while running: yield _result(*running.popleft())
-    finally:
-        for p, _ in running: p.kill(); p.join()
-
-_NONE = object()  # no item
-
-def _forked(f, x) -> tuple:
-    "A process forked to work out `f(x)`, and the end of the pipe its result comes back on."
-    got, send = mp.get_context("fork").Pipe(duplex=False)
-    p = mp.get_context("fork").Process(target=_send, args=(f, x, send), daemon=True)
-    p.start(); send.close()
-    return p, got
-
-def _send(f, x, send):
-    "In the forked process: `f(x)`, or the exception it raised, sent back."
-    try: out = (True, f(x))
-    except BaseException as e: out = (False, e)
-    try: send.send(out)
-    except Exception as e: send.send((False, RuntimeError(f"{type(out[1]).__name__} could not be sent back: {e}")))
-
-def _result(p, got):
-    "What the process `p` sent back on `got`: its result, or its exception raised here."
-    try: ok, out = got.recv()
-    except EOFError: ok, out = False, None  # it died before it could answer
-    finally: got.close()
-    p.join()
-    if out is None and not ok: raise RuntimeError(f"a worker process ended with status {p.exitcode} and no result")
-    if not ok: raise out
-    return out
 
 def _keep_snapshot(f:Path, last:int, df:pd.DataFrame):
     "`_save_snapshot` in a forked process where that is safe, the reader going on meanwhile (joined at exit); else here."
