@@ -9,7 +9,6 @@ from __future__ import annotations
 import difflib, glob, hashlib, json, math, re, subprocess, tomllib
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
@@ -21,7 +20,7 @@ from wandb.util import get_core_path
 from .env import BadInput, first_line, gc_paused, path_trouble
 from .schema import COLUMNS, SCHEMA_VERSION, precision_2022
 from .store import (DEFAULT_STORE, check_store, read_runs, read_table, runs_frame, write_rows, invalid_rows, unquote_formulas,
-                                   checked_rows, forked_map, _SQLITE_HEADER)
+                                   checked_rows, _SQLITE_HEADER)
 from .tracking import TrackingError, has_api_key, wandb_api
 
 # %% auto #0
@@ -434,13 +433,12 @@ def load_csv(path:str|Path, # a W&B web-UI runs export or our own `export_csv`
     "Runs from a CSV file, as run records."
     with gc_paused(): return _load_csv(path, finished_only, keymap)
 
-_CSV_CHUNK = 50_000  # rows read at a time: a large export is never held whole as text, and checked on every core
+_CSV_CHUNK = 200_000  # rows read at a time: a million-run export is never held whole as text
 
 def _load_csv(path, finished_only, keymap=None):
     "`load_csv` with the collector paused: a large export makes millions of short-lived objects (`env.gc_paused`)."
     wanted = _csv_wanted if keymap is None else None  # another team's keys: any column may be mapped
-    part = partial(_csv_part, path=path, finished_only=finished_only, keymap=keymap)
-    return _joined(list(forked_map(part, _csv_chunks(path, wanted))))  # a chunk is checked while the next is parsed
+    return _joined([_csv_part(df, path, finished_only, keymap) for df in _csv_chunks(path, wanted)])
 
 def _csv_wanted(k:str) -> bool: return k in COLUMNS or k in _CSV_KEYS  # a column a record reads
 

@@ -6,8 +6,8 @@ Docs: https://xl0.github.io/ready-steady-go/store.html.md"""
 
 # %% ../nbs/03_store.ipynb #7b58a1f6
 from __future__ import annotations
-import collections, contextlib, csv as _csv, hashlib, itertools, json, math, os, pickle, re, secrets, shutil, socket, sqlite3, stat, sys, tempfile
-import signal, threading, time, warnings
+import contextlib, csv as _csv, hashlib, json, math, os, pickle, re, secrets, shutil, socket, sqlite3, stat, sys, tempfile
+import threading, time, warnings
 import multiprocessing as mp
 from pathlib import Path
 
@@ -288,20 +288,17 @@ def _write_rows(rows, store):
     finally: con.close()
 
 def _insert(con:sqlite3.Connection, p:Path, names:list[str], values) -> int:
-    "Insert `values` (rows of columns `names`) in one transaction, a large frame's snapshot made beside; how many were added."
+    "Insert `values` (rows of columns `names`) in one transaction, a large frame's snapshot kept after; how many were added."
     cols, marks = ", ".join(f'"{k}"' for k in names), ", ".join("?" * len(names))
     con.execute("BEGIN IMMEDIATE")
-    snap = None
     try:
-        before, snap = con.total_changes, _planned(con, p, values)
+        before, end0 = con.total_changes, _last_rowid(con)
         con.executemany(f"INSERT OR IGNORE INTO runs ({cols}) VALUES ({marks})", values)
         added = con.total_changes - before
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
-        if snap is not None: snap.cancel()
-        raise
-    if snap is not None: snap.done(con)
+        con.execute("ROLLBACK"); raise
+    if isinstance(values, _LazyRows): _snapshot_written(con, p, values.df, end0)
     return added
 
 # %% ../nbs/03_store.ipynb #762e4a34
@@ -365,51 +362,6 @@ def _save_snapshot(f:Path, last:int, df:pd.DataFrame):
 def can_fork() -> bool:
     "Whether this process may fork a worker: the platform forks, and no other thread holds a lock the child would wait on."
     return "fork" in mp.get_all_start_methods() and not mp.current_process().daemon and threading.active_count() == 1
-
-def forked_map(f, # a function of one item
-               items, # an iterable, e.g. chunks read from a file one at a time
-               workers:int|None=None, # at most this many at a time; None: one per CPU
-              ):
-    "`f(x)` for each of `items`, in order, each in a process forked once `x` is made (so `x` is never copied)."
-    items = iter(items)
-    head = [x for x in (next(items, _NONE), next(items, _NONE)) if x is not _NONE]
-    n = workers or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
-    if len(head) < 2 or n < 2 or not can_fork():  # one item, one CPU, or a thread that a fork could leave stuck
-        yield from map(f, itertools.chain(head, items)); return
-    running = collections.deque()
-    try:
-        for x in itertools.chain(head, items):  # the next item is made here while the others are worked out
-            if len(running) >= n: yield _result(*running.popleft())
-            running.append(_forked(f, x))
-        while running: yield _result(*running.popleft())
-    finally:
-        for p, _ in running: p.kill(); p.join()
-
-_NONE = object()  # no item
-
-def _forked(f, x) -> tuple:
-    "A process forked to work out `f(x)`, and the end of the pipe its result comes back on."
-    got, send = mp.get_context("fork").Pipe(duplex=False)
-    p = mp.get_context("fork").Process(target=_send, args=(f, x, send), daemon=True)
-    p.start(); send.close()
-    return p, got
-
-def _send(f, x, send):
-    "In the forked process: `f(x)`, or the exception it raised, sent back."
-    try: out = (True, f(x))
-    except BaseException as e: out = (False, e)
-    try: send.send(out)
-    except Exception as e: send.send((False, RuntimeError(f"{type(out[1]).__name__} could not be sent back: {e}")))
-
-def _result(p, got):
-    "What the process `p` sent back on `got`: its result, or its exception raised here."
-    try: ok, out = got.recv()
-    except EOFError: ok, out = False, None  # it died before it could answer
-    finally: got.close()
-    p.join()
-    if out is None and not ok: raise RuntimeError(f"a worker process ended with status {p.exitcode} and no result")
-    if not ok: raise out
-    return out
 
 def _keep_snapshot(f:Path, last:int, df:pd.DataFrame):
     "`_save_snapshot` in a forked process where that is safe, the reader going on meanwhile (joined at exit); else here."
@@ -566,74 +518,26 @@ def _read_back(df:pd.DataFrame, types:dict) -> pd.DataFrame:
     return pd.DataFrame({k: _as_read(df[k] if k in df else None, len(df), t) for k, t in types.items()})
 
 # %% ../nbs/03_store.ipynb #9c1e5a08
-class _WrittenSnapshot:
-    "The snapshot a report's read of a store would keep, made from a large frame while it is written (forked where safe)."
-    def __init__(self, con:sqlite3.Connection, p:Path, df:pd.DataFrame, end0:int):
-        "Before the insert, with the store's rows up to rowid `end0`: the old snapshot and the rows since, if it is worth it."
-        self.df, self.end0, self.proc, self.base = df, end0, None, None
+def _snapshot_written(con:sqlite3.Connection, p:Path, df:pd.DataFrame, end0:int):
+    "After a large write of all of `df` (rowids after `end0`): the snapshot a report's read would keep, made from `df`."
+    try:
+        if 10 * len(df) < SNAPSHOT_ROWS or _last_rowid(con) - end0 != len(df): return  # small, or some rows were there
         cols = _columns(con)
         names = [k for k in cols if k in REPORT_COLUMNS or k not in COLUMNS]  # what a report reads (`_select`)
-        self.f, self.cols = _snapshot_file(con, p, names), cols
-        self.tmp = None if self.f is None else self.f.with_name(f".{self.f.name}.{os.getpid()}.written.tmp")  # the writer's pid, not the child's
-        if self.f is None or 10 * len(df) < SNAPSHOT_ROWS: return
-        self.types = _read_types(df, names, cols)
-        if self.types is not None: self.base = self._base(con, names)
+        if (f := _snapshot_file(con, p, names)) is None or (types := _read_types(df, names, cols)) is None: return
+        last, old = _load_snapshot(f, con)
+        lag = con.execute("SELECT count(*) FROM runs WHERE rowid > ? AND rowid <= ?", (last, end0)).fetchone()[0]
+        total = lag + len(df) + (0 if old is None else len(old))
+        if total < SNAPSHOT_ROWS or 10 * len(df) < total or lag > len(df): return  # a read renews it, or it is fresh
+        if lag: old = _between(con, names, cols, old, last, end0)
+        new = _read_back(df, types)
+        _save_snapshot(f, end0 + len(df), new if old is None else _appended(old, new, cols))
+    except Exception: pass  # the rows are written, which is what matters: the next read makes the snapshot
 
-    def _base(self, con:sqlite3.Connection, names:list[str]) -> tuple|None:
-        "`(rows,)`: the store's rows before the insert as a read gives them (None: none), if a snapshot is worth making."
-        last, old = _load_snapshot(self.f, con)
-        lag = con.execute("SELECT count(*) FROM runs WHERE rowid > ? AND rowid <= ?", (last, self.end0)).fetchone()[0]
-        total = lag + len(self.df) + (0 if old is None else len(old))
-        if total < SNAPSHOT_ROWS or 10 * len(self.df) < total or lag > len(self.df): return None  # a read renews it
-        if not lag: return (old,)
-        mid = _fetch(con, names, self.cols, " WHERE rowid > ? AND rowid <= ?", [last, self.end0])[0]
-        return (mid if old is None else _appended(old, mid, self.cols),)
-
-    def _make(self):
-        "Write the snapshot of the rows before and `df` after them to `tmp`."
-        new = _read_back(self.df, self.types)
-        _pickled(self.tmp, self.end0 + len(self.df), new if self.base[0] is None else _appended(self.base[0], new, self.cols))
-
-    def _child(self):
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the writer ends this process if it is interrupted
-        try: self._make()
-        except Exception: sys.exit(3)  # nothing to say: the writer leaves the snapshot to the next read
-
-    def start(self):
-        "Make the snapshot in a forked process beside the insert, where that is safe (it touches no SQLite connection)."
-        if self.base is None or not can_fork(): return
-        try: self.proc = mp.get_context("fork").Process(target=self._child, daemon=True); self.proc.start()
-        except OSError: self.proc = None  # no process to spare: made after the insert
-
-    def done(self, con:sqlite3.Connection):
-        "After the commit: the snapshot kept if every row of `df` was new (rowids after `end0`), else left to a read."
-        if self.base is None: return
-        every = _last_rowid(con) - self.end0 == len(self.df)
-        if self.proc is not None: self.proc.join(); made = self.proc.exitcode == 0
-        else: made = every and _tried(self._make)
-        try:
-            if every and made: _replaced(self.tmp, self.f)
-            else: self.tmp.unlink(missing_ok=True)
-        except OSError: pass  # a snapshot folder that cannot be written: the next read reads SQLite
-
-    def cancel(self):
-        "The insert failed: no snapshot."
-        if self.proc is not None: self.proc.terminate(); self.proc.join()
-        if self.base is not None:
-            with contextlib.suppress(OSError): self.tmp.unlink(missing_ok=True)
-
-def _tried(make) -> bool:
-    "Whether `make()` ran without an error (a snapshot is never worth a failed write)."
-    try: make(); return True
-    except Exception: return False
-
-def _planned(con:sqlite3.Connection, p:Path, values) -> _WrittenSnapshot|None:
-    "The snapshot of a frame about to be inserted, started beside the insert; None for rows that are not a frame."
-    if not isinstance(values, _LazyRows): return None
-    try: snap = _WrittenSnapshot(con, p, values.df, _last_rowid(con))
-    except _SNAPSHOT_ERRORS: return None  # the rows matter, the snapshot does not: a read makes it
-    snap.start()
-    return snap
+def _between(con:sqlite3.Connection, names:list[str], cols:dict, old:pd.DataFrame|None, last:int, end:int) -> pd.DataFrame:
+    "Snapshot `old` (up to rowid `last`; None: no rows) and the rows after it up to rowid `end`, read from SQLite."
+    mid = _fetch(con, names, cols, " WHERE rowid > ? AND rowid <= ?", [last, end])[0]
+    return mid if old is None else _appended(old, mid, cols)
 
 # %% ../nbs/03_store.ipynb #1f0dc2d7
 UNSAVED_SUFFIX = ".unsaved.jsonl"
