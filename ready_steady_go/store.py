@@ -312,7 +312,7 @@ def _sql_to_column(vs:np.ndarray, typ:type|None):
 
 # %% ../nbs/03_store.ipynb #9c1e5a02
 SNAPSHOT_ROWS = 20_000  # a store of fewer runs is read whole each time: well under a second
-_SNAPSHOT_VERSION = 1  # of the snapshot's layout and dtypes: a new one leaves the old files unused
+_SNAPSHOT_VERSION = 2  # of the snapshot's layout and dtypes: a new one leaves the old files unused
 _SNAPSHOT_ERRORS = (OSError, EOFError, ValueError, TypeError, AttributeError, ImportError, IndexError, KeyError,
                     pickle.UnpicklingError, sqlite3.Error)
 
@@ -331,8 +331,7 @@ def _snapshot_file(con:sqlite3.Connection, p:Path, names:list[str]) -> Path|None
 def _load_snapshot(f:Path, con:sqlite3.Connection) -> tuple[int, pd.DataFrame|None]:
     "`(last rowid, rows)` of snapshot `f` while the store still begins with its rows; else `(0, None)`."
     try:
-        with open(f, "rb") as fh: last, df, text = pickle.load(fh)
-        df = df.astype(dict.fromkeys(text, "str"))
+        with open(f, "rb") as fh: last, df = pickle.load(fh)
         n = con.execute("SELECT count(*) FROM runs WHERE rowid <= ?", (last,)).fetchone()[0]
         at = con.execute("SELECT run_id FROM runs WHERE rowid = ?", (last,)).fetchone()
         os.utime(f)  # recently used: pruned last
@@ -343,9 +342,8 @@ def _load_snapshot(f:Path, con:sqlite3.Connection) -> tuple[int, pd.DataFrame|No
 def _pickled(tmp:Path, last:int, df:pd.DataFrame):
     "Write snapshot `df`, the store's rows up to rowid `last`, to file `tmp`."
     tmp.parent.mkdir(parents=True, exist_ok=True)
-    text = [k for k, t in df.dtypes.items() if t == "str"]  # kept as categories: each distinct text once
-    with open(tmp, "wb") as fh:
-        pickle.dump((last, df.astype(dict.fromkeys(text, "category")), text), fh, protocol=pickle.HIGHEST_PROTOCOL)
+    # a repeated text is one object (`_shared`; pandas' CSV parser shares them too), which pickle writes once
+    with open(tmp, "wb") as fh: pickle.dump((last, df), fh, protocol=pickle.HIGHEST_PROTOCOL)
 
 def _replaced(tmp:Path, f:Path):
     "Snapshot file `tmp` renamed `f`, the oldest snapshots removed while the folder is over its bound."
