@@ -504,7 +504,9 @@ def _read_types(df:pd.DataFrame, names:list[str], cols:dict) -> dict|None:
 
 def _as_read(s:pd.Series|None, n:int, typ:type):
     "Column `s` of rows just written (None: a column they leave empty) as a read of them returns it (`_sql_to_column`)."
-    if s is None: return _sql_to_column(np.full(n, None, dtype=object), typ)
+    if s is None:  # one missing value as a read types it, repeated
+        one = _sql_to_column(np.full(1, None, dtype=object), typ)
+        return (one.array if isinstance(one, pd.Series) else one).take(np.zeros(n, dtype=np.intp))
     if typ is float: return s.to_numpy(float)
     if typ is str: return s.array if s.dtype == "str" else pd.array(s, dtype="str")  # already as a read types it
     ints = pd.array(s, dtype="Int64")
