@@ -33,8 +33,10 @@ _BOOL_STR = {"true": True, "false": False, "1": True, "0": False, "1.0": True, "
 def _as_bool(s:pd.Series) -> pd.Series:
     "0/1, True/False or 'true'/'false' as a (nullable) boolean column."
     if s.dtype == bool: return s
-    if s.dtype == object or pd.api.types.is_string_dtype(s):
-        s = s.astype("str").str.strip().str.lower().map(_BOOL_STR)
+    if s.dtype == object or pd.api.types.is_string_dtype(s):  # each distinct text read once, however many rows
+        codes, texts = pd.factorize(s.astype("str"))
+        s = pd.Series(np.append(pd.Series(texts, dtype=object).str.strip().str.lower().map(_BOOL_STR).to_numpy(object),
+                                None)[codes], index=s.index, dtype=object)  # code -1 (missing): None
     s = s.astype("boolean")
     return s.astype(bool) if not s.isna().any() else s
 
