@@ -855,11 +855,18 @@ MAX_THROUGHPUT = 1e15  # per second: beyond any physical rate of any unit (a typ
 
 def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str, pd.Series|None]:
     "A mask of the present values of column `k` that are refused, what is accepted instead, and (a numeric column) its numbers."
+    texts = isinstance(s.dtype, pd.StringDtype)
+    if texts and typ in (int, float) and _mostly_distinct(s): return _refused_values(s, k, typ, texts)  # parsed at once
     codes, u = _distinct(s)  # judged once per distinct value: a handful in most columns, however many runs
-    bad, what, num = _refused_values(pd.Series(u, dtype=object), k, typ, isinstance(s.dtype, pd.StringDtype))
+    bad, what, num = _refused_values(pd.Series(u, dtype=object), k, typ, texts)
     out = np.zeros(len(s), dtype=bool)
     out[codes >= 0] = bad.to_numpy(dtype=bool)[codes[codes >= 0]]
     return pd.Series(out, index=s.index), what, None if num is None else _spread(num, codes, s.index)
+
+def _mostly_distinct(s:pd.Series) -> bool:
+    "Whether most of a column's first thousand values differ (a measured number): finding them all would not pay."
+    head = s.iloc[:1000]
+    return head.nunique() > len(head) // 2
 
 def _spread(num:pd.Series, codes:np.ndarray, index:pd.Index) -> pd.Series:
     "Each row's number from its distinct value's (`codes` as `_distinct` gives them; -1, a missing value: NaN)."
