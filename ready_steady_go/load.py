@@ -438,7 +438,17 @@ _CSV_CHUNK = 200_000  # rows read at a time: a million-run export is never held 
 def _load_csv(path, finished_only, keymap=None):
     "`load_csv` with the collector paused: a large export makes millions of short-lived objects (`env.gc_paused`)."
     wanted = _csv_wanted if keymap is None else None  # another team's keys: any column may be mapped
-    return _joined([_csv_part(df, path, finished_only, keymap) for df in _csv_chunks(path, wanted)])
+    quoted = _holds(path, b"'")  # else no cell begins with the quote `export_csv` puts before a formula
+    return _joined([_csv_part(df, path, finished_only, keymap, quoted) for df in _csv_chunks(path, wanted)])
+
+def _holds(path, byte:bytes) -> bool:
+    "Whether the file `path` holds `byte` anywhere (read in 1 MiB pieces); True if it cannot be read (the reader says why)."
+    try:
+        with open(path, "rb") as f:
+            while piece := f.read(2**20):
+                if byte in piece: return True
+    except OSError: return True
+    return False
 
 def _csv_wanted(k:str) -> bool: return k in COLUMNS or k in _CSV_KEYS  # a column a record reads
 
@@ -450,9 +460,9 @@ def _csv_chunks(path, usecols=None):
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise BadInput(f"CSV {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV of runs") from None
 
-def _csv_part(df, path, finished_only, keymap=None) -> Loaded:
-    "One chunk of a CSV's rows as run records (see `load_csv`)."
-    df = unquote_formulas(df)
+def _csv_part(df, path, finished_only, keymap=None, quoted:bool=True) -> Loaded:
+    "One chunk of a CSV's rows as run records (see `load_csv`); `quoted`: the file holds a `'` (a formula `export_csv` quoted)."
+    if quoted: df = unquote_formulas(df)
     have = set(df.columns) | set(getattr(keymap, "keys", {})) | set(getattr(keymap, "values", {}))  # mapped, set
     missing = [k for k in _CSV_NEEDS if k not in have]
     if not {"precision", "fp16"} & have: missing.append("precision or fp16")
