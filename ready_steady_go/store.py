@@ -855,6 +855,7 @@ MAX_THROUGHPUT = 1e15  # per second: beyond any physical rate of any unit (a typ
 
 def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str, pd.Series|None]:
     "A mask of the present values of column `k` that are refused, what is accepted instead, and (a numeric column) its numbers."
+    if typ is str and k not in _CHOICES: return pd.Series(False, index=s.index), "", None  # any text will do
     texts = isinstance(s.dtype, pd.StringDtype)
     if texts and typ in (int, float) and _mostly_distinct(s): return _refused_values(s, k, typ, texts)  # parsed at once
     codes, u = _distinct(s)  # judged once per distinct value: a handful in most columns, however many runs
