@@ -321,10 +321,6 @@ class _Drawing:
         if self.pool is not None: self.pool.terminate(); self.pool.join(); self.pool = None
         _JOBS = None
 
-def _draw(jobs:list, workers:int|None) -> list[str]:
-    "The SVG of each job, drawn in `workers` forked processes (None: one per CPU) where that is safe."
-    return _Drawing(jobs, workers).result()
-
 class _Figures:
     "A report's figures: those whose data did not change from the cache, the others drawn meanwhile (`_Drawing`)."
     def __init__(self, res:dict, workers:int|None=None, models:list|None=None, cache:FigureCache|None|bool=True):

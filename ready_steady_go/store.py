@@ -341,23 +341,17 @@ def _load_snapshot(f:Path, con:sqlite3.Connection) -> tuple[int, pd.DataFrame|No
     same = n == len(df) > 0 and at is not None and at[0] == df["run_id"].iloc[-1]
     return (last, df) if same else (0, None)
 
-def _pickled(tmp:Path, last:int, df:pd.DataFrame):
-    "Write snapshot `df`, the store's rows up to rowid `last`, to file `tmp`."
-    tmp.parent.mkdir(parents=True, exist_ok=True)
-    # a repeated text is one object (`_shared`; pandas' CSV parser shares them too), which pickle writes once
-    with open(tmp, "wb") as fh: pickle.dump((last, df), fh, protocol=pickle.HIGHEST_PROTOCOL)
-
-def _replaced(tmp:Path, f:Path):
-    "Snapshot file `tmp` renamed `f`, the oldest snapshots removed while the folder is over its bound."
-    os.replace(tmp, f)
-    prune_files(f.parent, "*.pkl", float(os.environ.get("RSG_RUNS_CACHE_MB") or 2048))
-
 def _save_snapshot(f:Path, last:int, df:pd.DataFrame):
     "Keep `df`, the store's rows up to rowid `last`, in `f` (written whole, then renamed); never an error."
     tmp = f.with_name(f".{f.name}.{os.getpid()}.tmp")
-    try: _pickled(tmp, last, df); _replaced(tmp, f)
+    try:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        # a repeated text is one object (`_shared`; pandas' CSV parser shares them too), which pickle writes once
+        with open(tmp, "wb") as fh: pickle.dump((last, df), fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, f)
     except OSError:
         with contextlib.suppress(OSError): tmp.unlink(missing_ok=True)
+    prune_files(f.parent, "*.pkl", float(os.environ.get("RSG_RUNS_CACHE_MB") or 2048))
 
 def can_fork() -> bool:
     "Whether this process may fork a worker: the platform forks, and no other thread holds a lock the child would wait on."
