@@ -859,11 +859,10 @@ def _per_config(runs:pd.DataFrame, cols:list[str], **more) -> pd.DataFrame:
     return out
 
 def _energy(runs:pd.DataFrame) -> dict:
-    "`{\"joules_per_sample\": per run}` where only `energy_j` is recorded (over the timed window's samples); else `{}`."
+    "`{\"joules_per_sample\": per run}` where only `energy_j` is recorded; else `{}`. Per item of the unit, as the engine gives it."
     if "energy_j" not in runs or "joules_per_sample" in runs: return {}
-    ips = _num(runs, "items_per_sample").fillna(1)  # a sample of a language model is `items_per_sample` tokens
-    samples = (_num(runs, "n_items") / ips).fillna(_num(runs, "throughput") * _num(runs, "seconds") / ips)
-    return {"joules_per_sample": _num(runs, "energy_j") / samples.where(samples > 0)}
+    items = _num(runs, "n_items").fillna(_num(runs, "throughput") * _num(runs, "seconds"))  # tokens, not sequences
+    return {"joules_per_sample": _num(runs, "energy_j") / items.where(items > 0)}
 
 def efficiency(best:pd.DataFrame, # best batch sizes (see `best_batch`)
                runs:pd.DataFrame|None=None, # the runs table, for the columns `best` does not carry

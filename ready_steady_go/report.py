@@ -31,7 +31,7 @@ __all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'FEED_COLS', 'REPORT_MARKER', 'PROGRE
            'average_table', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table', 'pick_device',
            'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache', 'report_svgs',
            'check_report_folder', 'Report', 'build_report', 'check_max_models', 'write_report', 'say_stage',
-           'timed_read', 'model_index']
+           'timed_read', 'energy_headers', 'model_index']
 
 # %% ../nbs/08_report.ipynb #37ce9eb4
 SUMMARY_COLS = ("device", "workload", "model", "precision", "mode", "bs", "unit", "throughput", "relative")
@@ -339,7 +339,7 @@ class _Figures:
 
     def filled(self, page:str, svgs:dict[str, tuple[str, str]]) -> str:
         "`page` made with `marks`, each mark replaced by its figure's SVG."
-        for name, (_, mark) in self.marks.items(): page = page.replace(mark, svgs[name][1], 1)
+        for name, (_, mark) in self.marks.items(): page = page.replace(mark, svgs[name][1])  # a figure can show twice
         return page
 
     def svgs(self, stats:dict|None=None) -> dict[str, tuple[str, str]]:
@@ -870,7 +870,14 @@ def _env_peaks(env:pd.DataFrame, # the environments table (`analysis.environment
     return env.assign(**{"measured peak (TFLOP/s)": env["env_id"].map(text).fillna("")}) if text else env
 
 # %% ../nbs/08_report.ipynb #44fb022a
-_ENERGY_FMT = {"J per sample": "{:,.3g}", "samples per kWh": "{:,.0f}", "samples per $": "{:,.0f}"}
+_SINGULAR = dict(images="image", tokens="token", voxels="voxel", iterations="iteration")
+_ENERGY_PER = dict(voxels=(1e6, "1M voxels"))  # a single voxel's energy is too small a number to read
+
+def energy_headers(unit:str, # what a family counts: images, tokens, voxels, iterations
+                  ) -> tuple[float, str, str, str]:
+    "How many of `unit` the energy is given for, and the energy table's headers: `J per token`, `tokens per kWh`, `tokens per $`."
+    n, per = _ENERGY_PER.get(str(unit), (1, _SINGULAR.get(str(unit), str(unit).removesuffix("s"))))
+    return n, f"J per {per}", f"{unit} per kWh", f"{unit} per $"
 
 def _efficiency_table(d:pd.DataFrame, unit:str) -> pd.DataFrame:
     "One mode's and family's efficiency as shown: throughput, FLOP/s and MFU against both peaks, the conditions."
@@ -882,17 +889,17 @@ def _efficiency_table(d:pd.DataFrame, unit:str) -> pd.DataFrame:
     if "conditions" in d: out["conditions"] = d["conditions"].fillna("not recorded")
     return out.dropna(axis=1, how="all")
 
-def _energy_table(d:pd.DataFrame, cost:pd.DataFrame|None) -> pd.DataFrame:
-    keys = [*KEYS, "bs"]
-    # beside samples per dollar (the throughput counts units, a sample is `items_per_sample` of them)
-    if cost is not None and len(cost):
-        ips = pd.to_numeric(cost["items_per_sample"], errors="coerce").fillna(1) if "items_per_sample" in cost else 1
-        d = d.merge(cost[keys].assign(_spd=cost["samples_per_dollar"] / ips), on=keys, how="left")
+def _energy_table(d:pd.DataFrame, cost:pd.DataFrame|None, unit:str) -> pd.DataFrame:
+    "One mode's and family's energy, all in the family's `unit` (as its throughput): J per item, items per kWh and per $."
+    keys, (n, j, kwh, usd) = [*KEYS, "bs"], energy_headers(unit)
+    if cost is not None and len(cost):  # the cost's throughput counts the same items
+        d = d.merge(cost[keys].assign(_per_usd=cost["samples_per_dollar"]), on=keys, how="left")
+    num = lambda c: pd.to_numeric(d[c], errors="coerce") if c in d else np.nan
     out = pd.DataFrame({"device": d["device"], "model": d["label"] if "label" in d else d["model"],
                         "precision": d["precision"], "batch size": d["bs"],
                         "energy from": d["energy_source"] if "energy_source" in d else "",
-                        "J per sample": d.get("joules_per_sample"), "samples per kWh": d.get("samples_per_kwh")})
-    if "_spd" in d: out["samples per $"] = d["_spd"]
+                        j: num("joules_per_sample") * n, kwh: num("samples_per_kwh")})
+    if "_per_usd" in d: out[usd] = d["_per_usd"]
     return out
 
 def _efficiency_section(pg:_Page) -> list[str]:
@@ -907,16 +914,17 @@ def _efficiency_section(pg:_Page) -> list[str]:
     return out + _per_mode(eff, lambda m: (pg.fig(f"efficiency-{m}.svg"), *_per_family(eff[eff["mode"] == m], table)))
 
 def _energy_section(pg:_Page) -> list[str]:
-    "Energy, where recorded: per mode the energy per sample, samples per kWh (and per dollar, with prices)."
+    "Energy, where recorded: per mode and family the energy per item of its unit, items per kWh (and per dollar, with prices)."
     eff, runs = pg.res.get("efficiency", pd.DataFrame()), pg.runs
     if not (len(eff) and "energy_j" in runs and pd.to_numeric(runs["energy_j"], errors="coerce").notna().any()):
         return []
-    out = ["<h2>Energy</h2><p>Energy per sample over the timed window, from the source named (NVML's energy "
-           "counter, its sampled power, or RAPL on a CPU; <i>none</i>: nothing could be read, which is not a zero), "
-           "and samples per kWh"
-           + (" beside samples per dollar" if "cost" in pg.res else "") + ", at each best point.</p>"]
+    out = ["<h2>Energy</h2><p>Energy over the timed window per item of each family's unit (J per image, per "
+           "token, per 1M voxels), from the source named (NVML's energy counter, its sampled power, or RAPL on a CPU; "
+           "<i>none</i>: nothing could be read, which is not a zero), and how many items a kWh buys"
+           + (", beside how many a dollar buys" if "cost" in pg.res else "") + ", at each best point.</p>"]
     cost = pg.res.get("cost")
-    return out + _per_mode(eff, lambda m: (_table(_energy_table(eff[eff["mode"] == m], cost), _ENERGY_FMT),))
+    table = lambda d, u: _table(_energy_table(d, cost, u), {energy_headers(u)[1]: "{:,.3g}"})
+    return out + _per_mode(eff, lambda m: _per_family(eff[eff["mode"] == m], table))
 
 # %% ../nbs/08_report.ipynb #31043257
 def _sources(sc:pd.DataFrame, runs:pd.DataFrame) -> str:
