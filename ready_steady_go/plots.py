@@ -323,6 +323,8 @@ def plot_speedup(sp:pd.DataFrame, # `speedup_ci(...)` or `speedup(...)` (average
     "Speed-up of each precision over fp32, by device, with its 95% interval where `sp` has one (`speedup_ci`)."
     d = sp[sp["mode"] == mode]
     if d.empty: raise ValueError(f"no speed-ups in mode {mode!r}: are there fp32 runs?")
+    if "workload" in d and d["workload"].nunique() > 1:  # several families: a row each, never one bar over another
+        d = d.assign(device=d["device"].astype(str) + " · " + d["workload"].map(lambda w: FAMILY_NAMES.get(w, w)))
     with _style(grid=False):  # `_bar_axes` draws it
         fig, ax = _bar_fig(d)
         _bars(ax, d.assign(_missed=d["n_unconverged"].gt(0)) if "n_unconverged" in d else d, "speedup",

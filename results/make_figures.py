@@ -9,7 +9,7 @@ from pathlib import Path
 
 import matplotlib as mpl, pandas as pd
 
-from ready_steady_go.analysis import analyse
+from ready_steady_go.analysis import analyse, rate_name
 from ready_steady_go.plots import plot_speedup
 from ready_steady_go.store import read_csv
 
@@ -21,11 +21,12 @@ out.mkdir(exist_ok=True)
 for mode in sorted(res["speedup"]["mode"].unique(), key=lambda m: m != "train"):
     with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "rsg", "path.simplify": True}):
         plot_speedup(res["speedup"], mode).savefig(out / f"speedup-{mode}.svg", format="svg", metadata={"Date": None})
-best = res["best"].assign(cell=lambda d: d["throughput"].map("{:,.0f}".format) + d["unconverged"].map({True: " †", False: ""}))
-tbl = best.pivot_table(index=["device", "label"], columns=["mode", "precision"], values="cell", aggfunc="first").fillna("")
+best = res["best"].assign(cell=lambda d: d["throughput"].map("{:,.0f}".format) + d["unconverged"].map({True: " †", False: ""}),
+                          rate=lambda d: d["unit"].map(rate_name))  # each model in its family's unit
+tbl = best.pivot_table(index=["device", "label", "rate"], columns=["mode", "precision"], values="cell", aggfunc="first").fillna("")
 cols = [f"{m} {p}" for m, p in tbl.columns]
-print("| device | model | " + " | ".join(cols) + " |\n|---|---|" + "---:|" * len(cols))
-for (dev, model), row in tbl.iterrows(): print(f"| {dev} | {model} | " + " | ".join(row) + " |")
+print("| device | model | unit | " + " | ".join(cols) + " |\n|---|---|---|" + "---:|" * len(cols))
+for (dev, model, rate), row in tbl.iterrows(): print(f"| {dev} | {model} | {rate} | " + " | ".join(row) + " |")
 
 # the home page's published reference: Lambda's fp16 table (nbs/fixtures/lambda), scaling of their 8-GPU H100 SXM5 machine
 from ready_steady_go.analysis import scaling
