@@ -15,17 +15,30 @@ except ImportError: fcntl = None  # Windows: no advisory locks (see `device_lock
 
 # %% auto #0
 __all__ = ['MAX_BS', 'MAX_STEPS', 'MAX_REPEATS', 'MAX_SIZE', 'MAX_SEQ_LEN', 'MAX_NODES', 'NUMBERS', 'WORKERS_PER_CORE',
-           'MAX_READ', 'Lazy', 'TrackingError', 'check_int', 'check_number', 'check_choice', 'check_workers',
-           'check_numbers', 'first_line', 'special_file', 'path_trouble', 'check_path', 'readable_file',
-           'writable_folder', 'visible', 'mps_available', 'check_device_name', 'pick_device', 'synchronize',
-           'reset_peak_memory', 'peak_memory_mb', 'free_memory', 'gc_paused', 'device_name', 'lock_path', 'device_lock',
-           'check_unlocked', 'cpu_name', 'nvidia_driver', 'env_id', 'fingerprint', 'import_graph', 'import_cycle']
+           'MAX_READ', 'Lazy', 'import_hiding', 'TrackingError', 'check_int', 'check_number', 'check_choice',
+           'check_workers', 'check_numbers', 'first_line', 'special_file', 'path_trouble', 'check_path',
+           'readable_file', 'writable_folder', 'visible', 'mps_available', 'check_device_name', 'pick_device',
+           'synchronize', 'reset_peak_memory', 'peak_memory_mb', 'free_memory', 'gc_paused', 'device_name', 'lock_path',
+           'device_lock', 'check_unlocked', 'cpu_name', 'nvidia_driver', 'env_id', 'fingerprint', 'import_graph',
+           'import_cycle']
 
 # %% ../nbs/00_env.ipynb #180cac2b
 class Lazy:
     "A module imported on first use of one of its attributes (a module that needs it only in some functions)."
-    def __init__(self, name:str): self._name = name
-    def __getattr__(self, k): return getattr(importlib.import_module(self._name), k)
+    def __init__(self, name:str, hide:tuple=()): self._name, self._hide = name, hide  # `hide`: see `import_hiding`
+    def __getattr__(self, k):
+        if self._name not in sys.modules: import_hiding(self._name, self._hide)
+        return getattr(importlib.import_module(self._name), k)
+
+def import_hiding(name:str, # the module to import
+                  hide:tuple=(), # modules it imports only if they are there, which it need not
+                 ):
+    "Import `name` while the modules `hide` look absent, so that its optional imports of them are skipped; then they import again."
+    hidden = [h for h in hide if h not in sys.modules]
+    sys.modules.update(dict.fromkeys(hidden, None))  # an import of one raises ImportError, as if not installed
+    try: return importlib.import_module(name)
+    finally:
+        for h in hidden: sys.modules.pop(h, None)
 
 # %% ../nbs/00_env.ipynb #5241cee9
 torch = Lazy("torch")

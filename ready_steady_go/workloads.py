@@ -28,7 +28,7 @@ __all__ = ['LM_CONFIGS', 'UNET3D_CONFIGS', 'OPS', 'OP_NOTES', 'PIPELINES', 'DEFA
            'parse_patch', 'UNet3D', 'MicroOp', 'cache_dir', 'synthetic_jpegs', 'ImagePipeline', 'get_workload']
 
 # %% ../nbs/01_workloads.ipynb #adbf61fd
-timm = Lazy("timm")
+timm = Lazy("timm", hide=("wandb",))  # timm tries W&B for its own logging, which is not used here: 0.3 s a process
 
 # %% ../nbs/01_workloads.ipynb #2411f97d
 _GPT2 = dict(vocab_size=50257, n_positions=1024, bos_token_id=50256, eos_token_id=50256)
