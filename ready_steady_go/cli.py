@@ -632,9 +632,10 @@ def ready_steady_go_report(
     "Write an HTML report, summary tables and figures from the runs in a store or other sources."
     _check_report_light(sources, store, title, out, max_models)
     from ready_steady_go.analysis import parse_works
-    from ready_steady_go.report import timed_read, write_report
+    from ready_steady_go.report import check_report_folder, timed_read, write_report
     pr = _prices(prices, price)
     for w, flag in ((train_for, "--train_for"), (infer_for, "--infer_for")): parse_works(w, flag)  # before any work
+    check_report_folder(out)  # a folder that cannot take the report is refused before the runs are read
     runs = timed_read(_report_runs, sources, store)  # says how long it took, where that is long
     page = write_report(runs, out, pr, title, include_unconverged=include_unconverged, only_valid=only_valid,
                         train_for=train_for, infer_for=infer_for, device=device, max_models=max_models)
