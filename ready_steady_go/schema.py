@@ -14,11 +14,11 @@ from typing import Annotated
 
 # %% auto #0
 __all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'OPTIMIZERS', 'COMPILE_MODES', 'STATUSES', 'NO_MODE',
-           'NO_PRECISION', 'UNCONVERGED_HINT', 'PEAK_BELOW', 'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS',
-           'REPORT_COLUMNS', 'POINT_FIELDS', 'RUN_FIELDS', 'STOP_FIELDS', 'DEFAULT_STORE', 'WANDB_MODES', 'PRESETS',
-           'ENGINE_DEFAULTS', 'SWEEP_POINT', 'BadInput', 'kind_of', 'stepwise', 'precision_2022', 'new_run_id',
-           'Result', 'num_text', 'example_row', 'Point', 'params_of', 'settings_of', 'check_rdzv_id', 'check_endpoint',
-           'torchrun_options', 'sweep_params', 'sweep_signature']
+           'NO_PRECISION', 'UNCONVERGED_HINT', 'FIXED_STOP_HINT', 'PEAK_BELOW', 'IDENTITY', 'FINGERPRINT',
+           'COLUMN_GROUPS', 'COLUMNS', 'REPORT_COLUMNS', 'POINT_FIELDS', 'RUN_FIELDS', 'STOP_FIELDS', 'DEFAULT_STORE',
+           'WANDB_MODES', 'PRESETS', 'ENGINE_DEFAULTS', 'SWEEP_POINT', 'BadInput', 'kind_of', 'stepwise',
+           'precision_2022', 'new_run_id', 'Result', 'num_text', 'example_row', 'Point', 'params_of', 'settings_of',
+           'check_rdzv_id', 'check_endpoint', 'torchrun_options', 'sweep_params', 'sweep_signature']
 
 # %% ../nbs/00a_schema.ipynb #1b2fa793
 class BadInput(ValueError):
@@ -63,6 +63,8 @@ def precision_2022(fp16, # a 2022 record's `fp16` flag: a bool, 0/1 or text
 UNCONVERGED_HINT = ("its 95% CI did not reach the target in the time allowed: for a CPU, try a looser target "
                     "(--target_ci 0.05), fewer threads (OMP_NUM_THREADS), or a quieter machine; "
                     "elsewhere a longer --max_seconds")
+FIXED_STOP_HINT = ("it stopped where asked (--n_batches or --n_seconds) before its 95% CI reached the target: more "
+                   "steps, or the automatic stop rule, would narrow it")
 # the condition of a run that beat the measured peak even after it was measured again: `mfu_measured` is missing
 PEAK_BELOW = "measured peak below achieved"
 
@@ -262,7 +264,7 @@ def _conditions(r:Result) -> list[str]:
                    "would be")
     if r.compile_fallback: out.append("  ! compiled, but no graph was captured: this ran eagerly")
     if r.recompiles: out.append(f"  ! {r.recompiles} recompilations while timed")
-    if r.ci_target_met is False: out.append(f"  note: {UNCONVERGED_HINT}")
+    if r.ci_target_met is False: out.append(f"  note: {UNCONVERGED_HINT if r.stop in (None, 'auto') else FIXED_STOP_HINT}")
     return out
 
 # %% ../nbs/00a_schema.ipynb #ebc54f69
