@@ -446,7 +446,8 @@ def plot_batch(t:pd.DataFrame, # `tidy(...)`
         gss = {p: [(dev, lines[p, dev], colors[dev]) for dev in devs if (p, dev) in lines] for p in precs}
         xs = [x for j, p in enumerate(precs)
               for x in _batch_column(axs[0, j], axs[1, j] if mem else None, p, gss[p], oom=first_oom)]
-        _batch_axes(axs, sorted(d["bs"].unique()), [*d["bs"], *xs], [(0, ytop), _margins(d["peak_mem_mb"] / 1024)],
+        bss = sorted({*d["bs"].astype(int), *map(int, xs)})  # every batch size drawn is labelled: an OOM's too
+        _batch_axes(axs, bss, [*d["bs"], *xs], [(0, ytop), _margins(d["peak_mem_mb"] / 1024)],
                     rate_name(unit_name(d)))
         shown = [dev for dev in devs if dev in {g[0] for gs in gss.values() for g in gs}]
         fig.legend([Line2D([], [], color=colors[dev], marker="o", ms=3, lw=1.3) for dev in shown],
