@@ -21,7 +21,8 @@ out.mkdir(exist_ok=True)
 for mode in sorted(res["speedup"]["mode"].unique(), key=lambda m: m != "train"):
     with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "rsg", "path.simplify": True}):
         plot_speedup(res["speedup"], mode).savefig(out / f"speedup-{mode}.svg", format="svg", metadata={"Date": None})
-best = res["best"].assign(cell=lambda d: d["throughput"].map("{:,.0f}".format) + d["unconverged"].map({True: " †", False: ""}),
+num = lambda v: f"{v / 1e6:,.1f} M" if v >= 1e6 else f"{v:,.0f}"  # voxels/s in millions: 85.9 M, not 85,880,536
+best = res["best"].assign(cell=lambda d: d["throughput"].map(num) + d["unconverged"].map({True: " †", False: ""}),
                           rate=lambda d: d["unit"].map(rate_name))  # each model in its family's unit
 tbl = best.pivot_table(index=["device", "label", "rate"], columns=["mode", "precision"], values="cell", aggfunc="first").fillna("")
 cols = [f"{m} {p}" for m, p in tbl.columns]
