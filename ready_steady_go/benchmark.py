@@ -32,8 +32,8 @@ from torch.utils._pytree import tree_leaves
 __all__ = ['make_step', 'CudaTimer', 'COMPILE_MODES', 'PEAK_METHOD', 'check_precision', 'precision_flags', 'HostTimer',
            'BlockTimer', 'EventTimer', 'make_timer', 't975', 'RunningStats', 'StopRule', 'step_stats', 'step_history',
            'flops_per_sample', 'check_settings', 'CheckedPoint', 'check_point', 'World', 'combine', 'peak_devices',
-           'measure_point', 'benchmark', 'warm_up_device', 'measure_matmul_peak', 'measured_peak', 'memory_estimate',
-           'check_memory']
+           'measure_point', 'benchmark', 'warm_up_device', 'measure_matmul_peak', 'measured_peak', 'example_peak',
+           'memory_estimate', 'check_memory']
 
 # %% ../nbs/02_benchmark.ipynb #24251695
 _AMP = dict(fp16=torch.float16, bf16=torch.bfloat16)
@@ -884,6 +884,17 @@ def measured_peak(dev:str|torch.device="auto", # the device
     if store is not None and (why := save_peak(peak, store)): print(f"ready-steady-go: {why}", file=sys.stderr)
     _PEAKS[key] = max(peak["tflops"] * 1e12, kept or 0, _PEAKS.get(key, 0) if measure else 0)  # the best seen
     return _PEAKS[key]
+
+# %% ../nbs/02_benchmark.ipynb #120b9972
+def example_peak(device:str|torch.device="cpu", # the device whose environment (`env.fingerprint`) keeps it
+                 **kw,                           # fields to change: `tflops`, `precision`, ...
+                ) -> dict:
+    "A made-up matmul peak of `device` on this machine, as `measured_peak` keeps it: for tests that must not spend seconds measuring one."
+    from ready_steady_go.env import fingerprint
+    dev = pick_device(device); fp = fingerprint(dev)
+    return dict(env_id=fp["env_id"], precision="fp32", device=str(dev), device_name=fp["device_name"], tflops=0.1,
+                best_size=256, sizes={256: 0.1}, ci_rel=0.01, iqr_rel=0.01, matmuls_per_step=4, method=PEAK_METHOD,
+                timestamp=datetime.now(timezone.utc).isoformat()) | kw
 
 # %% ../nbs/02_benchmark.ipynb #895b8069
 def _nbytes(t) -> int: return t.numel() * t.element_size() if isinstance(t, torch.Tensor) else 0

@@ -113,6 +113,8 @@ def warm_text(w:dict, # what `warm_up_device` saw
     return f"warming the device up: {rate}, not steady yet after {w['seconds']:.1f} s — going on"
 
 # %% ../nbs/05_sweep.ipynb #c1e2e57e
+def _s(n:int) -> str: return "" if n == 1 else "s"  # 1 point, 2 points
+
 def _table_text(df:pd.DataFrame) -> str:
     "The summary table as text, `-` for what is missing."
     return df.astype(object).where(df.notna(), "-").to_string(index=False) if len(df) else "(no points)"
@@ -148,7 +150,7 @@ class SweepSummary:
     def __str__(self):
         return "\n".join([
             _table_text(self.table), "", *_skip_lines(self.skipped), *_mark_lines(self.table),
-            f"{self.measured} points measured, {self.resumed} already in the store, "
+            f"{self.measured} point{_s(self.measured)} measured, {self.resumed} already in the store, "
             f"{len(self.skipped)} skipped after OOM, {self.errors} errors; {self.seconds:.1f} s",
             f"results: {self.store} (env_id {self.env_id}); report: ready-steady-go-report --store {self.store}"])
 
@@ -591,7 +593,7 @@ def _warm_first(run:_Sweep):
 def _say_how_to_resume(run:_Sweep, e:KeyboardInterrupt):
     "What stopped the sweep (Ctrl-C or SIGTERM), what it has stored, and how to go on."
     how = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
-    _say(f"{how}: {run.measured} points measured and stored in {run.plan.store}; "
+    _say(f"{how}: {run.measured} point{_s(run.measured)} measured and stored in {run.plan.store}; "
          "run the same command again to resume")
 
 def _loop(run:_Sweep):

@@ -19,7 +19,7 @@ from torch.nn import functional as F
 from torch.utils.flop_counter import FlopCounterMode
 from torch._subclasses.fake_tensor import FakeTensorMode
 
-from .env import BadInput, Lazy
+from .env import BadInput, Lazy, import_hiding
 from .schema import PRECISIONS, kind_of
 
 # %% auto #0
@@ -398,6 +398,11 @@ def parse_patch(size:int|str, # a cube side (`64`, `"64"`) or `"DxHxW"` (`"32x12
 
 def _size_str(dhw): return dhw[0] if len(set(dhw)) == 1 else "x".join(map(str, dhw))
 
+def _monai():
+    "Import MONAI with its transformers-based networks (never built here) skipped: a second of every 3D U-Net process."
+    import sys
+    if "monai" not in sys.modules: import_hiding("monai", hide=("transformers",))
+
 # %% ../nbs/01_workloads.ipynb #78f2bccb
 class UNet3D(Workload):
     "A 3D U-Net (MONAI `BasicUNet`) trained on (or run over) random patches with Dice + cross-entropy."
@@ -430,7 +435,7 @@ class UNet3D(Workload):
 
     def build(self, counting:bool=False) -> nn.Module:
         "A freshly initialised 3D U-Net, on the current default device."
-        from monai.networks.nets import BasicUNet
+        _monai(); from monai.networks.nets import BasicUNet
         return BasicUNet(spatial_dims=3, in_channels=1, out_channels=self.classes, features=self.features)
 
     def batch(self, bs:int, device:torch.device|str, channels_last:bool=False):
@@ -444,7 +449,7 @@ class UNet3D(Workload):
     def loss(self):
         "MONAI's Dice + cross-entropy on softmax outputs and one-hot labels."
         if not hasattr(self, "_loss"):
-            from monai.losses import DiceCELoss
+            _monai(); from monai.losses import DiceCELoss
             self._loss = DiceCELoss(to_onehot_y=True, softmax=True)
         return self._loss
 
@@ -463,7 +468,7 @@ class UNet3D(Workload):
         if not self.sliding_window:
             return super().make_step(device, bs, precision=precision, mode=mode, optimizer=optimizer,
                                      channels_last=channels_last, compile=compile, fused=fused, wrap=wrap)
-        from monai.inferers import sliding_window_inference
+        _monai(); from monai.inferers import sliding_window_inference
         self.check(precision, mode, channels_last, compile)
         dev = torch.device(device)
         fwd, (x, _) = wrap(self._model_on(dev, channels_last, compile)).eval(), self.batch(bs, dev, channels_last)
