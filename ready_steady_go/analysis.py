@@ -154,6 +154,8 @@ def _with_defaults(runs:pd.DataFrame) -> pd.DataFrame:
         if c not in df: df[c] = np.nan
     for c in ("size", "seq_len"): df[c] = _num(df, c).fillna(0).astype("int64")
     df["workload"] = _each_distinct(_kind_of, df["workload"]) if "workload" in df else "image"
+    # a language model's variant is its sequence length: a size beside it (earlier versions recorded the image default) is none
+    df.loc[df["workload"].eq("lm"), "size"] = 0
     df = _stepwise(df)
     df["patch"] = _patch_text(df)
     unit = df["workload"].map(FAMILY_UNITS)
