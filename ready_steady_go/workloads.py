@@ -399,7 +399,7 @@ def parse_patch(size:int|str, # a cube side (`64`, `"64"`) or `"DxHxW"` (`"32x12
 def _size_str(dhw): return dhw[0] if len(set(dhw)) == 1 else "x".join(map(str, dhw))
 
 def _monai():
-    "Import MONAI with its transformers-based networks (never built here) skipped: a second of every 3D U-Net process."
+    "Import MONAI with its transformers-based networks (never built here) skipped: 0.5 to 1 s of every 3D U-Net process."
     import sys
     if "monai" not in sys.modules: import_hiding("monai", hide=("transformers",))
 
