@@ -20,12 +20,13 @@ __all__ = ['KEYS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASU
            'DATASETS', 'DEFAULT_WORK', 'TIME_TO_TRAIN_COLS', 'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY_COLS',
            'CONDITION_COLS', 'SCALING_COLUMNS', 'MODE_NAMES', 'FACTOR_COLS', 'RATE_NAMES', 'COST_PER', 'MISSED_MARK',
            'FAMILY_ORDER', 'FAMILY_NAMES', 'clean_device_name', 'clean_device_names', 'weights_precision',
-           'ci_target_met', 'world_sizes', 'usable', 'keyed_once', 'tidy', 'best_batch', 'relative', 'ratio_ci',
-           'throughput_ci_rel', 'speedup_ci', 'speedup', 'average', 'oom_batch', 'environments', 'parse_prices', 'cost',
-           'value_table', 'best_precision', 'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'parse_work',
-           'work_text', 'parse_works', 'fits', 'unused_work', 'time_to_train', 'comparability', 'comparability_note',
-           'efficiency', 'scaling', 'convergence', 'flagged', 'analyse', 'mode_name', 'run_cost', 'best_configs',
-           'cost_factors', 'factor_sentence', 'rate_name', 'cost_per', 'ranking']
+           'ci_target_met', 'world_sizes', 'usable', 'keyed_once', 'tidy', 'best_batch', 'shared_models', 'relative',
+           'ratio_ci', 'throughput_ci_rel', 'speedup_ci', 'speedup', 'average', 'oom_batch', 'environments',
+           'parse_prices', 'cost', 'value_table', 'best_precision', 'dataset_size', 'time_for', 'human_duration',
+           'extrapolate', 'parse_work', 'work_text', 'parse_works', 'fits', 'unused_work', 'time_to_train',
+           'comparability', 'comparability_note', 'efficiency', 'scaling', 'convergence', 'flagged', 'analyse',
+           'mode_name', 'run_cost', 'best_configs', 'cost_factors', 'factor_sentence', 'rate_name', 'cost_per',
+           'ranking']
 
 # %% ../nbs/06_analysis.ipynb #7abdf383
 _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
@@ -273,12 +274,42 @@ def _model_keys(df:pd.DataFrame) -> list[str]: return [c for c in ("model", "siz
 def _family(df:pd.DataFrame) -> list[str]: return ["workload"] if "workload" in df else []
 def _model_col(df:pd.DataFrame) -> str: return "label" if "label" in df else "model"
 
+def _ranked_together(has:dict) -> set:
+    "Of `{device: its models}`, the devices ranked together: those that share a model, while all of them share one."
+    common = lambda ds: set.intersection(*(has[d] for d in ds)) if ds else set()
+    if len(has) == 1: return set(has)
+    devs = {d for d, m in has.items() if any(m & has[e] for e in has if e != d)}
+    while len(devs) > 2 and not common(devs):  # drop the device whose absence leaves the most models shared
+        devs.remove(min(devs, key=lambda d: (-len(common(devs - {d})), len(has[d]), d)))
+    if not common(devs): return set()
+    return devs | {d for d in has if common(devs) <= has[d]}  # and every device that measured all of those
+
+def shared_models(best:pd.DataFrame, # best batch sizes (see `best_batch`)
+                 ) -> pd.DataFrame:
+    "Per family, mode and device: whether it is `ranked`, its own `models` and the `shared` ones every ranked device measured."
+    mc, rows = _model_col(best), []
+    for key, g in best.groupby([*_family(best), "mode"], sort=True):
+        has = {d: set(x[mc]) for d, x in g.groupby("device", sort=True)}
+        devs = _ranked_together(has)
+        both = set.intersection(*(has[d] for d in devs)) if devs else set()
+        fam = dict(zip([*_family(best), "mode"], key if isinstance(key, tuple) else (key,)))
+        rows += [fam | dict(device=d, ranked=d in devs, models=sorted(m), shared=sorted(both)) for d, m in has.items()]
+    return pd.DataFrame(rows, columns=[*_family(best), "mode", "device", "ranked", "models", "shared"])
+
 def relative(best:pd.DataFrame, # best batch sizes (see `best_batch`)
             ) -> pd.DataFrame:
-    "`best` with `relative`: 100 × throughput / the best of any device and precision on that model and mode."
+    """`best` with `relative`: 100 × throughput / the best of any device and precision on that model and mode (none
+    where one device of several measured it); `ranked`: its device and model are in that mode's ranking."""
     top = best.groupby(_model_keys(best) + ["mode"])["throughput"].transform("max")
+    mc, on = _model_col(best), [*_family(best), "mode", "device"]
+    s = shared_models(best).explode("shared")
+    pairs = set(map(tuple, s.loc[s["ranked"], [*on, "shared"]].itertuples(index=False)))
+    ranked = [tuple(r) in pairs for r in best[[*on, mc]].itertuples(index=False)]
+    n_dev = best.groupby([*_family(best), "mode"])["device"].transform("nunique")
+    alone = best.groupby(_model_keys(best) + ["mode"])["device"].transform("nunique").eq(1) & n_dev.gt(1)
+    top = top.where(~alone)  # a model only one device of several measured: 100 against itself says nothing
     return best.assign(relative=100 * best["throughput"] / top, relative_lo=100 * best["throughput_lo"] / top,
-                       relative_hi=100 * best["throughput_hi"] / top)
+                       relative_hi=100 * best["throughput_hi"] / top, ranked=ranked)
 
 # %% ../nbs/06_analysis.ipynb #de5d2591
 def ratio_ci(a, # numerators (throughputs), scalars or arrays
@@ -369,6 +400,7 @@ def speedup(best:pd.DataFrame, # best batch sizes (see `best_batch`)
 def average(rel:pd.DataFrame, # relative throughput (see `relative`)
            ) -> pd.DataFrame:
     "Per device, precision, mode (and family): the arithmetic and geometric mean of relative throughput over models."
+    if "ranked" in rel: rel = rel[rel["ranked"].astype(bool)]  # only the models every device ranked measured
     mc = _model_col(rel)
     u = rel["unconverged"] if "unconverged" in rel else pd.Series(False, index=rel.index)
     # each model's own interval: the normaliser is common to every device
@@ -380,7 +412,7 @@ def average(rel:pd.DataFrame, # relative throughput (see `relative`)
                     relative_mean=("relative", "mean"), n_models=(mc, "nunique"), n_unconverged=("_u", "sum"))
     out = out.rename(columns=dict(_geo="relative_geomean", _geo_lo="relative_geomean_lo",
                                   _geo_hi="relative_geomean_hi"))
-    # models measured in that mode (and family) on any device
+    # models ranked in that mode (and family)
     of = rel.groupby(["mode", *fam])[mc].nunique().rename("of_models")
     out = out.merge(of.reset_index(), on=["mode", *fam], how="left")
     out["of_models"] = out["of_models"].fillna(0).astype(int)
@@ -426,7 +458,7 @@ def _price(name, value) -> tuple[str, float]:
     try: p = float(value)
     except (TypeError, ValueError): p = float("nan")
     if not (p > 0 and math.isfinite(p)):
-        raise BadInput(f"price {value!r} for {name!r} is not a positive number of $/hour")
+        raise BadInput(f"price {value!r} for {name!r} is not a positive number of $ per GPU-hour")
     return clean_device_name(str(name)), p
 
 def _prices_file(path:str) -> dict[str, float]:
@@ -440,7 +472,7 @@ def _prices_file(path:str) -> dict[str, float]:
 
 def parse_prices(prices=None, # a CSV path, `"NAME=USD"` or `"NAME:USD"`, a dict, a DataFrame, or a list
                 ) -> dict[str, float]:
-    "Prices in $/hour by short device name."
+    "Prices in $ per GPU-hour (one GPU for one hour) by short device name."
     if prices is None: return {}
     if isinstance(prices, dict): return dict(_price(k, v) for k, v in prices.items())
     if isinstance(prices, pd.DataFrame):
@@ -474,11 +506,12 @@ def _known_prices(prices, devices) -> dict[str, float]:
 def cost(best:pd.DataFrame, # best batch sizes (see `best_batch`), or any table with device and throughput
          prices, # $/hour per device (see `parse_prices`)
         ) -> pd.DataFrame:
-    "`best` rows of priced devices with `price_per_hour`, `samples_per_dollar` and `usd_per_million` samples."
+    "`best` rows of priced devices with `price_per_hour` (per GPU), `samples_per_dollar` and `usd_per_million` samples."
     p = _known_prices(prices, best["device"].unique())
     out = best[best["device"].isin(list(p))].copy()
     out["price_per_hour"] = out["device"].map(p).astype(float)
-    out["samples_per_dollar"] = out["throughput"] * 3600 / out["price_per_hour"]
+    # a throughput of several GPUs pays for each of them
+    out["samples_per_dollar"] = out["throughput"] * 3600 / (out["price_per_hour"] * world_sizes(out))
     out["usd_per_million"] = 1e6 / out["samples_per_dollar"]
     return out.reset_index(drop=True)
 
@@ -616,7 +649,7 @@ DEFAULT_WORK = dict(train=dict(image="90 epochs imagenet-1k", data="90 epochs im
                     infer=dict(image="1 epoch imagenet-1k-val", data="1 epoch imagenet-1k-val", unet3d="1T voxels",
                                op="100k steps", lm="1B tokens"))
 TIME_TO_TRAIN_COLS = ("device", "workload", "model", "precision", "mode", "bs", "unit", "throughput",
-                      "steps_per_minute", "work", "seconds", "duration")
+                      "steps_per_minute", "work", "seconds", "duration", "gpus", "price_per_gpu_hour", "cost_usd")
 
 def parse_works(texts, # amounts of work: a text (commas between amounts), a list of them, a parsed dict, or None
                 name:str="--train_for", # how the user knows them, for the refusal
@@ -655,8 +688,9 @@ def _samples(w:dict, bs:float, ips:float) -> float:
 def time_to_train(best:pd.DataFrame, # best points (`analyse(...)["best"]`), with `unit`, `bs`, `items_per_sample`
                   train_for:str|list|None=None, # work for training rows, each family the first that fits its unit
                   infer_for:str|list|None=None, # work for inference rows (see `parse_works`); default: each family's
+                  prices=None, # $ per GPU-hour per device (see `parse_prices`): the work's cost where given
                  ) -> pd.DataFrame:
-    "Per row of `best`: steps per minute and the time for the work of its mode, in `TIME_TO_TRAIN_COLS`."
+    "Per row of `best`: steps per minute, the time for the work of its mode and its cost, in `TIME_TO_TRAIN_COLS`."
     given = {m: parse_works(w, f"--{m}_for") for m, w in (("train", train_for), ("infer", infer_for))}
     if best.empty: return pd.DataFrame(columns=list(TIME_TO_TRAIN_COLS))
     unit = (best["unit"].astype(object).where(best["unit"].notna(), "images") if "unit" in best
@@ -674,6 +708,9 @@ def time_to_train(best:pd.DataFrame, # best points (`analyse(...)["best"]`), wit
                             bs=best["bs"], unit=unit, throughput=best["throughput"], steps_per_minute=sps / bs * 60,
                             work=[work_text(w) for w in works], seconds=secs))
     out["duration"] = [human_duration(x) if pd.notna(x) else "" for x in out["seconds"]]
+    out["gpus"] = world_sizes(best)  # the rate is the whole world's: each of its GPUs is paid for
+    out["price_per_gpu_hour"] = out["device"].map(parse_prices(prices)).astype(float)
+    out["cost_usd"] = _num(out, "seconds") / 3600 * out["price_per_gpu_hour"] * out["gpus"]
     return out[list(TIME_TO_TRAIN_COLS)].reset_index(drop=True)
 
 # %% ../nbs/06_analysis.ipynb #0a696c5f
@@ -954,7 +991,8 @@ def _priced(out:dict, prices) -> dict:
     p = {k: v for k, v in p.items() if k in set(best["device"])}
     fams = list(dict.fromkeys(avg["workload"])) if "workload" in avg else []
     one = avg if len(fams) <= 1 else avg[avg["workload"] == ("image" if "image" in fams else fams[0])]
-    return out | dict(cost=cost(best, p), value=value_table(best_precision(one), p, by=("mode",)))
+    ranked = {k: v for k, v in p.items() if k in set(one["device"])}  # a device in no ranking has no value factor
+    return out | dict(cost=cost(best, p), value=value_table(best_precision(one), ranked, by=("mode",)))
 
 def analyse(runs:pd.DataFrame, # the runs table
             prices=None, # $/hour per device (see `parse_prices`), or None
@@ -971,7 +1009,8 @@ def _analyse(runs, prices, include_unconverged, only_valid):
     best = relative(best_batch(t if include_unconverged else t[~t["unconverged"]]))
     more = [c for c in ("conditions",) if c in runs]  # what tidy does not carry, beside each best point
     if more: best = best.merge(_per_config(runs, more), on=list(KEYS) + ["bs"], how="left")
-    out = dict(tidy=t, best=best, average=average(best), speedup=speedup_ci(best), oom=oom_batch(runs),
+    out = dict(tidy=t, best=best, average=average(best), shared=shared_models(best), speedup=speedup_ci(best),
+               oom=oom_batch(runs),
                environments=environments(runs), convergence=convergence(t), efficiency=efficiency(best, runs),
                scaling=scaling(runs),  # comparability: only what is ranked side by side
                comparability=comparability(_ranked(runs, best)) if len(best) else comparability(runs).iloc[:0])

@@ -614,8 +614,8 @@ def ready_steady_go_report(
     store:str|Path=None,      # the SQLite store to read (default: rsg-results.db, when no source is given)
     # the folder to write report.html, summary.csv, average.csv, time_to_train.csv, scaling.csv and figures/ into
     out:str|Path="rsg-report",
-    prices:str|Path=None,     # a CSV of prices in $/hour: columns device, price_per_hour
-    price:Annotated[str, "a device's price in $/hour, e.g. \"RTX 4090=0.69\" (repeat for more)",
+    prices:str|Path=None,     # a CSV of prices in $ per GPU-hour: columns device, price_per_hour
+    price:Annotated[str, "a device's price in $ per GPU-hour, e.g. \"RTX 4090=0.69\" (repeat for more)",
                     {"action": "append"}]=None,
     title:str="Ready, Steady, Go! benchmark report", # the report's title
     include_unconverged:bool=False, # rank points whose CI missed its target too (marked); by default they are left out

@@ -281,6 +281,8 @@ def plot_relative(best:pd.DataFrame, # `relative(best_batch(...))` (or `analyse(
                  ) -> Figure:
     "Relative throughput by device for one model and mode, a bar per precision, sorted by the fastest precision."
     d = _select(best, model, mode)
+    if d["relative"].isna().all():
+        raise ValueError(f"no relative throughput for {model!r} ({mode}): one device of several measured it")
     with _style(grid=False):  # `_bar_axes` draws it
         fig, ax = _bar_fig(d)
         _bars(ax, d, "relative", lo="relative_lo", hi="relative_hi", flag="unconverged" if "unconverged" in d else None)

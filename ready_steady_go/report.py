@@ -19,6 +19,7 @@ from .schema import COLUMNS, PEAK_BELOW, REPORT_COLUMNS
 from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, FAMILY_NAMES, FAMILY_ORDER, FAMILY_UNITS, KEYS,
     MEASURED_SOURCES, MISSED_MARK, SCALING_COLUMNS, TIME_TO_TRAIN_COLS, analyse, best_batch, clean_device_name,
     comparability_note, cost_per, flagged, keyed_once, mode_name, num_text, parse_prices, parse_works, ranking,
+    shared_models,
     rate_name, ratio_ci, throughput_ci_rel, time_to_train, unused_work)
 from .analysis import _keyed, _model_col, _per_config
 from .store import can_fork, prune_files, spreadsheet_safe
@@ -27,11 +28,11 @@ from .plots import (plot_average, plot_batch, plot_cost, plot_efficiency, plot_r
     plot_scaling, plot_speedup, svg, unit_name)
 
 # %% auto #0
-__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'FEED_COLS', 'REPORT_MARKER', 'PROGRESS_RUNS', 'PROGRESS_S', 'summary_table',
-           'average_table', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table', 'pick_device',
-           'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache', 'report_svgs',
-           'check_report_folder', 'Report', 'build_report', 'check_max_models', 'write_report', 'say_stage',
-           'timed_read', 'energy_headers', 'model_index']
+__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME', 'FEED_COLS', 'REPORT_MARKER', 'PROGRESS_RUNS', 'PROGRESS_S',
+           'summary_table', 'average_table', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table',
+           'pick_device', 'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache',
+           'report_svgs', 'check_report_folder', 'Report', 'build_report', 'check_max_models', 'write_report',
+           'say_stage', 'timed_read', 'energy_headers', 'model_index']
 
 # %% ../nbs/08_report.ipynb #37ce9eb4
 SUMMARY_COLS = ("device", "workload", "model", "precision", "mode", "bs", "unit", "throughput", "relative")
@@ -54,16 +55,24 @@ def _is_test(models) -> pd.Series:
     "Per model: a tiny test stand-in (`test_resnet`, `test-gpt2`), whose speed says nothing about real training."
     return pd.Series(list(models), dtype=object).astype(str).str.startswith(("test_", "test-"))
 
+NO_TIME = ("op", "data")  # families that train nothing: a matmul or a decoder has no time to train
+
+def _timed(best:pd.DataFrame) -> np.ndarray:
+    "Per row: whether a time for the work means something (a real model of a family that trains)."
+    fam = best["workload"] if "workload" in best else pd.Series("image", index=best.index)
+    return (~_is_test(best["model"]).to_numpy()) & ~fam.isin(NO_TIME).to_numpy()
+
 def time_to_train_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`), with `items_per_sample`
                         train_for:str|dict|None=None, # the training work (`2T tokens`); default: each family's
                         infer_for:str|dict|None=None, # the inference work; default: each family's
+                        prices=None, # $ per GPU-hour per device (see `parse_prices`): the cost of the work
                        ) -> pd.DataFrame:
-    """Per device, model and mode, at the device's fastest precision: steps per minute and the time for the work
-    (`time_to_train`). Never for test models."""
-    d = best[~_is_test(best["model"]).to_numpy()]
+    """Per device, model and mode, at the device's fastest precision: steps per minute, the time for the work
+    and, with a price, its cost (`time_to_train`). Never for test models, micro-ops or the input pipeline."""
+    d = best[_timed(best)]
     if d.empty: return time_to_train(d, train_for, infer_for)
     d = d.loc[d.groupby(["device", _model_col(d), "mode"])["throughput"].idxmax()]
-    out = time_to_train(d, train_for, infer_for)
+    out = time_to_train(d, train_for, infer_for, prices)
     return out.sort_values(["mode", "model", "seconds"], ascending=[False, True, True], ignore_index=True)
 
 # %% ../nbs/08_report.ipynb #b6436ee6
@@ -75,7 +84,8 @@ def duration_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`)
     if tt is None: e = time_to_train_table(best[best["mode"] == mode])
     else: e = tt[tt["mode"].eq(mode) & tt["model"].isin(best[_model_col(best)])]
     if e.empty: return pd.DataFrame(columns=["device"])
-    e = e.assign(cell=e["duration"] + " (" + e["precision"] + ")")
+    usd = [f" · ${num_text(c)}" if pd.notna(c) else "" for c in e.get("cost_usd", pd.Series(np.nan, index=e.index))]
+    e = e.assign(cell=e["duration"] + usd + " (" + e["precision"] + ")")
     return e.pivot(index="device", columns="model", values="cell").rename_axis(columns=None).reset_index().fillna("")
 
 # %% ../nbs/08_report.ipynb #b7ad7240
@@ -155,7 +165,7 @@ def _absolute(b:pd.DataFrame, runs:pd.DataFrame) -> pd.DataFrame:
 def machine_table(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
                   runs:pd.DataFrame, # the runs table, for FLOP/s and conditions
                   device:str, # the device (see `pick_device`)
-                  prices=None, # $/hour per device (see `parse_prices`)
+                  prices=None, # $ per GPU-hour per device (see `parse_prices`)
                   train_for=None, # training work per family (see `time_to_train`)
                   infer_for=None, # inference work per family
                  ) -> pd.DataFrame:
@@ -164,12 +174,13 @@ def machine_table(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
     b = b.assign(_f=b["workload"].map({f: i for i, f in enumerate(FAMILY_ORDER)}).fillna(9),
                  _m=b["mode"].map({"train": 0, "infer": 1}).fillna(2))
     b = b.sort_values(["_f", "label", "_m", "precision"], ignore_index=True).drop(columns=["_f", "_m"])
-    tt = time_to_train(b, train_for, infer_for)
-    test = _is_test(b["model"]).to_numpy()  # a tiny stand-in's speed says nothing about real work
+    tt = time_to_train(b, train_for, infer_for, prices)
+    test = ~_timed(b)  # a tiny stand-in's speed says nothing about real work; a matmul trains nothing
     price = parse_prices(prices).get(device, np.nan)
     q = np.array([cost_per(u)[0] for u in b["unit"]])
     return b.assign(work=tt["work"].to_numpy(), seconds=np.where(test, np.nan, pd.to_numeric(tt["seconds"], errors="coerce")),
                     duration=np.where(test, "", tt["duration"].to_numpy(object)), price_per_hour=price,
+                    work_usd=np.where(test, np.nan, pd.to_numeric(tt["cost_usd"], errors="coerce").to_numpy(float)),
                     usd_per=price / 3600 / b["throughput"] * q, cost_per=[cost_per(u)[1] for u in b["unit"]])
 
 # %% ../nbs/08_report.ipynb #237bb70f
@@ -204,9 +215,9 @@ def most_measured(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
 def _figure_jobs(res:dict, models:list|None=None) -> list[tuple[str, str, object]]:
     "`(file name, section, function drawing the figure)` for every figure of the report (per model: `models`)."
     jobs, best, t = [], res["best"], res["tidy"]
-    for fam, avg, sfx in _by_family(res["average"]):
-        sp = _of_family(res["speedup"], fam)
-        for mode in _modes(avg):
+    for fam, fb, sfx in _by_family(best):  # a family none of whose devices is ranked still has its speed-ups
+        avg, sp = _of_family(res["average"], fam), _of_family(res["speedup"], fam)
+        for mode in _modes(fb):
             if _compared(avg[avg["mode"] == mode]):  # a ranking of one device says nothing
                 jobs.append((f"average{sfx}-{mode}.svg", "overview", partial(plot_average, avg, mode)))
             if (sp["mode"] == mode).any():
@@ -506,7 +517,7 @@ def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `anal
     say = _progress(len(runs) if isinstance(runs, pd.DataFrame) else 0)
     with keyed_once():  # every table reads the runs keyed once
         res = analyse(runs, prices, include_unconverged=include_unconverged, only_valid=only_valid)
-        res["time_to_train"] = time_to_train_table(res["best"], **work)
+        res["time_to_train"] = time_to_train_table(res["best"], **work, prices=prices)
         res["machine"] = _this_machine(res, runs, device, prices, work)
         t1 = time.perf_counter()
         say(f"analysis of {len(runs):,} runs: {t1 - t0:.1f} s")
@@ -640,12 +651,20 @@ def _intro(pg:_Page) -> list[str]:
 # %% ../nbs/08_report.ipynb #152d88e4
 def _pm(x) -> str: return "no interval" if pd.isna(x) else f"±{100 * x:.1f}%"
 
+def _test_only(t:pd.DataFrame) -> str:
+    "A note on the devices that ran only tiny test models, among devices that ran real ones."
+    only = t.assign(_t=_is_test(t["model"]).to_numpy()).groupby("device")["_t"].all()
+    if not only.any(): return ""
+    devs = ", ".join(html.escape(str(d)) for d in only.index[only])
+    return (f'<p class="note"><b>{devs}: only tiny timm test models</b>, whose numbers show the pipeline working, '
+            "not the hardware: they are ranked against no real model.</p>")
+
 def _about(runs:pd.DataFrame, t:pd.DataFrame) -> str:
     "What the numbers are for when they cannot rank hardware: every model a timm test model, or every device a CPU."
     test = bool(_is_test(t["model"]).all())
     dt = runs["device_type"].dropna().astype(str) if "device_type" in runs else pd.Series([], dtype=object)
     cpu = bool(len(dt)) and bool(dt.eq("cpu").all())
-    if not (test or cpu): return ""
+    if not (test or cpu): return _test_only(t)
     what = {(True, True): "every model is a tiny timm test model and every device a CPU",
             (True, False): "every model is a tiny timm test model",
             (False, True): "every device is a CPU"}[test, cpu]
@@ -744,11 +763,11 @@ def _texts(xs) -> list: return [x or None for x in xs]  # numbers as text, missi
 
 def _time_column(d:pd.DataFrame) -> tuple[str, list]:
     "The time for each row's work: `time for 2T tokens` as the header when a family's rows share their work."
-    test = _is_test(d["model"]).to_numpy()
-    ws = d.loc[~test, "work"].unique()
+    test, timed = _is_test(d["model"]).to_numpy(), _timed(d)
+    ws = d.loc[timed, "work"].unique()
     one = len(ws) == 1
-    cells = ["— (test model)" if t else s if one else f"{s} for {w}"
-             for t, s, w in zip(test, d["duration"], d["work"])]
+    cells = ["— (test model)" if t else "— (trains nothing)" if not k else s if one else f"{s} for {w}"
+             for t, k, s, w in zip(test, timed, d["duration"], d["work"])]
     return (f"time for {ws[0]}" if one else "time"), cells
 
 def _machine_rows(d:pd.DataFrame, unit:str) -> pd.DataFrame:
@@ -761,6 +780,7 @@ def _machine_rows(d:pd.DataFrame, unit:str) -> pd.DataFrame:
                         "achieved FLOP/s": _texts(num_text(x * 1e12) for x in d["tflops"]),
                         "MFU (%)": 100 * d["mfu"], "MFU, measured peak (%)": 100 * d["mfu_measured"],
                         "peak memory (MiB)": d["peak_mem_mb"], tname: times,
+                        "cost of that work ($)": d["work_usd"] if "work_usd" in d else np.nan,
                         f"$ per {cost_per(unit)[1]}": d["usd_per"]})
     if "conditions" in d: out["conditions"] = [_other_conditions(c) for c in d["conditions"]]
     return out.dropna(axis=1, how="all")
@@ -785,13 +805,43 @@ def _machine_section(pg:_Page) -> list[str]:
             "<p>What this device did, in absolute numbers: each model, precision and mode at its fastest batch size, "
             "in its family's unit. FLOP/s and MFU where the model's FLOPs are known, peak memory where the device "
             "reports it, the time for each family's work (<code>--train_for</code>, <code>--infer_for</code>) and, "
-            f"with <code>--price</code>, the cost.{missed}</p>", *_per_family(m, table, level=3)]
+            f"with <code>--price</code>, the cost.{missed}</p>", *_work_cost(m), *_per_family(m, table, level=3)]
+
+def _work_cost(m:pd.DataFrame) -> list[str]:
+    "One sentence on what the work costs on this device, for its fastest real model; nothing without a price."
+    if "work_usd" not in m or m["work_usd"].isna().all(): return []
+    r = m[m["work_usd"].notna()].iloc[0]  # the first real model, in the table's order
+    return [f"<p>A price is per GPU-hour, so the cost of the work is its hours × the price × the GPUs it runs on: "
+            f"at ${num_text(r['price_per_hour'])} per GPU-hour, {html.escape(str(r['work']))} of "
+            f"{html.escape(str(r['label']))} ({r['precision']}, {r['duration']} on 1 GPU) costs "
+            f"${num_text(r['work_usd'])}; the <i>cost of that work</i> column gives it for every model.</p>"]
 
 # %% ../nbs/08_report.ipynb #05be310b
+def _few(xs, n:int=4) -> str:
+    "Up to `n` names, then how many more: `a, b, c, d and 3 more`."
+    xs = list(xs)
+    return ", ".join(xs[:n]) + (f" and {len(xs) - n} more" if len(xs) > n else "")
+
+def _left_out(sh:pd.DataFrame, mode:str, fam:str) -> list[str]:
+    "A sentence on the devices of one family and mode that share no model with those ranked (see `shared_models`)."
+    d, e = sh[sh["mode"] == mode], html.escape
+    out, kept = d[~d["ranked"]], d[d["ranked"]]
+    if out.empty: return []
+    own = "; ".join(f"{e(r.device)}: {e(_few(r.models))}" for r in out.itertuples())
+    if kept.empty:
+        return [f'<p class="note">No ranking of {fam} in {mode_name(mode)}: no model was measured on two of these '
+                f"devices ({own}), and a device is ranked only against the models it shares. Each device's own "
+                "numbers are in its best points below.</p>"]
+    shared = kept["shared"].iloc[0]
+    return [f'<p class="note">Left out of this ranking, which is over the {len(shared)} model(s) every ranked '
+            f"device measured ({e(_few(shared))}): {own}. A device is ranked only over models it shares with "
+            "the others; its own numbers are in its best points below.</p>"]
+
 def _ranking_of(pg:_Page, av:pd.DataFrame, sp:pd.DataFrame, mode:str, *, fam:str, sfx:str) -> list[str]:
     "One family's ranking in one mode (where two devices or more compare), then the speed-ups over fp32."
     r = ranking(av, mode)
-    out = [f"<h3>{mode_name(mode).capitalize()}: {FAMILY_NAMES.get(fam, fam)}</h3>"]
+    out = [f"<h3>{mode_name(mode).capitalize()}: {FAMILY_NAMES.get(fam, fam)}</h3>",
+           *_left_out(_of_family(shared_models(pg.res["best"]), fam), mode, FAMILY_NAMES.get(fam, fam))]
     if _compared(av[av["mode"] == mode]):
         out += [pg.fig(f"average{sfx}-{mode}.svg"), "<p>Relative throughput, geometric mean over models (% of the "
                 "fastest), and how many models went in:</p>", _table(r)]
@@ -815,9 +865,9 @@ def _ranking_section(pg:_Page) -> list[str]:
                    "numbers are absolute, under <i>This machine</i>. Rankings and relative bars appear where two "
                    "devices or more measured a model (bring other machines' runs in with "
                    "<code>ready-steady-go-import</code>).</p>")
-    for fam, av, sfx in _by_family(pg.res["average"]):  # one family at a time: never tokens against images
-        sp = _of_family(pg.res["speedup"], fam)
-        for mode in _modes(av): out += _ranking_of(pg, av, sp, mode, fam=fam, sfx=sfx)
+    for fam, fb, sfx in _by_family(best):  # one family at a time: never tokens against images
+        av, sp = _of_family(pg.res["average"], fam), _of_family(pg.res["speedup"], fam)
+        for mode in _modes(fb): out += _ranking_of(pg, av, sp, mode, fam=fam, sfx=sfx)
     if pg.include and best["unconverged"].any():
         out.append(f"<p>{MISSED_MARK}: ranked with points whose CI missed its target.</p>")
     return out
@@ -842,7 +892,8 @@ def _cost_section(pg:_Page) -> list[str]:
     "Cost, with prices: per mode the value figure and verdicts against the cheapest, then $ per million units."
     value = pg.res.get("value")
     if value is None or not len(value): return []
-    out = ["<h2>Cost</h2><p>Prices in $/hour as given.</p>"]
+    out = ["<h2>Cost</h2><p>Prices are in $ per GPU-hour (one GPU for one hour), as given with "
+           "<code>--price</code>: a run on several GPUs pays for each.</p>"]
     if _compared(value):  # against the cheapest: where there are two devices or more
         out += ["<p>The verdict compares each device with the cheapest: the price factor is exact, the throughput "
                 "factor comes with its 95% interval; <i>value</i> is relative throughput per $/hour; the frontier "
@@ -1052,8 +1103,9 @@ _OTHER_TIMES = ("<p>Other families, each row for the work it names "
 
 def _other_times(other:pd.DataFrame) -> list[str]:
     "Other families' times, a table per family (its unit in the header), a row each for the work it names."
-    table = lambda d, u: _table(d.drop(columns=["seconds", "workload", "unit"]).rename(
-        columns={"steps_per_minute": "steps per minute", "throughput": f"throughput ({rate_name(u)})"}))
+    table = lambda d, u: _table(d.drop(columns=["seconds", "workload", "unit"]).dropna(axis=1, how="all").rename(
+        columns={"steps_per_minute": "steps per minute", "throughput": f"throughput ({rate_name(u)})",
+                 "price_per_gpu_hour": "price ($/GPU-hour)", "cost_usd": "cost of the work ($)", "gpus": "GPUs"}))
     return [_OTHER_TIMES, *_per_family(other, table)]
 
 def _time_section(pg:_Page) -> list[str]:
