@@ -18,7 +18,7 @@ from tqdm import tqdm
 
 from .env import (BadInput, check_choice, check_int, check_number, first_line, pick_device, synchronize,
                                  reset_peak_memory, free_memory, cpu_name, gc_paused)
-from .schema import MODES, OPTIMIZERS, PEAK_BELOW, PRECISIONS, WEIGHTS, Result, RUN_FIELDS, params_of
+from .schema import MODES, OPTIMIZERS, PEAK_BELOW, PRECISIONS, WEIGHTS, Result, RUN_FIELDS, num_text, params_of
 from . import schema as _schema  # its `Point`: what is asked; `CheckedPoint` here: that point checked
 from .workloads import MicroOp, Workload, get_workload, model_step
 from .telemetry import make_sampler, read_now, conditions, conditions_text, device_details
@@ -30,10 +30,10 @@ from torch.utils._pytree import tree_leaves
 
 # %% auto #0
 __all__ = ['make_step', 'CudaTimer', 'COMPILE_MODES', 'PEAK_METHOD', 'check_precision', 'precision_flags', 'HostTimer',
-           'BlockTimer', 'EventTimer', 'make_timer', 't975', 'RunningStats', 'StopRule', 'step_stats', 'step_history',
-           'flops_per_sample', 'check_settings', 'CheckedPoint', 'check_point', 'World', 'combine', 'peak_devices',
-           'measure_point', 'benchmark', 'warm_up_device', 'measure_matmul_peak', 'measured_peak', 'example_peak',
-           'memory_estimate', 'check_memory']
+           'BlockTimer', 'EventTimer', 'make_timer', 't975', 'RunningStats', 'StopRule', 'overrun', 'overrun_text',
+           'step_stats', 'step_history', 'flops_per_sample', 'check_settings', 'CheckedPoint', 'check_point', 'World',
+           'combine', 'peak_devices', 'bars_on', 'measure_point', 'benchmark', 'warm_up_device', 'measure_matmul_peak',
+           'measured_peak', 'example_peak', 'memory_estimate', 'check_memory']
 
 # %% ../nbs/02_benchmark.ipynb #24251695
 _AMP = dict(fp16=torch.float16, bf16=torch.bfloat16)
@@ -280,6 +280,7 @@ def _run_timed(step,           # one step; returns once the step is queued
                probe=None,     # no-argument function returning one reading (`telemetry.read_now`), at both edges
                done=None,      # `done(launched, stats, elapsed, per)`: stop now? (default: `rule.done`)
                meet=None,      # no-argument function every process calls before the last warm-up step (a barrier)
+               say=None,       # `say(line)`: told at once when the minimum steps will run past the cap (`overrun`)
               ) -> dict:
     "Warm up, then time `step` until `rule` says done: the step times and what the host saw."
     if bar is not None: bar.set_postfix_str("warming up", refresh=True)  # a state of its own: not step 1
@@ -292,7 +293,11 @@ def _run_timed(step,           # one step; returns once the step is queued
         n, synced, warm_s = _warm_up(step, sync, warmup, warmup_seconds, edge)  # `edge` runs once, warm-up or none
         if bar is not None: _warmed(bar, n, warm_s)
         if on_warm: on_warm(synced)
-        tick = lambda new, stats: bar is not None and _tick(bar, rule, new, stats, per=timer.per)
+        told = []
+        def tick(new, stats):
+            if bar is not None: _tick(bar, rule, new, stats, per=timer.per)
+            if say is not None and not told and (need := overrun(rule, stats)):
+                told.append(need); say(overrun_text(rule, stats, need))
         w = _window(step, timer, done or rule.done, tick)
     finally:
         if sampler is not None: tele = sampler.stop()  # also when a step failed: no reader thread is left behind
@@ -305,8 +310,9 @@ def _run_timed(step,           # one step; returns once the step is queued
 
 def _warmed(bar, steps:int, seconds:float):
     "The bar once warm: the warm-up named with its steps and length, and the bar's count and clock started afresh."
-    what = f"warmed up: {steps} step{'s' * (steps != 1)}, {seconds:.1f} s" if steps else "no warm-up"
-    bar.set_description_str(f"{bar.desc.removesuffix(': ')} ({what})", refresh=False)
+    if steps and seconds >= 0.05:  # a step that took no time is not worth a word on every bar
+        what = f"warmed up: {steps} step{'s' * (steps != 1)}, {seconds:.1f} s"
+        bar.set_description_str(f"{bar.desc.removesuffix(': ')} ({what})", refresh=False)
     bar.set_postfix_str("", refresh=False)
     bar.reset(total=bar.total)
 
@@ -314,8 +320,22 @@ def _tick(bar, rule, new, stats, *, per=1):
     "Advance `bar` by the steps (or seconds) in `new`, with the CI so far."
     inc = len(new) * per if rule.n_batches else sum(new) * per
     if bar.total is not None: inc = min(inc, bar.total - bar.n)  # past the cap it stays full: never above 100%
-    bar.update(inc)
     if stats.n > 1: bar.set_postfix_str(f"±{100*stats.ci_rel():.1f}%", refresh=False)
+    if inc: bar.update(inc)
+    else: bar.refresh()  # full at the cap, its interval still narrowing: shown as it is now, not as it was
+
+def overrun(rule:StopRule, # the stop rule
+            stats:RunningStats, # the step times so far
+           ) -> float|None:
+    "Seconds the automatic rule's minimum steps (and seconds) take at the mean step so far, where past its cap; else None."
+    if rule.kind != "auto" or not stats.n: return None
+    need = max(rule.min_steps * stats.mean, rule.min_seconds or 0)
+    return need if need > 1.05 * rule.max_seconds else None
+
+def overrun_text(rule:StopRule, stats:RunningStats, need:float) -> str:
+    "The one line that says a point will run past its cap, and for how long."
+    return (f"{rule.min_steps} steps at {stats.mean:.3g} s each take about {need:.0f} s, past the "
+            f"{rule.max_seconds:g} s cap: the minimum steps come first (--min_steps lowers them)")
 
 # %% ../nbs/02_benchmark.ipynb #48ad84d1
 def step_stats(times:list, # step times in seconds, one per timed sample
@@ -560,12 +580,18 @@ _TELEMETRY = ("sm_clock_mhz", "max_sm_clock_mhz", "sm_clock_ratio", "temp_max_c"
               "energy_j")
 _MEASURED = ("throughput", "throughput_ci", "ci_rel", "tflops", "ci_target_met", "mfu", "mfu_measured", "bandwidth_gbs")
 
+def bars_on() -> bool:
+    "Whether progress bars suit stderr: a terminal redraws them; a file or a CI log gets a line per point instead."
+    try: return sys.stderr.isatty()
+    except (AttributeError, ValueError): return False  # closed, or replaced by something without a terminal
+
 def _bar(p:CheckedPoint) -> tqdm:
     "The progress bar of `p`: steps for a count, seconds otherwise (the automatic rule's cap marked)."
     rule = p.rule
     fmt = "{l_bar}{bar}| {n:.1f}/{total:.0f} s" + (" (cap)" if rule.kind == "auto" else "") + "{postfix}"
     return tqdm(total=rule.n_batches or rule.n_seconds or rule.max_seconds, unit="step" if rule.n_batches else "s",
-                desc=f"{p.workload.model} {p.mode} {p.precision} bs {p.bs}", disable=not p.progress, leave=False,
+                desc=f"{p.workload.model} {p.mode} {p.precision} bs {p.bs}", disable=not (p.progress and bars_on()),
+                leave=False,
                 file=sys.stderr, bar_format=None if rule.n_batches else fmt)
 
 def _time(p:CheckedPoint, step, timer, base:dict, world:World) -> dict:
@@ -577,9 +603,14 @@ def _time(p:CheckedPoint, step, timer, base:dict, world:World) -> dict:
         if isinstance(timer, BlockTimer): _size_blocks(timer, times, p.rule)
     with precision_flags(p.precision), _bar(p) as bar:
         return _run_timed(step, timer, p.rule, warmup=p.warmup, warmup_seconds=p.warmup_seconds,
-                          sync=lambda: synchronize(dev), on_warm=on_warm, bar=bar if p.progress else None,
+                          sync=lambda: synchronize(dev), on_warm=on_warm, bar=None if bar.disable else bar,
                           sampler=make_sampler(dev), probe=lambda: read_now(dev), done=world.done(p.rule),
-                          meet=world.meet)
+                          meet=world.meet, say=_teller(p))
+
+def _teller(p:CheckedPoint):
+    "`say(line)` for `p`'s lines on stderr, named after the point, beside any bar; None without progress."
+    name = f"{p.workload.model} {p.mode} {p.precision} bs {p.bs}"
+    return (lambda line: tqdm.write(f"{name}: {line}", file=sys.stderr)) if p.progress else None
 
 def _fill_timing(res:Result, out:dict, p:CheckedPoint, base:dict):
     "Per-step history, allocator retries and compile counters of the window (`base`: the counters before it)."
@@ -785,7 +816,7 @@ def _warmup_line(w:dict) -> str:
     seen = (f"last {w['n_windows']} windows within {100*w['spread']:.1f}%" if w["windows"] >= w["n_windows"]
             else f"{w['windows']} window{'s' * (w['windows'] > 1)} of {w['n_windows']} needed")
     return (f"device warm-up ({w['model']} bs {w['bs']} {w['precision']}): {how}: "
-            f"{w['throughput']:,.1f} {w['unit']}/s, {seen}{clk}{tmp}")
+            f"{num_text(w['throughput'])} {w['unit']}/s, {seen}{clk}{tmp}")
 
 # %% ../nbs/02_benchmark.ipynb #ce26d037
 PEAK_METHOD = 2  # 1: one N=4096 (CPU 1024) op:matmul run stored as a run; 2: best over sizes, after the device warm-up

@@ -214,7 +214,7 @@ def _head(r:Result) -> list[str]:
     ci = f"± {100*r.ci_rel:.1f}% (95% CI)" if r.ci_rel is not None else "(one step: no CI)"
     if r.ci_target_met is False: ci += f"  ! target ±{100*r.target_ci:g}% not reached"
     per = f"blocks of {r.block_steps} steps: " if r.block_steps > 1 else ""
-    return [f"  throughput   {r.throughput:,.1f} {r.unit}/s {ci}",
+    return [f"  throughput   {num_text(r.throughput)} {r.unit}/s {ci}",  # three figures, as the report
             f"  step         {per}median {1e3*r.step_median_s:.2f} ms, IQR {1e3*r.step_iqr_s:.2f} ms; "
             f"{r.n_steps} steps in {r.seconds:.1f} s after {r.warmup_steps} warm-up steps"]
 
@@ -336,7 +336,7 @@ class Point:
     target_ci:float=0.01       # automatic stop: CI half-width as a fraction of throughput
     min_steps:int=10           # automatic stop: at least this many timed steps, even past --max-seconds
     min_seconds:float=2.0      # automatic stop: at least this many measured seconds
-    max_seconds:float=30.0     # automatic stop: at most this many seconds, once the minimum steps have run
+    max_seconds:float=30.0     # automatic stop: at most this many seconds of timing, unless the minimum steps take longer (a point: warm-up + peak + the longer of the two)
     warmup:int=5               # untimed warm-up steps
     warmup_seconds:float|None=None  # untimed warm-up seconds, at least (default: 1 on a GPU, 0 on a CPU)
     run_number:int=1           # repeat index kept with the run, 1 or more (2022 flag)

@@ -21,9 +21,9 @@ from .env import (BadInput, check_choice, check_int, check_numbers, check_path, 
                                  fingerprint,
                                   visible)
 from .workloads import DEFAULT_BS, check_model, get_workload
-from .schema import kind_of, stepwise
+from .schema import kind_of, num_text, stepwise
 from .benchmark import (StopRule, benchmark, check_precision, check_settings, measured_peak,
-                                       memory_estimate, warm_up_device, _warmup_line, _PEAKS)
+                                       memory_estimate, warm_up_device, bars_on, _warmup_line, _PEAKS)
 from .schema import MODES, WEIGHTS, Result, UNCONVERGED_HINT, PRESETS, ENGINE_DEFAULTS, sweep_params, sweep_signature
 from .store import (POINT_KEY, combination_of, point_key, stored_points)
 from .store import (DEFAULT_STORE, KILLED, check_store, point_finished, point_started, read_runs,
@@ -116,8 +116,10 @@ def warm_text(w:dict, # what `warm_up_device` saw
 def _s(n:int) -> str: return "" if n == 1 else "s"  # 1 point, 2 points
 
 def _table_text(df:pd.DataFrame) -> str:
-    "The summary table as text, `-` for what is missing."
-    return df.astype(object).where(df.notna(), "-").to_string(index=False) if len(df) else "(no points)"
+    "The summary table as text, `-` for what is missing, throughputs in three figures as the report shows them."
+    if not len(df): return "(no points)"
+    df = df.assign(throughput=[num_text(x) if x is not None and x == x else None for x in df["throughput"]])
+    return df.astype(object).where(df.notna(), "-").to_string(index=False)
 
 def _skip_lines(skipped:list) -> list:
     "A line per combination with points skipped after an out-of-memory, naming their batch sizes."
@@ -539,7 +541,26 @@ def _measure_now(run:_Sweep, pt:_PlanPoint) -> dict:
     if p.wnb["mode"] != "disabled": _log_wandb(r, p.wnb)
     run.measured += 1; run.bar.update(1)
     if r["status"] != "ok": _say(f"{_combination_text(p, pt)} bs {pt.bs}: {r['status'].upper()}: {r['error']}")
+    elif p.progress and run.bar.disable: _say(f"[{_count(run, pt)}] {_combination_text(p, pt)} bs {pt.bs}: {point_text(r)}")
     return r
+
+def _count(run:_Sweep, pt:_PlanPoint) -> str:
+    "`3/14`: the points measured so far, of those measured and still to run (`3` for a bisection's probe)."
+    i = next((k for k, q in enumerate(run.points) if q == pt), None)
+    return f"{run.measured}" if i is None else f"{run.measured}/{run.measured + _todo(run, i + 1)}"
+
+def point_text(r:dict, # a stored row of a point that ran
+              ) -> str:
+    "A measured point in one line, for a log: throughput (three figures) with its interval, the verdict, the warm-up."
+    ci = r.get("ci_rel")
+    tp = f"{num_text(r['throughput'])} {r.get('unit') or 'items'}/s " + ("(no interval)" if ci is None or ci != ci
+                                                                         else f"±{100 * ci:.1f}%")
+    tgt = r.get("target_ci")
+    verdict = ("" if r.get("stop", "auto") not in (None, "auto") or tgt is None else
+               ", converged" if r.get("ci_target_met") else f", not converged (target ±{100 * tgt:.1f}%)")
+    ws, wn = r.get("warmup_seconds") or 0, r.get("warmup_steps") or 0
+    warm = f", warm-up {wn} step{'s' * (wn != 1)} {ws:.1f} s" if wn and ws >= 0.05 else ""
+    return tp + verdict + warm
 
 def _measure(run:_Sweep, pt:_PlanPoint) -> str:
     "A point's status, from the store or measured now; its combination notes whether it fit."
@@ -598,7 +619,8 @@ def _say_how_to_resume(run:_Sweep, e:KeyboardInterrupt):
 
 def _loop(run:_Sweep):
     "Every point in order under the overall progress bar; Ctrl-C or SIGTERM says how to resume."
-    with tqdm(total=_todo(run), desc="sweep", unit="point", position=0, disable=not run.plan.progress, file=sys.stderr,
+    with tqdm(total=_todo(run), desc="sweep", unit="point", position=0, disable=not (run.plan.progress and bars_on()),
+              file=sys.stderr,
               dynamic_ncols=True) as run.bar:
         try:
             if run.plan.measure_peak: _peaks(run.plan)  # under the lock, and a SIGTERM here still says how to resume
