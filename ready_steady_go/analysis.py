@@ -13,20 +13,20 @@ from pathlib import Path
 import numpy as np, pandas as pd
 
 from .env import BadInput
-from .schema import NO_MODE, NO_PRECISION, kind_of, num_text, precision_2022
+from .schema import NO_MODE, NO_PRECISION, PEAK_BELOW, kind_of, num_text, precision_2022
 
 # %% auto #0
 __all__ = ['KEYS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES', 'FAMILY_UNITS', 'ENV_COLS',
            'DATASETS', 'DEFAULT_WORK', 'TIME_TO_TRAIN_COLS', 'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY_COLS',
-           'CONDITION_COLS', 'SCALING_COLUMNS', 'MODE_NAMES', 'FACTOR_COLS', 'RATE_NAMES', 'COST_PER', 'MISSED_MARK',
-           'FAMILY_ORDER', 'FAMILY_NAMES', 'clean_device_name', 'clean_device_names', 'weights_precision',
-           'ci_target_met', 'world_sizes', 'usable', 'keyed_once', 'tidy', 'best_batch', 'shared_models', 'relative',
-           'ratio_ci', 'throughput_ci_rel', 'speedup_ci', 'speedup', 'average', 'oom_batch', 'environments',
-           'parse_prices', 'cost', 'value_table', 'best_precision', 'dataset_size', 'time_for', 'human_duration',
-           'extrapolate', 'parse_work', 'work_text', 'parse_works', 'fits', 'unused_work', 'time_to_train',
-           'comparability', 'comparability_note', 'efficiency', 'scaling', 'convergence', 'flagged', 'analyse',
-           'mode_name', 'run_cost', 'best_configs', 'cost_factors', 'factor_sentence', 'rate_name', 'cost_per',
-           'ranking']
+           'CONDITION_COLS', 'EFFECTIVE', 'SCALING_COLUMNS', 'MODE_NAMES', 'FACTOR_COLS', 'RATE_NAMES', 'COST_PER',
+           'MISSED_MARK', 'FAMILY_ORDER', 'FAMILY_NAMES', 'clean_device_name', 'clean_device_names',
+           'weights_precision', 'ci_target_met', 'world_sizes', 'usable', 'keyed_once', 'tidy', 'best_batch',
+           'at_largest', 'shared_models', 'relative', 'ratio_ci', 'throughput_ci_rel', 'speedup_ci', 'speedup',
+           'average', 'oom_batch', 'environments', 'parse_prices', 'cost', 'value_table', 'best_precision',
+           'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'parse_work', 'work_text', 'parse_works',
+           'fits', 'unused_work', 'time_to_train', 'comparability', 'comparability_note', 'conditions_of', 'efficiency',
+           'scaling', 'convergence', 'flagged', 'analyse', 'mode_name', 'run_cost', 'best_configs', 'cost_factors',
+           'factor_sentence', 'rate_name', 'cost_per', 'ranking']
 
 # %% ../nbs/06_analysis.ipynb #7abdf383
 _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
@@ -267,6 +267,21 @@ def best_batch(t:pd.DataFrame, # tidy runs (see `tidy`)
               ) -> pd.DataFrame:
     "The fastest batch size of each (device, model, precision, mode)."
     return t.loc[t.groupby(list(KEYS), sort=True)["throughput"].idxmax()].reset_index(drop=True)
+
+def at_largest(best:pd.DataFrame, # best batch sizes (see `best_batch`)
+               t:pd.DataFrame, # the tidy runs they were picked from
+               oom:pd.DataFrame|None=None, # `oom_batch(...)`: where a configuration ran out of memory
+              ) -> pd.Series:
+    """Per best point: fastest at the largest of two or more batch sizes measured, with no out-of-memory above it (a
+    larger may be faster)."""
+    k = list(KEYS)
+    g = t.groupby(k, dropna=False)["bs"].agg(_top="max", _n="nunique").reset_index()
+    top = best[k].merge(g, on=k, how="left")
+    hit = (best["bs"].to_numpy() == top["_top"].to_numpy()) & (top["_n"].to_numpy() > 1)
+    if oom is not None and len(oom):
+        o = best[k].merge(oom[k].drop_duplicates().assign(_o=True), on=k, how="left")["_o"].fillna(False).to_numpy(bool)
+        hit &= ~o
+    return pd.Series(np.asarray(pd.array(hit, dtype="boolean").fillna(False), bool), index=best.index)
 
 # %% ../nbs/06_analysis.ipynb #6cac3f5d
 def _model_keys(df:pd.DataFrame) -> list[str]: return [c for c in ("model", "size", "seq_len", "patch") if c in df]
@@ -882,9 +897,32 @@ EFFICIENCY_COLS = ("tflops", "mfu", "mfu_measured")
 # in it where the runs recorded them (`samples_per_kwh` beside `joules_per_sample`)
 CONDITION_COLS = ("energy_j", "joules_per_sample", "energy_source", "conditions")
 
+# FLOP/s above the measured matmul peak, reached by fast convolution algorithms (Winograd, FFT): a GPU working well
+EFFECTIVE = "effective FLOP/s (fast convolution algorithms)"
+
+def _truth(s:pd.Series) -> pd.Series:
+    "A column of booleans as written anywhere (True, 'true', 1, '1.0'), missing as False."
+    return pd.Series(_each_distinct(lambda v: _TRUTH.get(v.strip().lower() if isinstance(v, str) else v, False) is True,
+                                    s.astype(object)), index=s.index, dtype=bool)
+
+def conditions_of(runs:pd.DataFrame, # the runs table
+                 ) -> pd.Series:
+    """Each run's `conditions` as a reader takes them: effective FLOP/s (`flops_effective`, or a GPU run whose only
+    condition is the measured peak below what it achieved) named `EFFECTIVE`, never as something wrong."""
+    c = _text(runs["conditions"]).str.strip() if "conditions" in runs else pd.Series("", index=runs.index)
+    gpu = _text(runs["device_type"]).eq("cuda") if "device_type" in runs else pd.Series(False, index=runs.index)
+    eff = (c.str.lower().eq(PEAK_BELOW) & gpu) | (_truth(runs["flops_effective"]) if "flops_effective" in runs else False)
+    rest = c.str.split(";").map(lambda xs: [x.strip() for x in xs if x.strip() and x.strip().lower() not in ("ok", PEAK_BELOW)]
+                                if isinstance(xs, list) else [])
+    named = rest.map(lambda xs: "; ".join(xs + [EFFECTIVE]))
+    out = c.where(~eff, named).astype(object)
+    out[out.eq("")] = np.nan  # none recorded stays missing
+    return out
+
 def _per_config(runs:pd.DataFrame, cols:list[str], **more) -> pd.DataFrame:
     "Per configuration (`KEYS` and bs) of finished runs: the median of numeric `cols`, the distinct values of others."
     df = _keyed(runs).assign(**more)  # `more`: columns beside the runs' own, by the runs' index
+    if "conditions" in cols and "conditions" in df: df["conditions"] = conditions_of(df)  # effective FLOP/s named
     keys = list(KEYS) + ["bs"]
     num = [c for c in cols if c not in ("energy_source", "conditions")]
     if num:
@@ -956,10 +994,12 @@ def convergence(t:pd.DataFrame, # tidy runs (see `tidy`)
 
 def flagged(runs:pd.DataFrame, # the runs table
            ) -> pd.Series:
-    "Per run: whether its `conditions` name something wrong while it was timed (anything but `ok`; none: no)."
+    """Per run: whether its `conditions` name something wrong with the device while it was timed (anything but `ok`,
+    `EFFECTIVE`, or a CI that missed its target, which says how long it was measured, and is marked on its own)."""
     if "conditions" not in runs: return pd.Series(False, index=runs.index)
-    c = _text(runs["conditions"]).str.strip().str.lower()
-    return c.ne("") & c.ne("ok")
+    parts = conditions_of(runs).fillna("").str.lower().str.split(";")
+    fine = lambda x: x in ("", "ok", EFFECTIVE.lower()) or x.startswith("ci not reached")
+    return parts.map(lambda xs: any(not fine(x.strip()) for x in xs)).astype(bool)
 
 def _ranked(runs:pd.DataFrame, best:pd.DataFrame) -> pd.DataFrame:
     "The rows of `runs` behind the points of `best` (their configuration at its batch size): what is ranked."
@@ -1007,10 +1047,11 @@ def _analyse(runs, prices, include_unconverged, only_valid):
     if only_valid: runs = _valid_only(runs)
     t = _single_device(tidy(runs))  # per-device tables compare single devices; other world sizes are in `scaling`
     best = relative(best_batch(t if include_unconverged else t[~t["unconverged"]]))
+    best["at_largest"] = at_largest(best, t, oom := oom_batch(runs))  # the device may do more at a larger batch
     more = [c for c in ("conditions",) if c in runs]  # what tidy does not carry, beside each best point
     if more: best = best.merge(_per_config(runs, more), on=list(KEYS) + ["bs"], how="left")
     out = dict(tidy=t, best=best, average=average(best), shared=shared_models(best), speedup=speedup_ci(best),
-               oom=oom_batch(runs),
+               oom=oom,
                environments=environments(runs), convergence=convergence(t), efficiency=efficiency(best, runs),
                scaling=scaling(runs),  # comparability: only what is ranked side by side
                comparability=comparability(_ranked(runs, best)) if len(best) else comparability(runs).iloc[:0])

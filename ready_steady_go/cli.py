@@ -639,6 +639,7 @@ def ready_steady_go_report(
     runs = timed_read(_report_runs, sources, store)  # says how long it took, where that is long
     page = write_report(runs, out, pr, title, include_unconverged=include_unconverged, only_valid=only_valid,
                         train_for=train_for, infer_for=infer_for, device=device, max_models=max_models)
+    if not len(runs): print(f"report: {page} (no runs: the Health section of the store's checks)"); return
     print(f"report: {page} ({len(runs):,} runs)")
     for line in _tables_written(Path(out)): print(line)
 
@@ -647,10 +648,12 @@ report_main = console_script(ready_steady_go_report)
 # %% ../nbs/09_cli.ipynb #187248ea
 def _print_checks(table):
     "The table of checks, where its expected figures come from, and which GPU checks were skipped."
-    from ready_steady_go.health import check_table_text, sources_text, skipped_line
-    print(check_table_text(table))
-    print("where the expected figures come from:\n" + sources_text(table))
-    if line := skipped_line(table): print(f"GPU checks {line}")
+    from ready_steady_go.health import GPU_CHECKS, check_table_text, sources_text, skipped_line, verdict_line
+    line = skipped_line(table)  # the GPU checks skipped for one reason: said once, below, not a row each
+    print(check_table_text(table[~(table["check"].isin(GPU_CHECKS) & table["verdict"].eq("skipped"))] if line else table))
+    if (src := sources_text(table)): print("where the expected figures come from:\n" + src)
+    if line: print(f"GPU checks {line}")
+    print(verdict_line(table))
 
 @call_parse
 def ready_steady_go_check(

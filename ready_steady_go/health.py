@@ -26,8 +26,8 @@ __all__ = ['VERDICTS', 'CHECK_COLUMNS', 'MATMUL_BAND', 'MEMORY_BAND', 'PCIE_GBS'
            'FLEET_COLUMNS', 'check_row', 'skipped', 'banded', 'judge_matmul', 'judge_memory', 'link_gbs', 'judge_link',
            'judge_copies', 'link_under_load', 'thirds', 'judge_sustained', 'sustained_load', 'judge_state',
            'read_state', 'judge_feed', 'judge_disk', 'read_direct', 'disk_read', 'judge', 'skipped_line',
-           'check_table_text', 'sources_text', 'train_rate', 'gather', 'stamped', 'write_checks', 'read_checks',
-           'save_checks', 'check_folder', 'run_check', 'machines', 'fleet_outliers', 'outlier_sentence']
+           'verdict_line', 'check_table_text', 'sources_text', 'train_rate', 'gather', 'stamped', 'write_checks',
+           'read_checks', 'save_checks', 'check_folder', 'run_check', 'machines', 'fleet_outliers', 'outlier_sentence']
 
 # %% ../nbs/05a_health.ipynb #80b3b15a
 VERDICTS = ("ok", "low", "flagged", "skipped")
@@ -376,13 +376,25 @@ def skipped_line(table:pd.DataFrame) -> str|None:
     s = table[table["check"].isin(GPU_CHECKS) & table["verdict"].eq("skipped")]
     return f"skipped, {s['note'].iloc[0]}: {', '.join(s['check'])}" if len(s) else None
 
+def verdict_line(table:pd.DataFrame, # `judge`'s table
+                ) -> str:
+    "The check in one line: `verdict: healthy`, `verdict: N flagged: …`, or `verdict: nothing to judge on this machine (…)`."
+    v = table["verdict"]
+    bad = table.loc[v.eq("flagged"), "check"].tolist()
+    if bad: return f"verdict: {len(bad)} flagged: {', '.join(bad)}"
+    if not (v.isin(["ok", "low"]) & table["expected"].notna()).any():  # nothing was held against a figure
+        why = dict.fromkeys(n.split(";")[0].strip() for n in table.loc[v.eq("skipped"), "note"].fillna("") if n)
+        return f"verdict: nothing to judge on this machine ({'; '.join(why) or 'no figure to hold it against'})"
+    low = table.loc[v.eq("low"), "check"].tolist()
+    return "verdict: healthy" + (f" ({len(low)} low: {', '.join(low)})" if low else "")
+
 # %% ../nbs/05a_health.ipynb #c21ceeeb
 def _num(v, unit:str="") -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)): return ""
     return f"{v:,.3g} {unit}".strip() if abs(v) < 100 else f"{v:,.0f} {unit}".strip()
 
 def check_table_text(table:pd.DataFrame, # `judge`'s table
-                     width:int=64,       # at most this many characters of a note
+                     width:int=96,       # at most this many characters of a note
                     ) -> str:
     "The check's table for a terminal: check, measured, should reach, verdict, why."
     cut = lambda s: s if len(s) <= width else s[:width - 1] + "…"
@@ -473,7 +485,7 @@ def gather(device:str|torch.device="auto", # the device to check
     dev = pick_device(device); gpu = dev.type == "cuda"
     r = dict(device_name=torch.cuda.get_device_name(dev) if gpu else cpu_name(), gpu=gpu, folder=str(folder),
              matmul={}, copies={}, ci={})
-    say("dense matmul at each precision")
+    say(f"dense matmul at {', '.join(_supported(dev))}")
     _matmul_readings(r, dev, gpu, measure)
     say("memory bandwidth (op:add)")
     _memory_reading(r, dev, gpu, measure)

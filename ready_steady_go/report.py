@@ -19,7 +19,7 @@ from .schema import COLUMNS, PEAK_BELOW, REPORT_COLUMNS
 from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, FAMILY_NAMES, FAMILY_ORDER, FAMILY_UNITS, KEYS,
     MEASURED_SOURCES, MISSED_MARK, SCALING_COLUMNS, TIME_TO_TRAIN_COLS, analyse, best_batch, clean_device_name,
     comparability_note, cost_per, flagged, keyed_once, mode_name, num_text, parse_prices, parse_works, ranking,
-    shared_models,
+    shared_models, EFFECTIVE, at_largest, oom_batch,
     rate_name, ratio_ci, throughput_ci_rel, time_to_train, unused_work)
 from .analysis import _keyed, _model_col, _per_config
 from .store import can_fork, prune_files, spreadsheet_safe
@@ -32,7 +32,7 @@ __all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME', 'FEED_COLS', 'REPORT_MARKE
            'summary_table', 'average_table', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table',
            'pick_device', 'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache',
            'report_svgs', 'check_report_folder', 'Report', 'build_report', 'check_max_models', 'write_report',
-           'say_stage', 'timed_read', 'energy_headers', 'model_index']
+           'say_stage', 'timed_read', 'energy_headers', 'model_index', 'checks_page']
 
 # %% ../nbs/08_report.ipynb #37ce9eb4
 SUMMARY_COLS = ("device", "workload", "model", "precision", "mode", "bs", "unit", "throughput", "relative")
@@ -138,7 +138,9 @@ def feed_table(runs:pd.DataFrame, # the runs table
     "Per image model, size and device that trained: the same machine's pipeline at that size against it, a verdict."
     k = _keyed(runs); k = k[k["world_size"].eq(1)]
     k = k.assign(_m=_machine(k))
-    data, img = k[k["workload"].eq("data")], k[k["workload"].eq("image") & k["mode"].eq("train")]
+    gpu = k["device_type"].astype(str).ne("cpu") if "device_type" in k else pd.Series(True, index=k.index)
+    # a CPU that trains feeds itself: a verdict is for an accelerator only
+    data, img = k[k["workload"].eq("data")], k[k["workload"].eq("image") & k["mode"].eq("train") & gpu]
     if data.empty or img.empty: return pd.DataFrame(columns=list(FEED_COLS))
     need = img.loc[img.groupby(["_m", "device", "model", "size"])["throughput"].idxmax()]
     need = need[need["_m"].isin(set(data["_m"]))]
@@ -170,7 +172,9 @@ def machine_table(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
                   infer_for=None, # inference work per family
                  ) -> pd.DataFrame:
     "One device's best point per model, precision and mode, converged or not: its absolute numbers, time and cost."
-    b = _absolute(best_batch(t[t["device"] == device]), runs)
+    mine = t[t["device"] == device]
+    b = _absolute(best_batch(mine), runs)
+    b["at_largest"] = at_largest(b, mine, oom_batch(runs)).to_numpy()
     b = b.assign(_f=b["workload"].map({f: i for i, f in enumerate(FAMILY_ORDER)}).fillna(9),
                  _m=b["mode"].map({"train": 0, "infer": 1}).fillna(2))
     b = b.sort_values(["_f", "label", "_m", "precision"], ignore_index=True).drop(columns=["_f", "_m"])
@@ -514,6 +518,8 @@ def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `anal
     work = dict(train_for=parse_works(train_for, "--train_for"),  # before any work
                 infer_for=parse_works(infer_for, "--infer_for"))
     check_max_models(max_models)
+    if isinstance(runs, pd.DataFrame) and runs.empty and runs.attrs.get("store") and (only := checks_page(runs, title)):
+        return Report({"report.html": only})  # a machine checked, never measured: its Health section
     say = _progress(len(runs) if isinstance(runs, pd.DataFrame) else 0)
     with keyed_once():  # every table reads the runs keyed once
         res = analyse(runs, prices, include_unconverged=include_unconverged, only_valid=only_valid)
@@ -653,8 +659,10 @@ def _pm(x) -> str: return "no interval" if pd.isna(x) else f"±{100 * x:.1f}%"
 
 def _test_only(t:pd.DataFrame) -> str:
     "A note on the devices that ran only tiny test models, among devices that ran real ones."
-    only = t.assign(_t=_is_test(t["model"]).to_numpy()).groupby("device")["_t"].all()
-    if not only.any(): return ""
+    real = ~t["workload"].isin(NO_TIME) if "workload" in t else pd.Series(True, index=t.index)  # a matmul is no model
+    d = t[real.to_numpy()]
+    only = d.assign(_t=_is_test(d["model"]).to_numpy()).groupby("device")["_t"].all()
+    if not only.any() or only.all(): return ""
     devs = ", ".join(html.escape(str(d)) for d in only.index[only])
     return (f'<p class="note"><b>{devs}: only tiny timm test models</b>, whose numbers show the pipeline working, '
             "not the hardware: they are ranked against no real model.</p>")
@@ -714,12 +722,16 @@ def _flagged_note(best:pd.DataFrame, only_valid:bool) -> str:
         return ("<p>Results measured under flagged conditions (throttling, a power cap, ...) are left out "
                 "(<code>only_valid</code>).</p>")
     if "conditions" not in best: return ""
-    f = flagged(best)
-    if not f.any(): return ""
+    f, eff = flagged(best), best["conditions"].fillna("").astype(str).str.contains(EFFECTIVE, regex=False)
+    note = (f'<p>{int(eff.sum())} of {len(best)} best points reached <i>{EFFECTIVE}</i>: more FLOP/s than the '
+            "matmul peak measured on their device, as convolutions computed with fewer multiplications (Winograd, FFT) "
+            "do; the device ran as it should, and their MFU against the measured peak is left empty.</p>"
+            if eff.any() else "")
+    if not f.any(): return note
     what = ", ".join(html.escape(c) for c in sorted(set(best.loc[f, "conditions"].astype(str))))
     return (f'<p class="note">{int(f.sum())} of {len(best)} best points were measured under flagged conditions '
             f'({what}): their devices were not running as they should, and they are ranked as measured (see the '
-            '<i>conditions</i> column of the best points); <code>only_valid</code> leaves them out.</p>')
+            '<i>conditions</i> column of the best points); <code>only_valid</code> leaves them out.</p>' + note)
 
 # %% ../nbs/08_report.ipynb #5438f392
 def _num_or(x, fmt=num_text, inf="unbounded") -> str:
@@ -805,7 +817,8 @@ def _machine_section(pg:_Page) -> list[str]:
             "<p>What this device did, in absolute numbers: each model, precision and mode at its fastest batch size, "
             "in its family's unit. FLOP/s and MFU where the model's FLOPs are known, peak memory where the device "
             "reports it, the time for each family's work (<code>--train_for</code>, <code>--infer_for</code>) and, "
-            f"with <code>--price</code>, the cost.{missed}</p>", *_work_cost(m), *_per_family(m, table, level=3)]
+            f"with <code>--price</code>, the cost.{missed}</p>", *_work_cost(m), _largest_note(m),
+            *_per_family(m, table, level=3)]
 
 def _work_cost(m:pd.DataFrame) -> list[str]:
     "One sentence on what the work costs on this device, for its fastest real model; nothing without a price."
@@ -890,11 +903,12 @@ def _verdicts(value:pd.DataFrame, mode:str) -> pd.DataFrame:
 
 def _cost_section(pg:_Page) -> list[str]:
     "Cost, with prices: per mode the value figure and verdicts against the cheapest, then $ per million units."
-    value = pg.res.get("value")
-    if value is None or not len(value): return []
+    value, cost = pg.res.get("value"), pg.res.get("cost")
+    if cost is None or not len(cost): return []  # no price, or none of a ranked device
+    if value is None: value = pd.DataFrame(columns=["device", "mode"])  # no device ranked against another
     out = ["<h2>Cost</h2><p>Prices are in $ per GPU-hour (one GPU for one hour), as given with "
            "<code>--price</code>: a run on several GPUs pays for each.</p>"]
-    if _compared(value):  # against the cheapest: where there are two devices or more
+    if len(value) and _compared(value):  # against the cheapest: where there are two devices or more
         out += ["<p>The verdict compares each device with the cheapest: the price factor is exact, the throughput "
                 "factor comes with its 95% interval; <i>value</i> is relative throughput per $/hour; the frontier "
                 "holds the devices no other device beats on both price and speed.</p>",
@@ -907,8 +921,9 @@ def _measured_mfu(d:pd.DataFrame) -> pd.Series:
     "MFU against the measured peak (%); where a run beat the peak even after it was measured again, the reason."
     v = (100 * d["mfu_measured"]).astype(object)
     if "conditions" not in d: return v
-    below = d["mfu_measured"].isna() & d["conditions"].fillna("").astype(str).str.contains(PEAK_BELOW, regex=False)
-    return v.where(~below, f"none ({PEAK_BELOW})")
+    c = d["conditions"].fillna("").astype(str)
+    below = d["mfu_measured"].isna() & (c.str.contains(PEAK_BELOW, regex=False) | c.str.contains(EFFECTIVE, regex=False))
+    return v.where(~below, f"none ({EFFECTIVE})")
 
 def _env_peaks(env:pd.DataFrame, # the environments table (`analysis.environments`)
                runs:pd.DataFrame, # the runs, whose `measured_peak_tflops` is the peak of their environment
@@ -1056,11 +1071,14 @@ def _op_section(t:pd.DataFrame, runs:pd.DataFrame) -> list[str]:
 def _data_section(runs:pd.DataFrame) -> list[str]:
     "Can this CPU feed its GPU: the input pipeline against each image model's training rate, with a verdict."
     ft = feed_table(runs)
-    out = ["<h2>Input pipeline</h2><p>Can this CPU feed its GPU? JPEG decoding and augmentation on the CPU "
-           "(ImageNet-style, through a DataLoader) against each image model's fastest training rate on the same "
-           "machine (same CPU model and core count).</p>"]
+    out = ["<h2>Input pipeline</h2><p>JPEG decoding and augmentation on the CPU (ImageNet-style, through a "
+           "DataLoader) and, where a GPU trained on the same machine (same CPU model and core count), whether it "
+           "can feed it: against each image model's fastest training rate there.</p>"]
     if len(ft): out.append(_table(ft))
-    else: out.append("<p>No image model was trained on a machine whose pipeline was measured: no verdict.</p>")
+    elif "device_type" in runs and runs["device_type"].astype(str).eq("cpu").all():
+        out.append("<p>No GPU in these runs, so nothing to feed: the pipeline's images/s stand alone, to compare "
+                   "with a GPU's training rate (import that machine's runs beside these).</p>")
+    else: out.append("<p>No image model was trained on a GPU of a machine whose pipeline was measured: no verdict.</p>")
     return out
 
 def _unet_section(t:pd.DataFrame) -> list[str]:
@@ -1172,11 +1190,20 @@ def _per_model_section(pg:_Page) -> list[str]:
             out += [pg.fig(f"relative-{_slug(label)}-{mode}.svg"), pg.fig(f"batch-{_slug(label)}-{mode}.svg")]
     return out
 
+def _largest_note(d:pd.DataFrame) -> str:
+    "A sentence naming the best points at the largest batch size measured, below any out-of-memory: lower bounds."
+    if "at_largest" not in d or not d["at_largest"].any(): return ""
+    x = d[d["at_largest"]]
+    what = _few([f"{r.device} {r.label} {r.precision} {mode_name(r.mode)} (bs {r.bs})" for r in x.itertuples()], 6)
+    return (f'<p class="note">Best at the largest batch size measured, so the device may do more: {html.escape(what)}. '
+            "Nothing ran out of memory there: a larger batch (<code>--batch_sizes</code>) may be faster still.</p>")
+
 def _points_section(pg:_Page) -> list[str]:
     "The best points folded (and what missed its CI target, left out), then the environments the numbers came from."
     best, t, out = pg.res["best"], pg.res["tidy"], []
     if len(best):
-        out += ["<h2>Best points</h2><details><summary>Every device, model, precision and mode at its best batch size "
+        out += ["<h2>Best points</h2>", _largest_note(best),
+                "<details><summary>Every device, model, precision and mode at its best batch size "
                 "(also in <code>summary.csv</code>)</summary>",
                 *_per_family(best, lambda d, u: _table(_points(d, u))), "</details>"]
     left = t[t["unconverged"]] if not pg.include else t.iloc[:0]
@@ -1261,8 +1288,11 @@ _HEAD = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
 
 def _html(pg:_Page) -> str:
     "The page: every section in order, in one self-contained HTML document."
-    parts = [p for section in _SECTIONS for p in section(pg) if p]
-    return (_HEAD + f"<title>{html.escape(pg.title)}</title><style>{_CSS}</style></head><body>\n" + "\n".join(parts)
+    return _document(pg.title, [p for section in _SECTIONS for p in section(pg) if p])
+
+def _document(title:str, parts:list[str]) -> str:
+    "One self-contained HTML document of `parts`."
+    return (_HEAD + f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n" + "\n".join(parts)
             + "\n</body></html>\n")
 
 # %% ../nbs/08_report.ipynb #2d7f5df5
@@ -1334,6 +1364,19 @@ def _health_section(pg:_Page) -> list[str]:
     return out
 
 _SECTIONS = (*_SECTIONS, _health_section)  # after the environments
+
+def checks_page(runs:pd.DataFrame, # the runs read from a store (`attrs["store"]` names it)
+                title:str="Ready, Steady, Go! benchmark report", # the page title
+               ) -> str|None:
+    "The page of a store that holds checks and no runs: its Health section alone; None where there are runs or no checks."
+    store = runs.attrs.get("store") if isinstance(runs, pd.DataFrame) else None
+    if store is None or len(runs) or not len(read_checks(store)): return None
+    pg = _Page(runs, {}, {}, title=title)
+    return _document(title, [f"<h1>{html.escape(title)}</h1>",
+                             f'<p class="note">{html.escape(str(store))} holds the checks of '
+                             "<code>ready-steady-go-check</code> and no benchmark runs: this page is their Health "
+                             "section. For throughput, rankings and costs, measure with "
+                             "<code>ready-steady-go-sweep</code> into the same store.</p>", *_health_section(pg)])
 
 # %% ../nbs/08_report.ipynb #de74ccfb
 from .store import read_history
