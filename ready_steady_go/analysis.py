@@ -951,8 +951,7 @@ def _single_device(every:pd.DataFrame) -> pd.DataFrame:
 def _priced(out:dict, prices) -> dict:
     "`out` with `cost` of the ranked devices that have a price, and `value` of one family (image models where any)."
     best, avg = out["best"], out["average"]
-    p = _known_prices(prices, out["tidy"]["device"].unique())  # warns once, about devices that are in no run at all
-    p = {k: v for k, v in p.items() if k in set(best["device"])}
+    p = {k: v for k, v in parse_prices(prices).items() if k in set(best["device"])}
     fams = list(dict.fromkeys(avg["workload"])) if "workload" in avg else []
     one = avg if len(fams) <= 1 else avg[avg["workload"] == ("image" if "image" in fams else fams[0])]
     return out | dict(cost=cost(best, p), value=value_table(best_precision(one), p, by=("mode",)))
@@ -976,7 +975,11 @@ def _analyse(runs, prices, include_unconverged, only_valid):
                environments=environments(runs), convergence=convergence(t), efficiency=efficiency(best, runs),
                scaling=scaling(runs),  # comparability: only what is ranked side by side
                comparability=comparability(_ranked(runs, best)) if len(best) else comparability(runs).iloc[:0])
-    return _priced(out, prices) if prices else out
+    if not prices: return out
+    p = _known_prices(prices, _keyed(runs)["device"].unique())  # warns once, about devices that are in no run at all
+    # the prices of devices in any run, at any number of GPUs (`run_cost` prices every run with them)
+    given = pd.DataFrame(dict(device=list(p), price_per_hour=list(p.values())), dtype=object)
+    return _priced(out, p) | dict(prices=given)
 
 # %% ../nbs/06_analysis.ipynb #a7813f09
 MODE_NAMES = {"train": "training", "infer": "inference", "-": "one step"} # how a page names each mode
@@ -1090,7 +1093,8 @@ def precision_doubts(speedup:pd.DataFrame, # `speedup_ci(...)`
     "One line per precision slower than `SLOW_PRECISION` × fp32 on a GPU, naming its runs."
     if speedup.empty: return []
     df = _keyed(runs)
-    gpus = set(df.loc[df["device_type"].astype(str).eq("cuda"), "device"])
+    kind = df["device_type"] if "device_type" in df else pd.Series("", index=df.index)  # unknown: not a GPU
+    gpus = set(df.loc[kind.astype(str).eq("cuda"), "device"])
     out = []
     for r in speedup[speedup["speedup"].lt(SLOW_PRECISION) & speedup["device"].isin(gpus)].itertuples():
         ids = _run_ids(df)[df["device"].eq(r.device) & df["precision"].eq(r.precision) & df["mode"].eq(r.mode)]
@@ -1107,8 +1111,9 @@ def cost_doubts(factors:pd.DataFrame, # `cost_factors(...)`
         by_rate = g.assign(_c=g["price_per_hour"] / g["throughput"]).sort_values("_c")
         cheap, rate = g["device"].iloc[0], by_rate["device"].iloc[0]
         if cheap == rate: continue
-        m = _model_col(df)
-        ids = _run_ids(df)[df[m].eq(model) & df["mode"].eq(mode) & df["device"].isin([cheap, rate])]
+        # `model` may be a label (`gpt2 @1024 tokens`): its runs are those of the model it starts with
+        of = np.array([str(model).startswith(str(x)) for x in df["model"]], dtype=bool)
+        ids = _run_ids(df)[of & df["mode"].eq(mode) & df["device"].isin([cheap, rate])]
         out.append(f"for {model} {mode_name(mode)} the {cheap} is the cheapest per run, but the {rate} per "
                    f"{str(g['unit'].iloc[0]).removesuffix('s')} (price ÷ throughput per GPU; runs {_ids(ids)}): the "
                    "runs did different work, or a runtime or GPU count is wrong")
