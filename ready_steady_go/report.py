@@ -1201,7 +1201,7 @@ def _team_section(pg:_Page) -> list[str]:
                 "price_per_hour": "price ($/h per GPU)", "cost_usd": "cost ($)"}), "{:,.2f}") + "</details>")
     return out
 
-# %% ../nbs/08_report.ipynb #23765df6
+# %% ../nbs/08_report.ipynb #12e82109
 def _sanity_section(pg:_Page) -> list[str]:
     "One line per result that is almost never the hardware (`precision_doubts`, `cost_doubts`), naming its runs."
     lines, cost = precision_doubts(pg.res["speedup"], pg.runs), pg.res.get("cost")
