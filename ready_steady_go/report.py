@@ -1176,7 +1176,8 @@ def _factor_table(f:pd.DataFrame) -> pd.DataFrame:
 
 _TEAM_INTRO = ("<h2>Configurations and what a run costs</h2><p>Runs that record the parameters' dtype (<i>pure bf16</i>:"
     " bf16 weights without autocast) or their runtime, such as a team's own training runs imported with "
-    "<code>--map</code>: the throughput per micro-batch and per weights × autocast on each device, each device's "
+    "<code>--map</code> or read by a recipe (Hugging Face Trainer, nanoGPT): the throughput per micro-batch and per "
+    "weights × autocast on each device, each device's "
     "best configuration, and, with prices, what one run cost there (runtime × $/hour per GPU × its GPUs) against the cheapest device. "
     "A factor's interval comes from the repeats of both configurations (their range, or a single run's CI).</p>")
 
