@@ -272,12 +272,15 @@ def _trainer_columns(d:pd.DataFrame) -> dict:
     block, ctx = _n(d, "_block").fillna(cli), _n(d, "_ctx")
     seq = seen.fillna(block).fillna(ctx)
     counted = (samples / (_n(d, "_steps") * mb * gas)).round()
-    world = counted.where(counted >= 1).fillna(_n(d, "device_count")).fillna(1)
+    world = counted.where(counted >= 1).fillna(_n(d, "device_count")).fillna(1)  # metadata: the first machine
     bf16, fp16, tf32 = (_truthy(_col(d, c)) for c in ("_bf16", "_fp16", "_tf32"))
     precision = np.select([bf16, fp16, tf32], ["bf16", "fp16", "tf32"], "fp32-default")
     seq_from = np.where(seen.notna(), "num_input_tokens_seen ÷ samples", np.where(
         block.notna(), "the data's block size", "the model's context n_positions, as run_clm uses by default"))
+    machine = _n(d, "device_count")
     gpus_from = np.where(counted.ge(1), "samples ÷ (steps × micro-batch × accumulation)", "W&B's metadata")
+    gpus_from = [g + (f"; W&B's metadata counts {m:.0f}, the first machine's" if c >= 1 and m > 0 and m != c else "")
+                 for g, c, m in zip(gpus_from, counted, machine)]
     note = [f"Hugging Face Trainer: tokens/s = train_samples_per_second {s:g} × {q:.0f} tokens per sample ({f}); "
             f"{w:.0f} GPU(s) from {g}" for s, q, f, w, g in zip(sps, seq, seq_from, world, gpus_from)]
     return dict(seq_len=seq, items_per_sample=seq, throughput=sps * seq, world_size=world, global_bs=mb * gas * world,
@@ -319,10 +322,11 @@ def _nanogpt_columns(d:pd.DataFrame) -> dict:
     fpt = nanogpt_flops_per_token(L, H, C, T, V.fillna(NANOGPT_VOCAB), bias)
     world = _n(d, "device_count").fillna(1)
     mfu = _n(d, "_mfu")
+    precision = _col(d, "_dtype").map(lambda v: "tf32" if dtype_name(v) == "fp32" else dtype_name(v))
     vocab = np.where(V.notna(), "", f", vocabulary {NANOGPT_VOCAB} (the script's default; the config names none)")
     note = [f"nanoGPT: tokens/s = mfu {m:g}% × 312 TFLOP/s ÷ {f:,.0f} FLOP per token (6N + 12·L·H·Q·T{v}) × {w:.0f} "
-            "GPU(s) from W&B's metadata" for m, f, v, w in zip(mfu, fpt, vocab, world)]
-    precision = _col(d, "_dtype").map(lambda v: "tf32" if dtype_name(v) == "fp32" else dtype_name(v))
+            "GPU(s) from W&B's metadata" + ("; float32 runs TF32 (train.py allows it)" if p == "tf32" else "")
+            for m, f, v, w, p in zip(mfu, fpt, vocab, world, precision)]
     return dict(model=[_size_name(*x) for x in zip(L, H, C)], items_per_sample=T, world_size=world,
                 throughput=mfu / 100 * A100_PEAK / fpt * world, global_bs=_n(d, "bs") * _n(d, "_gas"),
                 precision=precision, workload_note=note)
