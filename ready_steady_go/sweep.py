@@ -226,6 +226,10 @@ sweep.__signature__ = sweep_signature().replace(return_annotation="SweepSummary"
 sweep.__delwrap__ = sweep_params  # the help of its own parameters
 
 # %% ../nbs/05_sweep.ipynb #8ba15153
+def _bss(v:dict, mode:str) -> list:
+    "A variant's batch sizes in `mode`: a serving mode's own, else the variant's."
+    return v.get("mode_bss", {}).get(mode) or v["bss"]
+
 @dataclass
 class SweepPlan:
     "A checked sweep: the variants to measure, the stop rule, the device and store, and how to run them."
@@ -392,7 +396,7 @@ def _variants(a:dict) -> dict:
     for m in a["models"]:
         kind = get_workload(m).kind
         served = _serving(m, kind, a)
-        modes = (plain or ["train"] if kind in ("op", "data") else plain) + [s for s in served if s == "latency"]
+        modes = (plain[:1] if kind in ("op", "data") else plain) + [s for s in served if s == "latency"]  # op, data: one step
         opts = {"workers": a["workers"]} if kind == "data" else {}
         for sz in _model_sizes(m, kind, a) if modes else []:
             for L in (lens or [None]) if kind == "lm" else [None]:
@@ -447,10 +451,6 @@ def _plan(**kw) -> SweepPlan:
     return plan
 
 # %% ../nbs/05_sweep.ipynb #0f998af1
-def _bss(v:dict, mode:str) -> list:
-    "A variant's batch sizes in `mode`: a serving mode's own, else the variant's."
-    return v.get("mode_bss", {}).get(mode) or v["bss"]
-
 class _PlanPoint(NamedTuple):
     "One point of a plan."
     rn:int; vid:str; precision:str; mode:str; n:int; bs:int  # repeat, variant, precision, mode, world size, batch size
