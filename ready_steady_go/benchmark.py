@@ -404,7 +404,8 @@ def check_settings(model:str|Workload="resnet50", bs:int|None=None, precision:st
         if not kw or "unexpected keyword" not in str(e): raise
         raise BadInput(f"{', '.join(kw)} does not apply to {getattr(model, 'model', model)}: "
                        "workers is for data:*, sliding_window for 3D U-Nets") from None
-    bs = wl.default_bs if bs is None else check_int(bs, "batch size")
+    # served: one request of one sample, one sequence, unless asked
+    bs = (1 if mode in SERVING_MODES else wl.default_bs) if bs is None else check_int(bs, "batch size")
     dev = pick_device(wl.forced_device or device)
     precision = check_precision(precision, dev, mode)
     wl.check(precision, mode, channels_last, compile)
