@@ -18,22 +18,25 @@ from tqdm import tqdm
 
 from .env import (BadInput, check_choice, check_int, check_number, first_line, pick_device, synchronize,
                                  reset_peak_memory, free_memory, cpu_name, gc_paused)
-from .schema import MODES, OPTIMIZERS, PEAK_BELOW, PRECISIONS, WEIGHTS, Result, RUN_FIELDS, num_text, params_of
+from .schema import (MODES, OPTIMIZERS, PEAK_BELOW, PRECISIONS, SERVING_MODES, WEIGHTS, Result, RUN_FIELDS,
+                                    num_text, params_of)
 from . import schema as _schema  # its `Point`: what is asked; `CheckedPoint` here: that point checked
-from .workloads import MicroOp, Workload, get_workload, model_step
+from .workloads import MicroOp, Workload, get_workload, kv_cache_bytes, model_step
 from .telemetry import make_sampler, read_now, conditions, conditions_text, device_details
-from .peaks import peak_flops, mfu
+from .peaks import memory_bandwidth, peak_flops, mfu
+from .serving import decode_traffic, generation_fields, latency_fields, percentile
 import psutil
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
 # %% auto #0
-__all__ = ['make_step', 'CudaTimer', 'COMPILE_MODES', 'PEAK_METHOD', 'check_precision', 'precision_flags', 'HostTimer',
-           'BlockTimer', 'EventTimer', 'make_timer', 't975', 'RunningStats', 'StopRule', 'warming', 'overrun',
-           'overrun_text', 'step_stats', 'step_history', 'flops_per_sample', 'check_settings', 'CheckedPoint',
-           'check_point', 'World', 'combine', 'worst_rank', 'peak_devices', 'bars_on', 'measure_point', 'benchmark',
-           'warm_up_device', 'measure_matmul_peak', 'measured_peak', 'example_peak', 'memory_estimate', 'check_memory']
+__all__ = ['make_step', 'CudaTimer', 'GEN_LEN', 'COMPILE_MODES', 'REQUESTS', 'PEAK_METHOD', 'check_precision', 'precision_flags',
+           'HostTimer', 'BlockTimer', 'EventTimer', 'make_timer', 'request_timer', 't975', 'RunningStats', 'StopRule',
+           'warming', 'overrun', 'overrun_text', 'step_stats', 'step_history', 'flops_per_sample', 'check_settings',
+           'CheckedPoint', 'check_point', 'World', 'combine', 'worst_rank', 'peak_devices', 'bars_on', 'measure_point',
+           'benchmark', 'warm_up_device', 'measure_matmul_peak', 'measured_peak', 'example_peak', 'memory_estimate',
+           'check_memory']
 
 # %% ../nbs/02_benchmark.ipynb #24251695
 _AMP = dict(fp16=torch.float16, bf16=torch.bfloat16)
@@ -167,6 +170,16 @@ def make_timer(dev:torch.device) -> HostTimer|BlockTimer|EventTimer:
     if dev.type == "cuda": return EventTimer(torch.cuda.Event, torch.cuda.current_stream(dev))
     if dev.type == "mps": return BlockTimer(lambda: synchronize(dev))
     return HostTimer(dev)
+
+# %% ../nbs/02_benchmark.ipynb #b1e0a002
+def request_timer(dev:torch.device, # the device the requests run on
+                  phases:bool=False, # laps inside one request (its prefill, each decode step): nothing waits between them
+                  event=None, # the event type on CUDA (default `torch.cuda.Event`)
+                  stream=None, # the stream the requests are queued on (default: the device's current one)
+                 ) -> HostTimer|EventTimer:
+    "The timer of served requests: each request waited for (a client's view), or with `phases` the laps of one request."
+    if dev.type != "cuda": return HostTimer(dev)
+    return EventTimer(event or torch.cuda.Event, stream or torch.cuda.current_stream(dev), ahead=10**9 if phases else 0)
 
 # %% ../nbs/02_benchmark.ipynb #1b53c671
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
@@ -390,20 +403,36 @@ def _is_oom(e:BaseException) -> bool:
 
 # %% ../nbs/02_benchmark.ipynb #34db098e
 _STOP_KEYS = {f.name for f in fields(StopRule)}
+GEN_LEN = 128  # new tokens per sequence of a generation, by default
+
+def _lengths(mode:str, seq_len, prompt_len, gen_len, kw:dict) -> tuple:
+    "`(seq_len, family options)` of the mode: a generation's prompt is its sequence, with `gen_len` new tokens."
+    if mode != "generate":
+        if (k := "prompt_len" if prompt_len is not None else "gen_len" if gen_len is not None else None):
+            raise BadInput(f"{k} {prompt_len if k == 'prompt_len' else gen_len!r} applies to mode generate, not "
+                           f"{mode}: give --mode generate, or seq_len for the sequences of the other modes")
+        return seq_len, kw
+    if seq_len is not None:
+        raise BadInput(f"seq_len {seq_len!r} with mode generate: give the prompt's length as prompt_len")
+    if prompt_len is not None: check_int(prompt_len, "prompt_len")
+    return prompt_len, {**kw, "gen_len": GEN_LEN if gen_len is None else gen_len}
 
 def check_settings(model:str|Workload="resnet50", bs:int|None=None, precision:str="fp32", mode:str="train",
                    device:str|torch.device="auto", size:int|str|None=None, optimizer:str|None=None,
                    seq_len:int|None=None, workload:str|None=None, channels_last:bool=False, compile:bool=False,
-                   **kw) -> dict:
+                   prompt_len:int|None=None, gen_len:int|None=None, **kw) -> dict:
     "Validate a point's settings before any work; returns them normalised (`BadInput` on the first bad one)."
     stop = {k: kw.pop(k) for k in list(kw) if k in _STOP_KEYS}  # the rest: the family's options (`workers`, ...)
+    mode = check_choice(mode, MODES, "mode")
+    seq_len, kw = _lengths(mode, seq_len, prompt_len, gen_len, kw)
     try: wl = get_workload(model, size, seq_len=seq_len, workload=workload, **kw)
     except TypeError as e:  # an option of another family (`workers` for an image model)
         if not kw or "unexpected keyword" not in str(e): raise
         raise BadInput(f"{', '.join(kw)} does not apply to {getattr(model, 'model', model)}: "
                        "workers is for data:*, sliding_window for 3D U-Nets") from None
-    bs = wl.default_bs if bs is None else check_int(bs, "batch size")
-    dev, mode = pick_device(wl.forced_device or device), check_choice(mode, MODES, "mode")
+    # served: one request of one sample, one sequence, unless asked
+    bs = (1 if mode in SERVING_MODES else wl.default_bs) if bs is None else check_int(bs, "batch size")
+    dev = pick_device(wl.forced_device or device)
     precision = check_precision(precision, dev, mode)
     wl.check(precision, mode, channels_last, compile)
     return dict(workload=wl, bs=bs, precision=precision, mode=mode, dev=dev, rule=StopRule(**stop),
@@ -633,6 +662,13 @@ def _bar(p:CheckedPoint) -> tqdm:
                 leave=False,
                 file=sys.stderr, bar_format=None if rule.n_batches else fmt)
 
+REQUESTS = 100  # served requests timed at least, unless the automatic rule's time cap comes first
+
+def _enough(p:CheckedPoint, done):
+    "`done`, and for served requests under the automatic rule also `REQUESTS` of them, or the time cap."
+    if p.mode not in SERVING_MODES or p.rule.kind != "auto": return done
+    return lambda n, stats, elapsed, per: done(n, stats, elapsed, per) and (stats.n >= REQUESTS or elapsed >= p.rule.max_seconds)
+
 def _time(p:CheckedPoint, step, timer, base:dict, world:World) -> dict:
     "`_run_timed` for `p` on its device, under its precision's switches; `base` gets the counters after the warm-up."
     dev = p.dev
@@ -643,7 +679,7 @@ def _time(p:CheckedPoint, step, timer, base:dict, world:World) -> dict:
     with precision_flags(p.precision), _bar(p) as bar:
         return _run_timed(step, timer, p.rule, warmup=p.warmup, warmup_seconds=p.warmup_seconds,
                           sync=lambda: synchronize(dev), on_warm=on_warm, bar=None if bar.disable else bar,
-                          sampler=make_sampler(dev), probe=lambda: read_now(dev), done=world.done(p.rule),
+                          sampler=make_sampler(dev), probe=lambda: read_now(dev), done=_enough(p, world.done(p.rule)),
                           meet=world.meet, more=world.warming(p.warmup, p.warmup_seconds),
                           say=_teller(p))
 
@@ -698,6 +734,24 @@ def _fill_telemetry(res:Result, out:dict):
     res.temp_start_c, res.temp_end_c = get(a, "temp_c"), get(b, "temp_c")
     res.energy_source = tele.get("energy_source") or "none"
 
+def _datasheet_bandwidth(dev:torch.device) -> float|None:
+    "The datasheet memory bandwidth of `dev` in GB/s; None on a CPU or where unknown."
+    return memory_bandwidth(torch.cuda.get_device_name(dev)) if dev.type == "cuda" else None
+
+def _fill_serving(res:Result, out:dict, p:CheckedPoint, step):
+    "Latency percentiles of the timed requests; for a generation its prefill, decode, KV cache and memory traffic."
+    if p.mode not in SERVING_MODES: return
+    res.__dict__.update(latency_fields(out["times"]))
+    if p.mode != "generate": return
+    wl, timed = p.workload, step.requests[-len(out["times"]):]  # the warm-up's requests came first
+    cache = step.state["cache"]
+    res.__dict__.update(generation_fields(timed, p.bs, wl.seq_len), prompt_len=wl.seq_len, gen_len=wl.gen_len,
+                        kv_cache=step.kv_cache, kv_cache_bytes=kv_cache_bytes(cache))
+    weights = wl.weight_bytes(next(step.lm.parameters()).dtype)
+    kv = wl.kv_bytes_per_token(cache.layers[0].keys.dtype)
+    res.__dict__.update(decode_traffic(weights, kv, p.bs, wl.seq_len, wl.gen_len, 1 / res.decode_tps_per_seq))
+    res.datasheet_bandwidth_gbs = _datasheet_bandwidth(p.dev)
+
 def _step(p:CheckedPoint, world:World):
     "The step of `p` on its device, its model wrapped by `world`."
     wrap = world.wrapper(p.mode)
@@ -706,7 +760,8 @@ def _step(p:CheckedPoint, world:World):
                                 **(dict(fused=True) if p.fused else {}),  # compiled there, this mode, static shapes
                                 **({"weights": p.weights} if p.weights != "fp32" else {}),
                                 **({"global_bs": p.global_bs} if p.global_bs else {}),
-                                **({"wrap": wrap} if wrap else {}))  # op and data: no model to wrap
+                                **({"wrap": wrap} if wrap else {}),  # op and data: no model to wrap
+                                **({"timer": lambda: request_timer(p.dev, phases=True)} if p.mode == "generate" else {}))
     return world.step(step)
 
 def _measure(res:Result, p:CheckedPoint, world:World):
@@ -714,13 +769,18 @@ def _measure(res:Result, p:CheckedPoint, world:World):
     if p.dev.type == "cuda": torch.cuda.set_device(p.dev)  # cuBLAS handles, compiled kernels: on `dev`, not cuda:0
     if p.compile: torch.compiler.reset()  # a fresh cache: no graph of an earlier point, no recompile limit reached
     base, step = dict(start=_dynamo_counts()), _step(p, world)
-    res.workload_note, timer = getattr(step, "note", None), make_timer(p.dev)
+    res.workload_note = getattr(step, "note", None)
+    timer = request_timer(p.dev) if p.mode in SERVING_MODES else make_timer(p.dev)
     out = _time(p, step, timer, base, world)
     _fill_timing(res, out, p, base)
     _fill_telemetry(res, out)
     teles = _fill_world(res, out, p, world)
     _fill_efficiency(res, p, peak_devices(p.dev, world))
+    _fill_serving(res, out, p, step)
     res.conditions = _union([_verdict(res, t, p.rule) for t in teles])  # every rank's: one that throttles shows
+    if res.lat_n is not None and res.lat_n < REQUESTS and p.rule.kind == "auto":
+        res.conditions = conditions_text([*([] if res.conditions == "ok" else res.conditions.split("; ")),
+                                          f"{res.lat_n} requests within the time cap, not {REQUESTS}"])
 
 def _hold_peak(res:Result, p:CheckedPoint):
     "A run that beats the measured peak: the peak measured again, once; if the run still beats it, no `mfu_measured`."
@@ -1001,7 +1061,7 @@ def _traced(wl:Workload, mode:str, bs:int=2) -> tuple[int, int]:
 
 def memory_estimate(wl:Workload, # the workload
                     bs:int, # its batch size
-                    mode:str="train", # train or infer
+                    mode:str="train", # train, infer, latency or generate (its KV cache counted, in fp32)
                     optimizer:str="sgd", # sgd (one state per parameter) or adamw (two)
                    ) -> int|None:
     "Bytes one step of `wl` at `bs` needs: weights, gradients and optimizer states, activations; None if not traceable."
@@ -1009,7 +1069,8 @@ def memory_estimate(wl:Workload, # the workload
     try: params, step = _traced(wl, mode)
     except Exception: return None
     copies = 1 + (1 + dict(sgd=1, adamw=2).get(optimizer, 2) if mode == "train" else 0)
-    return params * copies + step * bs // 2
+    kv = bs * wl.kv_bytes_per_token() * (wl.seq_len + wl.gen_len) if getattr(wl, "gen_len", None) else 0  # the cache, full
+    return params * copies + step * bs // 2 + kv
 
 # %% ../nbs/02_benchmark.ipynb #6f68aa16
 def check_memory(p:CheckedPoint, # a checked point

@@ -634,9 +634,11 @@ def ready_steady_go_report(
                         "default: each family's own)", {"action": "append"}]=None,
     device:str=None,          # the device the report opens with, its absolute numbers (default: the only one, if one)
     max_models:int=12,        # per family, draw the figures of at most this many models, the most measured (all: CSVs)
+    tpot_ms:float=50.0,       # Serving: the time per output token a concurrency must meet (ms)
 ):
     "Write an HTML report, summary tables and figures from the runs in a store or other sources."
     _check_report_light(sources, store, title, out, max_models)
+    check_number(tpot_ms, "--tpot_ms", min=0, min_inclusive=False, unit="ms")
     from ready_steady_go.analysis import parse_works
     from ready_steady_go.report import check_report_folder, timed_read, write_report
     pr = _prices(prices, price)
@@ -644,7 +646,7 @@ def ready_steady_go_report(
     check_report_folder(out)  # a folder that cannot take the report is refused before the runs are read
     runs = timed_read(_report_runs, sources, store)  # says how long it took, where that is long
     page = write_report(runs, out, pr, title, include_unconverged=include_unconverged, only_valid=only_valid,
-                        train_for=train_for, infer_for=infer_for, device=device, max_models=max_models)
+                        train_for=train_for, infer_for=infer_for, device=device, max_models=max_models, tpot_ms=tpot_ms)
     if not len(runs): print(f"report: {page} (no runs: the Health section of the store's checks)"); return
     print(f"report: {page} ({len(runs):,} runs)")
     for line in _tables_written(Path(out)): print(line)

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import numpy as np, pandas as pd
 
-from .env import BadInput, gc_paused, visible
+from .env import BadInput, check_number, gc_paused, visible
+from .served import (TPOT_MS, capacity_table, generation_table, latency_table, pp_tg_table,
+                                    serving_curve)
 from .schema import COLUMNS, PEAK_BELOW, REPORT_COLUMNS
 from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, FAMILY_NAMES, FAMILY_ORDER, FAMILY_UNITS, KEYS,
     MEASURED_SOURCES, MISSED_MARK, SCALING_COLUMNS, TIME_TO_TRAIN_COLS, analyse, best_batch, clean_device_name,
@@ -511,6 +513,7 @@ def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `anal
                  device:str|None=None, # the device the report opens with (default: the only one, if one)
                  max_models:int|None=12, # per family, figures of at most this many models (the most measured)
                  cache:bool=True, # take figures whose data did not change from the figure cache (`FigureCache`)
+                 tpot_ms:float=TPOT_MS, # Serving: the bound on the time per output token a concurrency must meet
                 ) -> Report:
     "Validate `runs` and `prices` and make every file of the report in memory; `BadInput` on bad input."
     t0 = time.perf_counter()
@@ -518,6 +521,7 @@ def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `anal
     work = dict(train_for=parse_works(train_for, "--train_for"),  # before any work
                 infer_for=parse_works(infer_for, "--infer_for"))
     check_max_models(max_models)
+    check_number(tpot_ms, "--tpot_ms", min=0, min_inclusive=False, unit="ms")
     if isinstance(runs, pd.DataFrame) and runs.empty and runs.attrs.get("store") and (only := checks_page(runs, title)):
         return Report({"report.html": only})  # a machine checked, never measured: its Health section
     say = _progress(len(runs) if isinstance(runs, pd.DataFrame) else 0)
@@ -529,7 +533,7 @@ def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `anal
         say(f"analysis of {len(runs):,} runs: {t1 - t0:.1f} s")
         models, stats = most_measured(res["tidy"], max_models), {}
         page = lambda figs: _html(_Page(runs, res, figs, title=title, include=include_unconverged,
-                                        only_valid=only_valid, models=models))
+                                        only_valid=only_valid, models=models, tpot_ms=tpot_ms, prices=prices))
         files = _drawn_with_page(res, models, cache, stats, page)
     t2 = time.perf_counter()
     say(f"figures and page: {len(stats['drawn'])} figures drawn, {len(stats['cached'])} unchanged: {t2 - t1:.1f} s")
@@ -561,12 +565,14 @@ def write_report(runs:pd.DataFrame, # the runs table
                  infer_for:str|list|None=None, # the inference work (see `build_report`)
                  device:str|None=None, # the device the report opens with (see `build_report`)
                  max_models:int|None=12, # per family, figures of at most this many models (see `build_report`)
+                 tpot_ms:float=TPOT_MS, # Serving: the TPOT bound (see `build_report`)
                 ) -> Path:
     "Write the report of `runs` to `out`; returns the path of `report.html`. Nothing is written on bad input."
     check_report_folder(out)  # before any analysis
     check_max_models(max_models)
     return build_report(runs, prices, title, include_unconverged=include_unconverged, only_valid=only_valid,
-                        train_for=train_for, infer_for=infer_for, device=device, max_models=max_models).write(out)
+                        train_for=train_for, infer_for=infer_for, device=device, max_models=max_models,
+                        tpot_ms=tpot_ms).write(out)
 
 # %% ../nbs/08_report.ipynb #9a0e5502
 PROGRESS_RUNS = 20_000  # from this many runs, a report says each stage as it ends (on stderr)
@@ -604,6 +610,8 @@ class _Page:
     include: bool = False  # points whose CI missed its target are ranked (marked)
     only_valid: bool = False  # results measured under flagged conditions are left out
     models: list|None = None  # the models with figures (see `most_measured`); None: every one
+    tpot_ms: float = 50.0  # the TPOT bound of the Serving section (`served.capacity_table`)
+    prices: dict|None = None  # $/hour per device, for the cost of a million output tokens
 
     @cached_property
     def unit(self) -> str: return unit_name(self.res["tidy"])
@@ -1102,6 +1110,29 @@ def _family_sections(pg:_Page) -> list[str]:
                     op=lambda: _op_section(of("op"), runs), data=lambda: _data_section(runs))
     return [p for f, make in sections.items() if t["workload"].eq(f).any() for p in make()]
 
+# %% ../nbs/08_report.ipynb #aba4e5bb
+def _serving_section(pg:_Page) -> list[str]:
+    "Serving: the throughput–latency curve, pp and tg at one sequence, the capacity at a TPOT bound, latency percentiles."
+    gen, lat = generation_table(pg.runs), latency_table(pg.runs)
+    if not len(gen) and not len(lat): return []
+    one = pd.concat([gen.get("device", pd.Series(dtype=str)), lat.get("device", pd.Series(dtype=str))]).nunique() == 1
+    out = [f"<h2>{'This machine: serving' if one else 'Serving'}</h2><p>Requests timed one by one, each waited for as "
+           "a client waits; never ranked with the throughput of <code>infer</code>.</p>"]
+    if len(gen):
+        b = pg.tpot_ms
+        out += ["<h3>Generation</h3>", svg(serving_curve(pg.runs, b)),
+                "<p>pp and tg at one sequence (llama-bench's view): prompt tokens/s of the prefill, output tokens/s of "
+                "the decode.</p>", _table(pp_tg_table(pg.runs)),
+                f"<p>The most concurrent sequences whose time per output token stays within {b:g} ms "
+                "(<code>--tpot_ms</code>; its p99 where 1,000 steps were timed, else its median), the output tokens/s "
+                "there and, with <code>--price</code>, the cost of a million output tokens:</p>",
+                _table(capacity_table(pg.runs, b, pg.prices)),
+                "<details><summary>Every concurrency</summary>" + _table(gen) + "</details>"]
+    if len(lat):
+        out += ["<h3>Request latency</h3><p>p99 only from 1,000 requests; the median with its 95% interval.</p>",
+                _table(lat)]
+    return out
+
 # %% ../nbs/08_report.ipynb #24a70391
 def _work_of(tt:pd.DataFrame, models, mode:str) -> str:
     "The work the times of `models` in `mode` are for, as `tt` says, else an image model's default."
@@ -1290,7 +1321,7 @@ def _sanity_section(pg:_Page) -> list[str]:
     return [f'<p class="note"><b>Check</b>: {html.escape(_cap(l))}.</p>' for l in lines]
 
 # %% ../nbs/08_report.ipynb #a1017021
-_SECTIONS = (_intro, _sanity_section, _machine_section, _ranking_section, _cost_section, _team_section, _efficiency_section, _energy_section,
+_SECTIONS = (_intro, _sanity_section, _machine_section, _serving_section, _ranking_section, _cost_section, _team_section, _efficiency_section, _energy_section,
              _scaling, _family_sections,
              _time_section, _per_model_section, _points_section)  # in page order
 

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Annotated
 
 # %% auto #0
-__all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'OPTIMIZERS', 'COMPILE_MODES', 'STATUSES', 'NO_MODE',
-           'NO_PRECISION', 'UNCONVERGED_HINT', 'FIXED_STOP_HINT', 'PEAK_BELOW', 'IDENTITY', 'FINGERPRINT',
+__all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'SERVING_MODES', 'OPTIMIZERS', 'COMPILE_MODES', 'STATUSES',
+           'NO_MODE', 'NO_PRECISION', 'UNCONVERGED_HINT', 'FIXED_STOP_HINT', 'PEAK_BELOW', 'IDENTITY', 'FINGERPRINT',
            'COLUMN_GROUPS', 'COLUMNS', 'REPORT_COLUMNS', 'POINT_FIELDS', 'RUN_FIELDS', 'STOP_FIELDS', 'DEFAULT_STORE',
-           'WANDB_MODES', 'PRESETS', 'ENGINE_DEFAULTS', 'SWEEP_POINT', 'BadInput', 'kind_of', 'stepwise',
+           'WANDB_MODES', 'PRESETS', 'CONCURRENCY', 'ENGINE_DEFAULTS', 'SWEEP_POINT', 'BadInput', 'kind_of', 'stepwise',
            'precision_2022', 'new_run_id', 'Result', 'num_text', 'example_row', 'Point', 'params_of', 'settings_of',
            'check_rdzv_id', 'check_endpoint', 'torchrun_options', 'sweep_params', 'sweep_signature']
 
@@ -28,7 +28,8 @@ class BadInput(ValueError):
 SCHEMA_VERSION = 1  # bumped when a column changes meaning; adding a column is not a new version
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 WEIGHTS = ("fp32", "bf16", "fp16")  # the parameters' dtype; `precision` is then the autocast
-MODES = ("train", "infer")
+MODES = ("train", "infer", "latency", "generate")
+SERVING_MODES = ("latency", "generate")  # as served: synchronised requests, each timed as a client sees it
 OPTIMIZERS = ("sgd", "adamw")
 COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")  # `torch.compile`'s
 STATUSES = ("ok", "oom", "error", "killed")  # killed: the process died while measuring (host out of memory?)
@@ -96,6 +97,8 @@ class Result:
     per_device_bs:int|None=None    # samples per step on each device, under torchrun
     backend:str|None=None          # the process group's backend: nccl or gloo
     strong:bool|None=None          # strong scaling: `bs` was the global batch, divided between the devices
+    prompt_len:int|None=None       # generate: prompt tokens per sequence (`seq_len` holds it too)
+    gen_len:int|None=None          # generate: new tokens per sequence, greedy, with a KV cache
     ddp:str|None=None              # DDP's settings as the model was wrapped, under torchrun when training
     status:str="ok"; error:str|None=None
     throughput:float|None=None; throughput_ci:float|None=None; ci_rel:float|None=None
@@ -131,6 +134,22 @@ class Result:
     temp_rank:int|None=None        # under torchrun: the rank whose temperature is recorded, the hottest
     energy_j:float|None=None; energy_source:str|None=None  # nvml-counter, nvml-power, rapl or none: never a silent 0
     joules_per_sample:float|None=None  # per item of the unit
+    lat_n:int|None=None            # latency, generate: requests timed, each synchronised (the percentiles' count)
+    lat_p50_ms:float|None=None; lat_p90_ms:float|None=None  # request latency percentiles (end to end)
+    lat_p99_ms:float|None=None     # only from 1,000 requests or more (None below: a p99 of fewer is a guess)
+    lat_max_ms:float|None=None     # the slowest request
+    lat_p50_lo_ms:float|None=None; lat_p50_hi_ms:float|None=None  # the median's 95% interval (order statistics)
+    kv_cache:str|None=None         # generate: the KV cache, dynamic or static (transformers' cache classes)
+    ttft_ms:float|None=None        # generate: time to first token (the prefill), median over requests
+    tpot_n:int|None=None           # generate: decode steps timed (the TPOT percentiles' count)
+    tpot_p50_ms:float|None=None; tpot_p99_ms:float|None=None  # time per output token: decode step percentiles
+    prefill_tps:float|None=None    # generate: prompt tokens/s of the prefill, all sequences (llama-bench's `pp`)
+    decode_tps:float|None=None     # generate: output tokens/s of the decode, all sequences (`tg` at bs 1)
+    decode_tps_per_seq:float|None=None  # generate: output tokens/s one sequence sees (1 / mean TPOT)
+    kv_cache_bytes:int|None=None   # generate: the KV cache's bytes at the end of a request
+    decode_bytes_per_step:float|None=None  # generate: bytes one decode step must read: weights + the mean KV cache
+    decode_bandwidth_gbs:float|None=None   # generate: those bytes / the mean TPOT: the memory bandwidth achieved
+    datasheet_bandwidth_gbs:float|None=None  # the device's datasheet memory bandwidth (None: unknown)
     run_id:str=field(default_factory=new_run_id)
     timestamp:str=field(default_factory=_now)
     def __post_init__(self): self.mode, self.precision = stepwise(self.workload, self.mode, self.precision)
@@ -271,12 +290,31 @@ def _conditions(r:Result) -> list[str]:
     if r.ci_target_met is False: out.append(f"  note: {UNCONVERGED_HINT if r.stop in (None, 'auto') else FIXED_STOP_HINT}")
     return out
 
+# %% ../nbs/00a_schema.ipynb #6f2b77a2
+def _ms(v) -> str: return "n/a" if v is None else f"{v:,.2f} ms"
+
+def _served(r:Result) -> list[str]:
+    "Latency percentiles of the requests, and for generation the prefill, the decode and the memory it read."
+    if r.lat_n is None: return []
+    p99 = _ms(r.lat_p99_ms) if r.lat_p99_ms is not None else f"n/a (needs 1,000 requests, {r.lat_n} ran)"
+    out = [f"  latency      p50 {_ms(r.lat_p50_ms)} (95% CI {_ms(r.lat_p50_lo_ms)} to {_ms(r.lat_p50_hi_ms)}), "
+           f"p90 {_ms(r.lat_p90_ms)}, p99 {p99}, max {_ms(r.lat_max_ms)}; {r.lat_n} requests"]
+    if r.ttft_ms is None: return out
+    tp99 = _ms(r.tpot_p99_ms) if r.tpot_p99_ms is not None else "n/a (under 1,000 steps)"
+    out += [f"  prefill      TTFT {_ms(r.ttft_ms)}: {num_text(r.prefill_tps)} prompt tokens/s (pp{r.prompt_len})",
+            f"  decode       TPOT p50 {_ms(r.tpot_p50_ms)}, p99 {tp99} over {r.tpot_n} steps: "
+            f"{num_text(r.decode_tps)} tokens/s in all, {num_text(r.decode_tps_per_seq)} per sequence (tg{r.gen_len})"]
+    bw = f" of {num_text(r.datasheet_bandwidth_gbs * 1e9, 'B/s')} datasheet" if r.datasheet_bandwidth_gbs else ""
+    out.append(f"  memory       {r.kv_cache} KV cache {num_text(r.kv_cache_bytes, 'B')}; a decode step reads "
+               f"{num_text(r.decode_bytes_per_step, 'B')}: {num_text((r.decode_bandwidth_gbs or 0) * 1e9, 'B/s')}{bw}")
+    return out
+
 # %% ../nbs/00a_schema.ipynb #ebc54f69
 def _summary(self:Result) -> str:
     "A short human summary; a result that missed its CI target says so, with what to do."
     head = f"{self.model} · {self.mode} · {self.precision} · bs {self.bs} · {self.label()} · {self.device}"
     if self.status != "ok": return f"{head}: {self.status.upper()} — {self.error}"
-    return "\n".join([head, *_head(self), *_work(self), *_efficiency(self), *_conditions(self)])
+    return "\n".join([head, *_head(self), *_served(self), *_work(self), *_efficiency(self), *_conditions(self)])
 
 Result.summary = _summary
 
@@ -302,7 +340,11 @@ _EXAMPLE = dict(
     sm_count=108,
     default_power_limit_w=400.0, gpu_uuid="GPU-00000000-0000-0000-0000-000000000000", pcie_gen=4, pcie_width=16,
     pcie_gen_max=4, pcie_width_max=16, mps_gpu_cores=None, mps_memory_gb=None, env_vars="{}", env_id="0123456789ab",
-    weights=None, global_bs=None, runtime_s=None)
+    weights=None, global_bs=None, runtime_s=None, prompt_len=None, gen_len=None, lat_n=None, lat_p50_ms=None,
+    lat_p90_ms=None, lat_p99_ms=None, lat_max_ms=None, lat_p50_lo_ms=None, lat_p50_hi_ms=None, kv_cache=None,
+    ttft_ms=None, tpot_n=None, tpot_p50_ms=None, tpot_p99_ms=None, prefill_tps=None, decode_tps=None,
+    decode_tps_per_seq=None, kv_cache_bytes=None, decode_bytes_per_step=None, decode_bandwidth_gbs=None,
+    datasheet_bandwidth_gbs=None)
 
 def example_row(**kw, # fields to change
                ) -> dict:
@@ -319,13 +361,17 @@ class Point:
     bs:int|None=None
     size:str|int|None=None     # image side, 3D patch (64 or 32x128x128), op N or crop side (default: the model's)
     seq_len:int|None=None      # tokens per sequence, language models (default: 1024 for GPT-2, 2048 for Llama)
+    prompt_len:int|None=None   # generate: prompt tokens per sequence (default 512)
+    gen_len:int|None=None      # generate: new tokens per sequence, greedy with a KV cache (default 128)
     workload:str|None=None     # the family, to be explicit: image, lm, unet3d, op or data (a mismatch is refused)
     workers:int|None=None      # data: DataLoader processes (default: every core; 0: decode in this process)
     sliding_window:bool=False  # unet3d infer: predict a volume window by window (MONAI sliding_window_inference)
     precision:str="fp32"       # fp32 (strict, TF32 off), tf32, fp16 or bf16
     # the parameters' dtype: fp32, bf16 or fp16; --precision is then the autocast (--weights bf16 --precision fp32: pure bf16)
     weights:str="fp32"
-    mode:str="train"           # train (forward, loss, backward, optimizer step) or infer
+    # train (forward, loss, backward, optimizer step), infer (forward), latency (synchronised requests: percentiles)
+    # or generate (language models: prefill and greedy decode with a KV cache; --bs concurrent sequences)
+    mode:str="train"
     device:str="auto"          # auto (CUDA, else MPS, else CPU), cpu, mps, cuda or cuda:N
     channels_last:bool=False   # channels-last memory format for model and batch (images, 3D U-Nets)
     compile:bool=False         # run the model through torch.compile
@@ -454,31 +500,40 @@ PRESETS = dict(
                        "data:imagenet"], precisions=["fp32"], modes=["train"], batch_sizes=[4, 8, 16],
                family_bs=dict(lm=[2, 4], unet3d=[2], op=[1], data=[16]), size=64,
                sizes={"test-unet3d": 32, "op:matmul": 256, "data:imagenet": 64}, seq_lens=[64], workers=1, repeats=1,
-               target_ci=0.03, min_steps=5, min_seconds=0.3, max_seconds=3.0, warmup=1, device_warmup=1.0, threads=1),
+               target_ci=0.03, min_steps=5, min_seconds=0.3, max_seconds=3.0, warmup=1, device_warmup=1.0, threads=1,
+               # served: one latency and one generate combination, tiny
+               serving=dict(latency=["test_resnet"], generate=["test-gpt2"]), mode_bs=dict(latency=[1], generate=[1, 2]),
+               prompt_len=32, gen_len=8),
     standard=dict(models=_2022, precisions=["fp32", "fp16"], modes=["train"], batch_sizes=_POW2,
                   family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
     full=dict(models=_2022, precisions=["fp32", "fp16", "bf16"], modes=["train", "infer"], batch_sizes=_POW2,
               family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
     llm=dict(models=["gpt2", "gpt2-medium", "llama-160m", "llama-1b"], precisions=["fp32", "bf16", "fp16"],
              modes=["train"], batch_sizes=_MICRO, family_bs=dict(lm=_MICRO), size=None, repeats=1),
+    # inference as it is served: request latency of image models and the 3D U-Net, generation of LMs over concurrency
+    serve=dict(models=["gpt2", "llama-1b", "resnet50", "unet3d"], precisions=["bf16"], modes=["latency", "generate"],
+               batch_sizes=[1, 8, 32], family_bs=dict(unet3d=[1]), size=None, repeats=1,
+               serving=dict(latency=["resnet50", "unet3d"], generate=["gpt2", "llama-1b"])),
 )
+# concurrent sequences a generate sweep goes through, stopping at out-of-memory, unless batch sizes are given
+CONCURRENCY = dict(gpu=[2**i for i in range(9)], cpu=[1, 2, 4])
 # where a preset says nothing: the engine's stop rule and warm-up (a point's), and the device warm-up's own default
 ENGINE_DEFAULTS = dict({k: getattr(Point(), k) for k in (*STOP_FIELDS, "warmup")}, device_warmup=None)
 
 # %% ../nbs/00a_schema.ipynb #4a6aff60
-SWEEP_POINT = ("device", "workers", *STOP_FIELDS, "warmup", "channels_last", "compile", "optimizer", "global_bs", "isolate")
+SWEEP_POINT = ("prompt_len", "gen_len", "device", "workers", *STOP_FIELDS, "warmup", "channels_last", "compile", "optimizer", "global_bs", "isolate")
 
 def sweep_params(
     models:str|list|None=None,     # model names of any family (timm, gpt2, unet3d, op:matmul, data:imagenet), comma-separated or a list (default: the preset's)
     precisions:str|list|None=None, # fp32, tf32, fp16, bf16 (default: the preset's; standard: fp32,fp16)
-    modes:str|list|None=None,      # train, infer (default: the preset's; standard: train)
+    modes:str|list|None=None,      # train, infer, latency, generate (LMs only) (default: the preset's; standard: train)
     batch_sizes:str|list|None=None,# batch sizes for every model, run smallest first (default: the preset's for image models, each other family's own)
     size:str|list|None=None,       # image side or 3D patch (64, 32x128x128), comma-separated to sweep several: image and 3D U-Net models (default: the preset's; standard: each model's own)
     seq_lens:str|list|None=None,   # tokens per sequence for language models, comma-separated (default: the preset's, else each model's own)
     weights:str|list|None=None,    # parameters' dtypes crossed with the precisions, fp32, bf16, fp16 (image models and LMs; default: fp32)
     nprocs:str|list|None=None,     # world sizes, e.g. 1,2,4: each point under torchrun with that many processes, one per device (default: one process, no torchrun)
     repeats:int|None=None,         # how many times to measure each point, `run_number` 1…repeats (default: the preset's, 1)
-    preset:str="standard",         # quick, standard (the 2022 matrix, an LM and a 3D U-Net), full (+ bf16 and infer) or llm
+    preset:str="standard",         # quick, standard (the 2022 matrix, an LM and a 3D U-Net), full (+ bf16 and infer), llm or serve (latency and generation)
     find_max_bs:bool=False,        # after an OOM, bisect to the largest batch size that fits
     force:bool=False,              # measure again points the store already has, and CPU points over the memory estimate
     yes:bool=False,                # go ahead with a CPU sweep whose measuring could take over 10 minutes

@@ -24,7 +24,7 @@ from .workloads import DEFAULT_BS, check_model, get_workload
 from .schema import kind_of, num_text, stepwise
 from .benchmark import (StopRule, benchmark, check_precision, check_settings, measured_peak,
                                        memory_estimate, warm_up_device, bars_on, _warmup_line, _PEAKS)
-from .schema import MODES, WEIGHTS, Result, UNCONVERGED_HINT, PRESETS, ENGINE_DEFAULTS, sweep_params, sweep_signature
+from .schema import CONCURRENCY, SERVING_MODES, MODES, WEIGHTS, Result, UNCONVERGED_HINT, PRESETS, ENGINE_DEFAULTS, sweep_params, sweep_signature
 from .store import (POINT_KEY, combination_of, point_key, stored_points)
 from .store import (DEFAULT_STORE, KILLED, check_store, point_finished, point_started, read_runs,
                                    recover_killed, save_runs)
@@ -228,6 +228,10 @@ sweep.__signature__ = sweep_signature().replace(return_annotation="SweepSummary"
 sweep.__delwrap__ = sweep_params  # the help of its own parameters
 
 # %% ../nbs/05_sweep.ipynb #8ba15153
+def _bss(v:dict, mode:str) -> list:
+    "A variant's batch sizes in `mode`: a serving mode's own, else the variant's."
+    return v.get("mode_bss", {}).get(mode) or v["bss"]
+
 @dataclass
 class SweepPlan:
     "A checked sweep: the variants to measure, the stop rule, the device and store, and how to run them."
@@ -257,7 +261,7 @@ class SweepPlan:
     @property
     def n_points(self) -> int:
         "How many points the matrix has: each variant with its own precisions, modes and batch sizes."
-        per = sum(len(v["precisions"]) * len(v["modes"]) * len(v["bss"]) for v in self.variants.values())
+        per = sum(len(v["precisions"]) * len(_bss(v, md)) for v in self.variants.values() for md in v["modes"])
         return per * self.repeats * len(self.nprocs)
     @property
     def sizes(self) -> dict:
@@ -268,7 +272,8 @@ class SweepPlan:
 
 # %% ../nbs/05_sweep.ipynb #5c979e03
 _STOP = ("n_batches", "n_seconds", "target_ci", "min_steps", "min_seconds", "max_seconds")  # the stop rule's arguments
-_FROM_PRESET = ("models", "precisions", "modes", "batch_sizes", "repeats", "workers", *_STOP, "warmup", "device_warmup")
+_FROM_PRESET = ("models", "precisions", "modes", "batch_sizes", "repeats", "workers", *_STOP, "warmup", "device_warmup",
+                "prompt_len", "gen_len")
 
 def _check_workers(workers):
     "Refuse `--workers` that is not a whole number from 0 to a few per core (`env.check_workers`)."
@@ -368,19 +373,46 @@ def _variant(model:str, wl, bss:list, a:dict) -> dict:
                 device="cpu" if wl.forced_device else None, workers=a["workers"] if wl.kind == "data" else None,
                 global_bs=g, weights="fp32")
 
+def _serving(model:str, kind:str, a:dict) -> list:
+    "The serving modes `model` runs: those asked that its family has (generate: LMs), and a preset's for the models it names."
+    names = {} if "modes" in a["given"] else a["preset_values"].get("serving", {})
+    asked = list(dict.fromkeys([m for m in a["modes"] if m in SERVING_MODES] + list(names)))
+    fits = lambda m: kind == "lm" if m == "generate" else kind in ("image", "lm", "unet3d")
+    return [m for m in asked if fits(m) and (m not in names or model in names[m])]
+
+def _serving_bs(mode:str, kind:str, a:dict) -> list:
+    "Batch sizes of a serving mode: those given, the preset's for the mode, concurrency 1 to 256 (a CPU: 4) to generate."
+    if "batch_sizes" in a["given"]: return list(a["batch_sizes"])
+    if b := a["preset_values"].get("mode_bs", {}).get(mode): return list(b)
+    return list(CONCURRENCY["cpu" if a["dev"].type == "cpu" else "gpu"]) if mode == "generate" else _family_bs(kind, a)
+
+def _generation(m:str, a:dict) -> dict:
+    "The generate variant of the language model `m`: its prompt and new tokens, concurrency as its batch sizes."
+    wl = get_workload(m, seq_len=a["prompt_len"], gen_len=128 if a["gen_len"] is None else a["gen_len"])
+    return {**_variant(m, wl, _serving_bs("generate", "lm", a), {**a, "modes": ["generate"]}), "gen_len": wl.gen_len}
+
 def _variants(a:dict) -> dict:
     "Each model with its family's sizes, sequence lengths, batch sizes, precisions and modes, by `model|size` id."
     lens = a["preset_values"].get("seq_lens") if a["seq_lens"] is None else _counts(a["seq_lens"], "seq_lens", "sequence length")
-    out = {}
+    out, plain = {}, [m for m in a["modes"] if m not in SERVING_MODES]
     for m in a["models"]:
         kind = get_workload(m).kind
+        served = _serving(m, kind, a)
+        modes = (plain[:1] if kind in ("op", "data") else plain) + [s for s in served if s == "latency"]  # op, data: one step
         opts = {"workers": a["workers"]} if kind == "data" else {}
-        for sz in _model_sizes(m, kind, a):
+        for sz in _model_sizes(m, kind, a) if modes else []:
             for L in (lens or [None]) if kind == "lm" else [None]:
                 wl = get_workload(m, sz, seq_len=L, **opts)
-                v = _variant(m, wl, _family_bs(kind, a), a)
+                v = _variant(m, wl, _family_bs(kind, a), {**a, "modes": modes})
+                v["mode_bss"] = {s: _serving_bs(s, kind, a) for s in modes if s in SERVING_MODES}
                 for w in a.get("weights", ["fp32"]) if kind in ("image", "lm") else ["fp32"]:  # another dtype: another variant
                     out[f"{m}|{_size_text(wl)}" + ("" if w == "fp32" else f"|{w} weights")] = {**v, "weights": w}
+        if "generate" in served:
+            g = _generation(m, a)
+            out[f"{m}|seq {g['seq_len']}+{g['gen_len']}"] = g
+        if not modes and "generate" not in served:  # nothing of what was asked applies: the family's own refusal
+            check_settings(m, 1, a["precisions"][0], a["modes"][0], device=a["dev"])
+            raise BadInput(f"none of --modes {','.join(a['modes'])} applies to {m} ({kind})")
     return out
 
 # %% ../nbs/05_sweep.ipynb #f25bdc91
@@ -431,7 +463,7 @@ def _order(plan:SweepPlan) -> list:
     "The points in the order they run: repeats outermost, then variant, precision, mode, world size, batch size."
     return [_PlanPoint(rn=rn, vid=vid, precision=p, mode=md, n=n, bs=bs) for rn in range(1, plan.repeats + 1)
             for vid, v in plan.variants.items() for p in v["precisions"] for md in v["modes"] for n in plan.nprocs
-            for bs in v["bss"]]
+            for bs in _bss(v, md)]
 
 def _ident(plan:SweepPlan, pt:_PlanPoint) -> tuple:
     "A point's identity in the store (several CUDA processes record the device as `cuda`: each rank has its own)."
@@ -441,7 +473,7 @@ def _ident(plan:SweepPlan, pt:_PlanPoint) -> tuple:
     return point_key(dict(workload=v["kind"], model=v["model"], size=v["size"], seq_len=v["seq_len"], precision=pt.precision,
                      mode=pt.mode, bs=pt.bs, run_number=pt.rn, device=where, world_size=pt.n, backend=backend,
                      channels_last=v["channels_last"], compile=v["compile"], optimizer=v["optimizer"],
-                     stop=plan.rule.kind, weights=v["weights"], global_bs=v["global_bs"]))
+                     stop=plan.rule.kind, weights=v["weights"], global_bs=v["global_bs"], gen_len=v.get("gen_len")))
 
 def _name(plan:SweepPlan, vid:str) -> str:
     "A variant in messages: an image model by its name; `gpt2 seq 128`, `unet3d 64`."
@@ -495,8 +527,9 @@ def _todo(run:_Sweep, i:int=0) -> int:
 def _point_kw(plan:SweepPlan, pt:_PlanPoint) -> dict:
     "`benchmark`'s arguments for a point."
     v = plan.variants[pt.vid]
+    gen = dict(prompt_len=v["seq_len"], gen_len=v["gen_len"]) if pt.mode == "generate" else dict(seq_len=v["seq_len"])
     return dict(model=v["model"], bs=pt.bs, precision=pt.precision, mode=pt.mode, device=str(plan.dev), size=v["size"],
-                seq_len=v["seq_len"], run_number=pt.rn, warmup=plan.warmup, channels_last=v["channels_last"],
+                **gen, run_number=pt.rn, warmup=plan.warmup, channels_last=v["channels_last"],
                 compile=v["compile"], optimizer=v["optimizer"], progress=plan.progress, **plan.stop,
                 weights=v["weights"], global_bs=v["global_bs"],
                 **({"workers": v["workers"]} if v["workers"] is not None else {}),
@@ -514,7 +547,7 @@ def _memory(run:_Sweep, pt:_PlanPoint) -> int|None:
     "A CPU point's memory estimate in bytes, all its processes together (`benchmark.memory_estimate`); None elsewhere."
     v = run.plan.variants[pt.vid]
     if run.plan.dev.type != "cpu": return None
-    wl = get_workload(v["model"], v["size"], seq_len=v["seq_len"])
+    wl = get_workload(v["model"], v["size"], seq_len=v["seq_len"], gen_len=v.get("gen_len"))
     need = memory_estimate(wl, pt.bs, pt.mode, v["optimizer"] or wl.optimizer)
     return need and need * pt.n
 

@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/workloads.html.md"""
 
 # %% ../nbs/01_workloads.ipynb #8de3b1a7
 from __future__ import annotations
-import difflib, math, os, re
+import difflib, inspect, math, os, re
 from contextlib import nullcontext
 from functools import lru_cache
 from pathlib import Path
@@ -25,7 +25,8 @@ from .schema import PRECISIONS, kind_of
 # %% auto #0
 __all__ = ['LM_CONFIGS', 'UNET3D_CONFIGS', 'OPS', 'OP_NOTES', 'PIPELINES', 'DEFAULT_BS', 'KINDS', 'UNITS', 'list_workloads',
            'amp_context', 'model_step', 'Workload', 'check_model', 'TimmClassifier', 'LanguageModel', 'sdpa_backend',
-           'parse_patch', 'UNet3D', 'MicroOp', 'cache_dir', 'synthetic_jpegs', 'ImagePipeline', 'get_workload']
+           'timed_generation', 'kv_cache_bytes', 'decoder', 'generation_step', 'parse_patch', 'UNet3D', 'MicroOp',
+           'cache_dir', 'synthetic_jpegs', 'ImagePipeline', 'get_workload']
 
 # %% ../nbs/01_workloads.ipynb #adbf61fd
 timm = Lazy("timm", hide=("wandb",))  # timm tries W&B for its own logging, which is not used here: 0.3 s a process
@@ -131,7 +132,7 @@ def _train_step(model:nn.Module, parts:list, loss_fn, amp, opt, scaler):
 def model_step(model:nn.Module,              # the model, already on the device
                x:torch.Tensor, y:torch.Tensor, # the batch, already on the device
                loss_fn,                      # `loss_fn(out, y)`, a scalar
-               mode:str="train",             # `train` or `infer`
+               mode:str="train",             # `train`, `infer` or `latency`
                precision:str="fp32",         # one of `PRECISIONS`
                optimizer:str="sgd",          # `sgd` or `adamw`
                fused:bool=False,             # the optimizer's fused kernel (no per-step host sync with a GradScaler)
@@ -142,7 +143,7 @@ def model_step(model:nn.Module,              # the model, already on the device
     if weights != "fp32":  # and the optimizer's states with them: AdamW keeps exp_avg and exp_avg_sq in this dtype
         model.to(_DTYPES[weights]); x = x.to(_DTYPES[weights]) if x.is_floating_point() else x
     amp = amp_context(x.device, precision)
-    if mode == "infer": return _infer_step(model, x, amp)
+    if mode in ("infer", "latency"): return _infer_step(model, x, amp)  # latency: the same step, each one waited for
     opt = _optimizer(model, optimizer, fused)
     scaler = torch.amp.GradScaler(x.device.type, enabled=precision == "fp16")
     parts = list(zip(x.split(micro), y.split(micro))) if micro else [(x, y)]
@@ -195,6 +196,12 @@ class Workload:
             raise BadInput(f"compile applies to neural-network workloads, not to {self.model} ({self.kind})")
         if precision not in self.precisions:
             raise BadInput(f"{self.model} runs at {', '.join(self.precisions)}, not precision {precision!r}")
+        if mode == "generate" and self.kind != "lm":
+            raise BadInput(f"mode generate is for language models (gpt2, llama-1b, ...), not {self.model} ({self.kind}): "
+                           "accepted for it are train, infer and latency")
+        if mode == "latency" and self.kind in ("op", "data"):
+            raise BadInput(f"mode latency times requests of a model: {self.model} ({self.kind}) has no inference step; "
+                           "accepted are image models, language models and 3D U-Nets")
         if channels_last and self.memory_format is None:
             raise BadInput(f"channels_last applies to image and 3D U-Net workloads, not to {self.model} ({self.kind})")
 
@@ -304,7 +311,8 @@ class LanguageModel(Workload):
 
     def __init__(self,
                  model:str,              # a name in `LanguageModel.configs`
-                 seq_len:int|None=None,  # tokens per sequence (default: 1024 for GPT-2, 2048 for Llama)
+                 seq_len:int|None=None,  # tokens per sequence; generate: the prompt's (default: 1024 for GPT-2, 2048 for Llama; generate: 512)
+                 gen_len:int|None=None,  # generate: new tokens per sequence (None: not a generation)
                 ):
         if model not in self.configs:
             check_model(model)
@@ -313,11 +321,38 @@ class LanguageModel(Workload):
         if seq_len is not None and (isinstance(seq_len, bool) or not isinstance(seq_len, int) or seq_len < 1):
             raise BadInput(f"seq_len {seq_len!r} must be a positive whole number of tokens")
         self.seq_len = self.items_per_sample = seq_len or self.default_seq_len
+        self.gen_len = None if gen_len is None else self._generation(seq_len, gen_len)
+
+    @property
+    def context(self) -> int:
+        "Positions the model has: its published context."
+        return self._cfg.get("n_positions") or self._cfg["max_position_embeddings"]
+
+    def _generation(self, prompt_len, gen_len) -> int:
+        "`gen_len` checked, the prompt fitted to the context: a sample is then one sequence's new tokens."
+        if isinstance(gen_len, bool) or not isinstance(gen_len, int) or gen_len < 2:
+            raise BadInput(f"gen_len {gen_len!r}: accepted is a whole number of new tokens, at least 2 (the first "
+                           "comes from the prefill, the time per output token from the others)")
+        if prompt_len is None: self.seq_len = min(512, self.context - gen_len)  # the default prompt, where it fits
+        if self.seq_len < 1 or self.seq_len + gen_len > self.context:
+            raise BadInput(f"prompt_len {self.seq_len} + gen_len {gen_len} = {self.seq_len + gen_len} tokens is longer "
+                           f"than {self.model}'s context of {self.context}: accepted is a sum up to {self.context}")
+        self.items_per_sample = gen_len  # the unit: output tokens
+        return gen_len
+
+    @property
+    def key(self): return (self.kind, self.model, self.size, self.seq_len, self.gen_len)
+
+    def check(self, precision="fp32", mode="train", channels_last=False, compile=False):
+        super().check(precision, mode, channels_last, compile)
+        if (mode == "generate") != (self.gen_len is not None):
+            raise BadInput(f"gen_len applies to mode generate, and generate needs it: mode {mode!r}, gen_len {self.gen_len}")
 
     def config(self, counting:bool=False):
         "The `transformers` config; positions grow to `seq_len` if it is longer than the published context."
         from transformers import GPT2Config, LlamaConfig
         kw = dict(self._cfg, attn_implementation="eager" if counting else "sdpa")
+        if self.gen_len: kw.update(use_cache=True)
         if self.arch == "gpt2":  # dropout 0, as nanoGPT-style figures run (GPT-2's config says 0.1)
             kw.update(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
             return GPT2Config(**dict(kw, n_positions=max(kw["n_positions"], self.seq_len)))
@@ -341,7 +376,8 @@ class LanguageModel(Workload):
         return F.cross_entropy(logits[:, :-1].flatten(0, 1).float(), labels[:, 1:].flatten())
 
     def make_step(self, device, bs, precision="fp32", mode="train", **kw):
-        "The default step; its note records dropout 0 and the attention kernel SDPA picks for these shapes."
+        "The default step (generate: `generation_step`); its note records dropout 0 and the attention kernel SDPA picks."
+        if mode == "generate": return generation_step(self, device, bs, precision, **kw)
         step = super().make_step(device, bs, precision=precision, mode=mode, **kw)
         c = self.config()
         shape = (1, c.num_attention_heads, self.seq_len, c.hidden_size // c.num_attention_heads)
@@ -375,13 +411,107 @@ def _matmul_params(wl:LanguageModel) -> int:
     emb = sum(e.weight.numel() for e in m.modules() if isinstance(e, nn.Embedding) and e.weight is not out)
     return sum(p.numel() for p in m.parameters()) - emb
 
+def _generation_flops(self) -> float:
+    "FLOPs per new token of one request: the prompt at 2N + 4·n_layer·d_model·prompt_len a token, each decode step at 2N + 4·n_layer·d_model·context."
+    c, n, P, G = self.config(), _matmul_params(self), self.seq_len, self.gen_len
+    per = lambda ctx: 2 * n + 4 * c.num_hidden_layers * c.hidden_size * ctx
+    return (P * per(P) + sum(per(t) for t in range(P + 1, P + G))) / G
+
 def _lm_formula(self, mode:str="train") -> float:
     "FLOPs per token from the 6N + attention estimate: 6N + 12·n_layer·d_model·seq_len to train, a third to infer."
+    if mode == "generate": return _generation_flops(self)
     c = self.config()
     f = 6 * _matmul_params(self) + 12 * c.num_hidden_layers * c.hidden_size * self.seq_len
     return f if mode == "train" else f / 3
 
 LanguageModel.flops_per_sample_formula = _lm_formula
+
+def _lm_flops(self, mode:str="train") -> float|None:
+    "Counted FLOPs per token; for generate, the formula's (a request is many forward passes of different shapes)."
+    return _lm_formula(self, mode) if mode == "generate" else Workload.flops_per_sample(self, mode)
+
+LanguageModel.flops_per_sample = _lm_flops
+
+# %% ../nbs/01_workloads.ipynb #35db3b36
+def timed_generation(prefill, # no-argument function: the prompt through the model, the first token chosen
+                     decode,  # no-argument function: one more token for every sequence
+                     gen_len:int, # new tokens per sequence: one from the prefill, `gen_len - 1` decode steps
+                     timer,   # a fresh engine timer (`start`, `lap`, `finish`): events on a GPU, the host clock on a CPU
+                    ) -> tuple[float, list]:
+    "One request, timed phase by phase: (prefill seconds, [seconds of each decode step])."
+    timer.start(); prefill(); timer.lap()
+    for _ in range(gen_len - 1): decode(); timer.lap()
+    times = timer.finish()
+    return times[0], times[1:]
+
+# %% ../nbs/01_workloads.ipynb #571e3c81
+def kv_cache_bytes(cache) -> int:
+    "Bytes a `transformers` cache holds: keys and values of every layer."
+    return sum(t.numel() * t.element_size() for l in cache.layers for t in (l.keys, l.values) if t is not None and t.numel())
+
+def _kv_bytes_per_token(self, dtype:torch.dtype=torch.float32) -> int:
+    "Bytes the KV cache grows by per token of one sequence: a key and a value per KV head of every layer."
+    c = self.config()
+    heads = getattr(c, "num_key_value_heads", None) or c.num_attention_heads
+    head_dim = getattr(c, "head_dim", None) or c.hidden_size // c.num_attention_heads
+    return 2 * c.num_hidden_layers * heads * head_dim * dtype.itemsize
+
+def _weight_bytes(self, dtype:torch.dtype=torch.float32) -> int:
+    "Bytes of the weights every decode step multiplies by (all but the embedding look-ups), in `dtype`."
+    return _matmul_params(self) * dtype.itemsize
+
+LanguageModel.kv_bytes_per_token, LanguageModel.weight_bytes = _kv_bytes_per_token, _weight_bytes
+
+# %% ../nbs/01_workloads.ipynb #577aadde
+def _caches(lm, static:bool, length:int):
+    "A function giving each request its cache: a fresh `DynamicCache`, or one `StaticCache` of `length`, emptied."
+    from transformers import DynamicCache, StaticCache
+    if not static: return lambda: DynamicCache(config=lm.config)
+    cache = StaticCache(config=lm.config, max_cache_len=length)
+    def emptied(): cache.reset(); return cache
+    return emptied
+
+def decoder(lm, # a `transformers` causal LM, on its device
+            ids:torch.Tensor, # the prompts, (bs, prompt_len) token ids
+            amp=nullcontext, # a factory of the autocast context
+            static:bool=False, # a `StaticCache` (for a compiled model) rather than a `DynamicCache`
+            length:int|None=None, # tokens the static cache holds (prompt and new)
+            fwd=None, # the forward to call (default `lm`; a compiled one)
+           ):
+    "`(prefill, decode, state)`: greedy generation with a KV cache, the logits and cache of the last call in `state`."
+    fwd, new_cache, state = fwd or lm, _caches(lm, static, length), {}
+    # the cache's argument: `cache` from transformers 5.x, `past_key_values` before (deprecated since)
+    arg = "cache" if "cache" in inspect.signature(lm.forward).parameters else "past_key_values"
+    def run(x, **kw):
+        with torch.inference_mode(), amp(): out = fwd(input_ids=x, **{arg: state["cache"]}, use_cache=True, **kw)
+        state["logits"] = out.logits[:, -1]
+        state["next"] = state["logits"].argmax(-1, keepdim=True)  # greedy: on the device, nothing waits for it
+    def prefill(): state["cache"] = new_cache(); run(ids, logits_to_keep=1)
+    def decode(): run(state["next"])
+    return prefill, decode, state
+
+# %% ../nbs/01_workloads.ipynb #6df41c4d
+def generation_step(wl:LanguageModel, # a language model with `gen_len`
+                    device:torch.device|str, # where it runs
+                    bs:int, # concurrent sequences
+                    precision:str="fp32", # the autocast (`PRECISIONS`)
+                    timer=None, # no-argument function giving a fresh engine timer per request (`benchmark.make_timer`)
+                    compile:bool|str=False, # `torch.compile` the model (then a static cache); a string: its mode
+                    weights:str="fp32", # the parameters' dtype
+                    **kw, # what the other modes take (optimizer, channels_last, wrap): not used here
+                   ):
+    "A step that serves one request: `bs` prompts prefilled, then decoded greedily; each request's phase times in `step.requests`."
+    dev = torch.device(device)
+    with dev: lm = wl.build().lm.eval()
+    lm.to(_DTYPES[weights])
+    fwd = torch.compile(lm, mode=compile if isinstance(compile, str) else None, dynamic=False) if compile else lm
+    ids, _ = wl.batch(bs, dev)
+    prefill, decode, state = decoder(lm, ids, amp_context(dev, precision), bool(compile), wl.seq_len + wl.gen_len, fwd)
+    def step(): step.requests.append(timed_generation(prefill, decode, wl.gen_len, timer()))
+    step.requests, step.state, step.lm = [], state, lm
+    step.kv_cache = "static" if compile else "dynamic"
+    step.note = f"greedy, {step.kv_cache} KV cache; attention: SDPA"
+    return step
 
 # %% ../nbs/01_workloads.ipynb #a92a9a3a
 def parse_patch(size:int|str, # a cube side (`64`, `"64"`) or `"DxHxW"` (`"32x128x128"`)
@@ -459,8 +589,8 @@ class UNet3D(Workload):
 
     def check(self, precision="fp32", mode="train", channels_last=False, compile=False):
         super().check(precision, mode, channels_last, compile)
-        if self.sliding_window and mode != "infer":
-            raise BadInput(f"sliding_window is a way to infer: use mode infer, not {mode!r}")
+        if self.sliding_window and mode not in ("infer", "latency"):
+            raise BadInput(f"sliding_window is a way to infer: use mode infer or latency, not {mode!r}")
 
     def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None, channels_last=False, compile=False,
                   fused=False, wrap=noop):
@@ -667,6 +797,9 @@ def _new_workload(model:str, kind:str, size, seq_len, kw) -> Workload:
     if kind == "lm":
         if size is not None: raise BadInput(f"size {size!r} does not apply to the language model {model}: give seq_len")
         return LanguageModel(model, seq_len, **kw)
+    if kw.pop("gen_len", None) is not None:
+        raise BadInput(f"mode generate is for language models (gpt2, llama-1b, ...), not {model} ({kind}): "
+                       "accepted for it are train, infer and latency")
     if seq_len is not None: raise BadInput(f"seq_len {seq_len!r} applies to language models, not to {model} ({kind})")
     if kind != "unet3d" and isinstance(size, str) and size.strip().isdigit(): size = int(size)  # from the command line
     return _FAMILIES[kind](model, size, **kw)
