@@ -1,0 +1,47 @@
+"""The house's figures: export cells, cells with output, long lines, module sizes.
+
+    python bench/house.py            # prints one table and the goals beside each figure
+
+Read from the notebooks in nbs/ and the exported package; no imports of the package, so it runs anywhere.
+"""
+import ast, json, re, statistics as st
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+GOALS = dict(export_median_lines=12, export_median_defs=1.3, code_cells_with_output=0.25, long_lines=0.05,
+             largest_module=800)
+
+def notebooks(): return sorted((ROOT/"nbs").glob("*.ipynb"))
+def cells(nb): return json.loads(nb.read_text())["cells"]
+def src(c): return "".join(c["source"])
+def is_export(c): return c["cell_type"] == "code" and re.match(r"\s*#\|\s*export", src(c)) is not None
+
+def n_defs(code:str) -> int:
+    "Top-level definitions in a cell: functions, classes and assigned names."
+    try: tree = ast.parse(code)
+    except SyntaxError: return 0
+    return sum(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign))
+               for n in tree.body)
+
+def figures() -> dict:
+    "Every figure the house is judged by, measured now."
+    export = [c for nb in notebooks() for c in cells(nb) if is_export(c)]
+    lines = [len([l for l in src(c).splitlines() if l.strip() and not l.lstrip().startswith("#|")]) for c in export]
+    defs = [n_defs(src(c)) for c in export if n_defs(src(c))]
+    code = [c for nb in notebooks() for c in cells(nb) if c["cell_type"] == "code"]
+    mods = {p.name: len(p.read_text().splitlines()) for p in (ROOT/"ready_steady_go").glob("*.py")
+            if p.name != "_modidx.py"}
+    pylines = [l for p in (ROOT/"ready_steady_go").glob("*.py") if p.name != "_modidx.py"
+               for l in p.read_text().splitlines()]
+    return dict(export_cells=len(export), export_median_lines=st.median(lines), export_median_defs=st.median(defs),
+                largest_export_cell=max(lines), code_cells=len(code),
+                code_cells_with_output=sum(bool(c.get("outputs")) for c in code) / len(code),
+                long_lines=sum(len(l) > 100 for l in pylines) / len(pylines), modules=len(mods),
+                largest_module=max(mods.values()), largest_module_name=max(mods, key=mods.get))
+
+if __name__ == "__main__":
+    f = figures()
+    for k, v in f.items():
+        goal = GOALS.get(k)
+        ok = "" if goal is None else ("  (goal ≥ %s)" % goal if k == "code_cells_with_output" else "  (goal ≤ %s)" % goal)
+        print(f"{k:26} {v:.3g}{ok}" if isinstance(v, float) else f"{k:26} {v}{ok}")
