@@ -13,7 +13,8 @@ from pathlib import Path
 import pandas as pd
 import pynvml, torch
 
-from .env import BadInput, check_int, check_number, check_path, cpu_name, first_line, pick_device, synchronize
+from .env import (BadInput, check_int, check_number, check_numbers, check_path, cpu_name, first_line, pick_device,
+                                 synchronize)
 from .peaks import PEAK_PRECISIONS, peak_flops, memory_bandwidth
 from .telemetry import NvmlReader, Sampler, summarise, nvml_handle, device_details, make_sampler
 from .workloads import get_workload
@@ -556,7 +557,7 @@ def run_check(device:str|torch.device="auto", # the device to check
              ) -> tuple:
     "Check this machine: (the stamped table, None or the line saying where it was kept when the store failed)."
     folder = check_folder(folder)
-    check_number(seconds, "--seconds", min=1, unit="seconds")
+    check_numbers(seconds=seconds)  # from 1 s to a day (`env.NUMBERS`)
     check_int(disk_bytes, "disk_bytes", min=_BLOCK)
     if store is not None: check_store(store)
     dev = pick_device(device)  # before any work
