@@ -20,6 +20,7 @@ from .telemetry import NvmlReader, Sampler, summarise, nvml_handle, device_detai
 from .workloads import get_workload
 from .benchmark import benchmark, check_precision, precision_flags
 from .store import DEFAULT_STORE, check_store, connect_store, read_store_table
+from .launch import sigterm_as_interrupt
 
 # %% auto #0
 __all__ = ['VERDICTS', 'CHECK_COLUMNS', 'MATMUL_BAND', 'MEMORY_BAND', 'PCIE_GBS', 'COPY_BAND', 'COPY_CHECKS', 'SUSTAINED_DROP',
@@ -345,8 +346,9 @@ def disk_read(folder:str|Path=".",   # the folder whose disk is read
     "Sequential read GB/s of a file written in `folder` and read back past the page cache; the file is removed."
     path = Path(folder) / f".rsg-check-{uuid.uuid4().hex[:8]}.bin"
     try:
-        _write_file(path, size)
-        t0 = clock(); n, how = reader(path); s = clock() - t0
+        with sigterm_as_interrupt():  # a SIGTERM (`kill`, a scheduler) ends it through `finally`: the file goes too
+            _write_file(path, size)
+            t0 = clock(); n, how = reader(path); s = clock() - t0
     finally: path.unlink(missing_ok=True)
     return dict(gbs=n / s / 1e9, how=how, bytes=n, seconds=s)
 
