@@ -512,7 +512,9 @@ def ready_steady_go_import(
     store:str|Path=DEFAULT_STORE, # the SQLite store to import into
     strict:bool=False,        # refuse the whole import if any row is invalid (default: skip those rows and list them)
     map:Annotated[str, "COLUMN=KEY: where another team's runs keep a run-record column, a flat key or a dotted path "
-                  "into the config (throughput=train/throughput/current); repeat for more", {"action": "append"}]=None,
+                  "into the config (throughput=train/throughput/current); fallbacks KEY|KEY, products "
+                  "KEY*KEY*NUMBER (throughput=train_samples_per_second*n_positions); runs of Hugging Face Trainer "
+                  "and nanoGPT need none; repeat for more", {"action": "append"}]=None,
     map_file:str|Path=None,   # a TOML file of a team's keys: a [map] table (COLUMN = "KEY") and a [set] table
     set:Annotated[str, "COLUMN=VALUE that every imported run has (unit=tokens, workload=lm); repeat for more",
                   {"action": "append"}]=None,
@@ -522,7 +524,7 @@ def ready_steady_go_import(
     if not sources: raise BadInput("no source given: accepted are W&B entity/project paths, offline run folders, "
                                    "CSV files or SQLite stores")
     check_path(store, "--store")
-    from ready_steady_go.load import import_sources, parse_keymap, missing_line, _invalid_line
+    from ready_steady_go.load import import_sources, parse_keymap, missing_line, nothing_line, unmatched_line, _invalid_line
     km = parse_keymap(map, map_file, set) if (map or map_file or set) else None  # before anything is read
     c = import_sources(list(sources), store, strict=strict, keymap=km, history=history)
     print(f"read {c['read']:,} runs from {c['sources']} source(s): {c['added']:,} added to {store}, "
@@ -533,6 +535,8 @@ def ready_steady_go_import(
     if c.get("missing"): print(missing_line(c["missing"]))
     if c["invalid"]: print(f"skipped {_invalid_line(c['invalid'])}")
     if history: print(f"read the per-step history of {c['history']['runs']:,} run(s): {c['history']['steps']:,} steps")
+    if c.get("unmatched"): warnings.warn(unmatched_line(c["unmatched"]))
+    if not c["read"]: raise BadInput(nothing_line(c))  # exit status 2: nothing came in
 
 import_main = console_script(ready_steady_go_import)
 
