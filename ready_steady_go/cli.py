@@ -353,12 +353,14 @@ def _point_kw(f:_Flags, family:dict) -> dict:
     "The keyword arguments of `benchmark` the flags give: the point's settings."
     return {**settings_of(_point(f)), "compile_mode": f.compile_mode or "default", **family}
 
-def _peak(f:_Flags, p, say) -> float|None:
+def _peak(f:_Flags, p, say, multi:bool=False) -> float|None:
     "The matmul peak of `p`'s device and precision: the stored one, or measured now and kept for every later run."
     from ready_steady_go.benchmark import measured_peak
+    from ready_steady_go.runner import peak_off_device  # (imported by every run: `_measured`)
     from ready_steady_go.schema import num_text
     measure = True if f.measure_peak else None if not f.no_store else False
-    peak = measured_peak(p.dev, p.precision, None if f.no_store else f.store, measure=measure, progress=not f.quiet)
+    get = peak_off_device if multi else measured_peak  # torchrun's parent opens no CUDA context: rank 0 would see it
+    peak = get(p.dev, p.precision, None if f.no_store else f.store, measure=measure, progress=not f.quiet)
     if f.measure_peak:
         say(f"Measured the matmul peak of {p.dev} at {p.precision}: "
             + (num_text(peak, "FLOP/s") if peak else "not measurable"))
@@ -460,7 +462,7 @@ def ready_steady_go(**flags):
     kw, p = _checked_point(f, family, multi)
     from ready_steady_go.env import fingerprint
     fp, say = fingerprint(p.dev), (lambda *a: None) if f.quiet else _say(f.json)
-    peak = _peak(f, p, say)
+    peak = _peak(f, p, say, multi)
     say(_measuring_line(f, p, fp, world, multi))
     r = _measured_in_journal(f, kw, p, fp, peak, multi)
     if r is None:  # this machine ran its ranks; the record is rank 0's
