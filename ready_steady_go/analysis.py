@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np, pandas as pd
 
-from .env import BadInput
+from .env import MAX_DIGITS, MAX_PRICE, BadInput
 from .schema import NO_MODE, NO_PRECISION, PEAK_BELOW, kind_of, num_text, precision_2022
 
 # %% auto #0
@@ -471,10 +471,23 @@ def environments(runs:pd.DataFrame, # the runs table
 # %% ../nbs/06_analysis.ipynb #b122ac0b
 def _price(name, value) -> tuple[str, float]:
     try: p = float(value)
-    except (TypeError, ValueError): p = float("nan")
-    if not (p > 0 and math.isfinite(p)):
-        raise BadInput(f"price {value!r} for {name!r} is not a positive number of $ per GPU-hour")
+    except (TypeError, ValueError, OverflowError): p = float("nan")
+    if not 0 < p <= MAX_PRICE:  # NaN too
+        raise BadInput(f"price {value!r} for {name!r} is not a number of $ per GPU-hour above 0 and at most "
+                       f"{MAX_PRICE:,}")
     return clean_device_name(str(name)), p
+
+def _is_table(p) -> bool:
+    "Whether prices `p` are a table (a dict, a DataFrame, a CSV file: one that is there, or named like one), not NAME=USD."
+    return isinstance(p, (dict, pd.DataFrame, Path)) or os.path.exists(str(p)) or str(p).strip().lower().endswith(".csv")
+
+def _once(pairs) -> dict[str, float]:
+    "Prices `(device, $/hour)` as a dict; `BadInput` naming a device priced twice at different prices."
+    out = {}
+    for k, v in pairs:
+        if out.get(k, v) != v: raise BadInput(f"device {k!r} is priced twice ({out[k]:g} and {v:g} $/hour): give one price")
+        out[k] = v
+    return out
 
 def _prices_file(path:str) -> dict[str, float]:
     "Prices from a CSV file of device, price_per_hour; `BadInput` if it cannot be read."
@@ -489,19 +502,17 @@ def parse_prices(prices=None, # a CSV path, `"NAME=USD"` or `"NAME:USD"`, a dict
                 ) -> dict[str, float]:
     "Prices in $ per GPU-hour (one GPU for one hour) by short device name."
     if prices is None: return {}
-    if isinstance(prices, dict): return dict(_price(k, v) for k, v in prices.items())
+    if isinstance(prices, dict): return _once(_price(k, v) for k, v in prices.items())
     if isinstance(prices, pd.DataFrame):
         missing = [c for c in ("device", "price_per_hour") if c not in prices]
         if missing:
             raise BadInput(f"prices table lacks the column(s) {', '.join(missing)}: needed are device, price_per_hour")
-        return dict(_price(k, v) for k, v in zip(prices["device"], prices["price_per_hour"]))
-    if isinstance(prices, (list, tuple)):
-        out = {}
-        for p in prices: out.update(parse_prices(p))
-        return out
+        return _once(_price(k, v) for k, v in zip(prices["device"], prices["price_per_hour"]))
+    if isinstance(prices, (list, tuple)):  # the tables in turn, then the NAME=USD texts (each device once), which win
+        tables = [kv for p in prices if _is_table(p) for kv in parse_prices(p).items()]
+        return dict(tables) | _once(kv for p in prices if not _is_table(p) for kv in parse_prices(p).items())
     s = str(prices)
-    # a file only if it is one or looks like one
-    if isinstance(prices, Path) or os.path.exists(s) or s.strip().lower().endswith(".csv"): return _prices_file(s)
+    if _is_table(prices): return _prices_file(s)
     sep = "=" if "=" in s else ":"
     name, _, value = s.rpartition(sep)
     if sep not in s:
@@ -629,22 +640,27 @@ def extrapolate(best:pd.DataFrame, # a table with a `throughput` (samples/s) col
 _SUFFIX = dict(k=1e3, K=1e3, M=1e6, G=1e9, B=1e9, T=1e12)
 _STEPS, _EPOCHS = ("step", "steps", "iteration", "iterations", "iter", "iters", "it"), ("epoch", "epochs")
 _UNITS = dict(image="images", images="images", token="tokens", tokens="tokens", voxel="voxels", voxels="voxels")
-_WORK_RE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kKMGBT]?)\s+([A-Za-z]+)(?:\s+(?:of\s+)?(\S+))?\s*")
+# ASCII digits (`\d` takes `²` too), few enough for `float` and `int` (`env.MAX_DIGITS`)
+_DIGITS = f"[0-9]{{1,{MAX_DIGITS}}}"
+_WORK_RE = re.compile(rf"\s*({_DIGITS}(?:\.[0-9]{{0,{MAX_DIGITS}}})?|\.{_DIGITS})\s*([kKMGBT]?)\s+([A-Za-z]+)"
+                      r"(?:\s+(?:of\s+)?(\S+))?\s*")
+_WHOLE = re.compile(_DIGITS)
 
 def parse_work(text:str, # e.g. `100k steps`, `90 epochs imagenet-1k`, `2T tokens`, `8.1T voxels`, `1.28M images`
                name:str="--train_for", # how the user knows it, for the refusal
               ) -> dict:
     "`{amount, what, dataset}`: `what` is `steps`, `epochs` (of `dataset`) or a unit; `BadInput` if it does not parse."
     m = _WORK_RE.fullmatch(str(text)) if text is not None else None
-    bad = (f"{name} {text!r} does not parse: give an amount and what it counts, e.g. '100k steps', '90 epochs "
+    bad = (f"{name} {str(text)[:80]!r} does not parse: give an amount and what it counts, e.g. '100k steps', '90 epochs "
            "imagenet-1k', '2T tokens', '8.1T voxels' or '1.28M images' (suffixes k, M, G, T)")
     if not m: raise BadInput(bad)
     amount, word, ds = float(m[1]) * _SUFFIX.get(m[2], 1), m[3].lower(), m[4]
     if not amount > 0 or not math.isfinite(amount): raise BadInput(bad)
     if word in _STEPS and ds is None: return dict(amount=amount, what="steps", dataset=None)
     if word in _EPOCHS and ds is not None:
-        dataset_size(int(ds) if ds.isdigit() else ds)  # a known data set or a number of samples, else `BadInput`
-        return dict(amount=amount, what="epochs", dataset=int(ds) if ds.isdigit() else ds.lower())
+        n = int(ds) if _WHOLE.fullmatch(ds) else None
+        dataset_size(ds if n is None else n)  # a known data set or a number of samples, else `BadInput`
+        return dict(amount=amount, what="epochs", dataset=ds.lower() if n is None else n)
     if word in _UNITS and ds is None: return dict(amount=amount, what=_UNITS[word], dataset=None)
     raise BadInput(bad)
 

@@ -16,7 +16,8 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from .env import (BadInput, check_choice, check_int, check_number, first_line, pick_device, synchronize,
+from .env import (BadInput, check_choice, check_int, check_number, check_numbers, first_line, pick_device,
+                                 synchronize,
                                  reset_peak_memory, free_memory, cpu_name, gc_paused)
 from .schema import (MODES, OPTIMIZERS, PEAK_BELOW, PRECISIONS, SERVING_MODES, WEIGHTS, Result, RUN_FIELDS,
                                     num_text, params_of)
@@ -571,8 +572,8 @@ def check_point(**kw) -> CheckedPoint:
     if a["compile"]: check_choice(a["compile_mode"], COMPILE_MODES, "compile mode")
     ws = a["warmup_seconds"]
     if ws is None: ws = 0.0 if dev.type == "cpu" else 1.0
-    else: check_number(ws, "warmup_seconds", min=0, unit="seconds")
-    return CheckedPoint(**s, warmup=check_int(a["warmup"], "warmup", min=0), warmup_seconds=ws,
+    else: check_numbers(warmup_seconds=ws)  # bounded, as every number is (`env.NUMBERS`)
+    return CheckedPoint(**s, warmup=check_numbers(warmup=a["warmup"])["warmup"], warmup_seconds=ws,
                         fused=bool(a["fused"]), **{k: a[k] for k in _OPTIONS}, **_check_weights(a, s))
 
 # %% ../nbs/02_benchmark.ipynb #66b99f71

@@ -16,8 +16,8 @@ from typing import Annotated
 from fastcore.script import call_parse, anno_parser, _HelpFormatter, _pos_split
 
 from . import __version__
-from .env import (NUMBERS, BadInput, TrackingError, check_choice, check_int, check_number, check_numbers,
-                                 check_path, check_workers, first_line, readable_file, writable_folder)
+from .env import (MAX_DIGITS, NUMBERS, BadInput, TrackingError, cache_mb, check_choice, check_int, check_number,
+                                 check_numbers, check_path, check_workers, first_line, readable_file, writable_folder)
 from .env import check_device_name, check_unlocked, visible
 # light: no torch, no pandas
 from .schema import (check_endpoint, COMPILE_MODES, MODES, OPTIMIZERS, PRECISIONS, WEIGHTS, DEFAULT_STORE, ENGINE_DEFAULTS, POINT_FIELDS, PRESETS, STATUSES, WANDB_MODES, Point,
@@ -168,7 +168,8 @@ def _refusal(prog:str, e:BadInput|OSError|TrackingError) -> str:
 
 # %% ../nbs/09_cli.ipynb #16b341f2
 _EXIT = dict(ok=0, oom=3, error=1, killed=1)
-_PATCH = re.compile(r"\d+(x\d+){2}")
+_WHOLE = f"[0-9]{{1,{MAX_DIGITS}}}"  # ASCII digits (`\d` takes `٢` too), few enough for `int`
+_PATCH = re.compile(f"{_WHOLE}(x{_WHOLE}){{2}}")
 
 def _size(size:str|None, model:str):
     "`--size` as the workload takes it: a whole number, or `DxHxW` for a 3D U-Net; `BadInput` otherwise."
@@ -179,7 +180,7 @@ def _size(size:str|None, model:str):
             raise BadInput(f"--size {size!r}: a DxHxW patch is for 3D U-Nets; {model} takes a whole number, "
                            "e.g. --size 224")
         return v
-    if re.fullmatch(r"-?\d+", v): return check_numbers(size=int(v))["size"]
+    if re.fullmatch(f"-?{_WHOLE}", v): return check_numbers(size=int(v))["size"]
     raise BadInput(f"--size {size!r}: accepted is a whole number (64) or, for a 3D U-Net, DxHxW (32x128x128)")
 
 # a point's settings that are not flags of the single run: it measures in this process or under torchrun (the sweep
@@ -312,13 +313,13 @@ def _check_flags(f:_Flags) -> dict:
     check_numbers(bs=f.bs, n_batches=f.n_batches, n_seconds=f.n_seconds, target_ci=f.target_ci,
                   max_seconds=f.max_seconds, min_steps=f.min_steps, min_seconds=f.min_seconds, warmup=f.warmup,
                   run_number=f.run_number, seq_len=f.seq_len, global_bs=f.global_bs, nnodes=f.nnodes,
-                  node_rank=f.node_rank)
+                  node_rank=f.node_rank, warmup_seconds=f.warmup_seconds)
     if f.rdzv_endpoint is not None: check_endpoint(f.rdzv_endpoint)
     check_rdzv_id(f.rdzv_id, f.rdzv_endpoint)
     _check_words(f)
     _check_prefixed(f.model)
     f.size = _size(f.size, f.model)
-    if f.warmup_seconds is not None: check_number(f.warmup_seconds, "--warmup_seconds", min=0, unit="seconds")
+
     family = _family(f)
     if f.compile_mode is not None: f.compile = True
     f.wnb = check_choice(f.wnb, WANDB_MODES, "W&B mode")
@@ -606,6 +607,7 @@ def _check_report_light(sources:tuple, store, title:str, out, max_models:int|Non
     if store is not None: check_path(store, "--store")
     if not sources: _check_exists(store or DEFAULT_STORE, ", or give sources")
     if max_models is not None: check_int(max_models, "--max_models", min=1, max=10**6)
+    cache_mb("RSG_FIGURE_CACHE_MB", 256); cache_mb("RSG_RUNS_CACHE_MB", 2048)  # the caches' bounds, before any work
 
 def _prices(prices, price:list|None) -> dict:
     "The prices of `--prices` and every `--price`; a file among them is read only if it is a readable file."
@@ -675,7 +677,7 @@ def ready_steady_go_check(
 ):
     "Check this machine against what its hardware should do: one table of checks, each with its verdict."
     import time
-    check_number(seconds, "--seconds", min=1, unit="seconds")
+    check_numbers(seconds=seconds)
     check_number(disk_gb, "--disk_gb", min=0.01, max=64, unit="GiB")
     if not no_store: check_path(store, "--store")
     from ready_steady_go.health import run_check

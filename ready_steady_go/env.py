@@ -14,13 +14,13 @@ try: import fcntl
 except ImportError: fcntl = None  # Windows: no advisory locks (see `device_lock`)
 
 # %% auto #0
-__all__ = ['MAX_BS', 'MAX_STEPS', 'MAX_REPEATS', 'MAX_SIZE', 'MAX_SEQ_LEN', 'MAX_NODES', 'NUMBERS', 'WORKERS_PER_CORE',
-           'MAX_READ', 'Lazy', 'import_hiding', 'TrackingError', 'check_int', 'check_number', 'check_choice',
-           'check_workers', 'check_numbers', 'first_line', 'special_file', 'path_trouble', 'check_path',
-           'readable_file', 'writable_folder', 'visible', 'mps_available', 'check_device_name', 'pick_device',
-           'synchronize', 'reset_peak_memory', 'peak_memory_mb', 'free_memory', 'gc_paused', 'device_name', 'lock_path',
-           'device_lock', 'check_unlocked', 'cpu_name', 'nvidia_driver', 'env_id', 'fingerprint', 'import_graph',
-           'import_cycle']
+__all__ = ['MAX_BS', 'MAX_STEPS', 'MAX_REPEATS', 'MAX_SIZE', 'MAX_SEQ_LEN', 'MAX_NODES', 'MAX_SECONDS', 'MAX_WARMUP', 'MAX_PRICE',
+           'MAX_DIGITS', 'NUMBERS', 'WORKERS_PER_CORE', 'MAX_READ', 'Lazy', 'import_hiding', 'TrackingError',
+           'check_int', 'check_number', 'check_choice', 'check_workers', 'check_numbers', 'first_line', 'special_file',
+           'special_file_kind', 'path_trouble', 'check_path', 'readable_file', 'writable_folder', 'open_own',
+           'read_own', 'cache_mb', 'visible', 'mps_available', 'check_device_name', 'pick_device', 'synchronize',
+           'reset_peak_memory', 'peak_memory_mb', 'free_memory', 'gc_paused', 'device_name', 'lock_path', 'device_lock',
+           'check_unlocked', 'cpu_name', 'nvidia_driver', 'env_id', 'fingerprint', 'import_graph', 'import_cycle']
 
 # %% ../nbs/00_env.ipynb #180cac2b
 class Lazy:
@@ -98,16 +98,21 @@ def check_choice(value, # what was given
 # %% ../nbs/00_env.ipynb #e0c114e0
 MAX_BS, MAX_STEPS, MAX_REPEATS = 2**24, 10**9, 10**4  # beyond any real run, and far within SQLite's 64-bit integers
 MAX_SIZE, MAX_SEQ_LEN, MAX_NODES = 2**34, 2**20, 2**16  # an op's elements (16 G), tokens per sequence (1 M), machines
+MAX_SECONDS, MAX_WARMUP = 86_400, 10**5  # a day: the longest a point, its warm-up or a check may take; warm-up steps
+MAX_PRICE = 10**5  # $ per hour: beyond any machine for rent (a typo, or an overflow)
+MAX_DIGITS = 30  # digits of a number given as text (a port, an amount, a size): Python refuses past 4,300
 NUMBERS = dict(  # name: (whole number, min, max, min accepted, max accepted, unit)
     bs=(True, 1, MAX_BS, True, True, ""), size=(True, 1, MAX_SIZE, True, True, "pixels a side or elements"),
     seq_len=(True, 1, MAX_SEQ_LEN, True, True, "tokens"), global_bs=(True, 1, MAX_BS, True, True, "samples"),
     nnodes=(True, 1, MAX_NODES, True, True, "machines"), node_rank=(True, 0, MAX_NODES - 1, True, True, ""),
     repeats=(True, 1, MAX_REPEATS, True, True, ""), run_number=(True, 1, MAX_STEPS, True, True, ""),
-    warmup=(True, 0, MAX_STEPS, True, True, "steps"), n_batches=(True, 0, MAX_STEPS, True, True, "steps (0: not this rule)"),
+    warmup=(True, 0, MAX_WARMUP, True, True, "steps"), n_batches=(True, 0, MAX_STEPS, True, True, "steps (0: not this rule)"),
     min_steps=(True, 1, MAX_STEPS, True, True, "steps"),
-    n_seconds=(False, 0, None, True, True, "seconds (0: not this rule)"), min_seconds=(False, 0, None, True, True, "seconds"),
-    max_seconds=(False, 0, None, False, True, "seconds"), target_ci=(False, 0, 1, False, False, ""),
-    device_warmup=(False, 0, 600, True, True, "seconds (0: off)"))
+    n_seconds=(False, 0, MAX_SECONDS, True, True, "seconds (0: not this rule)"),
+    min_seconds=(False, 0, MAX_SECONDS, True, True, "seconds"), max_seconds=(False, 0, MAX_SECONDS, False, True, "seconds"),
+    warmup_seconds=(False, 0, MAX_SECONDS, True, True, "seconds"), seconds=(False, 1, MAX_SECONDS, True, True, "seconds"),
+    target_ci=(False, 0, 1, False, False, ""), device_warmup=(False, 0, 600, True, True, "seconds (0: off)"),
+    price=(False, 0, MAX_PRICE, False, True, "$ per hour"))
 
 WORKERS_PER_CORE = 4  # loader processes per core: more only wait for one another, and a thread each is not free
 
@@ -146,6 +151,11 @@ def special_file(p:str|Path, # a path where a regular file is expected
     "What `p` is if it exists and is neither a regular file nor a folder (a FIFO, a device, a socket); else None."
     try: mode = os.stat(p).st_mode
     except (OSError, ValueError): return None
+    return special_file_kind(mode)
+
+def special_file_kind(mode:int, # a file's `st_mode`
+                     ) -> str|None:
+    "What a file of `mode` is when it is neither a regular file nor a folder (a FIFO, a device, a socket); else None."
     return next((what for is_, what in _SPECIAL if is_(mode)), None)
 
 def path_trouble(p:str|Path, # a path where a file or folder is read or written
@@ -226,6 +236,53 @@ def writable_folder(value, # the folder given
     except OSError as e:
         raise BadInput(f"{name} {str(value)!r} cannot be written ({e.strerror}): accepted is a folder you can write") from None
     return p
+
+
+# %% ../nbs/00_env.ipynb #c3fb306d
+def _not_regular(p:Path, mode:int|None, what:str) -> BadInput:
+    "The one line for a file of ours that is something else (`mode`; None: a symbolic link)."
+    kind = "a symbolic link" if mode is None else special_file_kind(mode) or "not a regular file"
+    return BadInput(f"{what} {str(p)!r} is {kind}: accepted is a regular file this tool made there; move it "
+                    "away, or choose another --store or folder")
+
+
+def open_own(p:str|Path, # a file this tool keeps beside its data: a journal, a lock, a marker, a cache file
+             flags:int=os.O_RDONLY, # `os.open`'s flags (`O_CREAT` makes it; it is made 0644)
+             what:str="file", # how the user knows it, e.g. `journal`
+            ) -> int:
+    "`p` opened without following a symbolic link or waiting on a FIFO, only if it is a regular file; else `BadInput`."
+    nofollow = os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)  # a FIFO opened so answers at once
+    try: fd = os.open(p, flags | nofollow, 0o644)
+    except OSError as e:
+        if e.errno == errno.ELOOP: raise _not_regular(Path(p), None, what) from None
+        if e.errno == errno.ENXIO: raise _not_regular(Path(p), stat.S_IFIFO, what) from None  # a FIFO no one reads
+        raise
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode): os.close(fd); raise _not_regular(Path(p), mode, what)
+    os.set_blocking(fd, True)
+    return fd
+
+def read_own(p:str|Path, # a file of ours (see `open_own`)
+             limit:int=MAX_READ, # the most bytes it may hold
+             what:str="file", # how the user knows it
+            ) -> bytes:
+    "The bytes of file `p` of ours, read only if it is a regular file of at most `limit` bytes; else `BadInput`."
+    fd = open_own(p, os.O_RDONLY, what)
+    with os.fdopen(fd, "rb") as f: data = f.read(limit + 1)
+    if len(data) > limit: raise BadInput(f"{what} {str(p)!r} holds more than {limit:,} bytes: accepted is a file of "
+                                         "this tool's, which is never that large; move it away")
+    return data
+
+def cache_mb(name:str, # the environment variable: `RSG_RUNS_CACHE_MB`, `RSG_FIGURE_CACHE_MB`
+             default:float, # its value when not set
+            ) -> float:
+    "The bound of a cache in MB, from the environment; `BadInput` naming the variable for anything but a number from 0 to 2^30."
+    v = os.environ.get(name) or default
+    try: mb = float(v)
+    except (TypeError, ValueError): mb = math.nan
+    if not 0 <= mb <= 2**30: raise BadInput(f"{name} {str(v)[:40]!r} is not a size: accepted is a number of MB from 0 "
+                                            f"to {2**30:,} (default {default})")
+    return mb
 
 
 # %% ../nbs/00_env.ipynb #6734a50e
@@ -345,7 +402,7 @@ def _held(store, device, fd:int) -> str:
 
 def _open_lock(p:Path) -> int:
     "The lock file, opened (created when missing); `BadInput` when its folder is not writable."
-    try: return os.open(p, os.O_RDWR | os.O_CREAT, 0o644)
+    try: return open_own(p, os.O_RDWR | os.O_CREAT, "lock file")  # a link to a user's file is never truncated
     except OSError as e:
         raise BadInput(f"lock file {str(p)!r} cannot be created ({e.strerror}): "
                        "choose a --store in a writable folder") from None
@@ -389,7 +446,7 @@ def check_unlocked(store:str|Path, # the store a sweep would measure into
     "`BadInput` naming the holder when a sweep holds the lock of `device` on `store`: at once, no torch, nothing written."
     if fcntl is None: return
     name = device_name(device)
-    try: fd = os.open(lock_path(Path(store).expanduser(), name), os.O_RDONLY)
+    try: fd = open_own(lock_path(Path(store).expanduser(), name), os.O_RDONLY, "lock file")  # a FIFO: refused at once
     except OSError: return  # no lock file, so no holder (the sweep says why if it cannot make one)
     try:
         try: fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # only a held lock refuses a shared one

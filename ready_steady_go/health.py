@@ -13,12 +13,14 @@ from pathlib import Path
 import pandas as pd
 import pynvml, torch
 
-from .env import BadInput, check_int, check_number, check_path, cpu_name, first_line, pick_device, synchronize
+from .env import (BadInput, check_int, check_number, check_numbers, check_path, cpu_name, first_line, pick_device,
+                                 synchronize)
 from .peaks import PEAK_PRECISIONS, peak_flops, memory_bandwidth
 from .telemetry import NvmlReader, Sampler, summarise, nvml_handle, device_details, make_sampler
 from .workloads import get_workload
 from .benchmark import benchmark, check_precision, precision_flags
 from .store import DEFAULT_STORE, check_store, connect_store, read_store_table
+from .launch import sigterm_as_interrupt
 
 # %% auto #0
 __all__ = ['VERDICTS', 'CHECK_COLUMNS', 'MATMUL_BAND', 'MEMORY_BAND', 'PCIE_GBS', 'COPY_BAND', 'COPY_CHECKS', 'SUSTAINED_DROP',
@@ -344,8 +346,9 @@ def disk_read(folder:str|Path=".",   # the folder whose disk is read
     "Sequential read GB/s of a file written in `folder` and read back past the page cache; the file is removed."
     path = Path(folder) / f".rsg-check-{uuid.uuid4().hex[:8]}.bin"
     try:
-        _write_file(path, size)
-        t0 = clock(); n, how = reader(path); s = clock() - t0
+        with sigterm_as_interrupt():  # a SIGTERM (`kill`, a scheduler) ends it through `finally`: the file goes too
+            _write_file(path, size)
+            t0 = clock(); n, how = reader(path); s = clock() - t0
     finally: path.unlink(missing_ok=True)
     return dict(gbs=n / s / 1e9, how=how, bytes=n, seconds=s)
 
@@ -568,7 +571,7 @@ def run_check(device:str|torch.device="auto", # the device to check
              ) -> tuple:
     "Check this machine: (the stamped table, None or the line saying where it was kept when the store failed)."
     folder = check_folder(folder)
-    check_number(seconds, "--seconds", min=1, unit="seconds")
+    check_numbers(seconds=seconds)  # from 1 s to a day (`env.NUMBERS`)
     check_int(disk_bytes, "disk_bytes", min=_BLOCK)
     if store is not None: check_store(store)
     dev = pick_device(device)  # before any work

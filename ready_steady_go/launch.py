@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/launch.html.md"""
 
 # %% ../nbs/04a_launch.ipynb #08347819
 from __future__ import annotations
-import ctypes, json, os, re, signal, subprocess, sys, threading, time, zlib
+import ctypes, json, os, re, signal, socket, subprocess, sys, threading, time, zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -202,22 +202,30 @@ def _zombie(pid:int) -> bool:
     try: return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
     except psutil.Error: return False
 
-def _journalled(store, device) -> dict[int, str]:
-    "Live processes whose point on `device` is open in the journal beside `store`: pid -> the point."
-    from ready_steady_go.store import _alive, _journal
-    try: lines = _journal(store).read_text().splitlines()
-    except (OSError, ValueError): return {}
-    es = [json.loads(l) for l in lines if l.strip().startswith("{")]
-    done = {e["done"] for e in es if "done" in e}
-    return {e["pid"]: f"{e['row'].get('model')} bs {e['row'].get('bs')}" for e in es
-            if "row" in e and e["row"].get("run_id") not in done and _same_device(e["row"].get("device"), device)
-            and _alive(e) and not _zombie(e["pid"])}
+def _tool_process(e:dict) -> bool:
+    "Whether the process of journal entry `e` runs this tool: its command line names it, or is the one the entry noted."
+    try: cmd = psutil.Process(e["pid"]).cmdline()
+    except psutil.Error: return False
+    return " ".join(cmd)[:300] == e.get("cmd") or any(n in a for a in cmd for n in ("ready-steady-go", "ready_steady_go"))
+
+def _journalled(store, device) -> tuple[dict[int, str], list[str]]:
+    "Live processes of this tool whose point on `device` is open in the journal beside `store` (pid -> the point); and, in words, the open entries that name none here (another host's, another program's)."
+    from ready_steady_go.store import _alive, open_points
+    found, stray = {}, []
+    for e in open_points(store)[0]:  # lines that are no entry are skipped (said once, by `store.recover_killed`)
+        if not _same_device(e["row"].get("device"), device): continue
+        what = f"{e['row'].get('model')} bs {e['row'].get('bs')}"
+        if e.get("host") != socket.gethostname(): stray.append(f"pid {e['pid']} on host {e.get('host')} ({what})")
+        elif not _alive(e) or _zombie(e["pid"]): continue  # gone: the next run stores its point as killed
+        elif _tool_process(e): found[e["pid"]] = what
+        else: stray.append(f"pid {e['pid']} ({what}), now a process of another program")
+    return found, stray
 
 def others_measuring(device, # the device about to be measured
                      store=None, # the store whose journal names the points being measured (None: ranks only)
                     ) -> dict[int, str]:
     "Other processes of this tool measuring on `device` now (leftover ranks, a run into `store`): pid -> what it is."
-    found = {**(_journalled(store, device) if store is not None else {}), **_ranks(device)}
+    found = {**(_journalled(store, device)[0] if store is not None else {}), **_ranks(device)}
     ours = _ours()
     return {pid: what for pid, what in sorted(found.items()) if pid not in ours}
 
@@ -228,6 +236,9 @@ def check_alone(device, # the device about to be measured
     "`BadInput` naming the other processes of this tool that measure on `device`: a point beside them is not normal."
     end = time.monotonic() + wait
     while (others := others_measuring(device, store)) and time.monotonic() < end: time.sleep(0.5)
+    if store is not None and (stray := _journalled(store, device)[1]):
+        print(f"ready-steady-go: the journal beside {str(store)!r} names {'; '.join(stray)}: no run of this tool on "
+              "this machine, so not in the way", file=sys.stderr)
     if not others: return
     who = ", ".join(f"pid {pid} ({what})" for pid, what in others.items())
     raise BadInput(f"{len(others)} other process(es) of ready-steady-go measure on {device}: {who}; a point measured "

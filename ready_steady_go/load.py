@@ -24,11 +24,12 @@ from .store import (DEFAULT_STORE, check_store, read_runs, read_table, runs_fram
 from .tracking import TrackingError, has_api_key, wandb_api
 
 # %% auto #0
-__all__ = ['DTYPE_NAMES', 'TRAINER', 'A100_PEAK', 'NANOGPT_VOCAB', 'GPT2_SIZES', 'NANOGPT', 'RECIPES', 'NEEDED', 'LAMBDA_UNITS',
-           'Loaded', 'KeyMap', 'dtype_name', 'parse_keymap', 'lookup', 'device_from_metadata', 'mapped_value', 'Recipe',
-           'nanogpt_flops_per_token', 'recipes_of', 'team_records', 'lacking', 'missing_line', 'from_wandb',
-           'load_offline', 'load_wandb', 'load_csv', 'load_jsonl', 'lambda_system', 'is_lambda_table', 'load_lambda',
-           'unmatched_line', 'nothing_line', 'history_rows', 'offline_history', 'wandb_history', 'import_sources']
+__all__ = ['DTYPE_NAMES', 'MAX_MAP_BYTES', 'TRAINER', 'A100_PEAK', 'NANOGPT_VOCAB', 'GPT2_SIZES', 'NANOGPT', 'RECIPES', 'NEEDED',
+           'LAMBDA_UNITS', 'Loaded', 'KeyMap', 'dtype_name', 'parse_keymap', 'lookup', 'device_from_metadata',
+           'mapped_value', 'Recipe', 'nanogpt_flops_per_token', 'recipes_of', 'team_records', 'lacking', 'missing_line',
+           'from_wandb', 'load_offline', 'load_wandb', 'load_csv', 'load_jsonl', 'lambda_system', 'is_lambda_table',
+           'load_lambda', 'unmatched_line', 'nothing_line', 'history_rows', 'offline_history', 'wandb_history',
+           'import_sources']
 
 # %% ../nbs/04b_load.ipynb #23d8be41
 def _offline_files(path:str|Path) -> list[Path]:
@@ -150,15 +151,24 @@ def _checked_expr(col:str, expr:str) -> str:
     return str(expr).strip()
 
 # %% ../nbs/04b_load.ipynb #57803ad2
+MAX_MAP_BYTES = 2**20  # a map file: a few dozen lines name every column there is
+
 def _map_file(path) -> tuple[dict, dict]:
     "The `[map]` and `[set]` tables of a TOML file; `BadInput` if it cannot be read or holds anything else."
+    accepted = "accepted is a TOML file with a [map] table of COLUMN = \"KEY\" and a [set] table"
+    if what := path_trouble(path) or ("a folder" if Path(path).is_dir() else None):  # a FIFO waits, /dev/zero never ends
+        raise BadInput(f"--map-file {str(path)!r} is {what}: {accepted}")
     try:
-        with open(path, "rb") as f: d = tomllib.load(f)
+        with open(path, "rb") as f: data = f.read(MAX_MAP_BYTES + 1)
+        if len(data) > MAX_MAP_BYTES: raise BadInput(f"--map-file {str(path)!r} holds more than {MAX_MAP_BYTES:,} "
+                                                     f"bytes: {accepted}")
+        d = tomllib.loads(data.decode("utf-8"))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise BadInput(f"--map-file {str(path)!r} cannot be read ({type(e).__name__}: {first_line(e)}): accepted "
-                       "is a TOML file with a [map] table of COLUMN = \"KEY\" and a [set] table") from None
+        raise BadInput(f"--map-file {str(path)!r} cannot be read ({type(e).__name__}: {first_line(e)}): "
+                       f"{accepted}") from None
     other = [k for k in d if k not in ("map", "set") or not isinstance(d[k], dict)]
-    bad = [f"map.{k}" for k, v in d.get("map", {}).items() if not isinstance(v, str) or not v.strip()]
+    bad = [f"map.{k}" for k, v in (d["map"] if isinstance(d.get("map"), dict) else {}).items()
+           if not isinstance(v, str) or not v.strip()]
     if other or bad: raise BadInput(f"--map-file {str(path)!r}: {', '.join(other + bad)} is not accepted: "
                                     "accepted are [map] (COLUMN = \"KEY\") and [set] (COLUMN = VALUE) tables")
     return d.get("map", {}), d.get("set", {})
@@ -170,11 +180,27 @@ def parse_keymap(maps=(), # `--map COLUMN=KEY` texts
     "The `KeyMap` of the flags (which win over the file); `BadInput` for a column or value that cannot be."
     fmap, fset = _map_file(map_file) if map_file is not None else ({}, {})
     keys = {_column(k.strip(), "--map", f"{k}={v}"): v.strip() for k, v in fmap.items()}
-    keys |= dict(_pair(m, "--map") for m in maps or ())
+    keys |= _once((_pair(m, "--map") for m in maps or ()), "--map")
     keys = {c: _checked_expr(c, e) for c, e in keys.items()}
-    given = [(_column(k.strip(), "--set", f"{k}={v}"), v, f"{k}={v}") for k, v in fset.items()]
-    given += [(*_pair(s, "--set"), str(s)) for s in sets or ()]
-    return KeyMap(keys, {c: _checked_set(c, v, t) for c, v, t in given})
+    given = {_column(k.strip(), "--set", f"{k}={v}"): (v, f"{k}={v}") for k, v in fset.items()}
+    given |= _once((((c := _pair(s, "--set"))[0], (c[1], str(s))) for s in sets or ()), "--set")
+    _check_roles(keys, given)
+    return KeyMap(keys, {c: _checked_set(c, v, t) for c, (v, t) in given.items()})
+
+def _once(pairs, flag:str) -> dict:
+    "The flag's `(column, value)` pairs as a dict; `BadInput` for a column given twice (the last would win silently)."
+    out = {}
+    for c, v in pairs:
+        if c in out and out[c] != v: raise BadInput(f"{flag} {c} is given twice: give one value per column")
+        out[c] = v
+    return out
+
+def _check_roles(keys:dict, sets:dict):
+    "`BadInput` for a run id mapped, or a column both mapped and set: either would be overridden silently."
+    if "run_id" in keys: raise BadInput(f"--map run_id={keys['run_id']}: a run id is made by the import (W&B's own, or "
+                                        "a hash of the row's values): leave run_id out")
+    if both := sorted(set(keys) & set(sets)):
+        raise BadInput(f"{', '.join(both)} is both mapped (--map) and set (--set): give one of them")
 
 # %% ../nbs/04b_load.ipynb #15f9e0c4
 _INDEX = re.compile(r"\[(\d+)\]\.?")
@@ -597,13 +623,24 @@ def load_wandb(path:str="xl0/ready-steady-go", # W&B `entity/project`
 _CSV_NEEDS = ("model", "bs", "throughput", "device_name")
 _CSV_KEYS = {"ID", "Name", "State", "Created", "fp16", "gpu_mem", *_RENAMED.values()}  # W&B's and 2022's, besides ours
 
-def _csv_run_ids(df:pd.DataFrame) -> pd.Series:
-    "The W&B run id where the export has one, else a stable hash of what identifies the run."
+def _mapped_columns(df:pd.DataFrame, keymap:KeyMap|None) -> list[str]:
+    "The columns of `df` that `keymap`'s keys read (a key's column itself, or the column a dotted path starts in)."
+    parts = [p for key in getattr(keymap, "keys", {}).values() for p in re.split(r"[|*]", str(key)) if p.strip()]
+    heads = [p.strip() if p.strip() in df else re.split(r"\.|\[", p.strip())[0] for p in parts]
+    return [k for k in dict.fromkeys(heads) if k in df]
+
+def _csv_run_ids(df:pd.DataFrame, # one chunk of a CSV's rows, as text
+                 keymap:KeyMap|None=None, # another team's keys: the columns they read identify a run too
+                ) -> pd.Series:
+    "The W&B run id where the export has one, else a stable hash of what identifies the run: its known and mapped columns, and which repeat of a row alike in all of them it is."
     if "ID" in df: return df["ID"].astype("str")
     keys = [k for k in ("Name", "Created", "device_name", "model", "bs", "fp16", "precision", "mode", "run_number",
                         "throughput") if k in df]
-    text = df[keys[0]].fillna("").astype("str")
+    keys += [k for k in _mapped_columns(df, keymap) if k not in keys]
+    text = df[keys[0]].fillna("").astype("str") if keys else pd.Series("", index=df.index, dtype="str")
     for k in keys[1:]: text = text + "\x1f" + df[k].fillna("").astype("str")
+    nth = text.groupby(text, sort=False).cumcount()  # rows alike in everything: told apart by their order
+    text = text.where(nth.eq(0), text + "\x1e" + nth.astype("str"))
     return "csv-" + text.map(lambda t: hashlib.sha1(t.encode()).hexdigest()[:16])
 
 def load_csv(path:str|Path, # a W&B web-UI runs export or our own `export_csv`
@@ -650,7 +687,7 @@ def _csv_part(df, path, finished_only, keymap=None, quoted:bool=True) -> Loaded:
                                "or an export_csv file (another team's names: --map COLUMN=KEY)")
     if "run_id" in df and "schema_version" in df:  # our own export
         return from_wandb(df, "csv", finished_only, keep_source=True, line0=2, keymap=keymap)
-    meta = {"_run_id": _csv_run_ids(df), "_state": _col(df, "State"), "_created": _col(df, "Created")}
+    meta = {"_run_id": _csv_run_ids(df, keymap), "_state": _col(df, "State"), "_created": _col(df, "Created")}
     df = df.drop(columns=[c for c in ("run_id", "source", "timestamp") if c in df]).assign(**meta)
     return from_wandb(df, "csv", finished_only, line0=2, keymap=keymap)  # line 1 is the header
 
@@ -923,6 +960,9 @@ def import_sources(sources:list[str], # W&B entity/project paths, offline run di
     if not sources: raise BadInput("no source to import: accepted are CSV files, SQLite stores, W&B offline runs or "
                                    "entity/project paths")
     kinds = [_kind(s) for s in sources]
+    if keymap is not None and (keymap.keys or keymap.values) and "store" in kinds:  # its runs are ours: never mapped
+        raise BadInput(f"--map and --set are for W&B, CSV and JSON-lines sources, and {sources[kinds.index('store')]!r} "
+                       "is a store of ours: import it without them (or import the other sources on their own)")
     if "wandb" in kinds and api is None and not has_api_key():
         raise BadInput(f"W&B source {sources[kinds.index('wandb')]!r} needs an API key: run `wandb login` or set "
                        "WANDB_API_KEY")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np, pandas as pd
 
-from .env import BadInput, check_number, gc_paused, visible
+from .env import BadInput, cache_mb, check_number, gc_paused, read_own, visible
 from .served import (TPOT_MS, capacity_table, generation_table, latency_table, pp_tg_table,
                                     serving_curve)
 from .schema import COLUMNS, PEAK_BELOW, REPORT_COLUMNS
@@ -24,7 +24,7 @@ from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, FAMILY_NAMES, FAMILY_ORDER
     shared_models, EFFECTIVE, at_largest, oom_batch,
     rate_name, ratio_ci, throughput_ci_rel, time_to_train, unused_work)
 from .analysis import _keyed, _model_col, _per_config
-from .store import can_fork, prune_files, spreadsheet_safe
+from .store import can_fork, prune_files, read_sealed, safe_csv, write_sealed
 from .analysis import best_configs, cost_factors, cost_doubts, factor_sentence, precision_doubts, run_cost
 from .plots import (plot_average, plot_batch, plot_cost, plot_efficiency, plot_relative,
     plot_scaling, plot_speedup, svg, unit_name)
@@ -285,22 +285,21 @@ class FigureCache:
                  max_mb:float|None=None): # its bound; default: $RSG_FIGURE_CACHE_MB or 256
         env = os.environ.get("RSG_FIGURE_CACHE")
         self.path = Path(path or env or Path.home() / ".cache" / "ready-steady-go" / "figures").expanduser()
-        self.max_bytes = float(max_mb or os.environ.get("RSG_FIGURE_CACHE_MB") or 256) * 2**20
+        self.max_bytes = (max_mb if max_mb is not None else cache_mb("RSG_FIGURE_CACHE_MB", 256)) * 2**20
 
     def get(self, key:str) -> str|None:
-        "The SVG kept under `key` (marked as used), or None."
+        "The SVG kept under `key` (marked as used), if this user's key seals it (`store.read_sealed`); else None."
         p = self.path / f"{key}.svg"
-        try: s = p.read_text(encoding="utf-8"); os.utime(p)
+        if (f := read_sealed(p)) is None: return None  # another's file in a shared folder never enters a report
+        try:
+            with f: s = f.read().decode("utf-8")
+            os.utime(p)
         except (OSError, UnicodeDecodeError): return None
         return s
 
     def put(self, key:str, s:str):
         "Keep `s` under `key` (written whole, then renamed: a reader never sees half a figure)."
-        try:
-            self.path.mkdir(parents=True, exist_ok=True)
-            tmp = self.path / f".{key}.{os.getpid()}.tmp"
-            tmp.write_text(s, encoding="utf-8"); os.replace(tmp, self.path / f"{key}.svg")
-        except OSError: pass
+        write_sealed(self.path / f"{key}.svg", lambda f: f.write(s.encode("utf-8")))
 
     def prune(self):
         "Remove the least recently used figures until the cache is within its bound."
@@ -414,9 +413,11 @@ REPORT_MARKER = ".ready-steady-go-report"  # in every report folder: the files t
 
 def _ours(out:Path) -> bool:
     "Whether every file under `out` is one a report wrote there (as its marker lists them)."
-    try: listed = set((out / REPORT_MARKER).read_text(encoding="utf-8").splitlines()) | {REPORT_MARKER}
-    except (OSError, UnicodeDecodeError): return False
-    return all(p.relative_to(out).as_posix() in listed for p in out.rglob("*") if not p.is_dir() or p.is_symlink())
+    try: listed = set(read_own(out / REPORT_MARKER, what="report marker").decode().splitlines()) | {REPORT_MARKER}
+    except (OSError, UnicodeDecodeError): return False  # a FIFO or a link there: `BadInput`, never waited on
+    folders = {q.as_posix() for n in listed for q in Path(n).parents if q != Path(".")}  # a user's own folder in it: not ours
+    return all(p.relative_to(out).as_posix() in (folders if p.is_dir() and not p.is_symlink() else listed)
+               for p in out.rglob("*"))
 
 def _unwritable(out, e:OSError) -> BadInput:
     "The one line for a report folder the file system refuses."
@@ -499,7 +500,7 @@ def _csv_files(res:dict) -> dict[str, str]:
     "The report's CSV tables as text: summary, average, time to train, scaling (a header only, for one device)."
     tables = {"summary.csv": summary_table(res["best"]), "average.csv": average_table(res["average"]),
               "time_to_train.csv": res["time_to_train"], "scaling.csv": res["scaling"][list(SCALING_COLUMNS)]}
-    return {n: spreadsheet_safe(t).to_csv(index=False) for n, t in tables.items()}  # no cell runs as a formula
+    return {n: safe_csv(t) for n, t in tables.items()}  # no cell runs as a formula, a line break is always quoted
 
 def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysis.tidy`)
                  prices=None, # $/hour per device: a CSV path, "NAME=USD" strings, a dict (see `parse_prices`)

@@ -473,14 +473,16 @@ def check_rdzv_id(rdzv_id:str|None, # the rendezvous id asked for (None: derived
     if not rdzv_endpoint:
         raise BadInput(f"--rdzv_id {rdzv_id!r} names a job at a c10d rendezvous: give --rdzv_endpoint host:port too")
 
-_HOST_PORT = re.compile(r"(\[[0-9a-fA-F:]+\]|[\w.-]+)(?::(\d+))?")  # host[:port]; an IPv6 host in brackets
+# host[:port]; an IPv6 host in brackets; the port in ASCII digits (`\d` takes `٢٩٤١١` too), few enough for `int`
+_HOST_PORT = re.compile(r"(\[[0-9a-fA-F:]+\]|[\w.-]+)(?::([0-9]{1,5}))?")
 
 def check_endpoint(v:str, # the `--rdzv_endpoint` given
                   ) -> str:
     "`v` as `host[:port]`, the port from 1 to 65535; `BadInput` in one line otherwise (torchrun would fail silently)."
     s = str(v).strip()
     if not (m := _HOST_PORT.fullmatch(s)):
-        raise BadInput(f"--rdzv_endpoint {v!r}: accepted is host[:port], e.g. 10.0.0.1:29400")
+        raise BadInput(f"--rdzv_endpoint {str(v)[:80]!r}: accepted is host[:port], the port in digits 0-9, "
+                       "e.g. 10.0.0.1:29400")
     if m[2] is not None and not 1 <= int(m[2]) <= 65535:
         raise BadInput(f"--rdzv_endpoint {v!r}: port {int(m[2])} must be a whole number at least 1 and at most 65535")
     return s

@@ -6,7 +6,8 @@ Docs: https://xl0.github.io/ready-steady-go/store.html.md"""
 
 # %% ../nbs/03_store.ipynb #7b58a1f6
 from __future__ import annotations
-import contextlib, csv as _csv, hashlib, json, math, os, pickle, re, secrets, shutil, socket, sqlite3, stat, sys, tempfile
+import contextlib, csv as _csv, fnmatch, hashlib, hmac, json, math, os, pickle, re, secrets, shutil, socket, sqlite3, stat
+import sys, tempfile
 import threading, time, warnings
 import multiprocessing as mp
 from pathlib import Path
@@ -15,16 +16,17 @@ import numpy as np
 import pandas as pd
 import psutil
 
-from .env import BadInput, gc_paused, path_trouble, special_file
+from .env import BadInput, cache_mb, gc_paused, open_own, path_trouble, read_own, special_file
 from .schema import DEFAULT_STORE, COLUMNS, REPORT_COLUMNS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of, stepwise
 
 # %% auto #0
-__all__ = ['BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'PEAK_COLUMNS', 'HISTORY_COLUMNS', 'POINT_KEY', 'JOURNAL_SUFFIX', 'KILLED',
-           'MAX_THROUGHPUT', 'MAX_LINE_BYTES', 'runs_frame', 'check_store', 'write_rows', 'StoreError', 'read_runs',
+__all__ = ['BUSY_TIMEOUT_S', 'CACHE_INDEX', 'STALE_S', 'UNSAVED_SUFFIX', 'PEAK_COLUMNS', 'HISTORY_COLUMNS', 'POINT_KEY',
+           'JOURNAL_SUFFIX', 'KILLED', 'MAX_JOURNAL', 'MAX_THROUGHPUT', 'MAX_LINE_BYTES', 'runs_frame', 'check_store',
+           'write_rows', 'StoreError', 'cache_key', 'write_sealed', 'read_sealed', 'prune_files', 'read_runs',
            'save_runs', 'write_peak', 'read_peaks', 'save_peak', 'write_history', 'read_history', 'point_key',
-           'combination_of', 'stored_points', 'point_started', 'point_finished', 'recover_killed', 'spreadsheet_safe',
-           'unquote_formulas', 'export_csv', 'checked_rows', 'invalid_rows', 'check_lines', 'read_table', 'read_csv',
-           'connect_store', 'read_store_table']
+           'combination_of', 'stored_points', 'journal_entries', 'open_points', 'point_started', 'point_finished',
+           'recover_killed', 'spreadsheet_safe', 'unquote_formulas', 'safe_csv', 'export_csv', 'checked_rows',
+           'invalid_rows', 'check_lines', 'read_table', 'read_csv', 'connect_store', 'read_store_table']
 
 # %% ../nbs/03_store.ipynb #4c1159a5
 _DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -187,6 +189,7 @@ def _connect(p:Path) -> sqlite3.Connection:
     cols = ", ".join(f'"{k}" {_SQL_TYPES[t]}{key(k)}' for k, t in COLUMNS.items())
     con.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols})")
     _identify(con)
+    _count_changes(con)
     known = _columns(con)
     for k, t in COLUMNS.items():  # a store written by an older schema gains the newer columns, empty for its old rows
         if k not in known: _add_column(con, k, _SQL_TYPES[t])
@@ -197,6 +200,22 @@ def _identify(con:sqlite3.Connection):
     if con.execute("PRAGMA user_version").fetchone()[0]: return
     try: con.execute(f"PRAGMA user_version={secrets.randbelow(2**31 - 1) + 1}")
     except sqlite3.OperationalError: pass  # a store that cannot be written: read whole each time
+
+# how often the runs were changed other than by adding rows at the end: a snapshot of them is valid while it stays
+_CHANGES = """CREATE TABLE IF NOT EXISTS rsg_changes (n INTEGER NOT NULL);
+INSERT INTO rsg_changes SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM rsg_changes);
+CREATE TRIGGER IF NOT EXISTS rsg_updated AFTER UPDATE ON runs BEGIN UPDATE rsg_changes SET n = n + 1; END;
+CREATE TRIGGER IF NOT EXISTS rsg_deleted AFTER DELETE ON runs BEGIN UPDATE rsg_changes SET n = n + 1; END;"""
+# no trigger on insert: it would cost every row of an import a third more time, and a row inserted among a snapshot's
+# changes their count, which `_load_snapshot` checks as well
+
+def _count_changes(con:sqlite3.Connection):
+    "Give a store without them the triggers that count its changes (`store_changes`); an older store gets them here."
+    if con.execute("SELECT count(*) FROM sqlite_master WHERE type='trigger' AND name LIKE 'rsg_%'").fetchone()[0] == 2:
+        return
+    try: con.executescript(f"BEGIN IMMEDIATE; {_CHANGES} COMMIT;")
+    except sqlite3.OperationalError:  # a store that cannot be written: its snapshots are not kept
+        if con.in_transaction: con.execute("ROLLBACK")
 
 def _add_column(con:sqlite3.Connection, name:str, typ:str):
     try: con.execute(f'ALTER TABLE runs ADD COLUMN "{name.replace(chr(34), "")}" {typ}')
@@ -314,13 +333,19 @@ def _sql_to_column(vs:np.ndarray, typ:type|None):
 
 # %% ../nbs/03_store.ipynb #9c1e5a02
 SNAPSHOT_ROWS = 20_000  # a store of fewer runs is read whole each time: well under a second
-_SNAPSHOT_VERSION = 2  # of the snapshot's layout and dtypes: a new one leaves the old files unused
+_SNAPSHOT_VERSION = 3  # of the snapshot's layout and dtypes: a new one leaves the old files unused
 _SNAPSHOT_ERRORS = (OSError, EOFError, ValueError, TypeError, AttributeError, ImportError, IndexError, KeyError,
                     pickle.UnpicklingError, sqlite3.Error)
 
+def store_changes(con:sqlite3.Connection, # a connection to a store
+                 ) -> int|None:
+    "How often the store's runs were updated or deleted (its triggers count); None: not counted."
+    try: return con.execute("SELECT n FROM rsg_changes").fetchone()[0]
+    except (sqlite3.Error, TypeError): return None  # a store no writer of this version opened yet
+
 def _runs_cache() -> Path:
     "The folder of the stores' snapshots: $RSG_RUNS_CACHE, else ~/.cache/ready-steady-go/runs."
-    env = os.environ.get("RSG_RUNS_CACHE")
+    env, _ = os.environ.get("RSG_RUNS_CACHE"), cache_mb("RSG_RUNS_CACHE_MB", 2048)  # a bad bound: said before any work
     return Path(env or Path.home() / ".cache" / "ready-steady-go" / "runs").expanduser()
 
 def _snapshot_file(con:sqlite3.Connection, p:Path, names:list[str]) -> Path|None:
@@ -331,60 +356,143 @@ def _snapshot_file(con:sqlite3.Connection, p:Path, names:list[str]) -> Path|None
     return _runs_cache() / f"{hashlib.sha1(key.encode()).hexdigest()}.pkl"
 
 def _load_snapshot(f:Path, con:sqlite3.Connection) -> tuple[int, pd.DataFrame|None]:
-    "`(last rowid, rows)` of snapshot `f` while the store still begins with its rows; else `(0, None)`."
+    "`(last rowid, rows)` of snapshot `f` while the store still begins with its rows, changed in none; else `(0, None)`."
+    changes = store_changes(con)
+    if changes is None or (fh := read_sealed(f)) is None: return 0, None  # unpickled only if this user wrote it
     try:
-        with open(f, "rb") as fh: last, df = pickle.load(fh)
+        with fh: last, was, df = pickle.load(fh)
         n = con.execute("SELECT count(*) FROM runs WHERE rowid <= ?", (last,)).fetchone()[0]
         at = con.execute("SELECT run_id FROM runs WHERE rowid = ?", (last,)).fetchone()
         os.utime(f)  # recently used: pruned last
     except _SNAPSHOT_ERRORS: return 0, None
-    same = n == len(df) > 0 and at is not None and at[0] == df["run_id"].iloc[-1]
+    same = was == changes and n == len(df) > 0 and at is not None and at[0] == df["run_id"].iloc[-1]
     return (last, df) if same else (0, None)
 
-def _save_snapshot(f:Path, last:int, df:pd.DataFrame):
-    "Keep `df`, the store's rows up to rowid `last`, in `f` (written whole, then renamed); never an error."
-    tmp = f.with_name(f".{f.name}.{os.getpid()}.tmp")
-    try:
-        f.parent.mkdir(parents=True, exist_ok=True)
-        # a repeated text is one object (`_shared`; pandas' CSV parser shares them too), which pickle writes once
-        with open(tmp, "wb") as fh: pickle.dump((last, df), fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, f)
-    except OSError:
-        with contextlib.suppress(OSError): tmp.unlink(missing_ok=True)
-    prune_files(f.parent, "*.pkl", float(os.environ.get("RSG_RUNS_CACHE_MB") or 2048))
+def _save_snapshot(f:Path, last:int, changes:int, df:pd.DataFrame):
+    "Keep `df`, the store's rows up to rowid `last` after `changes` (`store_changes`), in `f`; never an error."
+    # a repeated text is one object (`_shared`; pandas' CSV parser shares them too), which pickle writes once
+    write_sealed(f, lambda fh: pickle.dump((last, changes, df), fh, protocol=pickle.HIGHEST_PROTOCOL))
+    prune_files(f.parent, "*.pkl", cache_mb("RSG_RUNS_CACHE_MB", 2048))
 
 def can_fork() -> bool:
     "Whether this process may fork a worker: the platform forks, and no other thread holds a lock the child would wait on."
     return "fork" in mp.get_all_start_methods() and not mp.current_process().daemon and threading.active_count() == 1
 
-def _keep_snapshot(f:Path, last:int, df:pd.DataFrame):
+def _keep_snapshot(f:Path, last:int, changes:int, df:pd.DataFrame):
     "`_save_snapshot` in a forked process where that is safe, the reader going on meanwhile (joined at exit); else here."
     if can_fork():
-        try: mp.get_context("fork").Process(target=_save_snapshot, args=(f, last, df)).start(); return
+        try: mp.get_context("fork").Process(target=_save_snapshot, args=(f, last, changes, df)).start(); return
         except OSError: pass  # no process to spare
-    _save_snapshot(f, last, df)
+    _save_snapshot(f, last, changes, df)
+
+# %% ../nbs/03_store.ipynb #6dd15e3b
+CACHE_INDEX = "ready-steady-go.index"  # in a cache folder: the names of the files this tool wrote there, one a line
+_CACHED = re.compile(r"[0-9a-f]{40}\.(?:pkl|svg)")  # the names it gives them
+_WRITING = re.compile(r"\.[0-9a-f]{40}\.(?:pkl|svg)\.\d+\.tmp")  # and to one being written
+_MAC = 64  # hex digits of an HMAC-SHA256: the first bytes of every cache file
+
+def cache_key() -> bytes|None:
+    "This user's key for cache files (made once, readable by this user alone); None where it cannot be kept."
+    p = Path.home() / ".cache" / "ready-steady-go" / "cache.key"
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            try: os.write(fd, secrets.token_bytes(32))
+            finally: os.close(fd)
+        fd = open_own(p, os.O_RDONLY, "cache key")
+        with os.fdopen(fd, "rb") as f:
+            st, key = os.fstat(f.fileno()), f.read(33)
+    except (OSError, BadInput): return None
+    return key if len(key) == 32 and st.st_uid == os.geteuid() and not st.st_mode & 0o077 else None
+
+class _Hashing:
+    "A file that feeds what is written to it into an HMAC too."
+    def __init__(self, f, mac): self.f, self.mac = f, mac
+    def write(self, b): self.mac.update(b); return self.f.write(b)
+
+def write_sealed(f:Path, # the cache file, named as `_CACHED` names them
+                 dump, # `dump(file)` writes its content
+                ) -> bool:
+    "Write cache file `f` behind an HMAC of its content under this user's key (a temporary file renamed into place) and list it in its folder's index; whether it was written. Never an error."
+    key, tmp = cache_key(), f.with_name(f".{f.name}.{os.getpid()}.tmp")
+    if key is None: return False
+    try:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        with os.fdopen(open_own(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, "cache file"), "wb") as fh:
+            fh.write(b"0" * _MAC); out = _Hashing(fh, hmac.new(key, digestmod="sha256"))
+            dump(out); fh.seek(0); fh.write(out.mac.hexdigest().encode())
+        os.replace(tmp, f)
+        _listed(f.parent, f.name)
+        return True
+    except Exception:  # a full disk, a file in the way, a value that cannot be pickled: no cache file, the work goes on
+        with contextlib.suppress(OSError): tmp.unlink(missing_ok=True)
+        return False
+
+def read_sealed(f:Path, # a cache file `write_sealed` wrote
+               ):
+    "Cache file `f` opened at its content, if it is a regular file this user wrote and its HMAC holds; else None."
+    key = cache_key()
+    try: fh = os.fdopen(open_own(f, os.O_RDONLY, "cache file"), "rb")
+    except (OSError, BadInput): return None
+    st = os.fstat(fh.fileno())  # only its owner can change it in place: what is checked is what is read
+    ok = key is not None and st.st_uid == os.geteuid() and not st.st_mode & 0o022
+    if ok:
+        mac, h = fh.read(_MAC), hmac.new(key, digestmod="sha256")
+        while piece := fh.read(2**20): h.update(piece)
+        ok = hmac.compare_digest(mac, h.hexdigest().encode())
+    if not ok: fh.close(); return None
+    fh.seek(_MAC)
+    return fh
+
+def _listed(folder:Path, name:str):
+    "Add `name` to the index of the files this tool wrote in cache `folder`."
+    fd = open_own(folder / CACHE_INDEX, os.O_WRONLY | os.O_APPEND | os.O_CREAT, "cache index")
+    try: os.write(fd, f"{name}\n".encode())
+    finally: os.close(fd)
+
+def _index(folder:Path) -> list[str]:
+    "The names the index of cache `folder` lists (each once, only names this tool gives); none if it has no index."
+    try: text = read_own(folder / CACHE_INDEX, 2**24, "cache index").decode("ascii", "replace")
+    except (OSError, BadInput): return []
+    return list(dict.fromkeys(n for n in text.splitlines() if _CACHED.fullmatch(n)))
 
 def prune_files(folder:Path, # a cache folder
                 pattern:str, # the files it keeps (`*.svg`)
                 max_mb:float, # its bound
                ):
-    "Remove the least recently used files of `folder` until it is within `max_mb`, and any half-written one a killed writer left; never an error."
-    try: fs = [(f.stat().st_mtime, f.stat().st_size, f) for f in folder.glob(pattern)]
-    except OSError: return
+    "Remove the least recently used files this tool wrote in `folder` (its index lists them) until it is within `max_mb`, and any half-written one a killed writer of it left; never an error. Other files are never touched."
+    names, fs = _index(folder), []
+    for n in names:
+        with contextlib.suppress(OSError):
+            if fnmatch.fnmatch(n, pattern) and stat.S_ISREG((st := os.lstat(folder / n)).st_mode):
+                fs.append((st.st_mtime, st.st_size, n))
     _left_behind(folder)
-    total = sum(s for _, s, _ in fs)
-    for _, s, f in sorted(fs, key=lambda x: x[0]):
+    total, gone = sum(s for _, s, _ in fs), set()
+    for _, s, n in sorted(fs):
         if total <= max_mb * 2**20: break
-        try: f.unlink(); total -= s
-        except OSError: pass
+        with contextlib.suppress(OSError): os.unlink(folder / n); total -= s; gone.add(n)
+    if gone: _reindex(folder, [n for n in names if n not in gone and (folder / n).is_file()])
+
+def _reindex(folder:Path, names:list[str]):
+    "Write the index of cache `folder` anew (a temporary file renamed into place); never an error."
+    tmp = folder / f".{CACHE_INDEX}.{os.getpid()}.tmp"
+    try:
+        with os.fdopen(open_own(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, "cache index"), "w") as f:
+            f.write("".join(f"{n}\n" for n in names))
+        os.replace(tmp, folder / CACHE_INDEX)
+    except (OSError, BadInput):
+        with contextlib.suppress(OSError): tmp.unlink(missing_ok=True)
 
 STALE_S = 3600  # a temporary file this old was left by a writer that was killed: nothing finishes it any more
 
 def _left_behind(folder:Path):
-    "Remove the temporary files (`.NAME.PID….tmp`) of `folder` that no writer finished within `STALE_S`."
-    for f in folder.glob(".*.tmp"):
-        with contextlib.suppress(OSError):
-            if time.time() - f.stat().st_mtime > STALE_S: f.unlink()
+    "Remove the temporary files of this tool's writers (`.NAME.PID.tmp`) in `folder` that none finished within `STALE_S`."
+    with contextlib.suppress(OSError):
+        for f in os.scandir(folder):
+            with contextlib.suppress(OSError):
+                if _WRITING.fullmatch(f.name) and f.is_file(follow_symlinks=False) and \
+                   time.time() - f.stat(follow_symlinks=False).st_mtime > STALE_S: os.unlink(f.path)
 
 # %% ../nbs/03_store.ipynb #bb3bab75
 def read_runs(store:str|Path=DEFAULT_STORE, # the SQLite file
@@ -466,11 +574,12 @@ def _column_of(batches:list[list], i:int):
 
 def _snapshotted(con:sqlite3.Connection, p:Path, names:list[str], cols:dict) -> pd.DataFrame:
     "Every run: those of a valid snapshot from it, the rest from SQLite; the snapshot renewed once it lags 10% behind."
-    f = _snapshot_file(con, p, names)
+    f, changes = _snapshot_file(con, p, names), store_changes(con)
     last, old = _load_snapshot(f, con) if f else (0, None)
     new, end = _fetch(con, names, cols, " WHERE rowid > ?", [last])
     df = new if old is None else _appended(old, new, cols)
-    if f and len(df) >= SNAPSHOT_ROWS and 10 * len(new) >= len(df): _keep_snapshot(f, end, df)
+    if f and changes is not None and len(df) >= SNAPSHOT_ROWS and 10 * len(new) >= len(df):
+        _keep_snapshot(f, end, changes, df)
     return df
 
 def _appended(old:pd.DataFrame, new:pd.DataFrame, cols:dict) -> pd.DataFrame:
@@ -527,7 +636,8 @@ def _snapshot_written(con:sqlite3.Connection, p:Path, df:pd.DataFrame, end0:int)
         if total < SNAPSHOT_ROWS or 10 * len(df) < total or lag > len(df): return  # a read renews it, or it is fresh
         if lag: old = _between(con, names, cols, old, last, end0)
         new = _read_back(df, types)
-        _save_snapshot(f, end0 + len(df), new if old is None else _appended(old, new, cols))
+        if (changes := store_changes(con)) is None: return
+        _save_snapshot(f, end0 + len(df), changes, new if old is None else _appended(old, new, cols))
     except Exception: pass  # the rows are written, which is what matters: the next read makes the snapshot
 
 def _between(con:sqlite3.Connection, names:list[str], cols:dict, old:pd.DataFrame|None, last:int, end:int) -> pd.DataFrame:
@@ -695,8 +805,34 @@ KILLED = "the process was killed (host out of memory?)"
 def _journal(store) -> Path: return _sidecar(Path(store).expanduser(), JOURNAL_SUFFIX)
 
 def _me() -> dict:
-    "This process, as the journal names it: pid, host and start time (a pid is reused; a pid and its start are not)."
-    return dict(pid=os.getpid(), host=socket.gethostname(), started=psutil.Process().create_time())
+    "This process, as the journal names it: pid, host, start time (a pid is reused; a pid and its start are not), command."
+    me = psutil.Process()
+    return dict(pid=me.pid, host=socket.gethostname(), started=me.create_time(), cmd=" ".join(me.cmdline())[:300])
+
+MAX_JOURNAL = 16 * 2**20  # bytes: a journal holds the points being measured now, a few hundred bytes each
+
+def _entry(line:str) -> dict|None:
+    "A journal line as its entry (a point started, or one done), or None for a line that is neither (a write cut short)."
+    try: e = json.loads(line)
+    except ValueError: return None
+    if not isinstance(e, dict): return None
+    if isinstance(e.get("done"), str): return e
+    row = e.get("row")
+    return e if isinstance(row, dict) and isinstance(row.get("run_id"), str) and isinstance(e.get("pid"), int) else None
+
+def journal_entries(text:str, # a journal's text
+                   ) -> tuple[list[dict], int]:
+    "The points a journal holds open (started, not done), and how many of its lines are no entry (skipped)."
+    es = [_entry(l) for l in text.splitlines() if l.strip()]
+    done = {e["done"] for e in es if e is not None and "done" in e}
+    return [e for e in es if e is not None and "row" in e and e["row"]["run_id"] not in done], sum(e is None for e in es)
+
+def open_points(store:str|Path=DEFAULT_STORE, # the SQLite file
+               ) -> tuple[list[dict], int]:
+    "`journal_entries` of the journal beside `store` (none if there is none); `BadInput` if it is not a regular file."
+    try: data = read_own(_journal(store), MAX_JOURNAL, "journal")
+    except OSError: return [], 0
+    return journal_entries(data.decode("utf-8", "replace"))
 
 def _alive(e:dict) -> bool:
     "Whether the process of journal entry `e` still runs (on another host: assumed so, it cannot be asked)."
@@ -706,15 +842,16 @@ def _alive(e:dict) -> bool:
 
 def _append(store, entry:dict):
     "One line at the end of the journal beside `store`, written through (a kill right after loses nothing)."
-    with open(_journal(store), "a") as f:
-        f.write(json.dumps(entry, default=str) + "\n"); f.flush(); os.fsync(f.fileno())
+    fd = open_own(_journal(store), os.O_WRONLY | os.O_APPEND | os.O_CREAT, "journal")  # never through a link
+    try: os.write(fd, (json.dumps(entry, default=str) + "\n").encode()); os.fsync(fd)
+    finally: os.close(fd)
 
 def point_started(row:dict, # the point's record without measurements (its settings; `run_id` names the entry)
                   store:str|Path=DEFAULT_STORE, # the SQLite file the point's row goes into
                  ) -> str|None:
     "Note in the journal beside `store` that this process measures the point of `row`; returns the entry's id."
     try: _append(store, {**_me(), "row": {k: _json_value(v) for k, v in row.items()}})
-    except OSError: return None  # no journal: the point is measured all the same
+    except (OSError, BadInput): return None  # no journal: the point is measured all the same
     return row["run_id"]
 
 def point_finished(entry:str|None, # what `point_started` returned
@@ -722,14 +859,13 @@ def point_finished(entry:str|None, # what `point_started` returned
                   ):
     "Close the journal entry of a point whose row is stored (or kept in the fallback file)."
     if entry is None: return
-    try: _append(store, {"done": entry})
-    except OSError: return
-    _settle(store, recover=False)  # no entry left open: no journal left behind
+    try: _append(store, {"done": entry}); _settle(store, recover=False)  # no entry left open: no journal left behind
+    except (OSError, BadInput): return  # the row is stored: a journal that became something else is left as it is
 
 # %% ../nbs/03_store.ipynb #0e8c5f50
 def _open_journal(store) -> int|None:
     "The journal beside `store`, opened and locked for this process alone; None when there is none."
-    try: fd = os.open(_journal(store), os.O_RDWR)
+    try: fd = open_own(_journal(store), os.O_RDWR, "journal")  # a FIFO or a link: refused, never waited on or followed
     except OSError: return None
     try: import fcntl; fcntl.flock(fd, fcntl.LOCK_EX)
     except ImportError: pass
@@ -745,9 +881,9 @@ def _settle(store, recover:bool) -> list[dict]:
     fd = _open_journal(store)
     if fd is None: return []
     try:
-        with os.fdopen(os.dup(fd)) as f: entries = [json.loads(l) for l in f if l.strip().startswith("{")]
-        done = {e["done"] for e in entries if "done" in e}
-        open_ = [e for e in entries if "row" in e and e["row"].get("run_id") not in done]
+        open_, bad = journal_entries(os.pread(fd, MAX_JOURNAL, 0).decode("utf-8", "replace"))
+        if bad and recover: print(f"ready-steady-go: journal {str(_journal(store))!r}: skipped {bad} line(s) that "
+                                  "are no entry (a write cut short?)", file=sys.stderr)
         dead = [e for e in open_ if recover and not _alive(e)]
         rows = [{**e["row"], "status": "killed", "error": KILLED} for e in dead]
         kept = save_runs(rows, store) if rows else None
@@ -761,8 +897,8 @@ def _settle(store, recover:bool) -> list[dict]:
 
 # %% ../nbs/03_store.ipynb #a71aadd4
 # a formula's first character, behind any quotes already there; a lone `-` (not applicable) is text, not a formula
-_FORMULA = re.compile(r"'*(?:[=+@\t\r]|-(?!$))")
-_FORMULA_STARTS = "'=+@\t\r-"  # the first characters `_FORMULA` can match
+_FORMULA = re.compile(r"'*(?:[=+@\t\r\n]|-(?!$))")
+_FORMULA_STARTS = "'=+@\t\r\n-"  # the first characters `_FORMULA` can match
 
 def _distinct(s:pd.Series) -> tuple[np.ndarray, np.ndarray]:
     "`(codes, values)` of a column's distinct values (-1: missing); every cell its own where one is unhashable (a dict)."
@@ -807,6 +943,21 @@ def unquote_formulas(df:pd.DataFrame, # a table read from a CSV, text as it came
     "`df` with the `'` that `spreadsheet_safe` put before a formula taken off again."
     return _map_text(df, _unquote, "'")
 
+# %% ../nbs/03_store.ipynb #c1f35829
+def _holds_cr(df:pd.DataFrame) -> bool:
+    "Whether a column name or a text cell of `df` holds a carriage return (each distinct value looked at once)."
+    text = [k for k, t in df.dtypes.items() if t == object or pd.api.types.is_string_dtype(t)]
+    return any("\r" in str(k) for k in df.columns) or any(
+        isinstance(v, str) and "\r" in v for k in text for v in pd.unique(df[k].to_numpy(dtype=object)))
+
+def safe_csv(df:pd.DataFrame, # a table about to be written as CSV
+             f=None, # a file (or its path) to write into; None: return the text
+            ) -> str|None:
+    "`df` as CSV a spreadsheet reads as it is: formulas quoted with `'`, and every cell holding a line break quoted."
+    # the csv module quotes a cell holding a character of the line ending: with `\n` alone, a bare `\r` is left
+    # unquoted, and a spreadsheet starts a new row there (and reads what follows as a formula)
+    return spreadsheet_safe(df).to_csv(f, index=False, lineterminator="\r\n" if _holds_cr(df) else "\n")
+
 # %% ../nbs/03_store.ipynb #f49a2fd0
 def export_csv(store:str|Path, # the SQLite file to export
                path:str|Path, # the CSV file to write
@@ -828,7 +979,7 @@ def export_csv(store:str|Path, # the SQLite file to export
     except OSError as e: raise BadInput(f"CSV path {str(path)!r} cannot be written ({e.strerror}): accepted is a "
                                         "file in a writable folder") from None
     try:
-        with os.fdopen(fd, "w", newline="") as f: spreadsheet_safe(df).to_csv(f, index=False)
+        with os.fdopen(fd, "w", newline="") as f: safe_csv(df, f)
         mask = os.umask(0); os.umask(mask)
         # mkstemp's 0600 would hide the CSV from others
         os.chmod(tmp, out.stat().st_mode & 0o777 if out.exists() else 0o666 & ~mask)
