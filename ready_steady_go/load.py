@@ -18,7 +18,7 @@ import wandb
 from wandb.util import get_core_path
 
 from .env import BadInput, first_line, gc_paused, path_trouble
-from .schema import COLUMNS, SCHEMA_VERSION, precision_2022
+from .schema import COLUMNS, SCHEMA_VERSION, kind_of, precision_2022
 from .store import (DEFAULT_STORE, check_store, read_runs, read_table, runs_frame, write_rows, invalid_rows, unquote_formulas,
                                    checked_rows, _SQLITE_HEADER)
 from .tracking import TrackingError, has_api_key, wandb_api
@@ -60,7 +60,7 @@ class Loaded(NamedTuple):
     runs: pd.DataFrame # run records, schema columns (`store.COLUMNS`)
     skipped: dict # {"not_finished": n, "bad_throughput": n}, and "invalid": {"line 3": reason} when rows were refused
 
-_2022_DEFAULTS = dict(workload="timm", unit="images", size=224, mode="train", device_type="cuda", device="cuda:0",
+_2022_DEFAULTS = dict(workload="timm", unit="images", mode="train", device_type="cuda", device="cuda:0",
                       channels_last=False, compile=False, optimizer="sgd", run_number=1, status="ok",
                       schema_version=SCHEMA_VERSION)
 _RENAMED = dict(torch="pytorch", seconds="duration")  # ours <- 2022's
@@ -353,6 +353,8 @@ def _from_2022(d:pd.DataFrame) -> pd.DataFrame:
     stop = pd.Series(rule, index=d.index)
     d["stop"] = _col(d, "stop").fillna(stop)
     for k, v in _2022_DEFAULTS.items(): d[k] = _col(d, k).fillna(v)
+    image = _map_distinct(d["workload"], lambda w: kind_of(str(w)) == "image").astype(bool)
+    d["size"] = _col(d, "size").where(_col(d, "size").notna() | ~image, 224)  # 2022's image side; a LM has none
     return d
 
 def _finished(d:pd.DataFrame, finished_only:bool, invalid:dict) -> Loaded:
