@@ -18,14 +18,15 @@ from .schema import NO_MODE, NO_PRECISION, kind_of, num_text, precision_2022
 # %% auto #0
 __all__ = ['KEYS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES', 'FAMILY_UNITS', 'ENV_COLS',
            'DATASETS', 'DEFAULT_WORK', 'TIME_TO_TRAIN_COLS', 'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY_COLS',
-           'CONDITION_COLS', 'SCALING_COLUMNS', 'MODE_NAMES', 'FACTOR_COLS', 'RATE_NAMES', 'COST_PER', 'MISSED_MARK',
-           'FAMILY_ORDER', 'FAMILY_NAMES', 'clean_device_name', 'clean_device_names', 'weights_precision',
-           'ci_target_met', 'world_sizes', 'usable', 'keyed_once', 'tidy', 'best_batch', 'relative', 'ratio_ci',
-           'throughput_ci_rel', 'speedup_ci', 'speedup', 'average', 'oom_batch', 'environments', 'parse_prices', 'cost',
-           'value_table', 'best_precision', 'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'parse_work',
-           'work_text', 'parse_works', 'fits', 'unused_work', 'time_to_train', 'comparability', 'comparability_note',
-           'efficiency', 'scaling', 'convergence', 'flagged', 'analyse', 'mode_name', 'run_cost', 'best_configs',
-           'cost_factors', 'factor_sentence', 'rate_name', 'cost_per', 'ranking']
+           'CONDITION_COLS', 'SCALING_COLUMNS', 'MODE_NAMES', 'FACTOR_COLS', 'SLOW_PRECISION', 'RATE_NAMES', 'COST_PER',
+           'MISSED_MARK', 'FAMILY_ORDER', 'FAMILY_NAMES', 'clean_device_name', 'clean_device_names',
+           'weights_precision', 'ci_target_met', 'world_sizes', 'usable', 'keyed_once', 'tidy', 'best_batch',
+           'relative', 'ratio_ci', 'throughput_ci_rel', 'speedup_ci', 'speedup', 'average', 'oom_batch', 'environments',
+           'parse_prices', 'cost', 'value_table', 'best_precision', 'dataset_size', 'time_for', 'human_duration',
+           'extrapolate', 'parse_work', 'work_text', 'parse_works', 'fits', 'unused_work', 'time_to_train',
+           'comparability', 'comparability_note', 'efficiency', 'scaling', 'convergence', 'flagged', 'analyse',
+           'mode_name', 'run_cost', 'best_configs', 'cost_factors', 'factor_sentence', 'precision_doubts',
+           'cost_doubts', 'rate_name', 'cost_per', 'ranking']
 
 # %% ../nbs/06_analysis.ipynb #7abdf383
 _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
@@ -950,8 +951,7 @@ def _single_device(every:pd.DataFrame) -> pd.DataFrame:
 def _priced(out:dict, prices) -> dict:
     "`out` with `cost` of the ranked devices that have a price, and `value` of one family (image models where any)."
     best, avg = out["best"], out["average"]
-    p = _known_prices(prices, out["tidy"]["device"].unique())  # warns once, about devices that are in no run at all
-    p = {k: v for k, v in p.items() if k in set(best["device"])}
+    p = {k: v for k, v in parse_prices(prices).items() if k in set(best["device"])}
     fams = list(dict.fromkeys(avg["workload"])) if "workload" in avg else []
     one = avg if len(fams) <= 1 else avg[avg["workload"] == ("image" if "image" in fams else fams[0])]
     return out | dict(cost=cost(best, p), value=value_table(best_precision(one), p, by=("mode",)))
@@ -975,7 +975,11 @@ def _analyse(runs, prices, include_unconverged, only_valid):
                environments=environments(runs), convergence=convergence(t), efficiency=efficiency(best, runs),
                scaling=scaling(runs),  # comparability: only what is ranked side by side
                comparability=comparability(_ranked(runs, best)) if len(best) else comparability(runs).iloc[:0])
-    return _priced(out, prices) if prices else out
+    if not prices: return out
+    p = _known_prices(prices, _keyed(runs)["device"].unique())  # warns once, about devices that are in no run at all
+    # the prices of devices in any run, at any number of GPUs (`run_cost` prices every run with them)
+    given = pd.DataFrame(dict(device=list(p), price_per_hour=list(p.values())), dtype=object)
+    return _priced(out, p) | dict(prices=given)
 
 # %% ../nbs/06_analysis.ipynb #a7813f09
 MODE_NAMES = {"train": "training", "infer": "inference", "-": "one step"} # how a page names each mode
@@ -989,15 +993,17 @@ def mode_name(mode:str, # train, infer, or `-` (a micro-op or the input pipeline
 def run_cost(runs:pd.DataFrame, # the runs table
              prices, # $/hour per device (see `parse_prices`)
             ) -> pd.DataFrame:
-    "Each usable run on a priced device: its configuration, runtime (s), price ($/h) and cost ($)."
+    "Each usable run on a priced device: its configuration, runtime (s), price ($/h per GPU) and cost ($, all its GPUs)."
     df = _keyed(runs)
     p = _known_prices(prices, df["device"].unique())
     df = df[df["device"].isin(list(p))].copy()
     ours = _num(df, "warmup_seconds").fillna(0) + _num(df, "seconds")  # a run of ours: warm-up and timed window
     df["runtime_s"] = _num(df, "runtime_s").fillna(ours.where(_num(df, "seconds") > 0))
     df["price_per_hour"] = df["device"].map(p).astype(float)
-    df["cost_usd"] = df["runtime_s"] / 3600 * df["price_per_hour"]
-    cols = [*KEYS, "bs", "throughput", "unit", "runtime_s", "price_per_hour", "cost_usd"]
+    gpus = world_sizes(df)  # a run on 8 GPUs pays for 8
+    df["cost_usd"] = df["runtime_s"] / 3600 * df["price_per_hour"] * gpus
+    df["throughput_per_gpu"] = df["throughput"] / gpus
+    cols = [*KEYS, "bs", "throughput", "throughput_per_gpu", "unit", "runtime_s", "price_per_hour", "cost_usd"]
     return df[[c for c in cols if c in df]].reset_index(drop=True)
 
 def best_configs(t:pd.DataFrame, # tidy runs (see `tidy`), one device each
@@ -1068,6 +1074,50 @@ def factor_sentence(f:pd.DataFrame, # `cost_factors(...)` of one model and mode,
             f"{_x(r.throughput_factor, r.throughput_factor_lo, r.throughput_factor_hi)} the throughput"
             for r in f.iloc[1:].itertuples()]
     return head + ("; " + "; ".join(rest) if rest else "") + "."
+
+# %% ../nbs/06_analysis.ipynb #0368d6a0
+SLOW_PRECISION = 0.5 # a precision's speed-up over fp32 on a GPU below this: more likely mislabelled runs than hardware
+
+def _run_ids(df:pd.DataFrame) -> pd.Series:
+    "Each run's id; its row number in a table without ids."
+    return df["run_id"] if "run_id" in df else pd.Series([f"row {i}" for i in df.index], index=df.index)
+
+def _ids(ids:pd.Series, shown:int=4) -> str:
+    "Run ids as a short list."
+    ids = [str(i) for i in ids]
+    return ", ".join(ids[:shown]) + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
+
+def precision_doubts(speedup:pd.DataFrame, # `speedup_ci(...)`
+                     runs:pd.DataFrame, # the runs table (their ids and device types)
+                    ) -> list[str]:
+    "One line per precision slower than `SLOW_PRECISION` × fp32 on a GPU, naming its runs."
+    if speedup.empty: return []
+    df = _keyed(runs)
+    kind = df["device_type"] if "device_type" in df else pd.Series("", index=df.index)  # unknown: not a GPU
+    gpus = set(df.loc[kind.astype(str).eq("cuda"), "device"])
+    out = []
+    for r in speedup[speedup["speedup"].lt(SLOW_PRECISION) & speedup["device"].isin(gpus)].itertuples():
+        ids = _run_ids(df)[df["device"].eq(r.device) & df["precision"].eq(r.precision) & df["mode"].eq(r.mode)]
+        out.append(f"{r.precision} is {r.speedup:.2f}× as fast as fp32 on the {r.device} ({mode_name(r.mode)}; runs "
+                   f"{_ids(ids)}): under {SLOW_PRECISION}× on a GPU, check how their precision and rate were read")
+    return out
+
+def cost_doubts(factors:pd.DataFrame, # `cost_factors(...)`
+                runs:pd.DataFrame, # the runs table (their ids)
+               ) -> list[str]:
+    "One line per model whose cheapest device per run is not the cheapest by price ÷ throughput per GPU, naming runs."
+    out, df = [], _keyed(runs)
+    for (model, mode), g in factors[factors["cost_basis"].eq("per run")].groupby(["model", "mode"], sort=True):
+        by_rate = g.assign(_c=g["price_per_hour"] / g["throughput"]).sort_values("_c")
+        cheap, rate = g["device"].iloc[0], by_rate["device"].iloc[0]
+        if cheap == rate: continue
+        # `model` may be a label (`gpt2 @1024 tokens`): its runs are those of the model it starts with
+        of = np.array([str(model).startswith(str(x)) for x in df["model"]], dtype=bool)
+        ids = _run_ids(df)[of & df["mode"].eq(mode) & df["device"].isin([cheap, rate])]
+        out.append(f"for {model} {mode_name(mode)} the {cheap} is the cheapest per run, but the {rate} per "
+                   f"{str(g['unit'].iloc[0]).removesuffix('s')} (price ÷ throughput per GPU; runs {_ids(ids)}): the "
+                   "runs did different work, or a runtime or GPU count is wrong")
+    return out
 
 # %% ../nbs/06_analysis.ipynb #31fd1b8d
 # a rate as a header names it, and what a cost is given per (said once in the methodology)

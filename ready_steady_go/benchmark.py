@@ -31,10 +31,10 @@ from torch.utils._pytree import tree_leaves
 
 # %% auto #0
 __all__ = ['make_step', 'CudaTimer', 'COMPILE_MODES', 'CONV_SHARE', 'PEAK_METHOD', 'check_precision', 'precision_flags',
-           'HostTimer', 'BlockTimer', 'EventTimer', 'make_timer', 't975', 'RunningStats', 'StopRule', 'step_stats',
-           'step_history', 'flops_per_sample', 'check_settings', 'CheckedPoint', 'check_point', 'World', 'combine',
-           'peak_devices', 'measure_point', 'benchmark', 'warm_up_device', 'measure_matmul_peak', 'measured_peak',
-           'example_peak', 'memory_estimate', 'check_memory']
+           'HostTimer', 'BlockTimer', 'EventTimer', 'make_timer', 't975', 'RunningStats', 'StopRule', 'warming',
+           'step_stats', 'step_history', 'flops_per_sample', 'check_settings', 'CheckedPoint', 'check_point', 'World',
+           'combine', 'worst_rank', 'peak_devices', 'measure_point', 'benchmark', 'warm_up_device',
+           'measure_matmul_peak', 'measured_peak', 'example_peak', 'memory_estimate', 'check_memory']
 
 # %% ../nbs/02_benchmark.ipynb #24251695
 _AMP = dict(fp16=torch.float16, bf16=torch.bfloat16)
@@ -234,10 +234,14 @@ class StopRule:
         return stats.total * per >= self.min_seconds and stats.ci_rel() <= self.target_ci
 
 # %% ../nbs/02_benchmark.ipynb #b93d7bb3
-def _warm_up(step, sync, steps:int, seconds:float, edge=lambda times: None) -> tuple[int, list, float]:
+def warming(steps:int, seconds:float):
+    "`more(n, elapsed)`: another synchronised warm-up step after `n` of them in `elapsed` s? (The last comes after.)"
+    return lambda n, elapsed: n < steps - 1 or bool(steps and elapsed < seconds)
+
+def _warm_up(step, sync, steps:int, seconds:float, edge=lambda times: None, more=None) -> tuple[int, list, float]:
     "Untimed steps (at least `steps`, `seconds`), `edge(times)` before the last, left in flight: (steps, times, s)."
-    t0, n, times = time.perf_counter(), 0, []
-    while n < steps - 1 or (steps and time.perf_counter() - t0 < seconds):
+    t0, n, times, more = time.perf_counter(), 0, [], more or warming(steps, seconds)
+    while more(n, time.perf_counter() - t0):
         t = time.perf_counter(); step(); sync(); n += 1; times.append(time.perf_counter() - t)
     warm_s = time.perf_counter() - t0
     edge(times)  # probe and sampler: before the last step, so neither delays the first timed event
@@ -281,6 +285,7 @@ def _run_timed(step,           # one step; returns once the step is queued
                probe=None,     # no-argument function returning one reading (`telemetry.read_now`), at both edges
                done=None,      # `done(launched, stats, elapsed, per)`: stop now? (default: `rule.done`)
                meet=None,      # no-argument function every process calls before the last warm-up step (a barrier)
+               more=None,      # `more(n, elapsed)`: another warm-up step? (default: `warming(warmup, warmup_seconds)`)
               ) -> dict:
     "Warm up, then time `step` until `rule` says done: the step times and what the host saw."
     if bar is not None: bar.set_postfix_str("warming up", refresh=True)  # a state of its own: not step 1
@@ -290,7 +295,7 @@ def _run_timed(step,           # one step; returns once the step is queued
         edges["first"] = probe() if probe else None
         if sampler is not None: sampler.start()
     try:
-        n, synced, warm_s = _warm_up(step, sync, warmup, warmup_seconds, edge)  # `edge` runs once, warm-up or none
+        n, synced, warm_s = _warm_up(step, sync, warmup, warmup_seconds, edge, more)  # `edge` runs once, always
         if bar is not None: _warmed(bar, n, warm_s)
         if on_warm: on_warm(synced)
         tick = lambda new, stats: bar is not None and _tick(bar, rule, new, stats, per=timer.per)
@@ -543,12 +548,25 @@ class World:
     def wrapper(self, mode:str): return None      # what wraps the built model (torchrun: DDP for training)
     def step(self, step): return step               # the step as built
     def done(self, rule:StopRule): return rule.done  # the stop decision
+    def warming(self, steps:int, seconds:float): return warming(steps, seconds)  # when the warm-up ends
     def meet(self): pass                             # all ranks start the timed window together
     def gather(self, mine:dict) -> list[dict]|None: return [mine]  # every rank's numbers, on rank 0
     def failed(self, e:BaseException): pass          # a rank's failure (torchrun: said, and the rank exits)
 
 # %% ../nbs/02_benchmark.ipynb #28c4550c
-def combine(ranks:list[dict], # per rank: `times` (s), `per` (steps per time), and optional memory and `energy_j`
+_OWN = ("times", "per", "energy_j", "energy_source", "host", "telemetry")  # per rank, combined by rules of their own
+
+def _world_energy(ranks:list[dict]) -> float|None:
+    "Every rank's `energy_j` summed, a CPU package's once per machine (its ranks all read the same RAPL counter)."
+    es = [r.get("energy_j") for r in ranks]
+    if None in es: return None
+    per = {}  # what each counter measured: a GPU's per rank, a package's per host
+    for i, r in enumerate(ranks):
+        k = ("rapl", r.get("host")) if r.get("energy_source") == "rapl" else i
+        per[k] = max(per.get(k, 0.0), r["energy_j"])  # the same counter read by several ranks: its longest window
+    return sum(per.values())
+
+def combine(ranks:list[dict], # per rank: `times` (s), `per` (steps per time), optional memory, `energy_j` and `host`
             items:int,        # items per step on each rank: samples × items per sample
            ) -> dict:
     "The measured fields of one record from every rank's: the slowest rank's global throughput, the spread."
@@ -557,11 +575,32 @@ def combine(ranks:list[dict], # per rank: `times` (s), `per` (steps per time), a
     out = step_stats(slow["times"], items * len(ranks), slow.get("per", 1))
     rates = [len(r["times"]) / sum(r["times"]) for r in ranks]
     out["rank_spread"] = (max(rates) - min(rates)) / statistics.median(rates) if len(ranks) > 1 else None
-    for k in {k for r in ranks for k in r} - {"times", "per", "energy_j"}:
+    for k in {k for r in ranks for k in r} - set(_OWN):
         if vs := [r[k] for r in ranks if r.get(k) is not None]: out[k] = max(vs)  # memory: the fullest device
-    es = [r.get("energy_j") for r in ranks]
-    out["energy_j"] = None if None in es else sum(es)
+    out["energy_j"] = _world_energy(ranks)
     return out
+
+# %% ../nbs/02_benchmark.ipynb #5eebd72c
+def worst_rank(summaries:list, # every rank's window summary (`telemetry.summarise`), rank 0 first; None: no telemetry
+              ) -> dict:
+    "The world's clock and temperature: the slowest rank's SM clock and the hottest rank's temperature, with their ranks."
+    ss = [(i, s) for i, s in enumerate(summaries) if s]
+    clk = [(i, s) for i, s in ss if s.get("sm_clock_mhz") is not None]
+    hot = [(i, s) for i, s in ss if s.get("temp_max_c") is not None]
+    out = dict(throttle="; ".join(sorted({n for _, s in ss for n in s.get("throttle") or []})) or None)
+    if clk:  # a share of the boost clock where NVML gives one (devices can differ), else MHz
+        i, s = min(clk, key=lambda c: (c[1].get("sm_clock_ratio") is None, c[1].get("sm_clock_ratio") or 0,
+                                       c[1]["sm_clock_mhz"]))
+        out.update({k: s.get(k) for k in ("sm_clock_mhz", "max_sm_clock_mhz", "sm_clock_ratio")}, clock_rank=i)
+    if hot:
+        i, s = max(hot, key=lambda c: c[1]["temp_max_c"])
+        out.update(temp_max_c=s["temp_max_c"], temp_rank=i)
+    return out
+
+def _union(verdicts:list) -> str:
+    "Several stored verdicts (`ok`, or conditions joined by `; `) as one: every condition once, in order."
+    seen = [c for v in verdicts if v and v != "ok" for c in v.split("; ")]
+    return conditions_text(list(dict.fromkeys(seen)) or "ok")
 
 # %% ../nbs/02_benchmark.ipynb #c1e6dce3
 def peak_devices(dev:torch.device, # the device the ranks run on
@@ -594,7 +633,7 @@ def _time(p:CheckedPoint, step, timer, base:dict, world:World) -> dict:
         return _run_timed(step, timer, p.rule, warmup=p.warmup, warmup_seconds=p.warmup_seconds,
                           sync=lambda: synchronize(dev), on_warm=on_warm, bar=bar if p.progress else None,
                           sampler=make_sampler(dev), probe=lambda: read_now(dev), done=world.done(p.rule),
-                          meet=world.meet)
+                          meet=world.meet, more=world.warming(p.warmup, p.warmup_seconds))
 
 def _fill_timing(res:Result, out:dict, p:CheckedPoint, base:dict):
     "Per-step history, allocator retries and compile counters of the window (`base`: the counters before it)."
@@ -606,14 +645,17 @@ def _fill_timing(res:Result, out:dict, p:CheckedPoint, base:dict):
         frames, graphs = _dynamo_counts()
         res.recompiles, res.compile_fallback = frames - base["dynamo"][0], graphs == base["start"][1]
 
-def _fill_world(res:Result, out:dict, p:CheckedPoint, world:World):
-    "Throughput and its statistics, memory and energy of the record, from every rank's numbers (`combine`)."
-    mine = dict(times=out["times"], per=out["per"], energy_j=res.energy_j, **_memory(p.dev))
+def _fill_world(res:Result, out:dict, p:CheckedPoint, world:World) -> list:
+    "Throughput, statistics, memory, energy and the worst rank's telemetry, from every rank's: their telemetry."
+    mine = dict(times=out["times"], per=out["per"], energy_j=res.energy_j, energy_source=res.energy_source,
+                host=os.uname().nodename, telemetry=out["telemetry"], **_memory(p.dev))
     ranks = world.gather(mine) or [mine]  # a rank other than 0 keeps its own
     res.__dict__.update(combine(ranks, p.samples * p.workload.items_per_sample))
+    if len(ranks) > 1: res.__dict__.update(worst_rank([r["telemetry"] for r in ranks]))
     res.ci_target_met = res.ci_rel is not None and res.ci_rel <= res.target_ci
     if res.energy_j is not None:  # the window holds the in-flight warm-up step and every launched one: all it covered
         res.joules_per_sample = res.energy_j / (out["covered"] * p.samples * p.workload.items_per_sample * len(ranks))
+    return [r["telemetry"] for r in ranks]
 
 def _fill_efficiency(res:Result, p:CheckedPoint, devices:int=1):
     "FLOPs per item, TFLOP/s, bandwidth, and MFU against the datasheet and the measured peak (of `devices` of them)."
@@ -669,9 +711,9 @@ def _measure(res:Result, p:CheckedPoint, world:World):
     out = _time(p, step, timer, base, world)
     _fill_timing(res, out, p, base)
     _fill_telemetry(res, out)
-    _fill_world(res, out, p, world)
+    teles = _fill_world(res, out, p, world)
     _fill_efficiency(res, p, peak_devices(p.dev, world))
-    res.conditions = _verdict(res, out["telemetry"], p.rule)
+    res.conditions = _union([_verdict(res, t, p.rule) for t in teles])  # every rank's: one that throttles shows
 
 def _hold_peak(res:Result, p:CheckedPoint):
     "A run that beats the measured peak: the peak measured again, once; if the run still beats it, no `mfu_measured`."

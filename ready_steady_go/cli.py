@@ -352,12 +352,14 @@ def _point_kw(f:_Flags, family:dict) -> dict:
     "The keyword arguments of `benchmark` the flags give: the point's settings."
     return {**settings_of(_point(f)), "compile_mode": f.compile_mode or "default", **family}
 
-def _peak(f:_Flags, p, say) -> float|None:
+def _peak(f:_Flags, p, say, multi:bool=False) -> float|None:
     "The matmul peak of `p`'s device and precision: the stored one, or measured now and kept for every later run."
     from ready_steady_go.benchmark import measured_peak
+    from ready_steady_go.runner import peak_off_device  # (imported by every run: `_measured`)
     from ready_steady_go.schema import num_text
     measure = True if f.measure_peak else None if not f.no_store else False
-    peak = measured_peak(p.dev, p.precision, None if f.no_store else f.store, measure=measure, progress=not f.quiet)
+    get = peak_off_device if multi else measured_peak  # torchrun's parent opens no CUDA context: rank 0 would see it
+    peak = get(p.dev, p.precision, None if f.no_store else f.store, measure=measure, progress=not f.quiet)
     if f.measure_peak:
         say(f"Measured the matmul peak of {p.dev} at {p.precision}: "
             + (num_text(peak, "FLOP/s") if peak else "not measurable"))
@@ -459,7 +461,7 @@ def ready_steady_go(**flags):
     kw, p = _checked_point(f, family, multi)
     from ready_steady_go.env import fingerprint
     fp, say = fingerprint(p.dev), (lambda *a: None) if f.quiet else _say(f.json)
-    peak = _peak(f, p, say)
+    peak = _peak(f, p, say, multi)
     say(_measuring_line(f, p, fp, world, multi))
     r = _measured_in_journal(f, kw, p, fp, peak, multi)
     if r is None:  # this machine ran its ranks; the record is rank 0's
@@ -511,7 +513,9 @@ def ready_steady_go_import(
     store:str|Path=DEFAULT_STORE, # the SQLite store to import into
     strict:bool=False,        # refuse the whole import if any row is invalid (default: skip those rows and list them)
     map:Annotated[str, "COLUMN=KEY: where another team's runs keep a run-record column, a flat key or a dotted path "
-                  "into the config (throughput=train/throughput/current); repeat for more", {"action": "append"}]=None,
+                  "into the config (throughput=train/throughput/current); fallbacks KEY|KEY, products "
+                  "KEY*KEY*NUMBER (throughput=train_samples_per_second*n_positions); runs of Hugging Face Trainer "
+                  "and nanoGPT need none; repeat for more", {"action": "append"}]=None,
     map_file:str|Path=None,   # a TOML file of a team's keys: a [map] table (COLUMN = "KEY") and a [set] table
     set:Annotated[str, "COLUMN=VALUE that every imported run has (unit=tokens, workload=lm); repeat for more",
                   {"action": "append"}]=None,
@@ -521,7 +525,7 @@ def ready_steady_go_import(
     if not sources: raise BadInput("no source given: accepted are W&B entity/project paths, offline run folders, "
                                    "CSV files or SQLite stores")
     check_path(store, "--store")
-    from ready_steady_go.load import import_sources, parse_keymap, missing_line, _invalid_line
+    from ready_steady_go.load import import_sources, parse_keymap, missing_line, nothing_line, unmatched_line, _invalid_line
     km = parse_keymap(map, map_file, set) if (map or map_file or set) else None  # before anything is read
     c = import_sources(list(sources), store, strict=strict, keymap=km, history=history)
     print(f"read {c['read']:,} runs from {c['sources']} source(s): {c['added']:,} added to {store}, "
@@ -532,6 +536,8 @@ def ready_steady_go_import(
     if c.get("missing"): print(missing_line(c["missing"]))
     if c["invalid"]: print(f"skipped {_invalid_line(c['invalid'])}")
     if history: print(f"read the per-step history of {c['history']['runs']:,} run(s): {c['history']['steps']:,} steps")
+    if c.get("unmatched"): warnings.warn(unmatched_line(c["unmatched"]))
+    if not c["read"]: raise BadInput(nothing_line(c))  # exit status 2: nothing came in
 
 import_main = console_script(ready_steady_go_import)
 

@@ -24,10 +24,11 @@ from .store import (DEFAULT_STORE, check_store, read_runs, read_table, runs_fram
 from .tracking import TrackingError, has_api_key, wandb_api
 
 # %% auto #0
-__all__ = ['DTYPE_NAMES', 'NEEDED', 'LAMBDA_UNITS', 'Loaded', 'KeyMap', 'dtype_name', 'parse_keymap', 'lookup',
-           'device_from_metadata', 'team_records', 'lacking', 'missing_line', 'from_wandb', 'load_offline',
-           'load_wandb', 'load_csv', 'load_jsonl', 'lambda_system', 'is_lambda_table', 'load_lambda', 'history_rows',
-           'offline_history', 'wandb_history', 'import_sources']
+__all__ = ['DTYPE_NAMES', 'TRAINER', 'A100_PEAK', 'NANOGPT_VOCAB', 'GPT2_SIZES', 'NANOGPT', 'RECIPES', 'NEEDED', 'LAMBDA_UNITS',
+           'Loaded', 'KeyMap', 'dtype_name', 'parse_keymap', 'lookup', 'device_from_metadata', 'mapped_value', 'Recipe',
+           'nanogpt_flops_per_token', 'recipes_of', 'team_records', 'lacking', 'missing_line', 'from_wandb',
+           'load_offline', 'load_wandb', 'load_csv', 'load_jsonl', 'lambda_system', 'is_lambda_table', 'load_lambda',
+           'unmatched_line', 'nothing_line', 'history_rows', 'offline_history', 'wandb_history', 'import_sources']
 
 # %% ../nbs/04b_load.ipynb #23d8be41
 def _offline_files(path:str|Path) -> list[Path]:
@@ -60,9 +61,11 @@ class Loaded(NamedTuple):
     runs: pd.DataFrame # run records, schema columns (`store.COLUMNS`)
     skipped: dict # {"not_finished": n, "bad_throughput": n}, and "invalid": {"line 3": reason} when rows were refused
 
-_2022_DEFAULTS = dict(workload="timm", unit="images", mode="train", device_type="cuda", device="cuda:0",
-                      channels_last=False, compile=False, optimizer="sgd", run_number=1, status="ok",
-                      schema_version=SCHEMA_VERSION)
+_DEFAULTS = dict(mode="train", run_number=1, status="ok", schema_version=SCHEMA_VERSION)  # every run
+# what the 2022 project did not record but always did the same way: only its runs and ours take these (and its
+# image side, 224, only the image rows among them)
+_2022_DEFAULTS = dict(workload="timm", unit="images", device_type="cuda", device="cuda:0",
+                      channels_last=False, compile=False, optimizer="sgd")
 _RENAMED = dict(torch="pytorch", seconds="duration")  # ours <- 2022's
 
 def _col(df:pd.DataFrame, k:str) -> pd.Series:
@@ -110,7 +113,8 @@ def dtype_name(v, # a dtype as a run recorded it: `torch.bfloat16`, `bfloat16`, 
     return DTYPE_NAMES.get(v.strip().lower().removeprefix("torch."), v) if isinstance(v, str) else v
 
 # %% ../nbs/04b_load.ipynb #e635c242
-_MAP_HELP = "COLUMN=KEY, e.g. --map throughput=train/throughput/current"
+_MAP_HELP = ("COLUMN=KEY, e.g. --map throughput=train/throughput/current (fallbacks KEY|KEY, products "
+             "KEY*KEY*NUMBER)")
 
 def _column(name:str, flag:str, text:str) -> str:
     "`name` if it is a run-record column; `BadInput` naming the flag and the nearest columns otherwise."
@@ -135,6 +139,17 @@ def _checked_set(col:str, value, text:str):
     if why: raise BadInput(f"--set {text!r}: {why[0]}")
     return v
 
+# %% ../nbs/04b_load.ipynb #2490323c
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")  # a number written in a `--map` product
+
+def _checked_expr(col:str, expr:str) -> str:
+    "A `--map` value: keys, `a|b` fallbacks, `x*y*1024` products; `BadInput` for an empty key or factor."
+    parts = [f.strip() for a in str(expr).split("|") for f in a.split("*")]
+    if not all(parts):
+        raise BadInput(f"--map {col}={expr!r}: an empty key: accepted are KEY, fallbacks KEY|KEY and products "
+                       "KEY*KEY*NUMBER, e.g. throughput=train_samples_per_second*n_positions")
+    return str(expr).strip()
+
 # %% ../nbs/04b_load.ipynb #57803ad2
 def _map_file(path) -> tuple[dict, dict]:
     "The `[map]` and `[set]` tables of a TOML file; `BadInput` if it cannot be read or holds anything else."
@@ -157,6 +172,7 @@ def parse_keymap(maps=(), # `--map COLUMN=KEY` texts
     fmap, fset = _map_file(map_file) if map_file is not None else ({}, {})
     keys = {_column(k.strip(), "--map", f"{k}={v}"): v.strip() for k, v in fmap.items()}
     keys |= dict(_pair(m, "--map") for m in maps or ())
+    keys = {c: _checked_expr(c, e) for c, e in keys.items()}
     given = [(_column(k.strip(), "--set", f"{k}={v}"), v, f"{k}={v}") for k, v in fset.items()]
     given += [(*_pair(s, "--set"), str(s)) for s in sets or ()]
     return KeyMap(keys, {c: _checked_set(c, v, t) for c, v, t in given})
@@ -205,6 +221,138 @@ def device_from_metadata(meta:dict|None, # W&B's system metadata of a run (`wand
         return dict(device_type="cuda" if "nvidia" in name.lower() else None, device_name=name, device_count=count)
     return {}
 
+# %% ../nbs/04b_load.ipynb #18ac4530
+def _factor(rec, f:str) -> float|None:
+    "A number written in a product, else the number at key `f` in the run; None where absent or not a number."
+    if _NUMBER.fullmatch(f): return float(f)
+    v = lookup(rec, f)
+    if v is None or isinstance(v, bool): return None
+    n = _number(v)
+    return n if math.isfinite(n) else None
+
+def mapped_value(rec, # one run: a dict of its keys (see `lookup`)
+                 expr:str, # a key, fallbacks `a|b` (the first the run has), or a product `samples_per_s*seq*1024`
+                ):
+    "The value of a `--map` expression in a run: alternatives left to right, products of keys and numbers."
+    for alt in str(expr).split("|"):
+        alt = alt.strip()
+        if "*" not in alt:
+            if (v := lookup(rec, alt)) is not None: return v
+            continue
+        fs = [_factor(rec, f.strip()) for f in alt.split("*")]
+        if all(f is not None for f in fs): return math.prod(fs)
+    return None
+
+# %% ../nbs/04b_load.ipynb #f4a72196
+class Recipe(NamedTuple):
+    "How a training loop logs to W&B: the keys that recognise its runs, where it keeps each column, what is derived."
+    name:str # the loop, as a run's note names it
+    keys:tuple # config keys every run of the loop has (the first recipe whose keys a run has all of is its)
+    keymap:KeyMap=KeyMap() # where the loop keeps each column, the `--map-file` form; `_`-names: inputs of `derive`
+    derive:object=None # runs (mapped, with W&B's metadata) -> {column: values}: what no single key holds
+    ours:bool=False # this tool's or the 2022 project's runs: the 2022 defaults fill what they did not record
+
+def _n(d:pd.DataFrame, c:str) -> pd.Series: return pd.to_numeric(_col(d, c), errors="coerce")
+def _truthy(s:pd.Series) -> pd.Series: return s.map(lambda v: str(v).strip().lower() in ("true", "1", "1.0"))
+
+def _cli_value(meta, names:tuple) -> float:
+    "The number after one of `names` (`--block_size 512`, `--block_size=512`) on the command line W&B recorded."
+    args = [str(a) for a in (meta or {}).get("args") or []] if isinstance(meta, dict) else []
+    for i, a in enumerate(args):
+        k, eq, v = a.partition("=")
+        if k in names: return _number(v if eq else (args[i + 1] if i + 1 < len(args) else None))
+    return float("nan")
+
+# %% ../nbs/04b_load.ipynb #e173df34
+def _trainer_columns(d:pd.DataFrame) -> dict:
+    "Trainer runs: tokens per sample and per second, GPUs, global batch and precision (see the recipes above)."
+    sps, mb, gas = _n(d, "_samples_s"), _n(d, "bs"), _n(d, "_gas")
+    samples = sps * _n(d, "runtime_s")
+    seen = (_n(d, "_tokens_seen") / samples).round()
+    cli = pd.to_numeric(_col(d, "_metadata").map(lambda m: _cli_value(m, ("--block_size", "--max_seq_length"))))
+    block, ctx = _n(d, "_block").fillna(cli), _n(d, "_ctx")
+    seq = seen.fillna(block).fillna(ctx)
+    counted = (samples / (_n(d, "_steps") * mb * gas)).round()
+    world = counted.where(counted >= 1).fillna(_n(d, "device_count")).fillna(1)  # metadata: the first machine
+    bf16, fp16, tf32 = (_truthy(_col(d, c)) for c in ("_bf16", "_fp16", "_tf32"))
+    precision = np.select([bf16, fp16, tf32], ["bf16", "fp16", "tf32"], "fp32-default")
+    seq_from = np.where(seen.notna(), "num_input_tokens_seen ÷ samples", np.where(
+        block.notna(), "the data's block size", "the model's context n_positions, as run_clm uses by default"))
+    machine = _n(d, "device_count")
+    gpus_from = np.where(counted.ge(1), "samples ÷ (steps × micro-batch × accumulation)", "W&B's metadata")
+    gpus_from = [g + (f"; W&B's metadata counts {m:.0f}, the first machine's" if c >= 1 and m > 0 and m != c else "")
+                 for g, c, m in zip(gpus_from, counted, machine)]
+    note = [f"Hugging Face Trainer: tokens/s = train_samples_per_second {s:g} × {q:.0f} tokens per sample ({f}); "
+            f"{w:.0f} GPU(s) from {g}" for s, q, f, w, g in zip(sps, seq, seq_from, world, gpus_from)]
+    return dict(seq_len=seq, items_per_sample=seq, throughput=sps * seq, world_size=world, global_bs=mb * gas * world,
+                precision=precision, workload_note=note)
+
+TRAINER = Recipe("Hugging Face Trainer", ("per_device_train_batch_size", "gradient_accumulation_steps", "output_dir"),
+    KeyMap(dict(model="_name_or_path|model_type", bs="per_device_train_batch_size",
+                runtime_s="train_runtime|train/train_runtime",
+                _samples_s="train_samples_per_second|train/train_samples_per_second",
+                _steps="train/global_step|global_step", _gas="gradient_accumulation_steps",
+                _tokens_seen="num_input_tokens_seen|train/num_input_tokens_seen",
+                _block="block_size|max_seq_length", _ctx="n_positions|max_position_embeddings|n_ctx",
+                _bf16="bf16", _fp16="fp16", _tf32="tf32"),
+           dict(unit="tokens", workload="lm", mode="train")),
+    _trainer_columns)
+
+# %% ../nbs/04b_load.ipynb #5f526cec
+A100_PEAK = 312e12 # nanoGPT's `estimate_mfu`: "A100 GPU bfloat16 peak flops is 312 TFLOPS"
+NANOGPT_VOCAB = 50304 # nanoGPT's vocabulary where the data brings none (50257 padded to a multiple of 64)
+GPT2_SIZES = {(12, 12, 768): "gpt2", (24, 16, 1024): "gpt2-medium", (36, 20, 1280): "gpt2-large",
+              (48, 25, 1600): "gpt2-xl"} # (n_layer, n_head, n_embd) -> the name of that size
+
+def nanogpt_flops_per_token(n_layer, n_head, n_embd, block_size, vocab_size=NANOGPT_VOCAB, bias=False) -> float:
+    "nanoGPT's FLOPs per token, `6N + 12·L·H·Q·T`, N its `get_num_params()` (no position embedding; lm_head tied)."
+    L, C, b = n_layer, n_embd, np.asarray(bias, dtype=bool)
+    N = vocab_size * C + L * (12 * C**2 + np.where(b, 13, 2) * C) + np.where(b, 2, 1) * C
+    out = 6 * N + 12 * L * n_head * (C // n_head) * block_size
+    return float(out) if np.ndim(out) == 0 else out
+
+def _size_name(l, h, c) -> str|None:
+    "GPT-2's name for a size, else `gpt-12L-12H-768d`."
+    if any(pd.isna(x) for x in (l, h, c)): return None
+    return GPT2_SIZES.get((int(l), int(h), int(c)), f"gpt-{int(l)}L-{int(h)}H-{int(c)}d")
+
+def _nanogpt_columns(d:pd.DataFrame) -> dict:
+    "nanoGPT runs: the model's size, tokens/s from `mfu`, GPUs, global batch and precision (see the recipes above)."
+    L, H, C, T, V = (_n(d, c) for c in ("_L", "_H", "_C", "seq_len", "_V"))
+    bias = _truthy(_col(d, "_bias"))
+    fpt = nanogpt_flops_per_token(L, H, C, T, V.fillna(NANOGPT_VOCAB), bias)
+    world = _n(d, "device_count").fillna(1)
+    mfu = _n(d, "_mfu")
+    precision = _col(d, "_dtype").map(lambda v: "tf32" if dtype_name(v) == "fp32" else dtype_name(v))
+    vocab = np.where(V.notna(), "", f", vocabulary {NANOGPT_VOCAB} (the script's default; the config names none)")
+    note = [f"nanoGPT: tokens/s = mfu {m:g}% × 312 TFLOP/s ÷ {f:,.0f} FLOP per token (6N + 12·L·H·Q·T{v}) × {w:.0f} "
+            "GPU(s) from W&B's metadata" + ("; float32 runs TF32 (train.py allows it)" if p == "tf32" else "")
+            for m, f, v, w, p in zip(mfu, fpt, vocab, world, precision)]
+    return dict(model=[_size_name(*x) for x in zip(L, H, C)], items_per_sample=T, world_size=world,
+                throughput=mfu / 100 * A100_PEAK / fpt * world, global_bs=_n(d, "bs") * _n(d, "_gas"),
+                precision=precision, workload_note=note)
+
+NANOGPT = Recipe("nanoGPT", ("n_layer", "n_head", "n_embd", "block_size", "batch_size", "gradient_accumulation_steps",
+                             "dtype"),
+    KeyMap(dict(bs="batch_size", seq_len="block_size", _gas="gradient_accumulation_steps", _mfu="mfu", _L="n_layer",
+                _H="n_head", _C="n_embd", _V="vocab_size", _bias="bias", _dtype="dtype"),
+           dict(unit="tokens", workload="lm", mode="train")),
+    _nanogpt_columns)
+
+# the first recipe whose keys a run has all of is its recipe
+RECIPES = dict(ours=Recipe("ready-steady-go", ("schema_version",), ours=True), trainer=TRAINER, nanogpt=NANOGPT,
+               rsg2022=Recipe("ready-steady-go 2022", ("model", "bs", "fp16"), ours=True))
+
+def recipes_of(df:pd.DataFrame, # one row per run, its keys as columns
+              ) -> pd.Series:
+    "Each run's recipe (a key of `RECIPES`): the first whose keys the run has all of; None where none has."
+    out = np.full(len(df), None, dtype=object)
+    for name, r in RECIPES.items():
+        if not all(k in df for k in r.keys): continue
+        has = np.logical_and.reduce([df[k].notna().to_numpy() for k in r.keys])
+        out[has & (out == None)] = name  # noqa: E711 (elementwise)
+    return pd.Series(out, index=df.index, dtype=object)
+
 # %% ../nbs/04b_load.ipynb #43f8219c
 def _with_device(d:pd.DataFrame) -> pd.DataFrame:
     "Runs without a device name get the GPU of their W&B system metadata (`_metadata`), where it names one."
@@ -219,16 +367,43 @@ def _with_device(d:pd.DataFrame) -> pd.DataFrame:
 def team_records(df:pd.DataFrame, # one row per run as the source gives it (config and summary keys, `_metadata`)
                  keymap:KeyMap|None=None, # another team's keys and set values (see `parse_keymap`)
                 ) -> pd.DataFrame:
-    "Runs with the mapped and set columns, the GPU from W&B's metadata, `_runtime` as `runtime_s`, our dtype names."
+    "Runs with their recipe's and the mapped and set columns, the GPU from W&B's metadata, `_runtime` as `runtime_s`."
     km, d = keymap or KeyMap(), df.copy()
-    if km.keys:
-        recs = d.to_dict("records")
-        for col, key in km.keys.items(): d[col] = pd.Series([lookup(r, key) for r in recs], index=d.index, dtype=object)
+    d["_recipe"] = recipe = recipes_of(d)
+    loops = [n for n in recipe.dropna().unique() if not RECIPES[n].ours]
+    clash = [c for c in COLUMNS if c in d and c not in km.keys and c not in km.values]
+    if loops and clash: d.loc[recipe.isin(loops), clash] = None  # a loop's `device`, `backend`, ... are not ours
+    d, unmatched = _mapped(d, df, recipe, loops, km)
+    for n in loops:
+        for col, v in RECIPES[n].keymap.values.items(): d.loc[recipe.eq(n), col] = v
     for col, v in km.values.items(): d[col] = v
     d = _with_device(d)
     if "runtime_s" not in km.keys: d["runtime_s"] = _col(d, "runtime_s").fillna(_col(d, "_runtime"))
+    for n in loops: d = _derived(d, recipe.eq(n), RECIPES[n])
     for c in _DTYPE_COLUMNS:
         if c in d: d[c] = _map_distinct(d[c], dtype_name)
+    d.attrs["unmatched"] = unmatched
+    return d
+
+def _mapped(d:pd.DataFrame, raw:pd.DataFrame, recipe:pd.Series, loops:list, km:KeyMap) -> tuple[pd.DataFrame, dict]:
+    "The mapped columns (a `--map` first, its run's recipe after it), and the `--map` columns no run has a key of."
+    cols = dict.fromkeys([*km.keys, *(c for n in loops for c in RECIPES[n].keymap.keys)])
+    recs, unmatched = raw.to_dict("records") if cols else [], {}
+    for col in cols:
+        ex = [("|".join(e for e in (km.keys.get(col), RECIPES[n].keymap.keys.get(col) if n in loops else None) if e))
+              for n in recipe]
+        old = _col(d, col).astype(object)
+        d[col] = pd.Series([mapped_value(r, e) if e else o for r, e, o in zip(recs, ex, old)], index=d.index, dtype=object)
+        if col in km.keys and not any(mapped_value(r, km.keys[col]) is not None for r in recs):
+            unmatched[col] = km.keys[col]
+    return d, unmatched
+
+def _derived(d:pd.DataFrame, rows:pd.Series, r:Recipe) -> pd.DataFrame:
+    "The recipe's derived columns for `rows`, where no `--map` or `--set` gave them."
+    if r.derive is None or not rows.any(): return d
+    for col, v in r.derive(d[rows]).items():
+        have = _col(d, col)[rows].astype(object)
+        d.loc[rows, col] = have.where(have.notna(), pd.Series(list(v), index=have.index, dtype=object))
     return d
 
 # %% ../nbs/04b_load.ipynb #82030570
@@ -240,14 +415,15 @@ _HINTS = dict(model=r"model|arch|name", throughput=r"throughput|per_s(ec)?\b|/s$
 def _flat(rec, prefix:str="", depth:int=4):
     "Each (dotted key, value) of a run, nested config values included, a few levels deep."
     for k, v in (rec.items() if isinstance(rec, dict) else ()):
+        if str(k).startswith("_") and k != "_name_or_path": continue  # W&B's own (`_metadata`, `_runtime`)
         if isinstance(v, dict) and depth: yield from _flat(v, f"{prefix}{k}.", depth - 1)
-        elif _present(v) and not str(k).startswith("_"): yield f"{prefix}{k}", v
+        elif _present(v): yield f"{prefix}{k}", v
 
 def _candidates(d:pd.DataFrame, col:str, shown:int=3) -> list[str]:
     "The keys of runs `d` that may hold `col`, the most common first: numbers for throughput, text otherwise."
     num = col == "throughput"
     seen = Counter(k for r in d.to_dict("records") for k, v in _flat(r)
-                   if re.search(_HINTS[col], k, re.I) and (math.isfinite(_number(v)) if num else isinstance(v, str)))
+                   if k not in COLUMNS and re.search(_HINTS[col], k, re.I) and (not isinstance(v, bool) and math.isfinite(_number(v)) if num else isinstance(v, str)))
     return [k for k, _ in seen.most_common(shown)]
 
 def lacking(d:pd.DataFrame, # runs (see `team_records`), `_state` and `status` filled in
@@ -310,7 +486,9 @@ def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, 
                keymap:KeyMap|None=None, # another team's keys and set values (see `parse_keymap`)
               ) -> Loaded:
     "Flattened W&B runs, 2022 or new, as run records; unfinished runs and bad throughputs left out and counted."
-    d = _from_2022(team_records(df, keymap))
+    d = team_records(df, keymap)
+    unmatched = d.attrs.get("unmatched", {})
+    d = _from_2022(d)
     d["run_id"] = _run_ids(df, _col(d, "_run_id").fillna(_col(d, "run_id")))
     created = pd.to_datetime(_col(d, "_created"), utc=True, errors="coerce", format="ISO8601")
     d["timestamp"] = _col(d, "timestamp").fillna(created.dt.strftime("%Y-%m-%dT%H:%M:%S+00:00").where(created.notna()))
@@ -320,7 +498,8 @@ def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, 
     invalid = {(f"line {i + line0}" if line0 is not None else f"run {d.at[i, 'run_id']}"): w for i, w in why.items()}
     kept, missing = lacking(d.drop(index=list(why)), finished_only, per_run=keymap is not None)
     l = _finished(_parsed(kept, numbers), finished_only, invalid)
-    return l._replace(skipped=l.skipped | ({"missing": missing} if missing else {}))
+    return l._replace(skipped=l.skipped | ({"missing": missing} if missing else {}) |
+                      ({"unmatched": unmatched} if unmatched else {}))
 
 def _parsed(d:pd.DataFrame, numbers:dict) -> pd.DataFrame:
     "Checked rows with their numeric columns as numbers, as `runs_frame` reads them; `numbers`: as the check parsed them."
@@ -341,7 +520,7 @@ def _run_ids(df:pd.DataFrame, ids:pd.Series) -> pd.Series:
     return ids.where(~missing, pd.Series(made, dtype=object)).astype("str")
 
 def _from_2022(d:pd.DataFrame) -> pd.DataFrame:
-    "The 2022 names and habits as ours: precision from `fp16`, memory in GB, the stop rule, the defaults it assumed."
+    "The 2022 names and habits as ours: precision from `fp16`, memory in GB, the stop rule; its defaults for its runs and ours."
     for ours, old in _RENAMED.items(): d[ours] = _col(d, ours).fillna(_col(d, old)) if old in d else _col(d, ours)
     d["precision"] = _col(d, "precision").fillna(_map_distinct(_col(d, "fp16"), precision_2022))
     mem = pd.to_numeric(_col(d, "gpu_mem"), errors="coerce") / 2**30
@@ -352,9 +531,11 @@ def _from_2022(d:pd.DataFrame) -> pd.DataFrame:
     rule = np.where(d.n_batches.notna(), "batches", np.where(d.n_seconds.notna(), "seconds", None))
     stop = pd.Series(rule, index=d.index)
     d["stop"] = _col(d, "stop").fillna(stop)
-    for k, v in _2022_DEFAULTS.items(): d[k] = _col(d, k).fillna(v)
-    image = _map_distinct(d["workload"], lambda w: kind_of(str(w)) == "image").astype(bool)
-    d["size"] = _col(d, "size").where(_col(d, "size").notna() | ~image, 224)  # 2022's image side; a LM has none
+    for k, v in _DEFAULTS.items(): d[k] = _col(d, k).fillna(v)
+    ours = _map_distinct(_col(d, "_recipe"), lambda n: isinstance(n, str) and RECIPES[n].ours).astype(bool)
+    for k, v in _2022_DEFAULTS.items(): d[k] = _col(d, k).astype(object).where(~ours | _col(d, k).notna(), v)
+    image = ours & _map_distinct(d["workload"], lambda w: kind_of(str(w)) == "image").astype(bool)
+    d["size"] = _col(d, "size").astype(object).where(_col(d, "size").notna() | ~image, 224)  # a LM has none
     return d
 
 def _finished(d:pd.DataFrame, finished_only:bool, invalid:dict) -> Loaded:
@@ -482,6 +663,7 @@ def _joined(parts:list[Loaded]) -> Loaded:
     skipped = {k: sum(p.skipped[k] for p in parts) for k in ("not_finished", "bad_throughput")}
     if invalid := {k: w for p in parts for k, w in p.skipped.get("invalid", {}).items()}: skipped["invalid"] = invalid
     if missing := _missing_total(parts): skipped["missing"] = missing
+    if unmatched := _unmatched_total(parts): skipped["unmatched"] = unmatched
     return Loaded(pd.concat([p.runs for p in parts], ignore_index=True), skipped)
 
 # %% ../nbs/04b_load.ipynb #1047c7e5
@@ -643,6 +825,30 @@ def _missing_total(loaded:list[Loaded]) -> dict:
             o["runs"] += m["runs"]; o["keys"] = list(dict.fromkeys(o["keys"] + m["keys"]))[:3]
     return out
 
+def _unmatched_total(loaded:list[Loaded]) -> dict:
+    "The `--map` columns whose key no run of any of `loaded` has."
+    if not loaded: return {}
+    first = loaded[0].skipped.get("unmatched", {})
+    return {c: e for c, e in first.items() if all(c in l.skipped.get("unmatched", {}) for l in loaded)}
+
+def unmatched_line(unmatched:dict, # column -> the `--map` expression no run had a key of
+                  ) -> str:
+    "The mapped keys that no run has, in one line."
+    return "; ".join(f"--map {c}={e}: no run has this key" for c, e in unmatched.items())
+
+def nothing_line(counts:dict, # what `import_sources` returns
+                ) -> str:
+    "Why an import brought no run, and what would bring the largest group of the refused ones."
+    groups = [(m["runs"], f"{m['runs']:,} run(s) have no {c}: give {missing_line({c: m}).split(': give ', 1)[1]}")
+              for c, m in counts.get("missing", {}).items()]
+    groups += [(counts["bad_throughput"], f"{counts['bad_throughput']:,} run(s) have no usable throughput: give "
+                "--map throughput=KEY"), (counts["not_finished"], f"{counts['not_finished']:,} run(s) did not finish")]
+    if counts.get("invalid"): groups.append((len(counts["invalid"]), _invalid_line(counts["invalid"])))
+    known = ", ".join(r.name for r in RECIPES.values())
+    n, why = max(groups, key=lambda g: g[0])  # the first of equals: a missing column says the most
+    return (f"nothing imported: {why}" if n else "nothing imported: the sources hold no runs") + (
+        f" (recipes that need no map: {known})")
+
 # %% ../nbs/04b_load.ipynb #b66bc5d1
 from .store import HISTORY_COLUMNS, write_history
 from .tracking import HISTORY_KEYS
@@ -655,7 +861,7 @@ def history_rows(items, # a run's W&B history rows (dicts with `_step`)
     keys = [HISTORY_KEYS["throughput"], *([keymap.keys["throughput"]] if keymap and "throughput" in keymap.keys else [])]
     out = []
     for it in items:
-        tp = next((v for k in keys if (v := lookup(it, k)) is not None), None)
+        tp = next((v for k in keys if (v := mapped_value(it, k)) is not None), None)
         if tp is None or not _present(it.get("_step")): continue
         out.append(dict(run_id=run_id, step=int(it["_step"]), step_s=lookup(it, HISTORY_KEYS["step_s"]),
                         throughput=_number(tp), warmup=bool(lookup(it, HISTORY_KEYS["warmup"]) or False),
@@ -734,4 +940,6 @@ def import_sources(sources:list[str], # W&B entity/project paths, offline run di
     return dict(sources=len(sources), read=len(runs), added=added, duplicates=len(runs) - added,
                 not_finished=sum(l.skipped["not_finished"] for l in loaded),
                 bad_throughput=sum(l.skipped["bad_throughput"] for l in loaded), invalid=invalid,
-                **({"missing": m} if (m := _missing_total(loaded)) else {}), **({"history": steps} if history else {}))
+                **({"missing": m} if (m := _missing_total(loaded)) else {}), **({"history": steps} if history else {}),
+                **({"unmatched": u} if keymap and (u := _unmatched_total(
+                    [l for k, l in zip(kinds, loaded) if k in _MAPPED])) else {}))

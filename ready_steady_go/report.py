@@ -22,7 +22,7 @@ from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, FAMILY_NAMES, FAMILY_ORDER
     rate_name, ratio_ci, throughput_ci_rel, time_to_train, unused_work)
 from .analysis import _keyed, _model_col, _per_config
 from .store import can_fork, prune_files, spreadsheet_safe
-from .analysis import best_configs, cost_factors, factor_sentence, run_cost
+from .analysis import best_configs, cost_factors, cost_doubts, factor_sentence, precision_doubts, run_cost
 from .plots import (plot_average, plot_batch, plot_cost, plot_efficiency, plot_relative,
     plot_scaling, plot_speedup, svg, unit_name)
 
@@ -1176,8 +1176,9 @@ def _factor_table(f:pd.DataFrame) -> pd.DataFrame:
 
 _TEAM_INTRO = ("<h2>Configurations and what a run costs</h2><p>Runs that record the parameters' dtype (<i>pure bf16</i>:"
     " bf16 weights without autocast) or their runtime, such as a team's own training runs imported with "
-    "<code>--map</code>: the throughput per micro-batch and per weights × autocast on each device, each device's "
-    "best configuration, and, with prices, what one run cost there (runtime × $/hour) against the cheapest device. "
+    "<code>--map</code> or read by a recipe (Hugging Face Trainer, nanoGPT): the throughput per micro-batch and per "
+    "weights × autocast on each device, each device's "
+    "best configuration, and, with prices, what one run cost there (runtime × $/hour per GPU × its GPUs) against the cheapest device. "
     "A factor's interval comes from the repeats of both configurations (their range, or a single run's CI).</p>")
 
 def _team_section(pg:_Page) -> list[str]:
@@ -1192,15 +1193,25 @@ def _team_section(pg:_Page) -> list[str]:
         g = f[(f["model"] == label) & (f["mode"] == mode)] if f is not None else []
         if len(g): out += ["<h4>Cost and throughput against the cheapest</h4>", _table(_factor_table(g), _FACTOR_FMT),
                            f"<p>{html.escape(factor_sentence(g))}</p>"]
-    if prices:
-        rc = run_cost(runs, prices).dropna(subset=["cost_usd"])
-        if len(rc): out.append("<details><summary>Each run's cost</summary>" + _table(
-            rc[["device", "model", "precision", "bs", "throughput", "runtime_s", "price_per_hour", "cost_usd"]], "{:,.2f}")
-            + "</details>")
+    given = pg.res.get("prices")  # every priced run, on any number of GPUs
+    rc = run_cost(runs, dict(zip(given["device"], given["price_per_hour"]))) if given is not None else None
+    if rc is not None and len(rc := rc.dropna(subset=["cost_usd"])):
+        out.append("<details><summary>Each run's cost</summary>" + _table(
+            rc[["device", "model", "precision", "bs", "world_size", "throughput", "throughput_per_gpu", "runtime_s",
+                "price_per_hour", "cost_usd"]].rename(columns={"world_size": "GPUs", "throughput_per_gpu": "per GPU",
+                "price_per_hour": "price ($/h per GPU)", "cost_usd": "cost ($)"}), "{:,.2f}") + "</details>")
     return out
 
+# %% ../nbs/08_report.ipynb #12e82109
+def _sanity_section(pg:_Page) -> list[str]:
+    "One line per result that is almost never the hardware (`precision_doubts`, `cost_doubts`), naming its runs."
+    lines, cost = precision_doubts(pg.res["speedup"], pg.runs), pg.res.get("cost")
+    prices = dict(zip(cost["device"], cost["price_per_hour"])) if cost is not None and len(cost) else {}
+    if prices: lines += cost_doubts(cost_factors(pg.res["tidy"], pg.runs, prices), pg.runs)
+    return [f'<p class="note"><b>Check</b>: {html.escape(_cap(l))}.</p>' for l in lines]
+
 # %% ../nbs/08_report.ipynb #a1017021
-_SECTIONS = (_intro, _machine_section, _ranking_section, _cost_section, _team_section, _efficiency_section, _energy_section,
+_SECTIONS = (_intro, _sanity_section, _machine_section, _ranking_section, _cost_section, _team_section, _efficiency_section, _energy_section,
              _scaling, _family_sections,
              _time_section, _per_model_section, _points_section)  # in page order
 

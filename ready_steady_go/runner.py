@@ -19,15 +19,15 @@ from tqdm import tqdm
 
 from .env import BadInput, check_int, check_number, first_line
 from .benchmark import (CheckedPoint, World, benchmark, check_point, measure_point, measured_peak,
-                                       warm_up_device, _is_oom)
+                                       warm_up_device, warming, _is_oom)
 from .schema import Point, Result, new_run_id, settings_of, torchrun_options
 from .store import KILLED
 from .launch import (LAUNCHER, LaunchResult, check_launch, check_world, die_with_parent, launcher,
                                     sigterm_as_interrupt, torchrun_command)
 
 # %% auto #0
-__all__ = ['MARK', 'FAIL', 'HOWS', 'answer', 'say_failed', 'answers', 'failed', 'in_child', 'isolated', 'TorchrunWorld', 'launch',
-           'run']
+__all__ = ['MARK', 'FAIL', 'HOWS', 'answer', 'say_failed', 'answers', 'failed', 'in_child', 'isolated', 'peak_off_device',
+           'ddp_settings', 'TorchrunWorld', 'launch', 'run']
 
 # %% ../nbs/04c_runner.ipynb #bf74d2f0
 MARK, FAIL = "RSG-RESULT ", "RSG-RANK-FAILED "  # stdout line prefixes: the result; a failed rank's status
@@ -93,8 +93,30 @@ def isolated(point:dict) -> Result:
     out, status = in_child("point", point)
     return Result(**out) if out else _lost(point, status)
 
+# %% ../nbs/04c_runner.ipynb #1a5cb080
+def peak_off_device(dev:str,              # the device
+                    precision:str="fp32", # the matmul's precision
+                    store=None,           # the store that keeps peaks (None: none)
+                    *,
+                    measure:bool|None=None, # as `benchmark.measured_peak`: True anew, False kept only, None either
+                    progress:bool=False,  # say on stderr that the peak is being measured
+                    device_warmup:float|None=None, # the warm-up's cap before measuring (0: none)
+                   ) -> float|None:
+    "`benchmark.measured_peak`, with every CUDA measurement in a fresh process: this one opens no CUDA context."
+    kw = dict(dev=str(dev), precision=precision, store=None if store is None else str(store), progress=progress,
+              device_warmup=device_warmup)
+    if torch.device(dev).type != "cuda" or measure is False: return measured_peak(**kw, measure=measure)
+    if measure is None and (kept := measured_peak(**{**kw, "progress": False}, measure=False)): return kept
+    return in_child("peak", {**kw, "measure": True})[0]
+
 # %% ../nbs/04c_runner.ipynb #9738821b
 _FAULT = "RSG_TEST_FAULT"  # test hook, "<rank>:<oom|error|hang>": that rank fails at its first step
+_LATE = "RSG_TEST_LATE"  # test hook, "<rank>:<seconds>": that rank's DDP constructor returns this much later
+
+def _late(rank:int) -> float:
+    "Seconds this rank's DDP constructor is held back by the test hook `RSG_TEST_LATE=rank:seconds` (else 0)."
+    r, _, s = os.environ.get(_LATE, "").partition(":")
+    return float(s) if r == str(rank) else 0.0
 
 def _faulty(step, rank:int):
     "`step`, or (test hook `RSG_TEST_FAULT=rank:kind`) a step that fails at its first call on that rank."
@@ -112,29 +134,51 @@ def _rank_failed(e:BaseException, rank:int):
     os._exit(1)
 
 # %% ../nbs/04c_runner.ipynb #b3e4faf0
+_DDP = ("broadcast_buffers", "bucket_cap_mb", "static_graph", "find_unused_parameters", "gradient_as_bucket_view")
+
+def ddp_settings(m:DDP) -> str:
+    "The settings `m` runs with, as the record keeps them: `broadcast_buffers=True bucket_cap_mb=25 ...`."
+    got = {k: getattr(m, k, None) for k in _DDP}
+    if cap := getattr(m, "bucket_bytes_cap", None): got["bucket_cap_mb"] = round(cap / 2**20, 3)
+    return " ".join(f"{k}={v}" for k, v in got.items())
+
 class TorchrunWorld(World):
     "A torchrun rank: DDP for training, rank 0's stop decision, one start for all, every rank's numbers on rank 0."
     def __init__(self, dev:torch.device, ctrl=None, sync_every:int=1):
-        self.dev, self.ctrl, self.sync_every = dev, ctrl, sync_every
+        self.dev, self.ctrl, self.sync_every, self.ddp = dev, ctrl, sync_every, None
         self.rank, self.size = dist.get_rank(), dist.get_world_size()
         self.machines = self.size // int(os.environ.get("LOCAL_WORLD_SIZE", self.size))
         self._flag = torch.zeros(1, dtype=torch.int32)
 
     def wrapper(self, mode:str):
         if mode != "train": return None  # inference: each rank its shard, nothing to all-reduce
-        return lambda model: DDP(model, device_ids=[self.dev.index] if self.dev.type == "cuda" else None)
+        def ddp(model):
+            m = DDP(model, device_ids=[self.dev.index] if self.dev.type == "cuda" else None)
+            self.ddp = ddp_settings(m)
+            time.sleep(_late(self.rank))  # a rank that starts late (a test hook)
+            return m
+        return ddp
     def step(self, step): return _faulty(step, self.rank)
     def meet(self): dist.barrier(group=self.ctrl)
     def failed(self, e:BaseException): _rank_failed(e, self.rank)
+
+    def _rank0(self, decide) -> bool:
+        "Rank 0's `decide()`, broadcast: every rank gets the same answer."
+        self._flag[0] = int(self.rank == 0 and decide())
+        dist.broadcast(self._flag, 0, group=self.ctrl)
+        return bool(self._flag[0])
 
     def done(self, rule):
         def done(launched, stats, elapsed, per):
             if rule.n_batches: return launched >= rule.n_batches  # known to every rank: no message needed
             if launched % self.sync_every: return False
-            self._flag[0] = int(self.rank == 0 and rule.done(launched, stats, elapsed, per))
-            dist.broadcast(self._flag, 0, group=self.ctrl)
-            return bool(self._flag[0])
+            return self._rank0(lambda: rule.done(launched, stats, elapsed, per))
         return done
+
+    def warming(self, steps:int, seconds:float):
+        more = warming(steps, seconds)
+        if not (steps and seconds): return more  # a count, known to every rank: no message needed
+        return lambda n, elapsed: self._rank0(lambda: more(n, elapsed))  # rank 0's clock, for every rank
 
     def gather(self, mine:dict) -> list[dict]|None:
         ranks = [None] * self.size if self.rank == 0 else None
@@ -154,12 +198,14 @@ def _join(kw:dict) -> TorchrunWorld:
     return TorchrunWorld(dev, ctrl, kw["sync_every"])
 
 def _rank_point(kw:dict, world:TorchrunWorld) -> Result:
-    "This rank's share of the point, measured by the engine (after the device's warm-up, when asked)."
-    if kw["device_warmup"] is not None: warm_up_device(world.dev, kw["device_warmup"])
+    "This rank's share of the point, measured by the engine (after the device's warm-up, unless its cap is 0)."
+    if kw["device_warmup"] != 0: warm_up_device(world.dev, kw["device_warmup"])  # None: the device's default cap
     p = check_point(**{**kw["point"], "bs": kw["per_device_bs"], "device": str(world.dev), "progress": False,
                        "run_id": kw["run_id"]})
     torch.manual_seed(world.rank)
-    return measure_point(p, world)
+    res = measure_point(p, world)
+    res.ddp = world.ddp
+    return res
 
 def _as_world(res:Result, kw:dict) -> LaunchResult:
     "`res` as the record of the whole world: the batch as asked, the world it ran in, one device name."
@@ -282,7 +328,7 @@ def launch(point:dict,               # the point: keyword arguments of `benchmar
            collective_timeout:float=300.0, # seconds a rank waits for its peers in a collective
            sync_every:int=1,         # broadcast rank 0's stop decision every this many steps (time-based rules)
            join_timeout:float=300.0, # several machines: seconds to wait for all of them to join before giving up
-           device_warmup:float|None=None, # every rank warms its device first, for at most this many seconds
+           device_warmup:float|None=0, # every rank's device warm-up cap, s (0: none; None: 60 on a GPU, 3 on a CPU)
           ) -> LaunchResult|None:
     "Measure one point with `nproc_per_node` × `nnodes` processes under torchrun; `None` where rank 0 is not."
     p = check_launch(point, nproc_per_node)

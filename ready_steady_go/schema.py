@@ -99,6 +99,7 @@ class Result:
     per_device_bs:int|None=None    # samples per step on each device, under torchrun
     backend:str|None=None          # the process group's backend: nccl or gloo
     strong:bool|None=None          # strong scaling: `bs` was the global batch, divided between the devices
+    ddp:str|None=None              # DDP's settings as the model was wrapped, under torchrun when training
     status:str="ok"; error:str|None=None
     throughput:float|None=None; throughput_ci:float|None=None; ci_rel:float|None=None
     ci_target_met:bool|None=None   # the 95% CI reached `target_ci` (False also when one step left no CI)
@@ -132,6 +133,8 @@ class Result:
     temp_start_c:float|None=None; temp_end_c:float|None=None; temp_max_c:float|None=None
     power_mean_w:float|None=None; power_limit_w:float|None=None
     throttle:str|None=None         # the clock-event reasons seen in the window (`; `-joined)
+    clock_rank:int|None=None       # under torchrun: the rank whose SM clock is recorded, the slowest of them
+    temp_rank:int|None=None        # under torchrun: the rank whose temperature is recorded, the hottest
     energy_j:float|None=None; energy_source:str|None=None  # nvml-counter, nvml-power, rapl or none: never a silent 0
     joules_per_sample:float|None=None  # per item of the unit
     run_id:str=field(default_factory=new_run_id)
@@ -167,6 +170,7 @@ COLUMNS = {k: t for g in COLUMN_GROUPS.values() for k, t in g.items()}  # name -
 _UNREAD = ("schema_version", "n_seconds", "max_seconds", "run_number", "nnodes", "backend", "strong", "error",
            "step_median_s", "step_iqr_s", "n_steps", "warmup_steps", "block_steps", "wall_seconds", "peak_reserved_mb",
            "mps_driver_mb", "alloc_retries", "recompiles", "compile_fallback", "flops_per_sample", "rank_spread",
+           "clock_rank", "temp_rank", "ddp",
            "flops_per_sample_formula", "workload_note", "peak_tflops", "telemetry_samples", "sm_clock_mhz",
            "max_sm_clock_mhz", "sm_clock_start_mhz", "sm_clock_end_mhz", "temp_start_c", "temp_end_c", "transformers",
            "monai", "sm_count", "mps_gpu_cores", "mps_memory_gb", "env_vars", "loss_scale", "host_sync", "pcie_loaded")
@@ -294,6 +298,7 @@ _EXAMPLE = dict(
     n_items=7680, warmup_steps=5, warmup_seconds=1.5, block_steps=1, wall_seconds=6.21, peak_mem_mb=10240.0,
     peak_reserved_mb=11264.0, mps_driver_mb=None, alloc_retries=0, recompiles=None, compile_fallback=None,
     flops_per_sample=12.3e9, tflops=45.6, rank_spread=0.0, flops_per_sample_formula=None, bandwidth_gbs=None,
+    clock_rank=None, temp_rank=None, ddp=None,
     workload_note=None, mfu=0.146, peak_tflops=312.0, mfu_measured=0.2, measured_peak_tflops=228.0, conditions="ok",
     telemetry_samples=62, sm_clock_mhz=1410.0, max_sm_clock_mhz=1410.0, sm_clock_ratio=1.0, sm_clock_start_mhz=1410.0,
     sm_clock_end_mhz=1410.0, temp_start_c=45.0, temp_end_c=61.0, temp_max_c=61.0, power_mean_w=352.0,

@@ -29,7 +29,7 @@ from .store import (POINT_KEY, combination_of, point_key, stored_points)
 from .store import (DEFAULT_STORE, KILLED, check_store, point_finished, point_started, read_runs,
                                    recover_killed, save_runs)
 from .launch import Terminated, check_alone, check_world, sigterm_as_interrupt
-from .runner import failed, in_child, run as run_point
+from .runner import failed, in_child, peak_off_device, run as run_point
 
 # %% auto #0
 __all__ = ['warm_text', 'SweepSummary', 'sweep', 'SweepPlan']
@@ -463,6 +463,7 @@ class _Sweep:
     measured:int = 0           # points measured now
     resumed:int = 0            # points found in the store
     warm:dict|None = None      # what the device warm-up saw
+    warmed:set = field(default_factory=set) # world sizes whose ranks have warmed their devices (under torchrun)
     bar:object = None          # the overall progress bar
 
 def _start(plan:SweepPlan) -> _Sweep:
@@ -497,7 +498,9 @@ def _point_kw(plan:SweepPlan, pt:_PlanPoint) -> dict:
                 compile=v["compile"], optimizer=v["optimizer"], progress=plan.progress, **plan.stop,
                 weights=v["weights"], global_bs=v["global_bs"],
                 **({"workers": v["workers"]} if v["workers"] is not None else {}),
-                **({"peak_measured": _PEAKS.get((str(plan.dev), pt.precision))} if plan.isolate else {}))
+                # in another process (isolated, or torchrun's ranks): the peak this one found, as an argument
+                **({"peak_measured": _PEAKS.get((str(plan.dev), pt.precision))} if plan.isolate or plan.launch
+                   else {}))
 
 def _started(run:_Sweep, pt:_PlanPoint, kw:dict) -> dict:
     "The row a point is stored as if its process is killed while measuring it: its settings, status `killed`."
@@ -521,9 +524,16 @@ def _too_big(run:_Sweep, pt:_PlanPoint) -> bool:
          f"{have / 2**30:,.1f} GiB is available: not run (the kernel would kill it); --force to try anyway")
     return True
 
-def _run_where(p:SweepPlan, kw:dict, pt:_PlanPoint, big:bool):
-    "`run_point` as the plan says: under torchrun (every rank warmed first), isolated (a big CPU point too), or here."
-    if p.launch: return run_point(kw, "torchrun", nproc_per_node=pt.n, device_warmup=p.device_warmup)
+def _rank_warmup(run:_Sweep, n:int) -> float|None:
+    "The ranks' device warm-up cap at a point of world size `n`: the plan's at the first such point, else 0 (none)."
+    if run.plan.device_warmup == 0 or n in run.warmed: return 0
+    run.warmed.add(n)  # each GPU is warmed before its first point, as one GPU is before the sweep's first
+    return run.plan.device_warmup  # None: the device's default cap
+
+def _run_where(run:_Sweep, kw:dict, pt:_PlanPoint, big:bool):
+    "`run_point` as the plan says: under torchrun (its ranks warmed first), isolated (a big CPU point too), or here."
+    p = run.plan
+    if p.launch: return run_point(kw, "torchrun", nproc_per_node=pt.n, device_warmup=_rank_warmup(run, pt.n))
     return run_point(kw, "isolated" if p.isolate or big else "inline")
 
 def _measure_now(run:_Sweep, pt:_PlanPoint) -> dict:
@@ -532,7 +542,7 @@ def _measure_now(run:_Sweep, pt:_PlanPoint) -> dict:
     entry = point_started(_started(run, pt, kw), p.store)  # a kill from here on is found on the next run
     big = (need := _memory(run, pt)) is not None and need > psutil.virtual_memory().available / 4
     try:
-        r = _run_where(p, kw, pt, big).row(run.fp)
+        r = _run_where(run, kw, pt, big).row(run.fp)
         kept = save_runs(r, p.store)
     finally: point_finished(entry, p.store)  # only a kill, which runs no code, leaves it open
     if kept: _say(kept)  # the store failed: the row is in a file beside it
@@ -586,9 +596,10 @@ def _visit(run:_Sweep, i:int):
 # %% ../nbs/05_sweep.ipynb #f712f62b
 def _warm_first(run:_Sweep):
     "The device warm-up, once, before the first point that will be measured (none when nothing is left)."
-    if _todo(run) and run.plan.device_warmup != 0:
-        run.warm = _device_warmup(run.plan.dev, run.plan.device_warmup, run.plan.isolate)
-        if run.warm: _say(warm_text(run.warm))
+    if not _todo(run) or run.plan.device_warmup == 0: return
+    if run.plan.launch: return  # torchrun's ranks warm their own devices (`_rank_warmup`): this process stays off them
+    run.warm = _device_warmup(run.plan.dev, run.plan.device_warmup, run.plan.isolate)
+    if run.warm: _say(warm_text(run.warm))
 
 def _say_how_to_resume(run:_Sweep, e:KeyboardInterrupt):
     "What stopped the sweep (Ctrl-C or SIGTERM), what it has stored, and how to go on."
@@ -624,9 +635,10 @@ def _peaks(plan:SweepPlan):
     for p in plan.precisions:  # a CPU sweep uses a stored one only (`ready-steady-go --measure_peak` makes one)
         kw = dict(dev=str(plan.dev), precision=p, store=str(plan.store), measure=plan.dev.type != "cpu",
                   progress=plan.progress, device_warmup=plan.device_warmup)
-        if not (plan.isolate and kw["measure"]): measured_peak(**kw); continue  # read only (a CPU sweep): here
-        # isolated: measured in a child too, so this process holds no CUDA context that every point would count
-        if (flops := in_child("peak", kw)[0]): _PEAKS[(str(plan.dev), p)] = flops
+        if not (plan.isolate or plan.launch): measured_peak(**kw); continue
+        # isolated or torchrun: a CUDA peak measured in a child, so this process holds no CUDA context that every
+        # point (every rank 0) would count; the points are given it (`_point_kw`)
+        if (flops := peak_off_device(**kw)): _PEAKS[(str(plan.dev), p)] = flops
 
 def _run(plan:SweepPlan) -> SweepSummary:
     "Run a plan: the measured peaks, then every point under the device's lock; the summary printed with `progress`."

@@ -11,7 +11,7 @@ from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
-import pynvml, torch
+import psutil, pynvml, torch
 
 from .schema import BadInput, HOST_BOUND  # not `env`: env imports this module (its fingerprint)
 
@@ -43,10 +43,11 @@ SUMMARY_KEYS = ("n_samples", "seconds", "sm_clock_mhz", "max_sm_clock_mhz", "boo
                 "throttle_share", "other_processes", "other_pids")
 
 def _others(o:dict) -> tuple:
+    "Other processes on the device, and their PIDs: neither this one nor those above it (torchrun, its launcher)."
     procs = o.get("processes")
     if not procs: return 0, ()
     pids = set(procs)
-    others = tuple(sorted(pids - {o.get("pid")}))
+    others = tuple(sorted(pids - {o.get("pid"), *(o.get("ancestors") or ())}))
     return (len(others) if o.get("pid") in pids else len(pids) - 1), others
 
 def _clock_summary(col) -> dict:
@@ -272,6 +273,11 @@ def _reasons_call(nvml, h):
         if (fn := getattr(nvml, f, None)) is not None and _try(fn, h) is not None: return fn
     return lambda h: None
 
+def _ancestors() -> tuple:
+    "PIDs of the processes above this one: its parent, the parent's parent, ... (under torchrun: torchrun, the launcher)."
+    try: return tuple(q.pid for q in psutil.Process().parents())
+    except psutil.Error: return (os.getppid(),)
+
 class NvmlReader:
     "One NVML reading of a CUDA device per call; never touches CUDA after construction."
     def __init__(self, dev:torch.device|str, # the CUDA device to watch
@@ -281,6 +287,7 @@ class NvmlReader:
         if self.handle is None: raise BadInput(f"NVML cannot find {dev} by UUID or PCI bus id")
         n, h = self.nvml, self.handle
         self.pid, self.max_sm = os.getpid(), _try(n.nvmlDeviceGetMaxClockInfo, h, n.NVML_CLOCK_SM)
+        self.ancestors = _ancestors()  # not "other processes" on the device (`_others`)
         self.boost_sm = _try(getattr(n, "nvmlDeviceGetMaxCustomerBoostClock", None), h, n.NVML_CLOCK_SM)
         self.default_limit = _try(n.nvmlDeviceGetPowerManagementDefaultLimit, h)
         self._reasons = _reasons_call(n, h)  # pre-R535 drivers have only the older call
@@ -298,6 +305,7 @@ class NvmlReader:
                     util_gpu=getattr(util, "gpu", None), util_mem=getattr(util, "memory", None),
                     reasons=_try(self._reasons, h),
                     processes=_procs(n, h), graphics_processes=_procs(n, h, "Graphics"), pid=self.pid,
+                    ancestors=self.ancestors,
                     energy_mj=_try(n.nvmlDeviceGetTotalEnergyConsumption, h))
 
 # %% ../nbs/01b_telemetry.ipynb #1dc607a8
