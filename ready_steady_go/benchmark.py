@@ -20,9 +20,9 @@ from .env import (BadInput, check_choice, check_int, check_number, check_numbers
                                  synchronize,
                                  reset_peak_memory, free_memory, cpu_name, gc_paused)
 from .schema import (MODES, OPTIMIZERS, PEAK_BELOW, PRECISIONS, SERVING_MODES, WEIGHTS, Result, RUN_FIELDS,
-                                    num_text, params_of)
+                                    kind_of, num_text, params_of)
 from . import schema as _schema  # its `Point`: what is asked; `CheckedPoint` here: that point checked
-from .workloads import MicroOp, Workload, get_workload, kv_cache_bytes, model_step
+from .workloads import MicroOp, Workload, conv_share, get_workload, kv_cache_bytes, model_step
 from .telemetry import make_sampler, read_now, conditions, conditions_text, device_details
 from .peaks import memory_bandwidth, peak_flops, mfu
 from .serving import decode_traffic, generation_fields, latency_fields, percentile
@@ -32,12 +32,12 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
 # %% auto #0
-__all__ = ['make_step', 'CudaTimer', 'GEN_LEN', 'COMPILE_MODES', 'REQUESTS', 'PEAK_METHOD', 'check_precision', 'precision_flags',
-           'HostTimer', 'BlockTimer', 'EventTimer', 'make_timer', 'request_timer', 't975', 'RunningStats', 'StopRule',
-           'warming', 'overrun', 'overrun_text', 'step_stats', 'step_history', 'flops_per_sample', 'check_settings',
-           'CheckedPoint', 'check_point', 'World', 'combine', 'worst_rank', 'peak_devices', 'bars_on', 'measure_point',
-           'benchmark', 'warm_up_device', 'measure_matmul_peak', 'measured_peak', 'example_peak', 'memory_estimate',
-           'check_memory']
+__all__ = ['make_step', 'CudaTimer', 'GEN_LEN', 'COMPILE_MODES', 'REQUESTS', 'CONV_SHARE', 'PEAK_METHOD', 'check_precision',
+           'precision_flags', 'HostTimer', 'BlockTimer', 'EventTimer', 'make_timer', 'request_timer', 't975',
+           'RunningStats', 'StopRule', 'warming', 'overrun', 'overrun_text', 'step_stats', 'step_history',
+           'flops_per_sample', 'check_settings', 'CheckedPoint', 'check_point', 'World', 'combine', 'worst_rank',
+           'peak_devices', 'bars_on', 'measure_point', 'benchmark', 'warm_up_device', 'measure_matmul_peak',
+           'measured_peak', 'example_peak', 'memory_estimate', 'check_memory']
 
 # %% ../nbs/02_benchmark.ipynb #24251695
 _AMP = dict(fp16=torch.float16, bf16=torch.bfloat16)
@@ -493,12 +493,22 @@ def _verdict(res:Result, tele:dict|None, rule:StopRule) -> str:
     v = conditions(tele if tele and tele.get("n_samples") else None,
                    # a fixed count or time has no CI target to miss
                    ci_target_met=res.ci_target_met if rule.kind == "auto" else None,
-                   alloc_retries=res.alloc_retries)
+                   alloc_retries=res.alloc_retries, steps=kind_of(res.workload) in ("image", "lm", "unet3d"))
     v = [] if v == "ok" else list(v)
     if res.compile_fallback: v.append("compiled but fell back to eager")
     return conditions_text(v or "ok")
 
 # %% ../nbs/02_benchmark.ipynb #76f70204
+def _check_loss_scale(v, # the `loss_scale` asked for (None: GradScaler's dynamic scale)
+                      s:dict, # `check_settings` of the point
+                     ):
+    "`BadInput` unless `v` is None, or a positive number for fp16 training of a model."
+    if v is None: return
+    check_number(v, "loss_scale", min=0, min_inclusive=False, accepted="a positive number, e.g. 256")
+    if s["precision"] != "fp16" or s["mode"] != "train" or s["workload"].kind in ("op", "data"):
+        raise BadInput(f"loss_scale {v!r} applies to fp16 training of a model (it replaces GradScaler's dynamic "
+                       f"scale), not to {s['workload'].model} {s['mode']} {s['precision']}: leave --loss_scale out")
+
 def _check_weights(a:dict, # `benchmark`'s arguments
                    s:dict, # `check_settings` of them
                   ) -> dict:
@@ -529,6 +539,7 @@ class CheckedPoint:
     channels_last:bool=False; compile:bool=False
     compile_mode:str="default"    # `torch.compile` mode, when `compile`
     fused:bool=False; run_number:int=1
+    loss_scale:float|None=None    # fp16 train: a fixed loss scale (None: GradScaler's dynamic one)
     weights:str="fp32"            # the parameters' dtype (`precision` is then the autocast)
     global_bs:int|None=None       # train: samples per optimizer step, in micro-batches of `bs` (None: bs)
     run_id:str|None=None          # the record's id (None: a new random one)
@@ -549,6 +560,7 @@ class CheckedPoint:
                       channels_last=self.channels_last, compile=self.compile, optimizer=self.optimizer, stop=rule.kind,
                       n_batches=rule.n_batches, n_seconds=rule.n_seconds, target_ci=rule.target_ci,
                       max_seconds=rule.max_seconds, run_number=self.run_number, fused=self.fused,
+                      loss_scale=self.loss_scale,
                       compile_mode=self.compile_mode if self.compile else None, global_bs=self.global_bs,
                       weights=None if self.weights == "fp32" else self.weights,
                       **(dict(run_id=self.run_id) if self.run_id else {}))
@@ -569,12 +581,14 @@ def check_point(**kw) -> CheckedPoint:
     wl, dev = s["workload"], s["dev"]
     if a["fused"] and wl.kind in ("op", "data"):
         raise BadInput(f"fused applies to an optimizer, and {wl.model} has none: leave --fused out")
+    _check_loss_scale(a["loss_scale"], s)
     if a["compile"]: check_choice(a["compile_mode"], COMPILE_MODES, "compile mode")
     ws = a["warmup_seconds"]
     if ws is None: ws = 0.0 if dev.type == "cpu" else 1.0
     else: check_numbers(warmup_seconds=ws)  # bounded, as every number is (`env.NUMBERS`)
     return CheckedPoint(**s, warmup=check_numbers(warmup=a["warmup"])["warmup"], warmup_seconds=ws,
-                        fused=bool(a["fused"]), **{k: a[k] for k in _OPTIONS}, **_check_weights(a, s))
+                        fused=bool(a["fused"]), loss_scale=a["loss_scale"] and float(a["loss_scale"]),
+                        **{k: a[k] for k in _OPTIONS}, **_check_weights(a, s))
 
 # %% ../nbs/02_benchmark.ipynb #66b99f71
 class World:
@@ -724,6 +738,14 @@ def _fill_efficiency(res:Result, p:CheckedPoint, devices:int=1):
     peak = (peak := _datasheet_peak(p.dev, p.precision)) and peak * devices
     res.peak_tflops, res.mfu = peak and peak / 1e12, mfu(achieved, peak)
     res.measured_peak_tflops, res.mfu_measured = measured and measured / 1e12, mfu(achieved, measured)
+    res.flops_effective = _effective(res, wl) if achieved else None
+
+CONV_SHARE = 0.5  # a model whose counted FLOPs are at least this share convolutions can beat a matmul's peak
+
+def _effective(res:Result, wl:Workload) -> bool:
+    "Whether the counted FLOP/s beat a peak because fast convolution algorithms (Winograd, FFT) do less arithmetic."
+    beats = any(m is not None and m > 1 for m in (res.mfu, res.mfu_measured))
+    return beats and conv_share(wl) >= CONV_SHARE
 
 def _fill_telemetry(res:Result, out:dict):
     "Clocks, temperature, power, throttling and energy of the window, and its edges."
@@ -761,6 +783,7 @@ def _step(p:CheckedPoint, world:World):
                                 **(dict(fused=True) if p.fused else {}),  # compiled there, this mode, static shapes
                                 **({"weights": p.weights} if p.weights != "fp32" else {}),
                                 **({"global_bs": p.global_bs} if p.global_bs else {}),
+                                **({"loss_scale": p.loss_scale} if p.loss_scale else {}),
                                 **({"wrap": wrap} if wrap else {}),  # op and data: no model to wrap
                                 **({"timer": lambda: request_timer(p.dev, phases=True)} if p.mode == "generate" else {}))
     return world.step(step)
@@ -771,6 +794,7 @@ def _measure(res:Result, p:CheckedPoint, world:World):
     if p.compile: torch.compiler.reset()  # a fresh cache: no graph of an earlier point, no recompile limit reached
     base, step = dict(start=_dynamo_counts()), _step(p, world)
     res.workload_note = getattr(step, "note", None)
+    res.host_sync = getattr(step, "host_sync", None)  # a model's step says whether it waits for the device
     timer = request_timer(p.dev) if p.mode in SERVING_MODES else make_timer(p.dev)
     out = _time(p, step, timer, base, world)
     _fill_timing(res, out, p, base)
@@ -785,7 +809,7 @@ def _measure(res:Result, p:CheckedPoint, world:World):
 
 def _hold_peak(res:Result, p:CheckedPoint):
     "A run that beats the measured peak: the peak measured again, once; if the run still beats it, no `mfu_measured`."
-    if res.mfu_measured is None or res.mfu_measured <= 1: return
+    if res.mfu_measured is None or res.mfu_measured <= 1 or res.flops_effective: return  # convolutions: see `_effective`
     key, achieved = (str(p.dev), p.precision), res.tflops * 1e12
     try: again = measured_peak(p.dev, p.precision, _PEAK_STORES.get(key), measure=True, device_warmup=0)
     except Exception: again = None  # (out of memory, say): the run stands, its reference does not

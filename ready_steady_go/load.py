@@ -18,7 +18,7 @@ import wandb
 from wandb.util import get_core_path
 
 from .env import BadInput, first_line, gc_paused, path_trouble
-from .schema import COLUMNS, SCHEMA_VERSION, precision_2022
+from .schema import COLUMNS, SCHEMA_VERSION, kind_of, precision_2022
 from .store import (DEFAULT_STORE, check_store, read_runs, read_table, runs_frame, write_rows, invalid_rows, unquote_formulas,
                                    checked_rows, _SQLITE_HEADER)
 from .tracking import TrackingError, has_api_key, wandb_api
@@ -63,8 +63,9 @@ class Loaded(NamedTuple):
     skipped: dict # {"not_finished": n, "bad_throughput": n}, and "invalid": {"line 3": reason} when rows were refused
 
 _DEFAULTS = dict(mode="train", run_number=1, status="ok", schema_version=SCHEMA_VERSION)  # every run
-# what the 2022 project did not record but always did the same way: only its runs and ours take these
-_2022_DEFAULTS = dict(workload="timm", unit="images", size=224, device_type="cuda", device="cuda:0",
+# what the 2022 project did not record but always did the same way: only its runs and ours take these (and its
+# image side, 224, only the image rows among them)
+_2022_DEFAULTS = dict(workload="timm", unit="images", device_type="cuda", device="cuda:0",
                       channels_last=False, compile=False, optimizer="sgd")
 _RENAMED = dict(torch="pytorch", seconds="duration")  # ours <- 2022's
 
@@ -559,6 +560,8 @@ def _from_2022(d:pd.DataFrame) -> pd.DataFrame:
     for k, v in _DEFAULTS.items(): d[k] = _col(d, k).fillna(v)
     ours = _map_distinct(_col(d, "_recipe"), lambda n: isinstance(n, str) and RECIPES[n].ours).astype(bool)
     for k, v in _2022_DEFAULTS.items(): d[k] = _col(d, k).astype(object).where(~ours | _col(d, k).notna(), v)
+    image = ours & _map_distinct(d["workload"], lambda w: kind_of(str(w)) == "image").astype(bool)
+    d["size"] = _col(d, "size").astype(object).where(_col(d, "size").notna() | ~image, 224)  # a LM has none
     return d
 
 def _finished(d:pd.DataFrame, finished_only:bool, invalid:dict) -> Loaded:

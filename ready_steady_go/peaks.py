@@ -76,15 +76,18 @@ RTX 4090              rtx 4090                                  82.6    82.6   1
     NVIDIA Ada whitepaper; FP32-accumulate rate (330.3 with FP16 accumulate)
 RTX 5090              rtx 5090                                 104.8   104.8   209.5   209.5
     NVIDIA RTX Blackwell GPU architecture whitepaper; FP32-accumulate rate (419 with FP16 accumulate)
-RTX A4000             rtx a4000                                 19.2    19.2    76.7    76.7
-    NVIDIA RTX A4000 datasheet (tensor 153.4 sparse, halved; full-rate FP32 accumulate)
-RTX A5000             rtx a5000                                 27.8    27.8   111.1   111.1
-    NVIDIA RTX A5000 datasheet (tensor 222.2 sparse, halved; full-rate FP32 accumulate)
-RTX A6000             rtx a6000                                 38.7    38.7   154.8   154.8
-    NVIDIA RTX A6000 datasheet (tensor 309.7 sparse, halved; full-rate FP32 accumulate)
-RTX 6000 Ada          rtx 6000 ada(?: generation)?              91.1    91.1   364.2   364.2
-    NVIDIA Ada whitepaper / RTX 6000 Ada datasheet (1457 FP8 sparse TFLOPS / 4); full-rate FP32
-    accumulate assumed as on the L40S: unconfirmed
+RTX A4000             rtx a4000                                 19.2       -    76.7    76.7
+    NVIDIA RTX A4000 datasheet: one "tensor performance" figure, 153.4 sparse, halved (the FP16/BF16 rate of its
+    48 GA104 SMs at full-rate FP32 accumulate); it gives no TF32 figure: unknown
+RTX A5000             rtx a5000                                 27.8       -   111.1   111.1
+    NVIDIA RTX A5000 datasheet: one "tensor performance" figure, 222.2 sparse, halved (FP16/BF16); it gives no
+    TF32 figure: unknown
+RTX A6000             rtx a6000                                 38.7       -   154.8   154.8
+    NVIDIA RTX A6000 datasheet: one "tensor performance" figure, 309.7 sparse, halved (FP16/BF16, 84 SMs at
+    1800 MHz); it gives no TF32 figure: unknown (the A40, the same GA102, is 74.8 in its own datasheet)
+RTX 6000 Ada          rtx 6000 ada(?: generation)?              91.1       -   364.2   364.2
+    NVIDIA RTX 6000 Ada datasheet: FP32 91.1; fp16/bf16 from its one tensor figure, 1457 FP8 sparse TFLOPS / 4
+    (full-rate FP32 accumulate, as on the L40S, not the L40's half rate: unconfirmed); no TF32 figure: unknown
 """
 
 def _parse(table:str) -> tuple:

@@ -14,11 +14,12 @@ from typing import Annotated
 
 # %% auto #0
 __all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'SERVING_MODES', 'OPTIMIZERS', 'COMPILE_MODES', 'STATUSES',
-           'NO_MODE', 'NO_PRECISION', 'UNCONVERGED_HINT', 'FIXED_STOP_HINT', 'PEAK_BELOW', 'IDENTITY', 'FINGERPRINT',
-           'COLUMN_GROUPS', 'COLUMNS', 'REPORT_COLUMNS', 'POINT_FIELDS', 'RUN_FIELDS', 'STOP_FIELDS', 'DEFAULT_STORE',
-           'WANDB_MODES', 'PRESETS', 'CONCURRENCY', 'ENGINE_DEFAULTS', 'SWEEP_POINT', 'BadInput', 'kind_of', 'stepwise',
-           'precision_2022', 'new_run_id', 'Result', 'num_text', 'example_row', 'Point', 'params_of', 'settings_of',
-           'check_rdzv_id', 'check_endpoint', 'torchrun_options', 'sweep_params', 'sweep_signature']
+           'NO_MODE', 'NO_PRECISION', 'UNCONVERGED_HINT', 'FIXED_STOP_HINT', 'PEAK_BELOW', 'HOST_BOUND', 'IDENTITY',
+           'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'REPORT_COLUMNS', 'POINT_FIELDS', 'RUN_FIELDS', 'STOP_FIELDS',
+           'DEFAULT_STORE', 'WANDB_MODES', 'PRESETS', 'CONCURRENCY', 'ENGINE_DEFAULTS', 'SWEEP_POINT', 'BadInput',
+           'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text', 'example_row', 'Point',
+           'params_of', 'settings_of', 'check_rdzv_id', 'check_endpoint', 'torchrun_options', 'sweep_params',
+           'sweep_signature']
 
 # %% ../nbs/00a_schema.ipynb #1b2fa793
 class BadInput(ValueError):
@@ -68,6 +69,8 @@ FIXED_STOP_HINT = ("it stopped where asked (--n_batches or --n_seconds) before i
                    "steps, or the automatic stop rule, would narrow it")
 # the condition of a run that beat the measured peak even after it was measured again: `mfu_measured` is missing
 PEAK_BELOW = "measured peak below achieved"
+# the condition of a point whose device waited on the host: power far below its limit with the clock high
+HOST_BOUND = "host-bound"
 
 def _now(): return datetime.now(timezone.utc).isoformat()
 def new_run_id() -> str:
@@ -88,6 +91,7 @@ class Result:
     compile_mode:str|None=None     # `torch.compile` mode (None: not compiled)
     optimizer:str="sgd"
     fused:bool=False               # the optimizer's fused kernel
+    loss_scale:float|None=None     # fp16 training: a fixed loss scale, no per-step overflow check (None: GradScaler's)
     weights:str|None=None          # the parameters' dtype, fp32, bf16 or fp16 (None: fp32); `precision`: the autocast
     global_bs:int|None=None        # samples per optimizer step, accumulated over micro-batches of `bs` (None: bs)
     stop:str="auto"; n_batches:int|None=None; n_seconds:float|None=None
@@ -119,10 +123,13 @@ class Result:
     flops_per_sample_formula:float|None=None  # the closed-form estimate, where the family has one (6N + attention)
     bandwidth_gbs:float|None=None  # GB/s moved, where bandwidth is what is measured (op:add, op:h2d, op:d2h)
     workload_note:str|None=None    # what the workload says about how it ran (e.g. a CPU-only pipeline)
+    host_sync:bool|None=None       # each step waits for the device (GradScaler's overflow check, optimizer not fused)
     mfu:float|None=None            # achieved FLOP/s / the datasheet peak of the precision that ran (None: unknown)
     peak_tflops:float|None=None    # that datasheet peak
     mfu_measured:float|None=None   # achieved FLOP/s / the measured matmul peak of this environment
     measured_peak_tflops:float|None=None  # that measured peak
+    # FLOP/s above the measured peak from fast convolution algorithms (Winograd, FFT): counted, not done
+    flops_effective:bool|None=None
     conditions:str|None=None       # `ok`, or what was wrong while timed (`; `-joined)
     telemetry_samples:int|None=None  # readings taken in the timed window
     sm_clock_mhz:float|None=None; max_sm_clock_mhz:float|None=None; sm_clock_ratio:float|None=None
@@ -161,7 +168,7 @@ FINGERPRINT = dict(  # what `env.fingerprint` records about the machine and soft
     cuda=str, cudnn=str, torch=str, timm=str, python=str, platform=str, cpu=str, cpu_count=int, torch_threads=int,
     transformers=str, monai=str,
     sm_count=int, default_power_limit_w=float, gpu_uuid=str, pcie_gen=int, pcie_width=int, pcie_gen_max=int,
-    pcie_width_max=int, mps_gpu_cores=int, mps_memory_gb=float, env_vars=str, env_id=str)
+    pcie_width_max=int, pcie_loaded=bool, mps_gpu_cores=int, mps_memory_gb=float, env_vars=str, env_id=str)
 _TYPES = dict(str=str, int=int, float=float, bool=bool)
 
 def _column_type(annotation:str) -> type:
@@ -186,7 +193,7 @@ _UNREAD = ("schema_version", "n_seconds", "max_seconds", "run_number", "nnodes",
            "clock_rank", "temp_rank", "ddp",
            "flops_per_sample_formula", "workload_note", "peak_tflops", "telemetry_samples", "sm_clock_mhz",
            "max_sm_clock_mhz", "sm_clock_start_mhz", "sm_clock_end_mhz", "temp_start_c", "temp_end_c", "transformers",
-           "monai", "sm_count", "mps_gpu_cores", "mps_memory_gb", "env_vars")
+           "monai", "sm_count", "mps_gpu_cores", "mps_memory_gb", "env_vars", "loss_scale", "host_sync", "pcie_loaded")
 REPORT_COLUMNS = tuple(c for c in COLUMNS if c not in _UNREAD)  # what a report reads of a store
 
 # %% ../nbs/00a_schema.ipynb #33fe3db9
@@ -260,6 +267,7 @@ def _mfu(r:Result) -> list[str]:
     meas = (f" of measured ({num_text(r.measured_peak_tflops * 1e12, 'FLOP/s')})" if r.measured_peak_tflops
             else " (no measured peak: --measure_peak)")
     below = f" ({PEAK_BELOW})" if r.mfu_measured is None and PEAK_BELOW in (r.conditions or "") else ""
+    if r.flops_effective: below = " (effective FLOP/s: fast convolution algorithms do less arithmetic than counted)"
     return [f"  mfu          {_pct(r.mfu)} of datasheet{sheet}, mfu_measured {_pct(r.mfu_measured)}{below}{meas}"]
 
 def _energy(r:Result) -> list[str]:
@@ -339,12 +347,12 @@ _EXAMPLE = dict(
     platform="Linux-x86_64", cpu="AMD EPYC 7763", cpu_count=32, torch_threads=16, transformers="4.46.3", monai="1.4.0",
     sm_count=108,
     default_power_limit_w=400.0, gpu_uuid="GPU-00000000-0000-0000-0000-000000000000", pcie_gen=4, pcie_width=16,
-    pcie_gen_max=4, pcie_width_max=16, mps_gpu_cores=None, mps_memory_gb=None, env_vars="{}", env_id="0123456789ab",
+    pcie_gen_max=4, pcie_width_max=16, pcie_loaded=False, mps_gpu_cores=None, mps_memory_gb=None, env_vars="{}", env_id="0123456789ab",
     weights=None, global_bs=None, runtime_s=None, prompt_len=None, gen_len=None, lat_n=None, lat_p50_ms=None,
     lat_p90_ms=None, lat_p99_ms=None, lat_max_ms=None, lat_p50_lo_ms=None, lat_p50_hi_ms=None, kv_cache=None,
     ttft_ms=None, tpot_n=None, tpot_p50_ms=None, tpot_p99_ms=None, prefill_tps=None, decode_tps=None,
     decode_tps_per_seq=None, kv_cache_bytes=None, decode_bytes_per_step=None, decode_bandwidth_gbs=None,
-    datasheet_bandwidth_gbs=None)
+    datasheet_bandwidth_gbs=None, loss_scale=None, host_sync=False, flops_effective=False)
 
 def example_row(**kw, # fields to change
                ) -> dict:
@@ -379,6 +387,8 @@ class Point:
     compile_mode:str|None=None
     optimizer:str|None=None    # sgd or adamw (default: the family's: adamw for language models, else sgd)
     fused:bool=False           # the optimizer's fused kernel
+    # fp16 training: a fixed loss scale N (no per-step overflow check, as NVIDIA's examples run; default: GradScaler's)
+    loss_scale:float|None=None
     # train: samples per optimizer step, accumulated in micro-batches of --bs (a multiple of it; default: --bs)
     global_bs:int|None=None
     n_batches:int|None=None    # stop after N timed batches (default, or 0: not this rule)

@@ -757,10 +757,11 @@ def read_history(store:str|Path=DEFAULT_STORE, # the SQLite file
 
 # %% ../nbs/03_store.ipynb #5e1d2a7b
 POINT_KEY = ("workload", "model", "size", "seq_len", "precision", "mode", "bs", "device", "channels_last", "compile",
-        "optimizer", "stop", "run_number", "world_size", "backend", "weights", "global_bs", "gen_len")
-# what a row without them means: one process, not under torchrun; an image model
+        "optimizer", "stop", "run_number", "world_size", "backend", "weights", "global_bs", "gen_len", "fused",
+        "loss_scale")
+# what a row without them means: one process, not under torchrun; an image model; GradScaler's own loss scale
 _KEY_DEFAULTS = dict(world_size=1, backend=None, workload="image", seq_len=None, patch=None, weights="fp32", global_bs=None,
-                     gen_len=None)
+                     gen_len=None, fused=False, loss_scale=None)
 
 def _key_text(v) -> str:
     "A size or length as text, the same from a number, a float read back or a string: `64`, `32x128x128`, `None`."
@@ -777,9 +778,10 @@ def point_key(d:dict, # a run record, or a point's settings
     d = {**_KEY_DEFAULTS, **{k: v for k, v in d.items() if k not in _KEY_DEFAULTS or not pd.isna(v)}}
     d["workload"], d["size"] = kind_of(str(d["workload"])), d["patch"] or d["size"]  # anisotropic patch: no `size`
     d["mode"], d["precision"] = stepwise(d["workload"], d["mode"], d["precision"])  # an op's plan says train, its record `-`
-    return tuple(bool(d[k]) if k in ("channels_last", "compile")
+    return tuple(bool(d[k]) if k in ("channels_last", "compile", "fused")
                  else int(d[k]) if k in ("bs", "run_number", "world_size")
-                 else _key_text(d[k]) if k in ("size", "seq_len", "global_bs", "gen_len") else str(d[k]) for k in POINT_KEY)
+                 else _key_text(d[k]) if k in ("size", "seq_len", "global_bs", "gen_len")
+                 else f"{float(d[k]):g}" if k == "loss_scale" and d[k] is not None else str(d[k]) for k in POINT_KEY)
 
 _BS_RUN = (POINT_KEY.index("bs"), POINT_KEY.index("run_number"))
 def combination_of(k:tuple, # `point_key`'s identity

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import psutil, pynvml, torch
 
-from .schema import BadInput  # not `env`: env imports this module (its fingerprint)
+from .schema import BadInput, HOST_BOUND  # not `env`: env imports this module (its fingerprint)
 
 # %% auto #0
-__all__ = ['THROTTLE_REASONS', 'SUMMARY_KEYS', 'ENERGY_SOURCES', 'ENV_ALLOW', 'DETAIL_KEYS', 'reason_names', 'summarise',
-           'conditions', 'conditions_text', 'window_energy', 'RaplReader', 'RecordedReader', 'Sampler', 'nvml_handle',
-           'NvmlReader', 'make_sampler', 'read_now', 'device_details']
+__all__ = ['THROTTLE_REASONS', 'SUMMARY_KEYS', 'HOST_BOUND_TEXT', 'ENERGY_SOURCES', 'ENV_ALLOW', 'DETAIL_KEYS', 'reason_names',
+           'summarise', 'conditions', 'conditions_text', 'window_energy', 'RaplReader', 'RecordedReader', 'Sampler',
+           'nvml_handle', 'NvmlReader', 'make_sampler', 'read_now', 'device_details']
 
 # %% ../nbs/01b_telemetry.ipynb #1771d73b
 def _bit(name):
@@ -59,10 +59,18 @@ def _clock_summary(col) -> dict:
                 sm_clock_ratio=med / top if med and top else None,  # of the customer boost clock, where NVML has one
                 mem_clock_mhz=statistics.median(mem) if mem else None)
 
-def _power_summary(col) -> dict:
+def _mean_power(s:list) -> float|None:
+    "Mean power over the window: the energy counter's joules over the sampled span, else the readings' mean."
+    e = [(o["t"], o["energy_mj"]) for o in s if o.get("t") is not None and o.get("energy_mj") is not None]
+    if len(e) > 1 and e[-1][0] > e[0][0] and e[-1][1] > e[0][1] > 0:  # a counter that moved (see `window_energy`)
+        return (e[-1][1] - e[0][1]) / 1e3 / (e[-1][0] - e[0][0])
+    p = [o["power_w"] for o in s if o.get("power_w") is not None]  # each a 1 s average on Ampere and later
+    return statistics.fmean(p) if p else None
+
+def _power_summary(col, s:list) -> dict:
     "The hottest temperature, mean power and utilisation, and the lowest and default power limits."
     mean = lambda k: statistics.fmean(v) if (v := col(k)) else None
-    return dict(temp_max_c=max(col("temp_c"), default=None), power_mean_w=mean("power_w"),
+    return dict(temp_max_c=max(col("temp_c"), default=None), power_mean_w=_mean_power(s),
                 power_limit_w=min(col("power_limit_w"), default=None),
                 default_power_limit_w=max(col("default_power_limit_w"), default=None), util_mean=mean("util_gpu"))
 
@@ -74,7 +82,7 @@ def summarise(samples:list, # readings of one window (dicts; None for a failed r
     ts, masks, others = col("t"), col("reasons"), [_others(o) for o in s]
     seen = Counter(n for m in masks for n in reason_names(m))
     return dict(n_samples=len(s), seconds=(ts[-1] - ts[0]) if len(ts) > 1 else None, **_clock_summary(col),
-                **_power_summary(col), throttle=sorted(seen),
+                **_power_summary(col, s), throttle=sorted(seen),
                 throttle_share={n: c / len(masks) for n, c in sorted(seen.items())},
                 other_processes=max((n for n, _ in others), default=0),
                 other_pids=sorted({p for _, ps in others for p in ps}))
@@ -83,21 +91,35 @@ def summarise(samples:list, # readings of one window (dicts; None for a failed r
 # "power cap" (SW power cap) alone is how a GPU runs a dense GEMM at its limit: normal, so not flagged by itself
 _THERMAL, _POWER = ("sw thermal", "hw thermal"), ("hw slowdown", "hw power brake")
 
+HOST_BOUND_TEXT = f"{HOST_BOUND} (power far below its limit at a high clock: CUDA graphs or torch.compile would help)"
+
+def _host_bound(s:dict, min_power_share:float, high_clock:float) -> bool:
+    "Whether the GPU waited on the host: mean power under `min_power_share` of its limit, the SM clock high."
+    p, lim, clk = s.get("power_mean_w"), s.get("power_limit_w"), s.get("sm_clock_ratio")
+    return bool(p and lim and clk is not None and p < min_power_share * lim and clk >= high_clock)
+
 def conditions(summary:dict|None,             # `summarise`'s output for the window (None: no telemetry)
                ci_target_met:bool|None=None,   # False when the automatic rule stopped at its time cap
                alloc_retries:int|None=None,    # growth of `num_alloc_retries` over the window
                min_clock_ratio:float=0.8,      # a median SM clock below this share of the boost clock is flagged
                min_share:float=0.1,            # a throttle reason counts when active in at least this share of readings
+               steps:bool=False,               # the window ran a model's steps (host-bound is judged only then)
+               min_power_share:float=0.4,      # host-bound: mean power below this share of the limit ...
+               high_clock:float=0.85,          # ... while the SM clock is at least this share of boost
               ) -> str|list:
     "`'ok'`, or the list of what was wrong while the point was timed."
     out, s = [], summary or {}
     share = s.get("throttle_share") or {}
-    if max(share.get(n, 0) for n in _THERMAL) >= min_share: out.append("thermal throttle")
+    hot, braked = (max(share.get(n, 0) for n in names) >= min_share for names in (_THERMAL, _POWER))
+    if hot: out.append("thermal throttle")
     limit, default = s.get("power_limit_w"), s.get("default_power_limit_w")
     lowered = limit and default and limit < 0.98 * default
-    if max(share.get(n, 0) for n in _POWER) >= min_share or lowered: out.append("power cap")
-    if s.get("sm_clock_ratio") is not None and s["sm_clock_ratio"] < min_clock_ratio:
+    if braked or lowered: out.append("power cap")
+    # the SW power cap at the default limit, nothing else: a power-limited card (H100 PCIe, L4) running as designed
+    at_limit = share.get("power cap", 0) >= min_share and not (lowered or hot or braked)
+    if s.get("sm_clock_ratio") is not None and s["sm_clock_ratio"] < min_clock_ratio and not at_limit:
         out.append(f"clock below {100 * min_clock_ratio:.0f}% of boost")
+    if steps and _host_bound(s, min_power_share, high_clock): out.append(HOST_BOUND_TEXT)
     if s.get("other_processes"): out.append("another process on the GPU")
     if ci_target_met is False: out.append("CI not reached (stopped at the cap)")
     if alloc_retries: out.append("allocator retries")
@@ -321,7 +343,7 @@ def read_now(dev:torch.device|str, # the device
 ENV_ALLOW = ("NVIDIA_TF32_OVERRIDE", "PYTORCH_CUDA_ALLOC_CONF", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS",
              "TORCH_CUDNN_V8_API_DISABLED", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE")
 DETAIL_KEYS = ("sm_count", "max_sm_clock_mhz", "power_limit_w", "default_power_limit_w", "gpu_uuid", "pcie_gen",
-               "pcie_width", "pcie_gen_max", "pcie_width_max", "mps_gpu_cores", "mps_memory_gb", "env_vars")
+               "pcie_width", "pcie_gen_max", "pcie_width_max", "pcie_loaded", "mps_gpu_cores", "mps_memory_gb", "env_vars")
 
 def _apple_details(run=subprocess.run) -> dict:
     "GPU core count (system_profiler) and unified memory (sysctl) of a Mac; None where unreadable."
@@ -349,7 +371,8 @@ def _nvidia_details(dev:torch.device, n, p) -> dict:
                  pcie_gen=_try(n.nvmlDeviceGetCurrPcieLinkGeneration, h),
                  pcie_width=_try(n.nvmlDeviceGetCurrPcieLinkWidth, h),
                  pcie_gen_max=_try(n.nvmlDeviceGetMaxPcieLinkGeneration, h),
-                 pcie_width_max=_try(n.nvmlDeviceGetMaxPcieLinkWidth, h))
+                 pcie_width_max=_try(n.nvmlDeviceGetMaxPcieLinkWidth, h),
+                 pcie_loaded=False)  # read at idle, where a link downshifts to save power: the health check loads it
     d["gpu_uuid"] = d.get("gpu_uuid") or (str(p.uuid) if getattr(p, "uuid", None) else None)
     return d
 

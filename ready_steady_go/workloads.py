@@ -24,9 +24,10 @@ from .schema import PRECISIONS, kind_of
 
 # %% auto #0
 __all__ = ['LM_CONFIGS', 'UNET3D_CONFIGS', 'OPS', 'OP_NOTES', 'PIPELINES', 'DEFAULT_BS', 'KINDS', 'UNITS', 'list_workloads',
-           'amp_context', 'model_step', 'Workload', 'check_model', 'TimmClassifier', 'LanguageModel', 'sdpa_backend',
-           'timed_generation', 'kv_cache_bytes', 'decoder', 'generation_step', 'parse_patch', 'UNet3D', 'MicroOp',
-           'cache_dir', 'synthetic_jpegs', 'ImagePipeline', 'get_workload']
+           'amp_context', 'FixedScale', 'host_sync', 'model_step', 'conv_share', 'Workload', 'check_model',
+           'TimmClassifier', 'LanguageModel', 'sdpa_backend', 'timed_generation', 'kv_cache_bytes', 'decoder',
+           'generation_step', 'parse_patch', 'UNet3D', 'MicroOp', 'cache_dir', 'synthetic_jpegs', 'ImagePipeline',
+           'get_workload']
 
 # %% ../nbs/01_workloads.ipynb #adbf61fd
 timm = Lazy("timm", hide=("wandb",))  # timm tries W&B for its own logging, which is not used here: 0.3 s a process
@@ -108,6 +109,7 @@ def _infer_step(model:nn.Module, x:torch.Tensor, amp):
     model.eval()
     def step():
         with torch.inference_mode(), amp(): model(x)
+    step.host_sync = False
     return step
 
 def _optimizer(model:nn.Module, optimizer:str, fused:bool) -> torch.optim.Optimizer:
@@ -115,6 +117,22 @@ def _optimizer(model:nn.Module, optimizer:str, fused:bool) -> torch.optim.Optimi
     kw = dict(fused=True) if fused else {}
     if optimizer == "sgd": return torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9, **kw)
     return torch.optim.AdamW(model.parameters(), lr=1e-4, **kw)
+
+class FixedScale:
+    "A fixed loss scale with `GradScaler`'s interface: the loss times `factor`, the gradients divided by it, no overflow check."
+    def __init__(self, factor:float): self.factor = float(factor)
+    def scale(self, loss): return loss * self.factor
+    def step(self, opt):
+        "Unscale the gradients on the device (no wait for it), then the optimizer's step."
+        grads = [p.grad for g in opt.param_groups for p in g["params"] if p.grad is not None]
+        if grads: torch._foreach_mul_(grads, 1 / self.factor)
+        opt.step()
+    def update(self): pass
+
+def host_sync(scaler, opt) -> bool:
+    "Whether a step waits for the device: GradScaler's overflow check (`.item()`) when the optimizer is not fused."
+    fused = getattr(opt, "_step_supports_amp_scaling", False)  # fused SGD/Adam/AdamW take `found_inf` on the device
+    return isinstance(scaler, torch.amp.GradScaler) and scaler.is_enabled() and not fused
 
 def _train_step(model:nn.Module, parts:list, loss_fn, amp, opt, scaler):
     "One optimizer step over the micro-batches `parts`, each contributing its mean loss / their number."
@@ -127,6 +145,7 @@ def _train_step(model:nn.Module, parts:list, loss_fn, amp, opt, scaler):
         scaler.step(opt)
         scaler.update()
         opt.zero_grad(set_to_none=True)
+    step.host_sync = host_sync(scaler, opt)
     return step
 
 def model_step(model:nn.Module,              # the model, already on the device
@@ -138,6 +157,7 @@ def model_step(model:nn.Module,              # the model, already on the device
                fused:bool=False,             # the optimizer's fused kernel (no per-step host sync with a GradScaler)
                weights:str="fp32",           # the parameters' dtype, fp32, bf16 or fp16: `precision` is then the autocast
                micro:int|None=None,          # train: micro-batches of this many samples, accumulated into one step
+               loss_scale:float|None=None,   # fp16 train: a fixed loss scale (`FixedScale`) in place of GradScaler's
               ):
     "A function that runs one step of `mode` at `precision`: one optimizer step over the micro-batches of the batch."
     if weights != "fp32":  # and the optimizer's states with them: AdamW keeps exp_avg and exp_avg_sq in this dtype
@@ -145,14 +165,15 @@ def model_step(model:nn.Module,              # the model, already on the device
     amp = amp_context(x.device, precision)
     if mode in ("infer", "latency"): return _infer_step(model, x, amp)  # latency: the same step, each one waited for
     opt = _optimizer(model, optimizer, fused)
-    scaler = torch.amp.GradScaler(x.device.type, enabled=precision == "fp16")
+    fp16 = precision == "fp16"  # the same optimizer for every precision: only the scaling differs
+    scaler = FixedScale(loss_scale) if fp16 and loss_scale else torch.amp.GradScaler(x.device.type, enabled=fp16)
     parts = list(zip(x.split(micro), y.split(micro))) if micro else [(x, y)]
     return _train_step(model, parts, loss_fn, amp, opt, scaler)
 
 # %% ../nbs/01_workloads.ipynb #49e84588
 @lru_cache(maxsize=None)
-def _counted_flops(wl) -> float|None:
-    "Forward FLOPs per item of `wl`'s unit, counted on the meta device or fake tensors (cached per workload key)."
+def _flop_counts(wl) -> dict:
+    "Forward FLOPs per item of `wl`'s unit by operator name, counted on the meta device or fake tensors (cached)."
     fake = getattr(wl, "count_fake", False)
     try:
         with FakeTensorMode(allow_non_fake_inputs=True) if fake else torch.device("meta"):
@@ -160,8 +181,17 @@ def _counted_flops(wl) -> float|None:
             model = wl.build(counting=True).eval().requires_grad_(False)
             x, _ = wl.batch(2, "cpu" if fake else "meta")
             with FlopCounterMode(display=False) as fc: model(x)
-        return fc.get_total_flops() / (2 * wl.items_per_sample) or None
-    except Exception: return None
+        return {str(op): n / (2 * wl.items_per_sample) for op, n in fc.get_flop_counts()["Global"].items()}
+    except Exception: return {}
+
+def _counted_flops(wl) -> float|None:
+    "Forward FLOPs per item of `wl`'s unit (None where they cannot be counted)."
+    return sum(_flop_counts(wl).values()) or None
+
+def conv_share(wl) -> float:
+    "The share of `wl`'s counted FLOPs done by convolutions (0 where none are counted)."
+    c = _flop_counts(wl)
+    return sum(n for op, n in c.items() if "convolution" in op) / total if (total := sum(c.values())) else 0.0
 
 # %% ../nbs/01_workloads.ipynb #28809e8e
 class Workload:
@@ -215,6 +245,7 @@ class Workload:
                   fused:bool=False,        # the optimizer's fused kernel (train)
                   weights:str="fp32",      # the parameters' dtype, fp32, bf16 or fp16 (`precision`: the autocast)
                   global_bs:int|None=None, # train: samples per optimizer step, in micro-batches of `bs` (None: bs)
+                  loss_scale:float|None=None, # fp16 train: a fixed loss scale (None: GradScaler's dynamic one)
                   wrap=noop,               # applied to the built model (DDP under torchrun; default: the model as built)
                  ):
         "A function that runs one step: the model and one batch are made on `device` now, once."
@@ -222,7 +253,7 @@ class Workload:
         dev = torch.device(device)
         model, (x, y) = wrap(self._model_on(dev, channels_last, compile)), self.batch(global_bs or bs, dev, channels_last)
         return model_step(model, x, y, self.loss, mode=mode, precision=precision, optimizer=optimizer or self.optimizer,
-                          fused=fused, weights=weights, micro=bs if global_bs else None)
+                          fused=fused, weights=weights, micro=bs if global_bs else None, loss_scale=loss_scale)
 
     def _model_on(self, dev, channels_last, compile):
         "The model built on `dev` (initialised where it runs: no host copy of a large model), compiled if asked."
@@ -593,11 +624,12 @@ class UNet3D(Workload):
             raise BadInput(f"sliding_window is a way to infer: use mode infer or latency, not {mode!r}")
 
     def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None, channels_last=False, compile=False,
-                  fused=False, wrap=noop):
+                  fused=False, wrap=noop, loss_scale=None):
         "One step; with `sliding_window`, `bs` volumes predicted window by window."
         if not self.sliding_window:
             return super().make_step(device, bs, precision=precision, mode=mode, optimizer=optimizer,
-                                     channels_last=channels_last, compile=compile, fused=fused, wrap=wrap)
+                                     channels_last=channels_last, compile=compile, fused=fused, wrap=wrap,
+                                     loss_scale=loss_scale)
         _monai(); from monai.inferers import sliding_window_inference
         self.check(precision, mode, channels_last, compile)
         dev = torch.device(device)
