@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np, pandas as pd
 
 from .env import MAX_DIGITS, MAX_PRICE, BadInput
-from .schema import NO_MODE, NO_PRECISION, PEAK_BELOW, kind_of, num_text, precision_2022
+from .schema import FAMILY_UNITS, NO_MODE, NO_PRECISION, PEAK_BELOW, kind_of, num_text, precision_2022
 
 # %% auto #0
-__all__ = ['KEYS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES', 'FAMILY_UNITS', 'ENV_COLS',
-           'DATASETS', 'DEFAULT_WORK', 'TIME_TO_TRAIN_COLS', 'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY_COLS',
+__all__ = ['KEYS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES', 'ENV_COLS', 'DATASETS',
+           'DEFAULT_WORK', 'TIME_TO_TRAIN_COLS', 'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY_COLS',
            'CONDITION_COLS', 'EFFECTIVE', 'SCALING_COLUMNS', 'MODE_NAMES', 'FACTOR_COLS', 'SLOW_PRECISION',
            'RATE_NAMES', 'COST_PER', 'MISSED_MARK', 'FAMILY_ORDER', 'FAMILY_NAMES', 'clean_device_name',
            'clean_device_names', 'weights_precision', 'ci_target_met', 'world_sizes', 'usable', 'keyed_once', 'tidy',
@@ -111,7 +111,6 @@ def _kind_of(w) -> str:
     return "image" if str(w) in ("nan", "None", "<NA>", "") else kind_of(str(w))
 
 # a family's unit, for a table that names only its workload
-FAMILY_UNITS = dict(image="images", lm="tokens", unet3d="voxels", op="iterations", data="images")
 
 def _patch_text(df:pd.DataFrame) -> pd.Series:
     "A 3D patch as `DxHxW` where its sides differ, else \"\" (a cube is its `size`): keeps anisotropic U-Nets apart."

@@ -16,9 +16,8 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from .env import (BadInput, check_choice, check_int, check_number, check_numbers, first_line, pick_device,
-                                 synchronize,
-                                 reset_peak_memory, free_memory, cpu_name, gc_paused)
+from .env import BadInput, check_choice, check_int, check_number, check_numbers, first_line, gc_paused
+from .device import pick_device, synchronize, reset_peak_memory, free_memory, cpu_name
 from .schema import (MODES, OPTIMIZERS, PEAK_BELOW, PRECISIONS, SERVING_MODES, WEIGHTS, Result, RUN_FIELDS,
                                     kind_of, num_text, params_of)
 from . import schema as _schema  # its `Point`: what is asked; `CheckedPoint` here: that point checked
@@ -1026,7 +1025,7 @@ def measured_peak(dev:str|torch.device="auto", # the device
                   device_warmup:float|None=None, # the device warm-up's cap before measuring (0: already warm)
                  ) -> float|None:
     "The achievable matmul FLOP/s of `dev` at `precision`: kept in `store` per environment, measured when needed."
-    from ready_steady_go.env import fingerprint
+    from ready_steady_go.device import fingerprint
     from ready_steady_go.store import save_peak
     dev = pick_device(dev); precision = check_precision(precision, dev, "infer")
     fp, key = fingerprint(dev), (str(dev), precision)
@@ -1049,7 +1048,7 @@ def example_peak(device:str|torch.device="cpu", # the device whose environment (
                  **kw,                           # fields to change: `tflops`, `precision`, ...
                 ) -> dict:
     "A made-up matmul peak of `device` on this machine, as `measured_peak` keeps it: for tests that must not spend seconds measuring one."
-    from ready_steady_go.env import fingerprint
+    from ready_steady_go.device import fingerprint
     dev = pick_device(device); fp = fingerprint(dev)
     return dict(env_id=fp["env_id"], precision="fp32", device=str(dev), device_name=fp["device_name"], tflops=0.1,
                 best_size=256, sizes={256: 0.1}, ci_rel=0.01, iqr_rel=0.01, matmuls_per_step=4, method=PEAK_METHOD,

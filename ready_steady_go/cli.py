@@ -18,7 +18,8 @@ from fastcore.script import call_parse, anno_parser, _HelpFormatter, _pos_split
 from . import __version__
 from .env import (MAX_DIGITS, NUMBERS, BadInput, TrackingError, cache_mb, check_choice, check_int, check_number,
                                  check_numbers, check_path, check_workers, first_line, readable_file, writable_folder)
-from .env import check_device_name, check_unlocked, visible
+from .env import check_report_folder, visible
+from .device import check_device_name, check_unlocked
 # light: no torch, no pandas
 from .schema import (check_endpoint, COMPILE_MODES, MODES, OPTIMIZERS, PRECISIONS, WEIGHTS, DEFAULT_STORE, ENGINE_DEFAULTS, POINT_FIELDS, PRESETS, STATUSES, WANDB_MODES, Point,
                                     params_of, settings_of, sweep_params, sweep_signature,
@@ -329,7 +330,7 @@ def _world(f:_Flags) -> int:
     "The world size the torchrun flags ask for (1 without them), checked before anything is written."
     asked = f.nproc_per_node, f.nnodes, f.node_rank, f.master_port, f.master_addr, f.rdzv_endpoint, f.rdzv_id
     if asked == (1, 1, 0, None, None, None, None): return 1
-    from ready_steady_go.env import pick_device
+    from ready_steady_go.device import pick_device
     from ready_steady_go.launch import check_world
     return check_world(f.nproc_per_node, nnodes=f.nnodes, node_rank=f.node_rank, master_addr=f.master_addr,
                        master_port=f.master_port, rdzv_endpoint=f.rdzv_endpoint, rdzv_id=f.rdzv_id,
@@ -377,14 +378,12 @@ def _check_launch(kw:dict, p, nproc_per_node:int):
     check_launch(_launch_point(kw, p), nproc_per_node)
 
 def _checked_point(f:_Flags, family:dict, multi:bool) -> tuple:
-    "`benchmark`'s arguments from the flags, and the point they make, checked once, with nothing in its way."
+    "`benchmark`'s arguments from the flags, and the point they make, checked once (who else measures: the session's)."
     from ready_steady_go.benchmark import check_memory, check_point
-    from ready_steady_go.launch import check_alone
     kw = _point_kw(f, family)
     p = check_point(**kw, progress=not f.quiet)  # checked once, here: measured as it is
     if not multi: check_memory(p, f.force)  # the kernel would kill it, with no row and no message
     else: _check_launch(kw, p, f.nproc_per_node)  # what cannot run per rank: refused before anything is written
-    check_alone(p.dev, None if f.no_store else f.store)  # leftover ranks or another run: not a normal point
     return kw, p
 
 def _measuring_line(f:_Flags, p, fp:dict, world:int, multi:bool) -> str:
@@ -393,15 +392,11 @@ def _measuring_line(f:_Flags, p, fp:dict, world:int, multi:bool) -> str:
     return (f"Measuring {p.workload.model} · {p.mode} · {p.precision} · bs {p.bs} · {p.result().label()} on {on} "
             f"({fp['device_name']})")
 
-def _measured_in_journal(f:_Flags, kw:dict, p, fp:dict, peak:float|None, multi:bool):
-    "`_measured`, the point open in the journal meanwhile: a kill from here on is stored as `killed` by the next run."
+def _measured_in_journal(f:_Flags, kw:dict, p, fp:dict, peak:float|None, multi:bool, session):
+    "`_measured`, the point open in `session`'s journal meanwhile: a kill from here on is stored as `killed` by the next run."
     from ready_steady_go.launch import sigterm_as_interrupt
-    from ready_steady_go.store import point_finished
-    entry = _journal(f, p, fp)
-    try:
-        with sigterm_as_interrupt():  # SIGTERM as Ctrl-C: torchrun and its ranks are ended too
-            return _measured(f, kw, p, peak, multi)
-    finally: point_finished(entry, f.store)  # only a kill, which runs no code, leaves it open
+    with session.measuring(p.result().row(fp)), sigterm_as_interrupt():  # SIGTERM as Ctrl-C: torchrun's ranks end too
+        return _measured(f, kw, p, peak, multi)
 
 def _measured(f:_Flags, kw:dict, p, peak:float|None, multi:bool):
     "The point measured through `runner.run`: here, or under torchrun as the flags ask (None: rank 0 is elsewhere)."
@@ -409,15 +404,12 @@ def _measured(f:_Flags, kw:dict, p, peak:float|None, multi:bool):
     if not multi: return run(replace(p, peak_measured=peak))
     return run(_launch_point(kw, p, peak), "torchrun", **torchrun_options(_point(f)))
 
-def _journal(f:_Flags, p, fp:dict) -> str|None:
-    "Store the points earlier runs left killed (`store.recover_killed`), then note this one as started."
-    if f.no_store: return None
-    from ready_steady_go.store import KILLED, point_started, recover_killed
-    for r in recover_killed(f.store):
+def _recovered(rows:list[dict]):
+    "Say which points of earlier runs were found killed (and stored so by the device session)."
+    from ready_steady_go.store import KILLED
+    for r in rows:
         print(f"ready-steady-go: an earlier run of {r['model']} {r['precision']} {r['mode']} bs {r['bs']} never "
               f"finished: {KILLED}; stored with status killed", file=sys.stderr)
-    row = p.result().row(fp)
-    return point_started({**row, "status": "killed", "error": KILLED}, f.store)
 
 def _finish(f:_Flags, r, fp:dict, say) -> int:
     "Store the run (kept beside the store if it cannot be written), print it, send it to W&B: the exit status."
@@ -460,11 +452,15 @@ def ready_steady_go(**flags):
     multi = world > 1 or f.master_addr is not None or f.rdzv_endpoint is not None
     _check_outputs(f)
     kw, p = _checked_point(f, family, multi)
-    from ready_steady_go.env import fingerprint
-    fp, say = fingerprint(p.dev), (lambda *a: None) if f.quiet else _say(f.json)
-    peak = _peak(f, p, say, multi)
-    say(_measuring_line(f, p, fp, world, multi))
-    r = _measured_in_journal(f, kw, p, fp, peak, multi)
+    from ready_steady_go.device import fingerprint
+    from ready_steady_go.session import DeviceSession
+    # the device's lock, nothing else of ours on it, the journal: one measurement per device, whatever store
+    with DeviceSession(None if f.no_store else f.store, p.dev) as session:
+        _recovered(session.recovered)
+        fp, say = fingerprint(p.dev), (lambda *a: None) if f.quiet else _say(f.json)
+        peak = _peak(f, p, say, multi)
+        say(_measuring_line(f, p, fp, world, multi))
+        r = _measured_in_journal(f, kw, p, fp, peak, multi, session)
     if r is None:  # this machine ran its ranks; the record is rank 0's
         say(f"node {f.node_rank} done: its {f.nproc_per_node} rank(s) took part; node 0 holds the result and stores it")
         return 0
@@ -485,7 +481,7 @@ def ready_steady_go_sweep(*args, **kwargs):
     _check_wnb_off(kwargs.get("wnb", "disabled"), wnb_entity=kwargs.get("wnb_entity"), wnb_group=kwargs.get("wnb_group"),
                    wnb_project=None if wp == sweep_signature().parameters["wnb_project"].default else wp)
     # a second sweep on this device into this store: refused before torch is imported
-    if not kwargs.get("wait"): check_unlocked(kwargs.get("store") or DEFAULT_STORE, kwargs.get("device") or "auto")
+    if not kwargs.get("wait"): check_unlocked(kwargs.get("device") or "auto", wait_flag=True)
     from ready_steady_go.sweep import sweep
     s = sweep(*args, **kwargs)
     return 1 if s.errors else 0
@@ -560,7 +556,8 @@ def ready_steady_go_export(
     out = check_path(csv, "CSV path"); check_path(store, "--store")
     if not out.parent.is_dir(): raise BadInput(f"CSV path {str(csv)!r} must be a file in an existing folder")
     _check_exists(store)  # before pandas is imported
-    from ready_steady_go.store import check_store, export_csv
+    from ready_steady_go.store import check_store
+    from ready_steady_go.rows import export_csv
     check_store(store)
     # refuses the store itself, and other SQLite files unless --force
     n = export_csv(store, out, force, **(dict(status=status) if status else {}))
@@ -603,7 +600,7 @@ def _check_report_light(sources:tuple, store, title:str, out, max_models:int|Non
     if sources and store: raise BadInput("give either --store or sources, not both: import the sources into the store "
                                          "first to combine them")
     if not str(title).strip(): raise BadInput(f"--title {title!r} is empty: accepted is the report's title, e.g. \"GPUs for our lab\"")
-    check_path(out, "--out", folder=True)
+    check_path(out, "--out", folder=True); check_report_folder(out)  # before 4 s of imports (and matplotlib's cache)
     if store is not None: check_path(store, "--store")
     if not sources: _check_exists(store or DEFAULT_STORE, ", or give sources")
     if max_models is not None: check_int(max_models, "--max_models", min=1, max=10**6)
@@ -680,6 +677,7 @@ def ready_steady_go_check(
     check_numbers(seconds=seconds)
     check_number(disk_gb, "--disk_gb", min=0.01, max=64, unit="GiB")
     if not no_store: check_path(store, "--store")
+    check_unlocked(device)  # another run measures on it: refused before torch is imported
     from ready_steady_go.health import run_check
     say, t0 = (lambda m: None) if quiet else (lambda m: print(f"checking {m}", file=sys.stderr)), time.perf_counter()
     table, kept = run_check(device, folder, None if no_store else store, seconds, int(disk_gb * 2**30), say=say)

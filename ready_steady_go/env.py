@@ -1,4 +1,4 @@
-"""Pick the device to measure on, and fingerprint everything that could change the number
+"""What a user gives, checked before any work (numbers, paths, the tool's own files), and the helpers every module imports at once, without torch
 
 Docs: https://xl0.github.io/ready-steady-go/env.html.md"""
 
@@ -6,21 +6,19 @@ Docs: https://xl0.github.io/ready-steady-go/env.html.md"""
 
 # %% ../nbs/00_env.ipynb #31ac4092
 from __future__ import annotations
-import errno, gc, hashlib, importlib, importlib.metadata, json, math, numbers, os, platform, re, socket, stat, subprocess, sys, tempfile, time
+import errno, gc, importlib, math, numbers, os, re, stat, sys, tempfile
 from contextlib import contextmanager
-from functools import lru_cache
 from pathlib import Path
 try: import fcntl
 except ImportError: fcntl = None  # Windows: no advisory locks (see `device_lock`)
 
 # %% auto #0
 __all__ = ['MAX_BS', 'MAX_STEPS', 'MAX_REPEATS', 'MAX_SIZE', 'MAX_SEQ_LEN', 'MAX_NODES', 'MAX_SECONDS', 'MAX_WARMUP', 'MAX_PRICE',
-           'MAX_DIGITS', 'NUMBERS', 'WORKERS_PER_CORE', 'MAX_READ', 'Lazy', 'import_hiding', 'TrackingError',
-           'check_int', 'check_number', 'check_choice', 'check_workers', 'check_numbers', 'first_line', 'special_file',
-           'special_file_kind', 'path_trouble', 'check_path', 'readable_file', 'writable_folder', 'open_own',
-           'read_own', 'cache_mb', 'visible', 'mps_available', 'check_device_name', 'pick_device', 'synchronize',
-           'reset_peak_memory', 'peak_memory_mb', 'free_memory', 'gc_paused', 'device_name', 'lock_path', 'device_lock',
-           'check_unlocked', 'cpu_name', 'nvidia_driver', 'env_id', 'fingerprint', 'import_graph', 'import_cycle']
+           'MAX_DIGITS', 'NUMBERS', 'WORKERS_PER_CORE', 'MAX_READ', 'REPORT_MARKER', 'Lazy', 'import_hiding',
+           'TrackingError', 'check_int', 'check_number', 'check_choice', 'check_workers', 'check_numbers', 'first_line',
+           'special_file', 'special_file_kind', 'path_trouble', 'check_path', 'readable_file', 'writable_folder',
+           'report_unwritable', 'check_report_folder', 'open_own', 'read_own', 'cache_mb', 'visible', 'gc_paused',
+           'import_graph', 'import_cycle']
 
 # %% ../nbs/00_env.ipynb #180cac2b
 class Lazy:
@@ -39,9 +37,6 @@ def import_hiding(name:str, # the module to import
     try: return importlib.import_module(name)
     finally:
         for h in hidden: sys.modules.pop(h, None)
-
-# %% ../nbs/00_env.ipynb #5241cee9
-torch = Lazy("torch")
 
 # %% ../nbs/00_env.ipynb #afa99d53
 from .schema import BadInput  # written where every module can import it without a cycle
@@ -238,6 +233,45 @@ def writable_folder(value, # the folder given
     return p
 
 
+# %% ../nbs/00_env.ipynb #6c53e75c
+# the report folder, checked here so that the report command refuses one before it imports anything heavy
+REPORT_MARKER = ".ready-steady-go-report"  # in every report folder: the files this report wrote, one per line
+
+def _ours(out:Path) -> bool:
+    "Whether every file under `out` is one a report wrote there (as its marker lists them)."
+    try: listed = set(read_own(out / REPORT_MARKER, what="report marker").decode().splitlines()) | {REPORT_MARKER}
+    except (OSError, UnicodeDecodeError): return False  # a FIFO or a link there: `BadInput`, never waited on
+    folders = {q.as_posix() for n in listed for q in Path(n).parents if q != Path(".")}  # a user's own folder in it: not ours
+    return all(p.relative_to(out).as_posix() in (folders if p.is_dir() and not p.is_symlink() else listed)
+               for p in out.rglob("*"))
+
+def report_unwritable(out, # the report folder
+                       e:OSError, # what the file system said
+                      ) -> BadInput:
+    "The one line for a report folder the file system refuses."
+    return BadInput(f"cannot write the report into {str(out)!r}: {e.strerror or type(e).__name__}"
+                    + (f" ({e.filename})" if e.filename and str(e.filename) != str(out) else ""))
+
+def check_report_folder(out:str|Path, # the folder the report goes into
+                       ) -> Path:
+    "`out` as a Path if a report may be written there (new, empty, or an earlier report); else `BadInput` in one line."
+    if out is None or not str(out).strip(): raise BadInput("the report folder is empty: give one, e.g. --out rsg-report")
+    try: return _check_folder(out)
+    except OSError as e: raise report_unwritable(out, e) from None
+
+def _check_folder(out) -> Path:
+    "`check_report_folder` for a path the file system may still refuse (`OSError`)."
+    p, why = Path(out).expanduser(), None
+    for a in (p, *p.parents):  # the folder itself or one above it is a file: nothing can go there
+        if a.exists() and not a.is_dir(): raise BadInput(f"--out {str(out)!r}: {str(a)!r} is a file, not a folder")
+    full, special = p.resolve(), {Path("/"): "the root folder", Path.home().resolve(): "your home folder"}
+    if full in special or full in Path.cwd().resolve().parents: why = special.get(full, "a folder above this one")
+    elif full == Path.cwd().resolve(): why = "the working folder itself"
+    elif p.is_dir() and any(p.iterdir()) and not _ours(p): why = "a folder with files no report of ours wrote"
+    if why: raise BadInput(f"--out {str(out)!r} is {why}: accepted is a new or empty folder, or one holding an "
+                           "earlier report (e.g. --out rsg-report)")
+    return p
+
 # %% ../nbs/00_env.ipynb #c3fb306d
 def _not_regular(p:Path, mode:int|None, what:str) -> BadInput:
     "The one line for a file of ours that is something else (`mode`; None: a symbolic link)."
@@ -293,68 +327,6 @@ def visible(s:str, # text about to be shown: HTML, SVG, a terminal line
     "`s` with every bidirectional control character written as its escape (`\\u202e`): shown as it is stored."
     return _BIDI.sub(lambda m: f"\\u{ord(m[0]):04x}", s) if isinstance(s, str) else s
 
-# %% ../nbs/00_env.ipynb #ed77fa10
-def mps_available() -> bool:
-    "True where Apple's Metal backend can run."
-    b = getattr(torch.backends, "mps", None)
-    return bool(b and b.is_available())
-
-# %% ../nbs/00_env.ipynb #709c19d2
-def check_device_name(device:str, # what was given: `auto`, `cpu`, `mps`, `cuda` or `cuda:N`
-                     ) -> tuple[str, str|None]:
-    "`(kind, index)` of a device name, read without torch (`('auto', None)` for auto); `BadInput` for anything else."
-    d = str(device).strip().lower()
-    if d == "auto": return "auto", None
-    m = re.fullmatch(r"(cpu|mps|cuda)(?::(\d+))?", d)
-    if not m or (m[2] is not None and m[1] != "cuda"):
-        raise BadInput(f"unknown device {device!r}: accepted are auto, cpu, mps, cuda, cuda:N")
-    return m[1], m[2]
-
-def _cuda_device(device, idx) -> torch.device:
-    "CUDA device `idx` (default 0), or `BadInput` when there is no such GPU here."
-    if not torch.cuda.is_available():
-        raise BadInput(f"device {device!r} asked for, but no CUDA GPU is available here: use --device cpu or auto")
-    n, i = torch.cuda.device_count(), int(idx or 0)
-    if i >= n:
-        raise BadInput(f"device {device!r} asked for, but this machine has {n} CUDA device(s): cuda:0 to cuda:{n-1}")
-    return torch.device("cuda", i)
-
-def pick_device(device:str|torch.device="auto", # `auto`, `cpu`, `mps`, `cuda` or `cuda:N`
-               ) -> torch.device:
-    "The device to measure on: `auto` picks CUDA, else MPS, else CPU. Anything absent is refused."
-    device = str(device)  # a torch.device too
-    if device.strip().lower() == "auto":
-        if torch.cuda.is_available(): return torch.device("cuda", 0)
-        return torch.device("mps" if mps_available() else "cpu")
-    kind, idx = check_device_name(device)
-    if kind == "cuda": return _cuda_device(device, idx)
-    if kind == "mps" and not mps_available():
-        raise BadInput(f"device {device!r} asked for, but Apple's MPS backend is not available here: "
-                       "use --device cpu or auto")
-    return torch.device(kind)
-
-# %% ../nbs/00_env.ipynb #0ba60403
-def synchronize(dev:torch.device): # the device to wait for
-    "Wait until all queued work on `dev` has finished."
-    if dev.type == "cuda": torch.cuda.synchronize(dev)
-    elif dev.type == "mps": torch.mps.synchronize()
-
-def reset_peak_memory(dev:torch.device): # the device whose peak counter restarts
-    "Start a new peak-memory window on `dev`."
-    if dev.type == "cuda": torch.cuda.reset_peak_memory_stats(dev)
-
-def peak_memory_mb(dev:torch.device) -> float|None:
-    "Peak memory allocated by tensors on `dev` since the last reset, in MiB (None where it cannot be read)."
-    if dev.type == "cuda": return torch.cuda.max_memory_allocated(dev) / 2**20
-    if dev.type == "mps": return torch.mps.driver_allocated_memory() / 2**20
-    return None
-
-def free_memory(dev:torch.device): # the device to release cached memory on
-    "Return cached blocks to the device, so the next run starts from the same state."
-    import gc; gc.collect()
-    if dev.type == "cuda": torch.cuda.empty_cache()
-    elif dev.type == "mps": torch.mps.empty_cache()
-
 # %% ../nbs/00_env.ipynb #422ef435
 @contextmanager
 def gc_paused():
@@ -364,175 +336,15 @@ def gc_paused():
     finally:
         if was: gc.enable()
 
-# %% ../nbs/00_env.ipynb #743b5595
-def _cuda_visible() -> bool:
-    "Whether a CUDA GPU looks usable, from the driver's files and `CUDA_VISIBLE_DEVICES` alone (no torch)."
-    if os.environ.get("CUDA_VISIBLE_DEVICES") in ("", "-1"): return False
-    gpus = Path("/proc/driver/nvidia/gpus")
-    return gpus.is_dir() and any(gpus.iterdir())
+# %% ../nbs/00_env.ipynb #156e4918
+_DEVICE_NAMES = {"mps_available", "check_device_name", "pick_device", "synchronize", "reset_peak_memory", "peak_memory_mb",
+                 "free_memory", "device_name", "LOCK_DIR_VAR", "lock_dir", "gpu_uuid", "device_key", "lock_path",
+                 "device_lock", "check_unlocked", "cpu_name", "nvidia_driver", "env_id", "fingerprint"}
 
-def device_name(device="auto", # `auto`, `cpu`, `mps`, `cuda`, `cuda:N`, or a `torch.device`
-               ) -> str:
-    "The name `pick_device` would give `device`, without torch: `cpu`, `mps`, `cuda:N` (`auto`: read from the system)."
-    d = str(device).strip().lower()
-    if d == "cuda": return "cuda:0"
-    if d != "auto": return d
-    if _cuda_visible(): return "cuda:0"
-    return "mps" if sys.platform == "darwin" and platform.machine() == "arm64" else "cpu"
-
-def lock_path(store:Path, # the store
-              dev, # the device (`torch.device` or its name)
-             ) -> Path:
-    "The lock file of `dev` beside `store`: `rsg-results.db.cuda-0.lock`."
-    store = Path(store)
-    return store.with_name(f"{store.name}.{re.sub(r'[^A-Za-z0-9_.-]', '-', str(dev))}.lock")
-
-# %% ../nbs/00_env.ipynb #bfc0abfa
-def _holder(fd:int) -> str:
-    "Who holds the lock, as its holder wrote it into the lock file."
-    try: h = json.loads(os.pread(fd, 4096, 0) or b"{}")
-    except (OSError, ValueError): h = {}
-    if not h: return "its holder has only just started"
-    return f"held by process {h.get('pid')} on {h.get('host')} since {h.get('since')} ({h.get('command')})"
-
-def _held(store, device, fd:int) -> str:
-    "The refusal when the lock of `device` on `store` is held."
-    return (f"another sweep is measuring on {device} into {str(store)!r}: {_holder(fd)}; "
-            "let it finish, or add --wait to start when it has")
-
-def _open_lock(p:Path) -> int:
-    "The lock file, opened (created when missing); `BadInput` when its folder is not writable."
-    try: return open_own(p, os.O_RDWR | os.O_CREAT, "lock file")  # a link to a user's file is never truncated
-    except OSError as e:
-        raise BadInput(f"lock file {str(p)!r} cannot be created ({e.strerror}): "
-                       "choose a --store in a writable folder") from None
-
-def _acquire(fd:int, store, device, wait:bool):
-    "Lock `fd` at once, or with `wait` once its holder is done; else `BadInput` naming the holder."
-    try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        if not wait: raise BadInput(_held(store, device, fd)) from None
-        print(visible(f"waiting for the sweep on {device} into {str(store)!r} to finish: {_holder(fd)}"), file=sys.stderr)
-        fcntl.flock(fd, fcntl.LOCK_EX)
-
-def _sign(fd:int):
-    "Write who holds the lock into it: process, host, start time, command."
-    me = dict(pid=os.getpid(), host=socket.gethostname(), since=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-              command=" ".join([Path(sys.argv[0]).name, *sys.argv[1:]])[:300])
-    os.ftruncate(fd, 0); os.pwrite(fd, json.dumps(me).encode(), 0)
-
-# %% ../nbs/00_env.ipynb #bc96f6cd
-@contextmanager
-def device_lock(store:str|Path, # the store the measurements go into
-                device, # the device measured on (`torch.device` or its name)
-                wait:bool=False, # wait for the holder to finish instead of refusing at once
-               ):
-    "Hold the lock for measuring on `device` into `store` for the block: `BadInput` naming the holder, or wait."
-    if fcntl is None: yield None; return
-    p = lock_path(Path(store), device)
-    fd, locked = _open_lock(p), False
-    os.set_inheritable(fd, True)  # torchrun holds it too: the lock goes only when the last of its ranks is gone
-    try:
-        _acquire(fd, store, device, wait); locked = True
-        _sign(fd)
-        yield p
-    finally:
-        if locked: os.ftruncate(fd, 0)  # no stale holder is named later
-        os.close(fd)
-
-def check_unlocked(store:str|Path, # the store a sweep would measure into
-                   device="auto", # the device it would measure on
-                  ):
-    "`BadInput` naming the holder when a sweep holds the lock of `device` on `store`: at once, no torch, nothing written."
-    if fcntl is None: return
-    name = device_name(device)
-    try: fd = open_own(lock_path(Path(store).expanduser(), name), os.O_RDONLY, "lock file")  # a FIFO: refused at once
-    except OSError: return  # no lock file, so no holder (the sweep says why if it cannot make one)
-    try:
-        try: fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # only a held lock refuses a shared one
-        except BlockingIOError: raise BadInput(_held(store, name, fd)) from None
-        fcntl.flock(fd, fcntl.LOCK_UN)
-    finally: os.close(fd)
-
-# %% ../nbs/00_env.ipynb #cb6235ea
-@lru_cache(None)
-def _linux_cpu_name() -> str|None:
-    "The model name `/proc/cpuinfo` gives."
-    keys = ("model name", "hardware", "cpu model")
-    with open("/proc/cpuinfo") as f:
-        return next((l.split(":", 1)[1].strip() for l in f if l.lower().startswith(keys)), None)
-
-def _mac_cpu_name() -> str|None:
-    "The brand string `sysctl` gives."
-    return subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True,
-                          timeout=5).stdout.strip() or None
-
-def cpu_name() -> str:
-    "The host CPU's model name."
-    read = _linux_cpu_name if sys.platform.startswith("linux") else _mac_cpu_name if sys.platform == "darwin" else None
-    try: name = read and read()
-    except Exception: name = None
-    return name or platform.processor() or platform.machine() or "unknown CPU"
-
-# %% ../nbs/00_env.ipynb #8cd3d60f
-@lru_cache(None)
-def nvidia_driver() -> str|None:
-    "The NVIDIA driver version, from `nvidia-smi` where it is installed."
-    try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=10)
-        return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else None
-    except Exception: return None
-
-# %% ../nbs/00_env.ipynb #e4621a05
-_ID_KEYS = ("device_name", "device_capability", "device_mem_gb", "driver", "cuda", "cudnn", "torch", "timm",
-            "python", "platform", "cpu", "cpu_count", "torch_threads")
-# the device's stable details: in the hash only where known, so an environment without them keeps the id it had;
-# not the GPU's UUID (two identical cards are one environment) nor the PCIe link (its generation drops when idle);
-# the libraries that build the language models and the 3D U-Net: an upgrade is a new environment, not resumed rows
-_DETAIL_ID_KEYS = ("sm_count", "max_sm_clock_mhz", "power_limit_w", "mps_gpu_cores", "transformers", "monai")
-
-def env_id(fp:dict) -> str:
-    "A short hash of the fingerprint fields that can change a measurement."
-    fields = {k: fp.get(k) for k in _ID_KEYS} | {k: fp[k] for k in _DETAIL_ID_KEYS if fp.get(k) is not None}
-    return hashlib.sha1(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()[:12]
-
-# %% ../nbs/00_env.ipynb #5fa886d9
-def _version(dist:str) -> str|None:
-    "The installed version of distribution `dist` (read from its metadata, not imported); None when absent."
-    try: return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError: return None
-
-def _software() -> dict:
-    "The versions of what runs the measurement, and the host's CPU and threads."
-    cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
-    return dict(cuda=torch.version.cuda, cudnn=cudnn, torch=torch.__version__, timm=_version("timm"),
-                python=platform.python_version(), platform=platform.platform(), cpu=cpu_name(),
-                cpu_count=os.cpu_count(), torch_threads=torch.get_num_threads(),
-                transformers=_version("transformers"), monai=_version("monai"))
-
-def _device_fingerprint(dev:torch.device) -> dict:
-    "The device's name, compute capability, memory and count, and the NVIDIA driver, for a CUDA device."
-    if dev.type != "cuda": return dict(device_name=cpu_name(), device_capability=None, device_mem_gb=None,
-                                       device_count=1, driver=None)
-    p = torch.cuda.get_device_properties(dev)
-    return dict(device_name=p.name, device_capability=f"{p.major}.{p.minor}",
-                device_mem_gb=round(p.total_memory / 2**30, 2), device_count=torch.cuda.device_count(),
-                driver=nvidia_driver())
-
-def fingerprint(device:str|torch.device="auto", # the device the runs use
-               ) -> dict:
-    "The hardware and software a measurement was taken on: plain values, safe to publish."
-    dev = pick_device(device)
-    fp = dict(device_type=dev.type, **_device_fingerprint(dev), **_software())
-    # a later module (torch, NVML): imported only when a fingerprint is taken
-    from ready_steady_go.telemetry import device_details
-    d = device_details(dev)
-    # the allow-list only
-    d["env_vars"] = json.dumps({k: v for k, v in (d.get("env_vars") or {}).items() if v is not None}, sort_keys=True)
-    fp.update(d)
-    fp["env_id"] = env_id(fp)
-    return fp
+def __getattr__(name:str):
+    "The device's names, where earlier code imports them from `env`: handed over from `device` on first use."
+    if name in _DEVICE_NAMES: return getattr(importlib.import_module("ready_steady_go.device"), name)
+    raise AttributeError(f"module 'ready_steady_go.env' has no attribute {name!r}")
 
 # %% ../nbs/00_env.ipynb #c1f1207e
 _IMPORT = re.compile(r"^\s*from (?:\.|ready_steady_go\.)(\w+) import", re.M)

@@ -13,14 +13,16 @@ from pathlib import Path
 import pandas as pd
 import pynvml, torch
 
-from .env import (BadInput, check_int, check_number, check_numbers, check_path, cpu_name, first_line, pick_device,
-                                 synchronize)
+from .env import BadInput, check_int, check_number, check_numbers, check_path, first_line, open_own
+from .device import cpu_name, pick_device, synchronize
 from .peaks import PEAK_PRECISIONS, peak_flops, peak_row, memory_bandwidth
 from .telemetry import NvmlReader, Sampler, summarise, nvml_handle, device_details, make_sampler
 from .workloads import get_workload
 from .benchmark import benchmark, check_precision, precision_flags
-from .store import DEFAULT_STORE, check_store, connect_store, read_store_table
+from .store import DEFAULT_STORE, add_table_rows, check_store, read_store_table
+from .rows import safe_csv
 from .launch import sigterm_as_interrupt
+from .session import DeviceSession
 
 # %% auto #0
 __all__ = ['VERDICTS', 'CHECK_COLUMNS', 'MATMUL_BAND', 'KNOWN_BAND', 'KNOWN_GOOD', 'MEMORY_BAND', 'PCIE_GBS', 'COPY_BAND',
@@ -538,25 +540,21 @@ def stamped(table:pd.DataFrame, # `judge`'s table
 def write_checks(table:pd.DataFrame, # `stamped` check lines
                  store:str|Path=DEFAULT_STORE, # the SQLite store (its `checks` table)
                 ) -> int:
-    "Add check lines to the store's `checks` table (made on first use); returns how many."
-    cols = ", ".join(f'"{c}"' for c in _STORED)
-    rows = table[list(_STORED)].astype(object).where(table[list(_STORED)].notna(), None).values.tolist()
-    con = connect_store(store)
-    try:
-        con.execute(f"CREATE TABLE IF NOT EXISTS {CHECKS_TABLE} ({cols})")
-        con.execute("BEGIN IMMEDIATE")
-        try:
-            con.executemany(f"INSERT INTO {CHECKS_TABLE} ({cols}) VALUES ({', '.join('?' * len(_STORED))})", rows)
-            con.execute("COMMIT")
-        except BaseException: con.execute("ROLLBACK"); raise
-    finally: con.close()
-    return len(table)
+    "Add check lines to the store's `checks` table (made on first use), all or none; returns how many."
+    return add_table_rows(table[list(_STORED)], CHECKS_TABLE, store)
 
 def read_checks(store:str|Path=DEFAULT_STORE, # the SQLite store
                ) -> pd.DataFrame:
     "Every check line stored, oldest first (empty where the store or its `checks` table does not exist)."
     df = read_store_table(store, CHECKS_TABLE)  # read-only: a store in a read-only folder reads too
     return pd.DataFrame(columns=list(_STORED)) if df is None else df
+
+def _append_csv(table:pd.DataFrame, f:Path):
+    "Add `table` to the CSV file `f` as the store writes CSV (formulas inert), its header only in a new file."
+    fd = open_own(f, os.O_WRONLY | os.O_APPEND | os.O_CREAT, "unsaved checks file")  # never through a link
+    with os.fdopen(fd, "a", newline="") as out:
+        text = safe_csv(table)
+        out.write(text if out.tell() == 0 else text.split("\n", 1)[1])
 
 def save_checks(table:pd.DataFrame, # `stamped` check lines
                 store:str|Path=DEFAULT_STORE, # the SQLite store
@@ -565,10 +563,10 @@ def save_checks(table:pd.DataFrame, # `stamped` check lines
     try: write_checks(table, store); return None
     except (sqlite3.Error, OSError, BadInput) as e: why = first_line(e)
     for f in (Path(str(store) + ".checks.unsaved.csv"), Path("rsg-checks.unsaved.csv")):
-        try: table.to_csv(f, mode="a", header=not f.exists(), index=False)
-        except OSError: continue
+        try: _append_csv(table, f)
+        except (OSError, BadInput): continue
         return f"store {str(store)!r} could not be written ({why}): the {len(table)} check lines are in {str(f)!r}"
-    print(table.to_csv(index=False))
+    print(safe_csv(table))
     return f"store {str(store)!r} could not be written ({why}): the check lines are printed above as CSV"
 
 # %% ../nbs/05a_health.ipynb #0c903a42
@@ -596,7 +594,7 @@ def run_check(device:str|torch.device="auto", # the device to check
     check_int(disk_bytes, "disk_bytes", min=_BLOCK)
     if store is not None: check_store(store)
     dev = pick_device(device)  # before any work
-    r = gather(dev, folder, seconds, disk_bytes, measure, say)
+    with DeviceSession(None, dev): r = gather(dev, folder, seconds, disk_bytes, measure, say)  # one measurement per device
     table = stamped(judge(r), r)
     return table, (save_checks(table, store) if store is not None else None)
 

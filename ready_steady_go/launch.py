@@ -6,20 +6,21 @@ Docs: https://xl0.github.io/ready-steady-go/launch.html.md"""
 
 # %% ../nbs/04a_launch.ipynb #08347819
 from __future__ import annotations
-import ctypes, json, os, re, signal, socket, subprocess, sys, threading, time, zlib
+import ctypes, json, os, signal, sys, threading, zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-import psutil
 import torch
 
 from .env import BadInput, check_int
 from .benchmark import CheckedPoint, check_point
+# who measures on a device is the device session's: the names ranks and runners use, from there
+from .session import LAUNCHER, WORKER, launcher
 from .schema import Result, check_endpoint, check_rdzv_id
 
 # %% auto #0
-__all__ = ['WORKER', 'LAUNCHER', 'LaunchResult', 'check_world', 'rendezvous_id', 'torchrun_command', 'die_with_parent',
-           'Terminated', 'sigterm_as_interrupt', 'launcher', 'others_measuring', 'check_alone', 'check_launch']
+__all__ = ['LaunchResult', 'check_world', 'rendezvous_id', 'torchrun_command', 'die_with_parent', 'Terminated',
+           'sigterm_as_interrupt', 'check_launch']
 
 # %% ../nbs/04a_launch.ipynb #c3821e3d
 @dataclass
@@ -95,7 +96,6 @@ def check_world(nproc_per_node:int,      # processes on this machine, one per de
     return world
 
 # %% ../nbs/04a_launch.ipynb #71eba46e
-WORKER = "from ready_steady_go.runner import _rank_main; _rank_main()"  # what every rank runs
 _OWN = ("run_id", "threads", "peak_measured", "progress", "node_rank", "cuda_index")  # each machine's own
 
 def rendezvous_id(settings:str, # the ranks' settings, JSON
@@ -155,94 +155,6 @@ def sigterm_as_interrupt():
     old = signal.signal(signal.SIGTERM, raise_)
     try: yield
     finally: signal.signal(signal.SIGTERM, old)
-
-# %% ../nbs/04a_launch.ipynb #6328d077
-def _same_device(a, b) -> bool:
-    "Whether devices `a` and `b` (`cpu`, `cuda`, `cuda:1`) may be the same one (`cuda` alone: every GPU)."
-    (ta, _, ia), (tb, _, ib) = str(a).partition(":"), str(b).partition(":")
-    return ta == tb and (not ia or not ib or ia == ib)
-
-def _ours() -> set[int]:
-    "This process, those above it and those under it: none of them is another measurement."
-    me = psutil.Process()
-    return {me.pid, *(q.pid for q in me.parents()), *(q.pid for q in me.children(recursive=True))}
-
-LAUNCHER = "RSGLAUNCHER"  # in a launch's environment: the process that launched it, "pid:start"
-
-def launcher() -> str: return f"{os.getpid()}:{psutil.Process().create_time():.3f}"
-
-def _adopted(q:psutil.Process) -> bool:
-    "Whether the torchrun above rank `q` (or `q` itself) was handed to init: what launched it is gone."
-    try:
-        while (up := q.parent()) is not None and any(WORKER in a for a in up.cmdline()): q = up
-        return up is None or up.pid == 1
-    except psutil.Error: return True
-
-def _orphan(q:psutil.Process) -> bool:
-    "Whether the process that launched rank or torchrun `q` is gone: a leftover, nobody waits for it."
-    try: pid, _, t = q.environ().get(LAUNCHER, "").partition(":")
-    except psutil.Error: pid = ""
-    if not pid: return _adopted(q)  # launched by an older version, or its environment unreadable
-    try: return abs(psutil.Process(int(pid)).create_time() - float(t)) >= 1
-    except (psutil.Error, ValueError): return True
-
-def _ranks(device) -> dict[int, str]:
-    "Leftover torchrun launches and ranks of this tool on `device`, known by their command line: pid -> what it is."
-    found = {}
-    for q in psutil.process_iter(["pid", "cmdline"]):
-        cmd = q.info["cmdline"] or []
-        if not any(WORKER in a for a in cmd): continue
-        try: dev = json.loads(cmd[-1]).get("device") or "cpu"
-        except (ValueError, AttributeError): continue
-        if _same_device(dev, device) and _orphan(q): found[q.info["pid"]] = "torchrun" if "torch.distributed.run" in cmd else "rank"
-    return found
-
-def _zombie(pid:int) -> bool:
-    "Whether `pid` is dead and not yet reaped (it measures nothing)."
-    try: return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    except psutil.Error: return False
-
-def _tool_process(e:dict) -> bool:
-    "Whether the process of journal entry `e` runs this tool: its command line names it, or is the one the entry noted."
-    try: cmd = psutil.Process(e["pid"]).cmdline()
-    except psutil.Error: return False
-    return " ".join(cmd)[:300] == e.get("cmd") or any(n in a for a in cmd for n in ("ready-steady-go", "ready_steady_go"))
-
-def _journalled(store, device) -> tuple[dict[int, str], list[str]]:
-    "Live processes of this tool whose point on `device` is open in the journal beside `store` (pid -> the point); and, in words, the open entries that name none here (another host's, another program's)."
-    from ready_steady_go.store import _alive, open_points
-    found, stray = {}, []
-    for e in open_points(store)[0]:  # lines that are no entry are skipped (said once, by `store.recover_killed`)
-        if not _same_device(e["row"].get("device"), device): continue
-        what = f"{e['row'].get('model')} bs {e['row'].get('bs')}"
-        if e.get("host") != socket.gethostname(): stray.append(f"pid {e['pid']} on host {e.get('host')} ({what})")
-        elif not _alive(e) or _zombie(e["pid"]): continue  # gone: the next run stores its point as killed
-        elif _tool_process(e): found[e["pid"]] = what
-        else: stray.append(f"pid {e['pid']} ({what}), now a process of another program")
-    return found, stray
-
-def others_measuring(device, # the device about to be measured
-                     store=None, # the store whose journal names the points being measured (None: ranks only)
-                    ) -> dict[int, str]:
-    "Other processes of this tool measuring on `device` now (leftover ranks, a run into `store`): pid -> what it is."
-    found = {**(_journalled(store, device)[0] if store is not None else {}), **_ranks(device)}
-    ours = _ours()
-    return {pid: what for pid, what in sorted(found.items()) if pid not in ours}
-
-def check_alone(device, # the device about to be measured
-                store=None, # the store its results go into
-                wait:float=10, # seconds to wait for them to go (ranks of an ended launch die with it)
-               ):
-    "`BadInput` naming the other processes of this tool that measure on `device`: a point beside them is not normal."
-    end = time.monotonic() + wait
-    while (others := others_measuring(device, store)) and time.monotonic() < end: time.sleep(0.5)
-    if store is not None and (stray := _journalled(store, device)[1]):
-        print(f"ready-steady-go: the journal beside {str(store)!r} names {'; '.join(stray)}: no run of this tool on "
-              "this machine, so not in the way", file=sys.stderr)
-    if not others: return
-    who = ", ".join(f"pid {pid} ({what})" for pid, what in others.items())
-    raise BadInput(f"{len(others)} other process(es) of ready-steady-go measure on {device}: {who}; a point measured "
-                   f"beside them would be wrong: wait for them, or end them (kill {' '.join(map(str, others))})")
 
 # %% ../nbs/04a_launch.ipynb #4a55c486
 _NOT_PER_RANK = dict(op="micro-ops", data="the input pipeline")

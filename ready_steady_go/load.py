@@ -19,8 +19,8 @@ from wandb.util import get_core_path
 
 from .env import BadInput, first_line, gc_paused, path_trouble
 from .schema import COLUMNS, SCHEMA_VERSION, kind_of, precision_2022
-from .store import (DEFAULT_STORE, check_store, read_runs, read_table, runs_frame, write_rows, invalid_rows, unquote_formulas,
-                                   checked_rows, _SQLITE_HEADER)
+from .store import DEFAULT_STORE, SQLITE_HEADER, check_store, read_runs, runs_frame, write_rows
+from .rows import checked_rows, invalid_rows, read_table, unquote_formulas
 from .tracking import TrackingError, has_api_key, wandb_api
 
 # %% auto #0
@@ -186,7 +186,10 @@ def parse_keymap(maps=(), # `--map COLUMN=KEY` texts
     given = {_column(k.strip(), "--set", f"{k}={v}"): (v, f"{k}={v}") for k, v in fset.items()}
     given |= _once((((c := _pair(s, "--set"))[0], (c[1], str(s))) for s in sets or ()), "--set")
     _check_roles(keys, given)
-    return KeyMap(keys, {c: _checked_set(c, v, t) for c, (v, t) in given.items()})
+    sets = {c: _checked_set(c, v, t) for c, (v, t) in given.items()}
+    if (why := invalid_rows(pd.DataFrame([sets], dtype=object))):  # the values together: a unit and its family
+        raise BadInput(f"--set {', '.join(t for _, t in given.values())}: {why[0]}")
+    return KeyMap(keys, sets)
 
 def _once(pairs, flag:str) -> dict:
     "The flag's `(column, value)` pairs as a dict; `BadInput` for a column given twice (the last would win silently)."
@@ -834,7 +837,7 @@ def _kind(src:str) -> str:
         try:
             with open(p, "rb") as f: head = f.read(16)
         except OSError as e: raise BadInput(f"source {src!r} cannot be read ({e.strerror})") from None
-        if head == _SQLITE_HEADER: check_store(p); return "store"
+        if head == SQLITE_HEADER: check_store(p); return "store"
         if p.suffix in (".wandb", ".jsonl"): return dict(wandb="offline", jsonl="jsonl")[p.suffix[1:]]
         return "lambda" if is_lambda_table(p) else "csv"
     if re.fullmatch(r"[\w.-]+/[\w.-]+", src) and not re.search(r"\.(csv|db|sqlite3?|wandb)$", src, re.I): return "wandb"

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import numpy as np, pandas as pd
 
-from .env import BadInput, cache_mb, check_number, gc_paused, read_own, visible
+from .env import (REPORT_MARKER, BadInput, cache_mb, check_number, check_report_folder, gc_paused, read_own,
+                                 report_unwritable, visible)
 from .served import (TPOT_MS, capacity_table, generation_table, latency_table, pp_tg_table,
                                     serving_curve)
 from .schema import COLUMNS, PEAK_BELOW, REPORT_COLUMNS
@@ -30,11 +31,11 @@ from .plots import (plot_average, plot_batch, plot_cost, plot_efficiency, plot_r
     plot_scaling, plot_speedup, svg, unit_name)
 
 # %% auto #0
-__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME', 'FEED_COLS', 'REPORT_MARKER', 'PROGRESS_RUNS', 'PROGRESS_S',
-           'summary_table', 'average_table', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table',
-           'pick_device', 'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache',
-           'report_svgs', 'check_report_folder', 'Report', 'build_report', 'check_max_models', 'write_report',
-           'say_stage', 'timed_read', 'energy_headers', 'model_index', 'checks_page']
+__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME', 'FEED_COLS', 'PROGRESS_RUNS', 'PROGRESS_S', 'summary_table',
+           'average_table', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table', 'pick_device',
+           'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache', 'report_svgs', 'Report',
+           'build_report', 'check_max_models', 'write_report', 'say_stage', 'timed_read', 'energy_headers',
+           'model_index', 'checks_page']
 
 # %% ../nbs/08_report.ipynb #37ce9eb4
 SUMMARY_COLS = ("device", "workload", "model", "precision", "mode", "bs", "unit", "throughput", "relative")
@@ -408,42 +409,6 @@ def _table(df:pd.DataFrame, floatfmt:str|dict=num_text, right=()) -> str:
                    for row in df.itertuples(index=False, name=None))
     return f'<div class="scroll"><table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{rows}</tbody></table></div>'
 
-# %% ../nbs/08_report.ipynb #6c53e75c
-REPORT_MARKER = ".ready-steady-go-report"  # in every report folder: the files this report wrote, one per line
-
-def _ours(out:Path) -> bool:
-    "Whether every file under `out` is one a report wrote there (as its marker lists them)."
-    try: listed = set(read_own(out / REPORT_MARKER, what="report marker").decode().splitlines()) | {REPORT_MARKER}
-    except (OSError, UnicodeDecodeError): return False  # a FIFO or a link there: `BadInput`, never waited on
-    folders = {q.as_posix() for n in listed for q in Path(n).parents if q != Path(".")}  # a user's own folder in it: not ours
-    return all(p.relative_to(out).as_posix() in (folders if p.is_dir() and not p.is_symlink() else listed)
-               for p in out.rglob("*"))
-
-def _unwritable(out, e:OSError) -> BadInput:
-    "The one line for a report folder the file system refuses."
-    return BadInput(f"cannot write the report into {str(out)!r}: {e.strerror or type(e).__name__}"
-                    + (f" ({e.filename})" if e.filename and str(e.filename) != str(out) else ""))
-
-def check_report_folder(out:str|Path, # the folder the report goes into
-                       ) -> Path:
-    "`out` as a Path if a report may be written there (new, empty, or an earlier report); else `BadInput` in one line."
-    if out is None or not str(out).strip(): raise BadInput("the report folder is empty: give one, e.g. --out rsg-report")
-    try: return _check_folder(out)
-    except OSError as e: raise _unwritable(out, e) from None
-
-def _check_folder(out) -> Path:
-    "`check_report_folder` for a path the file system may still refuse (`OSError`)."
-    p, why = Path(out).expanduser(), None
-    for a in (p, *p.parents):  # the folder itself or one above it is a file: nothing can go there
-        if a.exists() and not a.is_dir(): raise BadInput(f"--out {str(out)!r}: {str(a)!r} is a file, not a folder")
-    full, special = p.resolve(), {Path("/"): "the root folder", Path.home().resolve(): "your home folder"}
-    if full in special or full in Path.cwd().resolve().parents: why = special.get(full, "a folder above this one")
-    elif full == Path.cwd().resolve(): why = "the working folder itself"
-    elif p.is_dir() and any(p.iterdir()) and not _ours(p): why = "a folder with files no report of ours wrote"
-    if why: raise BadInput(f"--out {str(out)!r} is {why}: accepted is a new or empty folder, or one holding an "
-                           "earlier report (e.g. --out rsg-report)")
-    return p
-
 # %% ../nbs/08_report.ipynb #4390a8e7
 def _swap(tmp:Path, out:Path):
     "Put the finished folder `tmp` where `out` is: the earlier report moved aside first, removed once `tmp` is in."
@@ -472,7 +437,7 @@ class Report:
             mask = os.umask(0); os.umask(mask)
             tmp.chmod(0o777 & ~mask)  # mkdtemp's 0700 would hide the report from others
             _swap(tmp, out)
-        except OSError as e: raise _unwritable(out, e) from None
+        except OSError as e: raise report_unwritable(out, e) from None
         finally:
             if tmp is not None: shutil.rmtree(tmp, ignore_errors=True)
         return out / "report.html"

@@ -14,11 +14,11 @@ from typing import Annotated
 
 # %% auto #0
 __all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'SERVING_MODES', 'OPTIMIZERS', 'COMPILE_MODES', 'STATUSES',
-           'NO_MODE', 'NO_PRECISION', 'UNCONVERGED_HINT', 'FIXED_STOP_HINT', 'PEAK_BELOW', 'HOST_BOUND', 'IDENTITY',
-           'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'REPORT_COLUMNS', 'POINT_FIELDS', 'RUN_FIELDS', 'STOP_FIELDS',
-           'DEFAULT_STORE', 'WANDB_MODES', 'PRESETS', 'CONCURRENCY', 'ENGINE_DEFAULTS', 'SWEEP_POINT', 'BadInput',
-           'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text', 'example_row', 'Point',
-           'params_of', 'settings_of', 'check_rdzv_id', 'check_endpoint', 'torchrun_options', 'sweep_params',
+           'FAMILY_UNITS', 'NO_MODE', 'NO_PRECISION', 'UNCONVERGED_HINT', 'FIXED_STOP_HINT', 'PEAK_BELOW', 'HOST_BOUND',
+           'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'REPORT_COLUMNS', 'POINT_FIELDS', 'RUN_FIELDS',
+           'STOP_FIELDS', 'DEFAULT_STORE', 'WANDB_MODES', 'PRESETS', 'CONCURRENCY', 'ENGINE_DEFAULTS', 'SWEEP_POINT',
+           'BadInput', 'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text', 'example_row',
+           'Point', 'params_of', 'settings_of', 'check_rdzv_id', 'check_endpoint', 'torchrun_options', 'sweep_params',
            'sweep_signature']
 
 # %% ../nbs/00a_schema.ipynb #1b2fa793
@@ -34,6 +34,8 @@ SERVING_MODES = ("latency", "generate")  # as served: synchronised requests, eac
 OPTIMIZERS = ("sgd", "adamw")
 COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")  # `torch.compile`'s
 STATUSES = ("ok", "oom", "error", "killed")  # killed: the process died while measuring (host out of memory?)
+
+FAMILY_UNITS = dict(image="images", lm="tokens", unet3d="voxels", op="iterations", data="images")  # what each counts
 
 def kind_of(workload:str, # a stored `workload` value
            ) -> str:

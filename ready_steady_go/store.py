@@ -6,38 +6,35 @@ Docs: https://xl0.github.io/ready-steady-go/store.html.md"""
 
 # %% ../nbs/03_store.ipynb #7b58a1f6
 from __future__ import annotations
-import contextlib, csv as _csv, fnmatch, hashlib, hmac, json, math, os, pickle, re, secrets, shutil, socket, sqlite3, stat
+import hashlib, importlib, json, math, os, pickle, secrets, shutil, sqlite3
 import sys, tempfile
-import threading, time, warnings
+import threading, time
 import multiprocessing as mp
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import psutil
 
-from .env import BadInput, cache_mb, gc_paused, open_own, path_trouble, read_own, special_file
-from .schema import DEFAULT_STORE, COLUMNS, REPORT_COLUMNS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of, stepwise
+from .env import BadInput, cache_mb, gc_paused, path_trouble
+from .cache import prune_files, read_sealed, write_sealed
+from .schema import DEFAULT_STORE, COLUMNS, REPORT_COLUMNS, kind_of, stepwise
 
 # %% auto #0
-__all__ = ['BUSY_TIMEOUT_S', 'CACHE_INDEX', 'STALE_S', 'UNSAVED_SUFFIX', 'PEAK_COLUMNS', 'HISTORY_COLUMNS', 'POINT_KEY',
-           'JOURNAL_SUFFIX', 'KILLED', 'MAX_JOURNAL', 'MAX_THROUGHPUT', 'MAX_LINE_BYTES', 'runs_frame', 'check_store',
-           'write_rows', 'StoreError', 'cache_key', 'write_sealed', 'read_sealed', 'prune_files', 'read_runs',
+__all__ = ['SQLITE_HEADER', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'KILLED', 'PEAK_COLUMNS', 'HISTORY_COLUMNS', 'POINT_KEY',
+           'runs_frame', 'check_store', 'write_rows', 'StoreError', 'read_runs', 'read_families', 'json_value',
            'save_runs', 'write_peak', 'read_peaks', 'save_peak', 'write_history', 'read_history', 'point_key',
-           'combination_of', 'stored_points', 'journal_entries', 'open_points', 'point_started', 'point_finished',
-           'recover_killed', 'spreadsheet_safe', 'unquote_formulas', 'safe_csv', 'export_csv', 'checked_rows',
-           'invalid_rows', 'check_lines', 'read_table', 'read_csv', 'connect_store', 'read_store_table']
+           'combination_of', 'stored_points', 'connect_store', 'add_table_rows', 'read_store_table']
 
 # %% ../nbs/03_store.ipynb #4c1159a5
 _DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
-_BOOL_STR = {"true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}
+BOOL_TEXT = {"true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}
 
 def _as_bool(s:pd.Series) -> pd.Series:
     "0/1, True/False or 'true'/'false' as a (nullable) boolean column."
     if s.dtype == bool: return s
     if s.dtype == object or pd.api.types.is_string_dtype(s):  # each distinct text read once, however many rows
         codes, texts = pd.factorize(s.astype("str"))
-        s = pd.Series(np.append(pd.Series(texts, dtype=object).str.strip().str.lower().map(_BOOL_STR).to_numpy(object),
+        s = pd.Series(np.append(pd.Series(texts, dtype=object).str.strip().str.lower().map(BOOL_TEXT).to_numpy(object),
                                 None)[codes], index=s.index, dtype=object)  # code -1 (missing): None
     s = s.astype("boolean")
     return s.astype(bool) if not s.isna().any() else s
@@ -71,7 +68,7 @@ def runs_frame(data:pd.DataFrame|list[dict]|None=None, # runs as a DataFrame or 
     return out.reset_index(drop=True)
 
 # %% ../nbs/03_store.ipynb #4a4b594c
-_SQLITE_HEADER = b"SQLite format 3\x00"
+SQLITE_HEADER = b"SQLite format 3\x00"
 _ACCEPTED = "a new or existing ready-steady-go SQLite file (e.g. rsg-results.db)"
 BUSY_TIMEOUT_S = 120
 
@@ -151,7 +148,7 @@ def check_store(path:str|Path=DEFAULT_STORE, # the SQLite file; created on the f
             with open(p, "rb") as f: head = f.read(16)
         except OSError as e: raise BadInput(f"store {str(path)!r} cannot be read ({e.strerror}): accepted is "
                                             f"{_ACCEPTED}") from None
-        if head and head != _SQLITE_HEADER:
+        if head and head != SQLITE_HEADER:
             raise BadInput(f"store {str(path)!r} is not a SQLite database, so it is left alone: accepted is "
                            f"{_ACCEPTED}")
         if head:
@@ -236,7 +233,7 @@ def _sql_value(v, t:type|None):
     if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)): return None
     if t is None or isinstance(v, t) and not (t is int and isinstance(v, bool)): return _cell(v)
     try:
-        if t is bool: return _BOOL_STR.get(v.strip().lower()) if isinstance(v, str) else bool(v)
+        if t is bool: return BOOL_TEXT.get(v.strip().lower()) if isinstance(v, str) else bool(v)
         if t is int: return int(round(float(v)))
         return t(v)
     except (TypeError, ValueError): return None
@@ -385,115 +382,6 @@ def _keep_snapshot(f:Path, last:int, changes:int, df:pd.DataFrame):
         except OSError: pass  # no process to spare
     _save_snapshot(f, last, changes, df)
 
-# %% ../nbs/03_store.ipynb #6dd15e3b
-CACHE_INDEX = "ready-steady-go.index"  # in a cache folder: the names of the files this tool wrote there, one a line
-_CACHED = re.compile(r"[0-9a-f]{40}\.(?:pkl|svg)")  # the names it gives them
-_WRITING = re.compile(r"\.[0-9a-f]{40}\.(?:pkl|svg)\.\d+\.tmp")  # and to one being written
-_MAC = 64  # hex digits of an HMAC-SHA256: the first bytes of every cache file
-
-def cache_key() -> bytes|None:
-    "This user's key for cache files (made once, readable by this user alone); None where it cannot be kept."
-    p = Path.home() / ".cache" / "ready-steady-go" / "cache.key"
-    try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileExistsError):
-            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-            try: os.write(fd, secrets.token_bytes(32))
-            finally: os.close(fd)
-        fd = open_own(p, os.O_RDONLY, "cache key")
-        with os.fdopen(fd, "rb") as f:
-            st, key = os.fstat(f.fileno()), f.read(33)
-    except (OSError, BadInput): return None
-    return key if len(key) == 32 and st.st_uid == os.geteuid() and not st.st_mode & 0o077 else None
-
-class _Hashing:
-    "A file that feeds what is written to it into an HMAC too."
-    def __init__(self, f, mac): self.f, self.mac = f, mac
-    def write(self, b): self.mac.update(b); return self.f.write(b)
-
-def write_sealed(f:Path, # the cache file, named as `_CACHED` names them
-                 dump, # `dump(file)` writes its content
-                ) -> bool:
-    "Write cache file `f` behind an HMAC of its content under this user's key (a temporary file renamed into place) and list it in its folder's index; whether it was written. Never an error."
-    key, tmp = cache_key(), f.with_name(f".{f.name}.{os.getpid()}.tmp")
-    if key is None: return False
-    try:
-        f.parent.mkdir(parents=True, exist_ok=True)
-        with os.fdopen(open_own(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, "cache file"), "wb") as fh:
-            fh.write(b"0" * _MAC); out = _Hashing(fh, hmac.new(key, digestmod="sha256"))
-            dump(out); fh.seek(0); fh.write(out.mac.hexdigest().encode())
-        os.replace(tmp, f)
-        _listed(f.parent, f.name)
-        return True
-    except Exception:  # a full disk, a file in the way, a value that cannot be pickled: no cache file, the work goes on
-        with contextlib.suppress(OSError): tmp.unlink(missing_ok=True)
-        return False
-
-def read_sealed(f:Path, # a cache file `write_sealed` wrote
-               ):
-    "Cache file `f` opened at its content, if it is a regular file this user wrote and its HMAC holds; else None."
-    key = cache_key()
-    try: fh = os.fdopen(open_own(f, os.O_RDONLY, "cache file"), "rb")
-    except (OSError, BadInput): return None
-    st = os.fstat(fh.fileno())  # only its owner can change it in place: what is checked is what is read
-    ok = key is not None and st.st_uid == os.geteuid() and not st.st_mode & 0o022
-    if ok:
-        mac, h = fh.read(_MAC), hmac.new(key, digestmod="sha256")
-        while piece := fh.read(2**20): h.update(piece)
-        ok = hmac.compare_digest(mac, h.hexdigest().encode())
-    if not ok: fh.close(); return None
-    fh.seek(_MAC)
-    return fh
-
-def _listed(folder:Path, name:str):
-    "Add `name` to the index of the files this tool wrote in cache `folder`."
-    fd = open_own(folder / CACHE_INDEX, os.O_WRONLY | os.O_APPEND | os.O_CREAT, "cache index")
-    try: os.write(fd, f"{name}\n".encode())
-    finally: os.close(fd)
-
-def _index(folder:Path) -> list[str]:
-    "The names the index of cache `folder` lists (each once, only names this tool gives); none if it has no index."
-    try: text = read_own(folder / CACHE_INDEX, 2**24, "cache index").decode("ascii", "replace")
-    except (OSError, BadInput): return []
-    return list(dict.fromkeys(n for n in text.splitlines() if _CACHED.fullmatch(n)))
-
-def prune_files(folder:Path, # a cache folder
-                pattern:str, # the files it keeps (`*.svg`)
-                max_mb:float, # its bound
-               ):
-    "Remove the least recently used files this tool wrote in `folder` (its index lists them) until it is within `max_mb`, and any half-written one a killed writer of it left; never an error. Other files are never touched."
-    names, fs = _index(folder), []
-    for n in names:
-        with contextlib.suppress(OSError):
-            if fnmatch.fnmatch(n, pattern) and stat.S_ISREG((st := os.lstat(folder / n)).st_mode):
-                fs.append((st.st_mtime, st.st_size, n))
-    _left_behind(folder)
-    total, gone = sum(s for _, s, _ in fs), set()
-    for _, s, n in sorted(fs):
-        if total <= max_mb * 2**20: break
-        with contextlib.suppress(OSError): os.unlink(folder / n); total -= s; gone.add(n)
-    if gone: _reindex(folder, [n for n in names if n not in gone and (folder / n).is_file()])
-
-def _reindex(folder:Path, names:list[str]):
-    "Write the index of cache `folder` anew (a temporary file renamed into place); never an error."
-    tmp = folder / f".{CACHE_INDEX}.{os.getpid()}.tmp"
-    try:
-        with os.fdopen(open_own(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, "cache index"), "w") as f:
-            f.write("".join(f"{n}\n" for n in names))
-        os.replace(tmp, folder / CACHE_INDEX)
-    except (OSError, BadInput):
-        with contextlib.suppress(OSError): tmp.unlink(missing_ok=True)
-
-STALE_S = 3600  # a temporary file this old was left by a writer that was killed: nothing finishes it any more
-
-def _left_behind(folder:Path):
-    "Remove the temporary files of this tool's writers (`.NAME.PID.tmp`) in `folder` that none finished within `STALE_S`."
-    with contextlib.suppress(OSError):
-        for f in os.scandir(folder):
-            with contextlib.suppress(OSError):
-                if _WRITING.fullmatch(f.name) and f.is_file(follow_symlinks=False) and \
-                   time.time() - f.stat(follow_symlinks=False).st_mtime > STALE_S: os.unlink(f.path)
-
 # %% ../nbs/03_store.ipynb #bb3bab75
 def read_runs(store:str|Path=DEFAULT_STORE, # the SQLite file
               columns=None, # the schema columns to read (a store's extra columns come too); None: every one
@@ -511,9 +399,9 @@ def _read_runs(store, where, columns=None):
     read = lambda con: _select(con, where, keep, p)
     df = runs_frame(pd.DataFrame() if not p.exists() or not p.stat().st_size else _read_only(p, read))
     if keep is not None: df = df[[c for c in df.columns if c in keep or c not in COLUMNS]]
-    return _families(df) if "workload" in df else df
+    return read_families(df) if "workload" in df else df
 
-def _families(df:pd.DataFrame) -> pd.DataFrame:
+def read_families(df:pd.DataFrame) -> pd.DataFrame:
     "Records written before workload families say `timm`: read, they say what it means (`kind_of`: `image`)."
     df["workload"] = df["workload"].replace({"timm": kind_of("timm")})
     return df
@@ -648,7 +536,10 @@ def _between(con:sqlite3.Connection, names:list[str], cols:dict, old:pd.DataFram
 # %% ../nbs/03_store.ipynb #1f0dc2d7
 UNSAVED_SUFFIX = ".unsaved.jsonl"
 
-def _json_value(v):
+KILLED = "the process was killed (host out of memory?)"  # the error of a point whose process the kernel killed
+
+def json_value(v): # a value of a run record
+    "`v` as JSON holds it: a NumPy scalar as Python's, a missing or infinite number as None."
     if isinstance(v, np.generic): v = v.item()
     return None if v is None or v is pd.NA or (isinstance(v, float) and not math.isfinite(v)) else v
 
@@ -660,7 +551,7 @@ def save_runs(rows:dict|list[dict], # one run record or a list of them
     try: write_rows(rows, store); return None
     except (sqlite3.Error, OSError, OverflowError, ValueError, TypeError) as e:  # never lost for a value
         why = getattr(e, "why", None) or (str(e).splitlines() or [type(e).__name__])[0]
-    text = "".join(json.dumps({k: _json_value(v) for k, v in r.items()}, default=str) + "\n" for r in rows)
+    text = "".join(json.dumps({k: json_value(v) for k, v in r.items()}, default=str) + "\n" for r in rows)
     p, n = Path(store).expanduser(), len(rows)
     beside, here = _sidecar(p, UNSAVED_SUFFIX), Path(p.name + UNSAVED_SUFFIX)
     for f in dict.fromkeys([beside, here, Path("rsg-results" + UNSAVED_SUFFIX)]):
@@ -800,348 +691,38 @@ def stored_points(store:Path, # the SQLite file
         except (TypeError, ValueError): pass  # a row without complete settings (an import) is not a point of ours
     return out
 
-# %% ../nbs/03_store.ipynb #28959a56
-JOURNAL_SUFFIX = ".started.jsonl"
-KILLED = "the process was killed (host out of memory?)"
+# %% ../nbs/03_store.ipynb #0182f601
+_ROWS_NAMES = {"spreadsheet_safe", "unquote_formulas", "safe_csv", "export_csv", "MAX_THROUGHPUT", "checked_rows",
+               "invalid_rows", "MAX_LINE_BYTES", "check_lines", "read_table", "read_csv"}
 
-def _journal(store) -> Path: return _sidecar(Path(store).expanduser(), JOURNAL_SUFFIX)
-
-def _me() -> dict:
-    "This process, as the journal names it: pid, host, start time (a pid is reused; a pid and its start are not), command."
-    me = psutil.Process()
-    return dict(pid=me.pid, host=socket.gethostname(), started=me.create_time(), cmd=" ".join(me.cmdline())[:300])
-
-MAX_JOURNAL = 16 * 2**20  # bytes: a journal holds the points being measured now, a few hundred bytes each
-
-def _entry(line:str) -> dict|None:
-    "A journal line as its entry (a point started, or one done), or None for a line that is neither (a write cut short)."
-    try: e = json.loads(line)
-    except ValueError: return None
-    if not isinstance(e, dict): return None
-    if isinstance(e.get("done"), str): return e
-    row = e.get("row")
-    return e if isinstance(row, dict) and isinstance(row.get("run_id"), str) and isinstance(e.get("pid"), int) else None
-
-def journal_entries(text:str, # a journal's text
-                   ) -> tuple[list[dict], int]:
-    "The points a journal holds open (started, not done), and how many of its lines are no entry (skipped)."
-    es = [_entry(l) for l in text.splitlines() if l.strip()]
-    done = {e["done"] for e in es if e is not None and "done" in e}
-    return [e for e in es if e is not None and "row" in e and e["row"]["run_id"] not in done], sum(e is None for e in es)
-
-def open_points(store:str|Path=DEFAULT_STORE, # the SQLite file
-               ) -> tuple[list[dict], int]:
-    "`journal_entries` of the journal beside `store` (none if there is none); `BadInput` if it is not a regular file."
-    try: data = read_own(_journal(store), MAX_JOURNAL, "journal")
-    except OSError: return [], 0
-    return journal_entries(data.decode("utf-8", "replace"))
-
-def _alive(e:dict) -> bool:
-    "Whether the process of journal entry `e` still runs (on another host: assumed so, it cannot be asked)."
-    if e.get("host") != socket.gethostname(): return True
-    try: return abs(psutil.Process(e["pid"]).create_time() - e["started"]) < 1
-    except (psutil.Error, KeyError, TypeError): return False
-
-def _append(store, entry:dict):
-    "One line at the end of the journal beside `store`, written through (a kill right after loses nothing)."
-    fd = open_own(_journal(store), os.O_WRONLY | os.O_APPEND | os.O_CREAT, "journal")  # never through a link
-    try: os.write(fd, (json.dumps(entry, default=str) + "\n").encode()); os.fsync(fd)
-    finally: os.close(fd)
-
-def point_started(row:dict, # the point's record without measurements (its settings; `run_id` names the entry)
-                  store:str|Path=DEFAULT_STORE, # the SQLite file the point's row goes into
-                 ) -> str|None:
-    "Note in the journal beside `store` that this process measures the point of `row`; returns the entry's id."
-    try: _append(store, {**_me(), "row": {k: _json_value(v) for k, v in row.items()}})
-    except (OSError, BadInput): return None  # no journal: the point is measured all the same
-    return row["run_id"]
-
-def point_finished(entry:str|None, # what `point_started` returned
-                   store:str|Path=DEFAULT_STORE, # the same store
-                  ):
-    "Close the journal entry of a point whose row is stored (or kept in the fallback file)."
-    if entry is None: return
-    try: _append(store, {"done": entry}); _settle(store, recover=False)  # no entry left open: no journal left behind
-    except (OSError, BadInput): return  # the row is stored: a journal that became something else is left as it is
-
-# %% ../nbs/03_store.ipynb #0e8c5f50
-def _open_journal(store) -> int|None:
-    "The journal beside `store`, opened and locked for this process alone; None when there is none."
-    try: fd = open_own(_journal(store), os.O_RDWR, "journal")  # a FIFO or a link: refused, never waited on or followed
-    except OSError: return None
-    try: import fcntl; fcntl.flock(fd, fcntl.LOCK_EX)
-    except ImportError: pass
-    return fd
-
-def recover_killed(store:str|Path=DEFAULT_STORE, # the SQLite file
-                  ) -> list[dict]:
-    "Store as `killed` every point of the journal whose process is gone without finishing it; returns their rows."
-    return _settle(store, recover=True)
-
-def _settle(store, recover:bool) -> list[dict]:
-    "Keep only the open entries of the journal (those of live processes, with `recover`), and store the dead as killed."
-    fd = _open_journal(store)
-    if fd is None: return []
-    try:
-        open_, bad = journal_entries(os.pread(fd, MAX_JOURNAL, 0).decode("utf-8", "replace"))
-        if bad and recover: print(f"ready-steady-go: journal {str(_journal(store))!r}: skipped {bad} line(s) that "
-                                  "are no entry (a write cut short?)", file=sys.stderr)
-        dead = [e for e in open_ if recover and not _alive(e)]
-        rows = [{**e["row"], "status": "killed", "error": KILLED} for e in dead]
-        kept = save_runs(rows, store) if rows else None
-        if kept: print(f"ready-steady-go: {kept}", file=sys.stderr)
-        live = "".join(json.dumps(e) + "\n" for e in open_ if e not in dead)
-        os.ftruncate(fd, 0); os.pwrite(fd, live.encode(), 0)
-        if not live: _journal(store).unlink(missing_ok=True)
-        return rows
-    except (OSError, ValueError): return []  # a journal that cannot be read or rewritten: nothing recovered
-    finally: os.close(fd)
-
-# %% ../nbs/03_store.ipynb #a71aadd4
-# a formula's first character, behind any quotes already there; a lone `-` (not applicable) is text, not a formula
-_FORMULA = re.compile(r"'*(?:[=+@\t\r\n]|-(?!$))")
-_FORMULA_STARTS = "'=+@\t\r\n-"  # the first characters `_FORMULA` can match
-
-def _distinct(s:pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    "`(codes, values)` of a column's distinct values (-1: missing); every cell its own where one is unhashable (a dict)."
-    try: codes, u = pd.factorize(s)
-    except TypeError: return np.arange(len(s)), s.to_numpy(dtype=object)
-    return codes, np.asarray(u, dtype=object)
-
-def _mapped(s:pd.Series, f, starts:str) -> np.ndarray|None:
-    "Column `s` with `f` applied to its cells that begin with one of `starts`, once per distinct value; None if unchanged."
-    col = s.to_numpy(dtype=object)
-    may = np.flatnonzero(np.isin(col.astype("U1"), list(starts)))  # a C loop over the first characters
-    if not len(may): return None
-    codes, u = _distinct(pd.Series(col[may], dtype=object))
-    new = np.empty(len(u), dtype=object)
-    for i, x in enumerate(u): new[i] = f(x)
-    if all(a is b for a, b in zip(u, new)): return None  # `f` made nothing new
-    col = col.copy()
-    col[may] = new[codes]
-    return col
-
-def _map_text(df:pd.DataFrame, f, starts:str) -> pd.DataFrame:
-    "`df` with `f` applied to every text cell that begins with one of `starts` (`f` keeps the others as they are)."
-    text = [k for k, t in df.dtypes.items() if t == object or pd.api.types.is_string_dtype(t)]
-    out = None
-    for k in text if len(df) else []:
-        col = _mapped(df[k], f, starts)
-        if col is None: continue
-        out = df.copy() if out is None else out
-        out[k] = pd.Series(col, index=df.index, dtype=df[k].dtype)
-    return df if out is None else out
-
-def _quote(v): return "'" + v if isinstance(v, str) and _FORMULA.match(v) else v
-def _unquote(v): return v[1:] if isinstance(v, str) and v[:1] == "'" and _FORMULA.match(v) else v
-
-def spreadsheet_safe(df:pd.DataFrame, # a table about to be written as CSV
-                    ) -> pd.DataFrame:
-    "`df` with every text cell a spreadsheet would run as a formula quoted with a leading `'` (OWASP)."
-    return _map_text(df, _quote, _FORMULA_STARTS)
-
-def unquote_formulas(df:pd.DataFrame, # a table read from a CSV, text as it came
-                    ) -> pd.DataFrame:
-    "`df` with the `'` that `spreadsheet_safe` put before a formula taken off again."
-    return _map_text(df, _unquote, "'")
-
-# %% ../nbs/03_store.ipynb #c1f35829
-def _holds_cr(df:pd.DataFrame) -> bool:
-    "Whether a column name or a text cell of `df` holds a carriage return (each distinct value looked at once)."
-    text = [k for k, t in df.dtypes.items() if t == object or pd.api.types.is_string_dtype(t)]
-    return any("\r" in str(k) for k in df.columns) or any(
-        isinstance(v, str) and "\r" in v for k in text for v in pd.unique(df[k].to_numpy(dtype=object)))
-
-def safe_csv(df:pd.DataFrame, # a table about to be written as CSV
-             f=None, # a file (or its path) to write into; None: return the text
-            ) -> str|None:
-    "`df` as CSV a spreadsheet reads as it is: formulas quoted with `'`, and every cell holding a line break quoted."
-    # the csv module quotes a cell holding a character of the line ending: with `\n` alone, a bare `\r` is left
-    # unquoted, and a spreadsheet starts a new row there (and reads what follows as a formula)
-    return spreadsheet_safe(df).to_csv(f, index=False, lineterminator="\r\n" if _holds_cr(df) else "\n")
-
-# %% ../nbs/03_store.ipynb #f49a2fd0
-def export_csv(store:str|Path, # the SQLite file to export
-               path:str|Path, # the CSV file to write
-               force:bool=False, # replace `path` even if it is a SQLite database (never the store itself)
-               **where, # the same filters as `read_runs`
-              ) -> int:
-    "Write the store's runs to a CSV file through a temporary file renamed into place; returns how many rows it has."
-    src, out = check_store(store), Path(path).expanduser()
-    if out.exists() and out.resolve() == src.resolve():
-        raise BadInput(f"CSV path {str(path)!r} is the store being exported: accepted is another file, e.g. runs.csv")
-    if out.is_file() and not force:
-        with open(out, "rb") as f:
-            if f.read(16) == _SQLITE_HEADER:
-                raise BadInput(f"CSV path {str(path)!r} is a SQLite database, so it is left alone: give another "
-                               "file, or --force to replace it")
-    df = read_runs(src, **where)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{out.name[:40]}.", suffix=".tmp", dir=out.parent)
-    except OSError as e: raise BadInput(f"CSV path {str(path)!r} cannot be written ({e.strerror}): accepted is a "
-                                        "file in a writable folder") from None
-    try:
-        with os.fdopen(fd, "w", newline="") as f: safe_csv(df, f)
-        mask = os.umask(0); os.umask(mask)
-        # mkstemp's 0600 would hide the CSV from others
-        os.chmod(tmp, out.stat().st_mode & 0o777 if out.exists() else 0o666 & ~mask)
-        os.replace(tmp, out)
-    except BaseException as e:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(e, OSError): raise BadInput(f"CSV path {str(path)!r} cannot be written ({e.strerror})") from None
-        raise
-    return len(df)
-
-# %% ../nbs/03_store.ipynb #baa13719
-_CHOICES = dict(precision=(*PRECISIONS, "fp32-default", "-"), mode=(*MODES, "-"),  # `-`: does not apply
-                status=STATUSES, optimizer=OPTIMIZERS,
-                stop=("auto", "batches", "seconds"))
-_AT_LEAST_1 = {"bs", "size", "n_batches", "run_number", "schema_version", "cpu_count", "torch_threads"}
-_ABOVE_0 = {"n_seconds", "max_seconds", "target_ci"}
-_MAX_INT = 2**53  # beyond this a float cannot say which whole number it is
-MAX_THROUGHPUT = 1e15  # per second: beyond any physical rate of any unit (a typo, or an overflow)
-
-def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str, pd.Series|None]:
-    "A mask of the present values of column `k` that are refused, what is accepted instead, and (a numeric column) its numbers."
-    if typ is str and k not in _CHOICES: return pd.Series(False, index=s.index), "", None  # any text will do
-    texts = isinstance(s.dtype, pd.StringDtype)
-    if texts and typ in (int, float) and _mostly_distinct(s): return _refused_values(s, k, typ, texts)  # parsed at once
-    codes, u = _distinct(s)  # judged once per distinct value: a handful in most columns, however many runs
-    bad, what, num = _refused_values(pd.Series(u, dtype=object), k, typ, texts)
-    out = np.zeros(len(s), dtype=bool)
-    out[codes >= 0] = bad.to_numpy(dtype=bool)[codes[codes >= 0]]
-    return pd.Series(out, index=s.index), what, None if num is None else _spread(num, codes, s.index)
-
-def _mostly_distinct(s:pd.Series) -> bool:
-    "Whether most of a column's first thousand values differ (a measured number): finding them all would not pay."
-    head = s.iloc[:1000]
-    return head.nunique() > len(head) // 2
-
-def _spread(num:pd.Series, codes:np.ndarray, index:pd.Index) -> pd.Series:
-    "Each row's number from its distinct value's (`codes` as `_distinct` gives them; -1, a missing value: NaN)."
-    return pd.Series(np.append(num.to_numpy(dtype=float), np.nan)[codes], index=index)
-
-def _stripped(s:pd.Series) -> tuple[pd.Series, pd.Series]:
-    "`(present, texts)`: which values are there once stripped, and those values as stripped text."
-    strs = pd.Series([v.strip() if isinstance(v, str) else v for v in s.to_numpy(dtype=object)], index=s.index,
-                     dtype=object)
-    present = strs.notna() & strs.ne("")
-    return present, strs[present].astype(str)
-
-def _parsed(s:pd.Series) -> tuple[pd.Series, pd.Series]:
-    "`(present, numbers)` of text values: each parsed as it is, and stripped only where that fails (a few, if any)."
-    num = pd.Series(pd.to_numeric(s.to_numpy(dtype=object), errors="coerce"), index=s.index).astype(float)
-    again = num.isna().to_numpy() & s.notna().to_numpy()
-    if not again.any(): return s.notna(), num
-    present, strs = _stripped(s[again])
-    num[again] = pd.to_numeric(strs, errors="coerce").reindex(present.index).to_numpy(float)
-    return s.notna() & present.reindex(s.index, fill_value=True), num
-
-def _numbers(s:pd.Series, texts:bool) -> tuple[pd.Series, pd.Series]:
-    "`(present, numbers)` of values `s` (`texts`: all of them text, as a CSV gives them; else as `str` shows them)."
-    if texts: return _parsed(s)
-    present, strs = _stripped(s)
-    return present, pd.to_numeric(strs, errors="coerce").astype(float).reindex(s.index)
-
-def _refused_values(s:pd.Series, k:str, typ:type, texts:bool=False) -> tuple[pd.Series, str, pd.Series|None]:
-    "`_refused` of the values `s` (`texts`: all of them text or missing)."
-    if typ in (int, float): return _refused_numbers(*_numbers(s, texts), k, typ)
-    present, strs = _stripped(s)
-    if typ is str:
-        if k not in _CHOICES: return pd.Series(False, index=s.index), "", None
-        named = ", ".join(v for v in _CHOICES[k] if v != "-") + (", or - (does not apply)" if "-" in _CHOICES[k] else "")
-        return present & ~strs.isin(_CHOICES[k]).reindex(s.index, fill_value=True), f"one of {named}", None
-    if typ is bool:
-        return present & ~strs.str.lower().isin(_BOOL_STR).reindex(s.index, fill_value=True), "true or false", None
-
-def _refused_numbers(present:pd.Series, num:pd.Series, k:str, typ:type) -> tuple[pd.Series, str, pd.Series]:
-    "`_refused_values` of a numeric column, from which values are present and their numbers (NaN: none)."
-    lo = 1 if k in _AT_LEAST_1 else 0
-    bad = num.isna() | ~np.isfinite(num) | (num < lo) | ((num <= 0) if k in _ABOVE_0 else False)
-    if typ is int: bad |= (num != np.floor(num)) | (num > _MAX_INT)
-    if k == "target_ci": bad |= num >= 1
-    if k == "throughput": bad |= num > MAX_THROUGHPUT
-    what = (f"a whole number of at least {lo}" if typ is int else "a finite number above 0" if k in _ABOVE_0
-            else f"a finite number of at least {lo}")
-    more = dict(target_ci=" and below 1", throughput=f" and at most {MAX_THROUGHPUT:.0e} per second").get(k, "")
-    return present & bad, what + more, num
-
-def checked_rows(df:pd.DataFrame, # runs as read from a file or W&B, values as they came (strings or objects)
-                ) -> tuple[dict, dict]:
-    "`(invalid_rows(df), numbers)`: each numeric column as parsed by the check, aligned with `df` (NaN: missing or no number)."
-    out, numbers = {}, {}
-    for k, typ in COLUMNS.items():
-        if k not in df: continue
-        bad, what, num = _refused(df[k], k, typ)
-        if num is not None: numbers[k] = num
-        for i in bad.index[bad.to_numpy(dtype=bool)]:
-            out.setdefault(i, f"{k} {str(df.at[i, k])[:40]!r} is not {what}")
-    return {i: out[i] for i in df.index if i in out}, numbers  # in the rows' order
-
-def invalid_rows(df:pd.DataFrame, # runs as read from a file or W&B, values as they came (strings or objects)
-                ) -> dict:
-    "Why each refused row is refused: `{index: reason}` for rows with a schema column of a wrong type or out of range."
-    return checked_rows(df)[0]
-
-# %% ../nbs/03_store.ipynb #66348c32
-def _unique(names:list[str]) -> list[str]:
-    "`names` with each repeat renamed `name.1`, `name.2`, … (skipping names already taken), in one pass."
-    taken, first, count, out = set(names), set(), {}, []
-    for n in names:
-        if n not in first: first.add(n); out.append(n); continue
-        k = count.get(n, 0) + 1
-        while f"{n}.{k}" in taken: k += 1
-        count[n] = k; taken.add(f"{n}.{k}"); out.append(f"{n}.{k}")
-    return out
-
-MAX_LINE_BYTES = 8 * 2**20  # one line of a CSV of runs: a W&B export's widest is well under 1 MiB
-
-def check_lines(path:str|Path, # a text file about to be parsed
-                limit:int=MAX_LINE_BYTES, # the longest line accepted, in bytes
-               ):
-    "Refuse, in one line, a file with a line longer than `limit` bytes: read in 1 MiB pieces, never held whole."
-    run = 0  # bytes since the last newline
-    with open(path, "rb") as f:
-        while piece := f.read(2**20):
-            first = piece.find(b"\n")
-            run = run + (len(piece) if first < 0 else first)
-            if run > limit: raise BadInput(f"CSV {str(path)!r} has a line longer than {limit:,} bytes: accepted are CSV "
-                                           "files of runs, one run a line")
-            if first >= 0: run = len(piece) - 1 - piece.rfind(b"\n")
-
-def read_table(path:str|Path, # a CSV file
-               **kw, # `pd.read_csv`'s options
-              ) -> pd.DataFrame:
-    "`pd.read_csv(path, **kw)`, repeated column names renamed `name.1`, … with a warning, in linear time."
-    check_lines(path)  # a CSV whose 200 MB sit on one line: csv and pandas would hold it whole, for minutes
-    try:
-        with open(path, newline="", encoding="utf-8") as f: header = next(_csv.reader(f), [])
-    except _csv.Error: header = []  # pandas says what is wrong with it
-    names = _unique(header)
-    if names == header: return pd.read_csv(path, **kw)
-    twice = list(dict.fromkeys(n for n, u in zip(header, names) if n != u))
-    warnings.warn(f"CSV {str(path)!r} repeats column name(s) {', '.join(map(repr, twice[:5]))}"
-                  + (f" and {len(twice) - 5:,} more" if len(twice) > 5 else "") + ": the repeats are read as NAME.1, …")
-    return pd.read_csv(path, header=None, skiprows=1, names=names, **kw)  # pandas never sees the repeats
-
-# %% ../nbs/03_store.ipynb #5a722b51
-def read_csv(path:str|Path, # a CSV written by `export_csv`
-            ) -> pd.DataFrame:
-    "Runs from our own CSV export, with the schema's dtypes."
-    strs = {k: "str" for k, t in COLUMNS.items() if t is str}
-    try: df = read_table(path, dtype=strs, keep_default_na=False, na_values=[""])
-    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as e:
-        why = type(e).__name__
-        raise BadInput(f"CSV {str(path)!r} cannot be read ({why}): accepted is a CSV file of runs") from None
-    if "run_id" not in df: raise BadInput(f"CSV {str(path)!r} has no run_id column: accepted is a CSV written by "
-                                          "export_csv")
-    return _families(runs_frame(unquote_formulas(df)))
+def __getattr__(name:str):
+    "The names of runs as CSV, where earlier code imports them from `store`: handed over from `rows` on first use."
+    if name in _ROWS_NAMES: return getattr(importlib.import_module("ready_steady_go.rows"), name)
+    raise AttributeError(f"module 'ready_steady_go.store' has no attribute {name!r}")
 
 # %% ../nbs/03_store.ipynb #16232b0d
 def connect_store(store:str|Path=DEFAULT_STORE, # the SQLite file
                  ) -> sqlite3.Connection:
     "A connection to the store for a table beside the runs: the path checked, the runs table made if new. Close it after."
     return _connect(check_store(store))
+
+def add_table_rows(rows:pd.DataFrame, # the rows, their columns those of the table
+                   table:str, # a table beside the runs (`checks`), made with `rows`' columns on first use
+                   store:str|Path=DEFAULT_STORE, # the SQLite file
+                  ) -> int:
+    "Add `rows` to `table` in one transaction (all of them or none); how many."
+    cols = ", ".join(f'"{c}"' for c in rows.columns)
+    values = rows.astype(object).where(rows.notna(), None).values.tolist()
+    with gc_paused():
+        con = connect_store(store)
+        try:
+            con.execute(f'CREATE TABLE IF NOT EXISTS "{table}" ({cols})')
+            con.execute("BEGIN IMMEDIATE")
+            try: con.executemany(f'INSERT INTO "{table}" ({cols}) VALUES ({", ".join("?" * len(rows.columns))})', values)
+            except BaseException: con.execute("ROLLBACK"); raise
+            con.execute("COMMIT")
+        finally: con.close()
+    return len(values)
 
 def read_store_table(store:str|Path=DEFAULT_STORE, # the SQLite file
                      table:str="runs", # a table beside the runs (`checks`, `peaks`, ...)

@@ -7,7 +7,7 @@ Docs: https://xl0.github.io/ready-steady-go/sweep.html.md"""
 # %% ../nbs/05_sweep.ipynb #30ebac37
 from __future__ import annotations
 import gc, inspect, json, math, os, re, subprocess, sys, time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import NamedTuple
@@ -17,18 +17,17 @@ import psutil
 import torch
 from tqdm import tqdm
 
-from .env import (BadInput, check_choice, check_int, check_numbers, check_path, check_workers, pick_device,
-                                 fingerprint,
-                                  visible)
+from .env import BadInput, check_choice, check_int, check_numbers, check_path, check_workers, visible
+from .device import pick_device, fingerprint
 from .workloads import DEFAULT_BS, check_model, get_workload
 from .schema import kind_of, num_text, stepwise
 from .benchmark import (StopRule, benchmark, check_precision, check_settings, measured_peak,
                                        memory_estimate, warm_up_device, bars_on, _warmup_line, _PEAKS)
 from .schema import CONCURRENCY, SERVING_MODES, MODES, WEIGHTS, Result, UNCONVERGED_HINT, PRESETS, ENGINE_DEFAULTS, sweep_params, sweep_signature
 from .store import (POINT_KEY, combination_of, point_key, stored_points)
-from .store import (DEFAULT_STORE, KILLED, check_store, point_finished, point_started, read_runs,
-                                   recover_killed, save_runs)
-from .launch import Terminated, check_alone, check_world, sigterm_as_interrupt
+from .store import DEFAULT_STORE, KILLED, check_store, read_runs, save_runs
+from .session import DeviceSession
+from .launch import Terminated, check_world, sigterm_as_interrupt
 from .runner import failed, in_child, peak_off_device, run as run_point
 
 # %% auto #0
@@ -213,10 +212,6 @@ def _tables(rows:list, combos:dict, launched:bool) -> pd.DataFrame:
     df = pd.concat(parts, ignore_index=True)
     df.insert(3, "world_size", [k[3] for k in combos])
     return df
-
-# %% ../nbs/05_sweep.ipynb #7e6ba5c9
-# the lock is `env`'s, where the command line looks at it before torch is imported
-from .env import device_lock, lock_path as _lock_path
 
 # %% ../nbs/05_sweep.ipynb #9c98b02b
 def sweep(*args, **kwargs) -> SweepSummary:
@@ -499,14 +494,16 @@ class _Sweep:
     warm:dict|None = None      # what the device warm-up saw
     warmed:set = field(default_factory=set) # world sizes whose ranks have warmed their devices (under torchrun)
     bar:object = None          # the overall progress bar
+    session:DeviceSession|None = None  # the device's lock and the store's journal
 
-def _start(plan:SweepPlan) -> _Sweep:
-    "A sweep's state at its start: the stored points of this environment and what they say about each combination."
+def _start(plan:SweepPlan, session:DeviceSession|None=None) -> _Sweep:
+    "A sweep's state at its start (in `session`): the stored points of this environment and what they say about each combination."
     fp = fingerprint(plan.dev)
-    for r in recover_killed(plan.store):  # points an earlier run started and never finished: the kernel killed it
+    for r in session.recovered if session else []:  # points an earlier run started and never finished: killed
         _say(f"{r['model']} {r['precision']} {r['mode']} bs {r['bs']}: KILLED in an earlier run ({KILLED}): stored, "
              "and larger batch sizes of it are skipped")
-    run = _Sweep(plan=plan, fp=fp, done={} if plan.force else stored_points(plan.store, fp["env_id"]), points=_order(plan))
+    run = _Sweep(plan=plan, fp=fp, done={} if plan.force else stored_points(plan.store, fp["env_id"]), points=_order(plan),
+                 session=session)
     run.combos = {pt.combo: _Combo() for pt in run.points}
     _resume(run)
     return run
@@ -574,12 +571,10 @@ def _run_where(run:_Sweep, kw:dict, pt:_PlanPoint, big:bool):
 def _measure_now(run:_Sweep, pt:_PlanPoint) -> dict:
     "Measure a point and store its row (then log it to W&B); say why when it did not succeed."
     p, kw = run.plan, _point_kw(run.plan, pt)
-    entry = point_started(_started(run, pt, kw), p.store)  # a kill from here on is found on the next run
     big = (need := _memory(run, pt)) is not None and need > psutil.virtual_memory().available / 4
-    try:
+    with run.session.measuring(_started(run, pt, kw)) if run.session else nullcontext():  # a kill: found next run
         r = _run_where(run, kw, pt, big).row(run.fp)
         kept = save_runs(r, p.store)
-    finally: point_finished(entry, p.store)  # only a kill, which runs no code, leaves it open
     if kept: _say(kept)  # the store failed: the row is in a file beside it
     if p.wnb["mode"] != "disabled": _log_wandb(r, p.wnb)
     run.measured += 1; run.bar.update(1)
@@ -712,9 +707,8 @@ def _run_plan(plan:SweepPlan) -> SweepSummary:
     gc.freeze()  # what exists now (torch, timm, ...) is never garbage: the gc.collect() after each point skips it
     try:
         # SIGTERM as Ctrl-C: the point's processes are ended, the line says how to resume
-        with sigterm_as_interrupt(), device_lock(plan.store, plan.dev, plan.wait):
-            check_alone(plan.dev, plan.store)  # leftover ranks or another run on it: refused
-            run = _start(plan); _loop(run)
+        with sigterm_as_interrupt(), DeviceSession(plan.store, plan.dev, plan.wait, wait_flag=True) as session:
+            run = _start(plan, session); _loop(run)
             summary = _summary(run)
     finally: gc.unfreeze()  # (the lock is released first)
     if plan.progress: print(visible(str(summary)))

@@ -112,6 +112,12 @@ def _tidy(root:Path, run_id:str, before:set[Path]):
     try: root.rmdir()  # only when nothing else is in it
     except OSError: pass
 
+_INHERITED_SERVICE = os.environ.get("WANDB_SERVICE")  # a W&B service of the process that started this one
+
+def _own_service():
+    "Forget a W&B service this process inherited: another process's, it may never answer; W&B starts one of its own."
+    if _INHERITED_SERVICE and os.environ.get("WANDB_SERVICE") == _INHERITED_SERVICE: del os.environ["WANDB_SERVICE"]
+
 def start_run(mode:str="disabled", # disabled, offline or online
               project:str|None=None, # W&B project (2022: ready-steady-go)
               entity:str|None=None, # W&B user or team
@@ -125,6 +131,7 @@ def start_run(mode:str="disabled", # disabled, offline or online
     mode = check_wandb(mode, project=project, entity=entity, name=name, group=group, reach=False)  # init_timeout bounds it
     root, run_id = Path(os.environ.get("WANDB_DIR") or ".")/"wandb", run_id or new_run_id()
     before, t0 = _run_dirs(root, run_id), time.monotonic()  # a run resumed under its id keeps its folder
+    _own_service()  # waiting on one that never answers would hang after the run was stored
     try:
         # wandb reads WANDB_DIR once per process; read it for every run, so a later change is honoured.
         # W&B's own lines are for a terminal: piped or redirected, its service writes broken colour codes,

@@ -19,15 +19,15 @@ from torch.nn import functional as F
 from torch.utils.flop_counter import FlopCounterMode
 from torch._subclasses.fake_tensor import FakeTensorMode
 
-from .env import BadInput, Lazy, import_hiding
+from .env import MAX_SIZE, BadInput, Lazy, import_hiding
 from .schema import PRECISIONS, kind_of
 
 # %% auto #0
-__all__ = ['LM_CONFIGS', 'UNET3D_CONFIGS', 'OPS', 'OP_NOTES', 'PIPELINES', 'DEFAULT_BS', 'KINDS', 'UNITS', 'list_workloads',
-           'amp_context', 'FixedScale', 'host_sync', 'model_step', 'conv_share', 'Workload', 'check_model',
-           'TimmClassifier', 'LanguageModel', 'sdpa_backend', 'timed_generation', 'kv_cache_bytes', 'decoder',
-           'generation_step', 'parse_patch', 'UNet3D', 'MicroOp', 'cache_dir', 'synthetic_jpegs', 'ImagePipeline',
-           'get_workload']
+__all__ = ['LM_CONFIGS', 'UNET3D_CONFIGS', 'OPS', 'OP_NOTES', 'PIPELINES', 'DEFAULT_BS', 'KINDS', 'UNITS', 'check_elements',
+           'list_workloads', 'amp_context', 'FixedScale', 'host_sync', 'model_step', 'conv_share', 'Workload',
+           'check_model', 'TimmClassifier', 'LanguageModel', 'sdpa_backend', 'timed_generation', 'kv_cache_bytes',
+           'decoder', 'generation_step', 'parse_patch', 'UNet3D', 'MicroOp', 'cache_dir', 'synthetic_jpegs',
+           'ImagePipeline', 'get_workload']
 
 # %% ../nbs/01_workloads.ipynb #adbf61fd
 timm = Lazy("timm", hide=("wandb",))  # timm tries W&B for its own logging, which is not used here: 0.3 s a process
@@ -76,6 +76,18 @@ OP_NOTES = {  # name: what one iteration does, in one line (`--list`)
     "seed2022": "its tensors made once on the host, then copied, added, accumulated: not the blog's loop (old rows)"}
 PIPELINES = {"imagenet": 224}  # name: crop side
 DEFAULT_BS = dict(image=32, lm=8, unet3d=2, op=1, data=256)  # per step: images, sequences, patches, iterations, images
+
+# %% ../nbs/01_workloads.ipynb #5a635191
+_MATRIX_OPS = ("matmul", "host-add", "seed2022")  # micro-ops whose size is a matrix's side
+
+def check_elements(n:int, # the elements of the largest tensor a size makes (of one sample)
+                   what:str, # the size, in the user's words: `image size 17179869184`
+                   accepted:str, # the sizes accepted, in words: `at most 75674 pixels a side`
+                  ):
+    "`BadInput` when a size makes a tensor of more than `MAX_SIZE` elements: refused before work, not an error row."
+    if n > MAX_SIZE: raise BadInput(f"{what} makes a tensor of {n:,} elements, more than the {MAX_SIZE:,} accepted: "
+                                    f"accepted is {accepted}")
+
 
 # %% ../nbs/01_workloads.ipynb #51635f68
 def list_workloads() -> pd.DataFrame:
@@ -315,6 +327,7 @@ class TimmClassifier(Workload):
         self.fixed_size = bool(cfg is not None and cfg.fixed_input_size)
         if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
             raise BadInput(f"image size {size!r} is not a positive whole number of pixels")
+        if size: check_elements(3 * size * size, f"image size {size}", f"at most {math.isqrt(MAX_SIZE // 3)} pixels a side")
         self.size, self.num_classes = size or self.default_size, num_classes
 
     def __repr__(self): return f"TimmClassifier({self.model!r}, size={self.size})"
@@ -555,6 +568,7 @@ def parse_patch(size:int|str, # a cube side (`64`, `"64"`) or `"DxHxW"` (`"32x12
     if any(s < 32 or s % 16 for s in dhw):
         raise BadInput(f"3D size {size!r}: every side must be a multiple of 16 and at least 32 "
                        "(the U-Net halves it four times), e.g. 64 or 32x128x128")
+    check_elements(math.prod(dhw), f"3D size {size!r}", f"at most {MAX_SIZE:,} voxels")
     return dhw
 
 def _size_str(dhw): return dhw[0] if len(set(dhw)) == 1 else "x".join(map(str, dhw))
@@ -701,6 +715,8 @@ class MicroOp(Workload):
             raise BadInput(f"{model!r} is not a micro-op: use one of {', '.join('op:' + o for o in self.ops)}")
         if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
             raise BadInput(f"op size {size!r} must be a positive whole number (matrix side or elements)")
+        if size and op in _MATRIX_OPS:  # an N×N matrix: N² elements
+            check_elements(size * size, f"{model} size {size}", f"N at most {math.isqrt(MAX_SIZE)}")
         self.model, self.op, self.size = model, op, size or self.ops[op]
         if op in ("host-add", "seed2022"): self.precisions = ("fp32",)
 
