@@ -58,7 +58,9 @@ def docment_lines(tree:ast.Module, ls:list) -> set:
         while row > 1 and ls[row - 2].lstrip().startswith("#"): row -= 1; out.add(row)
     for n in ast.walk(tree):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            out.update(range(n.lineno, max(n.body[0].lineno, n.lineno + 1)))
+            end = max(n.body[0].lineno - 1, n.lineno)  # the signature's last line, not the comments below it
+            while end > n.lineno and (not ls[end - 1].strip() or ls[end - 1].lstrip().startswith("#")): end -= 1
+            out.update(range(n.lineno, end + 1))
             above(n.lineno)
         if isinstance(n, ast.ClassDef):
             for b in n.body:
@@ -432,11 +434,29 @@ def docs(root:Path) -> dict:
                        capture_output=True, text=True)
     return json.loads(r.stdout.splitlines()[-1])
 
+QUIET = ("test", "assert_", "close", "join", "start", "mkdir", "write_text", "unlink", "rmtree")
+
+def shows(c:dict) -> bool:
+    "Will a code cell show output once run: it has some, prints or displays, or ends in a shown expression?"
+    s = src(c)
+    if c.get("outputs"): return True
+    if re.search(r"^#\|\s*(export|exporti|hide|eval:\s*false)", s, re.M): return False
+    if re.search(r"\b(print|display)\(", s) or re.search(r"^\s*!", s, re.M): return True
+    try: body = ast.parse(s).body
+    except SyntaxError: return False
+    if not body or not isinstance(body[-1], ast.Expr): return False
+    f = getattr(body[-1].value, "func", None)
+    name = getattr(f, "id", None) or getattr(f, "attr", "")
+    return not name.startswith(QUIET)
+
 def figures_of(root:Path) -> dict:
+    "`house.figures` of the tree in `root`, and the share of code cells that will show output once run."
     old = house.ROOT
     house.ROOT = root
-    try: return house.figures()
+    try: f = house.figures()
     finally: house.ROOT = old
+    code = [c for p in sorted((root/"nbs").glob("*.ipynb")) for c in house.cells(p) if c["cell_type"] == "code"]
+    return f | dict(code_cells_showing_once_run=sum(map(shows, code)) / len(code))
 
 def tidy_tree(root:Path, docstrings=False) -> list:
     return [p.name for p in sorted((root/"nbs").glob("*.ipynb")) if tidy_nb(p, docstrings)]
@@ -448,17 +468,43 @@ def show(before:dict, after:dict):
         print(f"{k:26} {f(v):>8} → {f(after[k]):>8}" + ("" if goal is None
                                                         else f"   (goal {goal})"))
 
+def selftest():
+    "The cases each way must get right, on small cells."
+    long = "x" * 60
+    # a trailing comment goes above, at the line's indent; a docment stays where docments reads it
+    code = f"def f(a, # {long} {long}\n      b=1):\n    y = g(a)  # {long} {long}\n    return y"
+    t = tidy_lines(code).splitlines()
+    assert t[0] == code.splitlines()[0] and t[2:5] == [f"    # {long}", f"    # {long}", "    y = g(a)"], t
+    # an f-string is cut at a space outside its fields, into one value
+    code = f'raise ValueError(f"{{a!r}} is {long} not {{\', \'.join(b)}} accepted are {long}")'
+    t = tidy_lines(code)
+    assert same_ast(code, t) and all(len(l) <= WIDTH for l in t.splitlines()), t
+    assert "{', '.join(b)}" in t
+    # a one-line `if` gets its body below; a long condition breaks inside added parentheses
+    code = f"if {long} and {long[:30]}: return 1"
+    t = tidy_lines(code)
+    assert same_ast(code, t) and t.splitlines()[1].strip() == "return 1", t
+    # one definition per cell: comments and decorators stay above their definition, patches below theirs
+    code = "import os\nX = 1\n\n# the first\n@dataclass\nclass A: pass\nA.b = 2\n\ndef f(): pass"
+    assert split_code(code) == ["import os\nX = 1", "# the first\n@dataclass\nclass A: pass\nA.b = 2",
+                                "def f(): pass"], split_code(code)
+    # cells that are not Python keep their lines
+    assert tidy_lines("!ls " + long * 2) == "!ls " + long * 2
+    print("selftest: ok")
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--check", action="store_true",
                    help="print the figures now and after a tidy; write nothing")
     g.add_argument("--write", action="store_true", help="tidy nbs/*.ipynb in place and export")
+    g.add_argument("--selftest", action="store_true", help="check the ways on small cells, and stop")
     ap.add_argument("--docstrings", action="store_true", help="also split long one-line docstrings")
     ap.add_argument("--root", type=Path, default=ROOT, help="the project's folder")
     ap.add_argument("--keep", type=Path,
                     help="with --check: leave the tidied, exported copy in this new folder")
     a = ap.parse_args()
+    if a.selftest: return selftest()
     root = a.root.resolve()
     with tempfile.TemporaryDirectory() as d:
         base = copy_tree(root, Path(d)/"base")
@@ -481,6 +527,7 @@ def main():
         if a.write:
             for n in changed: shutil.copy(work/"nbs"/n, root/"nbs"/n)
             export(root)
-            print(f"wrote {len(changed)} notebooks and exported")
+            subprocess.run(["nbdev-clean"], cwd=root, check=True, capture_output=True)
+            print(f"wrote {len(changed)} notebooks ({', '.join(changed)}), exported and cleaned")
 
 if __name__ == "__main__": main()
