@@ -58,8 +58,11 @@ def docment_lines(tree:ast.Module, ls:list) -> set:
         while row > 1 and ls[row - 2].lstrip().startswith("#"): row -= 1; out.add(row)
     for n in ast.walk(tree):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            end = max(n.body[0].lineno - 1, n.lineno)  # the signature's last line, not the comments below it
-            while end > n.lineno and (not ls[end - 1].strip() or ls[end - 1].lstrip().startswith("#")): end -= 1
+            # the signature's last line, not the comments below it
+            end = max(n.body[0].lineno - 1, n.lineno)
+            while end > n.lineno and (not ls[end - 1].strip()
+                                      or ls[end - 1].lstrip().startswith("#")):
+                end -= 1
             out.update(range(n.lineno, end + 1))
             above(n.lineno)
         if isinstance(n, ast.ClassDef):
@@ -155,9 +158,12 @@ def break_inside(ls, i, toks, doc):
     line = ls[i].rstrip("\n")
     if row in doc and "#" in line: return None
     lt = on_line(toks, row)
-    cands = []
+    cands, lambdas = [], set()  # depths where a lambda's parameters are being read
     for k in range(1, len(lt)):
-        (p, _), (t, st) = lt[k - 1], lt[k]
+        (p, pst), (t, st) = lt[k - 1], lt[k]
+        if p.type == tokenize.NAME and p.string == "lambda": lambdas.add(len(pst))
+        if p.type == tokenize.OP and p.string == ":": lambdas.discard(len(pst))
+        if p.type == tokenize.OP and p.string == "," and len(pst) in lambdas: continue
         if p.type == tokenize.OP and p.string == ",": st = lt[k - 1][1]
         elif not (t.type == tokenize.NAME and t.string in KEYS): continue
         if not st or p.end[1] > WIDTH or t.type == tokenize.COMMENT or (t.type == tokenize.OP
@@ -233,7 +239,7 @@ def _literal_spaces(body:str, is_f:bool) -> list:
     return out
 
 def split_string(ls, i, toks, doc, docstrings=False):
-    "A long string cut at a space into two adjacent literals (one value), in parentheses if need be."
+    "A long string cut at a space into adjacent literals (one value), in parentheses if need be."
     row = i + 1
     line = ls[i].rstrip("\n")
     for t, st in on_line(toks, row):
@@ -314,7 +320,7 @@ def _patches(n):
     return all(isinstance(e, ast.Attribute) for e in tg)
 
 def units(body:list) -> list:
-    "The statements grouped: each definition (and the attribute patches after it), runs of the rest."
+    "The statements grouped: each definition (and the patches after it), runs of the rest."
     out = []
     for n in body:
         if isinstance(n, DEFS): out.append(("def", [n]))
@@ -437,7 +443,7 @@ def docs(root:Path) -> dict:
 QUIET = ("test", "assert_", "close", "join", "start", "mkdir", "write_text", "unlink", "rmtree")
 
 def shows(c:dict) -> bool:
-    "Will a code cell show output once run: it has some, prints or displays, or ends in a shown expression?"
+    "Will a code cell show output once run: it has some, prints, displays or ends in an expression?"
     s = src(c)
     if c.get("outputs"): return True
     if re.search(r"^#\|\s*(export|exporti|hide|eval:\s*false)", s, re.M): return False
@@ -450,12 +456,13 @@ def shows(c:dict) -> bool:
     return not name.startswith(QUIET)
 
 def figures_of(root:Path) -> dict:
-    "`house.figures` of the tree in `root`, and the share of code cells that will show output once run."
+    "`house.figures` of the tree in `root`, and the share of code cells that will show output."
     old = house.ROOT
     house.ROOT = root
     try: f = house.figures()
     finally: house.ROOT = old
-    code = [c for p in sorted((root/"nbs").glob("*.ipynb")) for c in house.cells(p) if c["cell_type"] == "code"]
+    code = [c for p in sorted((root/"nbs").glob("*.ipynb")) for c in house.cells(p)
+            if c["cell_type"] == "code"]
     return f | dict(code_cells_showing_once_run=sum(map(shows, code)) / len(code))
 
 def tidy_tree(root:Path, docstrings=False) -> list:
@@ -484,10 +491,14 @@ def selftest():
     code = f"if {long} and {long[:30]}: return 1"
     t = tidy_lines(code)
     assert same_ast(code, t) and t.splitlines()[1].strip() == "return 1", t
-    # one definition per cell: comments and decorators stay above their definition, patches below theirs
+    # one definition per cell: comments and decorators stay above it, patches below it
     code = "import os\nX = 1\n\n# the first\n@dataclass\nclass A: pass\nA.b = 2\n\ndef f(): pass"
-    assert split_code(code) == ["import os\nX = 1", "# the first\n@dataclass\nclass A: pass\nA.b = 2",
+    assert split_code(code) == ["import os\nX = 1",
+                                "# the first\n@dataclass\nclass A: pass\nA.b = 2",
                                 "def f(): pass"], split_code(code)
+    # never between a lambda's parameters
+    code = f"xs = sorted(({long[:40]}, {long[:40]}), key=lambda a, b: a)"
+    assert "lambda a, b: a" in tidy_lines(code), tidy_lines(code)
     # cells that are not Python keep their lines
     assert tidy_lines("!ls " + long * 2) == "!ls " + long * 2
     print("selftest: ok")
@@ -498,7 +509,7 @@ def main():
     g.add_argument("--check", action="store_true",
                    help="print the figures now and after a tidy; write nothing")
     g.add_argument("--write", action="store_true", help="tidy nbs/*.ipynb in place and export")
-    g.add_argument("--selftest", action="store_true", help="check the ways on small cells, and stop")
+    g.add_argument("--selftest", action="store_true", help="check the ways on small cells")
     ap.add_argument("--docstrings", action="store_true", help="also split long one-line docstrings")
     ap.add_argument("--root", type=Path, default=ROOT, help="the project's folder")
     ap.add_argument("--keep", type=Path,
