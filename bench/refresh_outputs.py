@@ -151,6 +151,8 @@ def execute(path: str) -> tuple[str, float, str | None]:
     "Run page `path` in a copy beside it; on success put the copy's outputs into the page. `(name, seconds, error)`."
     for k, v in {"TQDM_DISABLE": "1", "NO_COLOR": "1", "TERM": "dumb", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
                  "WANDB_SILENT": "true", "COLUMNS": "100"}.items(): os.environ[k] = v
+    import multiprocessing
+    multiprocessing.set_start_method("fork", force=True)  # as under nbdev-test: a page's DataLoader workers fork
     src = Path(path)
     tmp = src.with_name(f".{src.name}.refresh-{os.getpid()}")  # not *.ipynb: no glob of pages finds it
     t0 = time.time()
