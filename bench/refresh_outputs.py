@@ -187,10 +187,13 @@ def execute(path: str) -> tuple[str, float, str | None]:
 
 def _record(name: str, nbs: Path = NBS):
     "Note in `outputs.json` that page `name`'s outputs were made by the code as it is now."
+    import fcntl
     f = nbs / RECORD
-    rec = _read(f) if f.exists() else {}
-    rec[name] = {"modules": hashes(_read(nbs / name))}
-    f.write_text(json.dumps(dict(sorted(rec.items())), indent=1) + "\n")
+    with open(nbs / f".{RECORD}.lock", "w") as lock:  # two refreshes at once each keep the other's lines
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        rec = _read(f) if f.exists() else {}
+        rec[name] = {"modules": hashes(_read(nbs / name))}
+        f.write_text(json.dumps(dict(sorted(rec.items())), indent=1) + "\n")
 
 
 def _pick(only, stale_only):
