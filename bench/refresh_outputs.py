@@ -14,12 +14,12 @@ each module it documents. A page that fails keeps its old outputs and its old re
 
 A page documents the module(s) it exports (`#| default_exp`, `#| export NAME`); a page that exports
 nothing documents the modules it imports, and the command line (`cli`) if it runs a console script.
-The hash is of the module's code (its syntax tree), so a comment or a notebook cell number does not
-change it. `stale_pages` is the check that `10_site` runs in CI.
+The hash is of the module's code (its tokens), so a comment, a blank line or a notebook cell number does
+not change it, and it is the same on every Python version. `stale_pages` is the check that `10_site` runs in CI.
 """
 from __future__ import annotations
 
-import argparse, ast, hashlib, json, os, re, shutil, sys, time
+import argparse, hashlib, io, json, os, re, shutil, sys, time, tokenize
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
@@ -66,9 +66,32 @@ def module_file(mod: str, pkg: Path = PKG) -> Path | None:
     return None
 
 
+_FSTART = {getattr(tokenize, n) for n in ("FSTRING_START", "TSTRING_START") if hasattr(tokenize, n)}  # Python 3.12+
+_FEND = {getattr(tokenize, n) for n in ("FSTRING_END", "TSTRING_END") if hasattr(tokenize, n)}
+
+
+def code_tokens(src: str) -> list[str]:
+    "`src`'s tokens without comments and blank lines, an f-string as one token (as Python before 3.12 has it)."
+    lines = src.splitlines(keepends=True)
+    at = [0]
+    for l in lines: at.append(at[-1] + len(l))
+    pos = lambda rc: at[rc[0] - 1] + rc[1]
+    out, depth, start = [], 0, 0
+    for t in tokenize.generate_tokens(io.StringIO(src).readline):
+        if t.type in _FSTART:
+            depth += 1; start = pos(t.start) if depth == 1 else start; continue
+        if t.type in _FEND:
+            depth -= 1
+            if depth == 0: out.append(src[start:pos(t.end)])
+            continue
+        if depth or t.type in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER): continue
+        out.append({tokenize.NEWLINE: "\n", tokenize.INDENT: "<indent>", tokenize.DEDENT: "<dedent>"}.get(t.type, t.string))
+    return out
+
+
 def code_hash(f: Path) -> str:
-    "A hash of a module's code that comments, blank lines and cell markers leave alone."
-    return hashlib.sha256(ast.dump(ast.parse(f.read_text())).encode()).hexdigest()[:16]
+    "A hash of a module's code that comments, blank lines and cell markers leave alone, the same on every Python."
+    return hashlib.sha256("\x00".join(code_tokens(f.read_text())).encode()).hexdigest()[:16]
 
 
 def hashes(nb: dict, pkg: Path = PKG) -> dict:
@@ -149,7 +172,8 @@ def _flags():
 
 def execute(path: str) -> tuple[str, float, str | None]:
     "Run page `path` in a copy beside it; on success put the copy's outputs into the page. `(name, seconds, error)`."
-    for k, v in {"TQDM_DISABLE": "1", "NO_COLOR": "1", "TERM": "dumb", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+    # progress bars stay on (pages test them); `clean_outputs` takes them out of what is saved
+    for k, v in {"NO_COLOR": "1", "TERM": "dumb", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
                  "WANDB_SILENT": "true", "COLUMNS": "100"}.items(): os.environ[k] = v
     import multiprocessing
     multiprocessing.set_start_method("fork", force=True)  # as under nbdev-test: a page's DataLoader workers fork
