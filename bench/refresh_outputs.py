@@ -194,7 +194,7 @@ def execute(path: str) -> tuple[str, float, str | None]:
             log.write_text(err.getvalue())
             tb = err.getvalue().splitlines()
             cell = next((m[1] for l in tb if (m := re.search(r"Executing Cell #(\d+)", l))), "?")
-            exc = [l for l in tb if re.match(r"^[A-Z]\w*(Error|Exception|Interrupt)\b", l)]
+            exc = [l for l in tb if re.match(r"^([\w.]+\.)?[A-Z]\w*(Error|Exception|Interrupt|Expired|Exit)\b", l)]
             return src.name, time.time() - t0, f"cell #{cell}: {(exc or ['a cell failed'])[-1][:120]} (traceback: {log})"
         new, nb = _read(tmp), _read(src)
         fresh = _cells(new)
