@@ -249,9 +249,9 @@ _LIST = (("image", "any timm name (resnet50, vit_base_patch16_224, …)", "the m
          ("data", "data:imagenet", 224, 256, "ImageNet-style crops"))
 
 def _size_text(fam:str, model:str, size) -> str:
-    "A default size with its unit: `224 px side`, `1024 tokens per sequence`, `4096×4096 matrix`, `67.1 M elements`."
+    "A default size with its unit: `224 px side`, `1024 tokens per sequence`, `4096×4096 matrix`, `2^26 elements`."
     if fam == "op": return f"N = {size} (a {size}×{size} matrix)" if model in ("op:matmul", "op:host-add", "op:seed2022") else \
-        f"N = {size / 1e6:.1f} M elements"
+        f"N = 2^{size.bit_length() - 1} elements ({size * 4 / 2**20:,.0f} MiB in fp32)"
     return f"{size} {_FAMILIES[fam][1]}" if isinstance(size, int) else str(size)
 
 def _check_prefixed(model:str):
@@ -268,7 +268,9 @@ def _list_workloads() -> int:
     for fam, (unit, _, batch, opt, what) in _FAMILIES.items():
         print(f"{fam}: {what}; {unit}" + (f"; optimizer {opt}" if opt else ""))
         for f, model, size, bs, note in (r for r in _LIST if r[0] == fam):
-            print(f"  {model:<18} {_size_text(fam, model, size)}, bs {bs} {batch}" + (f": {note}" if note else ""))
+            # an op's step is one operation: it has no batch to speak of
+            each = "one operation per iteration" if fam == "op" else f"bs {bs} {batch}"
+            print(f"  {model:<18} {_size_text(fam, model, size)}, {each}" + (f": {note}" if note else ""))
     return 0
 
 def _family(f:_Flags) -> dict:

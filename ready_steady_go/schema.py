@@ -516,10 +516,13 @@ PRESETS = dict(
                # served: one latency and one generate combination, tiny
                serving=dict(latency=["test_resnet"], generate=["test-gpt2"]), mode_bs=dict(latency=[1], generate=[1, 2]),
                prompt_len=32, gen_len=8),
+    # on a GPU, image models in both memory layouts: a precision's best may be its channels_last one
     standard=dict(models=_2022, precisions=["fp32", "fp16"], modes=["train"], batch_sizes=_POW2,
-                  family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
+                  family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1,
+                  gpu_layouts=["nchw", "channels_last"]),
     full=dict(models=_2022, precisions=["fp32", "fp16", "bf16"], modes=["train", "infer"], batch_sizes=_POW2,
-              family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
+              family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1,
+              gpu_layouts=["nchw", "channels_last"]),
     llm=dict(models=["gpt2", "gpt2-medium", "llama-160m", "llama-1b"], precisions=["fp32", "bf16", "fp16"],
              modes=["train"], batch_sizes=_MICRO, family_bs=dict(lm=_MICRO), size=None, repeats=1),
     # inference as it is served: request latency of image models and the 3D U-Net, generation of LMs over concurrency
@@ -543,6 +546,7 @@ def sweep_params(
     size:str|list|None=None,       # image side or 3D patch (64, 32x128x128), comma-separated to sweep several: image and 3D U-Net models (default: the preset's; standard: each model's own)
     seq_lens:str|list|None=None,   # tokens per sequence for language models, comma-separated (default: the preset's, else each model's own)
     weights:str|list|None=None,    # parameters' dtypes crossed with the precisions, fp32, bf16, fp16 (image models and LMs; default: fp32)
+    layouts:str|list|None=None,    # image models' memory layouts, nchw and/or channels_last (default: --channels_last's; standard and full on a GPU: both)
     nprocs:str|list|None=None,     # world sizes, e.g. 1,2,4: each point under torchrun with that many processes, one per device (default: one process, no torchrun)
     repeats:int|None=None,         # how many times to measure each point, `run_number` 1…repeats (default: the preset's, 1)
     preset:str="standard",         # quick, standard (the 2022 matrix, an LM and a 3D U-Net), full (+ bf16 and infer), llm or serve (latency and generation)

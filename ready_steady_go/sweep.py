@@ -294,7 +294,18 @@ def _matrix(a:dict) -> dict:
     return dict(dev=dev, models=[check_model(m) for m in _items(a["models"], "models")],
                 precisions=list(dict.fromkeys(check_precision(p, dev) for p in _items(a["precisions"], "precisions"))),
                 modes=list(dict.fromkeys(check_choice(m, MODES, "mode") for m in _items(a["modes"], "modes"))),
-                batch_sizes=_batch_sizes(a["batch_sizes"]), **_accumulation(a))
+                batch_sizes=_batch_sizes(a["batch_sizes"]), layouts=_layouts(a, dev), **_accumulation(a))
+
+LAYOUTS = ("nchw", "channels_last")  # image models' memory layouts a sweep can cross
+
+def _layouts(a:dict, dev) -> list[bool]:
+    """The `channels_last` settings an image model runs: `--layouts`, else `--channels_last` alone, else the
+    preset's on a GPU (standard, full: both), else NCHW."""
+    if a.get("layouts") is not None:
+        return list(dict.fromkeys(check_choice(x, LAYOUTS, "layouts") == "channels_last"
+                                  for x in _items(a["layouts"], "layouts")))
+    if a.get("channels_last") or dev.type != "cuda": return [bool(a.get("channels_last"))]
+    return [x == "channels_last" for x in a.get("preset_values", {}).get("gpu_layouts", ["nchw"])]
 
 def _accumulation(a:dict) -> dict:
     "The weights dtypes to cross and the global batch to hold, checked: `global_bs` only for a training sweep."
@@ -398,13 +409,16 @@ def _variants(a:dict) -> dict:
         served = _serving(m, kind, a)
         modes = (plain[:1] if kind in ("op", "data") else plain) + [s for s in served if s == "latency"]  # op, data: one step
         opts = {"workers": a["workers"]} if kind == "data" else {}
+        lays = a.get("layouts") or [bool(a["channels_last"])]
         for sz in _model_sizes(m, kind, a) if modes else []:
             for L in (lens or [None]) if kind == "lm" else [None]:
                 wl = get_workload(m, sz, seq_len=L, **opts)
-                v = _variant(m, wl, _family_bs(kind, a), {**a, "modes": modes})
-                v["mode_bss"] = {s: _serving_bs(s, kind, a) for s in modes if s in SERVING_MODES}
-                for w in a.get("weights", ["fp32"]) if kind in ("image", "lm") else ["fp32"]:  # another dtype: another variant
-                    out[f"{m}|{_size_text(wl)}" + ("" if w == "fp32" else f"|{w} weights")] = {**v, "weights": w}
+                for cl in lays if kind == "image" else [bool(a["channels_last"])]:  # each layout: another variant
+                    v = _variant(m, wl, _family_bs(kind, a), {**a, "modes": modes, "channels_last": cl})
+                    v["mode_bss"] = {s: _serving_bs(s, kind, a) for s in modes if s in SERVING_MODES}
+                    lay = "|channels_last" if cl and len(lays) > 1 else ""
+                    for w in a.get("weights", ["fp32"]) if kind in ("image", "lm") else ["fp32"]:  # another dtype too
+                        out[f"{m}|{_size_text(wl)}{lay}" + ("" if w == "fp32" else f"|{w} weights")] = {**v, "weights": w}
         if "generate" in served:
             g = _generation(m, a)
             out[f"{m}|seq {g['seq_len']}+{g['gen_len']}"] = g
@@ -476,7 +490,8 @@ def _ident(plan:SweepPlan, pt:_PlanPoint) -> tuple:
 def _name(plan:SweepPlan, vid:str) -> str:
     "A variant in messages: an image model by its name; `gpt2 seq 128`, `unet3d 64`."
     v = plan.variants[vid]
-    return v["model"] if v["kind"] == "image" and v["weights"] == "fp32" else " ".join(vid.replace("|", " ").split())
+    plain = v["kind"] == "image" and v["weights"] == "fp32" and not vid.endswith("|channels_last")
+    return v["model"] if plain else " ".join(vid.replace("|", " ").split())
 
 def _combination_text(plan:SweepPlan, pt:_PlanPoint) -> str:
     "A point's combination in messages: `test_resnet fp32 train`, with ` × 2` in a series of world sizes."
