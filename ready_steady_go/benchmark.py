@@ -20,8 +20,7 @@ from .env import (BadInput, check_choice, check_int, check_number, check_numbers
                                  synchronize,
                                  reset_peak_memory, free_memory, cpu_name, gc_paused)
 from .schema import (MODES, OPTIMIZERS, PEAK_BELOW, PRECISIONS, SERVING_MODES, WEIGHTS, Result, RUN_FIELDS,
-                                    kind_of, num_text, params_of)
-from . import schema as _schema  # its `Point`: what is asked; `CheckedPoint` here: that point checked
+                                    COMPILE_MODES, POINT_FIELDS, Point, StopRule, kind_of, num_text, params_of)
 from .workloads import MicroOp, Workload, conv_share, get_workload, kv_cache_bytes, model_step
 from .telemetry import make_sampler, read_now, conditions, conditions_text, device_details
 from .peaks import memory_bandwidth, peak_flops, mfu
@@ -32,12 +31,12 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
 # %% auto #0
-__all__ = ['make_step', 'CudaTimer', 'GEN_LEN', 'COMPILE_MODES', 'REQUESTS', 'CONV_SHARE', 'PEAK_METHOD', 'check_precision',
+__all__ = ['make_step', 'CudaTimer', 'GEN_LEN', 'CALL_OPTIONS', 'REQUESTS', 'CONV_SHARE', 'PEAK_METHOD', 'check_precision',
            'precision_flags', 'HostTimer', 'BlockTimer', 'EventTimer', 'make_timer', 'request_timer', 't975',
-           'RunningStats', 'StopRule', 'warming', 'overrun', 'overrun_text', 'step_stats', 'step_history',
-           'flops_per_sample', 'check_settings', 'CheckedPoint', 'check_point', 'World', 'combine', 'worst_rank',
-           'peak_devices', 'bars_on', 'measure_point', 'benchmark', 'warm_up_device', 'measure_matmul_peak',
-           'measured_peak', 'example_peak', 'memory_estimate', 'check_memory']
+           'RunningStats', 'warming', 'overrun', 'overrun_text', 'step_stats', 'step_history', 'flops_per_sample',
+           'check_settings', 'CheckedPoint', 'check_point', 'World', 'combine', 'worst_rank', 'peak_devices', 'bars_on',
+           'measure_point', 'benchmark', 'warm_up_device', 'measure_matmul_peak', 'measured_peak', 'example_peak',
+           'memory_estimate', 'check_memory']
 
 # %% ../nbs/02_benchmark.ipynb #24251695
 _AMP = dict(fp16=torch.float16, bf16=torch.bfloat16)
@@ -205,47 +204,6 @@ class RunningStats:
         "Half-width of the 95% CI of the mean, relative to the mean (also the throughput's, to first order)."
         return t975(self.n - 1) * self.std / math.sqrt(self.n) / self.mean if self.n > 1 and self.mean > 0 else math.inf
 
-# %% ../nbs/02_benchmark.ipynb #9e508700
-@dataclass
-class StopRule:
-    "When to stop the timed loop: after `n_batches` steps, after `n_seconds`, or `auto` (CI within `target_ci`)."
-    n_batches:int|None=None   # stop after this many timed steps
-    n_seconds:float|None=None # stop after this many seconds (checked after every step; a step is never cut)
-    target_ci:float=0.01      # `auto`: stop once the 95% CI half-width is within this fraction of the throughput
-    min_steps:int=10          # `auto`: never before this many completed steps, whatever the cap
-    min_seconds:float=2.0     # `auto`: never before this many measured seconds
-    max_seconds:float=30.0    # `auto`: stop after this many seconds, once `min_steps` steps have completed
-
-    def __post_init__(self):
-        for k in ("n_batches", "n_seconds"):
-            if getattr(self, k) == 0: setattr(self, k, None)  # 0 means "not set", as in 2022
-        if self.n_batches is not None and self.n_seconds is not None:
-            raise BadInput(f"--n_batches {self.n_batches} and --n_seconds {self.n_seconds} both given: "
-                           "use one of them, or neither for the automatic stop rule")
-        for k in ("n_batches", "min_steps"):
-            if getattr(self, k) is not None: check_int(getattr(self, k), k, accepted="a positive whole number")
-        for k in ("n_seconds", "max_seconds", "target_ci", "min_seconds"):
-            v = getattr(self, k)
-            if v is None or (k == "min_seconds" and v == 0): continue  # min_seconds 0: no minimum
-            check_number(v, k, min=0, min_inclusive=False, accepted="a positive finite number")
-        if not self.target_ci < 1:
-            raise BadInput(f"target_ci {self.target_ci!r} must be a fraction between 0 and 1, e.g. 0.01 for ±1%")
-
-    @property
-    def kind(self): return "batches" if self.n_batches else "seconds" if self.n_seconds else "auto"
-
-    def done(self, launched:int, # steps launched so far
-             stats:RunningStats, # statistics of the completed samples
-             elapsed:float,      # wall seconds since the timed window started
-             per:int=1,          # steps per sample (blocks of steps on MPS)
-            ) -> bool:
-        "Whether to stop now; called after every step."
-        if self.n_batches: return launched >= self.n_batches
-        if self.n_seconds: return elapsed >= self.n_seconds
-        if stats.n * per < self.min_steps: return False
-        if elapsed >= self.max_seconds: return True
-        return stats.total * per >= self.min_seconds and stats.ci_rel() <= self.target_ci
-
 # %% ../nbs/02_benchmark.ipynb #b93d7bb3
 def warming(steps:int, seconds:float):
     "`more(n, elapsed)`: another synchronised warm-up step after `n` of them in `elapsed` s? (The last comes after.)"
@@ -403,7 +361,6 @@ def _is_oom(e:BaseException) -> bool:
                                                                   "alloc_failed"))
 
 # %% ../nbs/02_benchmark.ipynb #34db098e
-_STOP_KEYS = {f.name for f in fields(StopRule)}
 GEN_LEN = 128  # new tokens per sequence of a generation, by default
 
 def _lengths(mode:str, seq_len, prompt_len, gen_len, kw:dict) -> tuple:
@@ -418,30 +375,30 @@ def _lengths(mode:str, seq_len, prompt_len, gen_len, kw:dict) -> tuple:
     if prompt_len is not None: check_int(prompt_len, "prompt_len")
     return prompt_len, {**kw, "gen_len": GEN_LEN if gen_len is None else gen_len}
 
-def check_settings(model:str|Workload="resnet50", bs:int|None=None, precision:str="fp32", mode:str="train",
-                   device:str|torch.device="auto", size:int|str|None=None, optimizer:str|None=None,
-                   seq_len:int|None=None, workload:str|None=None, channels_last:bool=False, compile:bool=False,
-                   prompt_len:int|None=None, gen_len:int|None=None, **kw) -> dict:
-    "Validate a point's settings before any work; returns them normalised (`BadInput` on the first bad one)."
-    stop = {k: kw.pop(k) for k in list(kw) if k in _STOP_KEYS}  # the rest: the family's options (`workers`, ...)
-    mode = check_choice(mode, MODES, "mode")
-    seq_len, kw = _lengths(mode, seq_len, prompt_len, gen_len, kw)
-    try: wl = get_workload(model, size, seq_len=seq_len, workload=workload, **kw)
+def _family_options(p:Point) -> dict:
+    "The options of one family given with `p` (`workers`, `sliding_window`): other families take neither."
+    return {k: v for k in ("workers", "sliding_window") if (v := getattr(p, k)) is not None and v is not False}
+
+def check_settings(p:Point, # the point as asked
+                  ) -> dict:
+    "Validate what a point measures before any work; returns it normalised (`BadInput` on the first bad one)."
+    mode = check_choice(p.mode, MODES, "mode")
+    seq_len, kw = _lengths(mode, p.seq_len, p.prompt_len, p.gen_len, _family_options(p))
+    try: wl = get_workload(p.model, p.size, seq_len=seq_len, workload=p.workload, **kw)
     except TypeError as e:  # an option of another family (`workers` for an image model)
         if not kw or "unexpected keyword" not in str(e): raise
-        raise BadInput(f"{', '.join(kw)} does not apply to {getattr(model, 'model', model)}: "
+        raise BadInput(f"{', '.join(kw)} does not apply to {getattr(p.model, 'model', p.model)}: "
                        "workers is for data:*, sliding_window for 3D U-Nets") from None
     # served: one request of one sample, one sequence, unless asked
-    bs = (1 if mode in SERVING_MODES else wl.default_bs) if bs is None else check_int(bs, "batch size")
-    dev = pick_device(wl.forced_device or device)
-    precision = check_precision(precision, dev, mode)
-    wl.check(precision, mode, channels_last, compile)
-    return dict(workload=wl, bs=bs, precision=precision, mode=mode, dev=dev, rule=StopRule(**stop),
-                optimizer=check_choice(optimizer or wl.optimizer, OPTIMIZERS, "optimizer"))
+    bs = (1 if mode in SERVING_MODES else wl.default_bs) if p.bs is None else check_int(p.bs, "batch size")
+    dev = pick_device(wl.forced_device or p.device)
+    precision = check_precision(p.precision, dev, mode)
+    wl.check(precision, mode, p.channels_last, p.compile)
+    return dict(workload=wl, bs=bs, precision=precision, mode=mode, dev=dev, rule=p.stop,
+                optimizer=check_choice(p.optimizer or wl.optimizer, OPTIMIZERS, "optimizer"))
+
 
 # %% ../nbs/02_benchmark.ipynb #a8429201
-COMPILE_MODES = _schema.COMPILE_MODES  # `torch.compile`'s modes, named where the CLI reads them without torch
-
 def _dynamo_counts() -> tuple[int, int]:
     "Frames dynamo has compiled and graphs it has captured, so far in this process."
     if "torch._dynamo" not in sys.modules: return 0, 0  # nothing compiled yet, and importing dynamo takes seconds
@@ -509,11 +466,11 @@ def _check_loss_scale(v, # the `loss_scale` asked for (None: GradScaler's dynami
         raise BadInput(f"loss_scale {v!r} applies to fp16 training of a model (it replaces GradScaler's dynamic "
                        f"scale), not to {s['workload'].model} {s['mode']} {s['precision']}: leave --loss_scale out")
 
-def _check_weights(a:dict, # `benchmark`'s arguments
+def _check_weights(a:Point, # the point as asked
                    s:dict, # `check_settings` of them
                   ) -> dict:
     "`weights` and `global_bs` as the point can run them (image models and LMs); `BadInput` otherwise."
-    w, g, wl, bs = check_choice(a["weights"], WEIGHTS, "weights"), a["global_bs"], s["workload"], s["bs"]
+    w, g, wl, bs = check_choice(a.weights, WEIGHTS, "weights"), a.global_bs, s["workload"], s["bs"]
     if (w != "fp32" or g is not None) and wl.kind not in ("image", "lm"):
         raise BadInput(f"weights and global_bs apply to image models and language models, not to {wl.model}")
     if w == "fp16" and s["precision"] == "fp16" and s["mode"] == "train":
@@ -528,7 +485,15 @@ def _check_weights(a:dict, # `benchmark`'s arguments
 # %% ../nbs/02_benchmark.ipynb #8502debf
 _PEAKS = {}  # (device, precision): the last measured peak this process found (`measured_peak`), for every later point
 _PEAK_STORES = {}  # (device, precision): the store that peak was read from or kept in
-_OPTIONS = ("channels_last", "compile", "compile_mode", "run_number", "run_id", "peak_measured", "progress")
+
+@dataclass
+class _Call:
+    "What `benchmark` takes beside a point's settings: what it shows, and what the record starts with."
+    progress:bool=True             # show a progress bar on stderr
+    run_id:str|None=None           # the record's id (default: a new random one)
+    peak_measured:float|None=None  # measured matmul FLOP/s, for `mfu_measured` (default: the last found)
+
+CALL_OPTIONS = tuple(f.name for f in fields(_Call))
 
 @dataclass
 class CheckedPoint:
@@ -545,6 +510,7 @@ class CheckedPoint:
     run_id:str|None=None          # the record's id (None: a new random one)
     peak_measured:float|None=None # measured matmul FLOP/s for `mfu_measured` (None: the last `measured_peak` here)
     progress:bool=True            # a progress bar on stderr
+    point:Point|None=None         # the point as asked: what a child process or the ranks are given, as it is
 
     @property
     def samples(self) -> int:
@@ -563,32 +529,29 @@ class CheckedPoint:
                       loss_scale=self.loss_scale,
                       compile_mode=self.compile_mode if self.compile else None, global_bs=self.global_bs,
                       weights=None if self.weights == "fp32" else self.weights,
+                      **(dict(prompt_len=wl.seq_len, gen_len=wl.gen_len) if self.mode == "generate" else {}),
                       **(dict(run_id=self.run_id) if self.run_id else {}))
 
-def _defaults() -> dict:
-    "`benchmark`'s parameters and their defaults."
-    return {k: p.default for k, p in inspect.signature(benchmark).parameters.items()}
-
-def check_point(**kw) -> CheckedPoint:
-    "`benchmark`'s keyword arguments, checked before any work: a `CheckedPoint` (`BadInput` on the first bad one)."
-    if bad := sorted(set(kw) - set(_defaults())):
-        raise BadInput(f"unknown setting(s) {', '.join(bad)}: accepted are {', '.join(_defaults())}")
-    a = {**_defaults(), **kw}
-    # a family's own options, only when given: other families take neither
-    family = {k: a[k] for k in ("workers", "sliding_window") if a[k] not in (None, False)}
-    names = [k for k in inspect.signature(check_settings).parameters if k != "kw"]
-    s = check_settings(**{k: a[k] for k in names}, **{k: a[k] for k in _STOP_KEYS}, **family)
+def check_point(point:Point, # the point as asked
+                **call,      # what `benchmark` takes beside it (`progress`, `run_id`, `peak_measured`)
+               ) -> CheckedPoint:
+    "A point checked before any work: a `CheckedPoint` (`BadInput` on the first bad setting)."
+    if bad := sorted(set(call) - set(CALL_OPTIONS)):
+        raise BadInput(f"unknown option(s) {', '.join(bad)}: accepted are {', '.join(CALL_OPTIONS)}")
+    s, p = check_settings(point), point
     wl, dev = s["workload"], s["dev"]
-    if a["fused"] and wl.kind in ("op", "data"):
+    if p.fused and wl.kind in ("op", "data"):
         raise BadInput(f"fused applies to an optimizer, and {wl.model} has none: leave --fused out")
-    _check_loss_scale(a["loss_scale"], s)
-    if a["compile"]: check_choice(a["compile_mode"], COMPILE_MODES, "compile mode")
-    ws = a["warmup_seconds"]
+    _check_loss_scale(p.loss_scale, s)
+    if p.compile: check_choice(p.compile_mode or "default", COMPILE_MODES, "compile mode")
+    ws = p.warmup_seconds
     if ws is None: ws = 0.0 if dev.type == "cpu" else 1.0
     else: check_numbers(warmup_seconds=ws)  # bounded, as every number is (`env.NUMBERS`)
-    return CheckedPoint(**s, warmup=check_numbers(warmup=a["warmup"])["warmup"], warmup_seconds=ws,
-                        fused=bool(a["fused"]), loss_scale=a["loss_scale"] and float(a["loss_scale"]),
-                        **{k: a[k] for k in _OPTIONS}, **_check_weights(a, s))
+    return CheckedPoint(**s, warmup=check_numbers(warmup=p.warmup)["warmup"], warmup_seconds=ws,
+                        fused=bool(p.fused), loss_scale=p.loss_scale and float(p.loss_scale),
+                        channels_last=p.channels_last, compile=p.compile, compile_mode=p.compile_mode or "default",
+                        run_number=p.run_number, **call, **_check_weights(p, s), point=p)
+
 
 # %% ../nbs/02_benchmark.ipynb #66b99f71
 class World:
@@ -835,21 +798,16 @@ def measure_point(p:CheckedPoint,  # a checked point (`check_point`)
     return res
 
 # %% ../nbs/02_benchmark.ipynb #6ecf4ab8
-@dataclass
-class _Call:
-    "What `benchmark` takes beside a point's settings: what it shows, and what the record starts with."
-    progress:bool=True             # show a progress bar on stderr
-    run_id:str|None=None           # the record's id (default: a new random one)
-    peak_measured:float|None=None  # measured matmul FLOP/s, for `mfu_measured` (default: the last found)
-
 def benchmark(*args, **kwargs) -> Result:
     "Measure one point (`check_point`, then `measure_point`); a failure comes back as a `Result`, `oom` or `error`."
-    return measure_point(check_point(**inspect.signature(benchmark).bind(*args, **kwargs).arguments))
+    a = inspect.signature(benchmark).bind(*args, **kwargs).arguments  # the settings given, by their flat names
+    call = {k: a.pop(k) for k in CALL_OPTIONS if k in a}
+    return measure_point(check_point(Point.of(**a), **call))
 
 # its parameters: a point's settings (`schema.Point`, less how it runs), then `_Call`'s; `model` may also be a `Workload`
 benchmark.__signature__ = inspect.Signature([
-    *params_of(_schema.Point, only=("model", "bs"), kind=inspect.Parameter.POSITIONAL_OR_KEYWORD),
-    *params_of(_schema.Point, but=("model", "bs", *RUN_FIELDS), compile_mode="default"), *params_of(_Call)],
+    *params_of(Point, only=("model", "bs"), kind=inspect.Parameter.POSITIONAL_OR_KEYWORD),
+    *params_of(Point, but=("model", "bs", *RUN_FIELDS), compile_mode="default"), *params_of(_Call)],
     return_annotation=Result)
 
 # %% ../nbs/02_benchmark.ipynb #b1a84554
