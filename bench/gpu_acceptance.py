@@ -368,7 +368,7 @@ def main(argv=None):
 def execute(a, dev_key:str, name:str, kept:list[Item], dropped:list[Item], t0:float) -> int:
     "Run the plan's items in order, each stored as it finishes, stopping where the budget ends; write CSV and summary."
     import pandas as pd
-    from ready_steady_go.benchmark import warm_up_device
+    from ready_steady_go.calibrate import warm_up_device
     from ready_steady_go.env import fingerprint, pick_device
     from ready_steady_go.store import export_csv, read_runs
     out = Path(a.out)

@@ -348,7 +348,7 @@ def _check_outputs(f:_Flags):
 
 def _peak(f:_Flags, p, say, multi:bool=False) -> float|None:
     "The matmul peak of `p`'s device and precision: the stored one, or measured now and kept for every later run."
-    from ready_steady_go.benchmark import measured_peak
+    from ready_steady_go.calibrate import measured_peak
     from ready_steady_go.runner import peak_off_device  # (imported by every run: `_measured`)
     from ready_steady_go.schema import num_text
     measure = True if f.measure_peak else None if not f.no_store else False
@@ -381,13 +381,16 @@ def _measured_in_journal(f:_Flags, p, fp:dict, peak:float|None, multi:bool):
     entry = _journal(f, p, fp)
     try:
         with sigterm_as_interrupt():  # SIGTERM as Ctrl-C: torchrun and its ranks are ended too
-            return _measured(p, peak, multi)
+            return _measured(f, p, peak, multi)
     finally: point_finished(entry, f.store)  # only a kill, which runs no code, leaves it open
 
-def _measured(p, peak:float|None, multi:bool):
+def _measured(f:_Flags, p, peak:float|None, multi:bool):
     "The checked point measured by the runner: here, or under torchrun as the flags ask (None: rank 0 is elsewhere)."
     from ready_steady_go.runner import run_checked
-    return run_checked(replace(p, peak_measured=peak), "torchrun" if multi else "inline")
+    p = replace(p, peak_measured=peak)
+    if multi: return run_checked(p, "torchrun")
+    from ready_steady_go.calibrate import peak_book  # a run that beats the peak has it measured again, and kept
+    return run_checked(p, "inline", book=peak_book(None if f.no_store else f.store))
 
 def _journal(f:_Flags, p, fp:dict) -> str|None:
     "Store the points earlier runs left killed (`store.recover_killed`), then note this one as started."

@@ -18,10 +18,11 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 from tqdm import tqdm
 
 from .env import BadInput, check_choice, check_int, check_number, first_line
-from .benchmark import (CALL_OPTIONS, CheckedPoint, World, check_point, measure_point, measured_peak,
-                                       warm_up_device, warming, _is_oom)
+from .benchmark import (CALL_OPTIONS, CheckedPoint, World, check_point, measure_point, warming, is_oom)
+from .calibrate import measured_peak, warm_up_device
 from .schema import Point, Result, WorldSpec, new_run_id
 from .store import KILLED
+from .peaks import PeakBook
 from .launch import (LAUNCHER, LaunchResult, check_launch, check_world, die_with_parent, launcher,
                                     sigterm_as_interrupt, torchrun_command)
 
@@ -38,7 +39,7 @@ def answer(obj):
 
 def say_failed(e:BaseException, rank:int=0):
     "In a child: the failure `e` of `rank` as the marked line the parent reads."
-    fail = dict(rank=rank, status="oom" if _is_oom(e) else "error", error=first_line(e, limit=500), t=time.time())
+    fail = dict(rank=rank, status="oom" if is_oom(e) else "error", error=first_line(e, limit=500), t=time.time())
     print(FAIL + json.dumps(fail), flush=True)
 
 def answers(out:str) -> tuple[dict|None, list[dict]]:
@@ -105,11 +106,11 @@ def peak_off_device(dev:str,              # the device
                     precision:str="fp32", # the matmul's precision
                     store=None,           # the store that keeps peaks (None: none)
                     *,
-                    measure:bool|None=None, # as `benchmark.measured_peak`: True anew, False kept only, None either
+                    measure:bool|None=None, # as `calibrate.measured_peak`: True anew, False kept only, None either
                     progress:bool=False,  # say on stderr that the peak is being measured
                     device_warmup:float|None=None, # the warm-up's cap before measuring (0: none)
                    ) -> float|None:
-    "`benchmark.measured_peak`, with every CUDA measurement in a fresh process: this one opens no CUDA context."
+    "`calibrate.measured_peak`, with every CUDA measurement in a fresh process: this one opens no CUDA context."
     kw = dict(dev=str(dev), precision=precision, store=None if store is None else str(store), progress=progress,
               device_warmup=device_warmup)
     if torch.device(dev).type != "cuda" or measure is False: return measured_peak(**kw, measure=measure)
@@ -376,8 +377,9 @@ def record_of(p:CheckedPoint, # a checked point
 
 def run_checked(p:CheckedPoint, # a point checked at the entry (`check_point`, or `check_launch` for torchrun)
                 how:str,        # inline, isolated or torchrun
+                book:PeakBook|None=None, # inline: the peaks its caller found, and how to measure one again
                 **launch_kw,    # torchrun: `launched`'s options
                ) -> Result|None:
     "Measure a point that its caller has checked already (the command line, the sweep), as it is."
     if how == "torchrun": return launched(p, **launch_kw)
-    return isolated(p) if how == "isolated" else measure_point(p)
+    return isolated(p) if how == "isolated" else measure_point(p, book=book)

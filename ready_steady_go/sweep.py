@@ -22,8 +22,9 @@ from .env import (BadInput, check_choice, check_int, check_numbers, check_path, 
                                   visible)
 from .workloads import DEFAULT_BS, check_model, get_workload
 from .schema import kind_of, num_text, stepwise
-from .benchmark import (StopRule, CheckedPoint, check_point, check_precision, measured_peak,
-                                       memory_estimate, warm_up_device, bars_on, _warmup_line, _PEAKS)
+from .benchmark import StopRule, CheckedPoint, check_point, check_precision, memory_estimate, bars_on
+from .calibrate import measured_peak, peak_book, warm_up_device, _warmup_line
+from .peaks import PeakBook
 from .schema import CONCURRENCY, STOP_FIELDS, Point, WorldSpec, SERVING_MODES, MODES, WEIGHTS, Result, UNCONVERGED_HINT, PRESETS, ENGINE_DEFAULTS, sweep_params, sweep_signature
 from .store import (POINT_KEY, combination_of, point_key, stored_points)
 from .store import (DEFAULT_STORE, KILLED, check_store, point_finished, point_started, read_runs,
@@ -254,6 +255,8 @@ class SweepPlan:
     threads:int|None = None    # torch's threads on a CPU while the sweep runs (None: as they are)
     started:float = field(default_factory=time.perf_counter) # when the sweep began
     checked:dict = field(default_factory=dict) # `_PlanPoint`: its point, checked once (`_checked`)
+    idents:dict = field(default_factory=dict)  # `_PlanPoint`: its identity in the store (`_ident`)
+    book:PeakBook = field(default_factory=PeakBook) # the matmul peaks found (`_peaks`), for every point
     @property
     def n_points(self) -> int:
         "How many points the matrix has: each variant with its own precisions, modes and batch sizes."
@@ -449,6 +452,7 @@ def _plan(**kw) -> SweepPlan:
     _check_time(plan, a["yes"])
     plan.store = check_store(check_path(a["store"], "--store"), write=True)  # before any measurement, not after
     plan.wnb = _wandb(a)
+    plan.book = peak_book(plan.store)  # peaks found, and measured again into this store
     return plan
 
 # %% ../nbs/05_sweep.ipynb #0f998af1
@@ -480,8 +484,9 @@ def _record(plan:SweepPlan, pt:_PlanPoint) -> Result:
     return record_of(_checked(plan, pt), "torchrun" if plan.launch else "inline")
 
 def _ident(plan:SweepPlan, pt:_PlanPoint) -> tuple:
-    "A point's identity in the store: its record's (`store.point_key`)."
-    return point_key(_record(plan, pt).row())
+    "A point's identity in the store: its record's (`store.point_key`), worked out once."
+    if pt not in plan.idents: plan.idents[pt] = point_key(_record(plan, pt).row())
+    return plan.idents[pt]
 
 def _name(plan:SweepPlan, vid:str) -> str:
     "A variant in messages: an image model by its name; `gpt2 seq 128`, `unet3d 64`."
@@ -535,7 +540,7 @@ def _todo(run:_Sweep, i:int=0) -> int:
 # %% ../nbs/05_sweep.ipynb #8c61a99f
 def _peak_of(plan:SweepPlan, precision:str) -> float|None:
     "The matmul peak the sweep found at `precision` (`_peaks`): given to every point, here or in another process."
-    return _PEAKS.get((str(plan.dev), precision))
+    return plan.book.get(plan.dev, precision)
 
 def _started(run:_Sweep, pt:_PlanPoint) -> dict:
     "The row a point is stored as if its process is killed while measuring it: its settings, status `killed`."
@@ -567,7 +572,7 @@ def _run_where(run:_Sweep, pt:_PlanPoint, big:bool):
     plan = run.plan
     p = replace(_checked(plan, pt), peak_measured=_peak_of(plan, pt.precision))
     if plan.launch: return run_checked(p, "torchrun", device_warmup=_rank_warmup(run, pt.n))
-    return run_checked(p, "isolated" if plan.isolate or big else "inline")
+    return run_checked(p, "isolated" if plan.isolate or big else "inline", book=plan.book)
 
 def _measure_now(run:_Sweep, pt:_PlanPoint) -> dict:
     "Measure a point and store its row (then log it to W&B); say why when it did not succeed."
@@ -688,10 +693,10 @@ def _peaks(plan:SweepPlan):
     for p in plan.precisions:  # a CPU sweep uses a stored one only (`ready-steady-go --measure_peak` makes one)
         kw = dict(dev=str(plan.dev), precision=p, store=str(plan.store), measure=plan.dev.type != "cpu",
                   progress=plan.progress, device_warmup=plan.device_warmup)
-        if not (plan.isolate or plan.launch): measured_peak(**kw); continue
+        if not (plan.isolate or plan.launch): measured_peak(**kw, book=plan.book); continue
         # isolated or torchrun: a CUDA peak measured in a child, so this process holds no CUDA context that every
         # point (every rank 0) would count; the points are given it (`_peak_of`)
-        if (flops := peak_off_device(**kw)): _PEAKS[(str(plan.dev), p)] = flops
+        if (flops := peak_off_device(**kw)): plan.book.found[(str(plan.dev), p)] = flops
 
 def _run(plan:SweepPlan) -> SweepSummary:
     "Run a plan: the measured peaks, then every point under the device's lock; the summary printed with `progress`."
