@@ -1,4 +1,4 @@
-"""How a point is timed: warm-up, the timed loop, stop rules, statistics, out-of-memory as a result
+"""The engine: a point checked once, its step built on the device and timed, and the one record it becomes, out-of-memory included
 
 Docs: https://xl0.github.io/ready-steady-go/benchmark.html.md"""
 
