@@ -70,9 +70,6 @@ def _nprocs(value) -> list[int]:
     "World sizes (processes, one per device) as increasing positive whole numbers."
     return _counts(value, "nprocs", "world size")
 
-# %% ../nbs/05_sweep.ipynb #e427ee63
-_ENGINE = ENGINE_DEFAULTS  # the presets and the engine's defaults are in `schema`, read there by the command line
-
 # %% ../nbs/05_sweep.ipynb #6f32e174
 @dataclass
 class _Combo:
@@ -81,6 +78,7 @@ class _Combo:
     oom:set = field(default_factory=set)  # batch sizes that ran out of memory
     bisected:bool = False
     skipped:list = field(default_factory=list)  # (bs, run_number) not run because of an OOM below them
+    rows:list = field(default_factory=list)  # the rows of its points visited, stored or measured now
     @property
     def first_oom(self): return min(self.oom) if self.oom else None
     @property
@@ -180,9 +178,9 @@ def _ci_text(g:pd.DataFrame, best) -> str:
     mark = ("" if g.met[best] else " !") + (" ~" if g.edge[best] else "")
     return (f"±{100*g.ci_rel[best]:.1f}%" if not pd.isna(g.ci_rel[best]) else "no CI") + mark
 
-def _table_row(combo:tuple, c:_Combo, rows:list) -> dict:
+def _table_row(combo:tuple, c:_Combo) -> dict:
     "The summary of one (variant, precision, mode): best batch size and throughput in its unit, the OOM boundary."
-    (vid, p, md), mine = combo, [r for r in rows if (r.get("_vid", r["model"]), *r.get("_pm", (r["precision"], r["mode"]))) == combo]
+    (vid, p, md), mine = combo, c.rows
     g, best = _by_bs(mine)
     unit = next((r["unit"] for r in mine if isinstance(r.get("unit"), str)), "images")
     model, _, size = vid.partition("|")
@@ -195,18 +193,18 @@ def _table_row(combo:tuple, c:_Combo, rows:list) -> dict:
 
 _COLUMNS = ["model", "size", "precision", "mode", "unit", "best_bs", "throughput", "ci", "max_bs", "oom_bs", "skipped",
             "errors"]
-def _table(rows:list, combos:dict) -> pd.DataFrame:
+def _table(combos:dict) -> pd.DataFrame:
     "Best batch size and throughput per model (and size) × precision × mode, with the OOM boundary."
-    df = pd.DataFrame([_table_row(k, c, rows) for k, c in combos.items()], columns=_COLUMNS)
+    df = pd.DataFrame([_table_row(k, c) for k, c in combos.items()], columns=_COLUMNS)
     for k in ("best_bs", "oom_bs"): df[k] = df[k].astype("Int64")
     return df
 
 def _world(r:dict) -> int: return int(r.get("world_size") or 1)
 
-def _tables(rows:list, combos:dict, launched:bool) -> pd.DataFrame:
+def _tables(combos:dict, launched:bool) -> pd.DataFrame:
     "`_table` for each world size, the world sizes of a combination side by side (a `world_size` column in a series)."
-    if not launched: return _table(rows, {k[:3]: c for k, c in combos.items()})
-    parts = [_table([r for r in rows if _world(r) == k[3]], {k[:3]: c}) for k, c in combos.items()]
+    if not launched: return _table({k[:3]: c for k, c in combos.items()})
+    parts = [_table({k[:3]: c}) for k, c in combos.items()]
     df = pd.concat(parts, ignore_index=True)
     df.insert(3, "world_size", [k[3] for k in combos])
     return df
@@ -281,7 +279,7 @@ def _arguments(kw:dict) -> dict:
     "`sweep`'s arguments: its defaults where not given, then the preset's (or the engine's) for those left as None."
     a = inspect.signature(sweep).bind(**kw); a.apply_defaults()
     a = dict(a.arguments, given={k for k, v in a.arguments.items() if v is not None})
-    a["preset_values"] = {**_ENGINE, **PRESETS[check_choice(a["preset"], tuple(PRESETS), "preset")]}
+    a["preset_values"] = {**ENGINE_DEFAULTS, **PRESETS[check_choice(a["preset"], tuple(PRESETS), "preset")]}
     a.update({k: a["preset_values"].get(k) for k in _FROM_PRESET if a[k] is None})
     check_numbers(**{k: a[k] for k in ("repeats", *STOP_FIELDS, "warmup", "device_warmup")})  # finite and in range, first
     _check_workers(a["workers"])
@@ -613,8 +611,8 @@ def _measure(run:_Sweep, pt:_PlanPoint) -> str:
     k = _ident(run.plan, pt)
     if k in run.done: run.resumed += 1; r = run.done[k]
     else: r = _measure_now(run, pt)
-    r["_vid"], r["_pm"] = pt.vid, (pt.precision, pt.mode); run.rows.append(r)  # the plan's, to find its combination
     c = run.combos[pt.combo]
+    run.rows.append(r); c.rows.append(r)
     if r["status"] == "ok": c.ok.add(pt.bs)
     elif r["status"] in ("oom", "killed"): c.oom.add(pt.bs)  # killed: out of host memory, as far as anyone can tell
     return r["status"]
@@ -683,7 +681,7 @@ def _summary(run:_Sweep) -> SweepSummary:
     skipped = [dict(model=_name(p, vid), precision=pr, mode=md, bs=bs, run_number=rn,
                     **({"world_size": n} if p.launch else {}))
                for (vid, pr, md, n), c in run.combos.items() for bs, rn in c.skipped]
-    return SweepSummary(table=_tables(run.rows, run.combos, p.launch), store=str(p.store), env_id=run.fp["env_id"],
+    return SweepSummary(table=_tables(run.combos, p.launch), store=str(p.store), env_id=run.fp["env_id"],
                         measured=run.measured, resumed=run.resumed, skipped=skipped, warmup=run.warm,
                         errors=sum(r["status"] == "error" for r in run.rows), seconds=time.perf_counter() - p.started)
 
