@@ -87,7 +87,7 @@ def best_bs(snap, model:str, fallback:int) -> int:
 
 
 def _point(model, bs, precision, mode="train", seconds=5.0, **kw) -> Point:
-    return Point(model=model, bs=bs, precision=precision, mode=mode, n_seconds=seconds, **kw)
+    return Point.of(model=model, bs=bs, precision=precision, mode=mode, n_seconds=seconds, **kw)
 
 
 def gpu_plan(dev:str, seconds:float=5.0) -> list[Item]:
@@ -170,12 +170,9 @@ def _stored(store:Path, env_id:str) -> set:
 def _key(p:Point, torchrun:bool) -> tuple:
     "The store's identity of point `p` (its run number included), from its record as the engine writes it."
     from ready_steady_go.benchmark import check_point
-    from ready_steady_go.schema import settings_of
+    from ready_steady_go.runner import record_of
     from ready_steady_go.store import point_key
-    kw = {k: v for k, v in settings_of(p).items() if not (k == "compile_mode" and v is None)}
-    row = check_point(**kw).result().row()
-    world = dict(world_size=1, backend="nccl" if row["device"].startswith("cuda") else "gloo") if torchrun else {}
-    return point_key({**row, **world})
+    return point_key(record_of(check_point(p), "torchrun" if torchrun else "inline").row())
 
 
 def run_point(it:Item, dev, fp:dict, store:Path, done:set, say) -> list[dict]:
@@ -187,7 +184,7 @@ def run_point(it:Item, dev, fp:dict, store:Path, done:set, say) -> list[dict]:
         p = replace(it.point, device=str(dev), run_number=n)
         if _key(p, it.torchrun) in done: say(f"  run {n}: stored already"); continue
         t0 = time.monotonic()
-        r = run(p, "torchrun", nproc_per_node=1) if it.torchrun else run(p)
+        r = run(p, "torchrun" if it.torchrun else None)
         r.runtime_s = time.monotonic() - t0
         row = r.row(fp)
         if kept := save_runs(row, store): say(f"  {kept}")
@@ -371,7 +368,7 @@ def main(argv=None):
 def execute(a, dev_key:str, name:str, kept:list[Item], dropped:list[Item], t0:float) -> int:
     "Run the plan's items in order, each stored as it finishes, stopping where the budget ends; write CSV and summary."
     import pandas as pd
-    from ready_steady_go.benchmark import warm_up_device
+    from ready_steady_go.calibrate import warm_up_device
     from ready_steady_go.env import fingerprint, pick_device
     from ready_steady_go.store import export_csv, read_runs
     out = Path(a.out)

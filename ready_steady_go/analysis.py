@@ -16,17 +16,18 @@ from .env import MAX_DIGITS, MAX_PRICE, BadInput
 from .schema import FAMILY_UNITS, NO_MODE, NO_PRECISION, PEAK_BELOW, kind_of, num_text, precision_2022
 
 # %% auto #0
-__all__ = ['KEYS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES', 'ENV_COLS', 'DATASETS',
-           'DEFAULT_WORK', 'TIME_TO_TRAIN_COLS', 'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY_COLS',
-           'CONDITION_COLS', 'EFFECTIVE', 'SCALING_COLUMNS', 'MODE_NAMES', 'FACTOR_COLS', 'SLOW_PRECISION',
-           'RATE_NAMES', 'COST_PER', 'MISSED_MARK', 'FAMILY_ORDER', 'FAMILY_NAMES', 'clean_device_name',
-           'clean_device_names', 'weights_precision', 'ci_target_met', 'world_sizes', 'usable', 'keyed_once', 'tidy',
-           'best_batch', 'at_largest', 'shared_models', 'relative', 'ratio_ci', 'throughput_ci_rel', 'speedup_ci',
-           'speedup', 'average', 'oom_batch', 'environments', 'parse_prices', 'cost', 'value_table', 'best_precision',
-           'dataset_size', 'time_for', 'human_duration', 'extrapolate', 'parse_work', 'work_text', 'parse_works',
-           'fits', 'unused_work', 'time_to_train', 'comparability', 'comparability_note', 'conditions_of', 'efficiency',
-           'scaling', 'convergence', 'flagged', 'analyse', 'mode_name', 'run_cost', 'best_configs', 'cost_factors',
-           'factor_sentence', 'precision_doubts', 'cost_doubts', 'rate_name', 'cost_per', 'ranking']
+__all__ = ['KEYS', 'POINT_KEYS', 'SETUP_FLAGS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES',
+           'DEFAULT_LAYOUT', 'LIKE', 'EACH_BEST', 'ENV_COLS', 'DATASETS', 'DEFAULT_WORK', 'TIME_TO_TRAIN_COLS',
+           'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY_COLS', 'CONDITION_COLS', 'EFFECTIVE', 'SCALING_COLUMNS',
+           'MODE_NAMES', 'FACTOR_COLS', 'SLOW_PRECISION', 'RATE_NAMES', 'COST_PER', 'MISSED_MARK', 'FAMILY_ORDER',
+           'FAMILY_NAMES', 'clean_device_name', 'clean_device_names', 'weights_precision', 'ci_target_met', 'setups',
+           'world_sizes', 'usable', 'keyed_once', 'tidy', 'config_label', 'best_batch', 'at_largest', 'shared_models',
+           'relative', 'ratio_ci', 'throughput_ci_rel', 'speedup_ci', 'speedup', 'average', 'oom_batch', 'environments',
+           'parse_prices', 'cost', 'value_table', 'best_precision', 'dataset_size', 'time_for', 'human_duration',
+           'extrapolate', 'parse_work', 'work_text', 'parse_works', 'fits', 'unused_work', 'time_to_train',
+           'comparability', 'comparability_note', 'conditions_of', 'efficiency', 'scaling', 'convergence', 'flagged',
+           'analyse', 'mode_name', 'run_cost', 'best_configs', 'cost_factors', 'factor_sentence', 'precision_doubts',
+           'cost_doubts', 'rate_name', 'cost_per', 'ranking']
 
 # %% ../nbs/06_analysis.ipynb #7abdf383
 _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
@@ -57,6 +58,10 @@ def weights_precision(df:pd.DataFrame, # runs with `precision` (the autocast) an
 # a configuration, up to its batch size (size, seq_len: 0 = not recorded; patch: "" unless an anisotropic 3D patch;
 # world_size: 1)
 KEYS = ("device", "model", "size", "seq_len", "patch", "precision", "mode", "world_size")
+# a measured point: its configuration, how it ran beside its precision (`setup`: layout, compile), its batch size
+POINT_KEYS = (*KEYS, "setup", "bs")
+# a run's columns that say how it ran, and the word a setup uses for each when it is on
+SETUP_FLAGS = dict(channels_last="channels_last", compile="compiled")
 # besides `device_name` (or `device`); `bs` may be empty (a published table); `throughput` may instead come from
 # `n_batches` and `duration` (or `seconds`)
 REQUIRED = ("model", "bs", "throughput")
@@ -98,6 +103,15 @@ def ci_target_met(runs:pd.DataFrame, # the runs table
     derived = pd.Series(pd.NA, index=runs.index, dtype=object)
     derived[has] = (ci <= tgt)[has]  # a target and no CI (a single step) did not reach it
     return given.where(given.notna(), derived).astype("boolean")
+
+def setups(runs:pd.DataFrame, # the runs table
+          ) -> pd.Series:
+    "How each run ran beside its precision: `channels_last`, `compiled`, both, or `\"\"` (default layout, eager)."
+    on = lambda v: _TRUTH.get(v.strip().lower() if isinstance(v, str) else v, False) is True
+    flags = [np.array(_each_distinct(on, runs[c].astype(object)), bool) if c in runs else np.zeros(len(runs), bool)
+             for c in SETUP_FLAGS]
+    words = [", ".join(w for w, f in zip(SETUP_FLAGS.values(), fs) if f) for fs in zip(*flags)]
+    return pd.Series(words, index=runs.index, dtype=object)
 
 def world_sizes(runs:pd.DataFrame, # the runs table
                ) -> pd.Series:
@@ -168,6 +182,7 @@ def _with_defaults(runs:pd.DataFrame) -> pd.DataFrame:
     df["target_ci"] = _num(df, "target_ci")
     df["device"] = df["device_name" if "device_name" in df else "device"].astype(object)
     df["world_size"] = world_sizes(df)
+    df["setup"] = setups(df)
     return df
 
 def usable(runs:pd.DataFrame, # the runs table
@@ -240,12 +255,12 @@ def _keyed(runs:pd.DataFrame) -> pd.DataFrame:
 
 def tidy(runs:pd.DataFrame, # the runs table, one row per run
         ) -> pd.DataFrame:
-    "One row per configuration (`KEYS`) and bs: finished runs, short names, repeats combined by their median."
+    "One row per point (`POINT_KEYS`: configuration, setup, bs): finished runs, short names, repeats' median."
     df = _keyed(runs)
     df["throughput_ci"] = pd.to_numeric(df["throughput_ci"], errors="coerce")
     df["peak_mem_mb"] = pd.to_numeric(df["peak_mem_mb"], errors="coerce")
     df["_met"] = df["ci_target_met"].map({True: 1.0, False: 0.0}).astype(float)  # NaN: unknown
-    g = df.groupby(list(KEYS) + ["bs"], sort=True, dropna=False)  # a published table has no batch size
+    g = df.groupby(list(POINT_KEYS), sort=True, dropna=False)  # a published table has no batch size
     t = g.agg(throughput=("throughput", "median"), t_min=("throughput", "min"), t_max=("throughput", "max"),
               throughput_ci=("throughput_ci", "median"), ci_rel=("ci_rel", "median"), target_ci=("target_ci", "median"),
               peak_mem_mb=("peak_mem_mb", "median"), unit=("unit", "first"), workload=("workload", "first"),
@@ -262,10 +277,38 @@ def tidy(runs:pd.DataFrame, # the runs table, one row per run
     return t.drop(columns=["t_min", "t_max"])
 
 # %% ../nbs/06_analysis.ipynb #63b25ec7
+# how a label names the default layout of each family that has another (channels_last)
+DEFAULT_LAYOUT = dict(image="NCHW", unet3d="NCDHW")
+
+def config_label(precision:str, # the precision (with its weights, see `weights_precision`)
+                 setup:str, # how it ran (see `setups`): `channels_last`, `compiled`, both, or ""
+                 family:str="image", # its family, which names its default layout
+                 layouts:int=1, # how many layouts its family's runs hold (2: name each point's)
+                 compiles:int=1, # how many compile settings they hold (2: name each point's, compiled or eager)
+                ) -> str:
+    "`bf16, channels_last, compiled`: a precision, with the layout and compile setting where the runs hold several."
+    on, words = setup.split(", ") if setup else [], [str(precision)]
+    if layouts > 1:
+        words.append("channels_last" if "channels_last" in on else DEFAULT_LAYOUT.get(family, "default layout"))
+    if compiles > 1: words.append("compiled" if "compiled" in on else "eager")
+    return ", ".join(words)
+
+def _configurations(best:pd.DataFrame, t:pd.DataFrame) -> list[str]:
+    "Each best point's `config_label`: layout and compile named where its family's runs hold more than one of each."
+    fam = lambda d: d["workload"] if "workload" in d else pd.Series("image", index=d.index)
+    ran = pd.DataFrame(dict(f=fam(t), l=t["setup"].str.contains("channels_last"), c=t["setup"].str.contains("compiled")))
+    n = ran.groupby("f")[["l", "c"]].nunique()
+    return [config_label(p, s, f, n.at[f, "l"] if f in n.index else 1, n.at[f, "c"] if f in n.index else 1)
+            for p, s, f in zip(best["precision"], best["setup"], fam(best))]
+
 def best_batch(t:pd.DataFrame, # tidy runs (see `tidy`)
+               over_setups:bool=True, # the best over layouts and compile settings too; False: one per setup
               ) -> pd.DataFrame:
-    "The fastest batch size of each (device, model, precision, mode)."
-    return t.loc[t.groupby(list(KEYS), sort=True)["throughput"].idxmax()].reset_index(drop=True)
+    """The fastest point of each (device, model, precision, mode): over batch sizes, layouts and compile settings, with
+    its `configuration` (`bf16, channels_last, compiled`)."""
+    k = list(KEYS) + ([] if over_setups else ["setup"])
+    b = t.loc[t.groupby(k, sort=True)["throughput"].idxmax()].reset_index(drop=True)
+    return b.assign(configuration=_configurations(b, t))
 
 def at_largest(best:pd.DataFrame, # best batch sizes (see `best_batch`)
                t:pd.DataFrame, # the tidy runs they were picked from
@@ -273,11 +316,12 @@ def at_largest(best:pd.DataFrame, # best batch sizes (see `best_batch`)
               ) -> pd.Series:
     """Per best point: fastest at the largest of two or more batch sizes measured, with no out-of-memory above it (a
     larger may be faster)."""
-    k = list(KEYS)
+    k = [*KEYS, "setup"]  # in the setup it was fastest in
     g = t.groupby(k, dropna=False)["bs"].agg(_top="max", _n="nunique").reset_index()
     top = best[k].merge(g, on=k, how="left")
     hit = (best["bs"].to_numpy() == top["_top"].to_numpy()) & (top["_n"].to_numpy() > 1)
     if oom is not None and len(oom):
+        k = [c for c in k if c in oom]
         o = best[k].merge(oom[k].drop_duplicates().assign(_o=True), on=k, how="left")["_o"].fillna(False).to_numpy(bool)
         hit &= ~o
     return pd.Series(np.asarray(pd.array(hit, dtype="boolean").fillna(False), bool), index=best.index)
@@ -374,21 +418,29 @@ def _log_mean(d:pd.DataFrame, by:list[str], l, *, dl, dh, **agg) -> pd.DataFrame
     return out.assign(_geo=np.exp(out["_l"]), _geo_lo=np.exp(out["_l"] - np.sqrt(out.pop("_dl")) / k).where(~na),
                       _geo_hi=np.exp(out.pop("_l") + np.sqrt(out.pop("_dh")) / k).where(~na))
 
-def speedup_ci(best:pd.DataFrame, # best batch sizes (see `best_batch`)
+# how a speed-up was taken: between points of the same layout and compile setting, or between each precision's best
+LIKE, EACH_BEST = "like for like (same layout and compile)", "each precision's best configuration"
+
+def speedup_ci(best:pd.DataFrame, # best points (see `best_batch`; `over_setups=False` with `like`)
                base:str="fp32", # the precision to compare against
                average:bool=True, # geometric mean over models per (device, precision, mode)
+               like:bool=False, # pair points of the same setup (layout, compile) only
               ) -> pd.DataFrame:
-    "Throughput of each precision / that of `base` on the same device, model and mode, with its 95% interval."
-    k = ["device", *_model_keys(best), "mode"]
+    """Throughput of each precision / that of `base` on the same device, model and mode, with its 95% interval, and
+    its `basis`: `LIKE` where both sides ran in the same layout and compile setting, else `EACH_BEST`."""
+    k = ["device", *_model_keys(best), "mode", *(["setup"] if like else [])]
     u = ["unconverged"] if "unconverged" in best else []
     lo, hi = throughput_ci_rel(best)
-    d = best.assign(_lo=lo, _hi=hi)
-    m = d[d["precision"] != base].merge(d.loc[d["precision"] == base, k + ["throughput", "_lo", "_hi", *u]], on=k,
-                                        suffixes=("", "_base"))
+    d = best.assign(_lo=lo, _hi=hi, setup=best["setup"] if "setup" in best else "")
+    theirs = list(dict.fromkeys([*k, "throughput", "_lo", "_hi", "setup", *u]))
+    m = d[d["precision"] != base].merge(d.loc[d["precision"] == base, theirs], on=k, suffixes=("", "_base"))
+    if like: m["setup_base"] = m["setup"]
+    m["basis"] = np.where(m["setup"].eq(m["setup_base"]), LIKE, EACH_BEST)
     if u: m["unconverged"] = m["unconverged"] | m.pop("unconverged_base")  # a ratio is as noisy as its noisier side
     s, s_lo, s_hi = ratio_ci(m["throughput"], m["_lo"], m["throughput_base"], m["_lo_base"],
                              a_ci_rel_hi=m["_hi"], b_ci_rel_hi=m["_hi_base"])
-    cols = k + ["precision", "speedup", "speedup_lo", "speedup_hi", *(c for c in ("label", *u) if c in best)]
+    cols = [*k, *(["setup"] if not like else []), "setup_base", "precision", "speedup", "speedup_lo", "speedup_hi",
+            "basis", *(c for c in ("label", *u) if c in best)]
     m = m.assign(speedup=s, speedup_lo=s_lo, speedup_hi=s_hi)[cols]
     if not average: return m.sort_values(k + ["precision"], ignore_index=True)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -396,12 +448,13 @@ def speedup_ci(best:pd.DataFrame, # best batch sizes (see `best_batch`)
         dl, dh = l - np.log(m["speedup_lo"]), np.log(m["speedup_hi"]) - l
     if "workload" in best and "workload" not in m:
         m = m.merge(best[k + ["workload"]].drop_duplicates(k), on=k, how="left")
-    out = _log_mean(m.assign(_u=m["unconverged"].astype(int) if u else 0),
+    out = _log_mean(m.assign(_u=m["unconverged"].astype(int) if u else 0, _e=m["basis"].eq(EACH_BEST)),
                     ["device", "precision", "mode", *_family(m)], l, dl=dl, dh=dh,
-                    n_models=(_model_col(m), "nunique"), n_unconverged=("_u", "sum"))
+                    n_models=(_model_col(m), "nunique"), n_unconverged=("_u", "sum"), _e=("_e", "any"))
     out = out.rename(columns=dict(_geo="speedup", _geo_lo="speedup_lo", _geo_hi="speedup_hi"))
+    out["basis"] = np.where(out.pop("_e"), EACH_BEST, LIKE)  # one pair of unlike setups: not like for like
     return out[["device", "precision", "mode", "speedup", "speedup_lo", "speedup_hi", "n_models", "n_unconverged",
-                *_family(out)]]
+                "basis", *_family(out)]]
 
 def speedup(best:pd.DataFrame, # best batch sizes (see `best_batch`)
             base:str="fp32", # the precision to compare against
@@ -437,11 +490,11 @@ def average(rel:pd.DataFrame, # relative throughput (see `relative`)
 # %% ../nbs/06_analysis.ipynb #fad2aa02
 def oom_batch(runs:pd.DataFrame, # the runs table (not tidied: OOM rows are what we want)
              ) -> pd.DataFrame:
-    "The smallest batch size that ran out of memory, per (device, model, precision, mode)."
-    if "status" not in runs: return pd.DataFrame(columns=list(KEYS) + ["bs"])
+    "The smallest batch size that ran out of memory, per (device, model, precision, mode) and setup."
+    if "status" not in runs: return pd.DataFrame(columns=list(POINT_KEYS))
     df = _with_defaults(runs[runs["status"].astype(str).eq("oom")])
     df["device"] = _devices(df)
-    return df.groupby(list(KEYS), sort=True)["bs"].min().reset_index()
+    return df.groupby([*KEYS, "setup"], sort=True)["bs"].min().reset_index()
 
 # %% ../nbs/06_analysis.ipynb #39f7534d
 ENV_COLS = ("device_name", "device_capability", "device_mem_gb", "device_count", "driver", "cuda", "cudnn",
@@ -679,7 +732,8 @@ DEFAULT_WORK = dict(train=dict(image="90 epochs imagenet-1k", data="90 epochs im
                     infer=dict(image="1 epoch imagenet-1k-val", data="1 epoch imagenet-1k-val", unet3d="1T voxels",
                                op="100k steps", lm="1B tokens"))
 TIME_TO_TRAIN_COLS = ("device", "workload", "model", "precision", "mode", "bs", "unit", "throughput",
-                      "steps_per_minute", "work", "seconds", "duration", "gpus", "price_per_gpu_hour", "cost_usd")
+                      "steps_per_minute", "work", "seconds", "duration", "gpus", "price_per_gpu_hour", "cost_usd",
+                      "configuration")
 
 def parse_works(texts, # amounts of work: a text (commas between amounts), a list of them, a parsed dict, or None
                 name:str="--train_for", # how the user knows them, for the refusal
@@ -741,6 +795,7 @@ def time_to_train(best:pd.DataFrame, # best points (`analyse(...)["best"]`), wit
     out["gpus"] = world_sizes(best)  # the rate is the whole world's: each of its GPUs is paid for
     out["price_per_gpu_hour"] = out["device"].map(parse_prices(prices)).astype(float)
     out["cost_usd"] = _num(out, "seconds") / 3600 * out["price_per_gpu_hour"] * out["gpus"]
+    out["configuration"] = best["configuration"] if "configuration" in best else best["precision"]  # how it ran
     return out[list(TIME_TO_TRAIN_COLS)].reset_index(drop=True)
 
 # %% ../nbs/06_analysis.ipynb #0a696c5f
@@ -935,10 +990,10 @@ def conditions_of(runs:pd.DataFrame, # the runs table
     return out
 
 def _per_config(runs:pd.DataFrame, cols:list[str], **more) -> pd.DataFrame:
-    "Per configuration (`KEYS` and bs) of finished runs: the median of numeric `cols`, the distinct values of others."
+    "Per point (`POINT_KEYS`) of finished runs: the median of numeric `cols`, the distinct values of others."
     df = _keyed(runs).assign(**more)  # `more`: columns beside the runs' own, by the runs' index
     if "conditions" in cols and "conditions" in df: df["conditions"] = conditions_of(df)  # effective FLOP/s named
-    keys = list(KEYS) + ["bs"]
+    keys = list(POINT_KEYS)
     num = [c for c in cols if c not in ("energy_source", "conditions")]
     if num:
         vals = df[keys].assign(**{c: pd.to_numeric(df[c], errors="coerce") for c in num})
@@ -960,7 +1015,7 @@ def efficiency(best:pd.DataFrame, # best batch sizes (see `best_batch`)
                runs:pd.DataFrame|None=None, # the runs table, for the columns `best` does not carry
               ) -> pd.DataFrame:
     "Per configuration at its best batch size: throughput, TFLOP/s, MFU (datasheet and measured peak), energy."
-    keys = list(KEYS) + ["bs"]
+    keys = list(POINT_KEYS)
     if runs is not None and not runs.index.is_unique: runs = runs.reset_index(drop=True)  # energy joins by index
     energy = {} if runs is None else _energy(runs)  # beside the runs: their keyed rows are read once per report
     lab = [c for c in ("label", "unit", "workload", "unconverged") if c in best]
@@ -989,7 +1044,8 @@ def scaling(runs:pd.DataFrame, # the runs table, one row per run
     # the batch of each device, in weak and strong scaling alike
     df["_bs"] = _num(df, "per_device_bs").fillna(df["bs"].astype(float))
     k = list(SCALING_COLUMNS[:4])
-    med = df.groupby(k + ["world_size", "_bs"], dropna=False)["throughput"].median().reset_index()
+    # each setup's median, then the best of the setups and batch sizes
+    med = df.groupby(k + ["world_size", "setup", "_bs"], dropna=False)["throughput"].median().reset_index()
     best = med.groupby(k + ["world_size"], sort=True)["throughput"].max().reset_index()
     best = best[best.groupby(k)["world_size"].transform("nunique") > 1]
     one = best[best["world_size"] == 1].set_index(k)["throughput"].rename("_one")
@@ -1018,7 +1074,7 @@ def flagged(runs:pd.DataFrame, # the runs table
 
 def _ranked(runs:pd.DataFrame, best:pd.DataFrame) -> pd.DataFrame:
     "The rows of `runs` behind the points of `best` (their configuration at its batch size): what is ranked."
-    keys = [*KEYS, "bs"]
+    keys = list(POINT_KEYS)
     k = _keyed(runs)[keys]
     on = k.reset_index().merge(best[keys].drop_duplicates(), on=keys)["index"]
     return runs.loc[on]
@@ -1063,7 +1119,7 @@ def _analyse(runs, prices, include_unconverged, only_valid):
     best = relative(best_batch(t if include_unconverged else t[~t["unconverged"]]))
     best["at_largest"] = at_largest(best, t, oom := oom_batch(runs))  # the device may do more at a larger batch
     more = [c for c in ("conditions",) if c in runs]  # what tidy does not carry, beside each best point
-    if more: best = best.merge(_per_config(runs, more), on=list(KEYS) + ["bs"], how="left")
+    if more: best = best.merge(_per_config(runs, more), on=list(POINT_KEYS), how="left")
     out = dict(tidy=t, best=best, average=average(best), shared=shared_models(best), speedup=speedup_ci(best),
                oom=oom,
                environments=environments(runs), convergence=convergence(t), efficiency=efficiency(best, runs),
@@ -1097,7 +1153,7 @@ def run_cost(runs:pd.DataFrame, # the runs table
     gpus = world_sizes(df)  # a run on 8 GPUs pays for 8
     df["cost_usd"] = df["runtime_s"] / 3600 * df["price_per_hour"] * gpus
     df["throughput_per_gpu"] = df["throughput"] / gpus
-    cols = [*KEYS, "bs", "throughput", "throughput_per_gpu", "unit", "runtime_s", "price_per_hour", "cost_usd"]
+    cols = [*POINT_KEYS, "throughput", "throughput_per_gpu", "unit", "runtime_s", "price_per_hour", "cost_usd"]
     return df[[c for c in cols if c in df]].reset_index(drop=True)
 
 def best_configs(t:pd.DataFrame, # tidy runs (see `tidy`), one device each
@@ -1114,7 +1170,7 @@ def _rel(v:pd.Series, lo:pd.Series, hi:pd.Series) -> tuple[np.ndarray, np.ndarra
 
 def _per_config_cost(costs:pd.DataFrame) -> pd.DataFrame:
     "The median cost of a configuration's runs, and their range when it was repeated."
-    g = costs.groupby([*KEYS, "bs"], dropna=False)["cost_usd"]
+    g = costs.groupby(list(POINT_KEYS), dropna=False)["cost_usd"]
     out = g.agg(cost_usd="median", cost_lo="min", cost_hi="max", cost_runs="count").reset_index()
     one = out["cost_runs"].le(1)
     out.loc[one, ["cost_lo", "cost_hi"]] = np.nan  # one run: its cost has no interval
@@ -1149,7 +1205,7 @@ def cost_factors(t:pd.DataFrame, # tidy runs (see `tidy`), one device each
     p = _known_prices(prices, best["device"].unique())
     best = best[best["device"].isin(list(p))].assign(price_per_hour=lambda d: d["device"].map(p).astype(float))
     if best.empty: return pd.DataFrame(columns=list(FACTOR_COLS))
-    best = best.merge(_per_config_cost(run_cost(runs, p)), on=[*KEYS, "bs"], how="left")
+    best = best.merge(_per_config_cost(run_cost(runs, p)), on=list(POINT_KEYS), how="left")
     m = _model_col(best)
     out = pd.concat([_factors(g) for _, g in best.groupby([m, "mode"], sort=True)], ignore_index=True)
     return out.assign(model=out[m])[list(FACTOR_COLS)]

@@ -1,4 +1,4 @@
-"""How a point is timed: warm-up, the timed loop, stop rules, statistics, out-of-memory as a result
+"""The engine: a point checked once, its step built on the device and timed, and the one record it becomes, out-of-memory included
 
 Docs: https://xl0.github.io/ready-steady-go/benchmark.html.md"""
 
@@ -8,7 +8,7 @@ Docs: https://xl0.github.io/ready-steady-go/benchmark.html.md"""
 from __future__ import annotations
 import inspect, math, os, statistics, sys, time, warnings
 from contextlib import contextmanager
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
@@ -19,11 +19,13 @@ from tqdm import tqdm
 from .env import BadInput, check_choice, check_int, check_number, check_numbers, first_line, gc_paused
 from .device import pick_device, synchronize, reset_peak_memory, free_memory, cpu_name
 from .schema import (MODES, OPTIMIZERS, PEAK_BELOW, PRECISIONS, SERVING_MODES, WEIGHTS, Result, RUN_FIELDS,
-                                    kind_of, num_text, params_of)
-from . import schema as _schema  # its `Point`: what is asked; `CheckedPoint` here: that point checked
+                                    COMPILE_MODES, POINT_FIELDS, Point, StopRule, kind_of, num_text, params_of)
+from .timing import (BlockTimer, CudaTimer, EventTimer, HostTimer, RunningStats, make_timer,
+                                    overrun, overrun_text, request_timer, run_timed, size_blocks, step_history, step_stats, t975,
+                                    warming)
 from .workloads import MicroOp, Workload, conv_share, get_workload, kv_cache_bytes, model_step
 from .telemetry import make_sampler, read_now, conditions, conditions_text, device_details
-from .peaks import memory_bandwidth, peak_flops, mfu
+from .peaks import PeakBook, memory_bandwidth, peak_flops, mfu
 from .serving import decode_traffic, generation_fields, latency_fields, percentile
 import psutil
 from torch._subclasses.fake_tensor import FakeTensorMode
@@ -31,15 +33,13 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
 # %% auto #0
-__all__ = ['make_step', 'CudaTimer', 'GEN_LEN', 'COMPILE_MODES', 'REQUESTS', 'CONV_SHARE', 'PEAK_METHOD', 'check_precision',
-           'precision_flags', 'HostTimer', 'BlockTimer', 'EventTimer', 'make_timer', 'request_timer', 't975',
-           'RunningStats', 'StopRule', 'warming', 'overrun', 'overrun_text', 'step_stats', 'step_history',
-           'flops_per_sample', 'check_settings', 'CheckedPoint', 'check_point', 'World', 'combine', 'worst_rank',
-           'peak_devices', 'bars_on', 'measure_point', 'benchmark', 'warm_up_device', 'measure_matmul_peak',
-           'measured_peak', 'example_peak', 'memory_estimate', 'check_memory']
+__all__ = ['AMP_DTYPES', 'make_step', 'GEN_LEN', 'CALL_OPTIONS', 'REQUESTS', 'CONV_SHARE', 'check_precision', 'precision_flags',
+           'flops_per_sample', 'is_oom', 'check_settings', 'release_memory', 'CheckedPoint', 'check_point', 'World',
+           'combine', 'worst_rank', 'peak_devices', 'bars_on', 'measure_point', 'benchmark', 'memory_estimate',
+           'check_memory']
 
 # %% ../nbs/02_benchmark.ipynb #24251695
-_AMP = dict(fp16=torch.float16, bf16=torch.bfloat16)
+AMP_DTYPES = dict(fp16=torch.float16, bf16=torch.bfloat16)
 
 # %% ../nbs/02_benchmark.ipynb #e3f2feb2
 def _amp_fails(dev:torch.device, dtype:torch.dtype, scaler:bool=False) -> str|None:
@@ -75,7 +75,7 @@ def check_precision(precision:str, # one of `PRECISIONS`
     if p == "bf16" and dev.type == "cuda" and not (torch.version.hip or cap >= (8, 0)):
         raise BadInput(f"precision 'bf16' is not supported natively on {dev} "
                        f"(compute capability {'.'.join(map(str, cap))}): use fp32 or fp16")
-    if p in _AMP and dev.type == "mps" and (why := _amp_fails(dev, _AMP[p], p == "fp16" and mode == "train")):
+    if p in AMP_DTYPES and dev.type == "mps" and (why := _amp_fails(dev, AMP_DTYPES[p], p == "fp16" and mode == "train")):
         raise BadInput(f"precision {p!r} does not work on MPS with torch {torch.__version__} ({why}): "
                        "use fp32, or a newer torch")
     return p
@@ -99,293 +99,6 @@ def precision_flags(precision:str, # one of `PRECISIONS`
 # %% ../nbs/02_benchmark.ipynb #3da488d4
 make_step = model_step  # the name it had: the step now lives with the workloads (`workloads.model_step`)
 
-# %% ../nbs/02_benchmark.ipynb #aa847f0e
-class HostTimer:
-    "Step times from `time.perf_counter`, synchronising `dev` at each lap (a no-op on the CPU)."
-    per = 1  # steps per returned time
-    def __init__(self, dev:torch.device): self.dev, self._new = dev, []
-    def start(self): synchronize(self.dev); self._t = time.perf_counter()
-    def lap(self):
-        synchronize(self.dev); t = time.perf_counter()
-        self._new.append(t - self._t); self._t = t
-    def poll(self) -> list:
-        "Step times (s) completed since the last poll."
-        new, self._new = self._new, []
-        return new
-    def finish(self) -> list: return self.poll()
-
-class BlockTimer:
-    "Mean step times of blocks of `per` steps, from the host clock with a synchronisation only at block edges."
-    def __init__(self, sync,       # no-argument function that waits for the device
-                 per:int=1,        # steps per block
-                 resize=None):     # `resize(step seconds) -> steps per block`, asked once, after the first block
-        self._sync, self.per, self._new, self.resize, self.dropped = sync, max(1, int(per)), [], resize, 0
-    def start(self): self._sync(); self._t, self._n, self._first, self.dropped = time.perf_counter(), 0, True, 0
-    def lap(self):
-        self._n += 1
-        if self._n < self.per: return
-        self._sync(); t = time.perf_counter()
-        step_s, first, self._first = (t - self._t) / self.per, self._first, False
-        if first and self.resize and (k := self.resize(step_s)) != self.per:
-            self.dropped, self.per = self.per, k  # sized wrongly from the warm-up: it only sizes the others
-        else: self._new.append(step_s)
-        self._t, self._n = t, 0
-    def poll(self) -> list:
-        "Mean step times (s) of the blocks completed since the last poll."
-        new, self._new = self._new, []
-        return new
-    def finish(self) -> list:
-        if self._n: self._sync()  # an incomplete last block is waited for but not counted (see `_block_steps`)
-        return self.poll()
-
-class EventTimer:
-    "Step times from device events recorded on `stream` after each step, read once they have completed."
-    per = 1
-    def __init__(self, event,      # an event type like `torch.cuda.Event`: `record(stream)`, `query`, `synchronize`, `elapsed_time`
-                 stream,           # the stream the steps are queued on
-                 ahead:int=2):     # steps the host may queue beyond the last completed one before it waits
-        self.event, self.stream, self.ahead, self._ev, self._read = event, stream, ahead, [], 0
-    def _record(self):
-        e = self.event(enable_timing=True); e.record(self.stream); return e
-    def start(self): self._ev, self._read = [self._record()], 0
-    def lap(self):
-        self._ev.append(self._record())
-        # a bounded run-ahead: the device stays busy
-        if len(self._ev) > self.ahead + 1: self._ev[-1 - self.ahead].synchronize()
-    def poll(self) -> list:
-        "Step times (s) of the steps that have finished on the device; never blocks."
-        new = []
-        while self._read + 1 < len(self._ev) and self._ev[self._read + 1].query():
-            new.append(self._ev[self._read].elapsed_time(self._ev[self._read + 1]) / 1e3)
-            self._read += 1
-        return new
-    def finish(self) -> list:
-        self._ev[-1].synchronize()
-        return self.poll()
-
-CudaTimer = EventTimer  # the name it had
-
-def make_timer(dev:torch.device) -> HostTimer|BlockTimer|EventTimer:
-    "The timer for `dev`: CUDA events on its stream, host-clock blocks on MPS, the host clock per step on a CPU."
-    if dev.type == "cuda": return EventTimer(torch.cuda.Event, torch.cuda.current_stream(dev))
-    if dev.type == "mps": return BlockTimer(lambda: synchronize(dev))
-    return HostTimer(dev)
-
-# %% ../nbs/02_benchmark.ipynb #b1e0a002
-def request_timer(dev:torch.device, # the device the requests run on
-                  phases:bool=False, # laps inside one request (its prefill, each decode step): nothing waits between them
-                  event=None, # the event type on CUDA (default `torch.cuda.Event`)
-                  stream=None, # the stream the requests are queued on (default: the device's current one)
-                 ) -> HostTimer|EventTimer:
-    "The timer of served requests: each request waited for (a client's view), or with `phases` the laps of one request."
-    if dev.type != "cuda": return HostTimer(dev)
-    return EventTimer(event or torch.cuda.Event, stream or torch.cuda.current_stream(dev), ahead=10**9 if phases else 0)
-
-# %% ../nbs/02_benchmark.ipynb #1b53c671
-_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
-
-def t975(df:int) -> float:
-    "Two-sided 95% quantile of Student's t with `df` degrees of freedom."
-    if df < 1: return math.inf
-    if df <= len(_T975): return _T975[df - 1]
-    z = 1.959963984540054  # Cornish-Fisher expansion; exact to 3 decimals from df=11 on
-    return z + (z**3 + z)/(4*df) + (5*z**5 + 16*z**3 + 3*z)/(96*df**2) + (3*z**7 + 19*z**5 + 17*z**3 - 15*z)/(384*df**3)
-
-# %% ../nbs/02_benchmark.ipynb #49467be2
-class RunningStats:
-    "Mean and variance of step times, updated in O(1) (Welford)."
-    def __init__(self): self.n, self.mean, self._m2, self.total = 0, 0., 0., 0.
-    def add(self, x:float):
-        self.n += 1; self.total += x
-        d = x - self.mean; self.mean += d / self.n; self._m2 += d * (x - self.mean)
-    @property
-    def std(self) -> float: return math.sqrt(self._m2 / (self.n - 1)) if self.n > 1 else math.inf
-    def ci_rel(self) -> float:
-        "Half-width of the 95% CI of the mean, relative to the mean (also the throughput's, to first order)."
-        return t975(self.n - 1) * self.std / math.sqrt(self.n) / self.mean if self.n > 1 and self.mean > 0 else math.inf
-
-# %% ../nbs/02_benchmark.ipynb #9e508700
-@dataclass
-class StopRule:
-    "When to stop the timed loop: after `n_batches` steps, after `n_seconds`, or `auto` (CI within `target_ci`)."
-    n_batches:int|None=None   # stop after this many timed steps
-    n_seconds:float|None=None # stop after this many seconds (checked after every step; a step is never cut)
-    target_ci:float=0.01      # `auto`: stop once the 95% CI half-width is within this fraction of the throughput
-    min_steps:int=10          # `auto`: never before this many completed steps, whatever the cap
-    min_seconds:float=2.0     # `auto`: never before this many measured seconds
-    max_seconds:float=30.0    # `auto`: stop after this many seconds, once `min_steps` steps have completed
-
-    def __post_init__(self):
-        for k in ("n_batches", "n_seconds"):
-            if getattr(self, k) == 0: setattr(self, k, None)  # 0 means "not set", as in 2022
-        if self.n_batches is not None and self.n_seconds is not None:
-            raise BadInput(f"--n_batches {self.n_batches} and --n_seconds {self.n_seconds} both given: "
-                           "use one of them, or neither for the automatic stop rule")
-        for k in ("n_batches", "min_steps"):
-            if getattr(self, k) is not None: check_int(getattr(self, k), k, accepted="a positive whole number")
-        for k in ("n_seconds", "max_seconds", "target_ci", "min_seconds"):
-            v = getattr(self, k)
-            if v is None or (k == "min_seconds" and v == 0): continue  # min_seconds 0: no minimum
-            check_number(v, k, min=0, min_inclusive=False, accepted="a positive finite number")
-        if not self.target_ci < 1:
-            raise BadInput(f"target_ci {self.target_ci!r} must be a fraction between 0 and 1, e.g. 0.01 for ±1%")
-
-    @property
-    def kind(self): return "batches" if self.n_batches else "seconds" if self.n_seconds else "auto"
-
-    def done(self, launched:int, # steps launched so far
-             stats:RunningStats, # statistics of the completed samples
-             elapsed:float,      # wall seconds since the timed window started
-             per:int=1,          # steps per sample (blocks of steps on MPS)
-            ) -> bool:
-        "Whether to stop now; called after every step."
-        if self.n_batches: return launched >= self.n_batches
-        if self.n_seconds: return elapsed >= self.n_seconds
-        if stats.n * per < self.min_steps: return False
-        if elapsed >= self.max_seconds: return True
-        return stats.total * per >= self.min_seconds and stats.ci_rel() <= self.target_ci
-
-# %% ../nbs/02_benchmark.ipynb #b93d7bb3
-def warming(steps:int, seconds:float):
-    "`more(n, elapsed)`: another synchronised warm-up step after `n` of them in `elapsed` s? (The last comes after.)"
-    return lambda n, elapsed: n < steps - 1 or bool(steps and elapsed < seconds)
-
-def _warm_up(step, sync, steps:int, seconds:float, edge=lambda times: None, more=None) -> tuple[int, list, float]:
-    "Untimed steps (at least `steps`, `seconds`), `edge(times)` before the last, left in flight: (steps, times, s)."
-    t0, n, times, more = time.perf_counter(), 0, [], more or warming(steps, seconds)
-    while more(n, time.perf_counter() - t0):
-        t = time.perf_counter(); step(); sync(); n += 1; times.append(time.perf_counter() - t)
-    warm_s = time.perf_counter() - t0
-    edge(times)  # probe and sampler: before the last step, so neither delays the first timed event
-    if steps: step(); n += 1  # left in flight: the first timed event is queued on a busy device
-    return n, times, warm_s
-
-def _window(step, timer, done, tick) -> dict:
-    "Time `step` until `done(launched, stats, elapsed, per)`: the step times, the steps launched, the host's seconds."
-    stats, times, launched = RunningStats(), [], 0
-    def take(new:list) -> list:
-        for t in new: stats.add(t)
-        times.extend(new)
-        return new
-    start = time.perf_counter(); timer.start()  # the host's window holds the timer's: never shorter than its sum
-    while True:
-        step(); timer.lap(); launched += 1
-        new = take(timer.poll())
-        if done(launched - getattr(timer, "dropped", 0), stats, time.perf_counter() - start, timer.per): break
-        if new: tick(new, stats)
-    last, wall = take(timer.finish()), time.perf_counter() - start
-    tick(new + last, stats)  # the steps of the poll that stopped it too: the bar ends where the count does
-    return dict(times=times, launched=launched, wall_seconds=wall)
-
-def _trust(times:list, per:int, wall:float):
-    "`RuntimeError` when no step completed, or when the timer counted more time than the host saw pass."
-    if not times: raise RuntimeError(f"no timed step completed in {wall:.1f} s")
-    if sum(times) * per > 1.02 * wall + 1e-3:
-        raise RuntimeError(f"the timer measured {sum(times) * per:.3f} s of steps in {wall:.3f} s of host time: "
-                           "its clock cannot be trusted")
-
-def _run_timed(step,           # one step; returns once the step is queued
-               timer,          # `HostTimer`, `BlockTimer` or `EventTimer`
-               rule:StopRule,  # when to stop
-               *,
-               warmup:int=0,   # untimed steps, at least (0: none at all)
-               warmup_seconds:float=0.0, # untimed seconds, at least (with `warmup` ≥ 1)
-               sync=lambda: None, # no-argument function that waits for the device
-               on_warm=None,   # `on_warm(step times)` of the synchronised warm-up, its last step in flight
-               bar=None,       # a tqdm bar to advance, or None
-               sampler=None,   # a `telemetry.Sampler`: started before the last warm-up step, stopped after the window
-               probe=None,     # no-argument function returning one reading (`telemetry.read_now`), at both edges
-               done=None,      # `done(launched, stats, elapsed, per)`: stop now? (default: `rule.done`)
-               meet=None,      # no-argument function every process calls before the last warm-up step (a barrier)
-               say=None,       # `say(line)`: told at once when the minimum steps will run past the cap (`overrun`)
-               more=None,      # `more(n, elapsed)`: another warm-up step? (default: `warming(warmup, warmup_seconds)`)
-              ) -> dict:
-    "Warm up, then time `step` until `rule` says done: the step times and what the host saw."
-    if bar is not None: bar.set_postfix_str("warming up", refresh=True)  # a state of its own: not step 1
-    edges, tele = {}, None
-    def edge(times):
-        if meet is not None: meet()  # every rank launches its in-flight step, and starts its window, together
-        edges["first"] = probe() if probe else None
-        if sampler is not None: sampler.start()
-    try:
-        n, synced, warm_s = _warm_up(step, sync, warmup, warmup_seconds, edge, more)  # `edge` runs once, always
-        if bar is not None: _warmed(bar, n, warm_s)
-        if on_warm: on_warm(synced)
-        told = []
-        def tick(new, stats):
-            if bar is not None: _tick(bar, rule, new, stats, per=timer.per)
-            if say is not None and not told and (need := overrun(rule, stats)):
-                told.append(need); say(overrun_text(rule, stats, need))
-        w = _window(step, timer, done or rule.done, tick)
-    finally:
-        if sampler is not None: tele = sampler.stop()  # also when a step failed: no reader thread is left behind
-    last = probe() if probe else None
-    _trust(w["times"], timer.per, w["wall_seconds"])
-    dropped = getattr(timer, "dropped", 0)  # a first block that only sized the others: warm-up, in effect
-    # the sampler's window holds the in-flight warm-up step and every launched step: energy is over all of them
-    return dict(w, per=timer.per, warmup_steps=n + dropped, warmup_seconds=warm_s, warmup_times=synced, telemetry=tele,
-                probes=(edges.get("first"), last), covered=w["launched"] + (1 if warmup else 0))
-
-def _warmed(bar, steps:int, seconds:float):
-    "The bar once warm: the warm-up named with its steps and length, and the bar's count and clock started afresh."
-    if steps and seconds >= 0.05:  # a step that took no time is not worth a word on every bar
-        what = f"warmed up: {steps} step{'s' * (steps != 1)}, {seconds:.1f} s"
-        bar.set_description_str(f"{bar.desc.removesuffix(': ')} ({what})", refresh=False)
-    bar.set_postfix_str("", refresh=False)
-    bar.reset(total=bar.total)
-
-def _tick(bar, rule, new, stats, *, per=1):
-    "Advance `bar` by the steps (or seconds) in `new`, with the CI so far."
-    inc = len(new) * per if rule.n_batches else sum(new) * per
-    if bar.total is not None: inc = min(inc, bar.total - bar.n)  # past the cap it stays full: never above 100%
-    if stats.n > 1: bar.set_postfix_str(f"±{100*stats.ci_rel():.1f}%", refresh=False)
-    if inc: bar.update(inc)
-    else: bar.refresh()  # full at the cap, its interval still narrowing: shown as it is now, not as it was
-
-def overrun(rule:StopRule, # the stop rule
-            stats:RunningStats, # the step times so far
-           ) -> float|None:
-    "Seconds the automatic rule's minimum steps (and seconds) take at the mean step so far, where past its cap; else None."
-    if rule.kind != "auto" or not stats.n: return None
-    need = max(rule.min_steps * stats.mean, rule.min_seconds or 0)
-    return need if need > 1.05 * rule.max_seconds else None
-
-def overrun_text(rule:StopRule, stats:RunningStats, need:float) -> str:
-    "The one line that says a point will run past its cap, and for how long."
-    return (f"{rule.min_steps} steps at {stats.mean:.3g} s each take about {need:.0f} s, past the "
-            f"{rule.max_seconds:g} s cap: the minimum steps come first (--min_steps lowers them)")
-
-# %% ../nbs/02_benchmark.ipynb #48ad84d1
-def step_stats(times:list, # step times in seconds, one per timed sample
-               bs:int,     # items per step (samples × items per sample: images, tokens, voxels, iterations)
-               per:int=1,  # steps per timed sample (a block's mean step time on MPS)
-              ) -> dict:
-    "Throughput, its 95% CI, and the median and IQR of the step times."
-    n, total = len(times), float(sum(times))
-    mean = total / n
-    ci_rel = t975(n - 1) * statistics.stdev(times) / math.sqrt(n) / mean if n > 1 else None
-    q1, _, q3 = statistics.quantiles(times, n=4, method="inclusive") if n > 1 else (times[0],) * 3
-    tp = bs / mean
-    return dict(throughput=tp, throughput_ci=None if ci_rel is None else tp * ci_rel, ci_rel=ci_rel,
-                step_median_s=statistics.median(times), step_iqr_s=q3 - q1, n_steps=n * per, seconds=total * per,
-                n_items=n * per * bs, block_steps=per)
-
-# %% ../nbs/02_benchmark.ipynb #312ddbc8
-def step_history(warm:list,    # the warm-up's step times (s), one per synchronised step
-                 times:list,   # the timed window's step times (s), one per sample of `per` steps
-                 per:int,      # steps per timed sample (1, or a block on MPS)
-                 items:float,  # items per step
-                 first:int|None=None, # the first timed step's number (default: after `warm`); the last warm-up
-                                      # step, left in flight under the first timed one, has no time of its own
-                ) -> list[dict]:
-    "Per-step history, warm-up first: `step` (the step that ended the sample), its seconds, throughput and `warmup`."
-    row = lambda n, s, w: dict(step=n, step_s=s, throughput=items / s if s > 0 else None, warmup=w)
-    out = [row(n, t, True) for n, t in enumerate(warm)]
-    n = len(warm) if first is None else first
-    for t in times: n += per; out.append(row(n - 1, t / per, False))
-    return out
-
-
 # %% ../nbs/02_benchmark.ipynb #e7abc5d0
 def flops_per_sample(wl:Workload,      # the workload
                      mode:str="train", # `train`: forward + backward (3× forward); `infer`: forward
@@ -394,7 +107,7 @@ def flops_per_sample(wl:Workload,      # the workload
     return wl.flops_per_sample(mode)
 
 # %% ../nbs/02_benchmark.ipynb #0d644d1b
-def _is_oom(e:BaseException) -> bool:
+def is_oom(e:BaseException) -> bool:
     "Whether `e` is an out-of-memory error, of any device's allocator."
     if isinstance(e, torch.OutOfMemoryError): return True
     msg = str(e).lower()
@@ -402,7 +115,6 @@ def _is_oom(e:BaseException) -> bool:
                                                                   "alloc_failed"))
 
 # %% ../nbs/02_benchmark.ipynb #34db098e
-_STOP_KEYS = {f.name for f in fields(StopRule)}
 GEN_LEN = 128  # new tokens per sequence of a generation, by default
 
 def _lengths(mode:str, seq_len, prompt_len, gen_len, kw:dict) -> tuple:
@@ -417,30 +129,30 @@ def _lengths(mode:str, seq_len, prompt_len, gen_len, kw:dict) -> tuple:
     if prompt_len is not None: check_int(prompt_len, "prompt_len")
     return prompt_len, {**kw, "gen_len": GEN_LEN if gen_len is None else gen_len}
 
-def check_settings(model:str|Workload="resnet50", bs:int|None=None, precision:str="fp32", mode:str="train",
-                   device:str|torch.device="auto", size:int|str|None=None, optimizer:str|None=None,
-                   seq_len:int|None=None, workload:str|None=None, channels_last:bool=False, compile:bool=False,
-                   prompt_len:int|None=None, gen_len:int|None=None, **kw) -> dict:
-    "Validate a point's settings before any work; returns them normalised (`BadInput` on the first bad one)."
-    stop = {k: kw.pop(k) for k in list(kw) if k in _STOP_KEYS}  # the rest: the family's options (`workers`, ...)
-    mode = check_choice(mode, MODES, "mode")
-    seq_len, kw = _lengths(mode, seq_len, prompt_len, gen_len, kw)
-    try: wl = get_workload(model, size, seq_len=seq_len, workload=workload, **kw)
+def _family_options(p:Point) -> dict:
+    "The options of one family given with `p` (`workers`, `sliding_window`): other families take neither."
+    return {k: v for k in ("workers", "sliding_window") if (v := getattr(p, k)) is not None and v is not False}
+
+def check_settings(p:Point, # the point as asked
+                  ) -> dict:
+    "Validate what a point measures before any work; returns it normalised (`BadInput` on the first bad one)."
+    mode = check_choice(p.mode, MODES, "mode")
+    seq_len, kw = _lengths(mode, p.seq_len, p.prompt_len, p.gen_len, _family_options(p))
+    try: wl = get_workload(p.model, p.size, seq_len=seq_len, workload=p.workload, **kw)
     except TypeError as e:  # an option of another family (`workers` for an image model)
         if not kw or "unexpected keyword" not in str(e): raise
-        raise BadInput(f"{', '.join(kw)} does not apply to {getattr(model, 'model', model)}: "
+        raise BadInput(f"{', '.join(kw)} does not apply to {getattr(p.model, 'model', p.model)}: "
                        "workers is for data:*, sliding_window for 3D U-Nets") from None
     # served: one request of one sample, one sequence, unless asked
-    bs = (1 if mode in SERVING_MODES else wl.default_bs) if bs is None else check_int(bs, "batch size")
-    dev = pick_device(wl.forced_device or device)
-    precision = check_precision(precision, dev, mode)
-    wl.check(precision, mode, channels_last, compile)
-    return dict(workload=wl, bs=bs, precision=precision, mode=mode, dev=dev, rule=StopRule(**stop),
-                optimizer=check_choice(optimizer or wl.optimizer, OPTIMIZERS, "optimizer"))
+    bs = (1 if mode in SERVING_MODES else wl.default_bs) if p.bs is None else check_int(p.bs, "batch size")
+    dev = pick_device(wl.forced_device or p.device)
+    precision = check_precision(p.precision, dev, mode)
+    wl.check(precision, mode, p.channels_last, p.compile)
+    return dict(workload=wl, bs=bs, precision=precision, mode=mode, dev=dev, rule=p.stop,
+                optimizer=check_choice(p.optimizer or wl.optimizer, OPTIMIZERS, "optimizer"))
+
 
 # %% ../nbs/02_benchmark.ipynb #a8429201
-COMPILE_MODES = _schema.COMPILE_MODES  # `torch.compile`'s modes, named where the CLI reads them without torch
-
 def _dynamo_counts() -> tuple[int, int]:
     "Frames dynamo has compiled and graphs it has captured, so far in this process."
     if "torch._dynamo" not in sys.modules: return 0, 0  # nothing compiled yet, and importing dynamo takes seconds
@@ -458,24 +170,10 @@ def _memory(dev:torch.device) -> dict:
     if dev.type == "mps": return dict(mps_driver_mb=torch.mps.driver_allocated_memory() / 2**20)
     return {}
 
-def _release(dev:torch.device):
+def release_memory(dev:torch.device):
     "Give back what a point held: cached blocks and (CUDA) cuBLAS workspaces, so the next point starts alike."
     if dev.type == "cuda" and hasattr(torch._C, "_cuda_clearCublasWorkspaces"): torch._C._cuda_clearCublasWorkspaces()
     free_memory(dev)
-
-def _block_steps(step_s:float, rule:StopRule, block_s:float=0.1) -> int:
-    "Steps per host-clock block of at most `block_s` seconds (one only for a longer step); a divisor of `n_batches`."
-    k = max(1, math.floor(block_s / step_s + 1e-9)) if step_s > 0 else 1
-    if rule.n_batches: k = max(d for d in range(1, min(k, rule.n_batches) + 1) if rule.n_batches % d == 0)
-    return k
-
-def _size_blocks(timer:BlockTimer, times:list, rule:StopRule, block_s:float=0.1):
-    "Size `timer`'s blocks from the median of the last half of the warm-up's step times, and again after a block."
-    timer.per = _block_steps(statistics.median(times[len(times) // 2:]) if times else 0, rule, block_s)
-    def resize(step_s):  # the first block, when it lasted under half or over 1.5 times the block time
-        ok = 0.5 * block_s <= step_s * timer.per <= 1.5 * block_s
-        return timer.per if ok else _block_steps(step_s, rule, block_s)
-    timer.resize = resize
 
 # %% ../nbs/02_benchmark.ipynb #1ddb0c6d
 @lru_cache(None)
@@ -508,11 +206,11 @@ def _check_loss_scale(v, # the `loss_scale` asked for (None: GradScaler's dynami
         raise BadInput(f"loss_scale {v!r} applies to fp16 training of a model (it replaces GradScaler's dynamic "
                        f"scale), not to {s['workload'].model} {s['mode']} {s['precision']}: leave --loss_scale out")
 
-def _check_weights(a:dict, # `benchmark`'s arguments
+def _check_weights(a:Point, # the point as asked
                    s:dict, # `check_settings` of them
                   ) -> dict:
     "`weights` and `global_bs` as the point can run them (image models and LMs); `BadInput` otherwise."
-    w, g, wl, bs = check_choice(a["weights"], WEIGHTS, "weights"), a["global_bs"], s["workload"], s["bs"]
+    w, g, wl, bs = check_choice(a.weights, WEIGHTS, "weights"), a.global_bs, s["workload"], s["bs"]
     if (w != "fp32" or g is not None) and wl.kind not in ("image", "lm"):
         raise BadInput(f"weights and global_bs apply to image models and language models, not to {wl.model}")
     if w == "fp16" and s["precision"] == "fp16" and s["mode"] == "train":
@@ -525,9 +223,14 @@ def _check_weights(a:dict, # `benchmark`'s arguments
     return dict(weights=w, global_bs=g)
 
 # %% ../nbs/02_benchmark.ipynb #8502debf
-_PEAKS = {}  # (device, precision): the last measured peak this process found (`measured_peak`), for every later point
-_PEAK_STORES = {}  # (device, precision): the store that peak was read from or kept in
-_OPTIONS = ("channels_last", "compile", "compile_mode", "run_number", "run_id", "peak_measured", "progress")
+@dataclass
+class _Call:
+    "What `benchmark` takes beside a point's settings: what it shows, and what the record starts with."
+    progress:bool=True             # show a progress bar on stderr
+    run_id:str|None=None           # the record's id (default: a new random one)
+    peak_measured:float|None=None  # measured matmul FLOP/s, for `mfu_measured` (default: the last found)
+
+CALL_OPTIONS = tuple(f.name for f in fields(_Call))
 
 @dataclass
 class CheckedPoint:
@@ -544,6 +247,7 @@ class CheckedPoint:
     run_id:str|None=None          # the record's id (None: a new random one)
     peak_measured:float|None=None # measured matmul FLOP/s for `mfu_measured` (None: the last `measured_peak` here)
     progress:bool=True            # a progress bar on stderr
+    point:Point|None=None         # the point as asked: what a child process or the ranks are given, as it is
 
     @property
     def samples(self) -> int:
@@ -562,32 +266,29 @@ class CheckedPoint:
                       loss_scale=self.loss_scale,
                       compile_mode=self.compile_mode if self.compile else None, global_bs=self.global_bs,
                       weights=None if self.weights == "fp32" else self.weights,
+                      **(dict(prompt_len=wl.seq_len, gen_len=wl.gen_len) if self.mode == "generate" else {}),
                       **(dict(run_id=self.run_id) if self.run_id else {}))
 
-def _defaults() -> dict:
-    "`benchmark`'s parameters and their defaults."
-    return {k: p.default for k, p in inspect.signature(benchmark).parameters.items()}
-
-def check_point(**kw) -> CheckedPoint:
-    "`benchmark`'s keyword arguments, checked before any work: a `CheckedPoint` (`BadInput` on the first bad one)."
-    if bad := sorted(set(kw) - set(_defaults())):
-        raise BadInput(f"unknown setting(s) {', '.join(bad)}: accepted are {', '.join(_defaults())}")
-    a = {**_defaults(), **kw}
-    # a family's own options, only when given: other families take neither
-    family = {k: a[k] for k in ("workers", "sliding_window") if a[k] not in (None, False)}
-    names = [k for k in inspect.signature(check_settings).parameters if k != "kw"]
-    s = check_settings(**{k: a[k] for k in names}, **{k: a[k] for k in _STOP_KEYS}, **family)
+def check_point(point:Point, # the point as asked
+                **call,      # what `benchmark` takes beside it (`progress`, `run_id`, `peak_measured`)
+               ) -> CheckedPoint:
+    "A point checked before any work: a `CheckedPoint` (`BadInput` on the first bad setting)."
+    if bad := sorted(set(call) - set(CALL_OPTIONS)):
+        raise BadInput(f"unknown option(s) {', '.join(bad)}: accepted are {', '.join(CALL_OPTIONS)}")
+    s, p = check_settings(point), point
     wl, dev = s["workload"], s["dev"]
-    if a["fused"] and wl.kind in ("op", "data"):
+    if p.fused and wl.kind in ("op", "data"):
         raise BadInput(f"fused applies to an optimizer, and {wl.model} has none: leave --fused out")
-    _check_loss_scale(a["loss_scale"], s)
-    if a["compile"]: check_choice(a["compile_mode"], COMPILE_MODES, "compile mode")
-    ws = a["warmup_seconds"]
+    _check_loss_scale(p.loss_scale, s)
+    if p.compile: check_choice(p.compile_mode or "default", COMPILE_MODES, "compile mode")
+    ws = p.warmup_seconds
     if ws is None: ws = 0.0 if dev.type == "cpu" else 1.0
     else: check_numbers(warmup_seconds=ws)  # bounded, as every number is (`env.NUMBERS`)
-    return CheckedPoint(**s, warmup=check_numbers(warmup=a["warmup"])["warmup"], warmup_seconds=ws,
-                        fused=bool(a["fused"]), loss_scale=a["loss_scale"] and float(a["loss_scale"]),
-                        **{k: a[k] for k in _OPTIONS}, **_check_weights(a, s))
+    return CheckedPoint(**s, warmup=check_numbers(warmup=p.warmup)["warmup"], warmup_seconds=ws,
+                        fused=bool(p.fused), loss_scale=p.loss_scale and float(p.loss_scale),
+                        channels_last=p.channels_last, compile=p.compile, compile_mode=p.compile_mode or "default",
+                        run_number=p.run_number, **call, **_check_weights(p, s), point=p)
+
 
 # %% ../nbs/02_benchmark.ipynb #66b99f71
 class World:
@@ -684,14 +385,14 @@ def _enough(p:CheckedPoint, done):
     return lambda n, stats, elapsed, per: done(n, stats, elapsed, per) and (stats.n >= REQUESTS or elapsed >= p.rule.max_seconds)
 
 def _time(p:CheckedPoint, step, timer, base:dict, world:World) -> dict:
-    "`_run_timed` for `p` on its device, under its precision's switches; `base` gets the counters after the warm-up."
+    "`run_timed` for `p` on its device, under its precision's switches; `base` gets the counters after the warm-up."
     dev = p.dev
     def on_warm(times):
         reset_peak_memory(dev)  # after the warm-up: cuDNN's search and compile buffers stay out of the peak
         base.update(retries=_alloc_retries(dev), dynamo=_dynamo_counts())
-        if isinstance(timer, BlockTimer): _size_blocks(timer, times, p.rule)
+        if isinstance(timer, BlockTimer): size_blocks(timer, times, p.rule)
     with precision_flags(p.precision), _bar(p) as bar:
-        return _run_timed(step, timer, p.rule, warmup=p.warmup, warmup_seconds=p.warmup_seconds,
+        return run_timed(step, timer, p.rule, warmup=p.warmup, warmup_seconds=p.warmup_seconds,
                           sync=lambda: synchronize(dev), on_warm=on_warm, bar=None if bar.disable else bar,
                           sampler=make_sampler(dev), probe=lambda: read_now(dev), done=_enough(p, world.done(p.rule)),
                           meet=world.meet, more=world.warming(p.warmup, p.warmup_seconds),
@@ -727,7 +428,7 @@ def _fill_world(res:Result, out:dict, p:CheckedPoint, world:World) -> list:
 def _fill_efficiency(res:Result, p:CheckedPoint, devices:int=1):
     "FLOPs per item, TFLOP/s, bandwidth, and MFU against the datasheet and the measured peak (of `devices` of them)."
     wl = p.workload
-    measured = p.peak_measured or _PEAKS.get((str(p.dev), p.precision))  # a sweep measures it once, at its start
+    measured = p.peak_measured  # found by the run's owner (`calibrate.measured_peak`), or in its peak book
     measured = measured and measured * devices
     res.flops_per_sample = wl.flops_per_sample(p.mode)
     res.flops_per_sample_formula = wl.flops_per_sample_formula(p.mode)
@@ -806,12 +507,11 @@ def _measure(res:Result, p:CheckedPoint, world:World):
         res.conditions = conditions_text([*([] if res.conditions == "ok" else res.conditions.split("; ")),
                                           f"{res.lat_n} requests within the time cap, not {REQUESTS}"])
 
-def _hold_peak(res:Result, p:CheckedPoint):
-    "A run that beats the measured peak: the peak measured again, once; if the run still beats it, no `mfu_measured`."
+def _hold_peak(res:Result, p:CheckedPoint, book:PeakBook|None):
+    "A run that beats the measured peak: the peak measured again (`book`), once; if the run still beats it, no `mfu_measured`."
     if res.mfu_measured is None or res.mfu_measured <= 1 or res.flops_effective: return  # convolutions: see `_effective`
     key, achieved = (str(p.dev), p.precision), res.tflops * 1e12
-    try: again = measured_peak(p.dev, p.precision, _PEAK_STORES.get(key), measure=True, device_warmup=0)
-    except Exception: again = None  # (out of memory, say): the run stands, its reference does not
+    again = book.measure_again(p.dev, p.precision) if book is not None else None
     if again: res.measured_peak_tflops, res.mfu_measured = again / 1e12, mfu(achieved, again)
     if res.mfu_measured is not None and res.mfu_measured <= 1: return
     res.mfu_measured = None  # never a utilisation above 100% shown as a value: the reference is what is wrong
@@ -819,240 +519,34 @@ def _hold_peak(res:Result, p:CheckedPoint):
 
 def measure_point(p:CheckedPoint,  # a checked point (`check_point`)
                   world:World|None=None, # the processes it runs in (default: this one alone)
+                  book:PeakBook|None=None, # the measured peaks its owner found, and how to measure one again
                  ) -> Result:
     "Measure a checked point, as it is; failures come back as a `Result` with status `oom` or `error`."
+    if book is not None and p.peak_measured is None: p = replace(p, peak_measured=book.get(p.dev, p.precision))
     res, world = p.result(), world or World()
     try: _measure(res, p, world)
     except Exception as e:
         world.failed(e)  # under torchrun: said, and the rank is gone
-        res.status, res.error = ("oom" if _is_oom(e) else "error"), first_line(e, limit=500)
+        res.status, res.error = ("oom" if is_oom(e) else "error"), first_line(e, limit=500)
     # leaving the except block drops the traceback, and with it every tensor the failed run held
     if res.status != "ok":
         for k in _MEASURED: setattr(res, k, None)
-    _release(p.dev)
-    if res.status == "ok" and world.size == 1: _hold_peak(res, p)
+    release_memory(p.dev)
+    if res.status == "ok" and world.size == 1: _hold_peak(res, p, book)
     return res
 
 # %% ../nbs/02_benchmark.ipynb #6ecf4ab8
-@dataclass
-class _Call:
-    "What `benchmark` takes beside a point's settings: what it shows, and what the record starts with."
-    progress:bool=True             # show a progress bar on stderr
-    run_id:str|None=None           # the record's id (default: a new random one)
-    peak_measured:float|None=None  # measured matmul FLOP/s, for `mfu_measured` (default: the last found)
-
 def benchmark(*args, **kwargs) -> Result:
     "Measure one point (`check_point`, then `measure_point`); a failure comes back as a `Result`, `oom` or `error`."
-    return measure_point(check_point(**inspect.signature(benchmark).bind(*args, **kwargs).arguments))
+    a = inspect.signature(benchmark).bind(*args, **kwargs).arguments  # the settings given, by their flat names
+    call = {k: a.pop(k) for k in CALL_OPTIONS if k in a}
+    return measure_point(check_point(Point.of(**a), **call))
 
 # its parameters: a point's settings (`schema.Point`, less how it runs), then `_Call`'s; `model` may also be a `Workload`
 benchmark.__signature__ = inspect.Signature([
-    *params_of(_schema.Point, only=("model", "bs"), kind=inspect.Parameter.POSITIONAL_OR_KEYWORD),
-    *params_of(_schema.Point, but=("model", "bs", *RUN_FIELDS), compile_mode="default"), *params_of(_Call)],
+    *params_of(Point, only=("model", "bs"), kind=inspect.Parameter.POSITIONAL_OR_KEYWORD),
+    *params_of(Point, but=("model", "bs", *RUN_FIELDS), compile_mode="default"), *params_of(_Call)],
     return_annotation=Result)
-
-# %% ../nbs/02_benchmark.ipynb #b1a84554
-def _spread(xs:list) -> float:
-    "How far apart `xs` are: max / min - 1 (infinite for none, or a minimum that is not positive)."
-    return max(xs) / min(xs) - 1 if xs and min(xs) > 0 else math.inf
-
-@dataclass
-class _Warm:
-    "How a device warm-up runs and when it is done."
-    dev:torch.device       # the device
-    read:object            # `read(dev) -> dict|None` with `sm_clock_mhz`, `temp_c`
-    window:float           # seconds per throughput window
-    cap:float              # seconds at most, from `t0`
-    tol:float = 0.02       # the last `n_windows` throughputs and SM clocks agree within this fraction
-    n_windows:int = 3      # windows that must agree
-    temp_tol:float = 1.0   # and their temperatures within this many °C
-    t0:float = field(default_factory=time.perf_counter)
-
-def _steady(tps:list, conds:list, w:_Warm) -> bool:
-    "Whether the last `w.n_windows` windows agree: throughput and SM clock within `w.tol`, temperature `w.temp_tol`."
-    if len(tps) < w.n_windows: return False
-    last = conds[-w.n_windows:]
-    clocks, temps = [c.get("sm_clock_mhz") for c in last], [c.get("temp_c") for c in last]
-    return (_spread(tps[-w.n_windows:]) <= w.tol and (None in clocks or _spread(clocks) <= w.tol)
-            and (None in temps or max(temps) - min(temps) <= w.temp_tol))
-
-# %% ../nbs/02_benchmark.ipynb #9d37aac9
-def _warm_window(step, w:_Warm) -> tuple:
-    "Steps for `w.window` seconds (at least one, none begun past the cap): (steps, seconds)."
-    n, ts = 0, time.perf_counter()
-    while (el := time.perf_counter() - ts) < w.window and (n == 0 or time.perf_counter() - w.t0 < w.cap):
-        step(); synchronize(w.dev); n += 1
-    return n, el
-
-def _warm_windows(step, bs:int, w:_Warm) -> tuple:
-    "Windows of `step` at `bs` until the last ones agree or the cap: (throughputs, conditions, steady)."
-    tps, conds = [], []
-    while True:
-        n, el = _warm_window(step, w)
-        tps.append(n * bs / el); conds.append(w.read(w.dev) or {})
-        steady = _steady(tps, conds, w)
-        if steady or time.perf_counter() - w.t0 >= w.cap: return tps, conds, steady
-
-def _reference(dev:torch.device) -> tuple:
-    "The warm-up's network, batch and precision: ResNet-50 at 64 in fp16 on CUDA, else a tiny ConvNeXt at 8 in fp32."
-    if dev.type == "cuda": return get_workload("resnet50"), 64, "fp16"
-    return get_workload("test_convnext", 64), 8, "fp32"
-
-def _train_windows(wl, bs:int, precision:str, w:_Warm) -> tuple:
-    "Train `wl` at `bs` in windows (`_warm_windows`), halving the batch after each out-of-memory: (..., bs)."
-    while True:
-        try:
-            model = wl.build().to(w.dev); x, y = wl.batch(bs, w.dev)
-            step = make_step(model, x, y, wl.loss, precision=precision)
-            with precision_flags(precision): return (*_warm_windows(step, bs, w), bs)
-        except Exception as e:
-            if not _is_oom(e) or bs == 1: raise
-        _release(w.dev); bs //= 2  # a small card or a MIG slice: the same network at half the batch
-
-# %% ../nbs/02_benchmark.ipynb #1e1582f2
-def warm_up_device(device:str|torch.device="auto", # the device to warm up
-                   max_seconds:float|None=None, # cap (default: 60 s on a GPU, 3 s on a CPU); 0 disables
-                   window:float|None=None,      # seconds per throughput window (default: 1 s on a GPU, 0.25 s on a CPU)
-                   tol:float=0.02,              # steady when the last `n_windows` agree within this fraction
-                   n_windows:int=3,             # windows that must agree
-                   read_conditions=None,        # `read_conditions(dev)`: `sm_clock_mhz`, `temp_c` (default: `read_now`)
-                   temp_tol:float=1.0,          # steady also needs the last windows' temperatures within this many °C
-                  ) -> dict|None:
-    "Run a reference workload until its throughput, SM clock and temperature stop changing; None when disabled."
-    dev = pick_device(device)
-    gpu = dev.type != "cpu"
-    if max_seconds is None: max_seconds = 60.0 if gpu else 3.0
-    if not max_seconds: return None
-    wl, bs, prec = _reference(dev)
-    if dev.type == "cuda": torch.cuda.set_device(dev)
-    w = _Warm(dev=dev, read=read_conditions or read_now,  # NVML by the GPU's UUID or PCI bus id, never the CUDA index
-              window=window or (1.0 if gpu else 0.25), cap=max_seconds, tol=tol, n_windows=n_windows, temp_tol=temp_tol)
-    tps, conds, steady, bs = _train_windows(wl, bs, prec, w)
-    _release(dev)
-    return dict(seconds=time.perf_counter() - w.t0, cap=max_seconds, steady=steady, throughput=tps[-1],
-                spread=_spread(tps[-n_windows:]), windows=len(tps), n_windows=n_windows, model=wl.model, bs=bs,
-                precision=prec, unit=wl.unit, sm_clock_mhz=conds[-1].get("sm_clock_mhz"),
-                temp_c=conds[-1].get("temp_c"), throughputs=tps)
-
-def _warmup_line(w:dict) -> str:
-    "What a warm-up saw, in one line."
-    how = (f"steady after {w['seconds']:.1f} s" if w["steady"]
-           else f"not steady within its {w['cap']:g} s cap ({w['seconds']:.1f} s)")
-    clk = f", SM clock {w['sm_clock_mhz']:.0f} MHz" if w["sm_clock_mhz"] else ""
-    tmp = f", {w['temp_c']:.0f} °C" if w.get("temp_c") is not None else ""
-    seen = (f"last {w['n_windows']} windows within {100*w['spread']:.1f}%" if w["windows"] >= w["n_windows"]
-            else f"{w['windows']} window{'s' * (w['windows'] > 1)} of {w['n_windows']} needed")
-    return (f"device warm-up ({w['model']} bs {w['bs']} {w['precision']}): {how}: "
-            f"{num_text(w['throughput'])} {w['unit']}/s, {seen}{clk}{tmp}")
-
-# %% ../nbs/02_benchmark.ipynb #ce26d037
-PEAK_METHOD = 2  # 1: one N=4096 (CPU 1024) op:matmul run stored as a run; 2: best over sizes, after the device warm-up
-_GPU_SIZES, _CPU_SIZES = (4096, 8192, 16384), (256, 512, 1024, 2048, 4096, 8192)
-
-def _mm_seconds(dev:torch.device, precision:str, n:int, tries:int=5, seconds:float=0.1, limit:float=math.inf) -> float:
-    "Seconds one N × N matmul takes on `dev`: the best of `tries` (more within `seconds`) after one; one if over `limit`."
-    step = MicroOp("op:matmul", n).make_step(dev, 1, precision)
-    with precision_flags(precision), gc_paused():
-        ts, t0 = [], time.perf_counter()
-        while len(ts) <= tries or time.perf_counter() - t0 < seconds:  # a busy host stalls some: the best is the speed
-            t = time.perf_counter(); step(); synchronize(dev); ts.append(time.perf_counter() - t)
-            if len(ts) > 1 and ts[-1] > limit: break  # too large for the budget: no more of it
-    return min(ts[1:])
-
-def _fits(dev:torch.device, precision:str, n:int) -> bool:
-    "Whether three N × N matrices at `precision` fit in half the free memory of `dev` (always, off CUDA)."
-    if dev.type != "cuda": return True
-    return 3 * n * n * (2 if precision in _AMP else 4) < 0.5 * torch.cuda.mem_get_info(dev)[0]
-
-def _peak_sizes(dev:torch.device, precision:str, budget_s:float=2.0) -> dict:
-    "`{N: seconds of one matmul}` for the sizes to measure: GPU sizes that fit, CPU sizes measurable within `budget_s`."
-    if dev.type != "cpu": return {n: _mm_seconds(dev, precision, n) for n in _GPU_SIZES if _fits(dev, precision, n)}
-    out = {}
-    for n in _CPU_SIZES:  # each size judged by its own matmul time (a busy host can stall a small one)
-        t = _mm_seconds(dev, precision, n, limit=budget_s / 28)
-        if out and 28 * t > budget_s: break  # its 4 + 4 × (1 + 5) matmuls would take longer (the smallest: always)
-        out[n] = t
-    return out
-
-# %% ../nbs/02_benchmark.ipynb #caefdf9b
-def _peak_at(dev:torch.device, precision:str, n:int, mm_s:float, seconds:float) -> dict:
-    "TFLOP/s of N × N matmuls on `dev`, several per timed step, for about `seconds` with gc paused; its CI and IQR."
-    k = max(4, math.ceil((0.05 if dev.type == "cpu" else 0.02) / mm_s))
-    rule = StopRule(min_steps=5, min_seconds=seconds, max_seconds=3 * seconds)  # 5 steps at least: a CI, a spread
-    step, timer = MicroOp("op:matmul", n).make_step(dev, k, precision), make_timer(dev)
-    on_warm = lambda times: isinstance(timer, BlockTimer) and _size_blocks(timer, times, rule)
-    with precision_flags(precision), gc_paused():
-        out = _run_timed(step, timer, rule, warmup=1, sync=lambda: synchronize(dev), on_warm=on_warm)
-    s = step_stats(out["times"], k, out["per"])
-    return dict(tflops=2 * n**3 * s["throughput"] / 1e12, ci_rel=s["ci_rel"], iqr_rel=s["step_iqr_s"] / s["step_median_s"],
-                matmuls_per_step=k)
-
-def measure_matmul_peak(device:str|torch.device="auto", # the device
-                        precision:str="fp32",           # the precision of the matmuls
-                        seconds:float|None=None,        # timed seconds per size, at least (default: 1 on a GPU, 0.3 on a CPU)
-                        device_warmup:float|None=None,  # the device warm-up's cap first (None: its default; 0: none)
-                       ) -> dict|None:
-    "The best matmul TFLOP/s of `device` over sizes, after the device warm-up: a `store.PEAK_COLUMNS` row."
-    dev = pick_device(device); precision = check_precision(precision, dev, "infer")
-    if device_warmup != 0: warm_up_device(dev, device_warmup)
-    if seconds is None: seconds = 0.3 if dev.type == "cpu" else 1.0
-    try:
-        sizes = {n: _peak_at(dev, precision, n, s, seconds) for n, s in _peak_sizes(dev, precision).items()}
-    finally: _release(dev)
-    if not sizes: return None
-    best = max(sizes, key=lambda n: sizes[n]["tflops"])
-    return dict(precision=precision, device=str(dev), best_size=best, sizes={n: o["tflops"] for n, o in sizes.items()},
-                method=PEAK_METHOD, timestamp=datetime.now(timezone.utc).isoformat(), **sizes[best])
-
-# %% ../nbs/02_benchmark.ipynb #3a4a0266
-_HERE = {}  # (env_id, precision): the peak this process measured, for a store that has none yet
-
-def _stored_peak(store, env_id:str, precision:str) -> float|None:
-    "The peak `store` keeps for `env_id` at `precision` (FLOP/s), if it is of the current method."
-    from ready_steady_go.store import read_peaks
-    if store is None or not Path(store).exists(): return None
-    rows = read_peaks(store, env_id=env_id, precision=precision)
-    rows = rows[rows["method"].astype(float) >= PEAK_METHOD]
-    return float(rows["tflops"].max()) * 1e12 if len(rows) else None
-
-def measured_peak(dev:str|torch.device="auto", # the device
-                  precision:str="fp32",        # the precision of the matmul
-                  store:str|Path|None=None,    # the SQLite store whose `peaks` table keeps it; None: keep nothing
-                  *,
-                  measure:bool|None=None,      # True: measure anew; False: only a kept one; None: kept, else measure
-                  seconds:float|None=None,     # timed seconds per size (`measure_matmul_peak`)
-                  progress:bool=False,         # say on stderr that the peak is being measured
-                  device_warmup:float|None=None, # the device warm-up's cap before measuring (0: already warm)
-                 ) -> float|None:
-    "The achievable matmul FLOP/s of `dev` at `precision`: kept in `store` per environment, measured when needed."
-    from ready_steady_go.device import fingerprint
-    from ready_steady_go.store import save_peak
-    dev = pick_device(dev); precision = check_precision(precision, dev, "infer")
-    fp, key = fingerprint(dev), (str(dev), precision)
-    kept = _stored_peak(store, fp["env_id"], precision)
-    _PEAK_STORES[key] = store
-    if kept and not measure: _PEAKS[key] = kept; return kept
-    if measure is False: return None
-    here = _HERE.get((fp["env_id"], precision))  # measured by this process already: as fresh as a peak gets
-    if progress and not (here and measure is None):
-        print(f"measuring the matmul peak of {dev} at {precision} (after the device warm-up)", file=sys.stderr)
-    peak = here if here and measure is None else measure_matmul_peak(dev, precision, seconds, device_warmup)
-    if peak is None: return kept
-    peak.update(env_id=fp["env_id"], device_name=fp["device_name"]); _HERE[(fp["env_id"], precision)] = peak
-    if store is not None and (why := save_peak(peak, store)): print(f"ready-steady-go: {why}", file=sys.stderr)
-    _PEAKS[key] = max(peak["tflops"] * 1e12, kept or 0, _PEAKS.get(key, 0) if measure else 0)  # the best seen
-    return _PEAKS[key]
-
-# %% ../nbs/02_benchmark.ipynb #120b9972
-def example_peak(device:str|torch.device="cpu", # the device whose environment (`env.fingerprint`) keeps it
-                 **kw,                           # fields to change: `tflops`, `precision`, ...
-                ) -> dict:
-    "A made-up matmul peak of `device` on this machine, as `measured_peak` keeps it: for tests that must not spend seconds measuring one."
-    from ready_steady_go.device import fingerprint
-    dev = pick_device(device); fp = fingerprint(dev)
-    return dict(env_id=fp["env_id"], precision="fp32", device=str(dev), device_name=fp["device_name"], tflops=0.1,
-                best_size=256, sizes={256: 0.1}, ci_rel=0.01, iqr_rel=0.01, matmuls_per_step=4, method=PEAK_METHOD,
-                timestamp=datetime.now(timezone.utc).isoformat()) | kw
 
 # %% ../nbs/02_benchmark.ipynb #895b8069
 def _nbytes(t) -> int: return t.numel() * t.element_size() if isinstance(t, torch.Tensor) else 0

@@ -21,9 +21,9 @@ from .env import (MAX_DIGITS, NUMBERS, BadInput, TrackingError, cache_mb, check_
 from .env import check_report_folder, visible
 from .device import check_device_name, check_unlocked
 # light: no torch, no pandas
-from .schema import (check_endpoint, COMPILE_MODES, MODES, OPTIMIZERS, PRECISIONS, WEIGHTS, DEFAULT_STORE, ENGINE_DEFAULTS, POINT_FIELDS, PRESETS, STATUSES, WANDB_MODES, Point,
-                                    params_of, settings_of, sweep_params, sweep_signature,
-                                    check_rdzv_id, torchrun_options)
+from .schema import (check_endpoint, COMPILE_MODES, MODES, OPTIMIZERS, PRECISIONS, WEIGHTS, DEFAULT_STORE, ENGINE_DEFAULTS, POINT_FIELDS, PRESETS, STATUSES, WANDB_MODES, Point, WorldSpec,
+                                    params_of, sweep_params, sweep_signature,
+                                    check_rdzv_id)
 
 # %% auto #0
 __all__ = ['NOT_FLAGS', 'rsg_main', 'sweep_main', 'import_main', 'export_main', 'report_main', 'check_main', 'console_script',
@@ -213,7 +213,7 @@ _Flags = make_dataclass("_Flags", [(o.name, o.annotation, o.default) for o in _F
 
 def _point(f:_Flags) -> Point:
     "The point the flags ask for."
-    return Point(**{k: getattr(f, k) for k in POINT_FIELDS if k not in NOT_FLAGS})
+    return Point.of(**{k: getattr(f, k) for k in POINT_FIELDS if k not in NOT_FLAGS})
 
 def _takes(params:list):
     "Decorator: the function's `**flags` are `params`, each annotated with its help (`--help`)."
@@ -250,9 +250,9 @@ _LIST = (("image", "any timm name (resnet50, vit_base_patch16_224, …)", "the m
          ("data", "data:imagenet", 224, 256, "ImageNet-style crops"))
 
 def _size_text(fam:str, model:str, size) -> str:
-    "A default size with its unit: `224 px side`, `1024 tokens per sequence`, `4096×4096 matrix`, `67.1 M elements`."
+    "A default size with its unit: `224 px side`, `1024 tokens per sequence`, `4096×4096 matrix`, `2^26 elements`."
     if fam == "op": return f"N = {size} (a {size}×{size} matrix)" if model in ("op:matmul", "op:host-add", "op:seed2022") else \
-        f"N = {size / 1e6:.1f} M elements"
+        f"N = 2^{size.bit_length() - 1} elements ({size * 4 / 2**20:,.0f} MiB in fp32)"
     return f"{size} {_FAMILIES[fam][1]}" if isinstance(size, int) else str(size)
 
 def _check_prefixed(model:str):
@@ -269,7 +269,9 @@ def _list_workloads() -> int:
     for fam, (unit, _, batch, opt, what) in _FAMILIES.items():
         print(f"{fam}: {what}; {unit}" + (f"; optimizer {opt}" if opt else ""))
         for f, model, size, bs, note in (r for r in _LIST if r[0] == fam):
-            print(f"  {model:<18} {_size_text(fam, model, size)}, bs {bs} {batch}" + (f": {note}" if note else ""))
+            # an op's step is one operation: it has no batch to speak of
+            each = "one operation per iteration" if fam == "op" else f"bs {bs} {batch}"
+            print(f"  {model:<18} {_size_text(fam, model, size)}, {each}" + (f": {note}" if note else ""))
     return 0
 
 def _family(f:_Flags) -> dict:
@@ -326,16 +328,13 @@ def _check_flags(f:_Flags) -> dict:
     f.wnb = check_choice(f.wnb, WANDB_MODES, "W&B mode")
     return family
 
-def _world(f:_Flags) -> int:
-    "The world size the torchrun flags ask for (1 without them), checked before anything is written."
-    asked = f.nproc_per_node, f.nnodes, f.node_rank, f.master_port, f.master_addr, f.rdzv_endpoint, f.rdzv_id
-    if asked == (1, 1, 0, None, None, None, None): return 1
+def _world(point:Point) -> int:
+    "The world size the point's torchrun flags ask for (1 without them), checked before anything is written."
+    if point.world == WorldSpec(): return 1
     from ready_steady_go.device import pick_device
     from ready_steady_go.launch import check_world
-    return check_world(f.nproc_per_node, nnodes=f.nnodes, node_rank=f.node_rank, master_addr=f.master_addr,
-                       master_port=f.master_port, rdzv_endpoint=f.rdzv_endpoint, rdzv_id=f.rdzv_id,
-                       device_type=pick_device(f.device).type,
-                       strong_bs=f.bs if f.strong else None)
+    return check_world(point.world, device_type=pick_device(point.device).type,
+                       strong_bs=point.bs if point.strong else None)
 
 def _check_outputs(f:_Flags):
     "A store that can be written and W&B settings that can work, found before measuring, not after."
@@ -350,13 +349,9 @@ def _check_outputs(f:_Flags):
     if f.wnb_history and f.wnb == "disabled":
         raise BadInput("--wnb_history sends the steps to W&B: accepted with --wnb offline or online")
 
-def _point_kw(f:_Flags, family:dict) -> dict:
-    "The keyword arguments of `benchmark` the flags give: the point's settings."
-    return {**settings_of(_point(f)), "compile_mode": f.compile_mode or "default", **family}
-
 def _peak(f:_Flags, p, say, multi:bool=False) -> float|None:
     "The matmul peak of `p`'s device and precision: the stored one, or measured now and kept for every later run."
-    from ready_steady_go.benchmark import measured_peak
+    from ready_steady_go.calibrate import measured_peak
     from ready_steady_go.runner import peak_off_device  # (imported by every run: `_measured`)
     from ready_steady_go.schema import num_text
     measure = True if f.measure_peak else None if not f.no_store else False
@@ -367,24 +362,13 @@ def _peak(f:_Flags, p, say, multi:bool=False) -> float|None:
             + (num_text(peak, "FLOP/s") if peak else "not measurable"))
     return peak
 
-def _launch_point(kw:dict, p, peak:float|None=None) -> dict:
-    "The checked point as every rank is given it: `benchmark`'s keyword arguments, normalised."
-    return {**kw, "bs": p.bs, "precision": p.precision, "mode": p.mode, "device": str(p.dev), "optimizer": p.optimizer,
-            "peak_measured": peak}
-
-def _check_launch(kw:dict, p, nproc_per_node:int):
-    "`BadInput` in one line for a point that cannot run under torchrun (`launch.check_launch`)."
-    from ready_steady_go.launch import check_launch
-    check_launch(_launch_point(kw, p), nproc_per_node)
-
-def _checked_point(f:_Flags, family:dict, multi:bool) -> tuple:
-    "`benchmark`'s arguments from the flags, and the point they make, checked once (who else measures: the session's)."
+def _checked_point(f:_Flags, point:Point, multi:bool):
+    "The point checked once, here: measured as it is (under torchrun: for its ranks too); who else measures: the session's."
     from ready_steady_go.benchmark import check_memory, check_point
-    kw = _point_kw(f, family)
-    p = check_point(**kw, progress=not f.quiet)  # checked once, here: measured as it is
-    if not multi: check_memory(p, f.force)  # the kernel would kill it, with no row and no message
-    else: _check_launch(kw, p, f.nproc_per_node)  # what cannot run per rank: refused before anything is written
-    return kw, p
+    from ready_steady_go.launch import check_launch
+    if multi: p = check_launch(point)  # what cannot run per rank: refused before anything is written
+    else: check_memory(p := check_point(point, progress=not f.quiet), f.force)  # the kernel would kill it
+    return p
 
 def _measuring_line(f:_Flags, p, fp:dict, world:int, multi:bool) -> str:
     "What is about to be measured, and where."
@@ -392,17 +376,19 @@ def _measuring_line(f:_Flags, p, fp:dict, world:int, multi:bool) -> str:
     return (f"Measuring {p.workload.model} · {p.mode} · {p.precision} · bs {p.bs} · {p.result().label()} on {on} "
             f"({fp['device_name']})")
 
-def _measured_in_journal(f:_Flags, kw:dict, p, fp:dict, peak:float|None, multi:bool, session):
+def _measured_in_journal(f:_Flags, p, fp:dict, peak:float|None, multi:bool, session):
     "`_measured`, the point open in `session`'s journal meanwhile: a kill from here on is stored as `killed` by the next run."
     from ready_steady_go.launch import sigterm_as_interrupt
     with session.measuring(p.result().row(fp)), sigterm_as_interrupt():  # SIGTERM as Ctrl-C: torchrun's ranks end too
-        return _measured(f, kw, p, peak, multi)
+        return _measured(f, p, peak, multi)
 
-def _measured(f:_Flags, kw:dict, p, peak:float|None, multi:bool):
-    "The point measured through `runner.run`: here, or under torchrun as the flags ask (None: rank 0 is elsewhere)."
-    from ready_steady_go.runner import run
-    if not multi: return run(replace(p, peak_measured=peak))
-    return run(_launch_point(kw, p, peak), "torchrun", **torchrun_options(_point(f)))
+def _measured(f:_Flags, p, peak:float|None, multi:bool):
+    "The checked point measured by the runner: here, or under torchrun as the flags ask (None: rank 0 is elsewhere)."
+    from ready_steady_go.runner import run_checked
+    p = replace(p, peak_measured=peak)
+    if multi: return run_checked(p, "torchrun")
+    from ready_steady_go.calibrate import peak_book  # a run that beats the peak has it measured again, and kept
+    return run_checked(p, "inline", book=peak_book(None if f.no_store else f.store))
 
 def _recovered(rows:list[dict]):
     "Say which points of earlier runs were found killed (and stored so by the device session)."
@@ -448,10 +434,11 @@ def ready_steady_go(**flags):
     "Measure the training or inference throughput of one model at one batch size and precision."
     f = _Flags(**flags)
     if f.list: return _list_workloads()
-    family, world = _check_flags(f), _world(f)
-    multi = world > 1 or f.master_addr is not None or f.rdzv_endpoint is not None
+    _check_flags(f)
+    point = _point(f)
+    world, multi = _world(point), point.world.launched
     _check_outputs(f)
-    kw, p = _checked_point(f, family, multi)
+    p = _checked_point(f, point, multi)
     from ready_steady_go.device import fingerprint
     from ready_steady_go.session import DeviceSession
     # the device's lock, nothing else of ours on it, the journal: one measurement per device, whatever store
@@ -460,7 +447,7 @@ def ready_steady_go(**flags):
         fp, say = fingerprint(p.dev), (lambda *a: None) if f.quiet else _say(f.json)
         peak = _peak(f, p, say, multi)
         say(_measuring_line(f, p, fp, world, multi))
-        r = _measured_in_journal(f, kw, p, fp, peak, multi, session)
+        r = _measured_in_journal(f, p, fp, peak, multi, session)
     if r is None:  # this machine ran its ranks; the record is rank 0's
         say(f"node {f.node_rank} done: its {f.nproc_per_node} rank(s) took part; node 0 holds the result and stores it")
         return 0

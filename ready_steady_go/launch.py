@@ -16,7 +16,8 @@ from .env import BadInput, check_int
 from .benchmark import CheckedPoint, check_point
 # who measures on a device is the device session's: the names ranks and runners use, from there
 from .session import LAUNCHER, WORKER, launcher
-from .schema import Result, check_endpoint, check_rdzv_id
+from .schema import Point, Result, WorldSpec, check_endpoint, check_rdzv_id
+
 
 # %% auto #0
 __all__ = ['LaunchResult', 'check_world', 'rendezvous_id', 'torchrun_command', 'die_with_parent', 'Terminated',
@@ -73,27 +74,22 @@ def _check_strong(bs:int, world:int):
     if bs % world: raise BadInput(f"--strong with batch size {bs} and world size {world}: "
                                   "the global batch must divide evenly between the devices")
 
-def check_world(nproc_per_node:int,      # processes on this machine, one per device
+def check_world(world:WorldSpec,        # the processes a point runs in
                 *,
-                nnodes:int=1,            # machines taking part
-                node_rank:int=0,         # this machine's rank, 0 to nnodes-1 (with --master_addr)
-                master_addr:str|None=None, # address of node 0 (static rendezvous)
-                master_port:int|None=None, # its port (default 29500)
-                rdzv_endpoint:str|None=None, # host[:port] of a c10d rendezvous (elastic)
-                rdzv_id:str|None=None,   # the job's id at that rendezvous (default: derived from the settings)
                 device_type:str="cpu",   # cpu, cuda or mps
                 n_devices:int|None=None, # devices on this machine: CUDA GPUs or CPU cores (default: as counted)
                 strong_bs:int|None=None, # with strong scaling: the global batch, to divide evenly between the devices
                ) -> int:
     "The world size, or `BadInput` in one line for options that cannot work."
-    _whole(nproc_per_node, "nproc_per_node"); _whole(nnodes, "nnodes")
-    _whole(node_rank, "node_rank", 0, nnodes - 1)
-    if master_port is not None: _whole(master_port, "master_port", 1, 65535)
-    _rendezvous(nnodes, master_addr, rdzv_endpoint, rdzv_id)
-    _devices(nproc_per_node, device_type, n_devices)
-    world = nproc_per_node * nnodes
-    if strong_bs is not None: _check_strong(strong_bs, world)
-    return world
+    w = world
+    _whole(w.nproc_per_node, "nproc_per_node"); _whole(w.nnodes, "nnodes")
+    _whole(w.node_rank, "node_rank", 0, w.nnodes - 1)
+    if w.master_port is not None: _whole(w.master_port, "master_port", 1, 65535)
+    _rendezvous(w.nnodes, w.master_addr, w.rdzv_endpoint, w.rdzv_id)
+    _devices(w.nproc_per_node, device_type, n_devices)
+    if strong_bs is not None: _check_strong(strong_bs, w.size)
+    return w.size
+
 
 # %% ../nbs/04a_launch.ipynb #71eba46e
 _OWN = ("run_id", "threads", "peak_measured", "progress", "node_rank", "cuda_index")  # each machine's own
@@ -101,27 +97,24 @@ _OWN = ("run_id", "threads", "peak_measured", "progress", "node_rank", "cuda_ind
 def rendezvous_id(settings:str, # the ranks' settings, JSON
                  ) -> str:
     "The id every machine of a job derives alike: a crc32 of the settings, less what each machine has of its own."
-    s = json.loads(settings)
-    same = {k: v for k, v in s.items() if k not in _OWN}
-    if isinstance(same.get("point"), dict): same["point"] = {k: v for k, v in same["point"].items() if k not in _OWN}
+    same = _common(json.loads(settings))
     return f"rsg-{zlib.crc32(json.dumps(same, sort_keys=True).encode()):08x}"
 
+def _common(d:dict) -> dict:
+    "`d` without what each machine has of its own (`_OWN`), at any depth."
+    return {k: _common(v) if isinstance(v, dict) else v for k, v in d.items() if k not in _OWN}
+
 def torchrun_command(settings:str,            # the ranks' settings, JSON
-                     nproc_per_node:int,      # processes on this machine
+                     world:WorldSpec,         # the processes: on this machine, machines, where they meet
                      *,
-                     nnodes:int=1,            # machines
-                     node_rank:int=0,         # this machine's rank (static rendezvous)
-                     master_addr:str|None=None, # node 0's address (static rendezvous)
-                     master_port:int|None=None, # node 0's port
-                     rdzv_endpoint:str|None=None, # c10d rendezvous host[:port]
-                     rdzv_id:str|None=None,   # the c10d rendezvous id (default: `rendezvous_id(settings)`)
                      join_timeout:float=300, # seconds to wait for every machine to join before giving up
                     ) -> list[str]:
     "The `python -m torch.distributed.run ...` command line that runs one point."
-    if rdzv_endpoint: meet = _c10d(rdzv_endpoint, rdzv_id or rendezvous_id(settings), join_timeout)
-    elif master_addr: meet = _static(node_rank, master_addr, master_port or 29500, join_timeout)
+    w = world
+    if w.rdzv_endpoint: meet = _c10d(w.rdzv_endpoint, w.rdzv_id or rendezvous_id(settings), join_timeout)
+    elif w.master_addr: meet = _static(w.node_rank, w.master_addr, w.master_port or 29500, join_timeout)
     else: meet = ["--standalone"]
-    return [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={nproc_per_node}", f"--nnodes={nnodes}",
+    return [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={w.nproc_per_node}", f"--nnodes={w.nnodes}",
             "--max_restarts=0", *meet, "--no_python", sys.executable, "-c", WORKER, settings]
 
 def _c10d(endpoint:str, job:str, join_timeout:float) -> list[str]:
@@ -159,17 +152,19 @@ def sigterm_as_interrupt():
 # %% ../nbs/04a_launch.ipynb #4a55c486
 _NOT_PER_RANK = dict(op="micro-ops", data="the input pipeline")
 
-def check_launch(point:dict,        # the point: keyword arguments of `benchmark`
-                 nproc_per_node:int, # processes on this machine
+def check_launch(point:Point, # the point, its world asking for torchrun
+                 **call,      # the record's options (`check_point`): run_id, peak_measured
                 ) -> CheckedPoint:
-    "The point checked by the engine (`check_point`); `BadInput` in one line for what cannot run under torchrun."
-    p = check_point(**{**point, "progress": False})
+    "The point checked by the engine (`check_point`), and its world (`check_world`); `BadInput` in one line for what cannot run under torchrun."
+    p, n = check_point(point, **{**call, "progress": False}), point.world.nproc_per_node
     if (kind := p.workload.kind) in _NOT_PER_RANK:
         raise BadInput(f"{p.workload.model}: the {kind} family ({_NOT_PER_RANK[kind]}) has nothing to run on each "
                        "rank under torchrun: measure it in one process (no --nproc_per_node, --nnodes or --nprocs)")
     if p.weights != "fp32" or p.global_bs is not None:  # the ranks' step does not accumulate: never ignored
         raise BadInput("weights and global_bs are for one process: leave them out under torchrun")
-    if p.dev.type == "cuda" and (p.dev.index or 0) != 0 and nproc_per_node > 1:
-        raise BadInput(f"device {str(p.dev)!r} with --nproc_per_node {nproc_per_node}: give --device cuda; "
+    if p.dev.type == "cuda" and (p.dev.index or 0) != 0 and n > 1:
+        raise BadInput(f"device {str(p.dev)!r} with --nproc_per_node {n}: give --device cuda; "
                        "rank i uses cuda:i (choose GPUs with CUDA_VISIBLE_DEVICES)")
+    check_world(point.world, device_type=p.dev.type, strong_bs=p.bs if point.world.strong else None)
     return p
+

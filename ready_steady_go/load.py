@@ -756,10 +756,13 @@ def lambda_system(name:str, # the first cell of a Lambda row, e.g. `LambdaOD_8x_
     "The device, the number of GPUs the run used and the GPUs in the machine, from a Lambda system name."
     # the version and the host's address
     toks = [t for t in str(name).split("_") if not re.fullmatch(r"v\d+|\d+(?:-\d+){3}", t)]
-    for i, t in enumerate(toks[1:], 1):
-        if m := _GPU_TOKEN.fullmatch(t):
-            machine = next((int(k[:-1]) for k in toks[:i] if re.fullmatch(r"\d+x", k)), None)
-            return " ".join([m[2], *toks[i + 1:]]), int(m[1] or 1), machine
+    found = [(i, m) for i, t in enumerate(toks[1:], 1) if (m := _GPU_TOKEN.fullmatch(t))]
+    # a token with its count (`8xH200`) names the GPU before one that only looks like a name (`ENG04`)
+    for i, m in sorted(found, key=lambda f: f[1][1] is None):
+        machine = next((int(k[:-1]) for k in toks[:i] if re.fullmatch(r"\d+x", k)), None)
+        # after the GPU come its memory and form factor; lower-case tokens name a host, a tool or a copy (`bk`)
+        detail = [t for t in toks[i + 1:] if not re.fullmatch(r"[a-z][a-z0-9-]*", t)]
+        return " ".join([m[2], *detail]), int(m[1] or 1), machine
     raise BadInput(f"Lambda system name {name!r} names no GPU: accepted are names like "
                    "LambdaOD_8x_Texas_4xH100_80GB_SXM5_..._v2")
 

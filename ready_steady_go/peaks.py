@@ -6,6 +6,8 @@ Docs: https://xl0.github.io/ready-steady-go/peaks.html.md"""
 
 # %% ../nbs/01a_peaks.ipynb #6377e0ac
 from __future__ import annotations
+from dataclasses import dataclass, field
+from typing import Callable
 import re
 
 import pandas as pd
@@ -13,7 +15,7 @@ import pandas as pd
 from .env import BadInput
 
 # %% auto #0
-__all__ = ['PEAK_PRECISIONS', 'peak_table', 'peak_row', 'peak_flops', 'mfu', 'bandwidth_table', 'memory_bandwidth']
+__all__ = ['PEAK_PRECISIONS', 'peak_table', 'peak_row', 'peak_flops', 'mfu', 'bandwidth_table', 'memory_bandwidth', 'PeakBook']
 
 # %% ../nbs/01a_peaks.ipynb #ae49251f
 # One row per GPU model: its name, the pattern that must match the normalised CUDA name in full, the dense
@@ -254,3 +256,23 @@ def memory_bandwidth(device_name:str|None, # the device name as CUDA reports it
     name = str(device_name).lower()
     hits = [(g, s) for m, q, g, s in _BW_ROWS if m == row and (q == "-" or re.search(q, name))]
     return hits[0] if len(hits) == 1 else None
+
+# %% ../nbs/01a_peaks.ipynb #ad68bab8
+@dataclass
+class PeakBook:
+    "The measured matmul peaks of this machine by device and precision, handed to the engine by a run's owner."
+    found:dict = field(default_factory=dict)  # (device, precision): FLOP/s
+    # `again(device, precision) -> FLOP/s|None`: the peak measured anew, and kept by its owner; None: never again
+    again:Callable|None = None
+
+    def get(self, dev, precision:str) -> float|None:
+        "The peak found for `dev` at `precision`; None if none was."
+        return self.found.get((str(dev), precision))
+
+    def measure_again(self, dev, precision:str) -> float|None:
+        "The peak of `dev` at `precision` measured anew (a run beat it), and kept as found; None if it cannot be."
+        if self.again is None: return None
+        try: v = self.again(str(dev), precision)
+        except Exception: v = None  # out of memory, say: the run stands, its reference does not
+        if v: self.found[(str(dev), precision)] = v
+        return v

@@ -49,8 +49,11 @@ def _style(grid:bool=True): # False: the figure draws its own grid (`_grid`)
     with sns.axes_style("whitegrid"), mpl.rc_context({**_RC, "axes.grid": grid}): yield
 
 def _precisions(ps) -> list[str]:
-    ps = list(dict.fromkeys(ps))
-    return [p for p in PRECISION_ORDER if p in ps] + sorted(p for p in ps if p not in PRECISION_ORDER)
+    "Precisions in `PRECISION_ORDER` (each with its setups after it: `bf16`, `bf16, channels_last`), then the rest."
+    first = lambda p: str(p).split(",")[0]
+    n = len(PRECISION_ORDER)
+    return sorted(dict.fromkeys(ps), key=lambda p: (PRECISION_ORDER.index(first(p)) if first(p) in PRECISION_ORDER else n,
+                                                    str(p)))
 
 def _fig(w, h, *, left=0.6, right=0.15, bottom=0.55, top=0.35, **kw) -> Figure:
     "A figure with fixed margins in inches: a layout engine would cost more time than the drawing."
@@ -353,12 +356,17 @@ def _bands(ax, xs:list, los:list, his:list, *, colors:list):
     polys = [np.column_stack([np.r_[x, x[::-1]], np.r_[hi, lo[::-1]]]) for x, lo, hi in zip(xs, los, his)]
     ax.add_collection(PolyCollection(polys, facecolors=colors, alpha=0.25, linewidths=0, zorder=1), autolim=False)
 
-def _first_oom(oom:pd.DataFrame|None, d:pd.DataFrame, mode:str) -> dict:
-    "`{(device, precision): the smallest batch size that ran out of memory}` for `d`'s model in `mode`."
+def _panels(d:pd.DataFrame, many:bool) -> pd.Series:
+    "Each row's column of a batch-size figure: its precision, with its setup where the figure shows several setups."
+    s = d["setup"].astype(str) if "setup" in d else pd.Series("", index=d.index)
+    return d["precision"].astype(str) + np.where(many & s.ne(""), ", " + s, "")
+
+def _first_oom(oom:pd.DataFrame|None, d:pd.DataFrame, mode:str, many:bool=False) -> dict:
+    "`{(device, column): the smallest batch size that ran out of memory}` for `d`'s model in `mode`."
     if oom is None: return {}
     sel = oom if "size" not in oom or "size" not in d else oom[oom["size"].isin(d["size"].unique())]
-    return {(r.device, r.precision): r.bs
-            for r in sel[(sel["model"] == d["model"].iloc[0]) & (sel["mode"] == mode)].itertuples()}
+    sel = sel[(sel["model"] == d["model"].iloc[0]) & (sel["mode"] == mode)]
+    return dict(zip(zip(sel["device"], _panels(sel, many)), sel["bs"]))
 
 def _batch_lines(d:pd.DataFrame) -> tuple[dict, float]:
     "Each (precision, device) line of `d` as numpy columns, and the y axis' top: a band far above the data is cut."
@@ -381,10 +389,11 @@ def _batch_column(top, mem, p:str, gs:list, *, oom:dict) -> list:
         ms = [g["peak_mem_mb"] / 1024 for _, g, _ in gs]
         keep = [i for i, m in enumerate(ms) if np.isfinite(m).any()]
         if keep: _lines(mem, [xs[i] for i in keep], [ms[i] for i in keep], [cs[i] for i in keep])
-    x = [(oom[dev, p], y[-1], c) for (dev, _, c), y in zip(gs, ys) if (dev, p) in oom]
-    ooms = top.add_artist(_Marks("x", ms=7, mew=2, zorder=3))
+    # on the axis, not at a height: an out-of-memory has no throughput
+    x = [(oom[dev, p], 0.0, c) for (dev, _, c) in gs if (dev, p) in oom]
+    ooms = top.add_artist(_Marks("x", ms=7, mew=2, zorder=3, clip_on=False))
     for a, b, c in x: ooms.add([a], [b], c)
-    top.set_title(p)
+    top.set_title("" if p == "-" else p)  # `-`: a family without precisions (the input pipeline)
     return [a for a, _, _ in x]  # the batch sizes of the × marks: the x axis shows them
 
 def _tick(y, _=None) -> str:
@@ -433,9 +442,11 @@ def plot_batch(t:pd.DataFrame, # `tidy(...)`
     d = d[d["bs"].notna()]  # a published table has no batch size: nothing to draw against it
     if d.empty: raise ValueError(f"no batch sizes recorded for {model!r} in mode {mode!r}: "
                                  "a published table's figures are in its scaling and ranking")
+    many = "setup" in d and d["setup"].nunique() > 1  # a column per precision and setup (channels_last, compiled)
+    d = d.assign(precision=_panels(d, many))
     precs, devs = _precisions(d["precision"]), sorted(d["device"].unique())
     colors = dict(zip(devs, sns.color_palette("tab10" if len(devs) <= 10 else "husl", len(devs))))
-    first_oom, mem = _first_oom(oom, d, mode), d["peak_mem_mb"].notna().any()
+    first_oom, mem = _first_oom(oom, d, mode, many), d["peak_mem_mb"].notna().any()
     d = d.sort_values("bs").assign(_u=d["unconverged"] if "unconverged" in d else False)
     lines, ytop = _batch_lines(d)
     legend = _legend_title(first_oom, bool(d["_u"].any()))

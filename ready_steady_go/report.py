@@ -19,10 +19,10 @@ from .env import (REPORT_MARKER, BadInput, cache_mb, check_number, check_report_
 from .served import (TPOT_MS, capacity_table, generation_table, latency_table, pp_tg_table,
                                     serving_curve)
 from .schema import COLUMNS, PEAK_BELOW, REPORT_COLUMNS
-from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, FAMILY_NAMES, FAMILY_ORDER, FAMILY_UNITS, KEYS,
+from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, FAMILY_NAMES, FAMILY_ORDER, FAMILY_UNITS, KEYS, POINT_KEYS,
     MEASURED_SOURCES, MISSED_MARK, SCALING_COLUMNS, TIME_TO_TRAIN_COLS, analyse, best_batch, clean_device_name,
     comparability_note, cost_per, flagged, keyed_once, mode_name, num_text, parse_prices, parse_works, ranking,
-    shared_models, EFFECTIVE, at_largest, oom_batch,
+    shared_models, EFFECTIVE, LIKE, at_largest, oom_batch,
     rate_name, ratio_ci, throughput_ci_rel, time_to_train, unused_work)
 from .analysis import _keyed, _model_col, _per_config
 from .store import can_fork, prune_files, read_sealed, safe_csv, write_sealed
@@ -31,20 +31,22 @@ from .plots import (plot_average, plot_batch, plot_cost, plot_efficiency, plot_r
     plot_scaling, plot_speedup, svg, unit_name)
 
 # %% auto #0
-__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME', 'FEED_COLS', 'PROGRESS_RUNS', 'PROGRESS_S', 'summary_table',
+__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME', 'FEED_COLS', 'PROGRESS_RUNS', 'PROGRESS_S', 'PEAK_HEADER', 'summary_table',
            'average_table', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table', 'pick_device',
            'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache', 'report_svgs', 'Report',
-           'build_report', 'check_max_models', 'write_report', 'say_stage', 'timed_read', 'energy_headers',
-           'model_index', 'checks_page']
+           'csv_columns', 'with_rate', 'build_report', 'check_max_models', 'write_report', 'say_stage', 'timed_read',
+           'energy_headers', 'model_index', 'checks_page']
 
 # %% ../nbs/08_report.ipynb #37ce9eb4
-SUMMARY_COLS = ("device", "workload", "model", "precision", "mode", "bs", "unit", "throughput", "relative")
+SUMMARY_COLS = ("device", "workload", "model", "precision", "mode", "bs", "unit", "throughput", "relative",
+                "configuration")
 AVERAGE_COLS = ("device", "workload", "unit", "precision", "mode", "relative_mean", "relative_geomean", "n_models")
 
 def summary_table(best:pd.DataFrame, # `relative(best_batch(...))`
                  ) -> pd.DataFrame:
     "One row per best point: device, family, model (` @size` where several), precision, mode, bs, unit, throughput, ..."
     d = best.assign(model=best["label"]) if "label" in best else best
+    if "configuration" not in d: d = d.assign(configuration=d["precision"])
     return d.sort_values(["mode", "workload", "model", "relative"],
                          ascending=[False, True, True, False])[list(SUMMARY_COLS)].reset_index(drop=True)
 
@@ -88,7 +90,8 @@ def duration_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`)
     else: e = tt[tt["mode"].eq(mode) & tt["model"].isin(best[_model_col(best)])]
     if e.empty: return pd.DataFrame(columns=["device"])
     usd = [f" · ${num_text(c)}" if pd.notna(c) else "" for c in e.get("cost_usd", pd.Series(np.nan, index=e.index))]
-    e = e.assign(cell=e["duration"] + usd + " (" + e["precision"] + ")")
+    how = e["configuration"] if "configuration" in e else e["precision"]
+    e = e.assign(cell=e["duration"] + usd + " (" + how + ")")
     return e.pivot(index="device", columns="model", values="cell").rename_axis(columns=None).reset_index().fillna("")
 
 # %% ../nbs/08_report.ipynb #b7ad7240
@@ -100,7 +103,7 @@ def cost_table(cost:pd.DataFrame, # `cost(...)` of best points (e.g. `analyse(ru
     c = cost.loc[cost.groupby(["device", mc, "mode"])["throughput"].idxmax()]
     c = c.sort_values(["mode", mc, "usd_per_million"], ascending=[False, True, True])
     return pd.DataFrame({"mode": c["mode"].map(mode_name), "device": c["device"], "model": c[mc],
-                         "precision": c["precision"],
+                         "precision": c["configuration"] if "configuration" in c else c["precision"],
                          "batch size": c["bs"],
                          f"throughput ({rate_name(unit)})": c["throughput"], "price ($/h)": c["price_per_hour"],
                          f"$ per {cost_per(unit)[1]}": c["usd_per_million"] * cost_per(unit)[0] / 1e6})
@@ -164,7 +167,7 @@ def pick_device(t:pd.DataFrame, # tidy runs
 def _absolute(b:pd.DataFrame, runs:pd.DataFrame) -> pd.DataFrame:
     "`b` with TFLOP/s, MFU and conditions from `runs` (NaN where none was recorded)."
     more = [c for c in (*EFFICIENCY_COLS, "conditions") if c in runs and c not in b]
-    if more: b = b.merge(_per_config(runs, more), on=[*KEYS, "bs"], how="left")
+    if more: b = b.merge(_per_config(runs, more), on=list(POINT_KEYS), how="left")
     return b.assign(**{c: np.nan for c in EFFICIENCY_COLS if c not in b})
 
 def machine_table(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
@@ -243,8 +246,8 @@ def _figure_jobs(res:dict, models:list|None=None) -> list[tuple[str, str, object
         for mode in _modes(tl):
             if _compared(bl[bl["mode"] == mode]):
                 jobs.append((f"relative-{_slug(label)}-{mode}.svg", label, partial(plot_relative, bl, label, mode)))
-            # a published table records no batch size
-            if tl.loc[tl["mode"] == mode, "bs"].notna().any():
+            # a published table records no batch size; one batch size is one dot, which the tables say better
+            if tl.loc[tl["mode"] == mode, "bs"].nunique() > 1:
                 o = oom[oom["model"].isin(tl["model"].unique()) & oom["mode"].eq(mode)]
                 jobs.append((f"batch-{_slug(label)}-{mode}.svg", label, partial(plot_batch, tl, label, mode, oom=o)))
     sc = res.get("scaling", pd.DataFrame(columns=["mode"]))
@@ -465,7 +468,21 @@ def _csv_files(res:dict) -> dict[str, str]:
     "The report's CSV tables as text: summary, average, time to train, scaling (a header only, for one device)."
     tables = {"summary.csv": summary_table(res["best"]), "average.csv": average_table(res["average"]),
               "time_to_train.csv": res["time_to_train"], "scaling.csv": res["scaling"][list(SCALING_COLUMNS)]}
-    return {n: safe_csv(t) for n, t in tables.items()}  # no cell runs as a formula, a line break is always quoted
+    # no cell runs as a formula, a line break is always quoted
+    return {n: safe_csv(with_rate(t)) for n, t in tables.items()}
+
+def csv_columns(cols, # a table's columns
+               ) -> list[str]:
+    "The columns of its CSV file: `rate` after `unit`, so that the header says the throughput is per second."
+    cols = list(cols)  # a table of relative throughput (average.csv) has no rate
+    return cols if not {"unit", "throughput"} <= set(cols) or "rate" in cols else [*cols[:cols.index("unit") + 1], "rate",
+                                                              *cols[cols.index("unit") + 1:]]
+
+def with_rate(table:pd.DataFrame, # a report table with `unit` (and `throughput` in that unit per second)
+             ) -> pd.DataFrame:
+    "`table` with `rate` (`images/s`, `tokens/s`, `it/s`) after `unit`, as its CSV file has it (`csv_columns`)."
+    if not {"unit", "throughput"} <= set(table) or "rate" in table: return table
+    return table.assign(rate=table["unit"].map(rate_name))[csv_columns(table.columns)]
 
 def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysis.tidy`)
                  prices=None, # $/hour per device: a CSV path, "NAME=USD" strings, a dict (see `parse_prices`)
@@ -661,10 +678,12 @@ def _convergence(res:dict, include:bool) -> list[str]:
     if not u.any(): return []
     why = (f"their 95% CI missed its target (median {_pm(t.loc[u, 'ci_rel'].median())} against "
            f"{_pm(t.loc[u, 'target_ci'].median())})")
-    out = [f'<p class="note">{int(u.sum())} of {len(t)} measured points missed their CI target and are ranked '
+    # a point: one configuration at one batch size, its repeats combined (a best point: at its fastest batch size)
+    pts = f"{int(u.sum())} of the {len(t)} measured points (a configuration at one batch size, its runs combined)"
+    out = [f'<p class="note">{pts} missed their CI target and are ranked '
            f'anyway, as asked: {why}; they are hatched in bar charts, open circles in batch-size figures and marked '
            f'{MISSED_MARK} in tables.</p>' if include else
-           f'<p class="note">{int(u.sum())} of {len(t)} measured points are left out of rankings, averages, '
+           f'<p class="note">{pts} are left out of rankings, averages, '
            f'speed-ups and costs: {why}. They are the open circles of the batch-size figures; '
            '<code>--include_unconverged</code> ranks them anyway, marked.</p>']
     every = cv.loc[cv["unconverged"].eq(cv["points"]), "device"].tolist()
@@ -719,12 +738,18 @@ def _target(met, tg) -> str:
     t = "" if pd.isna(tg) else f" {_pm(tg)}"
     return "unknown" if pd.isna(met) else f"met{t}" if met else f"{MISSED_MARK} missed{t}"
 
+def _how_ran(d:pd.DataFrame) -> tuple[str, pd.Series]:
+    "The precision column of a table of best points: `configuration` where a layout or compile is named, else `precision`."
+    if "configuration" not in d or d["configuration"].eq(d["precision"]).all(): return "precision", d["precision"]
+    return "configuration", d["configuration"]
+
 def _points(d:pd.DataFrame, unit:str, relative:bool=True) -> pd.DataFrame:
     "One family's best points as a table whose headers carry its unit, the interval and the CI target of each."
     unit = rate_name(unit)
     d = d.sort_values(["mode", "label", *(["relative"] if relative else ["throughput"])],
                       ascending=[False, True, False])
-    out = pd.DataFrame({"device": d["device"], "model": d["label"], "precision": d["precision"], "mode": d["mode"],
+    how, ran = _how_ran(d)
+    out = pd.DataFrame({"device": d["device"], "model": d["label"], how: ran, "mode": d["mode"],
                         "batch size": d["bs"], f"throughput ({unit})": d["throughput"],
                         f"95% CI ({unit})": [_ci_text(a, b) for a, b in zip(d["throughput_lo"], d["throughput_hi"])],
                         "CI (±%)": 100 * d["ci_rel"],
@@ -740,9 +765,11 @@ def _speedups(sp:pd.DataFrame, mode:str) -> pd.DataFrame:
     d = sp[sp["mode"] == mode]
     d = d.assign(_o=d.groupby("device")["speedup"].transform("max")).sort_values(["_o", "device", "speedup"],
                                                                                  ascending=[False, True, False])
-    return pd.DataFrame({"device": d["device"], "precision": d["precision"], "speed-up over fp32 (×)": d["speedup"],
-                         "95% CI (×)": [_ci_text(a, b, "{:.2f}") for a, b in zip(d["speedup_lo"], d["speedup_hi"])],
-                         "models": d["n_models"]})
+    out = pd.DataFrame({"device": d["device"], "precision": d["precision"], "speed-up over fp32 (×)": d["speedup"],
+                        "95% CI (×)": [_ci_text(a, b, "{:.2f}") for a, b in zip(d["speedup_lo"], d["speedup_hi"])],
+                        "models": d["n_models"]})
+    if "basis" in d and d["basis"].ne(LIKE).any(): out["taken between"] = d["basis"]  # a best against a best
+    return out
 
 # %% ../nbs/08_report.ipynb #b1d0b451
 def _texts(xs) -> list: return [x or None for x in xs]  # numbers as text, missing ones empty (and droppable)
@@ -758,9 +785,9 @@ def _time_column(d:pd.DataFrame) -> tuple[str, list]:
 
 def _machine_rows(d:pd.DataFrame, unit:str) -> pd.DataFrame:
     "One family's rows of the This machine table: every number in the family's unit, the unconverged marked."
-    r, (tname, times) = rate_name(unit), _time_column(d)
+    r, (tname, times), (how, ran) = rate_name(unit), _time_column(d), _how_ran(d)
     ci = [_ci_text(a, b) for a, b in zip(d["throughput_lo"], d["throughput_hi"])]
-    out = pd.DataFrame({"model": d["label"], "precision": d["precision"], "mode": d["mode"].map(mode_name),
+    out = pd.DataFrame({"model": d["label"], how: ran, "mode": d["mode"].map(mode_name),
                         "batch size": d["bs"],
                         f"best throughput ({r}, 95% CI)": [f"{x} ({c})" for x, c in zip(_marked(d), ci)],
                         "achieved FLOP/s": _texts(num_text(x * 1e12) for x in d["tflops"]),
@@ -784,7 +811,7 @@ def _machine_section(pg:_Page) -> list[str]:
     m = pg.res.get("machine")
     if m is None or not len(m): return []
     n_u = int(m["unconverged"].sum())
-    missed = (f" {n_u} of the {len(m)} points missed their CI target: they are here, marked {MISSED_MARK} with their "
+    missed = (f" {n_u} of the {len(m)} best points missed their CI target: they are here, marked {MISSED_MARK} with their "
               "interval, and left out of rankings." if n_u else "")
     table = lambda d, u: (lambda x: _table(x, right=[c for c in x if c.startswith(_RIGHT)]))(_machine_rows(d, u))
     return [f"<h2>This machine: {html.escape(str(m['device'].iloc[0]))}</h2>",
@@ -837,10 +864,17 @@ def _ranking_of(pg:_Page, av:pd.DataFrame, sp:pd.DataFrame, mode:str, *, fam:str
                    "its number is not comparable with theirs.</p>")
     if (sp["mode"] == mode).any():
         out += [pg.fig(f"speedup{sfx}-{mode}.svg"),
-                "<p>Speed-up of each precision over fp32 on the same device, geometric mean over models, with its "
-                "95% interval:</p>",
+                f"<p>Speed-up of each precision over fp32 on the same device, {_basis_text(sp, mode)}, geometric "
+                "mean over models, with its 95% interval:</p>",
                 _table(_speedups(sp, mode), "{:,.2f}")]
     return out if len(out) > 1 else []
+
+def _basis_text(sp:pd.DataFrame, mode:str) -> str:
+    "How a mode's speed-ups were taken, in words: like for like, or between each precision's best configuration."
+    if "basis" not in sp or sp.loc[sp["mode"] == mode, "basis"].eq(LIKE).all():
+        return "in the same memory layout and compile setting"
+    return ("between each precision's best configuration (layout and compile setting: the <i>taken between</i> "
+            "column says where they differ; the best points say which each is)")
 
 def _ranking_section(pg:_Page) -> list[str]:
     "The ranking: the guard's note, then per family and mode the averages and speed-ups."
@@ -903,11 +937,16 @@ def _env_peaks(env:pd.DataFrame, # the environments table (`analysis.environment
                runs:pd.DataFrame, # the runs, whose `measured_peak_tflops` is the peak of their environment
               ) -> pd.DataFrame:
     "`env` with the measured matmul peak of each environment, per precision (TFLOP/s), as its runs recorded it."
-    if "env_id" not in env or not {"env_id", "precision", "measured_peak_tflops"} <= set(runs): return env
-    r = runs[["env_id", "precision", "measured_peak_tflops"]].dropna()
+    if "env_id" not in env: return env
+    cols = ["env_id", "precision", "measured_peak_tflops"]
+    r = runs[cols].dropna() if set(cols) <= set(runs) else pd.DataFrame(columns=cols)
     best = r.assign(env_id=r["env_id"].astype(str)).groupby(["env_id", "precision"])["measured_peak_tflops"].max()
     text = {e: "; ".join(f"{p} {v:,.3g}" for (_, p), v in g.items()) for e, g in best.groupby(level=0)}
-    return env.assign(**{"measured peak (TFLOP/s)": env["env_id"].map(text).fillna("")}) if text else env
+    # beside the device, where a 1400 px page shows it; an environment whose runs recorded none says so
+    peak = [text.get(str(e), "not measured") for e in env["env_id"]]
+    return env.assign(**{PEAK_HEADER: peak})[["device", PEAK_HEADER, *(c for c in env if c != "device")]]
+
+PEAK_HEADER = "measured peak (TFLOP/s)"  # the environments' column of matmul peaks
 
 # %% ../nbs/08_report.ipynb #44fb022a
 _SINGULAR = dict(images="image", tokens="token", voxels="voxel", iterations="iteration")
@@ -931,7 +970,7 @@ def _efficiency_table(d:pd.DataFrame, unit:str) -> pd.DataFrame:
 
 def _energy_table(d:pd.DataFrame, cost:pd.DataFrame|None, unit:str) -> pd.DataFrame:
     "One mode's and family's energy, all in the family's `unit` (as its throughput): J per item, items per kWh and per $."
-    keys, (n, j, kwh, usd) = [*KEYS, "bs"], energy_headers(unit)
+    keys, (n, j, kwh, usd) = list(POINT_KEYS), energy_headers(unit)
     if cost is not None and len(cost):  # the cost's throughput counts the same items
         d = d.merge(cost[keys].assign(_per_usd=cost["samples_per_dollar"]), on=keys, how="left")
     num = lambda c: pd.to_numeric(d[c], errors="coerce") if c in d else np.nan
@@ -1007,7 +1046,8 @@ def _lm_section(t:pd.DataFrame, fig) -> list[str]:
     "Tokens/s against micro-batch, a row per device and precision, a column per micro-batch; each model's figure."
     e, out = html.escape, ["<h2>Language models</h2><p>Tokens per second against the micro-batch (sequences per "
                            "step), per device and precision, up to the first that ran out of memory: the comparison "
-                           "people make for GPT-2 and Llama training. Empty: not measured or out of memory.</p>"]
+                           "people make for GPT-2 and Llama training. Empty: not measured or out of memory. Each "
+                           "model's figure is under <i>Per model</i>.</p>"]
     for label in sorted(t["label"].unique()):
         for mode in _modes(t[t["label"] == label]):
             d = t[(t["label"] == label) & (t["mode"] == mode) & t["bs"].notna()]
@@ -1015,7 +1055,8 @@ def _lm_section(t:pd.DataFrame, fig) -> list[str]:
             d = d.loc[d.groupby(["device", "precision", "bs"])["throughput"].idxmax()].assign(_x=_marked(d))
             p = d.pivot(index=["device", "precision"], columns="bs", values="_x")
             p.columns = [f"bs {int(c)}" for c in p.columns]
-            out += [f"<h3>{e(label)}, {mode_name(mode)} (tokens/s)</h3>", fig(f"batch-{_slug(label)}-{mode}.svg"),
+            # its figure is under Per model, drawn once
+            out += [f"<h3>{e(label)}, {mode_name(mode)} (tokens/s)</h3>",
                     _table(p.reset_index().fillna(""), right=list(p.columns))]
     return out
 
@@ -1031,7 +1072,7 @@ def _op_section(t:pd.DataFrame, runs:pd.DataFrame) -> list[str]:
              and pd.to_numeric(runs[c], errors="coerce").notna().any()]
     if extra:
         pc = _per_config(runs, extra)
-        b = b.merge(pc[[c for c in pc if c in (*KEYS, "bs", *extra)]], on=[*KEYS, "bs"], how="left")
+        b = b.merge(pc[[c for c in pc if c in (*POINT_KEYS, *extra)]], on=list(POINT_KEYS), how="left")
     num = lambda c, f: _texts(num_text(x * f) for x in pd.to_numeric(b[c], errors="coerce"))
     d = pd.DataFrame({"device": b["device"], "op": b["label"], "dtype": b["precision"], "it/s": _marked(b),
                       **{dict(bandwidth_gbs="bandwidth (B/s)", tflops="achieved FLOP/s")[c]:
@@ -1118,7 +1159,9 @@ _OTHER_TIMES = ("<p>Other families, each row for the work it names "
 
 def _other_times(other:pd.DataFrame) -> list[str]:
     "Other families' times, a table per family (its unit in the header), a row each for the work it names."
-    table = lambda d, u: _table(d.drop(columns=["seconds", "workload", "unit"]).dropna(axis=1, how="all").rename(
+    same = other["configuration"].eq(other["precision"]).all() if "configuration" in other else True
+    drop = ["seconds", "workload", "unit", *(["configuration"] if same else [])]  # a layout named where one differs
+    table = lambda d, u: _table(d.drop(columns=[c for c in drop if c in d]).dropna(axis=1, how="all").rename(
         columns={"steps_per_minute": "steps per minute", "throughput": f"throughput ({rate_name(u)})",
                  "price_per_gpu_hour": "price ($/GPU-hour)", "cost_usd": "cost of the work ($)", "gpus": "GPUs"}))
     return [_OTHER_TIMES, *_per_family(other, table)]
@@ -1182,9 +1225,9 @@ def _per_model_section(pg:_Page) -> list[str]:
                 _table(model_index(t, pg.models)), "</details>"]
         labels = pg.models
     for label in labels:
-        out.append(f"<h3>{html.escape(label)}</h3>")
-        for mode in _modes(t[t["label"] == label]):
-            out += [pg.fig(f"relative-{_slug(label)}-{mode}.svg"), pg.fig(f"batch-{_slug(label)}-{mode}.svg")]
+        figs = [f for mode in _modes(t[t["label"] == label])
+                for f in (pg.fig(f"relative-{_slug(label)}-{mode}.svg"), pg.fig(f"batch-{_slug(label)}-{mode}.svg")) if f]
+        if figs: out += [f"<h3>{html.escape(label)}</h3>", *figs]  # a model of one batch size: in the tables only
     return out
 
 def _largest_note(d:pd.DataFrame) -> str:

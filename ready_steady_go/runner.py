@@ -17,17 +17,18 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 from tqdm import tqdm
 
-from .env import BadInput, check_int, check_number, first_line
-from .benchmark import (CheckedPoint, World, benchmark, check_point, measure_point, measured_peak,
-                                       warm_up_device, warming, _is_oom)
-from .schema import Point, Result, new_run_id, settings_of, torchrun_options
+from .env import BadInput, check_choice, check_int, check_number, first_line
+from .benchmark import (CALL_OPTIONS, CheckedPoint, World, check_point, measure_point, warming, is_oom)
+from .calibrate import measured_peak, warm_up_device
+from .schema import Point, Result, WorldSpec, new_run_id
 from .store import KILLED
+from .peaks import PeakBook
 from .launch import (LAUNCHER, LaunchResult, check_launch, check_world, die_with_parent, launcher,
                                     sigterm_as_interrupt, torchrun_command)
 
 # %% auto #0
 __all__ = ['MARK', 'FAIL', 'HOWS', 'answer', 'say_failed', 'answers', 'failed', 'in_child', 'isolated', 'peak_off_device',
-           'ddp_settings', 'TorchrunWorld', 'launch', 'run']
+           'ddp_settings', 'TorchrunWorld', 'launch', 'launched', 'how_of', 'run', 'record_of', 'run_checked']
 
 # %% ../nbs/04c_runner.ipynb #bf74d2f0
 MARK, FAIL = "RSG-RESULT ", "RSG-RANK-FAILED "  # stdout line prefixes: the result; a failed rank's status
@@ -38,7 +39,7 @@ def answer(obj):
 
 def say_failed(e:BaseException, rank:int=0):
     "In a child: the failure `e` of `rank` as the marked line the parent reads."
-    fail = dict(rank=rank, status="oom" if _is_oom(e) else "error", error=first_line(e, limit=500), t=time.time())
+    fail = dict(rank=rank, status="oom" if is_oom(e) else "error", error=first_line(e, limit=500), t=time.time())
     print(FAIL + json.dumps(fail), flush=True)
 
 def answers(out:str) -> tuple[dict|None, list[dict]]:
@@ -48,12 +49,11 @@ def answers(out:str) -> tuple[dict|None, list[dict]]:
     return (ok[-1] if ok else None), [json.loads(l[len(FAIL):]) for l in lines if l.startswith(FAIL)]
 
 # %% ../nbs/04c_runner.ipynb #22ff9b37
-def failed(point:dict|CheckedPoint, # the point: `benchmark`'s keyword arguments, or a `CheckedPoint`
+def failed(p:CheckedPoint,      # the point, checked
            status:str,          # error, oom or killed
            error,               # what went wrong: a message or the exception
           ) -> Result:
-    "The record of `point` without a measurement: its settings, `status`, and one line of `error`."
-    p = point if isinstance(point, CheckedPoint) else check_point(**{**point, "progress": False})
+    "The record of `p` without a measurement: its settings, `status`, and one line of `error`."
     res = p.result()
     res.status = status
     res.error = first_line(error, limit=500) if isinstance(error, BaseException) else str(error)[:500]
@@ -61,7 +61,13 @@ def failed(point:dict|CheckedPoint, # the point: `benchmark`'s keyword arguments
 
 # %% ../nbs/04c_runner.ipynb #6efec681
 _CHILD = "from ready_steady_go.runner import _child_main; _child_main()"
-_JOBS = dict(point=lambda **kw: asdict(benchmark(**kw)), warmup=warm_up_device, peak=measured_peak)
+def _child_point(point:dict, # the point as `Point.to_json` writes it
+                 **call,      # `check_point`'s options: progress, run_id, peak_measured
+                ) -> dict:
+    "In a child: the point measured here, as its record."
+    return asdict(measure_point(check_point(Point.from_json(point), **call)))
+
+_JOBS = dict(point=_child_point, warmup=warm_up_device, peak=measured_peak)
 
 def in_child(job:str,     # point, warmup or peak
              kw:dict,     # its keyword arguments
@@ -82,27 +88,29 @@ def _child_main():
     answer(out)
 
 # %% ../nbs/04c_runner.ipynb #b9c3e0cb
-def _lost(point:dict, status:int) -> Result:
+def _lost(p:CheckedPoint, status:int) -> Result:
     "The record of an isolated point whose process exited with `status` without answering."
-    if status == -signal.SIGKILL: return failed(point, "killed", KILLED)  # the kernel, out of memory?
-    return failed(point, "error", f"isolated process exited with status {status} without a result "
-                                  "(its messages are on the terminal above)")
+    if status == -signal.SIGKILL: return failed(p, "killed", KILLED)  # the kernel, out of memory?
+    return failed(p, "error", f"isolated process exited with status {status} without a result "
+                              "(its messages are on the terminal above)")
 
-def isolated(point:dict) -> Result:
-    "Measure `point` (`benchmark`'s keyword arguments) in a fresh process."
-    out, status = in_child("point", point)
-    return Result(**out) if out else _lost(point, status)
+def isolated(p:CheckedPoint, # the point, checked: the child is given it as asked, with the same options
+            ) -> Result:
+    "Measure `p` in a fresh process."
+    out, status = in_child("point", dict(point=asdict(p.point), progress=p.progress, run_id=p.run_id,
+                                         peak_measured=p.peak_measured))
+    return Result(**out) if out else _lost(p, status)
 
 # %% ../nbs/04c_runner.ipynb #1a5cb080
 def peak_off_device(dev:str,              # the device
                     precision:str="fp32", # the matmul's precision
                     store=None,           # the store that keeps peaks (None: none)
                     *,
-                    measure:bool|None=None, # as `benchmark.measured_peak`: True anew, False kept only, None either
+                    measure:bool|None=None, # as `calibrate.measured_peak`: True anew, False kept only, None either
                     progress:bool=False,  # say on stderr that the peak is being measured
                     device_warmup:float|None=None, # the warm-up's cap before measuring (0: none)
                    ) -> float|None:
-    "`benchmark.measured_peak`, with every CUDA measurement in a fresh process: this one opens no CUDA context."
+    "`calibrate.measured_peak`, with every CUDA measurement in a fresh process: this one opens no CUDA context."
     kw = dict(dev=str(dev), precision=precision, store=None if store is None else str(store), progress=progress,
               device_warmup=device_warmup)
     if torch.device(dev).type != "cuda" or measure is False: return measured_peak(**kw, measure=measure)
@@ -200,8 +208,8 @@ def _join(kw:dict) -> TorchrunWorld:
 def _rank_point(kw:dict, world:TorchrunWorld) -> Result:
     "This rank's share of the point, measured by the engine (after the device's warm-up, unless its cap is 0)."
     if kw["device_warmup"] != 0: warm_up_device(world.dev, kw["device_warmup"])  # None: the device's default cap
-    p = check_point(**{**kw["point"], "bs": kw["per_device_bs"], "device": str(world.dev), "progress": False,
-                       "run_id": kw["run_id"]})
+    point = Point.from_json(kw["point"]).replace(bs=kw["per_device_bs"], device=str(world.dev))
+    p = check_point(point, **{**kw["call"], "progress": False})
     torch.manual_seed(world.rank)
     res = measure_point(p, world)
     res.ddp = world.ddp
@@ -209,7 +217,7 @@ def _rank_point(kw:dict, world:TorchrunWorld) -> Result:
 
 def _as_world(res:Result, kw:dict) -> LaunchResult:
     "`res` as the record of the whole world: the batch as asked, the world it ran in, one device name."
-    return LaunchResult(**{**asdict(res), "bs": kw["bs"], "device": kw["device_name"], "run_id": kw["run_id"],
+    return LaunchResult(**{**asdict(res), "bs": kw["bs"], "device": kw["device_name"], "run_id": kw["call"]["run_id"],
                            **{k: kw[k] for k in ("per_device_bs", "world_size", "nnodes", "backend", "strong")}})
 
 def _rank_main():
@@ -283,23 +291,23 @@ def _torchrun(cmd:list[str], threads:int, timeout:float, failure) -> LaunchResul
             _kill(p); raise
     return _outcome(p.returncode, out, err, failure)
 
-def _waiting(meet:dict, join_timeout:float) -> str|None:
+def _waiting(w:WorldSpec, join_timeout:float) -> str|None:
     "With several machines, say at once where this one waits for the others, and for how long; that place."
-    if meet["nnodes"] < 2: return None
-    where = meet["rdzv_endpoint"] or f"{meet['master_addr']}:{meet['master_port'] or 29500}"
-    who = "node 0" if meet["node_rank"] and not meet["rdzv_endpoint"] else "the other machine(s)"
+    if w.nnodes < 2: return None
+    where = w.rdzv_endpoint or f"{w.master_addr}:{w.master_port or 29500}"
+    who = "node 0" if w.node_rank and not w.rdzv_endpoint else "the other machine(s)"
     print(f"waiting for {who} at {where}… (giving up after {join_timeout:g} s)", file=sys.stderr, flush=True)
     return where
 
 # %% ../nbs/04c_runner.ipynb #bb93871e
-def _rank_settings(point:dict, p:CheckedPoint, nproc_per_node:int, world:int, **how) -> dict:
-    "What every rank is given, as JSON: the point as asked, and the world it runs in."
-    cuda = p.dev.type == "cuda"
-    return dict(point={**point, "progress": False}, device=str(p.dev), bs=p.bs,
-                per_device_bs=p.bs // world if how["strong"] else p.bs, world_size=world,
-                backend="nccl" if cuda else "gloo", device_name="cuda" if cuda and world > 1 else str(p.dev),
-                threads=max(1, _cores() // nproc_per_node), run_id=point.get("run_id") or new_run_id(),
-                cuda_index=p.dev.index if cuda and nproc_per_node == 1 else None,  # one process: the GPU asked for
+def _rank_settings(p:CheckedPoint, **how) -> dict:
+    "What every rank is given, as JSON: the point as asked, its record's options, and the world it runs in."
+    cuda, w = p.dev.type == "cuda", p.point.world
+    return dict(point=asdict(p.point), call=dict(run_id=p.run_id or new_run_id(), peak_measured=p.peak_measured),
+                device=str(p.dev), bs=p.bs, per_device_bs=p.bs // w.size if w.strong else p.bs, world_size=w.size,
+                nnodes=w.nnodes, strong=w.strong, backend="nccl" if cuda else "gloo",
+                device_name="cuda" if cuda and w.size > 1 else str(p.dev), threads=max(1, _cores() // w.nproc_per_node),
+                cuda_index=p.dev.index if cuda and w.nproc_per_node == 1 else None,  # one process: the GPU asked for
                 **how)
 
 def _gave_up(r:LaunchResult|None, where:str, join_timeout:float):
@@ -314,58 +322,64 @@ def _check_waits(sync_every, **seconds):
         check_number(v, name, min=0, min_inclusive=False, accepted="a positive number of seconds")
 
 # %% ../nbs/04c_runner.ipynb #d63758ad
-def launch(point:dict,               # the point: keyword arguments of `benchmark` (model, bs, precision, mode, ...)
-           nproc_per_node:int,       # processes on this machine, one per device
+def launch(point:Point,               # the point; its world says how many processes, on how many machines
            *,
-           nnodes:int=1,             # machines taking part
-           node_rank:int=0,          # this machine's rank (with --master_addr)
-           master_addr:str|None=None,  # node 0's address (static rendezvous)
-           master_port:int|None=None,  # node 0's port (default 29500)
-           rdzv_endpoint:str|None=None, # host[:port] of a c10d rendezvous, instead of master_addr
-           rdzv_id:str|None=None,    # the rendezvous id (default: from the settings every machine is given alike)
-           strong:bool=False,        # strong scaling: `bs` is the global batch, divided between the devices
            timeout:float=900.0,      # wall-clock seconds before everything is killed and the point is an error
            collective_timeout:float=300.0, # seconds a rank waits for its peers in a collective
            sync_every:int=1,         # broadcast rank 0's stop decision every this many steps (time-based rules)
            join_timeout:float=300.0, # several machines: seconds to wait for all of them to join before giving up
            device_warmup:float|None=0, # every rank's device warm-up cap, s (0: none; None: 60 on a GPU, 3 on a CPU)
+           **call,                   # the record's options (`check_point`): run_id, peak_measured
           ) -> LaunchResult|None:
-    "Measure one point with `nproc_per_node` × `nnodes` processes under torchrun; `None` where rank 0 is not."
-    p = check_launch(point, nproc_per_node)
-    meet = dict(nnodes=nnodes, node_rank=node_rank, master_addr=master_addr, master_port=master_port,
-                rdzv_endpoint=rdzv_endpoint, rdzv_id=rdzv_id)
-    world = check_world(nproc_per_node, **meet, device_type=p.dev.type, strong_bs=p.bs if strong else None)
+    "Measure one point with its world's processes under torchrun; `None` where rank 0 is not."
+    return launched(check_launch(point, **call), timeout=timeout, collective_timeout=collective_timeout,
+                    sync_every=sync_every, join_timeout=join_timeout, device_warmup=device_warmup)
+
+def launched(p:CheckedPoint, # the point, checked for torchrun (`launch.check_launch`)
+             timeout:float=900.0, collective_timeout:float=300.0, sync_every:int=1, join_timeout:float=300.0,
+             device_warmup:float|None=0, # `launch`'s options
+            ) -> LaunchResult|None:
+    "`launch` of a point already checked: its ranks started under torchrun, their result read back."
     _check_waits(sync_every, timeout=timeout, collective_timeout=collective_timeout, join_timeout=join_timeout)
-    kw = _rank_settings(point, p, nproc_per_node, world, nnodes=nnodes, strong=strong, sync_every=sync_every,
-                        collective_timeout=float(collective_timeout), device_warmup=device_warmup)
-    cmd = torchrun_command(json.dumps(kw), nproc_per_node, **meet, join_timeout=join_timeout)
-    where, t0 = _waiting(meet, join_timeout), time.monotonic()
+    kw = _rank_settings(p, sync_every=sync_every, collective_timeout=float(collective_timeout),
+                        device_warmup=device_warmup)
+    w = p.point.world
+    cmd = torchrun_command(json.dumps(kw), w, join_timeout=join_timeout)
+    where, t0 = _waiting(w, join_timeout), time.monotonic()
     r = _torchrun(cmd, kw["threads"], timeout, lambda status, error: _as_world(failed(p, status, error), kw))
     if where and time.monotonic() - t0 >= join_timeout: _gave_up(r, where, join_timeout)
     return r
 
+
 # %% ../nbs/04c_runner.ipynb #89c1980f
 HOWS = ("inline", "isolated", "torchrun")
 
-def _where(point) -> tuple:
-    "A `schema.Point` as `benchmark`'s keyword arguments, where it runs, and torchrun's options; others as they are."
-    if not isinstance(point, Point): return point, None, {}
-    settings = {k: v for k, v in settings_of(point).items() if not (k == "compile_mode" and v is None)}
-    if point.world_size > 1 or point.master_addr or point.rdzv_endpoint:
-        return settings, "torchrun", torchrun_options(point)
-    return settings, "isolated" if point.isolate else "inline", {}
+def how_of(point:Point) -> str:
+    "Where `point` says it runs: under torchrun for several processes (or machines), isolated, or here."
+    return "torchrun" if point.world.launched else "isolated" if point.isolate else "inline"
 
-def run(point:Point|dict|CheckedPoint, # the point: a `schema.Point`, `benchmark`'s keyword arguments, or a checked one
-        how:str|None=None, # inline, isolated or torchrun (default: the Point's; else torchrun for several processes)
-        **launch_kw,       # torchrun: `launch`'s options (`nproc_per_node`, `nnodes`, `strong`, ...)
+def run(point:Point,        # the point to measure
+        how:str|None=None,  # inline, isolated or torchrun (default: the point's own, `how_of`)
+        **options,          # the record's (`check_point`: progress, run_id, peak_measured); torchrun's (`launch`)
        ) -> Result|None:
-    "Measure one point where `how` says, always with the same engine; None on a machine without rank 0."
-    point, said, opts = _where(point)
-    launch_kw = {**opts, **launch_kw}
-    how = how or said or ("torchrun" if launch_kw.get("nproc_per_node", 1) > 1 or launch_kw.get("nnodes", 1) > 1
-                          else "inline")
-    if how not in HOWS: raise BadInput(f"how {how!r}: accepted are {', '.join(HOWS)}")
-    if how == "torchrun": return launch(point, launch_kw.pop("nproc_per_node", 1), **launch_kw)
-    if launch_kw: raise BadInput(f"{', '.join(launch_kw)}: options of torchrun, not of a point run {how}")
-    if how == "isolated": return isolated(point)
-    return measure_point(point if isinstance(point, CheckedPoint) else check_point(**point))
+    "Measure one point where `how` says, always with the same engine: checked once, here; None without rank 0."
+    how = check_choice(how or how_of(point), HOWS, "how")
+    call = {k: options.pop(k) for k in CALL_OPTIONS if k in options}
+    if options and how != "torchrun": raise BadInput(f"{', '.join(options)}: options of torchrun, not of a point run {how}")
+    p = check_launch(point, **call) if how == "torchrun" else check_point(point, **call)
+    return run_checked(p, how, **options)
+
+def record_of(p:CheckedPoint, # a checked point
+              how:str,        # where it runs: inline, isolated or torchrun
+             ) -> Result:
+    "The record of `p` before it is measured, as where it runs will make it (under torchrun: the world's record)."
+    return _as_world(p.result(), _rank_settings(p)) if how == "torchrun" else p.result()
+
+def run_checked(p:CheckedPoint, # a point checked at the entry (`check_point`, or `check_launch` for torchrun)
+                how:str,        # inline, isolated or torchrun
+                book:PeakBook|None=None, # inline: the peaks its caller found, and how to measure one again
+                **launch_kw,    # torchrun: `launched`'s options
+               ) -> Result|None:
+    "Measure a point that its caller has checked already (the command line, the sweep), as it is."
+    if how == "torchrun": return launched(p, **launch_kw)
+    return isolated(p) if how == "isolated" else measure_point(p, book=book)

@@ -18,8 +18,8 @@ __all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'SERVING_MODES', 
            'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'REPORT_COLUMNS', 'POINT_FIELDS', 'RUN_FIELDS',
            'STOP_FIELDS', 'DEFAULT_STORE', 'WANDB_MODES', 'PRESETS', 'CONCURRENCY', 'ENGINE_DEFAULTS', 'SWEEP_POINT',
            'BadInput', 'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text', 'example_row',
-           'Point', 'params_of', 'settings_of', 'check_rdzv_id', 'check_endpoint', 'torchrun_options', 'sweep_params',
-           'sweep_signature']
+           'StopRule', 'WorldSpec', 'Point', 'params_of', 'settings_of', 'check_rdzv_id', 'check_endpoint',
+           'torchrun_options', 'sweep_params', 'sweep_signature']
 
 # %% ../nbs/00a_schema.ipynb #1b2fa793
 class BadInput(ValueError):
@@ -361,6 +361,85 @@ def example_row(**kw, # fields to change
     "A complete run record with made-up but plausible values, a fresh `run_id` each time: for tests and examples."
     return {**dict.fromkeys(COLUMNS), "run_id": new_run_id(), **_EXAMPLE, **kw}  # in schema order
 
+# %% ../nbs/00a_schema.ipynb #90566ba9
+@dataclass(frozen=True)
+class StopRule:
+    "When the timed loop stops: after `n_batches` steps, after `n_seconds`, or `auto` (CI within `target_ci`)."
+    n_batches:int|None=None    # stop after N timed batches (default, or 0: not this rule)
+    # stop after N seconds (default, or 0: not this rule); with neither, stop when the 95% CI is within --target-ci
+    n_seconds:float|None=None
+    target_ci:float=0.01       # automatic stop: CI half-width as a fraction of throughput
+    min_steps:int=10           # automatic stop: at least this many timed steps, even past --max-seconds
+    min_seconds:float=2.0      # automatic stop: at least this many measured seconds
+    # automatic stop: at most this many seconds of timing, unless the minimum steps take longer
+    # (a point: warm-up + peak + the longer of the two)
+    max_seconds:float=30.0
+
+    def __post_init__(self):
+        for k in ("n_batches", "n_seconds"):  # 0 means "not set", as in 2022
+            if getattr(self, k) == 0: object.__setattr__(self, k, None)
+        _check_stop(self)
+
+    @property
+    def kind(self) -> str:
+        "`batches`, `seconds` or `auto`: the rule that ends the window."
+        return "batches" if self.n_batches else "seconds" if self.n_seconds else "auto"
+
+    def done(self, launched:int, # steps launched so far
+             stats,              # statistics of the completed samples (`benchmark.RunningStats`)
+             elapsed:float,      # wall seconds since the timed window started
+             per:int=1,          # steps per sample (blocks of steps on MPS)
+            ) -> bool:
+        "Whether to stop now; called after every step."
+        if self.n_batches: return launched >= self.n_batches
+        if self.n_seconds: return elapsed >= self.n_seconds
+        if stats.n * per < self.min_steps: return False
+        if elapsed >= self.max_seconds: return True
+        return stats.total * per >= self.min_seconds and stats.ci_rel() <= self.target_ci
+
+def _check_stop(r:StopRule):
+    "`BadInput` in one line for a stop rule that cannot work: two rules at once, a count or a time out of range."
+    from ready_steady_go.env import check_int, check_number  # `env` imports this module: its checks only when a rule is made
+    if r.n_batches is not None and r.n_seconds is not None:
+        raise BadInput(f"--n_batches {r.n_batches} and --n_seconds {r.n_seconds} both given: "
+                       "use one of them, or neither for the automatic stop rule")
+    for k in ("n_batches", "min_steps"):
+        if getattr(r, k) is not None: check_int(getattr(r, k), k, accepted="a positive whole number")
+    for k in ("n_seconds", "max_seconds", "target_ci", "min_seconds"):
+        v = getattr(r, k)
+        if v is None or (k == "min_seconds" and v == 0): continue  # min_seconds 0: no minimum
+        check_number(v, k, min=0, min_inclusive=False, accepted="a positive finite number")
+    if not r.target_ci < 1:
+        raise BadInput(f"target_ci {r.target_ci!r} must be a fraction between 0 and 1, e.g. 0.01 for ±1%")
+
+
+# %% ../nbs/00a_schema.ipynb #9883232a
+@dataclass(frozen=True)
+class WorldSpec:
+    "The processes a point runs in: how many on each machine, how many machines, where they meet, how they scale."
+    # processes on this machine, one per device: above 1, the point runs under torchrun (DDP for training)
+    nproc_per_node:int=1
+    nnodes:int=1               # machines taking part (torchrun's --nnodes)
+    node_rank:int=0            # this machine's rank, 0 to nnodes-1 (with --master_addr)
+    master_addr:str|None=None  # node 0's address, for several machines (torchrun's static rendezvous)
+    master_port:int|None=None  # node 0's port (default 29500)
+    rdzv_endpoint:str|None=None  # host[:port] of a c10d rendezvous, instead of --master_addr
+    # the c10d rendezvous id, the same on every machine (default: derived from the settings every machine is given)
+    rdzv_id:str|None=None
+    # strong scaling: --bs is the global batch, divided between the devices (default: --bs per device, weak scaling)
+    strong:bool=False
+
+    @property
+    def size(self) -> int:
+        "Processes (devices) in all: per machine times machines."
+        return self.nproc_per_node * self.nnodes
+
+    @property
+    def launched(self) -> bool:
+        "Whether the point runs under torchrun: several processes, or a rendezvous to meet other machines at."
+        return self.size > 1 or bool(self.master_addr or self.rdzv_endpoint)
+
+
 # %% ../nbs/00a_schema.ipynb #d17f9fe6
 @dataclass(frozen=True)
 class Point:
@@ -393,60 +472,73 @@ class Point:
     loss_scale:float|None=None
     # train: samples per optimizer step, accumulated in micro-batches of --bs (a multiple of it; default: --bs)
     global_bs:int|None=None
-    n_batches:int|None=None    # stop after N timed batches (default, or 0: not this rule)
-    # stop after N seconds (default, or 0: not this rule); with neither, stop when the 95% CI is within --target-ci
-    n_seconds:float|None=None
-    target_ci:float=0.01       # automatic stop: CI half-width as a fraction of throughput
-    min_steps:int=10           # automatic stop: at least this many timed steps, even past --max-seconds
-    min_seconds:float=2.0      # automatic stop: at least this many measured seconds
-    max_seconds:float=30.0     # automatic stop: at most this many seconds of timing, unless the minimum steps take longer (a point: warm-up + peak + the longer of the two)
+    stop:StopRule=field(default_factory=StopRule)  # when the timed loop stops (`StopRule`)
     warmup:int=5               # untimed warm-up steps
     warmup_seconds:float|None=None  # untimed warm-up seconds, at least (default: 1 on a GPU, 0 on a CPU)
     run_number:int=1           # repeat index kept with the run, 1 or more (2022 flag)
-    # processes on this machine, one per device: above 1, the point runs under torchrun (DDP for training)
-    nproc_per_node:int=1
-    nnodes:int=1               # machines taking part (torchrun's --nnodes)
-    node_rank:int=0            # this machine's rank, 0 to nnodes-1 (with --master_addr)
-    master_addr:str|None=None  # node 0's address, for several machines (torchrun's static rendezvous)
-    master_port:int|None=None  # node 0's port (default 29500)
-    rdzv_endpoint:str|None=None  # host[:port] of a c10d rendezvous, instead of --master_addr
-    # the c10d rendezvous id, the same on every machine (default: derived from the settings every machine is given)
-    rdzv_id:str|None=None
-    # strong scaling: --bs is the global batch, divided between the devices (default: --bs per device, weak scaling)
-    strong:bool=False
+    world:WorldSpec=field(default_factory=WorldSpec)  # the processes it runs in (`WorldSpec`)
     isolate:bool=False         # measure in a fresh Python process, not in this one
 
     @property
     def world_size(self) -> int:
         "Processes (devices) in all: per machine times machines."
-        return self.nproc_per_node * self.nnodes
+        return self.world.size
+
+    def __getattr__(self, k:str):
+        "A setting of the stop rule or the world read by its flat name, as the 2022 flags name it: `p.n_batches`."
+        if k in _NESTED_NAMES: return getattr(object.__getattribute__(self, _NESTED_NAMES[k]), k)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {k!r}")
+
+    def flat(self) -> dict:
+        "The point as flat settings, one per flag (`POINT_FIELDS`): the stop rule's and the world's spelled out."
+        return {k: getattr(self, k) for k in POINT_FIELDS}
 
     def to_json(self) -> str:
-        "The point as one JSON line."
+        "The point as one JSON line: the stop rule and the world nested."
         return json.dumps(asdict(self))
 
     @classmethod
-    def from_json(cls, s:str|bytes|dict, # `to_json`'s line, or its dict
+    def of(cls, **settings) -> Point:
+        "The point of flat `settings`, as the 2022 flags name them (`n_batches=50`, `nproc_per_node=2`)."
+        return cls()._replace(settings)
+
+    @classmethod
+    def from_json(cls, s:str|bytes|dict, # `to_json`'s line or its dict: nested, or flat as stored before
                  ) -> Point:
         "The point a JSON line (or dict) holds; `BadInput` naming any field `Point` does not have."
         d = json.loads(s) if isinstance(s, (str, bytes)) else dict(s)
         return cls()._replace(d)
 
     def replace(self, **changes) -> Point:
-        "This point with `changes`; `BadInput` naming any field `Point` does not have."
+        "This point with `changes`, by flat names or whole records (`stop=StopRule()`); `BadInput` for unknown ones."
         return self._replace(changes)
 
     def _replace(self, changes:dict) -> Point:
-        if bad := sorted(set(changes) - set(POINT_FIELDS)):
+        changes = dict(changes)
+        if bad := sorted(set(changes) - set(POINT_FIELDS) - set(_NESTED)):
             raise BadInput(f"unknown setting(s) {', '.join(bad)}: accepted are {', '.join(POINT_FIELDS)}")
+        for name, cls in _NESTED.items():
+            flat = {k: changes.pop(k) for k in list(changes) if _NESTED_NAMES.get(k) == name}
+            changes[name] = _nested(cls, changes.pop(name, getattr(self, name)), flat)
         return dataclasses.replace(self, **changes)
 
-POINT_FIELDS = tuple(f.name for f in fields(Point))
+def _nested(cls, base, flat:dict):
+    "`base` (a `cls`, or its dict as JSON holds it) with the flat settings `flat`; `BadInput` for unknown ones."
+    d = {**(asdict(base) if dataclasses.is_dataclass(base) else dict(base or {})), **flat}
+    if bad := sorted(set(d) - {f.name for f in fields(cls)}):
+        raise BadInput(f"unknown setting(s) {', '.join(bad)}: accepted are {', '.join(f.name for f in fields(cls))}")
+    return cls(**d)
+
+_NESTED = dict(stop=StopRule, world=WorldSpec)  # the records a point nests, by its field
+_NESTED_NAMES = {f.name: name for name, cls in _NESTED.items() for f in fields(cls)}  # a flat name: its record
+# every setting by its flat name, in `Point`'s order: the flags of `ready-steady-go`
+POINT_FIELDS = tuple(g.name for f in fields(Point) for g in (fields(_NESTED[f.name]) if f.name in _NESTED else [f]))
+
 
 # %% ../nbs/00a_schema.ipynb #e75a954d
-RUN_FIELDS = ("nproc_per_node", "nnodes", "node_rank", "master_addr", "master_port", "rdzv_endpoint", "rdzv_id",
-              "strong", "isolate")  # how a point runs: where, not what (not `benchmark`'s to take)
-STOP_FIELDS = ("n_batches", "n_seconds", "target_ci", "min_steps", "min_seconds", "max_seconds")  # the stop rule
+# how a point runs: where, not what (not `benchmark`'s to take)
+RUN_FIELDS = (*(f.name for f in fields(WorldSpec)), "isolate")
+STOP_FIELDS = tuple(f.name for f in fields(StopRule))  # the stop rule
 
 def params_of(cls=Point, # a dataclass whose fields carry their help as comments
               but:tuple=(), # fields left out
@@ -457,10 +549,14 @@ def params_of(cls=Point, # a dataclass whose fields carry their help as comments
     "The fields of `cls` as parameters, each annotated with its help: `Annotated[type, help]`."
     from fastcore.docments import docments  # only when asked: the command line's refusals stay quick
     hints, docs = typing.get_type_hints(cls), docments(cls)
-    keep = [f for f in fields(cls) if f.name not in but and (only is None or f.name in only)]
-    return [inspect.Parameter(f.name, kind, default=defaults.get(f.name, f.default),
-                              annotation=Annotated[hints[f.name], _help(f, docs[f.name], defaults)])
-            for f in keep]
+    out = []
+    for f in fields(cls):
+        if dataclasses.is_dataclass(hints[f.name]):  # a nested record: its fields, by their flat names
+            out += params_of(hints[f.name], but, only, kind, **defaults); continue
+        if f.name in but or (only is not None and f.name not in only): continue
+        out.append(inspect.Parameter(f.name, kind, default=defaults.get(f.name, f.default),
+                                     annotation=Annotated[hints[f.name], _help(f, docs[f.name], defaults)]))
+    return out
 
 def _help(f:dataclasses.Field, doc:str, defaults:dict) -> str:
     "A field's help; where the caller's default is None in place of the field's, the field's is what it falls back to."
@@ -469,7 +565,7 @@ def _help(f:dataclasses.Field, doc:str, defaults:dict) -> str:
 
 def settings_of(p:Point) -> dict:
     "What `benchmark` takes from a point: every field but how it runs."
-    return {k: getattr(p, k) for k in POINT_FIELDS if k not in RUN_FIELDS}
+    return {k: v for k, v in p.flat().items() if k not in RUN_FIELDS}
 
 # %% ../nbs/00a_schema.ipynb #0223d1d4
 _RDZV_ID = re.compile(r"[!-~]{1,128}")  # printable ASCII, no space: a key in torchrun's rendezvous store
@@ -500,8 +596,8 @@ def check_endpoint(v:str, # the `--rdzv_endpoint` given
     return s
 
 def torchrun_options(p:Point) -> dict:
-    "How `p` runs under torchrun: its run fields, as `runner.launch` takes them."
-    return {k: getattr(p, k) for k in RUN_FIELDS if k != "isolate"}
+    "How `p` runs under torchrun: its world's settings, by their flat names."
+    return asdict(p.world)
 
 # %% ../nbs/00a_schema.ipynb #5f951ec4
 DEFAULT_STORE = "rsg-results.db"  # the SQLite results file in the working directory
@@ -518,10 +614,13 @@ PRESETS = dict(
                # served: one latency and one generate combination, tiny
                serving=dict(latency=["test_resnet"], generate=["test-gpt2"]), mode_bs=dict(latency=[1], generate=[1, 2]),
                prompt_len=32, gen_len=8),
+    # on a GPU, image models in both memory layouts: a precision's best may be its channels_last one
     standard=dict(models=_2022, precisions=["fp32", "fp16"], modes=["train"], batch_sizes=_POW2,
-                  family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
+                  family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1,
+                  gpu_layouts=["nchw", "channels_last"]),
     full=dict(models=_2022, precisions=["fp32", "fp16", "bf16"], modes=["train", "infer"], batch_sizes=_POW2,
-              family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1),
+              family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1,
+              gpu_layouts=["nchw", "channels_last"]),
     llm=dict(models=["gpt2", "gpt2-medium", "llama-160m", "llama-1b"], precisions=["fp32", "bf16", "fp16"],
              modes=["train"], batch_sizes=_MICRO, family_bs=dict(lm=_MICRO), size=None, repeats=1),
     # inference as it is served: request latency of image models and the 3D U-Net, generation of LMs over concurrency
@@ -532,7 +631,7 @@ PRESETS = dict(
 # concurrent sequences a generate sweep goes through, stopping at out-of-memory, unless batch sizes are given
 CONCURRENCY = dict(gpu=[2**i for i in range(9)], cpu=[1, 2, 4])
 # where a preset says nothing: the engine's stop rule and warm-up (a point's), and the device warm-up's own default
-ENGINE_DEFAULTS = dict({k: getattr(Point(), k) for k in (*STOP_FIELDS, "warmup")}, device_warmup=None)
+ENGINE_DEFAULTS = dict({f.name: f.default for f in fields(StopRule)}, warmup=Point.warmup, device_warmup=None)
 
 # %% ../nbs/00a_schema.ipynb #4a6aff60
 SWEEP_POINT = ("prompt_len", "gen_len", "device", "workers", *STOP_FIELDS, "warmup", "channels_last", "compile", "optimizer", "global_bs", "isolate")
@@ -545,6 +644,7 @@ def sweep_params(
     size:str|list|None=None,       # image side or 3D patch (64, 32x128x128), comma-separated to sweep several: image and 3D U-Net models (default: the preset's; standard: each model's own)
     seq_lens:str|list|None=None,   # tokens per sequence for language models, comma-separated (default: the preset's, else each model's own)
     weights:str|list|None=None,    # parameters' dtypes crossed with the precisions, fp32, bf16, fp16 (image models and LMs; default: fp32)
+    layouts:str|list|None=None,    # image models' memory layouts, nchw and/or channels_last (default: --channels_last's; standard and full on a GPU: both)
     nprocs:str|list|None=None,     # world sizes, e.g. 1,2,4: each point under torchrun with that many processes, one per device (default: one process, no torchrun)
     repeats:int|None=None,         # how many times to measure each point, `run_number` 1…repeats (default: the preset's, 1)
     preset:str="standard",         # quick, standard (the 2022 matrix, an LM and a 3D U-Net), full (+ bf16 and infer), llm or serve (latency and generation)

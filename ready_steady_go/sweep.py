@@ -8,7 +8,7 @@ Docs: https://xl0.github.io/ready-steady-go/sweep.html.md"""
 from __future__ import annotations
 import gc, inspect, json, math, os, re, subprocess, sys, time
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -21,14 +21,16 @@ from .env import BadInput, check_choice, check_int, check_numbers, check_path, c
 from .device import pick_device, fingerprint
 from .workloads import DEFAULT_BS, check_model, get_workload
 from .schema import kind_of, num_text, stepwise
-from .benchmark import (StopRule, benchmark, check_precision, check_settings, measured_peak,
-                                       memory_estimate, warm_up_device, bars_on, _warmup_line, _PEAKS)
-from .schema import CONCURRENCY, SERVING_MODES, MODES, WEIGHTS, Result, UNCONVERGED_HINT, PRESETS, ENGINE_DEFAULTS, sweep_params, sweep_signature
+from .benchmark import StopRule, CheckedPoint, check_point, check_precision, memory_estimate, bars_on
+from .calibrate import measured_peak, peak_book, warm_up_device, _warmup_line
+from .peaks import PeakBook
+from .schema import CONCURRENCY, STOP_FIELDS, Point, WorldSpec, SERVING_MODES, MODES, WEIGHTS, Result, UNCONVERGED_HINT, PRESETS, ENGINE_DEFAULTS, sweep_params, sweep_signature
 from .store import (POINT_KEY, combination_of, point_key, stored_points)
 from .store import DEFAULT_STORE, KILLED, check_store, read_runs, save_runs
 from .session import DeviceSession
 from .launch import Terminated, check_world, sigterm_as_interrupt
-from .runner import failed, in_child, peak_off_device, run as run_point
+from .runner import in_child, peak_off_device, record_of, run_checked
+
 
 # %% auto #0
 __all__ = ['warm_text', 'SweepSummary', 'sweep', 'SweepPlan']
@@ -67,10 +69,6 @@ def _batch_sizes(value) -> list[int]:
 def _nprocs(value) -> list[int]:
     "World sizes (processes, one per device) as increasing positive whole numbers."
     return _counts(value, "nprocs", "world size")
-
-# %% ../nbs/05_sweep.ipynb #e0f9889f
-# a point's identity is the store's (`store.point_key`); the device, world size and backend are where in it
-_WORLD = tuple(POINT_KEY.index(k) for k in ("device", "world_size", "backend"))
 
 # %% ../nbs/05_sweep.ipynb #6f32e174
 @dataclass
@@ -233,8 +231,7 @@ class SweepPlan:
     precisions:list            # precisions asked for (each variant keeps those its family runs)
     modes:list                 # modes asked for
     batch_sizes:list           # batch sizes for image models (and for every model when given), increasing
-    variants:dict              # `model|size` id: model, kind, wl, size, seq_len, bss, precisions, modes, optimizer, ...
-    stop:dict                  # the stop rule as `benchmark` takes it
+    variants:dict              # `model|size` id: its `point`, model, kind, wl, size, bss, precisions, modes, ...
     rule:StopRule              # the stop rule, checked
     repeats:int = 1            # passes over the matrix
     warmup:int = 5             # untimed steps before each point
@@ -251,6 +248,9 @@ class SweepPlan:
     measure_peak:bool = True   # measure the matmul peak at each precision first
     threads:int|None = None    # torch's threads on a CPU while the sweep runs (None: as they are)
     started:float = field(default_factory=time.perf_counter) # when the sweep began
+    checked:dict = field(default_factory=dict) # `_PlanPoint`: its point, checked once (`_checked`)
+    idents:dict = field(default_factory=dict)  # `_PlanPoint`: its identity in the store (`_ident`)
+    book:PeakBook = field(default_factory=PeakBook) # the matmul peaks found (`_peaks`), for every point
     @property
     def n_points(self) -> int:
         "How many points the matrix has: each variant with its own precisions, modes and batch sizes."
@@ -264,8 +264,7 @@ class SweepPlan:
         return out
 
 # %% ../nbs/05_sweep.ipynb #5c979e03
-_STOP = ("n_batches", "n_seconds", "target_ci", "min_steps", "min_seconds", "max_seconds")  # the stop rule's arguments
-_FROM_PRESET = ("models", "precisions", "modes", "batch_sizes", "repeats", "workers", *_STOP, "warmup", "device_warmup",
+_FROM_PRESET = ("models", "precisions", "modes", "batch_sizes", "repeats", "workers", *STOP_FIELDS, "warmup", "device_warmup",
                 "prompt_len", "gen_len")
 
 def _check_workers(workers):
@@ -278,7 +277,7 @@ def _arguments(kw:dict) -> dict:
     a = dict(a.arguments, given={k for k, v in a.arguments.items() if v is not None})
     a["preset_values"] = {**ENGINE_DEFAULTS, **PRESETS[check_choice(a["preset"], tuple(PRESETS), "preset")]}
     a.update({k: a["preset_values"].get(k) for k in _FROM_PRESET if a[k] is None})
-    check_numbers(**{k: a[k] for k in ("repeats", *_STOP, "warmup", "device_warmup")})  # finite and in range, first
+    check_numbers(**{k: a[k] for k in ("repeats", *STOP_FIELDS, "warmup", "device_warmup")})  # finite and in range, first
     _check_workers(a["workers"])
     return a
 
@@ -289,7 +288,18 @@ def _matrix(a:dict) -> dict:
     return dict(dev=dev, models=[check_model(m) for m in _items(a["models"], "models")],
                 precisions=list(dict.fromkeys(check_precision(p, dev) for p in _items(a["precisions"], "precisions"))),
                 modes=list(dict.fromkeys(check_choice(m, MODES, "mode") for m in _items(a["modes"], "modes"))),
-                batch_sizes=_batch_sizes(a["batch_sizes"]), **_accumulation(a))
+                batch_sizes=_batch_sizes(a["batch_sizes"]), layouts=_layouts(a, dev), **_accumulation(a))
+
+LAYOUTS = ("nchw", "channels_last")  # image models' memory layouts a sweep can cross
+
+def _layouts(a:dict, dev) -> list[bool]:
+    """The `channels_last` settings an image model runs: `--layouts`, else `--channels_last` alone, else the
+    preset's on a GPU (standard, full: both), else NCHW."""
+    if a.get("layouts") is not None:
+        return list(dict.fromkeys(check_choice(x, LAYOUTS, "layouts") == "channels_last"
+                                  for x in _items(a["layouts"], "layouts")))
+    if a.get("channels_last") or dev.type != "cuda": return [bool(a.get("channels_last"))]
+    return [x == "channels_last" for x in a.get("preset_values", {}).get("gpu_layouts", ["nchw"])]
 
 def _accumulation(a:dict) -> dict:
     "The weights dtypes to cross and the global batch to hold, checked: `global_bs` only for a training sweep."
@@ -313,7 +323,7 @@ def _worlds(a:dict) -> list|None:
     ns, dev = _nprocs(a["nprocs"]), a["dev"]
     _check_per_rank(a["models"])
     for n in ns:  # more processes than devices: refused now, not when that point comes
-        try: check_world(n, device_type=dev.type)
+        try: check_world(WorldSpec(n), device_type=dev.type)
         except BadInput as e:
             raise BadInput(str(e).replace(f"--nproc_per_node {n}", f"world size {n} in --nprocs", 1)) from None
     if dev.type == "cuda" and (dev.index or 0) and max(ns) > 1:
@@ -351,18 +361,18 @@ def _family_bs(kind:str, a:dict) -> list:
     return list(a["preset_values"].get("family_bs", {}).get(kind) or [DEFAULT_BS[kind]])
 
 # %% ../nbs/05_sweep.ipynb #1d73254f
-def _variant(model:str, wl, bss:list, a:dict) -> dict:
-    "One workload's settings, checked like a single run's: the precisions and modes its family runs, its optimizer."
+def _variant(model:str, wl, bss:list, a:dict, **asked) -> dict:
+    "One workload's point (`asked`: its size, lengths, options), checked like a single run's at its first combination."
     precs = ["fp32"] if wl.kind == "data" else [p for p in a["precisions"] if p in wl.precisions] or ["fp32"]
     modes = a["modes"][:1] if wl.kind in ("op", "data") else a["modes"]  # one step whatever the mode
     cl, co = bool(a["channels_last"]) and wl.memory_format is not None, bool(a["compile"]) and wl.compilable
     g = a.get("global_bs") if wl.kind in ("image", "lm") else None  # the micro-batches: the batch sizes dividing it
     if g and not (bss := [b for b in bss if b <= g and g % b == 0]):
         raise BadInput(f"global_bs {g}: none of the batch sizes of {model} divides it; give --batch_sizes that do")
-    c = check_settings(wl, bss[0], precs[0], modes[0], device=a["dev"], optimizer=a["optimizer"], channels_last=cl,
-                       compile=co, **{k: a[k] for k in _STOP})
-    return dict(model=model, kind=wl.kind, wl=wl, size=wl.size, seq_len=wl.seq_len, bss=bss, precisions=precs,
-                modes=modes, optimizer=c["optimizer"], channels_last=cl, compile=co, unit=wl.unit,
+    point = a["base"].replace(model=model, channels_last=cl, compile=co, global_bs=g, **asked)
+    c = check_point(point.replace(bs=bss[0], precision=precs[0], mode=modes[0]))
+    return dict(point=point, model=model, kind=wl.kind, wl=wl, size=wl.size, seq_len=wl.seq_len, bss=bss, precisions=precs,
+                modes=modes, optimizer=c.optimizer, channels_last=cl, compile=co, unit=wl.unit,
                 device="cpu" if wl.forced_device else None, workers=a["workers"] if wl.kind == "data" else None,
                 global_bs=g, weights="fp32")
 
@@ -382,7 +392,8 @@ def _serving_bs(mode:str, kind:str, a:dict) -> list:
 def _generation(m:str, a:dict) -> dict:
     "The generate variant of the language model `m`: its prompt and new tokens, concurrency as its batch sizes."
     wl = get_workload(m, seq_len=a["prompt_len"], gen_len=128 if a["gen_len"] is None else a["gen_len"])
-    return {**_variant(m, wl, _serving_bs("generate", "lm", a), {**a, "modes": ["generate"]}), "gen_len": wl.gen_len}
+    asked = dict(prompt_len=a["prompt_len"], gen_len=wl.gen_len)
+    return {**_variant(m, wl, _serving_bs("generate", "lm", a), {**a, "modes": ["generate"]}, **asked), "gen_len": wl.gen_len}
 
 def _variants(a:dict) -> dict:
     "Each model with its family's sizes, sequence lengths, batch sizes, precisions and modes, by `model|size` id."
@@ -393,18 +404,22 @@ def _variants(a:dict) -> dict:
         served = _serving(m, kind, a)
         modes = (plain[:1] if kind in ("op", "data") else plain) + [s for s in served if s == "latency"]  # op, data: one step
         opts = {"workers": a["workers"]} if kind == "data" else {}
+        lays = a.get("layouts") or [bool(a["channels_last"])]
         for sz in _model_sizes(m, kind, a) if modes else []:
             for L in (lens or [None]) if kind == "lm" else [None]:
                 wl = get_workload(m, sz, seq_len=L, **opts)
-                v = _variant(m, wl, _family_bs(kind, a), {**a, "modes": modes})
-                v["mode_bss"] = {s: _serving_bs(s, kind, a) for s in modes if s in SERVING_MODES}
-                for w in a.get("weights", ["fp32"]) if kind in ("image", "lm") else ["fp32"]:  # another dtype: another variant
-                    out[f"{m}|{_size_text(wl)}" + ("" if w == "fp32" else f"|{w} weights")] = {**v, "weights": w}
+                for cl in lays if kind == "image" else [bool(a["channels_last"])]:  # each layout: another variant
+                    v = _variant(m, wl, _family_bs(kind, a), {**a, "modes": modes, "channels_last": cl}, size=sz, seq_len=L, **opts)
+                    v["mode_bss"] = {s: _serving_bs(s, kind, a) for s in modes if s in SERVING_MODES}
+                    lay = "|channels_last" if cl and len(lays) > 1 else ""
+                    for w in a.get("weights", ["fp32"]) if kind in ("image", "lm") else ["fp32"]:  # another dtype too
+                        vid = f"{m}|{_size_text(wl)}{lay}" + ("" if w == "fp32" else f"|{w} weights")
+                        out[vid] = {**v, "weights": w, "point": v["point"].replace(weights=w)}
         if "generate" in served:
             g = _generation(m, a)
             out[f"{m}|seq {g['seq_len']}+{g['gen_len']}"] = g
         if not modes and "generate" not in served:  # nothing of what was asked applies: the family's own refusal
-            check_settings(m, 1, a["precisions"][0], a["modes"][0], device=a["dev"])
+            check_point(a["base"].replace(model=m, bs=1, precision=a["precisions"][0], mode=a["modes"][0]))
             raise BadInput(f"none of --modes {','.join(a['modes'])} applies to {m} ({kind})")
     return out
 
@@ -435,14 +450,17 @@ def _plan(**kw) -> SweepPlan:
     t0, a = time.perf_counter(), _arguments(kw)
     a.update(_matrix(a))
     nprocs = _worlds(a)
-    stop = {k: a[k] for k in _STOP}
+    # what every point of the sweep shares: the device, the stop rule, the warm-up, the optimizer asked for
+    a["base"] = Point.of(device=str(a["dev"]), optimizer=a["optimizer"], warmup=a["warmup"],
+                         **{k: a[k] for k in STOP_FIELDS})
     plan = SweepPlan(**{k: a[k] for k in ("dev", "models", "precisions", "modes", "batch_sizes", *_RUN)},
-                     variants=_variants(a), stop=stop, rule=StopRule(**stop), nprocs=nprocs or [1],
+                     variants=_variants(a), rule=a["base"].stop, nprocs=nprocs or [1],
                      launch=nprocs is not None, started=t0,
                      threads=a["preset_values"].get("threads") if a["dev"].type == "cpu" else None)
     _check_time(plan, a["yes"])
     plan.store = check_store(check_path(a["store"], "--store"), write=True)  # before any measurement, not after
     plan.wnb = _wandb(a)
+    plan.book = peak_book(plan.store)  # peaks found, and measured again into this store
     return plan
 
 # %% ../nbs/05_sweep.ipynb #0f998af1
@@ -458,20 +476,31 @@ def _order(plan:SweepPlan) -> list:
             for vid, v in plan.variants.items() for p in v["precisions"] for md in v["modes"] for n in plan.nprocs
             for bs in _bss(v, md)]
 
+def _point(plan:SweepPlan, pt:_PlanPoint) -> Point:
+    "A plan's point: its variant's, at the batch size, precision, mode, repeat and world size of `pt`."
+    world = {"nproc_per_node": pt.n} if plan.launch else {}
+    return plan.variants[pt.vid]["point"].replace(bs=pt.bs, precision=pt.precision, mode=pt.mode, run_number=pt.rn,
+                                                  **world)
+
+def _checked(plan:SweepPlan, pt:_PlanPoint) -> CheckedPoint:
+    "A plan's point checked, once: every later look at it (its identity, its memory, its run) takes this one."
+    if pt not in plan.checked: plan.checked[pt] = check_point(_point(plan, pt), progress=plan.progress)
+    return plan.checked[pt]
+
+def _record(plan:SweepPlan, pt:_PlanPoint) -> Result:
+    "The record a point is stored as, before it is measured (under torchrun: the world's, as its ranks make it)."
+    return record_of(_checked(plan, pt), "torchrun" if plan.launch else "inline")
+
 def _ident(plan:SweepPlan, pt:_PlanPoint) -> tuple:
-    "A point's identity in the store (several CUDA processes record the device as `cuda`: each rank has its own)."
-    v, dev = plan.variants[pt.vid], plan.dev
-    where = v["device"] or ("cuda" if dev.type == "cuda" and pt.n > 1 else str(dev))  # a pipeline runs on the CPU
-    backend = ("nccl" if dev.type == "cuda" else "gloo") if plan.launch else None
-    return point_key(dict(workload=v["kind"], model=v["model"], size=v["size"], seq_len=v["seq_len"], precision=pt.precision,
-                     mode=pt.mode, bs=pt.bs, run_number=pt.rn, device=where, world_size=pt.n, backend=backend,
-                     channels_last=v["channels_last"], compile=v["compile"], optimizer=v["optimizer"],
-                     stop=plan.rule.kind, weights=v["weights"], global_bs=v["global_bs"], gen_len=v.get("gen_len")))
+    "A point's identity in the store: its record's (`store.point_key`), worked out once."
+    if pt not in plan.idents: plan.idents[pt] = point_key(_record(plan, pt).row())
+    return plan.idents[pt]
 
 def _name(plan:SweepPlan, vid:str) -> str:
     "A variant in messages: an image model by its name; `gpt2 seq 128`, `unet3d 64`."
     v = plan.variants[vid]
-    return v["model"] if v["kind"] == "image" and v["weights"] == "fp32" else " ".join(vid.replace("|", " ").split())
+    plain = v["kind"] == "image" and v["weights"] == "fp32" and not vid.endswith("|channels_last")
+    return v["model"] if plain else " ".join(vid.replace("|", " ").split())
 
 def _combination_text(plan:SweepPlan, pt:_PlanPoint) -> str:
     "A point's combination in messages: `test_resnet fp32 train`, with ` × 2` in a series of world sizes."
@@ -510,7 +539,8 @@ def _resume(run:_Sweep):
     "What earlier runs of this command found, whatever the repeat: the batch sizes that fit and those that did not."
     ib = POINT_KEY.index("bs")
     for (vid, p, md, n), c in run.combos.items():
-        same = combination_of(_ident(run.plan, _PlanPoint(rn=1, vid=vid, precision=p, mode=md, n=n, bs=1)))
+        first = _bss(run.plan.variants[vid], md)[0]
+        same = combination_of(_ident(run.plan, _PlanPoint(rn=1, vid=vid, precision=p, mode=md, n=n, bs=first)))
         for k, r in run.done.items():
             if combination_of(k) == same: (c.ok if r["status"] == "ok" else c.oom).add(k[ib])
 
@@ -519,31 +549,19 @@ def _todo(run:_Sweep, i:int=0) -> int:
     return sum(_ident(run.plan, pt) not in run.done and not run.combos[pt.combo].skips(pt.bs) for pt in run.points[i:])
 
 # %% ../nbs/05_sweep.ipynb #8c61a99f
-def _point_kw(plan:SweepPlan, pt:_PlanPoint) -> dict:
-    "`benchmark`'s arguments for a point."
-    v = plan.variants[pt.vid]
-    gen = dict(prompt_len=v["seq_len"], gen_len=v["gen_len"]) if pt.mode == "generate" else dict(seq_len=v["seq_len"])
-    return dict(model=v["model"], bs=pt.bs, precision=pt.precision, mode=pt.mode, device=str(plan.dev), size=v["size"],
-                **gen, run_number=pt.rn, warmup=plan.warmup, channels_last=v["channels_last"],
-                compile=v["compile"], optimizer=v["optimizer"], progress=plan.progress, **plan.stop,
-                weights=v["weights"], global_bs=v["global_bs"],
-                **({"workers": v["workers"]} if v["workers"] is not None else {}),
-                # in another process (isolated, or torchrun's ranks): the peak this one found, as an argument
-                **({"peak_measured": _PEAKS.get((str(plan.dev), pt.precision))} if plan.isolate or plan.launch
-                   else {}))
+def _peak_of(plan:SweepPlan, precision:str) -> float|None:
+    "The matmul peak the sweep found at `precision` (`_peaks`): given to every point, here or in another process."
+    return plan.book.get(plan.dev, precision)
 
-def _started(run:_Sweep, pt:_PlanPoint, kw:dict) -> dict:
+def _started(run:_Sweep, pt:_PlanPoint) -> dict:
     "The row a point is stored as if its process is killed while measuring it: its settings, status `killed`."
-    row = failed(kw, "killed", KILLED).row(run.fp)
-    if run.plan.launch: row.update(zip(("device", "world_size", "backend"), (_ident(run.plan, pt)[i] for i in _WORLD)))
-    return row
+    return {**_record(run.plan, pt).row(run.fp), "status": "killed", "error": KILLED}
 
 def _memory(run:_Sweep, pt:_PlanPoint) -> int|None:
     "A CPU point's memory estimate in bytes, all its processes together (`benchmark.memory_estimate`); None elsewhere."
-    v = run.plan.variants[pt.vid]
     if run.plan.dev.type != "cpu": return None
-    wl = get_workload(v["model"], v["size"], seq_len=v["seq_len"], gen_len=v.get("gen_len"))
-    need = memory_estimate(wl, pt.bs, pt.mode, v["optimizer"] or wl.optimizer)
+    p = _checked(run.plan, pt)
+    need = memory_estimate(p.workload, pt.bs, pt.mode, p.optimizer)
     return need and need * pt.n
 
 def _too_big(run:_Sweep, pt:_PlanPoint) -> bool:
@@ -560,18 +578,19 @@ def _rank_warmup(run:_Sweep, n:int) -> float|None:
     run.warmed.add(n)  # each GPU is warmed before its first point, as one GPU is before the sweep's first
     return run.plan.device_warmup  # None: the device's default cap
 
-def _run_where(run:_Sweep, kw:dict, pt:_PlanPoint, big:bool):
-    "`run_point` as the plan says: under torchrun (its ranks warmed first), isolated (a big CPU point too), or here."
-    p = run.plan
-    if p.launch: return run_point(kw, "torchrun", nproc_per_node=pt.n, device_warmup=_rank_warmup(run, pt.n))
-    return run_point(kw, "isolated" if p.isolate or big else "inline")
+def _run_where(run:_Sweep, pt:_PlanPoint, big:bool):
+    "The checked point run as the plan says: under torchrun (its ranks warmed first), isolated (a big CPU point too), or here."
+    plan = run.plan
+    p = replace(_checked(plan, pt), peak_measured=_peak_of(plan, pt.precision))
+    if plan.launch: return run_checked(p, "torchrun", device_warmup=_rank_warmup(run, pt.n))
+    return run_checked(p, "isolated" if plan.isolate or big else "inline", book=plan.book)
 
 def _measure_now(run:_Sweep, pt:_PlanPoint) -> dict:
     "Measure a point and store its row (then log it to W&B); say why when it did not succeed."
-    p, kw = run.plan, _point_kw(run.plan, pt)
+    p = run.plan
     big = (need := _memory(run, pt)) is not None and need > psutil.virtual_memory().available / 4
-    with run.session.measuring(_started(run, pt, kw)) if run.session else nullcontext():  # a kill: found next run
-        r = _run_where(run, kw, pt, big).row(run.fp)
+    with run.session.measuring(_started(run, pt)) if run.session else nullcontext():  # a kill: found next run
+        r = _run_where(run, pt, big).row(run.fp)
         kept = save_runs(r, p.store)
     if kept: _say(kept)  # the store failed: the row is in a file beside it
     if p.wnb["mode"] != "disabled": _log_wandb(r, p.wnb)
@@ -683,10 +702,10 @@ def _peaks(plan:SweepPlan):
     for p in plan.precisions:  # a CPU sweep uses a stored one only (`ready-steady-go --measure_peak` makes one)
         kw = dict(dev=str(plan.dev), precision=p, store=str(plan.store), measure=plan.dev.type != "cpu",
                   progress=plan.progress, device_warmup=plan.device_warmup)
-        if not (plan.isolate or plan.launch): measured_peak(**kw); continue
+        if not (plan.isolate or plan.launch): measured_peak(**kw, book=plan.book); continue
         # isolated or torchrun: a CUDA peak measured in a child, so this process holds no CUDA context that every
-        # point (every rank 0) would count; the points are given it (`_point_kw`)
-        if (flops := peak_off_device(**kw)): _PEAKS[(str(plan.dev), p)] = flops
+        # point (every rank 0) would count; the points are given it (`_peak_of`)
+        if (flops := peak_off_device(**kw)): plan.book.found[(str(plan.dev), p)] = flops
 
 def _run(plan:SweepPlan) -> SweepSummary:
     "Run a plan: the measured peaks, then every point under the device's lock; the summary printed with `progress`."
