@@ -15,10 +15,10 @@ except ImportError: fcntl = None  # Windows: no advisory locks (see `device_lock
 # %% auto #0
 __all__ = ['MAX_BS', 'MAX_STEPS', 'MAX_REPEATS', 'MAX_SIZE', 'MAX_SEQ_LEN', 'MAX_NODES', 'MAX_SECONDS', 'MAX_WARMUP', 'MAX_PRICE',
            'MAX_DIGITS', 'NUMBERS', 'WORKERS_PER_CORE', 'MAX_READ', 'REPORT_MARKER', 'Lazy', 'import_hiding',
-           'TrackingError', 'check_int', 'check_number', 'check_choice', 'check_workers', 'check_numbers', 'first_line',
-           'special_file', 'special_file_kind', 'path_trouble', 'check_path', 'readable_file', 'writable_folder',
-           'report_unwritable', 'check_report_folder', 'open_own', 'read_own', 'cache_mb', 'visible', 'gc_paused',
-           'import_graph', 'import_cycle']
+           'BadInput', 'TrackingError', 'check_int', 'check_number', 'check_choice', 'check_workers', 'check_numbers',
+           'first_line', 'special_file', 'special_file_kind', 'path_trouble', 'check_path', 'readable_file',
+           'writable_folder', 'report_unwritable', 'check_report_folder', 'open_own', 'read_own', 'cache_mb', 'visible',
+           'gc_paused', 'import_graph', 'import_cycle']
 
 # %% ../nbs/00_env.ipynb #180cac2b
 class Lazy:
@@ -39,7 +39,8 @@ def import_hiding(name:str, # the module to import
         for h in hidden: sys.modules.pop(h, None)
 
 # %% ../nbs/00_env.ipynb #afa99d53
-from .schema import BadInput  # written where every module can import it without a cycle
+class BadInput(ValueError):
+    "A value a user gave that cannot be accepted: the message names it and what would be."
 
 class TrackingError(RuntimeError):
     "W&B could not be reached or refused the run: the message says what happened and what to do."

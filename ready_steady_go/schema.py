@@ -11,19 +11,17 @@ from dataclasses import dataclass, field, asdict, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated
+# the first room: what every check raises, and the checks of numbers a stop rule is made of
+from .env import BadInput, check_int, check_number
 
 # %% auto #0
 __all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'SERVING_MODES', 'OPTIMIZERS', 'COMPILE_MODES', 'STATUSES',
            'FAMILY_UNITS', 'NO_MODE', 'NO_PRECISION', 'UNCONVERGED_HINT', 'FIXED_STOP_HINT', 'PEAK_BELOW', 'HOST_BOUND',
            'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'REPORT_COLUMNS', 'POINT_FIELDS', 'RUN_FIELDS',
            'STOP_FIELDS', 'DEFAULT_STORE', 'WANDB_MODES', 'PRESETS', 'CONCURRENCY', 'ENGINE_DEFAULTS', 'SWEEP_POINT',
-           'BadInput', 'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text', 'example_row',
-           'StopRule', 'WorldSpec', 'Point', 'params_of', 'settings_of', 'check_rdzv_id', 'check_endpoint',
-           'torchrun_options', 'sweep_params', 'sweep_signature']
-
-# %% ../nbs/00a_schema.ipynb #1b2fa793
-class BadInput(ValueError):
-    "A value a user gave that cannot be accepted: the message names it and what would be."
+           'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text', 'example_row', 'StopRule',
+           'WorldSpec', 'Point', 'params_of', 'settings_of', 'check_rdzv_id', 'check_endpoint', 'torchrun_options',
+           'sweep_params', 'sweep_signature']
 
 # %% ../nbs/00a_schema.ipynb #49bb6b09
 SCHEMA_VERSION = 1  # bumped when a column changes meaning; adding a column is not a new version
@@ -399,7 +397,6 @@ class StopRule:
 
 def _check_stop(r:StopRule):
     "`BadInput` in one line for a stop rule that cannot work: two rules at once, a count or a time out of range."
-    from ready_steady_go.env import check_int, check_number  # `env` imports this module: its checks only when a rule is made
     if r.n_batches is not None and r.n_seconds is not None:
         raise BadInput(f"--n_batches {r.n_batches} and --n_seconds {r.n_seconds} both given: "
                        "use one of them, or neither for the automatic stop rule")
