@@ -6,14 +6,15 @@ Docs: https://xl0.github.io/ready-steady-go/report.html.md"""
 
 # %% ../nbs/08_report.ipynb #0648111c
 from __future__ import annotations
-import html, os, re, shutil, sys, tempfile, time, warnings
-from dataclasses import dataclass, field
+import html, inspect, os, re, shutil, sys, tempfile, time, warnings
+from dataclasses import dataclass, field, fields, replace
+from typing import Annotated
 from pathlib import Path
 import numpy as np, pandas as pd
 from .env import (
     REPORT_MARKER, BadInput, check_number, check_report_folder, report_unwritable, visible)
 from .served import TPOT_MS
-from .schema import REPORT_COLUMNS
+from .schema import REPORT_COLUMNS, params_of
 from .analysis import (
     SCALING_COLUMNS, TIME_TO_TRAIN_COLS, analyse, best_batch, flagged, keyed_once, num_text,
     parse_prices, parse_works, ranking, rate_name, time_to_train, unused_work)
@@ -28,10 +29,10 @@ from .sections import *
 from .sections import _html
 
 # %% auto #0
-__all__ = ['PROGRESS_RUNS', 'PROGRESS_S', 'Report', 'csv_columns', 'with_rate', 'build_report', 'check_max_models',
-           'write_report', 'say_stage', 'timed_read', 'SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME', 'FEED_COLS',
-           'summary_table', 'average_table', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table',
-           'pick_device', 'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache',
+__all__ = ['PROGRESS_RUNS', 'PROGRESS_S', 'Report', 'check_max_models', 'ReportOptions', 'csv_columns', 'with_rate', 'report_of',
+           'build_report', 'write_report', 'say_stage', 'timed_read', 'SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME',
+           'FEED_COLS', 'summary_table', 'average_table', 'time_to_train_table', 'duration_table', 'cost_table',
+           'feed_table', 'pick_device', 'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache',
            'report_svgs', 'PEAK_HEADER', 'energy_headers', 'model_index', 'checks_page']
 
 # %% ../nbs/08_report.ipynb #81862bec
@@ -70,6 +71,48 @@ class Report:
         finally:
             if tmp is not None: shutil.rmtree(tmp, ignore_errors=True)
         return out / "report.html"
+
+# %% ../nbs/08_report.ipynb #5d5c5173
+def check_max_models(n, # figures of at most this many models per family, or None for every model
+                    ) -> int|None:
+    "`n` if it is None or a whole number of at least 1; else `BadInput` in one line."
+    if n is None or (isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 1): return n
+    raise BadInput(f"--max_models {n!r}: accepted is a whole number of models of at least 1")
+
+@dataclass(frozen=True)
+class ReportOptions:
+    "A report's options, each once with its default: `build_report`, `write_report` and the command take theirs from it."
+    out:str|Path|None=None  # the folder for report.html, the CSV tables and figures/ (`write_report`)
+    prices:object=None  # $/hour per device: a CSV path, "NAME=USD" strings, a dict (see `parse_prices`)
+    title:str="Ready, Steady, Go! benchmark report"  # the page title
+    include_unconverged:bool=False  # rank points whose CI missed its target (marked); default: left out
+    only_valid:bool=False  # leave out results whose `conditions` are not `ok` (see `analysis.flagged`)
+    # training work, several for several families (`90 epochs imagenet-1k`, `2T tokens`): each family the first
+    # that fits its unit, else its own
+    train_for:str|list|None=None
+    infer_for:str|list|None=None  # the inference work (`8.1T voxels`); default: each family's
+    device:str|None=None  # the device the report opens with (default: the only one, if one)
+    max_models:int|None=12  # per family, figures of at most this many models (the most measured)
+    cache:bool=True  # take figures whose data did not change from the figure cache (`FigureCache`)
+    tpot_ms:float=TPOT_MS  # Serving: the bound on the time per output token a concurrency must meet (ms)
+
+    def checked(self) -> ReportOptions:
+        "These options with prices and work parsed and every bound checked (and `out`, where given); or `BadInput`."
+        if self.out is not None: check_report_folder(self.out)
+        works = {k: parse_works(getattr(self, k), f"--{k}") for k in ("train_for", "infer_for")}
+        check_max_models(self.max_models)
+        check_number(self.tpot_ms, "--tpot_ms", min=0, min_inclusive=False, unit="ms")
+        return replace(self, prices=parse_prices(self.prices), **works)
+
+_POSITIONAL = inspect.Parameter.POSITIONAL_OR_KEYWORD
+_RUNS = inspect.Parameter("runs", _POSITIONAL,
+                          annotation=Annotated[pd.DataFrame, "the runs table (store, W&B, CSV: see `analysis.tidy`)"])
+
+def _called(f, args:tuple, kwargs:dict) -> tuple[pd.DataFrame, ReportOptions, dict]:
+    "The runs, the options and the rest of a call of `f`, bound to its signature."
+    a = inspect.signature(f).bind(*args, **kwargs).arguments
+    names = {g.name for g in fields(ReportOptions)}
+    return a.pop("runs"), ReportOptions(**{k: a.pop(k) for k in list(a) if k in names}), a
 
 # %% ../nbs/08_report.ipynb #64773b44
 def _ignored(res:dict, prices:dict, work:dict):
@@ -110,44 +153,45 @@ def with_rate(table:pd.DataFrame, # a report table with `unit` (and `throughput`
     if not {"unit", "throughput"} <= set(table) or "rate" in table: return table
     return table.assign(rate=table["unit"].map(rate_name))[csv_columns(table.columns)]
 
-def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysis.tidy`)
-                 prices=None, # $/hour per device: a CSV path, "NAME=USD" strings, a dict (see `parse_prices`)
-                 title:str="Ready, Steady, Go! benchmark report", # the page title
-                 *, timings:dict|None=None, # if given, seconds spent per stage are added to it
-                 include_unconverged:bool=False, # rank points whose CI missed its target (marked); default: left out
-                 only_valid:bool=False, # leave out results whose `conditions` are not `ok` (see `analysis.flagged`)
-                 train_for:str|list|None=None, # training work, several for several families (`90 epochs imagenet-1k`,
-                                               # `2T tokens`): each family the first that fits its unit, else its own
-                 infer_for:str|list|None=None, # the inference work (`8.1T voxels`); default: each family's
-                 device:str|None=None, # the device the report opens with (default: the only one, if one)
-                 max_models:int|None=12, # per family, figures of at most this many models (the most measured)
-                 cache:bool=True, # take figures whose data did not change from the figure cache (`FigureCache`)
-                 tpot_ms:float=TPOT_MS, # Serving: the bound on the time per output token a concurrency must meet
-                ) -> Report:
-    "Validate `runs` and `prices` and make every file of the report in memory; `BadInput` on bad input."
+def report_of(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysis.tidy`)
+              o:ReportOptions, # the report's options, checked (`ReportOptions.checked`)
+              timings:dict|None=None, # if given, seconds spent per stage are added to it
+             ) -> Report:
+    "Every file of the report of `runs` in memory, made as `o` asks."
     t0 = time.perf_counter()
-    prices = parse_prices(prices)
-    work = dict(train_for=parse_works(train_for, "--train_for"),  # before any work
-                infer_for=parse_works(infer_for, "--infer_for"))
-    check_max_models(max_models)
-    check_number(tpot_ms, "--tpot_ms", min=0, min_inclusive=False, unit="ms")
-    if isinstance(runs, pd.DataFrame) and runs.empty and runs.attrs.get("store") and (only := checks_page(runs, title)):
+    prices, work = o.prices, dict(train_for=o.train_for, infer_for=o.infer_for)
+    if isinstance(runs, pd.DataFrame) and runs.empty and runs.attrs.get("store") and (only := checks_page(runs, o.title)):
         return Report({"report.html": only})  # a machine checked, never measured: its Health section
     say = _progress(len(runs) if isinstance(runs, pd.DataFrame) else 0)
     with keyed_once():  # every table reads the runs keyed once
-        res = analyse(runs, prices, include_unconverged=include_unconverged, only_valid=only_valid)
+        res = analyse(runs, prices, include_unconverged=o.include_unconverged,
+                      only_valid=o.only_valid)
         res["time_to_train"] = time_to_train_table(res["best"], **work, prices=prices)
-        res["machine"] = _this_machine(res, runs, device, prices, work)
+        res["machine"] = _this_machine(res, runs, o.device, prices, work)
         t1 = time.perf_counter()
         say(f"analysis of {len(runs):,} runs: {t1 - t0:.1f} s")
-        models, stats = most_measured(res["tidy"], max_models), {}
-        page = lambda figs: _html(_Page(runs, res, figs, title=title, include=include_unconverged,
-                                        only_valid=only_valid, models=models, tpot_ms=tpot_ms, prices=prices))
-        files = _drawn_with_page(res, models, cache, stats, page)
+        models, stats = most_measured(res["tidy"], o.max_models), {}
+        page = lambda figs: _html(_Page(runs, res, figs, title=o.title, include=o.include_unconverged,
+                                        only_valid=o.only_valid, models=models, tpot_ms=o.tpot_ms, prices=prices))
+        files = _drawn_with_page(res, models, o.cache, stats, page)
     t2 = time.perf_counter()
     say(f"figures and page: {len(stats['drawn'])} figures drawn, {len(stats['cached'])} unchanged: {t2 - t1:.1f} s")
     if timings is not None: timings.update(analysis=t1 - t0, figures=t2 - t1)
     return Report(files)
+
+
+def build_report(*args, **kwargs) -> Report:
+    "Validate `runs` and the options (`ReportOptions`) and make every file of the report in memory; `BadInput` on bad input."
+    runs, o, rest = _called(build_report, args, kwargs)
+    return report_of(runs, o.checked(), **rest)
+
+# its parameters: the runs, then the options (`ReportOptions`, less where to write), then what is timed
+build_report.__signature__ = inspect.Signature([
+    _RUNS, *params_of(ReportOptions, only=("prices", "title"), kind=_POSITIONAL),
+    *params_of(ReportOptions, but=("out", "prices", "title")),
+    inspect.Parameter("timings", inspect.Parameter.KEYWORD_ONLY, default=None,
+                      annotation=Annotated[dict|None, "if given, seconds spent per stage are added to it"])],
+    return_annotation=Report)
 
 def _drawn_with_page(res:dict, models:list|None, cache, stats:dict, page) -> dict[str, str]:
     "The report's files: its tables, its figures and `page(figures)`, made while the figures are drawn elsewhere."
@@ -158,30 +202,16 @@ def _drawn_with_page(res:dict, models:list|None, cache, stats:dict, page) -> dic
     finally: figures.drawing.close()
     return files | {f"figures/{n}": s for n, (_, s) in figs.items()} | {"report.html": figures.filled(marked, figs)}
 
-def check_max_models(n, # figures of at most this many models per family, or None for every model
-                    ) -> int|None:
-    "`n` if it is None or a whole number of at least 1; else `BadInput` in one line."
-    if n is None or (isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 1): return n
-    raise BadInput(f"--max_models {n!r}: accepted is a whole number of models of at least 1")
-
-def write_report(runs:pd.DataFrame, # the runs table
-                 out:str|Path, # the folder for report.html, the CSV tables and figures/
-                 prices=None, # $/hour per device (see `parse_prices`)
-                 title:str="Ready, Steady, Go! benchmark report", # the page title
-                 *, include_unconverged:bool=False, # rank points whose CI missed its target too (marked)
-                 only_valid:bool=False, # leave out results whose `conditions` are not `ok`
-                 train_for:str|list|None=None, # the training work (see `build_report`)
-                 infer_for:str|list|None=None, # the inference work (see `build_report`)
-                 device:str|None=None, # the device the report opens with (see `build_report`)
-                 max_models:int|None=12, # per family, figures of at most this many models (see `build_report`)
-                 tpot_ms:float=TPOT_MS, # Serving: the TPOT bound (see `build_report`)
-                ) -> Path:
+def write_report(*args, **kwargs) -> Path:
     "Write the report of `runs` to `out`; returns the path of `report.html`. Nothing is written on bad input."
-    check_report_folder(out)  # before any analysis
-    check_max_models(max_models)
-    return build_report(runs, prices, title, include_unconverged=include_unconverged, only_valid=only_valid,
-                        train_for=train_for, infer_for=infer_for, device=device, max_models=max_models,
-                        tpot_ms=tpot_ms).write(out)
+    runs, o, _ = _called(write_report, args, kwargs)
+    o = o.checked()  # the folder too, before any analysis
+    return report_of(runs, o).write(o.out)
+
+# its parameters: the runs, then the options (`ReportOptions`), `out` first and needed
+write_report.__signature__ = inspect.Signature([
+    _RUNS, *params_of(ReportOptions, only=("out", "prices", "title"), kind=_POSITIONAL, out=inspect.Parameter.empty),
+    *params_of(ReportOptions, but=("out", "prices", "title"))], return_annotation=Path)
 
 # %% ../nbs/08_report.ipynb #9a0e5502
 PROGRESS_RUNS = 20_000  # from this many runs, a report says each stage as it ends (on stderr)
