@@ -137,21 +137,24 @@ class FigureCache:
         prune_files(self.path, "*.svg", self.max_bytes / 2**20)
 
 # %% ../nbs/08b_figures.ipynb #383a6e8a
-_JOBS = None  # the figure jobs, for the forked workers
+_WORKER = {}  # a drawing worker's own state, set by its pool's initializer: empty in the process that draws a report
 
-def _job_svg(i:int) -> str: return svg(_JOBS[i][2]())
+def _worker_jobs(jobs:list):
+    "A drawing pool's initializer: the jobs its worker draws (handed over at the fork, never pickled)."
+    _WORKER["jobs"] = jobs
+
+def _job_svg(i:int) -> str: return svg(_WORKER["jobs"][i][2]())
 
 def _cpus() -> int: return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 class _Drawing:
     "The SVG of each job, drawn in `workers` forked processes (None: one per CPU) while this one goes on, where that is safe."
     def __init__(self, jobs:list, workers:int|None):
-        global _JOBS
         self.jobs, self.pool, self.pending = jobs, None, None
         n = min(len(jobs), workers or _cpus())
         if n > 1 and can_fork():
-            _JOBS = jobs  # the workers see them as they were at the fork
-            with gc_paused(): self.pool = mp.get_context("fork").Pool(n)  # the workers never collect: short-lived
+            # the workers never collect: short-lived
+            with gc_paused(): self.pool = mp.get_context("fork").Pool(n, _worker_jobs, (jobs,))
             self.order = sorted(range(len(jobs)), key=lambda i: jobs[i][2].func is not plot_batch)  # the largest first
             self.pending = self.pool.map_async(_job_svg, self.order, chunksize=1)
 
@@ -164,9 +167,7 @@ class _Drawing:
 
     def close(self):
         "The workers ended (a drawing not waited for is abandoned)."
-        global _JOBS
         if self.pool is not None: self.pool.terminate(); self.pool.join(); self.pool = None
-        _JOBS = None
 
 class _Figures:
     "A report's figures: those whose data did not change from the cache, the others drawn meanwhile (`_Drawing`)."
