@@ -625,14 +625,13 @@ def ready_steady_go_report(
     "Write an HTML report, summary tables and figures from the runs in a store or other sources."
     _check_report_light(sources, store, title, out, max_models)
     check_number(tpot_ms, "--tpot_ms", min=0, min_inclusive=False, unit="ms")
-    from ready_steady_go.analysis import parse_works
-    from ready_steady_go.report import check_report_folder, timed_read, write_report
-    pr = _prices(prices, price)
-    for w, flag in ((train_for, "--train_for"), (infer_for, "--infer_for")): parse_works(w, flag)  # before any work
-    check_report_folder(out)  # a folder that cannot take the report is refused before the runs are read
+    from ready_steady_go.report import ReportOptions, report_of, timed_read
+    # every option checked at once (the folder again: it may have changed), before the runs are read
+    o = ReportOptions(out=out, prices=_prices(prices, price), title=title, include_unconverged=include_unconverged,
+                      only_valid=only_valid, train_for=train_for, infer_for=infer_for, device=device,
+                      max_models=max_models, tpot_ms=tpot_ms).checked()
     runs = timed_read(_report_runs, sources, store)  # says how long it took, where that is long
-    page = write_report(runs, out, pr, title, include_unconverged=include_unconverged, only_valid=only_valid,
-                        train_for=train_for, infer_for=infer_for, device=device, max_models=max_models, tpot_ms=tpot_ms)
+    page = report_of(runs, o).write(o.out)
     if not len(runs): print(f"report: {page} (no runs: the Health section of the store's checks)"); return
     print(f"report: {page} ({len(runs):,} runs)")
     for line in _tables_written(Path(out)): print(line)

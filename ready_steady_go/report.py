@@ -6,411 +6,38 @@ Docs: https://xl0.github.io/ready-steady-go/report.html.md"""
 
 # %% ../nbs/08_report.ipynb #0648111c
 from __future__ import annotations
-import hashlib, html, multiprocessing as mp, os, re, secrets, shutil, sys, tempfile, time, warnings
-from functools import cached_property, lru_cache, partial
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+import html, inspect, os, re, shutil, sys, tempfile, time, warnings
+from dataclasses import dataclass, field, fields, replace
+from typing import Annotated
 from pathlib import Path
-
 import numpy as np, pandas as pd
-
-from .env import (REPORT_MARKER, BadInput, cache_mb, check_number, check_report_folder, gc_paused, read_own,
-                                 report_unwritable, visible)
-from .served import (TPOT_MS, capacity_table, generation_table, latency_table, pp_tg_table,
-                                    serving_curve)
-from .schema import COLUMNS, PEAK_BELOW, REPORT_COLUMNS
-from .analysis import (DEFAULT_WORK, EFFICIENCY_COLS, FAMILY_NAMES, FAMILY_ORDER, FAMILY_UNITS, KEYS, POINT_KEYS,
-    MEASURED_SOURCES, MISSED_MARK, SCALING_COLUMNS, TIME_TO_TRAIN_COLS, analyse, best_batch, clean_device_name,
-    comparability_note, cost_per, flagged, keyed_once, mode_name, num_text, parse_prices, parse_works, ranking,
-    shared_models, EFFECTIVE, LIKE, at_largest, oom_batch,
-    rate_name, ratio_ci, throughput_ci_rel, time_to_train, unused_work)
-from .analysis import _keyed, _model_col, _per_config
-from .store import can_fork, prune_files, read_sealed, safe_csv, write_sealed
-from .analysis import best_configs, cost_factors, cost_doubts, factor_sentence, precision_doubts, run_cost
-from .plots import (plot_average, plot_batch, plot_cost, plot_efficiency, plot_relative,
-    plot_scaling, plot_speedup, svg, unit_name)
+from .env import (
+    REPORT_MARKER, BadInput, check_number, check_report_folder, report_unwritable, visible)
+from .served import TPOT_MS
+from .schema import REPORT_COLUMNS, params_of
+from .analysis import (
+    SCALING_COLUMNS, TIME_TO_TRAIN_COLS, analyse, best_batch, flagged, keyed_once, num_text,
+    parse_prices, parse_works, ranking, rate_name, time_to_train, unused_work)
+from .store import safe_csv
+from .plots import plot_relative, svg
+from .tables import *
+from .figures import *
+from .figures import _Figures
+from .page import *
+from .page import _Page
+from .sections import *
+from .sections import _html
 
 # %% auto #0
-__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME', 'FEED_COLS', 'PROGRESS_RUNS', 'PROGRESS_S', 'PEAK_HEADER', 'summary_table',
-           'average_table', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table', 'pick_device',
-           'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache', 'report_svgs', 'Report',
-           'csv_columns', 'with_rate', 'build_report', 'check_max_models', 'write_report', 'say_stage', 'timed_read',
-           'energy_headers', 'model_index', 'checks_page']
+__all__ = ['PROGRESS_RUNS', 'PROGRESS_S', 'Report', 'check_max_models', 'ReportOptions', 'csv_columns', 'with_rate', 'report_of',
+           'build_report', 'write_report', 'say_stage', 'timed_read', 'SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME',
+           'FEED_COLS', 'summary_table', 'average_table', 'time_to_train_table', 'duration_table', 'cost_table',
+           'feed_table', 'pick_device', 'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache',
+           'report_svgs', 'PEAK_HEADER', 'energy_headers', 'model_index', 'checks_page']
 
-# %% ../nbs/08_report.ipynb #37ce9eb4
-SUMMARY_COLS = ("device", "workload", "model", "precision", "mode", "bs", "unit", "throughput", "relative",
-                "configuration")
-AVERAGE_COLS = ("device", "workload", "unit", "precision", "mode", "relative_mean", "relative_geomean", "n_models")
-
-def summary_table(best:pd.DataFrame, # `relative(best_batch(...))`
-                 ) -> pd.DataFrame:
-    "One row per best point: device, family, model (` @size` where several), precision, mode, bs, unit, throughput, ..."
-    d = best.assign(model=best["label"]) if "label" in best else best
-    if "configuration" not in d: d = d.assign(configuration=d["precision"])
-    return d.sort_values(["mode", "workload", "model", "relative"],
-                         ascending=[False, True, True, False])[list(SUMMARY_COLS)].reset_index(drop=True)
-
-def average_table(avg:pd.DataFrame, # `average(...)`
-                 ) -> pd.DataFrame:
-    "One row per (device, family, precision, mode): the arithmetic and geometric mean of relative throughput."
-    return avg.assign(unit=avg["workload"].map(FAMILY_UNITS))[list(AVERAGE_COLS)].reset_index(drop=True)
-
-# %% ../nbs/08_report.ipynb #d8ebd0ed
-def _is_test(models) -> pd.Series:
-    "Per model: a tiny test stand-in (`test_resnet`, `test-gpt2`), whose speed says nothing about real training."
-    return pd.Series(list(models), dtype=object).astype(str).str.startswith(("test_", "test-"))
-
-NO_TIME = ("op", "data")  # families that train nothing: a matmul or a decoder has no time to train
-
-def _timed(best:pd.DataFrame) -> np.ndarray:
-    "Per row: whether a time for the work means something (a real model of a family that trains)."
-    fam = best["workload"] if "workload" in best else pd.Series("image", index=best.index)
-    return (~_is_test(best["model"]).to_numpy()) & ~fam.isin(NO_TIME).to_numpy()
-
-def time_to_train_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`), with `items_per_sample`
-                        train_for:str|dict|None=None, # the training work (`2T tokens`); default: each family's
-                        infer_for:str|dict|None=None, # the inference work; default: each family's
-                        prices=None, # $ per GPU-hour per device (see `parse_prices`): the cost of the work
-                       ) -> pd.DataFrame:
-    """Per device, model and mode, at the device's fastest precision: steps per minute, the time for the work
-    and, with a price, its cost (`time_to_train`). Never for test models, micro-ops or the input pipeline."""
-    d = best[_timed(best)]
-    if d.empty: return time_to_train(d, train_for, infer_for)
-    d = d.loc[d.groupby(["device", _model_col(d), "mode"])["throughput"].idxmax()]
-    out = time_to_train(d, train_for, infer_for, prices)
-    return out.sort_values(["mode", "model", "seconds"], ascending=[False, True, True], ignore_index=True)
-
-# %% ../nbs/08_report.ipynb #b6436ee6
-def duration_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`)
-                   mode:str="train", # train or infer
-                   tt:pd.DataFrame|None=None, # `time_to_train_table(...)` already made; default: made from `best`
-                  ) -> pd.DataFrame:
-    "`time_to_train_table` of one mode (or `tt`'s rows for `best`'s models) as a device × model grid of durations."
-    if tt is None: e = time_to_train_table(best[best["mode"] == mode])
-    else: e = tt[tt["mode"].eq(mode) & tt["model"].isin(best[_model_col(best)])]
-    if e.empty: return pd.DataFrame(columns=["device"])
-    usd = [f" · ${num_text(c)}" if pd.notna(c) else "" for c in e.get("cost_usd", pd.Series(np.nan, index=e.index))]
-    how = e["configuration"] if "configuration" in e else e["precision"]
-    e = e.assign(cell=e["duration"] + usd + " (" + how + ")")
-    return e.pivot(index="device", columns="model", values="cell").rename_axis(columns=None).reset_index().fillna("")
-
-# %% ../nbs/08_report.ipynb #b7ad7240
-def cost_table(cost:pd.DataFrame, # `cost(...)` of best points (e.g. `analyse(runs, prices)["cost"]`)
-               unit:str="images", # what the throughput counts (one family's), for the headers
-              ) -> pd.DataFrame:
-    "Per device, model and mode at the device's fastest precision: throughput, price, $ per 1M (1G, 1k) `unit`."
-    mc = _model_col(cost)
-    c = cost.loc[cost.groupby(["device", mc, "mode"])["throughput"].idxmax()]
-    c = c.sort_values(["mode", mc, "usd_per_million"], ascending=[False, True, True])
-    return pd.DataFrame({"mode": c["mode"].map(mode_name), "device": c["device"], "model": c[mc],
-                         "precision": c["configuration"] if "configuration" in c else c["precision"],
-                         "batch size": c["bs"],
-                         f"throughput ({rate_name(unit)})": c["throughput"], "price ($/h)": c["price_per_hour"],
-                         f"$ per {cost_per(unit)[1]}": c["usd_per_million"] * cost_per(unit)[0] / 1e6})
-
-# %% ../nbs/08_report.ipynb #a260e57a
-FEED_COLS = ("device", "model", "image size (px)", "training images/s", "pipeline", "pipeline images/s", "verdict")
-
-def _machine(df:pd.DataFrame) -> pd.Series:
-    "Which machine a run was on, as far as the runs say: its CPU and core count, else its environment id."
-    if "cpu" in df: return df["cpu"].astype(str) + " × " + (df["cpu_count"].astype(str) if "cpu_count" in df else "")
-    return df["env_id"].astype(str) if "env_id" in df else pd.Series("this machine", index=df.index)
-
-def _feed_verdict(r, f) -> str:
-    "The pipeline `f` against training `r` at the same image size: the ratio with its 95% interval."
-    lo, hi = throughput_ci_rel(pd.DataFrame([f, r])[["throughput", "ci_rel"]].astype(float))
-    x, a, b = ratio_ci(f["throughput"], lo[0], r["throughput"], lo[1], a_ci_rel_hi=hi[0], b_ci_rel_hi=hi[1])
-    ci = "no interval" if np.isnan(a) or np.isnan(b) else f"95% CI {num_text(a)} to {num_text(b)}×"
-    if ci == "no interval": a = b = x  # unknown is not a verdict of "even"
-    if a > 1: return f"feeds it: {num_text(x)}× what training takes ({ci})"
-    if b < 1: return f"starves it: the pipeline gives {100 * x:.0f}% of what training takes ({ci})"
-    return f"about even: {num_text(x)}× what training takes ({ci}); measure longer to tell"
-
-def _feed_row(r, fs:pd.DataFrame) -> dict:
-    "One image model's training rate `r` against the pipeline of its machine at its image size (`fs`: every size)."
-    same = fs[fs["size"] == r["size"]]
-    if same.empty:
-        got = ", ".join(f"{s} px" for s in sorted(fs["size"].unique()))
-        return dict(zip(FEED_COLS, (r["device"], r["model"], r["size"], r["throughput"], fs["model"].iloc[0], np.nan,
-                                    f"cannot say: the pipeline was measured at {got}, not at {r['size']} px "
-                                    f"(measure it with --size {r['size']})")))
-    f = same.loc[same["throughput"].idxmax()]
-    w = f" ({int(f['workers'])} workers)" if "workers" in f and pd.notna(f["workers"]) else ""
-    return dict(zip(FEED_COLS, (r["device"], r["model"], r["size"], r["throughput"], f"{f['model']} on {f['device']}{w}",
-                                f["throughput"], _feed_verdict(r, f))))
-
-def feed_table(runs:pd.DataFrame, # the runs table
-              ) -> pd.DataFrame:
-    "Per image model, size and device that trained: the same machine's pipeline at that size against it, a verdict."
-    k = _keyed(runs); k = k[k["world_size"].eq(1)]
-    k = k.assign(_m=_machine(k))
-    gpu = k["device_type"].astype(str).ne("cpu") if "device_type" in k else pd.Series(True, index=k.index)
-    # a CPU that trains feeds itself: a verdict is for an accelerator only
-    data, img = k[k["workload"].eq("data")], k[k["workload"].eq("image") & k["mode"].eq("train") & gpu]
-    if data.empty or img.empty: return pd.DataFrame(columns=list(FEED_COLS))
-    need = img.loc[img.groupby(["_m", "device", "model", "size"])["throughput"].idxmax()]
-    need = need[need["_m"].isin(set(data["_m"]))]
-    return pd.DataFrame([_feed_row(r, data[data["_m"] == r["_m"]]) for _, r in need.iterrows()], columns=list(FEED_COLS))
-
-# %% ../nbs/08_report.ipynb #51e7368f
-def pick_device(t:pd.DataFrame, # tidy runs
-                name:str|None=None, # a device name as the runs or CUDA write it; None: the only device, if one
-               ) -> str|None:
-    "The device a report opens with: `name` (short or full, any case), else the only one; `BadInput` for an unknown."
-    devs = sorted(t["device"].unique())
-    if name is None: return devs[0] if len(devs) == 1 else None
-    want = {str(name).strip().lower(), clean_device_name(name).lower()}
-    hit = [d for d in devs if d.lower() in want]
-    if not hit: raise BadInput(f"--device {name!r} is not in the runs: known are {', '.join(devs)}")
-    return hit[0]
-
-def _absolute(b:pd.DataFrame, runs:pd.DataFrame) -> pd.DataFrame:
-    "`b` with TFLOP/s, MFU and conditions from `runs` (NaN where none was recorded)."
-    more = [c for c in (*EFFICIENCY_COLS, "conditions") if c in runs and c not in b]
-    if more: b = b.merge(_per_config(runs, more), on=list(POINT_KEYS), how="left")
-    return b.assign(**{c: np.nan for c in EFFICIENCY_COLS if c not in b})
-
-def machine_table(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
-                  runs:pd.DataFrame, # the runs table, for FLOP/s and conditions
-                  device:str, # the device (see `pick_device`)
-                  prices=None, # $ per GPU-hour per device (see `parse_prices`)
-                  train_for=None, # training work per family (see `time_to_train`)
-                  infer_for=None, # inference work per family
-                 ) -> pd.DataFrame:
-    "One device's best point per model, precision and mode, converged or not: its absolute numbers, time and cost."
-    mine = t[t["device"] == device]
-    b = _absolute(best_batch(mine), runs)
-    b["at_largest"] = at_largest(b, mine, oom_batch(runs)).to_numpy()
-    b = b.assign(_f=b["workload"].map({f: i for i, f in enumerate(FAMILY_ORDER)}).fillna(9),
-                 _m=b["mode"].map({"train": 0, "infer": 1}).fillna(2))
-    b = b.sort_values(["_f", "label", "_m", "precision"], ignore_index=True).drop(columns=["_f", "_m"])
-    tt = time_to_train(b, train_for, infer_for, prices)
-    test = ~_timed(b)  # a tiny stand-in's speed says nothing about real work; a matmul trains nothing
-    price = parse_prices(prices).get(device, np.nan)
-    q = np.array([cost_per(u)[0] for u in b["unit"]])
-    return b.assign(work=tt["work"].to_numpy(), seconds=np.where(test, np.nan, pd.to_numeric(tt["seconds"], errors="coerce")),
-                    duration=np.where(test, "", tt["duration"].to_numpy(object)), price_per_hour=price,
-                    work_usd=np.where(test, np.nan, pd.to_numeric(tt["cost_usd"], errors="coerce").to_numpy(float)),
-                    usd_per=price / 3600 / b["throughput"] * q, cost_per=[cost_per(u)[1] for u in b["unit"]])
-
-# %% ../nbs/08_report.ipynb #237bb70f
-def _slug(s:str) -> str:
-    "A file-name part: the name's safe characters; for a long name its first 40 and a hash (names have a limit)."
-    x = re.sub(r"[^A-Za-z0-9._-]+", "-", str(s)).strip("-") or "x"
-    return x if len(x) <= 48 else x[:40].rstrip("-.") + "-" + hashlib.sha1(str(s).encode()).hexdigest()[:8]
-
-def _modes(df) -> list[str]: return sorted(df["mode"].unique(), key=lambda m: (m == "-", m != "train", m))
-
-def _compared(d:pd.DataFrame) -> bool: return d["device"].nunique() >= 2 # two devices or more: a ranking
-
-def _of_family(df:pd.DataFrame, fam:str) -> pd.DataFrame: return df[df["workload"] == fam] if "workload" in df else df
-
-def _by_family(avg:pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
-    "`(family, its rows, file-name suffix)`: one entry, no suffix, for one family; else image models first."
-    fams = list(dict.fromkeys(avg["workload"])) if "workload" in avg and len(avg) else []
-    if len(fams) <= 1: return [(fams[0] if fams else "image", avg, "")]
-    fams = sorted(fams, key=lambda f: (FAMILY_ORDER.index(f) if f in FAMILY_ORDER else 9, f))
-    return [(f, avg[avg["workload"] == f], f"-{f}") for f in fams]
-
-def most_measured(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
-                  max_models:int|None=12, # per family, at most this many; None: every model
-                 ) -> list[str]:
-    "The models (labels) a page draws: per family the `max_models` with the most runs, then by name; sorted."
-    if max_models is None: return sorted(t["label"].unique())
-    fam = t["workload"] if "workload" in t else pd.Series("image", index=t.index)
-    n = t.assign(_f=fam).groupby(["_f", "label"])["n_runs"].sum().reset_index()
-    n = n.sort_values(["_f", "n_runs", "label"], ascending=[True, False, True])
-    return sorted(n.groupby("_f").head(max_models)["label"].unique())
-
-def _figure_jobs(res:dict, models:list|None=None) -> list[tuple[str, str, object]]:
-    "`(file name, section, function drawing the figure)` for every figure of the report (per model: `models`)."
-    jobs, best, t = [], res["best"], res["tidy"]
-    for fam, fb, sfx in _by_family(best):  # a family none of whose devices is ranked still has its speed-ups
-        avg, sp = _of_family(res["average"], fam), _of_family(res["speedup"], fam)
-        for mode in _modes(fb):
-            if _compared(avg[avg["mode"] == mode]):  # a ranking of one device says nothing
-                jobs.append((f"average{sfx}-{mode}.svg", "overview", partial(plot_average, avg, mode)))
-            if (sp["mode"] == mode).any():
-                jobs.append((f"speedup{sfx}-{mode}.svg", "overview", partial(plot_speedup, sp, mode)))
-    for mode in _modes(best):
-        if "value" in res and (res["value"]["mode"] == mode).any():
-            jobs.append((f"cost-{mode}.svg", "cost", partial(plot_cost, res["value"], mode)))
-        eff = res["efficiency"][res["efficiency"]["mode"] == mode] if "efficiency" in res else pd.DataFrame()
-        if len(eff) and eff[["mfu", "mfu_measured"]].notna().any().any():
-            jobs.append((f"efficiency-{mode}.svg", "efficiency", partial(plot_efficiency, res["efficiency"], mode)))
-    # each figure gets only its own rows: its cache key changes only when they do
-    b_of, t_of = dict(list(best.groupby("label", sort=False))), dict(list(t.groupby("label", sort=False)))
-    oom = res["oom"]
-    for label in sorted(t["label"].unique()) if models is None else models:  # measured models, ranked or not
-        tl, bl = t_of[label], b_of.get(label, best.iloc[:0])
-        for mode in _modes(tl):
-            if _compared(bl[bl["mode"] == mode]):
-                jobs.append((f"relative-{_slug(label)}-{mode}.svg", label, partial(plot_relative, bl, label, mode)))
-            # a published table records no batch size; one batch size is one dot, which the tables say better
-            if tl.loc[tl["mode"] == mode, "bs"].nunique() > 1:
-                o = oom[oom["model"].isin(tl["model"].unique()) & oom["mode"].eq(mode)]
-                jobs.append((f"batch-{_slug(label)}-{mode}.svg", label, partial(plot_batch, tl, label, mode, oom=o)))
-    sc = res.get("scaling", pd.DataFrame(columns=["mode"]))
-    for mode in _modes(sc): jobs.append((f"scaling-{mode}.svg", "scaling", partial(plot_scaling, sc, mode)))
-    return jobs
-
-def report_figures(res:dict, # `analyse(runs, prices)`
-                  ) -> dict[str, tuple[str, object]]:
-    "`{file name: (section, Figure)}` for every figure of the report."
-    return {name: (sec, draw()) for name, sec, draw in _figure_jobs(res)}
-
-# %% ../nbs/08_report.ipynb #c9e3b5d1
-def _hash_arg(h, x):
-    "Feed one argument of a figure into the hash `h`: a table by its columns, dtypes and values; else its repr."
-    if isinstance(x, pd.DataFrame):
-        h.update(repr((list(x.columns), [str(t) for t in x.dtypes])).encode())
-        try: h.update(pd.util.hash_pandas_object(x, index=False).to_numpy().tobytes())
-        except TypeError: h.update(x.to_csv(index=False).encode())  # cells pandas cannot hash (lists): as text
-    else: h.update(repr(x).encode())
-
-@lru_cache(None)
-def _plot_code() -> bytes:
-    "What the figures' look depends on besides their data: the plotting module and the libraries' versions."
-    import matplotlib, seaborn
-    code = Path(sys.modules[svg.__module__].__file__).read_bytes()  # the module `svg` and every plot come from
-    return code + f"{matplotlib.__version__} {seaborn.__version__}".encode()
-
-def figure_key(draw:partial, # a figure job: a plotting function with its arguments
-              ) -> str:
-    "The hash of everything that makes a figure: the plotting code, the function, its arguments (tables by value)."
-    h = hashlib.sha1(_plot_code())
-    h.update(draw.func.__name__.encode())
-    for x in (*draw.args, *(y for kv in sorted(draw.keywords.items()) for y in kv)): _hash_arg(h, x)
-    return h.hexdigest()
-
-class FigureCache:
-    "SVG figures on disk by `figure_key`, at most `max_mb` (least recently used out first); never an error."
-    def __init__(self, path:str|Path|None=None, # the folder; default: $RSG_FIGURE_CACHE or ~/.cache/...
-                 max_mb:float|None=None): # its bound; default: $RSG_FIGURE_CACHE_MB or 256
-        env = os.environ.get("RSG_FIGURE_CACHE")
-        self.path = Path(path or env or Path.home() / ".cache" / "ready-steady-go" / "figures").expanduser()
-        self.max_bytes = (max_mb if max_mb is not None else cache_mb("RSG_FIGURE_CACHE_MB", 256)) * 2**20
-
-    def get(self, key:str) -> str|None:
-        "The SVG kept under `key` (marked as used), if this user's key seals it (`store.read_sealed`); else None."
-        p = self.path / f"{key}.svg"
-        if (f := read_sealed(p)) is None: return None  # another's file in a shared folder never enters a report
-        try:
-            with f: s = f.read().decode("utf-8")
-            os.utime(p)
-        except (OSError, UnicodeDecodeError): return None
-        return s
-
-    def put(self, key:str, s:str):
-        "Keep `s` under `key` (written whole, then renamed: a reader never sees half a figure)."
-        write_sealed(self.path / f"{key}.svg", lambda f: f.write(s.encode("utf-8")))
-
-    def prune(self):
-        "Remove the least recently used figures until the cache is within its bound."
-        prune_files(self.path, "*.svg", self.max_bytes / 2**20)
-
-# %% ../nbs/08_report.ipynb #383a6e8a
-_JOBS = None  # the figure jobs, for the forked workers
-
-def _job_svg(i:int) -> str: return svg(_JOBS[i][2]())
-
-def _cpus() -> int: return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-class _Drawing:
-    "The SVG of each job, drawn in `workers` forked processes (None: one per CPU) while this one goes on, where that is safe."
-    def __init__(self, jobs:list, workers:int|None):
-        global _JOBS
-        self.jobs, self.pool, self.pending = jobs, None, None
-        n = min(len(jobs), workers or _cpus())
-        if n > 1 and can_fork():
-            _JOBS = jobs  # the workers see them as they were at the fork
-            with gc_paused(): self.pool = mp.get_context("fork").Pool(n)  # the workers never collect: short-lived
-            self.order = sorted(range(len(jobs)), key=lambda i: jobs[i][2].func is not plot_batch)  # the largest first
-            self.pending = self.pool.map_async(_job_svg, self.order, chunksize=1)
-
-    def result(self) -> list[str]:
-        "Every job's SVG, in order: waited for, or drawn here."
-        if self.pool is None:
-            with gc_paused(): return [svg(draw()) for _, _, draw in self.jobs]
-        try: return [s for _, s in sorted(zip(self.order, self.pending.get()))]  # in the jobs' order
-        finally: self.close()
-
-    def close(self):
-        "The workers ended (a drawing not waited for is abandoned)."
-        global _JOBS
-        if self.pool is not None: self.pool.terminate(); self.pool.join(); self.pool = None
-        _JOBS = None
-
-class _Figures:
-    "A report's figures: those whose data did not change from the cache, the others drawn meanwhile (`_Drawing`)."
-    def __init__(self, res:dict, workers:int|None=None, models:list|None=None, cache:FigureCache|None|bool=True):
-        self.jobs = _figure_jobs(res, models)
-        self.cache = FigureCache() if cache is True else cache or None
-        self.keys = [figure_key(draw) for _, _, draw in self.jobs] if self.cache else [None] * len(self.jobs)
-        self.got = [self.cache.get(k) if self.cache else None for k in self.keys]
-        self.todo = [i for i, s in enumerate(self.got) if s is None]
-        self.drawing = _Drawing([self.jobs[i] for i in self.todo], workers)
-
-    @cached_property
-    def marks(self) -> dict[str, tuple[str, str]]:
-        "`{file name: (section, a mark where its SVG goes)}`: a page can be made before the figures are drawn."
-        token = secrets.token_hex(8)  # this report's own: no text of the runs can hold it
-        return {name: (sec, f"\x00{token} {name}\x00") for name, sec, _ in self.jobs}
-
-    def filled(self, page:str, svgs:dict[str, tuple[str, str]]) -> str:
-        "`page` made with `marks`, each mark replaced by its figure's SVG."
-        for name, (_, mark) in self.marks.items(): page = page.replace(mark, svgs[name][1])  # a figure can show twice
-        return page
-
-    def svgs(self, stats:dict|None=None) -> dict[str, tuple[str, str]]:
-        "`{file name: (section, SVG text)}`, once every figure is drawn (each new one kept in the cache)."
-        for i, s in zip(self.todo, self.drawing.result()):
-            self.got[i] = s
-            if self.cache: self.cache.put(self.keys[i], s)
-        if self.cache: self.cache.prune()
-        if stats is not None: stats.update(drawn=[self.jobs[i][0] for i in self.todo],
-                                           cached=[j[0] for i, j in enumerate(self.jobs) if i not in set(self.todo)])
-        return {name: (sec, s) for (name, sec, _), s in zip(self.jobs, self.got)}
-
-def report_svgs(res:dict, # `analyse(runs, prices)`
-                workers:int|None=None, # processes drawing figures; None: one per CPU, 1: in this process
-                models:list|None=None, # the models with figures (see `most_measured`); None: every one
-                cache:FigureCache|None|bool=True, # figures kept by their data's hash; True: `FigureCache()`
-                stats:dict|None=None, # if given, gets `drawn` and `cached`: the names of figures drawn and cached
-               ) -> dict[str, tuple[str, str]]:
-    "`{file name: (section, SVG text)}` for every figure of the report; only figures whose data changed are drawn."
-    return _Figures(res, workers, models, cache).svgs(stats)
-
-# %% ../nbs/08_report.ipynb #e5a0fc11
-_CSS = ("body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1240px;margin:2em auto;"
-        "padding:0 1em;color:#222;line-height:1.45}\n"
-        "h1{margin-bottom:.2em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}"
-        "figure{margin:1em 0}\ntable{border-collapse:collapse;font-size:.85em;margin:.5em 0 1.5em}"
-        "th,td{border:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}\n"
-        "th{background:#f4f4f4}.n{text-align:right;white-space:nowrap}th.n{white-space:normal}td:first-child{white-space:nowrap}"
-        ".meta{color:#666}.scroll{overflow-x:auto}\n"
-        ".note{background:#fff8e1;border-left:4px solid #f0b400;padding:.5em .8em}\n"
-        "details summary{cursor:pointer;font-weight:600;margin:.5em 0}code{background:#f4f4f4;padding:0 .2em}")
-
-def _cell(v, floatfmt, right:bool=False) -> str:
-    "One table cell: numbers right-aligned and formatted (a format or a function), text escaped, missing values empty."
-    if v is None or v is pd.NA or (isinstance(v, (float, np.floating)) and np.isnan(v)): return "<td></td>"
-    if isinstance(v, (bool, np.bool_)): return f"<td>{'yes' if v else 'no'}</td>"
-    if isinstance(v, (int, np.integer)): return f'<td class="n">{v:,}</td>'
-    if isinstance(v, (float, np.floating)):
-        x = "∞" if np.isinf(v) else floatfmt(v) if callable(floatfmt) else floatfmt.format(v)
-        return f'<td class="n">{x}</td>'
-    return ('<td class="n">' if right else "<td>") + f"{html.escape(str(v))}</td>"
-
-def _table(df:pd.DataFrame, floatfmt:str|dict=num_text, right=()) -> str:
-    "`df` as an HTML table: escaped headers, numbers right-aligned (`num_text`, `floatfmt` or a dict), `right` too."
-    num = lambda c: c in right or pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
-    head = "".join(('<th class="n">' if num(c) else "<th>") + html.escape(str(c)) + "</th>" for c in df.columns)
-    fmts = [floatfmt.get(c, num_text) if isinstance(floatfmt, dict) else floatfmt for c in df.columns]
-    rs = [c in right for c in df.columns]
-    rows = "".join("<tr>" + "".join(_cell(v, f, r) for v, f, r in zip(row, fmts, rs)) + "</tr>\n"
-                   for row in df.itertuples(index=False, name=None))
-    return f'<div class="scroll"><table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{rows}</tbody></table></div>'
+# %% ../nbs/08_report.ipynb #81862bec
+# the names of the tables, figures and page rooms, still importable from here
+_all_ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME', 'FEED_COLS', 'summary_table', 'average_table', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table', 'pick_device', 'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache', 'report_svgs', 'PEAK_HEADER', 'energy_headers', 'model_index', 'checks_page']
 
 # %% ../nbs/08_report.ipynb #4390a8e7
 def _swap(tmp:Path, out:Path):
@@ -444,6 +71,48 @@ class Report:
         finally:
             if tmp is not None: shutil.rmtree(tmp, ignore_errors=True)
         return out / "report.html"
+
+# %% ../nbs/08_report.ipynb #5d5c5173
+def check_max_models(n, # figures of at most this many models per family, or None for every model
+                    ) -> int|None:
+    "`n` if it is None or a whole number of at least 1; else `BadInput` in one line."
+    if n is None or (isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 1): return n
+    raise BadInput(f"--max_models {n!r}: accepted is a whole number of models of at least 1")
+
+@dataclass(frozen=True)
+class ReportOptions:
+    "A report's options, each once with its default: `build_report`, `write_report` and the command take theirs from it."
+    out:str|Path|None=None  # the folder for report.html, the CSV tables and figures/ (`write_report`)
+    prices:object=None  # $/hour per device: a CSV path, "NAME=USD" strings, a dict (see `parse_prices`)
+    title:str="Ready, Steady, Go! benchmark report"  # the page title
+    include_unconverged:bool=False  # rank points whose CI missed its target (marked); default: left out
+    only_valid:bool=False  # leave out results whose `conditions` are not `ok` (see `analysis.flagged`)
+    # training work, several for several families (`90 epochs imagenet-1k`, `2T tokens`): each family the first
+    # that fits its unit, else its own
+    train_for:str|list|None=None
+    infer_for:str|list|None=None  # the inference work (`8.1T voxels`); default: each family's
+    device:str|None=None  # the device the report opens with (default: the only one, if one)
+    max_models:int|None=12  # per family, figures of at most this many models (the most measured)
+    cache:bool=True  # take figures whose data did not change from the figure cache (`FigureCache`)
+    tpot_ms:float=TPOT_MS  # Serving: the bound on the time per output token a concurrency must meet (ms)
+
+    def checked(self) -> ReportOptions:
+        "These options with prices and work parsed and every bound checked (and `out`, where given); or `BadInput`."
+        if self.out is not None: check_report_folder(self.out)
+        works = {k: parse_works(getattr(self, k), f"--{k}") for k in ("train_for", "infer_for")}
+        check_max_models(self.max_models)
+        check_number(self.tpot_ms, "--tpot_ms", min=0, min_inclusive=False, unit="ms")
+        return replace(self, prices=parse_prices(self.prices), **works)
+
+_POSITIONAL = inspect.Parameter.POSITIONAL_OR_KEYWORD
+_RUNS = inspect.Parameter("runs", _POSITIONAL,
+                          annotation=Annotated[pd.DataFrame, "the runs table (store, W&B, CSV: see `analysis.tidy`)"])
+
+def _called(f, args:tuple, kwargs:dict) -> tuple[pd.DataFrame, ReportOptions, dict]:
+    "The runs, the options and the rest of a call of `f`, bound to its signature."
+    a = inspect.signature(f).bind(*args, **kwargs).arguments
+    names = {g.name for g in fields(ReportOptions)}
+    return a.pop("runs"), ReportOptions(**{k: a.pop(k) for k in list(a) if k in names}), a
 
 # %% ../nbs/08_report.ipynb #64773b44
 def _ignored(res:dict, prices:dict, work:dict):
@@ -484,44 +153,45 @@ def with_rate(table:pd.DataFrame, # a report table with `unit` (and `throughput`
     if not {"unit", "throughput"} <= set(table) or "rate" in table: return table
     return table.assign(rate=table["unit"].map(rate_name))[csv_columns(table.columns)]
 
-def build_report(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysis.tidy`)
-                 prices=None, # $/hour per device: a CSV path, "NAME=USD" strings, a dict (see `parse_prices`)
-                 title:str="Ready, Steady, Go! benchmark report", # the page title
-                 *, timings:dict|None=None, # if given, seconds spent per stage are added to it
-                 include_unconverged:bool=False, # rank points whose CI missed its target (marked); default: left out
-                 only_valid:bool=False, # leave out results whose `conditions` are not `ok` (see `analysis.flagged`)
-                 train_for:str|list|None=None, # training work, several for several families (`90 epochs imagenet-1k`,
-                                               # `2T tokens`): each family the first that fits its unit, else its own
-                 infer_for:str|list|None=None, # the inference work (`8.1T voxels`); default: each family's
-                 device:str|None=None, # the device the report opens with (default: the only one, if one)
-                 max_models:int|None=12, # per family, figures of at most this many models (the most measured)
-                 cache:bool=True, # take figures whose data did not change from the figure cache (`FigureCache`)
-                 tpot_ms:float=TPOT_MS, # Serving: the bound on the time per output token a concurrency must meet
-                ) -> Report:
-    "Validate `runs` and `prices` and make every file of the report in memory; `BadInput` on bad input."
+def report_of(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysis.tidy`)
+              o:ReportOptions, # the report's options, checked (`ReportOptions.checked`)
+              timings:dict|None=None, # if given, seconds spent per stage are added to it
+             ) -> Report:
+    "Every file of the report of `runs` in memory, made as `o` asks."
     t0 = time.perf_counter()
-    prices = parse_prices(prices)
-    work = dict(train_for=parse_works(train_for, "--train_for"),  # before any work
-                infer_for=parse_works(infer_for, "--infer_for"))
-    check_max_models(max_models)
-    check_number(tpot_ms, "--tpot_ms", min=0, min_inclusive=False, unit="ms")
-    if isinstance(runs, pd.DataFrame) and runs.empty and runs.attrs.get("store") and (only := checks_page(runs, title)):
+    prices, work = o.prices, dict(train_for=o.train_for, infer_for=o.infer_for)
+    if isinstance(runs, pd.DataFrame) and runs.empty and runs.attrs.get("store") and (only := checks_page(runs, o.title)):
         return Report({"report.html": only})  # a machine checked, never measured: its Health section
     say = _progress(len(runs) if isinstance(runs, pd.DataFrame) else 0)
     with keyed_once():  # every table reads the runs keyed once
-        res = analyse(runs, prices, include_unconverged=include_unconverged, only_valid=only_valid)
+        res = analyse(runs, prices, include_unconverged=o.include_unconverged,
+                      only_valid=o.only_valid)
         res["time_to_train"] = time_to_train_table(res["best"], **work, prices=prices)
-        res["machine"] = _this_machine(res, runs, device, prices, work)
+        res["machine"] = _this_machine(res, runs, o.device, prices, work)
         t1 = time.perf_counter()
         say(f"analysis of {len(runs):,} runs: {t1 - t0:.1f} s")
-        models, stats = most_measured(res["tidy"], max_models), {}
-        page = lambda figs: _html(_Page(runs, res, figs, title=title, include=include_unconverged,
-                                        only_valid=only_valid, models=models, tpot_ms=tpot_ms, prices=prices))
-        files = _drawn_with_page(res, models, cache, stats, page)
+        models, stats = most_measured(res["tidy"], o.max_models), {}
+        page = lambda figs: _html(_Page(runs, res, figs, title=o.title, include=o.include_unconverged,
+                                        only_valid=o.only_valid, models=models, tpot_ms=o.tpot_ms, prices=prices))
+        files = _drawn_with_page(res, models, o.cache, stats, page)
     t2 = time.perf_counter()
     say(f"figures and page: {len(stats['drawn'])} figures drawn, {len(stats['cached'])} unchanged: {t2 - t1:.1f} s")
     if timings is not None: timings.update(analysis=t1 - t0, figures=t2 - t1)
     return Report(files)
+
+
+def build_report(*args, **kwargs) -> Report:
+    "Validate `runs` and the options (`ReportOptions`) and make every file of the report in memory; `BadInput` on bad input."
+    runs, o, rest = _called(build_report, args, kwargs)
+    return report_of(runs, o.checked(), **rest)
+
+# its parameters: the runs, then the options (`ReportOptions`, less where to write), then what is timed
+build_report.__signature__ = inspect.Signature([
+    _RUNS, *params_of(ReportOptions, only=("prices", "title"), kind=_POSITIONAL),
+    *params_of(ReportOptions, but=("out", "prices", "title")),
+    inspect.Parameter("timings", inspect.Parameter.KEYWORD_ONLY, default=None,
+                      annotation=Annotated[dict|None, "if given, seconds spent per stage are added to it"])],
+    return_annotation=Report)
 
 def _drawn_with_page(res:dict, models:list|None, cache, stats:dict, page) -> dict[str, str]:
     "The report's files: its tables, its figures and `page(figures)`, made while the figures are drawn elsewhere."
@@ -532,30 +202,16 @@ def _drawn_with_page(res:dict, models:list|None, cache, stats:dict, page) -> dic
     finally: figures.drawing.close()
     return files | {f"figures/{n}": s for n, (_, s) in figs.items()} | {"report.html": figures.filled(marked, figs)}
 
-def check_max_models(n, # figures of at most this many models per family, or None for every model
-                    ) -> int|None:
-    "`n` if it is None or a whole number of at least 1; else `BadInput` in one line."
-    if n is None or (isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 1): return n
-    raise BadInput(f"--max_models {n!r}: accepted is a whole number of models of at least 1")
-
-def write_report(runs:pd.DataFrame, # the runs table
-                 out:str|Path, # the folder for report.html, the CSV tables and figures/
-                 prices=None, # $/hour per device (see `parse_prices`)
-                 title:str="Ready, Steady, Go! benchmark report", # the page title
-                 *, include_unconverged:bool=False, # rank points whose CI missed its target too (marked)
-                 only_valid:bool=False, # leave out results whose `conditions` are not `ok`
-                 train_for:str|list|None=None, # the training work (see `build_report`)
-                 infer_for:str|list|None=None, # the inference work (see `build_report`)
-                 device:str|None=None, # the device the report opens with (see `build_report`)
-                 max_models:int|None=12, # per family, figures of at most this many models (see `build_report`)
-                 tpot_ms:float=TPOT_MS, # Serving: the TPOT bound (see `build_report`)
-                ) -> Path:
+def write_report(*args, **kwargs) -> Path:
     "Write the report of `runs` to `out`; returns the path of `report.html`. Nothing is written on bad input."
-    check_report_folder(out)  # before any analysis
-    check_max_models(max_models)
-    return build_report(runs, prices, title, include_unconverged=include_unconverged, only_valid=only_valid,
-                        train_for=train_for, infer_for=infer_for, device=device, max_models=max_models,
-                        tpot_ms=tpot_ms).write(out)
+    runs, o, _ = _called(write_report, args, kwargs)
+    o = o.checked()  # the folder too, before any analysis
+    return report_of(runs, o).write(o.out)
+
+# its parameters: the runs, then the options (`ReportOptions`), `out` first and needed
+write_report.__signature__ = inspect.Signature([
+    _RUNS, *params_of(ReportOptions, only=("out", "prices", "title"), kind=_POSITIONAL, out=inspect.Parameter.empty),
+    *params_of(ReportOptions, but=("out", "prices", "title"))], return_annotation=Path)
 
 # %% ../nbs/08_report.ipynb #9a0e5502
 PROGRESS_RUNS = 20_000  # from this many runs, a report says each stage as it ends (on stderr)
@@ -581,873 +237,3 @@ def timed_read(read, *args) -> pd.DataFrame:
     t = time.perf_counter(); runs = read(*args); took = time.perf_counter() - t
     say_stage(f"read {len(runs):,} runs: {took:.1f} s", took, len(runs))
     return runs
-
-# %% ../nbs/08_report.ipynb #f4ba2d7f
-@dataclass
-class _Page:
-    "What every section of the page reads: the runs, `analyse`'s tables, the figures as SVG, the title and the options."
-    runs: pd.DataFrame
-    res: dict
-    figs: dict  # file name -> (section, SVG text)
-    title: str = "Ready, Steady, Go! benchmark report"
-    include: bool = False  # points whose CI missed its target are ranked (marked)
-    only_valid: bool = False  # results measured under flagged conditions are left out
-    models: list|None = None  # the models with figures (see `most_measured`); None: every one
-    tpot_ms: float = 50.0  # the TPOT bound of the Serving section (`served.capacity_table`)
-    prices: dict|None = None  # $/hour per device, for the cost of a million output tokens
-
-    @cached_property
-    def unit(self) -> str: return unit_name(self.res["tidy"])
-
-    def fig(self, name:str) -> str:
-        "The figure `name` inlined, or nothing where the report has none by that name."
-        return f'<figure id="{html.escape(name[:-4])}">{self.figs[name][1]}</figure>' if name in self.figs else ""
-
-def _cap(s:str) -> str: return s[:1].upper() + s[1:]  # `3D U-Nets` stays as it is
-
-def _families(d:pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
-    "`(family, its rows, its unit)` for each family of `d`, in page order."
-    if "workload" not in d: return [("image", d, unit_name(d))]
-    fams = sorted(d["workload"].unique(), key=lambda f: (FAMILY_ORDER.index(f) if f in FAMILY_ORDER else 9, f))
-    return [(f, x, unit_name(x) if "unit" in x else FAMILY_UNITS.get(f, "samples"))
-            for f in fams for x in [d[d["workload"] == f]]]
-
-def _per_family(d:pd.DataFrame, part, level:int=4) -> list[str]:
-    "Per family of `d`, its name and unit as a heading (where several, or always at `level` 3) and `part(rows, unit)`."
-    fs = _families(d)
-    head = lambda f, u: (f"<h{level}>{html.escape(_cap(FAMILY_NAMES.get(f, f)))} ({rate_name(u)})</h{level}>"
-                         if len(fs) > 1 or level < 4 else "")
-    return [p for f, x, u in fs for p in (head(f, u), part(x, u))]
-
-def _per_mode(d:pd.DataFrame, part) -> list[str]:
-    "Per mode of `d` (training first), a heading and what `part(mode)` gives: a figure, a table."
-    return [p for mode in _modes(d) for p in (f"<h3>{mode_name(mode).capitalize()}</h3>", *part(mode))]
-
-# %% ../nbs/08_report.ipynb #ec9beae4
-_HOW_TO_READ = ("<p>Throughput is each family's own unit per second (images/s for image models and the input "
-                "pipeline, tokens/s for language models, voxels/s for 3D U-Nets, it/s for micro-ops) at each "
-                "configuration's best batch size (repeats combined by their median); a cost is per 1M images or tokens, "
-                "per 1G voxels, per 1k iterations. Numbers show three significant figures, with k, M, G, T for "
-                "thousands to trillions. "
-    "<b>Relative throughput</b> is 100 × a device's best / the best of any device and precision on that model and "
-    "mode (the 2022 normalisation); averages over models are geometric means (the arithmetic means are in "
-    "<code>average.csv</code>). Error bars are a single run's 95% confidence interval, or the range of its repeats; "
-    "every ratio (speed-ups, throughput factors) carries its 95% interval, propagated from them, and says <i>no "
-    "interval</i> where a result has none.</p>")
-
-def _intro(pg:_Page) -> list[str]:
-    "The title, what the numbers are for, what missed its CI target, how many runs went in, how to read them."
-    e, runs, t = html.escape, pg.runs, pg.res["tidy"]
-    st = runs["status"].astype(str).value_counts() if "status" in runs else pd.Series({"ok": len(runs)})
-    return [f"<h1>{e(pg.title)}</h1>", _about(runs, t), *_convergence(pg.res, pg.include),
-            f'<p class="meta">{len(runs):,} runs ({", ".join(f"{v:,} {e(k)}" for k, v in st.items())}) on '
-            f'{t["device"].nunique()} device(s), {t["label"].nunique()} model(s); generated '
-            f'{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by ready-steady-go.</p>',
-            _HOW_TO_READ]
-
-# %% ../nbs/08_report.ipynb #152d88e4
-def _pm(x) -> str: return "no interval" if pd.isna(x) else f"±{100 * x:.1f}%"
-
-def _test_only(t:pd.DataFrame) -> str:
-    "A note on the devices that ran only tiny test models, among devices that ran real ones."
-    real = ~t["workload"].isin(NO_TIME) if "workload" in t else pd.Series(True, index=t.index)  # a matmul is no model
-    d = t[real.to_numpy()]
-    only = d.assign(_t=_is_test(d["model"]).to_numpy()).groupby("device")["_t"].all()
-    if not only.any() or only.all(): return ""
-    devs = ", ".join(html.escape(str(d)) for d in only.index[only])
-    return (f'<p class="note"><b>{devs}: only tiny timm test models</b>, whose numbers show the pipeline working, '
-            "not the hardware: they are ranked against no real model.</p>")
-
-def _about(runs:pd.DataFrame, t:pd.DataFrame) -> str:
-    "What the numbers are for when they cannot rank hardware: every model a timm test model, or every device a CPU."
-    test = bool(_is_test(t["model"]).all())
-    dt = runs["device_type"].dropna().astype(str) if "device_type" in runs else pd.Series([], dtype=object)
-    cpu = bool(len(dt)) and bool(dt.eq("cpu").all())
-    if not (test or cpu): return _test_only(t)
-    what = {(True, True): "every model is a tiny timm test model and every device a CPU",
-            (True, False): "every model is a tiny timm test model",
-            (False, True): "every device is a CPU"}[test, cpu]
-    return (f'<p class="note"><b>These numbers show the pipeline working, not a hardware ranking</b>: {what}. To '
-            'compare hardware, measure real models on each machine (e.g. <code>ready-steady-go-sweep --preset '
-            'standard</code> on a GPU).</p>')
-
-def _convergence(res:dict, include:bool) -> list[str]:
-    "How many points missed their CI target and what became of them; a device with none converged gets the fix."
-    t, cv = res["tidy"], res["convergence"]
-    u = t["unconverged"]
-    if not u.any(): return []
-    why = (f"their 95% CI missed its target (median {_pm(t.loc[u, 'ci_rel'].median())} against "
-           f"{_pm(t.loc[u, 'target_ci'].median())})")
-    # a point: one configuration at one batch size, its repeats combined (a best point: at its fastest batch size)
-    pts = f"{int(u.sum())} of the {len(t)} measured points (a configuration at one batch size, its runs combined)"
-    out = [f'<p class="note">{pts} missed their CI target and are ranked '
-           f'anyway, as asked: {why}; they are hatched in bar charts, open circles in batch-size figures and marked '
-           f'{MISSED_MARK} in tables.</p>' if include else
-           f'<p class="note">{pts} are left out of rankings, averages, '
-           f'speed-ups and costs: {why}. They are the open circles of the batch-size figures; '
-           '<code>--include_unconverged</code> ranks them anyway, marked.</p>']
-    every = cv.loc[cv["unconverged"].eq(cv["points"]), "device"].tolist()
-    if every:
-        out.append(f'<p class="note">Every point of {", ".join(html.escape(str(d)) for d in every)} missed its CI '
-                   'target: for numbers that converge, rerun with <code>--target_ci 0.05</code>, with fewer '
-                   'threads (e.g. <code>OMP_NUM_THREADS=1</code>) or on a quieter machine.</p>')
-    return out
-
-_GUARD_HEADERS = {"scope": "compared", "factor": "what differs", "values": "values (devices)",
-                  "detail": "per device or precision",
-                  "groups": "model and mode", "n_groups": "groups", "n_runs": "runs"}
-
-def _guard(res:dict) -> list[str]:
-    "The comparability guard's note above the ranking, its table folded under it; nothing when measured alike."
-    g = res.get("comparability")
-    if g is None or not len(g) or res["best"].empty: return []
-    g = g.assign(scope=g["scope"].map({"devices": "devices on a model",
-                                       "precisions": "precisions on a device"}).fillna(g["scope"]))
-    lead, _, rest = comparability_note(res["comparability"]).partition(": ")
-    return [f'<p class="note"><b>{html.escape(lead)}</b>: {html.escape(rest)} Besides the hardware, these change '
-            'the numbers too: read the ranking and the speed-ups with them in mind.</p>',
-            "<details><summary>What differs, per model and mode ranked together</summary>",
-            _table(g.drop(columns="devices").rename(columns=_GUARD_HEADERS)), "</details>"]
-
-def _flagged_note(best:pd.DataFrame, only_valid:bool) -> str:
-    "A line on best points measured under flagged conditions (or on their being left out)."
-    if only_valid:
-        return ("<p>Results measured under flagged conditions (throttling, a power cap, ...) are left out "
-                "(<code>only_valid</code>).</p>")
-    if "conditions" not in best: return ""
-    f, eff = flagged(best), best["conditions"].fillna("").astype(str).str.contains(EFFECTIVE, regex=False)
-    note = (f'<p>{int(eff.sum())} of {len(best)} best points reached <i>{EFFECTIVE}</i>: more FLOP/s than the '
-            "matmul peak measured on their device, as convolutions computed with fewer multiplications (Winograd, FFT) "
-            "do; the device ran as it should, and their MFU against the measured peak is left empty.</p>"
-            if eff.any() else "")
-    if not f.any(): return note
-    what = ", ".join(html.escape(c) for c in sorted(set(best.loc[f, "conditions"].astype(str))))
-    return (f'<p class="note">{int(f.sum())} of {len(best)} best points were measured under flagged conditions '
-            f'({what}): their devices were not running as they should, and they are ranked as measured (see the '
-            '<i>conditions</i> column of the best points); <code>only_valid</code> leaves them out.</p>' + note)
-
-# %% ../nbs/08_report.ipynb #5438f392
-def _num_or(x, fmt=num_text, inf="unbounded") -> str:
-    return "" if pd.isna(x) else inf if np.isinf(x) else fmt(x) if callable(fmt) else fmt.format(x)
-
-def _ci_text(lo, hi, fmt=num_text) -> str:
-    "A 95% interval as `lo to hi`; `no interval` where a bound is unknown (unknown is not a zero uncertainty)."
-    return "no interval" if pd.isna(lo) or pd.isna(hi) else f"{_num_or(lo, fmt)} to {_num_or(hi, fmt)}"
-
-def _target(met, tg) -> str:
-    t = "" if pd.isna(tg) else f" {_pm(tg)}"
-    return "unknown" if pd.isna(met) else f"met{t}" if met else f"{MISSED_MARK} missed{t}"
-
-def _how_ran(d:pd.DataFrame) -> tuple[str, pd.Series]:
-    "The precision column of a table of best points: `configuration` where a layout or compile is named, else `precision`."
-    if "configuration" not in d or d["configuration"].eq(d["precision"]).all(): return "precision", d["precision"]
-    return "configuration", d["configuration"]
-
-def _points(d:pd.DataFrame, unit:str, relative:bool=True) -> pd.DataFrame:
-    "One family's best points as a table whose headers carry its unit, the interval and the CI target of each."
-    unit = rate_name(unit)
-    d = d.sort_values(["mode", "label", *(["relative"] if relative else ["throughput"])],
-                      ascending=[False, True, False])
-    how, ran = _how_ran(d)
-    out = pd.DataFrame({"device": d["device"], "model": d["label"], how: ran, "mode": d["mode"],
-                        "batch size": d["bs"], f"throughput ({unit})": d["throughput"],
-                        f"95% CI ({unit})": [_ci_text(a, b) for a, b in zip(d["throughput_lo"], d["throughput_hi"])],
-                        "CI (±%)": 100 * d["ci_rel"],
-                        "CI target": [_target(m, g) for m, g in zip(d["ci_target_met"], d["target_ci"])],
-                        "runs": d["n_runs"], "peak memory (MiB)": d["peak_mem_mb"]})
-    if relative: out["relative (%)"] = d["relative"]
-    if "conditions" in d:
-        out["conditions"] = [c if isinstance(c, str) and c.strip() else "not recorded" for c in d["conditions"]]
-    return out.dropna(axis=1, how="all")
-
-def _speedups(sp:pd.DataFrame, mode:str) -> pd.DataFrame:
-    "The precision speed-ups of one mode with their 95% intervals, in the figure's order (largest first)."
-    d = sp[sp["mode"] == mode]
-    d = d.assign(_o=d.groupby("device")["speedup"].transform("max")).sort_values(["_o", "device", "speedup"],
-                                                                                 ascending=[False, True, False])
-    out = pd.DataFrame({"device": d["device"], "precision": d["precision"], "speed-up over fp32 (×)": d["speedup"],
-                        "95% CI (×)": [_ci_text(a, b, "{:.2f}") for a, b in zip(d["speedup_lo"], d["speedup_hi"])],
-                        "models": d["n_models"]})
-    if "basis" in d and d["basis"].ne(LIKE).any(): out["taken between"] = d["basis"]  # a best against a best
-    return out
-
-# %% ../nbs/08_report.ipynb #b1d0b451
-def _texts(xs) -> list: return [x or None for x in xs]  # numbers as text, missing ones empty (and droppable)
-
-def _time_column(d:pd.DataFrame) -> tuple[str, list]:
-    "The time for each row's work: `time for 2T tokens` as the header when a family's rows share their work."
-    test, timed = _is_test(d["model"]).to_numpy(), _timed(d)
-    ws = d.loc[timed, "work"].unique()
-    one = len(ws) == 1
-    cells = ["— (test model)" if t else "— (trains nothing)" if not k else s if one else f"{s} for {w}"
-             for t, k, s, w in zip(test, timed, d["duration"], d["work"])]
-    return (f"time for {ws[0]}" if one else "time"), cells
-
-def _machine_rows(d:pd.DataFrame, unit:str) -> pd.DataFrame:
-    "One family's rows of the This machine table: every number in the family's unit, the unconverged marked."
-    r, (tname, times), (how, ran) = rate_name(unit), _time_column(d), _how_ran(d)
-    ci = [_ci_text(a, b) for a, b in zip(d["throughput_lo"], d["throughput_hi"])]
-    out = pd.DataFrame({"model": d["label"], how: ran, "mode": d["mode"].map(mode_name),
-                        "batch size": d["bs"],
-                        f"best throughput ({r}, 95% CI)": [f"{x} ({c})" for x, c in zip(_marked(d), ci)],
-                        "achieved FLOP/s": _texts(num_text(x * 1e12) for x in d["tflops"]),
-                        "MFU (%)": 100 * d["mfu"], "MFU, measured peak (%)": 100 * d["mfu_measured"],
-                        "peak memory (MiB)": d["peak_mem_mb"], tname: times,
-                        "cost of that work ($)": d["work_usd"] if "work_usd" in d else np.nan,
-                        f"$ per {cost_per(unit)[1]}": d["usd_per"]})
-    if "conditions" in d: out["conditions"] = [_other_conditions(c) for c in d["conditions"]]
-    return out.dropna(axis=1, how="all")
-
-def _other_conditions(c) -> str:
-    "A point's conditions besides a missed CI target (its † says that): `ok`, or what else was wrong."
-    if not isinstance(c, str) or not c.strip(): return "not recorded"
-    rest = [x.strip() for x in c.split(";") if x.strip() and not x.strip().startswith("CI not reached")]
-    return "; ".join(rest) or "ok"
-
-_RIGHT = ("best throughput", "95% CI", "achieved FLOP/s")  # numbers written as text (a mark, a prefix): right-aligned
-
-def _machine_section(pg:_Page) -> list[str]:
-    "This machine: the one device's absolute numbers per family, model, precision and mode, every point in."
-    m = pg.res.get("machine")
-    if m is None or not len(m): return []
-    n_u = int(m["unconverged"].sum())
-    missed = (f" {n_u} of the {len(m)} best points missed their CI target: they are here, marked {MISSED_MARK} with their "
-              "interval, and left out of rankings." if n_u else "")
-    table = lambda d, u: (lambda x: _table(x, right=[c for c in x if c.startswith(_RIGHT)]))(_machine_rows(d, u))
-    return [f"<h2>This machine: {html.escape(str(m['device'].iloc[0]))}</h2>",
-            "<p>What this device did, in absolute numbers: each model, precision and mode at its fastest batch size, "
-            "in its family's unit. FLOP/s and MFU where the model's FLOPs are known, peak memory where the device "
-            "reports it, the time for each family's work (<code>--train_for</code>, <code>--infer_for</code>) and, "
-            f"with <code>--price</code>, the cost.{missed}</p>", *_work_cost(m), _largest_note(m),
-            *_per_family(m, table, level=3)]
-
-def _work_cost(m:pd.DataFrame) -> list[str]:
-    "One sentence on what the work costs on this device, for its fastest real model; nothing without a price."
-    if "work_usd" not in m or m["work_usd"].isna().all(): return []
-    r = m[m["work_usd"].notna()].iloc[0]  # the first real model, in the table's order
-    return [f"<p>A price is per GPU-hour, so the cost of the work is its hours × the price × the GPUs it runs on: "
-            f"at ${num_text(r['price_per_hour'])} per GPU-hour, {html.escape(str(r['work']))} of "
-            f"{html.escape(str(r['label']))} ({r['precision']}, {r['duration']} on 1 GPU) costs "
-            f"${num_text(r['work_usd'])}; the <i>cost of that work</i> column gives it for every model.</p>"]
-
-# %% ../nbs/08_report.ipynb #05be310b
-def _few(xs, n:int=4) -> str:
-    "Up to `n` names, then how many more: `a, b, c, d and 3 more`."
-    xs = list(xs)
-    return ", ".join(xs[:n]) + (f" and {len(xs) - n} more" if len(xs) > n else "")
-
-def _left_out(sh:pd.DataFrame, mode:str, fam:str) -> list[str]:
-    "A sentence on the devices of one family and mode that share no model with those ranked (see `shared_models`)."
-    d, e = sh[sh["mode"] == mode], html.escape
-    out, kept = d[~d["ranked"]], d[d["ranked"]]
-    if out.empty: return []
-    own = "; ".join(f"{e(r.device)}: {e(_few(r.models))}" for r in out.itertuples())
-    if kept.empty:
-        return [f'<p class="note">No ranking of {fam} in {mode_name(mode)}: no model was measured on two of these '
-                f"devices ({own}), and a device is ranked only against the models it shares. Each device's own "
-                "numbers are in its best points below.</p>"]
-    shared = kept["shared"].iloc[0]
-    return [f'<p class="note">Left out of this ranking, which is over the {len(shared)} model(s) every ranked '
-            f"device measured ({e(_few(shared))}): {own}. A device is ranked only over models it shares with "
-            "the others; its own numbers are in its best points below.</p>"]
-
-def _ranking_of(pg:_Page, av:pd.DataFrame, sp:pd.DataFrame, mode:str, *, fam:str, sfx:str) -> list[str]:
-    "One family's ranking in one mode (where two devices or more compare), then the speed-ups over fp32."
-    r = ranking(av, mode)
-    out = [f"<h3>{mode_name(mode).capitalize()}: {FAMILY_NAMES.get(fam, fam)}</h3>",
-           *_left_out(_of_family(shared_models(pg.res["best"]), fam), mode, FAMILY_NAMES.get(fam, fam))]
-    if _compared(av[av["mode"] == mode]):
-        out += [pg.fig(f"average{sfx}-{mode}.svg"), "<p>Relative throughput, geometric mean over models (% of the "
-                "fastest), and how many models went in:</p>", _table(r)]
-    if "models" in r and r["models"].astype(str).str.contains(" of ").any():
-        out.append("<p>A device measured on fewer models than the others averages over those only: "
-                   "its number is not comparable with theirs.</p>")
-    if (sp["mode"] == mode).any():
-        out += [pg.fig(f"speedup{sfx}-{mode}.svg"),
-                f"<p>Speed-up of each precision over fp32 on the same device, {_basis_text(sp, mode)}, geometric "
-                "mean over models, with its 95% interval:</p>",
-                _table(_speedups(sp, mode), "{:,.2f}")]
-    return out if len(out) > 1 else []
-
-def _basis_text(sp:pd.DataFrame, mode:str) -> str:
-    "How a mode's speed-ups were taken, in words: like for like, or between each precision's best configuration."
-    if "basis" not in sp or sp.loc[sp["mode"] == mode, "basis"].eq(LIKE).all():
-        return "in the same memory layout and compile setting"
-    return ("between each precision's best configuration (layout and compile setting: the <i>taken between</i> "
-            "column says where they differ; the best points say which each is)")
-
-def _ranking_section(pg:_Page) -> list[str]:
-    "The ranking: the guard's note, then per family and mode the averages and speed-ups."
-    best = pg.res["best"]
-    out = ["<h2>Ranking</h2>", *_guard(pg.res), _flagged_note(best, pg.only_valid)]
-    if best.empty: out.append("<p>Nothing is ranked: no point reached its CI target (see above).</p>")
-    elif not _compared(best):
-        out.append(f"<p>One device, {html.escape(str(best['device'].iloc[0]))}: nothing to rank it against, so its "
-                   "numbers are absolute, under <i>This machine</i>. Rankings and relative bars appear where two "
-                   "devices or more measured a model (bring other machines' runs in with "
-                   "<code>ready-steady-go-import</code>).</p>")
-    for fam, fb, sfx in _by_family(best):  # one family at a time: never tokens against images
-        av, sp = _of_family(pg.res["average"], fam), _of_family(pg.res["speedup"], fam)
-        for mode in _modes(fb): out += _ranking_of(pg, av, sp, mode, fam=fam, sfx=sfx)
-    if pg.include and best["unconverged"].any():
-        out.append(f"<p>{MISSED_MARK}: ranked with points whose CI missed its target.</p>")
-    return out
-
-# %% ../nbs/08_report.ipynb #85f2f654
-_VALUE_HEADERS = {"price_per_hour": "price ($/h)", "throughput": "relative throughput (%, geomean)",
-                  "cost_factor": "price factor (×)",
-                  "throughput_factor": "throughput factor (×)", "value": "value (% per $/h)",
-                  "frontier": "on the frontier"}
-
-def _verdicts(value:pd.DataFrame, mode:str) -> pd.DataFrame:
-    "One mode's value table as shown: each verdict with the 95% interval of its throughput factor."
-    v = value[value["mode"] == mode].drop(columns="mode")
-    ci = [None if i == 0 else _ci_text(a, b, "{:.2f}")
-          for i, (a, b) in enumerate(zip(v["throughput_factor_lo"], v["throughput_factor_hi"]))]
-    v["verdict"] = [x if c is None else f"{x} (no interval)" if c == "no interval" else f"{x} (95% CI {c}×)"
-                    for x, c in zip(v["verdict"], ci)]
-    v = v.drop(columns=["cost_factor", "throughput_factor", "throughput_factor_lo", "throughput_factor_hi"])
-    return v.rename(columns=_VALUE_HEADERS)
-
-def _cost_section(pg:_Page) -> list[str]:
-    "Cost, with prices: per mode the value figure and verdicts against the cheapest, then $ per million units."
-    value, cost = pg.res.get("value"), pg.res.get("cost")
-    if cost is None or not len(cost): return []  # no price, or none of a ranked device
-    if value is None: value = pd.DataFrame(columns=["device", "mode"])  # no device ranked against another
-    out = ["<h2>Cost</h2><p>Prices are in $ per GPU-hour (one GPU for one hour), as given with "
-           "<code>--price</code>: a run on several GPUs pays for each.</p>"]
-    if len(value) and _compared(value):  # against the cheapest: where there are two devices or more
-        out += ["<p>The verdict compares each device with the cheapest: the price factor is exact, the throughput "
-                "factor comes with its 95% interval; <i>value</i> is relative throughput per $/hour; the frontier "
-                "holds the devices no other device beats on both price and speed.</p>",
-                *_per_mode(value, lambda m: (pg.fig(f"cost-{m}.svg"), _table(_verdicts(value, m), "{:,.2f}")))]
-    return out + ["<p>Cost per 1M images or tokens (per 1G voxels, per 1k iterations) at each device's fastest "
-                  "precision:</p>", *_per_family(pg.res["cost"], lambda d, u: _table(cost_table(d, u)))]
-
-# %% ../nbs/08_report.ipynb #ae81d6c1
-def _measured_mfu(d:pd.DataFrame) -> pd.Series:
-    "MFU against the measured peak (%); where a run beat the peak even after it was measured again, the reason."
-    v = (100 * d["mfu_measured"]).astype(object)
-    if "conditions" not in d: return v
-    c = d["conditions"].fillna("").astype(str)
-    below = d["mfu_measured"].isna() & (c.str.contains(PEAK_BELOW, regex=False) | c.str.contains(EFFECTIVE, regex=False))
-    return v.where(~below, f"none ({EFFECTIVE})")
-
-def _env_peaks(env:pd.DataFrame, # the environments table (`analysis.environments`)
-               runs:pd.DataFrame, # the runs, whose `measured_peak_tflops` is the peak of their environment
-              ) -> pd.DataFrame:
-    "`env` with the measured matmul peak of each environment, per precision (TFLOP/s), as its runs recorded it."
-    if "env_id" not in env: return env
-    cols = ["env_id", "precision", "measured_peak_tflops"]
-    r = runs[cols].dropna() if set(cols) <= set(runs) else pd.DataFrame(columns=cols)
-    best = r.assign(env_id=r["env_id"].astype(str)).groupby(["env_id", "precision"])["measured_peak_tflops"].max()
-    text = {e: "; ".join(f"{p} {v:,.3g}" for (_, p), v in g.items()) for e, g in best.groupby(level=0)}
-    # beside the device, where a 1400 px page shows it; an environment whose runs recorded none says so
-    peak = [text.get(str(e), "not measured") for e in env["env_id"]]
-    return env.assign(**{PEAK_HEADER: peak})[["device", PEAK_HEADER, *(c for c in env if c != "device")]]
-
-PEAK_HEADER = "measured peak (TFLOP/s)"  # the environments' column of matmul peaks
-
-# %% ../nbs/08_report.ipynb #44fb022a
-_SINGULAR = dict(images="image", tokens="token", voxels="voxel", iterations="iteration")
-_ENERGY_PER = dict(voxels=(1e6, "1M voxels"))  # a single voxel's energy is too small a number to read
-
-def energy_headers(unit:str, # what a family counts: images, tokens, voxels, iterations
-                  ) -> tuple[float, str, str, str]:
-    "How many of `unit` the energy is given for, and the energy table's headers: `J per token`, `tokens per kWh`, `tokens per $`."
-    n, per = _ENERGY_PER.get(str(unit), (1, _SINGULAR.get(str(unit), str(unit).removesuffix("s"))))
-    return n, f"J per {per}", f"{unit} per kWh", f"{unit} per $"
-
-def _efficiency_table(d:pd.DataFrame, unit:str) -> pd.DataFrame:
-    "One mode's and family's efficiency as shown: throughput, FLOP/s and MFU against both peaks, the conditions."
-    out = pd.DataFrame({"device": d["device"], "model": d["label"] if "label" in d else d["model"],
-                        "precision": d["precision"], "batch size": d["bs"],
-                        f"throughput ({rate_name(unit)})": d["throughput"],
-                        "achieved FLOP/s": _texts(num_text(x * 1e12) for x in d["tflops"]), "MFU (%)": 100 * d["mfu"],
-                        "MFU, measured peak (%)": _measured_mfu(d)})
-    if "conditions" in d: out["conditions"] = d["conditions"].fillna("not recorded")
-    return out.dropna(axis=1, how="all")
-
-def _energy_table(d:pd.DataFrame, cost:pd.DataFrame|None, unit:str) -> pd.DataFrame:
-    "One mode's and family's energy, all in the family's `unit` (as its throughput): J per item, items per kWh and per $."
-    keys, (n, j, kwh, usd) = list(POINT_KEYS), energy_headers(unit)
-    if cost is not None and len(cost):  # the cost's throughput counts the same items
-        d = d.merge(cost[keys].assign(_per_usd=cost["samples_per_dollar"]), on=keys, how="left")
-    num = lambda c: pd.to_numeric(d[c], errors="coerce") if c in d else np.nan
-    out = pd.DataFrame({"device": d["device"], "model": d["label"] if "label" in d else d["model"],
-                        "precision": d["precision"], "batch size": d["bs"],
-                        "energy from": d["energy_source"] if "energy_source" in d else "",
-                        j: num("joules_per_sample") * n, kwh: num("samples_per_kwh")})
-    if "_per_usd" in d: out[usd] = d["_per_usd"]
-    return out
-
-def _efficiency_section(pg:_Page) -> list[str]:
-    "Efficiency, where any run recorded FLOP/s: per mode the MFU figure and table."
-    eff = pg.res.get("efficiency", pd.DataFrame())
-    if not (len(eff) and eff[list(EFFICIENCY_COLS)].notna().any().any()): return []
-    out = ["<h2>Efficiency</h2><p>How much of the device each result used, at its best batch size: the achieved "
-           "FLOP/s, and the model FLOPs utilisation (MFU) against the dense datasheet peak of the precision that "
-           "ran, and against the peak this device reached on a large matmul (measured peak). Empty where a run "
-           "recorded none (a 2022 import; a CPU has no datasheet peak).</p>"]
-    table = lambda d, u: _table(_efficiency_table(d, u), right=("achieved FLOP/s",))
-    return out + _per_mode(eff, lambda m: (pg.fig(f"efficiency-{m}.svg"), *_per_family(eff[eff["mode"] == m], table)))
-
-def _energy_section(pg:_Page) -> list[str]:
-    "Energy, where recorded: per mode and family the energy per item of its unit, items per kWh (and per dollar, with prices)."
-    eff, runs = pg.res.get("efficiency", pd.DataFrame()), pg.runs
-    if not (len(eff) and "energy_j" in runs and pd.to_numeric(runs["energy_j"], errors="coerce").notna().any()):
-        return []
-    out = ["<h2>Energy</h2><p>Energy over the timed window per item of each family's unit (J per image, per "
-           "token, per 1M voxels), from the source named (NVML's energy counter, its sampled power, or RAPL on a CPU; "
-           "<i>none</i>: nothing could be read, which is not a zero), and how many items a kWh buys"
-           + (", beside how many a dollar buys" if "cost" in pg.res else "") + ", at each best point.</p>"]
-    cost = pg.res.get("cost")
-    table = lambda d, u: _table(_energy_table(d, cost, u), {energy_headers(u)[1]: "{:,.3g}"})
-    return out + _per_mode(eff, lambda m: _per_family(eff[eff["mode"] == m], table))
-
-# %% ../nbs/08_report.ipynb #31043257
-def _sources(sc:pd.DataFrame, runs:pd.DataFrame) -> str:
-    "The published sources behind a scaling table's marked devices, each once."
-    if "source" not in runs or not sc["device"].str.contains("(published: ", regex=False).any(): return ""
-    s = runs["source"].dropna().astype(str)
-    pub = sorted(set(s[~s.isin(MEASURED_SOURCES) & ~s.str.lower().isin(["", "nan", "none"])]))
-    return ", ".join(f"<code>{html.escape(x)}</code>" for x in pub)
-
-def _scaling_table(d:pd.DataFrame, units:dict) -> pd.DataFrame:
-    "One mode's scaling as the page shows it: throughput with its unit, speed-up and efficiency (%) per world size."
-    tbl = pd.DataFrame({"device": d["device"], "model": d["model"], "precision": d["precision"],
-                        "devices (world size)": d["world_size"], "throughput (per s)": d["throughput"],
-                        "unit": d["model"].map(units), "speed-up (×)": d["speedup"],
-                        "efficiency (%)": 100 * d["efficiency"]})
-    return tbl.dropna(axis=1, how="all")
-
-def _scaling(pg:_Page) -> list[str]:
-    "The scaling section: per mode the speed-up figure and the table, where runs at more than one world size exist."
-    res, runs, sc = pg.res, pg.runs, pg.res.get("scaling")
-    if sc is None or sc.empty: return []
-    units = dict(zip(res["tidy"]["model"], res["tidy"]["unit"]))  # a published table's models are in no unit
-    out = ["<h2>Scaling</h2><p>Speed-up with the number of devices (world size: processes under torchrun, one per "
-           "device, DDP for training): throughput at N devices over throughput at one, and efficiency = speed-up / "
-           "N (100% is linear). Throughput is global, from the slowest device's step times, at each world size's "
-           "fastest per-device batch. Also in <code>scaling.csv</code>.</p>"]
-    if src := _sources(sc, runs):
-        out.append('<p class="note"><b>Published figures, not measured by this tool</b>: the devices marked '
-                   f'<i>(published: …)</i> come from {src}, imported as published. They stand beside local '
-                   'measurements, never merged with them.</p>')
-    if (sc["efficiency"] > 1.05).any():
-        out.append("<p>An efficiency above 100% (more than N× with N devices) is not the hardware: it is a "
-                   "single-device baseline that ran slow, or a published table's own anomaly. Shown as given; the "
-                   "figure marks such lines <i>off the scale</i>.</p>")
-    return out + _per_mode(sc, lambda m: (pg.fig(f"scaling-{m}.svg"),
-                                          _table(_scaling_table(sc[sc["mode"] == m], units), "{:,.2f}")))
-
-# %% ../nbs/08_report.ipynb #6f6ff161
-def _lm_section(t:pd.DataFrame, fig) -> list[str]:
-    "Tokens/s against micro-batch, a row per device and precision, a column per micro-batch; each model's figure."
-    e, out = html.escape, ["<h2>Language models</h2><p>Tokens per second against the micro-batch (sequences per "
-                           "step), per device and precision, up to the first that ran out of memory: the comparison "
-                           "people make for GPT-2 and Llama training. Empty: not measured or out of memory. Each "
-                           "model's figure is under <i>Per model</i>.</p>"]
-    for label in sorted(t["label"].unique()):
-        for mode in _modes(t[t["label"] == label]):
-            d = t[(t["label"] == label) & (t["mode"] == mode) & t["bs"].notna()]
-            if d.empty: continue
-            d = d.loc[d.groupby(["device", "precision", "bs"])["throughput"].idxmax()].assign(_x=_marked(d))
-            p = d.pivot(index=["device", "precision"], columns="bs", values="_x")
-            p.columns = [f"bs {int(c)}" for c in p.columns]
-            # its figure is under Per model, drawn once
-            out += [f"<h3>{e(label)}, {mode_name(mode)} (tokens/s)</h3>",
-                    _table(p.reset_index().fillna(""), right=list(p.columns))]
-    return out
-
-def _marked(d:pd.DataFrame) -> pd.Series:
-    "Each throughput as text, three significant figures, with † where its CI missed its target."
-    return pd.Series([num_text(x) + (f" {MISSED_MARK}" if u else "") for x, u in zip(d["throughput"], d["unconverged"])],
-                     index=d.index, dtype=object)
-
-def _op_section(t:pd.DataFrame, runs:pd.DataFrame) -> list[str]:
-    "Per device: each micro-op's iterations per second, and GB/s or TFLOP/s where the runs stored them."
-    b = best_batch(t)
-    extra = [c for c in ("bandwidth_gbs", "tflops") if c in runs
-             and pd.to_numeric(runs[c], errors="coerce").notna().any()]
-    if extra:
-        pc = _per_config(runs, extra)
-        b = b.merge(pc[[c for c in pc if c in (*POINT_KEYS, *extra)]], on=list(POINT_KEYS), how="left")
-    num = lambda c, f: _texts(num_text(x * f) for x in pd.to_numeric(b[c], errors="coerce"))
-    d = pd.DataFrame({"device": b["device"], "op": b["label"], "dtype": b["precision"], "it/s": _marked(b),
-                      **{dict(bandwidth_gbs="bandwidth (B/s)", tflops="achieved FLOP/s")[c]:
-                         num(c, dict(bandwidth_gbs=1e9, tflops=1e12)[c]) for c in extra}})
-    d = d.sort_values(["op", "device", "dtype"], ignore_index=True)
-    return ["<h2>Micro-ops</h2><p>A tiny operation in a loop, per device: iterations per second (the sanity check: "
-            "a card behind a narrow PCIe link or throttling shows here first), and where the op measures it the "
-            f"bandwidth or achieved FLOP/s. An op is one step, neither training nor inference. {MISSED_MARK}: its CI "
-            "missed its target.</p>", _table(d, right=[c for c in d if c not in ("device", "op", "dtype")])]
-
-def _data_section(runs:pd.DataFrame) -> list[str]:
-    "Can this CPU feed its GPU: the input pipeline against each image model's training rate, with a verdict."
-    ft = feed_table(runs)
-    out = ["<h2>Input pipeline</h2><p>JPEG decoding and augmentation on the CPU (ImageNet-style, through a "
-           "DataLoader) and, where a GPU trained on the same machine (same CPU model and core count), whether it "
-           "can feed it: against each image model's fastest training rate there.</p>"]
-    if len(ft): out.append(_table(ft))
-    elif "device_type" in runs and runs["device_type"].astype(str).eq("cpu").all():
-        out.append("<p>No GPU in these runs, so nothing to feed: the pipeline's images/s stand alone, to compare "
-                   "with a GPU's training rate (import that machine's runs beside these).</p>")
-    else: out.append("<p>No image model was trained on a GPU of a machine whose pipeline was measured: no verdict.</p>")
-    return out
-
-def _unet_section(t:pd.DataFrame) -> list[str]:
-    "Voxels per second and iterations per minute of each 3D U-Net at its best batch size."
-    u = best_batch(t)
-    ips = pd.to_numeric(u["items_per_sample"], errors="coerce") if "items_per_sample" in u else np.nan
-    d = pd.DataFrame({"device": u["device"], "model": u["label"], "precision": u["precision"],
-                      "mode": u["mode"].map(mode_name), "batch size": u["bs"], "throughput (voxels/s)": _marked(u),
-                      "iterations/min": u["throughput"] / (ips * pd.to_numeric(u["bs"], errors="coerce")) * 60})
-    return ["<h2>3D U-Nets</h2><p>Voxels per second and iterations (steps) per minute at each configuration's "
-            f"best batch size ({MISSED_MARK}: its CI missed its target); the days to a number of iterations are under "
-            "Time to train.</p>", _table(d.sort_values(["mode", "model", "device"], ascending=[False, True, True]),  # training first
-                                         right=("throughput (voxels/s)",))]
-
-def _family_sections(pg:_Page) -> list[str]:
-    "A section per workload family beyond image models: language models, 3D U-Nets, micro-ops, input pipeline."
-    t, runs = pg.res["tidy"], pg.runs
-    if "workload" not in t: return []
-    of = lambda f: t[t["workload"].eq(f)]
-    sections = dict(lm=lambda: _lm_section(of("lm"), pg.fig), unet3d=lambda: _unet_section(of("unet3d")),
-                    op=lambda: _op_section(of("op"), runs), data=lambda: _data_section(runs))
-    return [p for f, make in sections.items() if t["workload"].eq(f).any() for p in make()]
-
-# %% ../nbs/08_report.ipynb #aba4e5bb
-def _serving_section(pg:_Page) -> list[str]:
-    "Serving: the throughput–latency curve, pp and tg at one sequence, the capacity at a TPOT bound, latency percentiles."
-    gen, lat = generation_table(pg.runs), latency_table(pg.runs)
-    if not len(gen) and not len(lat): return []
-    one = pd.concat([gen.get("device", pd.Series(dtype=str)), lat.get("device", pd.Series(dtype=str))]).nunique() == 1
-    out = [f"<h2>{'This machine: serving' if one else 'Serving'}</h2><p>Requests timed one by one, each waited for as "
-           "a client waits; never ranked with the throughput of <code>infer</code>.</p>"]
-    if len(gen):
-        b = pg.tpot_ms
-        out += ["<h3>Generation</h3>", svg(serving_curve(pg.runs, b)),
-                "<p>pp and tg at one sequence (llama-bench's view): prompt tokens/s of the prefill, output tokens/s of "
-                "the decode.</p>", _table(pp_tg_table(pg.runs)),
-                f"<p>The most concurrent sequences whose time per output token stays within {b:g} ms "
-                "(<code>--tpot_ms</code>; its p99 where 1,000 steps were timed, else its median), the output tokens/s "
-                "there and, with <code>--price</code>, the cost of a million output tokens:</p>",
-                _table(capacity_table(pg.runs, b, pg.prices)),
-                "<details><summary>Every concurrency</summary>" + _table(gen) + "</details>"]
-    if len(lat):
-        out += ["<h3>Request latency</h3><p>p99 only from 1,000 requests; the median with its 95% interval.</p>",
-                _table(lat)]
-    return out
-
-# %% ../nbs/08_report.ipynb #24a70391
-def _work_of(tt:pd.DataFrame, models, mode:str) -> str:
-    "The work the times of `models` in `mode` are for, as `tt` says, else an image model's default."
-    w = tt.loc[tt["model"].isin(models) & tt["mode"].eq(mode), "work"]
-    return w.iloc[0] if len(w) else DEFAULT_WORK[mode]["image"]
-
-def _image_times(img:pd.DataFrame, tt:pd.DataFrame) -> list[str]:
-    "Image models' times as a device × model grid per mode."
-    e = html.escape
-    out = ["<p>Image models, at the measured rate, with the fastest precision of each device: training is "
-           + e(_work_of(tt, img["label"], "train")) + ", inference " + e(_work_of(tt, img["label"], "infer"))
-           + ". Data loading is not in the benchmark, so read these as lower bounds.</p>"]
-    return out + _per_mode(img, lambda m: (_table(duration_table(img, m, tt)),))
-
-_OTHER_TIMES = ("<p>Other families, each row for the work it names "
-                "(steps per minute = throughput / (bs × items per sample) × 60):</p>")
-
-def _other_times(other:pd.DataFrame) -> list[str]:
-    "Other families' times, a table per family (its unit in the header), a row each for the work it names."
-    same = other["configuration"].eq(other["precision"]).all() if "configuration" in other else True
-    drop = ["seconds", "workload", "unit", *(["configuration"] if same else [])]  # a layout named where one differs
-    table = lambda d, u: _table(d.drop(columns=[c for c in drop if c in d]).dropna(axis=1, how="all").rename(
-        columns={"steps_per_minute": "steps per minute", "throughput": f"throughput ({rate_name(u)})",
-                 "price_per_gpu_hour": "price ($/GPU-hour)", "cost_usd": "cost of the work ($)", "gpus": "GPUs"}))
-    return [_OTHER_TIMES, *_per_family(other, table)]
-
-def _time_section(pg:_Page) -> list[str]:
-    "Time to train at each device's fastest precision: image models as a grid, other families by row; no tests."
-    t, best = pg.res["tidy"], pg.res["best"]
-    out, tests = ["<h2>Time to train</h2>"], sorted(set(t.loc[_is_test(t["model"]).to_numpy(), "model"]))
-    if tests:
-        out.append(f"<p>Not extrapolated for {', '.join(html.escape(m) for m in tests)}: test models are tiny "
-                   "stand-ins (random weights, "
-                         "small inputs) for checking the pipeline, so their speed says nothing about how long a "
-                         "real model trains.</p>")
-    rest = best[~_is_test(best["model"]).to_numpy()]
-    if not len(rest):
-        return out + [("<p>Nothing else is ranked" if tests else "<p>Nothing is ranked (see above)") + ": the time for "
-                      "each family's work at every measured point, converged or not, is in the <i>This machine</i> "
-                      "table where the report holds one device.</p>"]
-    tt = pg.res["time_to_train"] if "time_to_train" in pg.res else time_to_train_table(best)
-    img = rest[rest["workload"].eq("image").to_numpy()] if "workload" in rest else rest
-    other = tt[~tt["model"].isin(img["label"] if len(img) else [])]
-    return out + (_image_times(img, tt) if len(img) else []) + (_other_times(other) if len(other) else [])
-
-# %% ../nbs/08_report.ipynb #4773f5dc
-_ENV_HEADERS = {"device_name": "device name", "device_capability": "compute capability",
-                "device_mem_gb": "device memory (GB)", "device_count": "devices", "driver": "driver", "cuda": "CUDA",
-                "cudnn": "cuDNN", "torch": "PyTorch", "timm": "timm", "python": "Python", "platform": "platform",
-                "cpu": "CPU", "cpu_count": "CPU cores", "torch_threads": "torch threads", "env_id": "environment"}
-_GPU_ONLY = ("device_capability", "driver", "cuda", "cudnn")  # nothing a CPU or an Apple GPU row has
-
-def _environments(envs:pd.DataFrame) -> pd.DataFrame:
-    "The environments as shown: friendly headers, no GPU columns on a CPU's row, no column that is empty everywhere."
-    e = envs.copy()
-    if "device_type" in e:
-        for c in (c for c in _GPU_ONLY if c in e): e[c] = e[c].where(e["device_type"].eq("cuda"), "")
-    same = "device_name" in e and e["device_name"].eq(e["device"]).all()  # the short name says it all
-    e = e.drop(columns=[c for c in ("device_type", *(["device_name"] if same else [])) if c in e])
-    e = e[[c for c in e if not e[c].astype(str).isin(["", "nan", "None"]).all()]]
-    return e.rename(columns=_ENV_HEADERS)
-
-def model_index(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
-                models:list|None=None, # the models with figures on the page; None: every one
-               ) -> pd.DataFrame:
-    "Every measured model: its family, devices, points, runs, and whether the page draws it (all are in the CSVs)."
-    fam = t["workload"] if "workload" in t else pd.Series("image", index=t.index)
-    g = t.assign(_f=fam.map(lambda f: FAMILY_NAMES.get(f, f))).groupby("label")
-    out = g.agg(family=("_f", "first"), devices=("device", "nunique"), points=("throughput", "size"),
-                runs=("n_runs", "sum")).reset_index().rename(columns={"label": "model"})
-    shown = set(out["model"] if models is None else models)
-    out["figures"] = np.where(out["model"].isin(shown), "below", "in the CSVs")
-    return out.sort_values(["family", "runs", "model"], ascending=[True, False, True], ignore_index=True)
-
-def _per_model_section(pg:_Page) -> list[str]:
-    "Per model, every measured one ranked or not (or the most measured, and an index of all): its figures per mode."
-    t, out = pg.res["tidy"], ["<h2>Per model</h2>"]
-    labels = sorted(t["label"].unique())
-    if pg.models is not None and len(pg.models) < len(labels):
-        out += [f"<p>Figures of the {len(pg.models)} most-measured models of each family's "
-                f"{len(labels)}; every model is in the tables and CSVs (<code>--max_models</code> draws more).</p>",
-                f"<details><summary>Every model measured ({len(labels)})</summary>",
-                _table(model_index(t, pg.models)), "</details>"]
-        labels = pg.models
-    for label in labels:
-        figs = [f for mode in _modes(t[t["label"] == label])
-                for f in (pg.fig(f"relative-{_slug(label)}-{mode}.svg"), pg.fig(f"batch-{_slug(label)}-{mode}.svg")) if f]
-        if figs: out += [f"<h3>{html.escape(label)}</h3>", *figs]  # a model of one batch size: in the tables only
-    return out
-
-def _largest_note(d:pd.DataFrame) -> str:
-    "A sentence naming the best points at the largest batch size measured, below any out-of-memory: lower bounds."
-    if "at_largest" not in d or not d["at_largest"].any(): return ""
-    x = d[d["at_largest"]]
-    what = _few([f"{r.device} {r.label} {r.precision} {mode_name(r.mode)} (bs {r.bs})" for r in x.itertuples()], 6)
-    return (f'<p class="note">Best at the largest batch size measured, so the device may do more: {html.escape(what)}. '
-            "Nothing ran out of memory there: a larger batch (<code>--batch_sizes</code>) may be faster still.</p>")
-
-def _points_section(pg:_Page) -> list[str]:
-    "The best points folded (and what missed its CI target, left out), then the environments the numbers came from."
-    best, t, out = pg.res["best"], pg.res["tidy"], []
-    if len(best):
-        out += ["<h2>Best points</h2>", _largest_note(best),
-                "<details><summary>Every device, model, precision and mode at its best batch size "
-                "(also in <code>summary.csv</code>)</summary>",
-                *_per_family(best, lambda d, u: _table(_points(d, u))), "</details>"]
-    left = t[t["unconverged"]] if not pg.include else t.iloc[:0]
-    if len(left):
-        out += ["<details><summary>Left out: the configurations whose points missed their CI target, each at its "
-                "fastest batch size</summary>",
-                *_per_family(best_batch(left), lambda d, u: _table(_points(d, u, relative=False))), "</details>"]
-    return out + ["<h2>Environments</h2><p>Every distinct setup the runs came from, with the matmul peak it reached "
-                  "(the reference of <code>mfu_measured</code>; kept in the store's own table, never as a run).</p>",
-                  _table(_environments(_env_peaks(pg.res["environments"], pg.runs)))]
-
-
-# %% ../nbs/08_report.ipynb #a147c920
-_FACTOR_HEADERS = {"precision": "best: precision", "bs": "micro-batch", "n_runs": "runs", "price_per_hour": "price ($/h)",
-                   "cost_usd": "cost ($)"}
-
-def _dtypes(p:str) -> str:
-    "A precision as weights · autocast: `bf16` → `fp32 · bf16`, `pure bf16` → `bf16 · none`, `fp32` → `fp32 · none`."
-    if m := re.fullmatch(r"pure (\w+)", p): return f"{m[1]} · none"
-    if m := re.fullmatch(r"(\w+) \((\w+) weights\)", p): return f"{m[2]} · {m[1]}"
-    return f"fp32 · {'none' if p == 'fp32' else p}"
-
-def _configurations(d:pd.DataFrame, unit:str) -> list[str]:
-    "One model and mode: throughput per micro-batch and per precision (weights × autocast), and each device's best."
-    e, grid = html.escape, lambda c: d.pivot_table(index="device", columns=c, values="throughput", aggfunc="max")
-    mb = grid("bs").rename(columns=lambda b: f"micro-batch {int(b)}").rename_axis(columns=None).reset_index()
-    dt = grid("precision").rename(columns=_dtypes).rename_axis(columns=None).reset_index()
-    best = best_configs(d)
-    best = best.assign(interval=[_ci_text(a, b, "{:,.0f}") for a, b in zip(best["throughput_lo"], best["throughput_hi"])])
-    best = best[["device", "precision", "bs", "throughput", "interval", "n_runs"]].rename(
-        columns={**_FACTOR_HEADERS, "throughput": f"{unit}/s", "interval": "range or 95% CI"})
-    return [f"<h4>{e(unit)}/s per micro-batch (at the best precision of each)</h4>", _table(mb, "{:,.0f}"),
-            f"<h4>{e(unit)}/s per weights · autocast dtype (at the best micro-batch of each)</h4>", _table(dt, "{:,.0f}"),
-            "<h4>The best configuration of each device</h4>", _table(best, "{:,.0f}")]
-
-_FACTOR_FMT = {"price ($/h)": "{:,.2f}", "cost per run ($)": "{:,.2f}", "cost ($)": "{:,.2f}"}  # else {:,.1f}
-
-def _factor_table(f:pd.DataFrame) -> pd.DataFrame:
-    "`cost_factors` as shown: each factor with its interval."
-    x = lambda a, lo, hi: [f"{v:.2f}" + ("" if pd.isna(l) or pd.isna(h) or l == h else f" ({l:.2f}–{h:.2f})")
-                           for v, l, h in zip(f[a], f[lo], f[hi])]
-    out = f[["device", "precision", "bs", "throughput", "n_runs", "price_per_hour", "cost_usd"]].assign(
-        cost_factor=x("cost_factor", "cost_factor_lo", "cost_factor_hi"),
-        throughput_factor=x("throughput_factor", "throughput_factor_lo", "throughput_factor_hi"))
-    basis = f["cost_basis"].iloc[0]
-    return out.rename(columns={**_FACTOR_HEADERS, "throughput": f"{f['unit'].iloc[0]}/s",
-                               "cost_usd": "cost per run ($)" if basis == "per run" else "cost ($)",
-                               "cost_factor": f"cost factor {basis} (×, 95%)", "throughput_factor": "throughput factor (×, 95%)"})
-
-_TEAM_INTRO = ("<h2>Configurations and what a run costs</h2><p>Runs that record the parameters' dtype (<i>pure bf16</i>:"
-    " bf16 weights without autocast) or their runtime, such as a team's own training runs imported with "
-    "<code>--map</code> or read by a recipe (Hugging Face Trainer, nanoGPT): the throughput per micro-batch and per "
-    "weights × autocast on each device, each device's "
-    "best configuration, and, with prices, what one run cost there (runtime × $/hour per GPU × its GPUs) against the cheapest device. "
-    "A factor's interval comes from the repeats of both configurations (their range, or a single run's CI).</p>")
-
-def _team_section(pg:_Page) -> list[str]:
-    "Configurations per device and the cost of a run, for runs that record weights or a runtime; else nothing."
-    runs, t = pg.runs, pg.res["tidy"]
-    if not any(c in runs and runs[c].notna().any() for c in ("weights", "runtime_s")): return []
-    out, m, cost = [_TEAM_INTRO], "label" if "label" in t else "model", pg.res.get("cost")
-    prices = dict(zip(cost["device"], cost["price_per_hour"])) if cost is not None and len(cost) else {}
-    f = cost_factors(t, runs, prices) if prices else None
-    for (label, mode), d in t[t["bs"].notna()].groupby([m, "mode"], sort=True):
-        out += [f"<h3>{html.escape(str(label))}, {mode_name(mode)}</h3>", *_configurations(d, unit_name(d))]
-        g = f[(f["model"] == label) & (f["mode"] == mode)] if f is not None else []
-        if len(g): out += ["<h4>Cost and throughput against the cheapest</h4>", _table(_factor_table(g), _FACTOR_FMT),
-                           f"<p>{html.escape(factor_sentence(g))}</p>"]
-    given = pg.res.get("prices")  # every priced run, on any number of GPUs
-    rc = run_cost(runs, dict(zip(given["device"], given["price_per_hour"]))) if given is not None else None
-    if rc is not None and len(rc := rc.dropna(subset=["cost_usd"])):
-        out.append("<details><summary>Each run's cost</summary>" + _table(
-            rc[["device", "model", "precision", "bs", "world_size", "throughput", "throughput_per_gpu", "runtime_s",
-                "price_per_hour", "cost_usd"]].rename(columns={"world_size": "GPUs", "throughput_per_gpu": "per GPU",
-                "price_per_hour": "price ($/h per GPU)", "cost_usd": "cost ($)"}), "{:,.2f}") + "</details>")
-    return out
-
-# %% ../nbs/08_report.ipynb #12e82109
-def _sanity_section(pg:_Page) -> list[str]:
-    "One line per result that is almost never the hardware (`precision_doubts`, `cost_doubts`), naming its runs."
-    lines, cost = precision_doubts(pg.res["speedup"], pg.runs), pg.res.get("cost")
-    prices = dict(zip(cost["device"], cost["price_per_hour"])) if cost is not None and len(cost) else {}
-    if prices: lines += cost_doubts(cost_factors(pg.res["tidy"], pg.runs, prices), pg.runs)
-    return [f'<p class="note"><b>Check</b>: {html.escape(_cap(l))}.</p>' for l in lines]
-
-# %% ../nbs/08_report.ipynb #a1017021
-_SECTIONS = (_intro, _sanity_section, _machine_section, _serving_section, _ranking_section, _cost_section, _team_section, _efficiency_section, _energy_section,
-             _scaling, _family_sections,
-             _time_section, _per_model_section, _points_section)  # in page order
-
-_HEAD = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-         '<meta name="viewport" content="width=device-width,initial-scale=1">')
-
-def _html(pg:_Page) -> str:
-    "The page: every section in order, in one self-contained HTML document."
-    return _document(pg.title, [p for section in _SECTIONS for p in section(pg) if p])
-
-def _document(title:str, parts:list[str]) -> str:
-    "One self-contained HTML document of `parts`."
-    return (_HEAD + f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n" + "\n".join(parts)
-            + "\n</body></html>\n")
-
-# %% ../nbs/08_report.ipynb #2d7f5df5
-from .analysis import clean_device_name, clean_device_names
-from .health import fleet_outliers, outlier_sentence, read_checks
-
-# %% ../nbs/08_report.ipynb #0312b9d5
-_RATES = ("TFLOP/s", "GB/s", "images/s")  # check lines whose values a fleet can compare
-
-def _fleets(runs:pd.DataFrame, checks:pd.DataFrame) -> pd.DataFrame:
-    "Each machine against its peers: over the runs (per model, precision, mode, batch size) and the checks' rates."
-    named = lambda d: d.assign(device_name=clean_device_names(d["device_name"])) if "device_name" in d else d
-    r = fleet_outliers(named(runs)).assign(of="runs") if "device_name" in runs else None
-    rates = checks[checks["unit"].isin(_RATES)]
-    c = fleet_outliers(named(rates), what=("check",), value="measured").assign(of="checks") if len(rates) else None
-    parts = [f for f in (r, c) if f is not None and len(f)]
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
-
-def _latest_checks(checks:pd.DataFrame) -> pd.DataFrame:
-    "Per machine, its latest check: when, the device, its verdicts counted and the lines it flagged."
-    rows = []
-    for cid in checks.groupby(["host", "gpu_uuid"], dropna=False, sort=False)["check_id"].last():
-        g = checks[checks["check_id"] == cid]
-        n, bad = g["verdict"].value_counts(), g[g["verdict"].eq("flagged")]
-        rows.append({"host": g["host"].iloc[0], "checked (UTC)": str(g["timestamp"].iloc[0])[:16].replace("T", " "),
-                     "device": clean_device_name(g["device_name"].iloc[0]),
-                     **{v: int(n.get(v, 0)) for v in ("ok", "low", "flagged", "skipped")},
-                     "flagged lines": "; ".join(bad["check"] + ": " + bad["note"].fillna(""))})
-    return pd.DataFrame(rows)
-
-# %% ../nbs/08_report.ipynb #f55ce310
-def _fleet_table(fl:pd.DataFrame) -> pd.DataFrame:
-    "The fleet comparisons as the page shows them: outliers first."
-    pct = lambda x: "" if pd.isna(x) else f"{100 * x:+.1f}%"
-    fl = fl.sort_values(["flagged", "device", "what"], ascending=[False, True, True])
-    return pd.DataFrame({"device": fl["device"], "measured": fl["what"], "of": fl["of"], "machine": fl["machine"],
-                         "value": fl["value"], "peers' median": fl["peers_median"], "peers": fl["n_peers"],
-                         "difference": fl["diff"].map(pct),
-                         "95% interval": [f"{pct(a)} to {pct(b)}" if pd.notna(a) else "no interval"
-                                          for a, b in zip(fl["diff_lo"], fl["diff_hi"])],
-                         "outlier": fl["flagged"]})
-
-def _health_section(pg:_Page) -> list[str]:
-    "Each machine's latest check, every check line stored, and each machine against its peers."
-    store = pg.runs.attrs.get("store")
-    checks = read_checks(store) if store else pd.DataFrame(columns=["unit"])
-    fl = _fleets(pg.runs, checks)
-    if not len(checks) and not len(fl): return []
-    out = ["<h2>Health</h2>"]
-    if len(checks):
-        out += [f"<p>{checks['check_id'].nunique()} check(s) of {checks['host'].nunique()} machine(s) stored; each "
-                "machine's latest, with what it flagged (what each check catches: "
-                "<code>ready-steady-go-check --help</code> and the project's <i>Check a rented machine</i> page):</p>",
-                _table(_latest_checks(checks)),
-                f"<details><summary>Every check line stored ({len(checks)})</summary>",
-                _table(checks[["timestamp", "host", "device_name", "check", "measured", "unit", "expected",
-                               "verdict", "note"]], "{:,.3g}"), "</details>"]
-    if len(fl):
-        bad = fl[fl["flagged"]]
-        out += ["<h3>Fleet outliers</h3><p>For each device model measured on two or more machines (told apart by "
-                "host and GPU UUID), each machine against the median of its peers: flagged only when its 95% "
-                "interval excludes that median, it is at least 5% from it, and beyond the fleet's own spread. "
-                "With one or two peers a single sick machine moves the median: read those lines with care.</p>"]
-        out += (["<ul>"] + [f"<li>{html.escape(outlier_sentence(r, r['of']))}</li>" for _, r in bad.iterrows()]
-                + ["</ul>"]) if len(bad) else ["<p>No machine stands out from its peers.</p>"]
-        if len(bad): out.append(_table(_fleet_table(bad), "{:,.4g}"))
-        out += [f"<details><summary>Every machine against its peers ({len(fl)})</summary>",
-                _table(_fleet_table(fl), "{:,.4g}"), "</details>"]
-    return out
-
-_SECTIONS = (*_SECTIONS, _health_section)  # after the environments
-
-def checks_page(runs:pd.DataFrame, # the runs read from a store (`attrs["store"]` names it)
-                title:str="Ready, Steady, Go! benchmark report", # the page title
-               ) -> str|None:
-    "The page of a store that holds checks and no runs: its Health section alone; None where there are runs or no checks."
-    store = runs.attrs.get("store") if isinstance(runs, pd.DataFrame) else None
-    if store is None or len(runs) or not len(read_checks(store)): return None
-    pg = _Page(runs, {}, {}, title=title)
-    return _document(title, [f"<h1>{html.escape(title)}</h1>",
-                             f'<p class="note">{html.escape(str(store))} holds the checks of '
-                             "<code>ready-steady-go-check</code> and no benchmark runs: this page is their Health "
-                             "section. For throughput, rankings and costs, measure with "
-                             "<code>ready-steady-go-sweep</code> into the same store.</p>", *_health_section(pg)])
-
-# %% ../nbs/08_report.ipynb #de74ccfb
-from .store import read_history
-from .plots import plot_history, svg
-
-def _history_section(pg:_Page) -> list[str]:
-    "Throughput by step, for the runs whose per-step history the store holds (`ready-steady-go-import --history`)."
-    store = pg.runs.attrs.get("store")
-    hist = read_history(store) if store else pd.DataFrame(columns=["run_id"])
-    hist = hist[hist["run_id"].isin(pg.runs["run_id"])] if "run_id" in pg.runs else hist.iloc[:0]
-    if not len(hist): return []
-    n = hist["run_id"].nunique()
-    return ["<h2>Steps</h2><p>How each run got to its number: its throughput at every step, the warm-up steps "
-            "in grey (compilation, the kernel search and caches filling: never counted), the timed steps in colour, "
-            "and the run's throughput dashed. A run still climbing at its window's end, or whose steps scatter, "
-            f"deserves a longer window. {n} run(s) have a per-step history"
-            + (", the latest 6 drawn" if n > 6 else "") + "; their losses are "
-            + ("recorded in the store" if hist["loss"].notna().any() else
-               "not recorded (the benchmark's step does not return its loss, so that no step waits to read it)")
-            + ".</p>", f'<figure id="history">{svg(plot_history(hist, pg.runs))}</figure>']
-
-_SECTIONS = (*_SECTIONS, _history_section)  # after Health: the detail behind single runs
-
