@@ -16,15 +16,23 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from .env import BadInput, check_choice, check_int, check_number, check_numbers, first_line, gc_paused
-from .device import pick_device, synchronize, reset_peak_memory, free_memory, cpu_name
-from .schema import (MODES, OPTIMIZERS, PEAK_BELOW, PRECISIONS, SERVING_MODES, WEIGHTS, Result, RUN_FIELDS,
-                                    COMPILE_MODES, POINT_FIELDS, Point, StopRule, kind_of, num_text, params_of)
-from .timing import (BlockTimer, CudaTimer, EventTimer, HostTimer, RunningStats, make_timer,
-                                    overrun, overrun_text, request_timer, run_timed, size_blocks, step_history, step_stats, t975,
+from .env import (BadInput, check_choice, check_int, check_number, check_numbers,
+                                 first_line, gc_paused)
+from .device import (pick_device, synchronize, reset_peak_memory, free_memory,
+                                    cpu_name)
+from .schema import (MODES, OPTIMIZERS, PEAK_BELOW, PRECISIONS, SERVING_MODES,
+                                    WEIGHTS, Result, RUN_FIELDS,
+                                    COMPILE_MODES, POINT_FIELDS, Point, StopRule, kind_of, num_text,
+                                    params_of)
+from .timing import (BlockTimer, CudaTimer, EventTimer, HostTimer, RunningStats,
+                                    make_timer,
+                                    overrun, overrun_text, request_timer, run_timed, size_blocks,
+                                    step_history, step_stats, t975,
                                     warming)
-from .workloads import MicroOp, Workload, conv_share, get_workload, kv_cache_bytes, model_step
-from .telemetry import make_sampler, read_now, conditions, conditions_text, device_details
+from .workloads import (MicroOp, Workload, conv_share, get_workload, kv_cache_bytes,
+                                       model_step)
+from .telemetry import (make_sampler, read_now, conditions, conditions_text,
+                                       device_details)
 from .peaks import PeakBook, memory_bandwidth, peak_flops, mfu
 from .serving import decode_traffic, generation_fields, latency_fields, percentile
 import psutil
@@ -46,17 +54,20 @@ def _amp_fails(dev:torch.device, dtype:torch.dtype, scaler:bool=False) -> str|No
     "Why autocast to `dtype` (and one `GradScaler` step, if `scaler`) does not really work on `dev`; None when it does."
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("error")  # torch 2.5 on MPS *warns* and disables autocast: that is a failure here
+            # torch 2.5 on MPS *warns* and disables autocast: that is a failure here
+            warnings.simplefilter("error")
             a = torch.ones(8, 8, device=dev)
             with torch.autocast(dev.type, dtype=dtype): out = a @ a
             if out.dtype != dtype: return f"autocast produced {out.dtype}, not {dtype}"
             if scaler:
-                w = torch.nn.Parameter(torch.ones(8, device=dev)); opt = torch.optim.SGD([w], lr=0.1)
+                w = torch.nn.Parameter(torch.ones(8, device=dev)); opt = torch.optim.SGD([w],
+                                                                                         lr=0.1)
                 s = torch.amp.GradScaler(dev.type)
                 s.scale((w * 2).sum()).backward(); s.step(opt); s.update()
     except Exception as e: return first_line(e)
     return None
 
+# %% ../nbs/02_benchmark.ipynb #27f2f9f4
 def check_precision(precision:str, # one of `PRECISIONS`
                     dev:torch.device, # the device that will run it
                     mode:str="train", # `train` also needs a `GradScaler` step for fp16
@@ -64,19 +75,26 @@ def check_precision(precision:str, # one of `PRECISIONS`
                    ) -> str:
     "`precision` normalised, or `BadInput` when unknown or not runnable on `dev`."
     p = check_choice(precision, PRECISIONS, "precision")
-    if p == "tf32" and (os.environ if environ is None else environ).get("NVIDIA_TF32_OVERRIDE", "").strip() == "0":
-        raise BadInput("precision 'tf32' with NVIDIA_TF32_OVERRIDE=0 set would run strict fp32 (the driver turns TF32 "
-                       "off) and be divided by the TF32 peak: unset NVIDIA_TF32_OVERRIDE, or use --precision fp32")
+    if (p == "tf32"
+        and (os.environ if environ is None else environ).get("NVIDIA_TF32_OVERRIDE", "").strip() == "0"):
+        raise BadInput("precision 'tf32' with NVIDIA_TF32_OVERRIDE=0 set would run strict fp32 "
+                       "(the driver turns TF32 "
+                       "off) and be divided by the TF32 peak: unset NVIDIA_TF32_OVERRIDE, or use "
+                       "--precision fp32")
     # the capability of the device asked for, not of the current one
     cap = torch.cuda.get_device_capability(dev) if dev.type == "cuda" else None
     if p == "tf32" and not (cap and cap >= (8, 0)):
-        raise BadInput(f"precision 'tf32' needs an NVIDIA GPU of compute capability 8.0 or newer; {dev} "
-                       f"{'is ' + '.'.join(map(str, cap)) if cap else 'has no TF32'}: use fp32, fp16 or bf16")
+        raise BadInput("precision 'tf32' needs an NVIDIA GPU of compute capability 8.0 or newer; "
+                       f"{dev} "
+                       f"{'is ' + '.'.join(map(str, cap)) if cap else 'has no TF32'}: use fp32, "
+                       "fp16 or bf16")
     if p == "bf16" and dev.type == "cuda" and not (torch.version.hip or cap >= (8, 0)):
         raise BadInput(f"precision 'bf16' is not supported natively on {dev} "
                        f"(compute capability {'.'.join(map(str, cap))}): use fp32 or fp16")
-    if p in AMP_DTYPES and dev.type == "mps" and (why := _amp_fails(dev, AMP_DTYPES[p], p == "fp16" and mode == "train")):
-        raise BadInput(f"precision {p!r} does not work on MPS with torch {torch.__version__} ({why}): "
+    if p in AMP_DTYPES and dev.type == "mps" and (why := _amp_fails(dev, AMP_DTYPES[p], p == "fp16"
+                                                                    and mode == "train")):
+        raise BadInput(f"precision {p!r} does not work on MPS with torch {torch.__version__} "
+                       f"({why}): "
                        "use fp32, or a newer torch")
     return p
 
@@ -89,7 +107,8 @@ def precision_flags(precision:str, # one of `PRECISIONS`
     saved = cu.allow_tf32, cd.allow_tf32, cd.benchmark, torch.get_float32_matmul_precision()
     tf32 = precision == "tf32"
     cu.allow_tf32 = cd.allow_tf32 = tf32
-    cd.benchmark = True  # what real training loops use: let cuDNN pick its fastest kernels during warm-up
+    # what real training loops use: let cuDNN pick its fastest kernels during warm-up
+    cd.benchmark = True
     torch.set_float32_matmul_precision("high" if tf32 else "highest")
     try: yield
     finally:
@@ -97,7 +116,8 @@ def precision_flags(precision:str, # one of `PRECISIONS`
         torch.set_float32_matmul_precision(saved[3])
 
 # %% ../nbs/02_benchmark.ipynb #3da488d4
-make_step = model_step  # the name it had: the step now lives with the workloads (`workloads.model_step`)
+# the name it had: the step now lives with the workloads (`workloads.model_step`)
+make_step = model_step
 
 # %% ../nbs/02_benchmark.ipynb #e7abc5d0
 def flops_per_sample(wl:Workload,      # the workload
@@ -111,28 +131,37 @@ def is_oom(e:BaseException) -> bool:
     "Whether `e` is an out-of-memory error, of any device's allocator."
     if isinstance(e, torch.OutOfMemoryError): return True
     msg = str(e).lower()
-    return isinstance(e, RuntimeError) and any(s in msg for s in ("out of memory", "can't allocate memory",
+    return isinstance(e, RuntimeError) and any(s in msg
+                                               for s in ("out of memory", "can't allocate memory",
                                                                   "alloc_failed"))
 
 # %% ../nbs/02_benchmark.ipynb #34db098e
 GEN_LEN = 128  # new tokens per sequence of a generation, by default
 
+# %% ../nbs/02_benchmark.ipynb #83e001fe
 def _lengths(mode:str, seq_len, prompt_len, gen_len, kw:dict) -> tuple:
     "`(seq_len, family options)` of the mode: a generation's prompt is its sequence, with `gen_len` new tokens."
     if mode != "generate":
-        if (k := "prompt_len" if prompt_len is not None else "gen_len" if gen_len is not None else None):
-            raise BadInput(f"{k} {prompt_len if k == 'prompt_len' else gen_len!r} applies to mode generate, not "
-                           f"{mode}: give --mode generate, or seq_len for the sequences of the other modes")
+        if (k := "prompt_len" if prompt_len is not None else "gen_len" if gen_len is not None
+            else None):
+            raise BadInput(f"{k} {prompt_len if k == 'prompt_len' else gen_len!r} applies to mode "
+                           "generate, not "
+                           f"{mode}: give --mode generate, or seq_len for the sequences of the "
+                           "other modes")
         return seq_len, kw
     if seq_len is not None:
-        raise BadInput(f"seq_len {seq_len!r} with mode generate: give the prompt's length as prompt_len")
+        raise BadInput(f"seq_len {seq_len!r} with mode generate: give the prompt's length as "
+                       "prompt_len")
     if prompt_len is not None: check_int(prompt_len, "prompt_len")
     return prompt_len, {**kw, "gen_len": GEN_LEN if gen_len is None else gen_len}
 
+# %% ../nbs/02_benchmark.ipynb #c76e0888
 def _family_options(p:Point) -> dict:
     "The options of one family given with `p` (`workers`, `sliding_window`): other families take neither."
-    return {k: v for k in ("workers", "sliding_window") if (v := getattr(p, k)) is not None and v is not False}
+    return {k: v for k in ("workers", "sliding_window") if (v := getattr(p, k)) is not None
+            and v is not False}
 
+# %% ../nbs/02_benchmark.ipynb #915eccdb
 def check_settings(p:Point, # the point as asked
                   ) -> dict:
     "Validate what a point measures before any work; returns it normalised (`BadInput` on the first bad one)."
@@ -144,25 +173,28 @@ def check_settings(p:Point, # the point as asked
         raise BadInput(f"{', '.join(kw)} does not apply to {getattr(p.model, 'model', p.model)}: "
                        "workers is for data:*, sliding_window for 3D U-Nets") from None
     # served: one request of one sample, one sequence, unless asked
-    bs = (1 if mode in SERVING_MODES else wl.default_bs) if p.bs is None else check_int(p.bs, "batch size")
+    bs = (1 if mode in SERVING_MODES else wl.default_bs) if p.bs is None else check_int(p.bs,
+                                                                                        "batch size")
     dev = pick_device(wl.forced_device or p.device)
     precision = check_precision(p.precision, dev, mode)
     wl.check(precision, mode, p.channels_last, p.compile)
     return dict(workload=wl, bs=bs, precision=precision, mode=mode, dev=dev, rule=p.stop,
                 optimizer=check_choice(p.optimizer or wl.optimizer, OPTIMIZERS, "optimizer"))
 
-
 # %% ../nbs/02_benchmark.ipynb #a8429201
 def _dynamo_counts() -> tuple[int, int]:
     "Frames dynamo has compiled and graphs it has captured, so far in this process."
-    if "torch._dynamo" not in sys.modules: return 0, 0  # nothing compiled yet, and importing dynamo takes seconds
+    # nothing compiled yet, and importing dynamo takes seconds
+    if "torch._dynamo" not in sys.modules: return 0, 0
     from torch._dynamo.utils import counters
     return counters["frames"]["total"], counters["stats"]["unique_graphs"]
 
+# %% ../nbs/02_benchmark.ipynb #12ea6a27
 def _alloc_retries(dev:torch.device) -> int|None:
     "How often the CUDA caching allocator has flushed its cache and retried a failed allocation."
     return torch.cuda.memory_stats(dev).get("num_alloc_retries", 0) if dev.type == "cuda" else None
 
+# %% ../nbs/02_benchmark.ipynb #75549a1d
 def _memory(dev:torch.device) -> dict:
     "What can honestly be said about memory on `dev` after the timed window."
     if dev.type == "cuda": return dict(peak_mem_mb=torch.cuda.max_memory_allocated(dev) / 2**20,
@@ -170,27 +202,32 @@ def _memory(dev:torch.device) -> dict:
     if dev.type == "mps": return dict(mps_driver_mb=torch.mps.driver_allocated_memory() / 2**20)
     return {}
 
+# %% ../nbs/02_benchmark.ipynb #46b266d3
 def release_memory(dev:torch.device):
     "Give back what a point held: cached blocks and (CUDA) cuBLAS workspaces, so the next point starts alike."
-    if dev.type == "cuda" and hasattr(torch._C, "_cuda_clearCublasWorkspaces"): torch._C._cuda_clearCublasWorkspaces()
+    if dev.type == "cuda" and hasattr(torch._C, "_cuda_clearCublasWorkspaces"):
+        torch._C._cuda_clearCublasWorkspaces()
     free_memory(dev)
 
 # %% ../nbs/02_benchmark.ipynb #1ddb0c6d
 @lru_cache(None)
 def _mps_cores(key:str) -> int|None: return device_details(key).get("mps_gpu_cores")
 
+# %% ../nbs/02_benchmark.ipynb #9e3efdc1
 def _datasheet_peak(dev:torch.device, precision:str) -> float|None:
     "The datasheet peak of `dev` at the precision that ran (fp32 is strict: TF32 off); None on a CPU."
     if dev.type == "cuda": return peak_flops(torch.cuda.get_device_name(dev), precision)
     if dev.type == "mps": return peak_flops(cpu_name(), precision, gpu_cores=_mps_cores(str(dev)))
     return None  # CPUs have no datasheet row: no guess
 
+# %% ../nbs/02_benchmark.ipynb #3689d02e
 def _verdict(res:Result, tele:dict|None, rule:StopRule) -> str:
     "`conditions` of the window, with the engine's own findings."
     v = conditions(tele if tele and tele.get("n_samples") else None,
                    # a fixed count or time has no CI target to miss
                    ci_target_met=res.ci_target_met if rule.kind == "auto" else None,
-                   alloc_retries=res.alloc_retries, steps=kind_of(res.workload) in ("image", "lm", "unet3d"))
+                   alloc_retries=res.alloc_retries,
+                   steps=kind_of(res.workload) in ("image", "lm", "unet3d"))
     v = [] if v == "ok" else list(v)
     if res.compile_fallback: v.append("compiled but fell back to eager")
     return conditions_text(v or "ok")
@@ -201,25 +238,32 @@ def _check_loss_scale(v, # the `loss_scale` asked for (None: GradScaler's dynami
                      ):
     "`BadInput` unless `v` is None, or a positive number for fp16 training of a model."
     if v is None: return
-    check_number(v, "loss_scale", min=0, min_inclusive=False, accepted="a positive number, e.g. 256")
+    check_number(v, "loss_scale", min=0, min_inclusive=False,
+                 accepted="a positive number, e.g. 256")
     if s["precision"] != "fp16" or s["mode"] != "train" or s["workload"].kind in ("op", "data"):
-        raise BadInput(f"loss_scale {v!r} applies to fp16 training of a model (it replaces GradScaler's dynamic "
-                       f"scale), not to {s['workload'].model} {s['mode']} {s['precision']}: leave --loss_scale out")
+        raise BadInput(f"loss_scale {v!r} applies to fp16 training of a model (it replaces "
+                       "GradScaler's dynamic "
+                       f"scale), not to {s['workload'].model} {s['mode']} {s['precision']}: leave "
+                       "--loss_scale out")
 
+# %% ../nbs/02_benchmark.ipynb #4dd30614
 def _check_weights(a:Point, # the point as asked
                    s:dict, # `check_settings` of them
                   ) -> dict:
     "`weights` and `global_bs` as the point can run them (image models and LMs); `BadInput` otherwise."
     w, g, wl, bs = check_choice(a.weights, WEIGHTS, "weights"), a.global_bs, s["workload"], s["bs"]
     if (w != "fp32" or g is not None) and wl.kind not in ("image", "lm"):
-        raise BadInput(f"weights and global_bs apply to image models and language models, not to {wl.model}")
+        raise BadInput("weights and global_bs apply to image models and language models, not to "
+                       f"{wl.model}")
     if w == "fp16" and s["precision"] == "fp16" and s["mode"] == "train":
-        raise BadInput("weights fp16 with precision fp16 cannot train: the GradScaler does not unscale fp16 "
+        raise BadInput("weights fp16 with precision fp16 cannot train: the GradScaler does not "
+                       "unscale fp16 "
                        "gradients; give --precision fp32 (pure fp16) or --weights fp32")
     if g is not None:
         g = check_int(g, "global_bs")
         if s["mode"] != "train" or g % bs:
-            raise BadInput(f"global_bs {g}: accepted is a multiple of the micro-batch (bs {bs}), in train mode")
+            raise BadInput(f"global_bs {g}: accepted is a multiple of the micro-batch (bs {bs}), "
+                           "in train mode")
     return dict(weights=w, global_bs=g)
 
 # %% ../nbs/02_benchmark.ipynb #8502debf
@@ -230,8 +274,10 @@ class _Call:
     run_id:str|None=None           # the record's id (default: a new random one)
     peak_measured:float|None=None  # measured matmul FLOP/s, for `mfu_measured` (default: the last found)
 
+# %% ../nbs/02_benchmark.ipynb #0033780e
 CALL_OPTIONS = tuple(f.name for f in fields(_Call))
 
+# %% ../nbs/02_benchmark.ipynb #4e4b84df
 @dataclass
 class CheckedPoint:
     "A point's settings, checked by `check_point`: what `measure_point` measures."
@@ -257,18 +303,25 @@ class CheckedPoint:
     def result(self) -> Result:
         "The record of this point's settings, before anything is measured."
         wl, rule = self.workload, self.rule
-        return Result(model=wl.model, bs=self.bs, precision=self.precision, mode=self.mode, device=str(self.dev),
-                      size=wl.size, workload=wl.kind, unit=wl.unit, items_per_sample=wl.items_per_sample,
-                      seq_len=wl.seq_len, patch="x".join(map(str, wl.patch)) if getattr(wl, "patch", None) else None,
-                      channels_last=self.channels_last, compile=self.compile, optimizer=self.optimizer, stop=rule.kind,
+        return Result(model=wl.model, bs=self.bs, precision=self.precision, mode=self.mode,
+                      device=str(self.dev),
+                      size=wl.size, workload=wl.kind, unit=wl.unit,
+                      items_per_sample=wl.items_per_sample,
+                      seq_len=wl.seq_len, patch="x".join(map(str, wl.patch))
+                      if getattr(wl, "patch", None) else None,
+                      channels_last=self.channels_last, compile=self.compile,
+                      optimizer=self.optimizer, stop=rule.kind,
                       n_batches=rule.n_batches, n_seconds=rule.n_seconds, target_ci=rule.target_ci,
                       max_seconds=rule.max_seconds, run_number=self.run_number, fused=self.fused,
                       loss_scale=self.loss_scale,
-                      compile_mode=self.compile_mode if self.compile else None, global_bs=self.global_bs,
+                      compile_mode=self.compile_mode if self.compile else None,
+                      global_bs=self.global_bs,
                       weights=None if self.weights == "fp32" else self.weights,
-                      **(dict(prompt_len=wl.seq_len, gen_len=wl.gen_len) if self.mode == "generate" else {}),
+                      **(dict(prompt_len=wl.seq_len, gen_len=wl.gen_len) if self.mode == "generate"
+                         else {}),
                       **(dict(run_id=self.run_id) if self.run_id else {}))
 
+# %% ../nbs/02_benchmark.ipynb #6533448b
 def check_point(point:Point, # the point as asked
                 **call,      # what `benchmark` takes beside it (`progress`, `run_id`, `peak_measured`)
                ) -> CheckedPoint:
@@ -286,25 +339,30 @@ def check_point(point:Point, # the point as asked
     else: check_numbers(warmup_seconds=ws)  # bounded, as every number is (`env.NUMBERS`)
     return CheckedPoint(**s, warmup=check_numbers(warmup=p.warmup)["warmup"], warmup_seconds=ws,
                         fused=bool(p.fused), loss_scale=p.loss_scale and float(p.loss_scale),
-                        channels_last=p.channels_last, compile=p.compile, compile_mode=p.compile_mode or "default",
+                        channels_last=p.channels_last, compile=p.compile,
+                        compile_mode=p.compile_mode or "default",
                         run_number=p.run_number, **call, **_check_weights(p, s), point=p)
-
 
 # %% ../nbs/02_benchmark.ipynb #66b99f71
 class World:
     "One process: the model as it is, its own stop decision, its own numbers (torchrun's: `runner.TorchrunWorld`)."
     rank, size, machines = 0, 1, 1  # this process's rank; processes and machines in all
-    def wrapper(self, mode:str): return None      # what wraps the built model (torchrun: DDP for training)
+    def wrapper(self, mode:str):  # what wraps the built model (torchrun: DDP for training)
+        return None
     def step(self, step): return step               # the step as built
     def done(self, rule:StopRule): return rule.done  # the stop decision
-    def warming(self, steps:int, seconds:float): return warming(steps, seconds)  # when the warm-up ends
+    def warming(self, steps:int, seconds:float):  # when the warm-up ends
+        return warming(steps, seconds)
     def meet(self): pass                             # all ranks start the timed window together
     def gather(self, mine:dict) -> list[dict]|None: return [mine]  # every rank's numbers, on rank 0
-    def failed(self, e:BaseException): pass          # a rank's failure (torchrun: said, and the rank exits)
+    def failed(self, e:BaseException):  # a rank's failure (torchrun: said, and the rank exits)
+        pass
 
 # %% ../nbs/02_benchmark.ipynb #28c4550c
-_OWN = ("times", "per", "energy_j", "energy_source", "host", "telemetry")  # per rank, combined by rules of their own
+# per rank, combined by rules of their own
+_OWN = ("times", "per", "energy_j", "energy_source", "host", "telemetry")
 
+# %% ../nbs/02_benchmark.ipynb #dd11a871
 def _world_energy(ranks:list[dict]) -> float|None:
     "Every rank's `energy_j` summed, a CPU package's once per machine (its ranks all read the same RAPL counter)."
     es = [r.get("energy_j") for r in ranks]
@@ -312,20 +370,25 @@ def _world_energy(ranks:list[dict]) -> float|None:
     per = {}  # what each counter measured: a GPU's per rank, a package's per host
     for i, r in enumerate(ranks):
         k = ("rapl", r.get("host")) if r.get("energy_source") == "rapl" else i
-        per[k] = max(per.get(k, 0.0), r["energy_j"])  # the same counter read by several ranks: its longest window
+        # the same counter read by several ranks: its longest window
+        per[k] = max(per.get(k, 0.0), r["energy_j"])
     return sum(per.values())
 
+# %% ../nbs/02_benchmark.ipynb #d751f8a4
 def combine(ranks:list[dict], # per rank: `times` (s), `per` (steps per time), optional memory, `energy_j` and `host`
             items:int,        # items per step on each rank: samples × items per sample
            ) -> dict:
     "The measured fields of one record from every rank's: the slowest rank's global throughput, the spread."
-    if not ranks or any(not r["times"] for r in ranks): raise ValueError("every rank needs at least one step time")
+    if not ranks or any(not r["times"] for r in ranks):
+        raise ValueError("every rank needs at least one step time")
     slow = max(ranks, key=lambda r: sum(r["times"]) / len(r["times"]))
     out = step_stats(slow["times"], items * len(ranks), slow.get("per", 1))
     rates = [len(r["times"]) / sum(r["times"]) for r in ranks]
-    out["rank_spread"] = (max(rates) - min(rates)) / statistics.median(rates) if len(ranks) > 1 else None
+    out["rank_spread"] = ((max(rates) - min(rates)) / statistics.median(rates) if len(ranks) > 1
+                          else None)
     for k in {k for r in ranks for k in r} - set(_OWN):
-        if vs := [r[k] for r in ranks if r.get(k) is not None]: out[k] = max(vs)  # memory: the fullest device
+        # memory: the fullest device
+        if vs := [r[k] for r in ranks if r.get(k) is not None]: out[k] = max(vs)
     out["energy_j"] = _world_energy(ranks)
     return out
 
@@ -336,16 +399,20 @@ def worst_rank(summaries:list, # every rank's window summary (`telemetry.summari
     ss = [(i, s) for i, s in enumerate(summaries) if s]
     clk = [(i, s) for i, s in ss if s.get("sm_clock_mhz") is not None]
     hot = [(i, s) for i, s in ss if s.get("temp_max_c") is not None]
-    out = dict(throttle="; ".join(sorted({n for _, s in ss for n in s.get("throttle") or []})) or None)
+    out = dict(throttle="; ".join(sorted({n for _, s in ss for n in s.get("throttle") or []}))
+               or None)
     if clk:  # a share of the boost clock where NVML gives one (devices can differ), else MHz
-        i, s = min(clk, key=lambda c: (c[1].get("sm_clock_ratio") is None, c[1].get("sm_clock_ratio") or 0,
+        i, s = min(clk, key=lambda c: (c[1].get("sm_clock_ratio") is None,
+                                       c[1].get("sm_clock_ratio") or 0,
                                        c[1]["sm_clock_mhz"]))
-        out.update({k: s.get(k) for k in ("sm_clock_mhz", "max_sm_clock_mhz", "sm_clock_ratio")}, clock_rank=i)
+        out.update({k: s.get(k) for k in ("sm_clock_mhz", "max_sm_clock_mhz", "sm_clock_ratio")},
+                   clock_rank=i)
     if hot:
         i, s = max(hot, key=lambda c: c[1]["temp_max_c"])
         out.update(temp_max_c=s["temp_max_c"], temp_rank=i)
     return out
 
+# %% ../nbs/02_benchmark.ipynb #297dd6f2
 def _union(verdicts:list) -> str:
     "Several stored verdicts (`ok`, or conditions joined by `; `) as one: every condition once, in order."
     seen = [c for v in verdicts if v and v != "ok" for c in v.split("; ")]
@@ -359,76 +426,99 @@ def peak_devices(dev:torch.device, # the device the ranks run on
     return world.size if dev.type == "cuda" else world.machines
 
 # %% ../nbs/02_benchmark.ipynb #71d42f1f
-_TELEMETRY = ("sm_clock_mhz", "max_sm_clock_mhz", "sm_clock_ratio", "temp_max_c", "power_mean_w", "power_limit_w",
+_TELEMETRY = ("sm_clock_mhz", "max_sm_clock_mhz", "sm_clock_ratio", "temp_max_c", "power_mean_w",
+              "power_limit_w",
               "energy_j")
-_MEASURED = ("throughput", "throughput_ci", "ci_rel", "tflops", "ci_target_met", "mfu", "mfu_measured", "bandwidth_gbs")
+_MEASURED = ("throughput", "throughput_ci", "ci_rel", "tflops", "ci_target_met", "mfu",
+             "mfu_measured", "bandwidth_gbs")
 
+# %% ../nbs/02_benchmark.ipynb #796ba328
 def bars_on() -> bool:
     "Whether progress bars suit stderr: a terminal redraws them; a file or a CI log gets a line per point instead."
     try: return sys.stderr.isatty()
-    except (AttributeError, ValueError): return False  # closed, or replaced by something without a terminal
+    # closed, or replaced by something without a terminal
+    except (AttributeError, ValueError): return False
 
+# %% ../nbs/02_benchmark.ipynb #66835fb0
 def _bar(p:CheckedPoint) -> tqdm:
     "The progress bar of `p`: steps for a count, seconds otherwise (the automatic rule's cap marked)."
     rule = p.rule
     fmt = "{l_bar}{bar}| {n:.1f}/{total:.0f} s" + (" (cap)" if rule.kind == "auto" else "") + "{postfix}"
-    return tqdm(total=rule.n_batches or rule.n_seconds or rule.max_seconds, unit="step" if rule.n_batches else "s",
-                desc=f"{p.workload.model} {p.mode} {p.precision} bs {p.bs}", disable=not (p.progress and bars_on()),
+    return tqdm(total=rule.n_batches or rule.n_seconds or rule.max_seconds, unit="step"
+                if rule.n_batches else "s",
+                desc=f"{p.workload.model} {p.mode} {p.precision} bs {p.bs}",
+                disable=not (p.progress and bars_on()),
                 leave=False,
                 file=sys.stderr, bar_format=None if rule.n_batches else fmt)
 
+# %% ../nbs/02_benchmark.ipynb #601d639d
 REQUESTS = 100  # served requests timed at least, unless the automatic rule's time cap comes first
 
+# %% ../nbs/02_benchmark.ipynb #d3de7e15
 def _enough(p:CheckedPoint, done):
     "`done`, and for served requests under the automatic rule also `REQUESTS` of them, or the time cap."
     if p.mode not in SERVING_MODES or p.rule.kind != "auto": return done
-    return lambda n, stats, elapsed, per: done(n, stats, elapsed, per) and (stats.n >= REQUESTS or elapsed >= p.rule.max_seconds)
+    return lambda n, stats, elapsed, per: done(n, stats, elapsed, per) and (stats.n >= REQUESTS
+                                                                            or elapsed >= p.rule.max_seconds)
 
+# %% ../nbs/02_benchmark.ipynb #f228c0e2
 def _time(p:CheckedPoint, step, timer, base:dict, world:World) -> dict:
     "`run_timed` for `p` on its device, under its precision's switches; `base` gets the counters after the warm-up."
     dev = p.dev
     def on_warm(times):
-        reset_peak_memory(dev)  # after the warm-up: cuDNN's search and compile buffers stay out of the peak
+        # after the warm-up: cuDNN's search and compile buffers stay out of the peak
+        reset_peak_memory(dev)
         base.update(retries=_alloc_retries(dev), dynamo=_dynamo_counts())
         if isinstance(timer, BlockTimer): size_blocks(timer, times, p.rule)
     with precision_flags(p.precision), _bar(p) as bar:
         return run_timed(step, timer, p.rule, warmup=p.warmup, warmup_seconds=p.warmup_seconds,
-                          sync=lambda: synchronize(dev), on_warm=on_warm, bar=None if bar.disable else bar,
-                          sampler=make_sampler(dev), probe=lambda: read_now(dev), done=_enough(p, world.done(p.rule)),
+                          sync=lambda: synchronize(dev), on_warm=on_warm, bar=None if bar.disable
+                         else bar,
+                          sampler=make_sampler(dev), probe=lambda: read_now(dev),
+                         done=_enough(p, world.done(p.rule)),
                           meet=world.meet, more=world.warming(p.warmup, p.warmup_seconds),
                           say=_teller(p))
 
+# %% ../nbs/02_benchmark.ipynb #83976d6b
 def _teller(p:CheckedPoint):
     "`say(line)` for `p`'s lines on stderr, named after the point, beside any bar; None without progress."
     name = f"{p.workload.model} {p.mode} {p.precision} bs {p.bs}"
     return (lambda line: tqdm.write(f"{name}: {line}", file=sys.stderr)) if p.progress else None
 
+# %% ../nbs/02_benchmark.ipynb #0cb3f3a7
 def _fill_timing(res:Result, out:dict, p:CheckedPoint, base:dict):
     "Per-step history, allocator retries and compile counters of the window (`base`: the counters before it)."
     res.__dict__.update({k: out[k] for k in ("wall_seconds", "warmup_steps", "warmup_seconds")})
-    items = p.samples * p.workload.items_per_sample  # the per-step history (`step_history`); the step returns no loss
-    res.history = step_history(out.get("warmup_times") or [], out["times"], out["per"], items, out["warmup_steps"])
+    # the per-step history (`step_history`); the step returns no loss
+    items = p.samples * p.workload.items_per_sample
+    res.history = step_history(out.get("warmup_times") or [], out["times"], out["per"], items,
+                               out["warmup_steps"])
     if p.dev.type == "cuda": res.alloc_retries = _alloc_retries(p.dev) - base["retries"]
     if p.compile:
         frames, graphs = _dynamo_counts()
         res.recompiles, res.compile_fallback = frames - base["dynamo"][0], graphs == base["start"][1]
 
+# %% ../nbs/02_benchmark.ipynb #1454381d
 def _fill_world(res:Result, out:dict, p:CheckedPoint, world:World) -> list:
     "Throughput, statistics, memory, energy and the worst rank's telemetry, from every rank's: their telemetry."
-    mine = dict(times=out["times"], per=out["per"], energy_j=res.energy_j, energy_source=res.energy_source,
+    mine = dict(times=out["times"], per=out["per"], energy_j=res.energy_j,
+                energy_source=res.energy_source,
                 host=os.uname().nodename, telemetry=out["telemetry"], **_memory(p.dev))
     ranks = world.gather(mine) or [mine]  # a rank other than 0 keeps its own
     res.__dict__.update(combine(ranks, p.samples * p.workload.items_per_sample))
     if len(ranks) > 1: res.__dict__.update(worst_rank([r["telemetry"] for r in ranks]))
     res.ci_target_met = res.ci_rel is not None and res.ci_rel <= res.target_ci
-    if res.energy_j is not None:  # the window holds the in-flight warm-up step and every launched one: all it covered
+    # the window holds the in-flight warm-up step and every launched one: all it covered
+    if res.energy_j is not None:
         res.joules_per_sample = res.energy_j / (out["covered"] * p.samples * p.workload.items_per_sample * len(ranks))
     return [r["telemetry"] for r in ranks]
 
+# %% ../nbs/02_benchmark.ipynb #eb509378
 def _fill_efficiency(res:Result, p:CheckedPoint, devices:int=1):
     "FLOPs per item, TFLOP/s, bandwidth, and MFU against the datasheet and the measured peak (of `devices` of them)."
     wl = p.workload
-    measured = p.peak_measured  # found by the run's owner (`calibrate.measured_peak`), or in its peak book
+    # found by the run's owner (`calibrate.measured_peak`), or in its peak book
+    measured = p.peak_measured
     measured = measured and measured * devices
     res.flops_per_sample = wl.flops_per_sample(p.mode)
     res.flops_per_sample_formula = wl.flops_per_sample_formula(p.mode)
@@ -437,30 +527,38 @@ def _fill_efficiency(res:Result, p:CheckedPoint, devices:int=1):
     if b := wl.bytes_per_iteration(p.precision): res.bandwidth_gbs = b * res.throughput / 1e9
     peak = (peak := _datasheet_peak(p.dev, p.precision)) and peak * devices
     res.peak_tflops, res.mfu = peak and peak / 1e12, mfu(achieved, peak)
-    res.measured_peak_tflops, res.mfu_measured = measured and measured / 1e12, mfu(achieved, measured)
+    res.measured_peak_tflops, res.mfu_measured = measured and measured / 1e12, mfu(achieved,
+                                                                                   measured)
     res.flops_effective = _effective(res, wl) if achieved else None
 
-CONV_SHARE = 0.5  # a model whose counted FLOPs are at least this share convolutions can beat a matmul's peak
+# %% ../nbs/02_benchmark.ipynb #01eb9c1e
+# a model whose counted FLOPs are at least this share convolutions can beat a matmul's peak
+CONV_SHARE = 0.5
 
+# %% ../nbs/02_benchmark.ipynb #691b5442
 def _effective(res:Result, wl:Workload) -> bool:
     "Whether the counted FLOP/s beat a peak because fast convolution algorithms (Winograd, FFT) do less arithmetic."
     beats = any(m is not None and m > 1 for m in (res.mfu, res.mfu_measured))
     return beats and conv_share(wl) >= CONV_SHARE
 
+# %% ../nbs/02_benchmark.ipynb #b14835da
 def _fill_telemetry(res:Result, out:dict):
     "Clocks, temperature, power, throttling and energy of the window, and its edges."
     tele, (a, b) = out["telemetry"] or {}, out["probes"]
     get = lambda o, k: (o or {}).get(k)
     res.__dict__.update({k: tele.get(k) for k in _TELEMETRY})
-    res.telemetry_samples, res.throttle = tele.get("n_samples"), "; ".join(tele.get("throttle") or []) or None
+    res.telemetry_samples, res.throttle = (tele.get("n_samples"),
+                                           "; ".join(tele.get("throttle") or []) or None)
     res.sm_clock_start_mhz, res.sm_clock_end_mhz = get(a, "sm_clock_mhz"), get(b, "sm_clock_mhz")
     res.temp_start_c, res.temp_end_c = get(a, "temp_c"), get(b, "temp_c")
     res.energy_source = tele.get("energy_source") or "none"
 
+# %% ../nbs/02_benchmark.ipynb #1d8e6157
 def _datasheet_bandwidth(dev:torch.device) -> float|None:
     "The datasheet memory bandwidth of `dev` in GB/s; None on a CPU or where unknown."
     return memory_bandwidth(torch.cuda.get_device_name(dev)) if dev.type == "cuda" else None
 
+# %% ../nbs/02_benchmark.ipynb #27c00063
 def _fill_serving(res:Result, out:dict, p:CheckedPoint, step):
     "Latency percentiles of the timed requests; for a generation its prefill, decode, KV cache and memory traffic."
     if p.mode not in SERVING_MODES: return
@@ -468,33 +566,44 @@ def _fill_serving(res:Result, out:dict, p:CheckedPoint, step):
     if p.mode != "generate": return
     wl, timed = p.workload, step.requests[-len(out["times"]):]  # the warm-up's requests came first
     cache = step.state["cache"]
-    res.__dict__.update(generation_fields(timed, p.bs, wl.seq_len), prompt_len=wl.seq_len, gen_len=wl.gen_len,
+    res.__dict__.update(generation_fields(timed, p.bs, wl.seq_len), prompt_len=wl.seq_len,
+                        gen_len=wl.gen_len,
                         kv_cache=step.kv_cache, kv_cache_bytes=kv_cache_bytes(cache))
     weights = wl.weight_bytes(next(step.lm.parameters()).dtype)
     kv = wl.kv_bytes_per_token(cache.layers[0].keys.dtype)
-    res.__dict__.update(decode_traffic(weights, kv, p.bs, wl.seq_len, wl.gen_len, 1 / res.decode_tps_per_seq))
+    res.__dict__.update(decode_traffic(weights, kv, p.bs, wl.seq_len, wl.gen_len,
+                                       1 / res.decode_tps_per_seq))
     res.datasheet_bandwidth_gbs = _datasheet_bandwidth(p.dev)
 
+# %% ../nbs/02_benchmark.ipynb #cf657c99
 def _step(p:CheckedPoint, world:World):
     "The step of `p` on its device, its model wrapped by `world`."
     wrap = world.wrapper(p.mode)
-    step = p.workload.make_step(p.dev, p.bs, precision=p.precision, mode=p.mode, optimizer=p.optimizer,
-                                channels_last=p.channels_last, compile=p.compile_mode if p.compile else False,
-                                **(dict(fused=True) if p.fused else {}),  # compiled there, this mode, static shapes
+    step = p.workload.make_step(p.dev, p.bs, precision=p.precision, mode=p.mode,
+                                optimizer=p.optimizer,
+                                channels_last=p.channels_last, compile=p.compile_mode if p.compile
+                                else False,
+                                # compiled there, this mode, static shapes
+                                **(dict(fused=True) if p.fused else {}),
                                 **({"weights": p.weights} if p.weights != "fp32" else {}),
                                 **({"global_bs": p.global_bs} if p.global_bs else {}),
                                 **({"loss_scale": p.loss_scale} if p.loss_scale else {}),
                                 **({"wrap": wrap} if wrap else {}),  # op and data: no model to wrap
-                                **({"timer": lambda: request_timer(p.dev, phases=True)} if p.mode == "generate" else {}))
+                                **({"timer": lambda: request_timer(p.dev, phases=True)}
+                                   if p.mode == "generate" else {}))
     return world.step(step)
 
+# %% ../nbs/02_benchmark.ipynb #cf81e0b6
 def _measure(res:Result, p:CheckedPoint, world:World):
     "Fill `res` with measurements of `p` in `world`; raises on failure (the caller turns that into a status)."
-    if p.dev.type == "cuda": torch.cuda.set_device(p.dev)  # cuBLAS handles, compiled kernels: on `dev`, not cuda:0
-    if p.compile: torch.compiler.reset()  # a fresh cache: no graph of an earlier point, no recompile limit reached
+    # cuBLAS handles, compiled kernels: on `dev`, not cuda:0
+    if p.dev.type == "cuda": torch.cuda.set_device(p.dev)
+    # a fresh cache: no graph of an earlier point, no recompile limit reached
+    if p.compile: torch.compiler.reset()
     base, step = dict(start=_dynamo_counts()), _step(p, world)
     res.workload_note = getattr(step, "note", None)
-    res.host_sync = getattr(step, "host_sync", None)  # a model's step says whether it waits for the device
+    # a model's step says whether it waits for the device
+    res.host_sync = getattr(step, "host_sync", None)
     timer = request_timer(p.dev) if p.mode in SERVING_MODES else make_timer(p.dev)
     out = _time(p, step, timer, base, world)
     _fill_timing(res, out, p, base)
@@ -502,27 +611,35 @@ def _measure(res:Result, p:CheckedPoint, world:World):
     teles = _fill_world(res, out, p, world)
     _fill_efficiency(res, p, peak_devices(p.dev, world))
     _fill_serving(res, out, p, step)
-    res.conditions = _union([_verdict(res, t, p.rule) for t in teles])  # every rank's: one that throttles shows
+    # every rank's: one that throttles shows
+    res.conditions = _union([_verdict(res, t, p.rule) for t in teles])
     if res.lat_n is not None and res.lat_n < REQUESTS and p.rule.kind == "auto":
-        res.conditions = conditions_text([*([] if res.conditions == "ok" else res.conditions.split("; ")),
-                                          f"{res.lat_n} requests within the time cap, not {REQUESTS}"])
+        res.conditions = conditions_text([*([] if res.conditions == "ok"
+                                            else res.conditions.split("; ")),
+                                          f"{res.lat_n} requests within the time cap, not "
+                                          f"{REQUESTS}"])
 
+# %% ../nbs/02_benchmark.ipynb #2c8fbb24
 def _hold_peak(res:Result, p:CheckedPoint, book:PeakBook|None):
     "A run that beats the measured peak: the peak measured again (`book`), once; if the run still beats it, no `mfu_measured`."
-    if res.mfu_measured is None or res.mfu_measured <= 1 or res.flops_effective: return  # convolutions: see `_effective`
+    # convolutions: see `_effective`
+    if res.mfu_measured is None or res.mfu_measured <= 1 or res.flops_effective: return
     key, achieved = (str(p.dev), p.precision), res.tflops * 1e12
     again = book.measure_again(p.dev, p.precision) if book is not None else None
     if again: res.measured_peak_tflops, res.mfu_measured = again / 1e12, mfu(achieved, again)
     if res.mfu_measured is not None and res.mfu_measured <= 1: return
-    res.mfu_measured = None  # never a utilisation above 100% shown as a value: the reference is what is wrong
+    # never a utilisation above 100% shown as a value: the reference is what is wrong
+    res.mfu_measured = None
     res.conditions = conditions_text([*([] if res.conditions in (None, "ok") else res.conditions.split("; ")), PEAK_BELOW])
 
+# %% ../nbs/02_benchmark.ipynb #6817bea9
 def measure_point(p:CheckedPoint,  # a checked point (`check_point`)
                   world:World|None=None, # the processes it runs in (default: this one alone)
                   book:PeakBook|None=None, # the measured peaks its owner found, and how to measure one again
                  ) -> Result:
     "Measure a checked point, as it is; failures come back as a `Result` with status `oom` or `error`."
-    if book is not None and p.peak_measured is None: p = replace(p, peak_measured=book.get(p.dev, p.precision))
+    if book is not None and p.peak_measured is None:
+        p = replace(p, peak_measured=book.get(p.dev, p.precision))
     res, world = p.result(), world or World()
     try: _measure(res, p, world)
     except Exception as e:
@@ -538,11 +655,13 @@ def measure_point(p:CheckedPoint,  # a checked point (`check_point`)
 # %% ../nbs/02_benchmark.ipynb #6ecf4ab8
 def benchmark(*args, **kwargs) -> Result:
     "Measure one point (`check_point`, then `measure_point`); a failure comes back as a `Result`, `oom` or `error`."
-    a = inspect.signature(benchmark).bind(*args, **kwargs).arguments  # the settings given, by their flat names
+    # the settings given, by their flat names
+    a = inspect.signature(benchmark).bind(*args, **kwargs).arguments
     call = {k: a.pop(k) for k in CALL_OPTIONS if k in a}
     return measure_point(check_point(Point.of(**a), **call))
 
-# its parameters: a point's settings (`schema.Point`, less how it runs), then `_Call`'s; `model` may also be a `Workload`
+# its parameters: a point's settings (`schema.Point`, less how it runs), then `_Call`'s; `model` may
+# also be a `Workload`
 benchmark.__signature__ = inspect.Signature([
     *params_of(Point, only=("model", "bs"), kind=inspect.Parameter.POSITIONAL_OR_KEYWORD),
     *params_of(Point, but=("model", "bs", *RUN_FIELDS), compile_mode="default"), *params_of(_Call)],
@@ -551,6 +670,7 @@ benchmark.__signature__ = inspect.Signature([
 # %% ../nbs/02_benchmark.ipynb #895b8069
 def _nbytes(t) -> int: return t.numel() * t.element_size() if isinstance(t, torch.Tensor) else 0
 
+# %% ../nbs/02_benchmark.ipynb #f3d119a7
 class _Largest(TorchDispatchMode):
     "The largest output of any one operation run under it, in bytes."
     def __init__(self): super().__init__(); self.most = 0
@@ -559,6 +679,7 @@ class _Largest(TorchDispatchMode):
         self.most = max(self.most, sum(_nbytes(t) for t in tree_leaves(out)))
         return out
 
+# %% ../nbs/02_benchmark.ipynb #f661982d
 @lru_cache(maxsize=64)
 def _traced(wl:Workload, mode:str, bs:int=2) -> tuple[int, int]:
     "Bytes of `wl`'s parameters and buffers, and of what one step at `bs` holds besides, counted on fake tensors."
@@ -569,7 +690,8 @@ def _traced(wl:Workload, mode:str, bs:int=2) -> tuple[int, int]:
         x, y = wl.batch(bs, "cpu" if fake else "meta")
         saved = {}  # a tensor saved by several operations is held once
         if mode == "train":
-            with torch.autograd.graph.saved_tensors_hooks(lambda t: saved.setdefault(id(t), t), lambda t: t):
+            with torch.autograd.graph.saved_tensors_hooks(lambda t: saved.setdefault(id(t), t),
+                                                          lambda t: t):
                 out = model.train()(x)
             held = sum(_nbytes(t) for t in saved.values())
         else:
@@ -577,17 +699,21 @@ def _traced(wl:Workload, mode:str, bs:int=2) -> tuple[int, int]:
             held = 2 * lg.most
     return params, held + _nbytes(x) + _nbytes(y) + sum(_nbytes(t) for t in tree_leaves(out))
 
+# %% ../nbs/02_benchmark.ipynb #e743608b
 def memory_estimate(wl:Workload, # the workload
                     bs:int, # its batch size
                     mode:str="train", # train, infer, latency or generate (its KV cache counted, in fp32)
                     optimizer:str="sgd", # sgd (one state per parameter) or adamw (two)
                    ) -> int|None:
     "Bytes one step of `wl` at `bs` needs: weights, gradients and optimizer states, activations; None if not traceable."
-    if wl.kind not in ("image", "lm", "unet3d"): return None  # micro-ops and the input pipeline are small by design
+    # micro-ops and the input pipeline are small by design
+    if wl.kind not in ("image", "lm", "unet3d"): return None
     try: params, step = _traced(wl, mode)
     except Exception: return None
     copies = 1 + (1 + dict(sgd=1, adamw=2).get(optimizer, 2) if mode == "train" else 0)
-    kv = bs * wl.kv_bytes_per_token() * (wl.seq_len + wl.gen_len) if getattr(wl, "gen_len", None) else 0  # the cache, full
+    # the cache, full
+    kv = (bs * wl.kv_bytes_per_token() * (wl.seq_len + wl.gen_len) if getattr(wl, "gen_len", None)
+          else 0)
     return params * copies + step * bs // 2 + kv
 
 # %% ../nbs/02_benchmark.ipynb #6f68aa16
@@ -598,7 +724,9 @@ def check_memory(p:CheckedPoint, # a checked point
     if p.dev.type != "cpu": return None
     need, have = memory_estimate(p.workload, p.bs, p.mode, p.optimizer), psutil.virtual_memory().available
     if need is not None and need > have and not force:
-        raise BadInput(f"{p.workload.model} {p.mode} at bs {p.bs} needs about {need / 2**30:,.1f} GiB of host memory "
-                       f"by estimate, and {have / 2**30:,.1f} GiB is available: the kernel would kill it; accepted "
+        raise BadInput(f"{p.workload.model} {p.mode} at bs {p.bs} needs about {need / 2**30:,.1f} "
+                       "GiB of host memory "
+                       f"by estimate, and {have / 2**30:,.1f} GiB is available: the kernel would "
+                       "kill it; accepted "
                        "is a smaller --bs or model, or --force to try anyway")
     return need

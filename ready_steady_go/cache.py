@@ -15,11 +15,13 @@ from .env import BadInput, open_own, read_own
 __all__ = ['CACHE_INDEX', 'STALE_S', 'cache_key', 'write_sealed', 'read_sealed', 'prune_files']
 
 # %% ../nbs/00c_cache.ipynb #6dd15e3b
-CACHE_INDEX = "ready-steady-go.index"  # in a cache folder: the names of the files this tool wrote there, one a line
+# in a cache folder: the names of the files this tool wrote there, one a line
+CACHE_INDEX = "ready-steady-go.index"
 _CACHED = re.compile(r"[0-9a-f]{40}\.(?:pkl|svg)")  # the names it gives them
 _WRITING = re.compile(r"\.[0-9a-f]{40}\.(?:pkl|svg)\.\d+\.tmp")  # and to one being written
 _MAC = 64  # hex digits of an HMAC-SHA256: the first bytes of every cache file
 
+# %% ../nbs/00c_cache.ipynb #8bff2f4c
 def cache_key() -> bytes|None:
     "This user's key for cache files (made once, readable by this user alone); None where it cannot be kept."
     p = Path.home() / ".cache" / "ready-steady-go" / "cache.key"
@@ -35,11 +37,13 @@ def cache_key() -> bytes|None:
     except (OSError, BadInput): return None
     return key if len(key) == 32 and st.st_uid == os.geteuid() and not st.st_mode & 0o077 else None
 
+# %% ../nbs/00c_cache.ipynb #1496d894
 class _Hashing:
     "A file that feeds what is written to it into an HMAC too."
     def __init__(self, f, mac): self.f, self.mac = f, mac
     def write(self, b): self.mac.update(b); return self.f.write(b)
 
+# %% ../nbs/00c_cache.ipynb #b7e56215
 def write_sealed(f:Path, # the cache file, named as `_CACHED` names them
                  dump, # `dump(file)` writes its content
                 ) -> bool:
@@ -54,17 +58,21 @@ def write_sealed(f:Path, # the cache file, named as `_CACHED` names them
         os.replace(tmp, f)
         _listed(f.parent, f.name)
         return True
-    except Exception:  # a full disk, a file in the way, a value that cannot be pickled: no cache file, the work goes on
+    # a full disk, a file in the way, a value that cannot be pickled: no cache file, the work goes
+    # on
+    except Exception:
         with contextlib.suppress(OSError): tmp.unlink(missing_ok=True)
         return False
 
+# %% ../nbs/00c_cache.ipynb #d053533f
 def read_sealed(f:Path, # a cache file `write_sealed` wrote
                ):
     "Cache file `f` opened at its content, if it is a regular file this user wrote and its HMAC holds; else None."
     key = cache_key()
     try: fh = os.fdopen(open_own(f, os.O_RDONLY, "cache file"), "rb")
     except (OSError, BadInput): return None
-    st = os.fstat(fh.fileno())  # only its owner can change it in place: what is checked is what is read
+    # only its owner can change it in place: what is checked is what is read
+    st = os.fstat(fh.fileno())
     ok = key is not None and st.st_uid == os.geteuid() and not st.st_mode & 0o022
     if ok:
         mac, h = fh.read(_MAC), hmac.new(key, digestmod="sha256")
@@ -74,18 +82,21 @@ def read_sealed(f:Path, # a cache file `write_sealed` wrote
     fh.seek(_MAC)
     return fh
 
+# %% ../nbs/00c_cache.ipynb #65d88d88
 def _listed(folder:Path, name:str):
     "Add `name` to the index of the files this tool wrote in cache `folder`."
     fd = open_own(folder / CACHE_INDEX, os.O_WRONLY | os.O_APPEND | os.O_CREAT, "cache index")
     try: os.write(fd, f"{name}\n".encode())
     finally: os.close(fd)
 
+# %% ../nbs/00c_cache.ipynb #e6b96cf6
 def _index(folder:Path) -> list[str]:
     "The names the index of cache `folder` lists (each once, only names this tool gives); none if it has no index."
     try: text = read_own(folder / CACHE_INDEX, 2**24, "cache index").decode("ascii", "replace")
     except (OSError, BadInput): return []
     return list(dict.fromkeys(n for n in text.splitlines() if _CACHED.fullmatch(n)))
 
+# %% ../nbs/00c_cache.ipynb #1762bd7c
 def prune_files(folder:Path, # a cache folder
                 pattern:str, # the files it keeps (`*.svg`)
                 max_mb:float, # its bound
@@ -103,6 +114,7 @@ def prune_files(folder:Path, # a cache folder
         with contextlib.suppress(OSError): os.unlink(folder / n); total -= s; gone.add(n)
     if gone: _reindex(folder, [n for n in names if n not in gone and (folder / n).is_file()])
 
+# %% ../nbs/00c_cache.ipynb #ce1239bd
 def _reindex(folder:Path, names:list[str]):
     "Write the index of cache `folder` anew (a temporary file renamed into place); never an error."
     tmp = folder / f".{CACHE_INDEX}.{os.getpid()}.tmp"
@@ -113,8 +125,11 @@ def _reindex(folder:Path, names:list[str]):
     except (OSError, BadInput):
         with contextlib.suppress(OSError): tmp.unlink(missing_ok=True)
 
-STALE_S = 3600  # a temporary file this old was left by a writer that was killed: nothing finishes it any more
+# %% ../nbs/00c_cache.ipynb #4bc13b25
+# a temporary file this old was left by a writer that was killed: nothing finishes it any more
+STALE_S = 3600
 
+# %% ../nbs/00c_cache.ipynb #f010f4f7
 def _left_behind(folder:Path):
     "Remove the temporary files of this tool's writers (`.NAME.PID.tmp`) in `folder` that none finished within `STALE_S`."
     with contextlib.suppress(OSError):

@@ -19,7 +19,8 @@ from .workloads import MicroOp, get_workload
 from .peaks import PeakBook
 from .telemetry import read_now
 from .timing import BlockTimer, make_timer, run_timed, size_blocks, step_stats
-from .benchmark import AMP_DTYPES, check_precision, is_oom, make_step, precision_flags, release_memory
+from .benchmark import (AMP_DTYPES, check_precision, is_oom, make_step,
+                                       precision_flags, release_memory)
 
 # %% auto #0
 __all__ = ['PEAK_METHOD', 'warm_up_device', 'measure_matmul_peak', 'measured_peak', 'example_peak', 'peak_book']
@@ -29,6 +30,7 @@ def _spread(xs:list) -> float:
     "How far apart `xs` are: max / min - 1 (infinite for none, or a minimum that is not positive)."
     return max(xs) / min(xs) - 1 if xs and min(xs) > 0 else math.inf
 
+# %% ../nbs/02a_calibrate.ipynb #a5ae1358
 @dataclass
 class _Warm:
     "How a device warm-up runs and when it is done."
@@ -41,6 +43,7 @@ class _Warm:
     temp_tol:float = 1.0   # and their temperatures within this many °C
     t0:float = field(default_factory=time.perf_counter)
 
+# %% ../nbs/02a_calibrate.ipynb #be2951e7
 def _steady(tps:list, conds:list, w:_Warm) -> bool:
     "Whether the last `w.n_windows` windows agree: throughput and SM clock within `w.tol`, temperature `w.temp_tol`."
     if len(tps) < w.n_windows: return False
@@ -53,10 +56,12 @@ def _steady(tps:list, conds:list, w:_Warm) -> bool:
 def _warm_window(step, w:_Warm) -> tuple:
     "Steps for `w.window` seconds (at least one, none begun past the cap): (steps, seconds)."
     n, ts = 0, time.perf_counter()
-    while (el := time.perf_counter() - ts) < w.window and (n == 0 or time.perf_counter() - w.t0 < w.cap):
+    while (el := time.perf_counter() - ts) < w.window and (n == 0
+                                                           or time.perf_counter() - w.t0 < w.cap):
         step(); synchronize(w.dev); n += 1
     return n, el
 
+# %% ../nbs/02a_calibrate.ipynb #ae9f4fb6
 def _warm_windows(step, bs:int, w:_Warm) -> tuple:
     "Windows of `step` at `bs` until the last ones agree or the cap: (throughputs, conditions, steady)."
     tps, conds = [], []
@@ -66,11 +71,13 @@ def _warm_windows(step, bs:int, w:_Warm) -> tuple:
         steady = _steady(tps, conds, w)
         if steady or time.perf_counter() - w.t0 >= w.cap: return tps, conds, steady
 
+# %% ../nbs/02a_calibrate.ipynb #0d6215e3
 def _reference(dev:torch.device) -> tuple:
     "The warm-up's network, batch and precision: ResNet-50 at 64 in fp16 on CUDA, else a tiny ConvNeXt at 8 in fp32."
     if dev.type == "cuda": return get_workload("resnet50"), 64, "fp16"
     return get_workload("test_convnext", 64), 8, "fp32"
 
+# %% ../nbs/02a_calibrate.ipynb #a970ef60
 def _train_windows(wl, bs:int, precision:str, w:_Warm) -> tuple:
     "Train `wl` at `bs` in windows (`_warm_windows`), halving the batch after each out-of-memory: (..., bs)."
     while True:
@@ -80,7 +87,8 @@ def _train_windows(wl, bs:int, precision:str, w:_Warm) -> tuple:
             with precision_flags(precision): return (*_warm_windows(step, bs, w), bs)
         except Exception as e:
             if not is_oom(e) or bs == 1: raise
-        release_memory(w.dev); bs //= 2  # a small card or a MIG slice: the same network at half the batch
+        # a small card or a MIG slice: the same network at half the batch
+        release_memory(w.dev); bs //= 2
 
 # %% ../nbs/02a_calibrate.ipynb #1e1582f2
 def warm_up_device(device:str|torch.device="auto", # the device to warm up
@@ -98,52 +106,67 @@ def warm_up_device(device:str|torch.device="auto", # the device to warm up
     if not max_seconds: return None
     wl, bs, prec = _reference(dev)
     if dev.type == "cuda": torch.cuda.set_device(dev)
-    w = _Warm(dev=dev, read=read_conditions or read_now,  # NVML by the GPU's UUID or PCI bus id, never the CUDA index
-              window=window or (1.0 if gpu else 0.25), cap=max_seconds, tol=tol, n_windows=n_windows, temp_tol=temp_tol)
+    # NVML by the GPU's UUID or PCI bus id, never the CUDA index
+    w = _Warm(dev=dev, read=read_conditions or read_now,
+              window=window or (1.0 if gpu else 0.25), cap=max_seconds, tol=tol,
+              n_windows=n_windows, temp_tol=temp_tol)
     tps, conds, steady, bs = _train_windows(wl, bs, prec, w)
     release_memory(dev)
-    return dict(seconds=time.perf_counter() - w.t0, cap=max_seconds, steady=steady, throughput=tps[-1],
-                spread=_spread(tps[-n_windows:]), windows=len(tps), n_windows=n_windows, model=wl.model, bs=bs,
+    return dict(seconds=time.perf_counter() - w.t0, cap=max_seconds, steady=steady,
+                throughput=tps[-1],
+                spread=_spread(tps[-n_windows:]), windows=len(tps), n_windows=n_windows,
+                model=wl.model, bs=bs,
                 precision=prec, unit=wl.unit, sm_clock_mhz=conds[-1].get("sm_clock_mhz"),
                 temp_c=conds[-1].get("temp_c"), throughputs=tps)
 
+# %% ../nbs/02a_calibrate.ipynb #f2b4d3e3
 def _warmup_line(w:dict) -> str:
     "What a warm-up saw, in one line."
     how = (f"steady after {w['seconds']:.1f} s" if w["steady"]
            else f"not steady within its {w['cap']:g} s cap ({w['seconds']:.1f} s)")
     clk = f", SM clock {w['sm_clock_mhz']:.0f} MHz" if w["sm_clock_mhz"] else ""
     tmp = f", {w['temp_c']:.0f} °C" if w.get("temp_c") is not None else ""
-    seen = (f"last {w['n_windows']} windows within {100*w['spread']:.1f}%" if w["windows"] >= w["n_windows"]
+    seen = (f"last {w['n_windows']} windows within {100*w['spread']:.1f}%"
+            if w["windows"] >= w["n_windows"]
             else f"{w['windows']} window{'s' * (w['windows'] > 1)} of {w['n_windows']} needed")
     return (f"device warm-up ({w['model']} bs {w['bs']} {w['precision']}): {how}: "
             f"{num_text(w['throughput'])} {w['unit']}/s, {seen}{clk}{tmp}")
 
 # %% ../nbs/02a_calibrate.ipynb #ce26d037
-PEAK_METHOD = 2  # 1: one N=4096 (CPU 1024) op:matmul run stored as a run; 2: best over sizes, after the device warm-up
+# 1: one N=4096 (CPU 1024) op:matmul run stored as a run; 2: best over sizes, after the device
+# warm-up
+PEAK_METHOD = 2
 _GPU_SIZES, _CPU_SIZES = (4096, 8192, 16384), (256, 512, 1024, 2048, 4096, 8192)
 
+# %% ../nbs/02a_calibrate.ipynb #5a6e362e
 def _mm_seconds(dev:torch.device, precision:str, n:int, tries:int=5, seconds:float=0.1, limit:float=math.inf) -> float:
     "Seconds one N × N matmul takes on `dev`: the best of `tries` (more within `seconds`) after one; one if over `limit`."
     step = MicroOp("op:matmul", n).make_step(dev, 1, precision)
     with precision_flags(precision), gc_paused():
         ts, t0 = [], time.perf_counter()
-        while len(ts) <= tries or time.perf_counter() - t0 < seconds:  # a busy host stalls some: the best is the speed
+        # a busy host stalls some: the best is the speed
+        while len(ts) <= tries or time.perf_counter() - t0 < seconds:
             t = time.perf_counter(); step(); synchronize(dev); ts.append(time.perf_counter() - t)
             if len(ts) > 1 and ts[-1] > limit: break  # too large for the budget: no more of it
     return min(ts[1:])
 
+# %% ../nbs/02a_calibrate.ipynb #d25650d8
 def _fits(dev:torch.device, precision:str, n:int) -> bool:
     "Whether three N × N matrices at `precision` fit in half the free memory of `dev` (always, off CUDA)."
     if dev.type != "cuda": return True
     return 3 * n * n * (2 if precision in AMP_DTYPES else 4) < 0.5 * torch.cuda.mem_get_info(dev)[0]
 
+# %% ../nbs/02a_calibrate.ipynb #8c9032cf
 def _peak_sizes(dev:torch.device, precision:str, budget_s:float=2.0) -> dict:
     "`{N: seconds of one matmul}` for the sizes to measure: GPU sizes that fit, CPU sizes measurable within `budget_s`."
-    if dev.type != "cpu": return {n: _mm_seconds(dev, precision, n) for n in _GPU_SIZES if _fits(dev, precision, n)}
+    if dev.type != "cpu":
+        return {n: _mm_seconds(dev, precision, n) for n in _GPU_SIZES if _fits(dev, precision, n)}
     out = {}
-    for n in _CPU_SIZES:  # each size judged by its own matmul time (a busy host can stall a small one)
+    # each size judged by its own matmul time (a busy host can stall a small one)
+    for n in _CPU_SIZES:
         t = _mm_seconds(dev, precision, n, limit=budget_s / 28)
-        if out and 28 * t > budget_s: break  # its 4 + 4 × (1 + 5) matmuls would take longer (the smallest: always)
+        # its 4 + 4 × (1 + 5) matmuls would take longer (the smallest: always)
+        if out and 28 * t > budget_s: break
         out[n] = t
     return out
 
@@ -151,15 +174,18 @@ def _peak_sizes(dev:torch.device, precision:str, budget_s:float=2.0) -> dict:
 def _peak_at(dev:torch.device, precision:str, n:int, mm_s:float, seconds:float) -> dict:
     "TFLOP/s of N × N matmuls on `dev`, several per timed step, for about `seconds` with gc paused; its CI and IQR."
     k = max(4, math.ceil((0.05 if dev.type == "cpu" else 0.02) / mm_s))
-    rule = StopRule(min_steps=5, min_seconds=seconds, max_seconds=3 * seconds)  # 5 steps at least: a CI, a spread
+    # 5 steps at least: a CI, a spread
+    rule = StopRule(min_steps=5, min_seconds=seconds, max_seconds=3 * seconds)
     step, timer = MicroOp("op:matmul", n).make_step(dev, k, precision), make_timer(dev)
     on_warm = lambda times: isinstance(timer, BlockTimer) and size_blocks(timer, times, rule)
     with precision_flags(precision), gc_paused():
         out = run_timed(step, timer, rule, warmup=1, sync=lambda: synchronize(dev), on_warm=on_warm)
     s = step_stats(out["times"], k, out["per"])
-    return dict(tflops=2 * n**3 * s["throughput"] / 1e12, ci_rel=s["ci_rel"], iqr_rel=s["step_iqr_s"] / s["step_median_s"],
+    return dict(tflops=2 * n**3 * s["throughput"] / 1e12, ci_rel=s["ci_rel"],
+                iqr_rel=s["step_iqr_s"] / s["step_median_s"],
                 matmuls_per_step=k)
 
+# %% ../nbs/02a_calibrate.ipynb #c80b6445
 def measure_matmul_peak(device:str|torch.device="auto", # the device
                         precision:str="fp32",           # the precision of the matmuls
                         seconds:float|None=None,        # timed seconds per size, at least (default: 1 on a GPU, 0.3 on a CPU)
@@ -170,16 +196,19 @@ def measure_matmul_peak(device:str|torch.device="auto", # the device
     if device_warmup != 0: warm_up_device(dev, device_warmup)
     if seconds is None: seconds = 0.3 if dev.type == "cpu" else 1.0
     try:
-        sizes = {n: _peak_at(dev, precision, n, s, seconds) for n, s in _peak_sizes(dev, precision).items()}
+        sizes = {n: _peak_at(dev, precision, n, s, seconds) for n,
+                 s in _peak_sizes(dev, precision).items()}
     finally: release_memory(dev)
     if not sizes: return None
     best = max(sizes, key=lambda n: sizes[n]["tflops"])
-    return dict(precision=precision, device=str(dev), best_size=best, sizes={n: o["tflops"] for n, o in sizes.items()},
+    return dict(precision=precision, device=str(dev), best_size=best,
+                sizes={n: o["tflops"] for n, o in sizes.items()},
                 method=PEAK_METHOD, timestamp=datetime.now(timezone.utc).isoformat(), **sizes[best])
 
 # %% ../nbs/02a_calibrate.ipynb #3a4a0266
 _HERE = {}  # (env_id, precision): the peak this process measured, for a store that has none yet
 
+# %% ../nbs/02a_calibrate.ipynb #c71dd0f4
 def _stored_peak(store, env_id:str, precision:str) -> float|None:
     "The peak `store` keeps for `env_id` at `precision` (FLOP/s), if it is of the current method."
     from ready_steady_go.store import read_peaks
@@ -188,6 +217,7 @@ def _stored_peak(store, env_id:str, precision:str) -> float|None:
     rows = rows[rows["method"].astype(float) >= PEAK_METHOD]
     return float(rows["tflops"].max()) * 1e12 if len(rows) else None
 
+# %% ../nbs/02a_calibrate.ipynb #735d96b4
 def measured_peak(dev:str|torch.device="auto", # the device
                   precision:str="fp32",        # the precision of the matmul
                   store:str|Path|None=None,    # the SQLite store whose `peaks` table keeps it; None: keep nothing
@@ -206,16 +236,21 @@ def measured_peak(dev:str|torch.device="auto", # the device
     kept = _stored_peak(store, fp["env_id"], precision)
     if kept and not measure: return _noted(book, key, kept)
     if measure is False: return None
-    here = _HERE.get((fp["env_id"], precision))  # measured by this process already: as fresh as a peak gets
+    # measured by this process already: as fresh as a peak gets
+    here = _HERE.get((fp["env_id"], precision))
     if progress and not (here and measure is None):
-        print(f"measuring the matmul peak of {dev} at {precision} (after the device warm-up)", file=sys.stderr)
-    peak = here if here and measure is None else measure_matmul_peak(dev, precision, seconds, device_warmup)
+        print(f"measuring the matmul peak of {dev} at {precision} (after the device warm-up)",
+              file=sys.stderr)
+    peak = here if here and measure is None else measure_matmul_peak(dev, precision, seconds,
+                                                                     device_warmup)
     if peak is None: return kept
     peak.update(env_id=fp["env_id"], device_name=fp["device_name"]); _HERE[(fp["env_id"], precision)] = peak
-    if store is not None and (why := save_peak(peak, store)): print(f"ready-steady-go: {why}", file=sys.stderr)
+    if store is not None and (why := save_peak(peak, store)):
+        print(f"ready-steady-go: {why}", file=sys.stderr)
     seen = (book.get(*key) or 0) if book is not None and measure else 0
     return _noted(book, key, max(peak["tflops"] * 1e12, kept or 0, seen))  # the best seen
 
+# %% ../nbs/02a_calibrate.ipynb #8efa1b0c
 def _noted(book:PeakBook|None, key:tuple, flops:float) -> float:
     "`flops`, noted in `book` (if any) as the peak of `key`: (device, precision)."
     if book is not None: book.found[key] = flops
@@ -228,12 +263,15 @@ def example_peak(device:str|torch.device="cpu", # the device whose environment (
     "A made-up matmul peak of `device` on this machine, as `measured_peak` keeps it: for tests that must not spend seconds measuring one."
     from ready_steady_go.env import fingerprint
     dev = pick_device(device); fp = fingerprint(dev)
-    return dict(env_id=fp["env_id"], precision="fp32", device=str(dev), device_name=fp["device_name"], tflops=0.1,
-                best_size=256, sizes={256: 0.1}, ci_rel=0.01, iqr_rel=0.01, matmuls_per_step=4, method=PEAK_METHOD,
+    return dict(env_id=fp["env_id"], precision="fp32", device=str(dev),
+                device_name=fp["device_name"], tflops=0.1,
+                best_size=256, sizes={256: 0.1}, ci_rel=0.01, iqr_rel=0.01, matmuls_per_step=4,
+                method=PEAK_METHOD,
                 timestamp=datetime.now(timezone.utc).isoformat()) | kw
 
 # %% ../nbs/02a_calibrate.ipynb #02a1c006
 def peak_book(store:str|Path|None, # the store that keeps peaks (None: none)
              ) -> PeakBook:
     "An empty peak book whose `again` measures a peak anew, with no warm-up (the device is warm), kept in `store`."
-    return PeakBook(again=lambda dev, precision: measured_peak(dev, precision, store, measure=True, device_warmup=0))
+    return PeakBook(again=lambda dev, precision: measured_peak(dev, precision, store, measure=True,
+                                                               device_warmup=0))

@@ -16,12 +16,16 @@ from typing import Annotated
 from fastcore.script import call_parse, anno_parser, _HelpFormatter, _pos_split
 
 from . import __version__
-from .env import (MAX_DIGITS, NUMBERS, BadInput, TrackingError, cache_mb, check_choice, check_int, check_number,
-                                 check_numbers, check_path, check_workers, first_line, readable_file, writable_folder)
+from .env import (MAX_DIGITS, NUMBERS, BadInput, TrackingError, cache_mb,
+                                 check_choice, check_int, check_number,
+                                 check_numbers, check_path, check_workers, first_line,
+                                 readable_file, writable_folder)
 from .env import check_report_folder, visible
 from .device import check_device_name, check_unlocked
 # light: no torch, no pandas
-from .schema import (check_endpoint, COMPILE_MODES, MODES, OPTIMIZERS, PRECISIONS, WEIGHTS, DEFAULT_STORE, ENGINE_DEFAULTS, POINT_FIELDS, PRESETS, STATUSES, WANDB_MODES, Point, WorldSpec,
+from .schema import (check_endpoint, COMPILE_MODES, MODES, OPTIMIZERS, PRECISIONS,
+                                    WEIGHTS, DEFAULT_STORE, ENGINE_DEFAULTS, POINT_FIELDS, PRESETS,
+                                    STATUSES, WANDB_MODES, Point, WorldSpec,
                                     params_of, sweep_params, sweep_signature,
                                     check_rdzv_id)
 
@@ -32,14 +36,17 @@ __all__ = ['NOT_FLAGS', 'rsg_main', 'sweep_main', 'import_main', 'export_main', 
 
 # %% ../nbs/09_cli.ipynb #15cf1c15
 _KINDS = {"int": "a whole number", "float": "a number", "path": "a path", "str": "text",
-          "str|list": "a comma-separated list", "str|int": "a whole number, or DxHxW for a 3D U-Net"}
+          "str|list": "a comma-separated list",
+          "str|int": "a whole number, or DxHxW for a 3D U-Net"}
 
+# %% ../nbs/09_cli.ipynb #4a8bc4a4
 class _Help(_HelpFormatter):
     "fastcore's layout; every spelling of a flag shown together, its type once."
     def _format_action_invocation(self, a):
         if not a.option_strings or a.nargs == 0: return super()._format_action_invocation(a)
         return ", ".join(a.option_strings) + " " + self._metavar_formatter(a, a.dest.upper())(1)[0]
 
+# %% ../nbs/09_cli.ipynb #c71a8b3a
 def _accepts(a) -> str:
     "What flag `a` accepts, in words."
     kind = (a.metavar or "").strip("()")
@@ -47,54 +54,67 @@ def _accepts(a) -> str:
     ex = f", e.g. {a.option_strings[0]} {a.default}" if shown else ""
     return _KINDS.get(kind, kind or "a value") + ex
 
+# %% ../nbs/09_cli.ipynb #e7f387f1
 def _typed(a):
     "`a`'s type conversion, refusing a value with a message that names the flag and what it accepts."
     conv = a.type
     def parse(v):
         try: return conv(v)
         except (TypeError, ValueError):
-            raise argparse.ArgumentTypeError(f"{a.option_strings[0]} {v!r}: accepted is {_accepts(a)}") from None
+            raise argparse.ArgumentTypeError(f"{a.option_strings[0]} {v!r}: accepted is "
+                                             f"{_accepts(a)}") from None
     return parse
 
+# %% ../nbs/09_cli.ipynb #923080cc
 def _bad_value(m:re.Match, p:argparse.ArgumentParser) -> str:
     "`argument FLAG: ...`: the flag, and what it accepts or why its value was refused."
     flag, rest = m[1].split("/")[0], m[2]
     a = p._option_string_actions.get(flag)
     if rest.startswith("--"): return rest  # already ours (`_typed`)
-    if rest.startswith("expected one argument") and a: return f"{flag} needs a value: accepted is {_accepts(a)}"
+    if rest.startswith("expected one argument") and a:
+        return f"{flag} needs a value: accepted is {_accepts(a)}"
     if rest.startswith("ignored explicit argument"):
         return f"{flag} takes no value ({rest.split(' ', 3)[-1]} given)"
     return f"{flag}: {rest}"
 
+# %% ../nbs/09_cli.ipynb #55ac9334
 def _unknown(m:re.Match, p:argparse.ArgumentParser) -> str:
     "`unrecognized arguments: ...`: the first of them, with the nearest flag when one is close."
     first = m[1].split()[0]
-    if not first.startswith("-"): return f"unexpected argument {first!r}: see {p.prog} --help for what is accepted"
+    if not first.startswith("-"):
+        return f"unexpected argument {first!r}: see {p.prog} --help for what is accepted"
     flag, known = first.split("=")[0], [o for o in p._option_string_actions if o.startswith("--")]
     near = difflib.get_close_matches(flag, known, 1)
     hint = f"did you mean {near[0]}? " if near else ""
     return f"unknown flag {flag}: {hint}see {p.prog} --help for the accepted flags"
 
+# %% ../nbs/09_cli.ipynb #c5d98ace
 _REWORDS = ((r"argument ([^:\s]+): (.*)", _bad_value), (r"unrecognized arguments: (.*)", _unknown),
-            (r"the following arguments are required: (.*)", lambda m, p: f"missing {m[1]}: see {p.prog} --help"))
+            (r"the following arguments are required: (.*)",
+             lambda m, p: f"missing {m[1]}: see {p.prog} --help"))
 
+# %% ../nbs/09_cli.ipynb #3e90e970
 def _reword(msg:str, p:argparse.ArgumentParser) -> str:
     "argparse's error `msg` as one line that names the flag and what is accepted."
     for pattern, say in _REWORDS:
         if m := re.match(pattern, msg, re.S): return say(m, p)
     return msg
 
+# %% ../nbs/09_cli.ipynb #d4f0509a
 def _parser(func, prog:str) -> argparse.ArgumentParser:
     "fastcore's parser for `func`, in the dialect every script shares."
     p = anno_parser(func, prog=prog)
-    p.formatter_class, p.allow_abbrev = _Help, False  # a flag is spelled out: `--n_batch` is a typo, not `--n_batches`
+    # a flag is spelled out: `--n_batch` is a typo, not `--n_batches`
+    p.formatter_class, p.allow_abbrev = _Help, False
     p.error = _one_line(p, prog)
-    notes = getattr(func, "__help_notes__", dict)()  # what a preset puts in place of a default (read when parsing)
+    # what a preset puts in place of a default (read when parsing)
+    notes = getattr(func, "__help_notes__", dict)()
     for a in list(p._actions): _in_dialect(p, a, notes)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.epilog = f"{prog} {__version__}"  # one program name, as `--version` says it
     return p
 
+# %% ../nbs/09_cli.ipynb #39f7a44b
 def _one_line(p:argparse.ArgumentParser, prog:str):
     "argparse's `error` for `p`: the reworded message as one line on stderr, and exit status 2."
     def error(msg):
@@ -102,21 +122,26 @@ def _one_line(p:argparse.ArgumentParser, prog:str):
         sys.exit(2)
     return error
 
+# %% ../nbs/09_cli.ipynb #741a08c7
 def _in_dialect(p:argparse.ArgumentParser, a:argparse.Action, notes:dict):
     "Flag `a` as every script spells it: a preset's note, `--quiet`, `--x/--no-x`, `_` aliases, one-line refusals."
     if a.dest in notes: a.help = f"{a.help} [{notes[a.dest]}]"
-    if a.dest == "progress" and a.nargs == 0: _quiet(p, a)  # sweep(progress=True) is `--quiet`, as in every script
+    # sweep(progress=True) is `--quiet`, as in every script
+    if a.dest == "progress" and a.nargs == 0: _quiet(p, a)
     elif a.nargs == 0 and a.default is True: return _on_off(p, a)
-    elif a.nargs == 0 and a.default is False and a.help: a.help = a.help.replace(" (default: False)", "")
+    elif a.nargs == 0 and a.default is False and a.help:
+        a.help = a.help.replace(" (default: False)", "")
     _underscored(p, a)
     if a.type is not None and a.option_strings: a.type = _typed(a)
 
+# %% ../nbs/09_cli.ipynb #69adb2ae
 def _quiet(p:argparse.ArgumentParser, a:argparse.Action):
     "The flag of `progress=True` as `--quiet`, which turns it off."
     a.option_strings[:0] = ["--quiet"]
     p._option_string_actions["--quiet"] = a
     a.help = "no progress bars and no summary table"
 
+# %% ../nbs/09_cli.ipynb #921a56ae
 def _underscored(p:argparse.ArgumentParser, a:argparse.Action):
     "Beside each `--x-y` spelling of flag `a`, `--x_y`: the 2022 spelling."
     for o in list(a.option_strings):
@@ -124,17 +149,22 @@ def _underscored(p:argparse.ArgumentParser, a:argparse.Action):
             alias = "--" + o[2:].replace("-", "_")
             a.option_strings.append(alias); p._option_string_actions[alias] = a
 
+# %% ../nbs/09_cli.ipynb #281ccc81
 def _on_off(p:argparse.ArgumentParser, a:argparse.Action):
     "A flag that is on by default (fastcore's `--no-x`) as `--x/--no-x`, its default in words; `_` spellings hidden."
     name = a.dest.replace("_", "-")
     p._remove_action(a)
     for g in p._action_groups: g._group_actions[:] = [x for x in g._group_actions if x is not a]
     for o in a.option_strings: p._option_string_actions.pop(o, None)
-    b = p.add_argument(f"--{name}", dest=a.dest, action=argparse.BooleanOptionalAction, default=True)
+    b = p.add_argument(f"--{name}", dest=a.dest, action=argparse.BooleanOptionalAction,
+                       default=True)
     b.help = (a.help or "").replace(" (default: True)", "") + " (default: on)"
-    for o, on in ((f"--{a.dest}", True), (f"--no_{a.dest}", False)):  # the 2022 spelling, beside the other
-        if "_" in a.dest: p.add_argument(o, dest=a.dest, action="store_const", const=on, help=argparse.SUPPRESS)
+    # the 2022 spelling, beside the other
+    for o, on in ((f"--{a.dest}", True), (f"--no_{a.dest}", False)):
+        if "_" in a.dest:
+            p.add_argument(o, dest=a.dest, action="store_const", const=on, help=argparse.SUPPRESS)
 
+# %% ../nbs/09_cli.ipynb #8d1c62fc
 def _parse(func, prog:str, argv:list) -> tuple[list, dict]:
     "Positional and keyword arguments for `func` from `argv`; a flag that cannot be read ends the process (status 2)."
     args = vars(_parser(func, prog).parse_args(argv))
@@ -156,15 +186,18 @@ def console_script(func):
         sys.exit(code or 0)
     return main
 
+# %% ../nbs/09_cli.ipynb #0516a94d
 def _warning_lines(prog:str, func, *args, **kwargs):
     "`func(*args, **kwargs)`, each warning it raises printed as one `prog: warning: ...` line."
     with warnings.catch_warnings():
         warnings.showwarning = lambda m, *a, **k: print(f"{prog}: warning: {m}", file=sys.stderr)
         return func(*args, **kwargs)
 
+# %% ../nbs/09_cli.ipynb #1e7896b0
 def _refusal(prog:str, e:BadInput|OSError|TrackingError) -> str:
     "The one line of a refused run: a bad value, what the file system said, or what W&B did not take (and what was kept)."
-    if isinstance(e, OSError): return f"{prog}: error: {first_line(e)}"  # a name too long, a folder not writable, ...
+    # a name too long, a folder not writable, ...
+    if isinstance(e, OSError): return f"{prog}: error: {first_line(e)}"
     return visible(f"{prog}: error: {' '.join(str(e).splitlines())}")
 
 # %% ../nbs/09_cli.ipynb #16b341f2
@@ -172,22 +205,27 @@ _EXIT = dict(ok=0, oom=3, error=1, killed=1)
 _WHOLE = f"[0-9]{{1,{MAX_DIGITS}}}"  # ASCII digits (`\d` takes `٢` too), few enough for `int`
 _PATCH = re.compile(f"{_WHOLE}(x{_WHOLE}){{2}}")
 
+# %% ../nbs/09_cli.ipynb #c89551a3
 def _size(size:str|None, model:str):
     "`--size` as the workload takes it: a whole number, or `DxHxW` for a 3D U-Net; `BadInput` otherwise."
     if size is None: return None
     v = str(size).strip().lower()
     if _PATCH.fullmatch(v):
         if "unet3d" not in str(model):
-            raise BadInput(f"--size {size!r}: a DxHxW patch is for 3D U-Nets; {model} takes a whole number, "
+            raise BadInput(f"--size {size!r}: a DxHxW patch is for 3D U-Nets; {model} takes a "
+                           "whole number, "
                            "e.g. --size 224")
         return v
     if re.fullmatch(f"-?{_WHOLE}", v): return check_numbers(size=int(v))["size"]
-    raise BadInput(f"--size {size!r}: accepted is a whole number (64) or, for a 3D U-Net, DxHxW (32x128x128)")
+    raise BadInput(f"--size {size!r}: accepted is a whole number (64) or, for a 3D U-Net, DxHxW "
+                   "(32x128x128)")
 
-# a point's settings that are not flags of the single run: it measures in this process or under torchrun (the sweep
-# has --isolate)
+# %% ../nbs/09_cli.ipynb #87c3e300
+# a point's settings that are not flags of the single run: it measures in this process or under
+# torchrun (the sweep has --isolate)
 NOT_FLAGS = ("isolate",)
 
+# %% ../nbs/09_cli.ipynb #209659a6
 @dataclass
 class _Extras:
     "The flags of `ready-steady-go` that are not a point's settings: how to read them, where the run goes, what is printed."
@@ -207,14 +245,18 @@ class _Extras:
     quiet:bool=False           # no progress bar and no summary (the --json line is still printed)
     list:bool=False            # print every workload family with its models and defaults, and exit
 
-_FLAGS = [*params_of(Point, but=NOT_FLAGS), *params_of(_Extras)]  # the flags of `ready-steady-go`, in order
+# %% ../nbs/09_cli.ipynb #80c34528
+# the flags of `ready-steady-go`, in order
+_FLAGS = [*params_of(Point, but=NOT_FLAGS), *params_of(_Extras)]
 # the parsed flags, as one mutable record (the checks normalise some of them)
 _Flags = make_dataclass("_Flags", [(o.name, o.annotation, o.default) for o in _FLAGS])
 
+# %% ../nbs/09_cli.ipynb #89aa9749
 def _point(f:_Flags) -> Point:
     "The point the flags ask for."
     return Point.of(**{k: getattr(f, k) for k in POINT_FIELDS if k not in NOT_FLAGS})
 
+# %% ../nbs/09_cli.ipynb #94d3adc2
 def _takes(params:list):
     "Decorator: the function's `**flags` are `params`, each annotated with its help (`--help`)."
     def deco(f):
@@ -223,47 +265,66 @@ def _takes(params:list):
     return deco
 
 # %% ../nbs/09_cli.ipynb #90925f2b
-# what `--list` prints, without importing torch (under a second): name, size (side, tokens or N), default bs, what it
-# measures; a test below keeps it in step with the registries of `workloads`
+# what `--list` prints, without importing torch (under a second): name, size (side, tokens or N),
+# default bs, what it measures; a test below keeps it in step with the registries of `workloads`
 _FAMILIES = dict(  # family: (unit, what a size is, what a batch is, optimizer, what it measures)
-    image=("images/s", "px side", "images", "sgd", "a timm classifier's training step (or inference) on random images"),
-    lm=("tokens/s", "tokens per sequence", "sequences", "adamw", "a causal language model's training step (or inference)"),
-    unet3d=("voxels/s", "voxels a side (a cube)", "patches", "sgd", "a MONAI 3D U-Net's segmentation step on a patch"),
+    image=("images/s", "px side", "images", "sgd",
+           "a timm classifier's training step (or inference) on random images"),
+    lm=("tokens/s", "tokens per sequence", "sequences", "adamw",
+        "a causal language model's training step (or inference)"),
+    unet3d=("voxels/s", "voxels a side (a cube)", "patches", "sgd",
+            "a MONAI 3D U-Net's segmentation step on a patch"),
     op=("it/s", "", "iterations", "", "one operation in a loop: neither training nor inference"),
-    data=("images/s", "px crop", "images", "", "JPEG decoding and augmentation on the CPU through a DataLoader"))
-_LIST = (("image", "any timm name (resnet50, vit_base_patch16_224, …)", "the model's own (224 for most)", 32, ""),
+    data=("images/s", "px crop", "images", "",
+          "JPEG decoding and augmentation on the CPU through a DataLoader"))
+_LIST = (("image", "any timm name (resnet50, vit_base_patch16_224, …)",
+          "the model's own (224 for most)", 32, ""),
          ("lm", "gpt2", 1024, 8, "GPT-2 124M"), ("lm", "gpt2-medium", 1024, 8, "GPT-2 355M"),
          ("lm", "gpt2-large", 1024, 8, "GPT-2 774M"), ("lm", "gpt2-xl", 1024, 8, "GPT-2 1.5B"),
-         ("lm", "llama-160m", 2048, 8, "a Llama of 160M"), ("lm", "llama-1b", 2048, 8, "Llama 3.2 1B shape"),
-         ("lm", "llama-3b", 2048, 8, "Llama 3.2 3B shape"), ("lm", "llama-8b", 2048, 8, "Llama 3.1 8B shape"),
-         ("lm", "test-gpt2", 64, 8, "a 2-layer GPT-2 for tests"), ("lm", "test-llama", 64, 8, "a 2-layer Llama for tests"),
-         ("unet3d", "test-unet3d", 32, 2, "a tiny 3D U-Net for tests"), ("unet3d", "unet3d-small", 64, 2, "16 base features"),
-         ("unet3d", "unet3d", 128, 2, "32 base features"), ("unet3d", "unet3d-large", 128, 2, "64 base features"),
+         ("lm", "llama-160m", 2048, 8, "a Llama of 160M"),
+         ("lm", "llama-1b", 2048, 8, "Llama 3.2 1B shape"),
+         ("lm", "llama-3b", 2048, 8, "Llama 3.2 3B shape"),
+         ("lm", "llama-8b", 2048, 8, "Llama 3.1 8B shape"),
+         ("lm", "test-gpt2", 64, 8, "a 2-layer GPT-2 for tests"),
+         ("lm", "test-llama", 64, 8, "a 2-layer Llama for tests"),
+         ("unet3d", "test-unet3d", 32, 2, "a tiny 3D U-Net for tests"),
+         ("unet3d", "unet3d-small", 64, 2, "16 base features"),
+         ("unet3d", "unet3d", 128, 2, "32 base features"),
+         ("unet3d", "unet3d-large", 128, 2, "64 base features"),
          ("op", "op:matmul", 4096, 1, "an N×N matmul: achieved FLOP/s"),
          ("op", "op:add", 2**26, 1, "c = a + b over N elements: memory bandwidth"),
-         ("op", "op:h2d", 2**26, 1, "a host→device copy of N elements, pinned: the link's bandwidth"),
+         ("op", "op:h2d", 2**26, 1,
+          "a host→device copy of N elements, pinned: the link's bandwidth"),
          ("op", "op:h2d-pageable", 2**26, 1, "the same from pageable memory"),
          ("op", "op:d2h", 2**26, 1, "a device→host copy of N elements, pinned"),
          ("op", "op:d2h-pageable", 2**26, 1, "the same into pageable memory"),
-         ("op", "op:host-add", 12288, 1, "the 2023 blog's loop: two N×N ones made on the host, copied, added"),
-         ("op", "op:seed2022", 12288, 1, "the same with its tensors made once: not the blog's loop (old rows)"),
+         ("op", "op:host-add", 12288, 1,
+          "the 2023 blog's loop: two N×N ones made on the host, copied, added"),
+         ("op", "op:seed2022", 12288, 1,
+          "the same with its tensors made once: not the blog's loop (old rows)"),
          ("data", "data:imagenet", 224, 256, "ImageNet-style crops"))
 
+# %% ../nbs/09_cli.ipynb #282249e0
 def _size_text(fam:str, model:str, size) -> str:
     "A default size with its unit: `224 px side`, `1024 tokens per sequence`, `4096×4096 matrix`, `2^26 elements`."
-    if fam == "op": return f"N = {size} (a {size}×{size} matrix)" if model in ("op:matmul", "op:host-add", "op:seed2022") else \
+    if fam == "op":
+        return f"N = {size} (a {size}×{size} matrix)" if model in ("op:matmul", "op:host-add", "op:seed2022") else \
         f"N = 2^{size.bit_length() - 1} elements ({size * 4 / 2**20:,.0f} MiB in fp32)"
     return f"{size} {_FAMILIES[fam][1]}" if isinstance(size, int) else str(size)
 
+# %% ../nbs/09_cli.ipynb #5ca1eb17
 def _check_prefixed(model:str):
     "An `op:` or `data:` name that no op or pipeline has: `BadInput` with the nearest of that family (no torch)."
-    fam = dict(op="op", data="data").get(str(model).partition(":")[0]) if ":" in str(model) else None
+    fam = (dict(op="op", data="data").get(str(model).partition(":")[0]) if ":" in str(model)
+           else None)
     names = [r[1] for r in _LIST if r[0] == fam]
     if fam is None or model in names: return
     near = difflib.get_close_matches(model, names, 3, 0.5)
     raise BadInput(f"unknown model {model!r}: " + (f"did you mean {', '.join(near)}?" if near else
-                   f"the {_FAMILIES[fam][0].split('/')[0]} of the {fam} family are {', '.join(names)}"))
+                   f"the {_FAMILIES[fam][0].split('/')[0]} of the {fam} family are "
+                   f"{', '.join(names)}"))
 
+# %% ../nbs/09_cli.ipynb #6ddac09b
 def _list_workloads() -> int:
     "Print every workload family and op: what it measures, its unit, its default size and batch, with their units."
     for fam, (unit, _, batch, opt, what) in _FAMILIES.items():
@@ -271,16 +332,19 @@ def _list_workloads() -> int:
         for f, model, size, bs, note in (r for r in _LIST if r[0] == fam):
             # an op's step is one operation: it has no batch to speak of
             each = "one operation per iteration" if fam == "op" else f"bs {bs} {batch}"
-            print(f"  {model:<18} {_size_text(fam, model, size)}, {each}" + (f": {note}" if note else ""))
+            print(f"  {model:<18} {_size_text(fam, model, size)}, {each}" + (f": {note}" if note
+                                                                             else ""))
     return 0
 
+# %% ../nbs/09_cli.ipynb #ec66a418
 def _family(f:_Flags) -> dict:
     "The options of one family that were given (`workers`, `sliding_window`); `BadInput` for another family's."
     family = {}
     if f.workers is not None:
         check_workers(f.workers)
         if not str(f.model).startswith("data:"):
-            raise BadInput(f"--workers {f.workers} applies to input pipelines (data:imagenet), not to {f.model}")
+            raise BadInput(f"--workers {f.workers} applies to input pipelines (data:imagenet), not "
+                           f"to {f.model}")
         family["workers"] = f.workers
     if str(f.model).startswith("data:"): _check_cache()
     if f.sliding_window:
@@ -289,24 +353,30 @@ def _family(f:_Flags) -> dict:
         family["sliding_window"] = True
     return family
 
+# %% ../nbs/09_cli.ipynb #f7dd8851
 def _check_cache():
     "The data-set cache (`RSG_CACHE`, where set) takes new files: found before any work, not as an error row after it."
     if os.environ.get("RSG_CACHE"): writable_folder(os.environ["RSG_CACHE"], "RSG_CACHE")
 
+# %% ../nbs/09_cli.ipynb #57340f9c
 def _check_wnb_off(wnb:str, **given):
     "W&B names given (`wnb_project='x'`) while W&B is off: `BadInput`, for they would do nothing."
     off = [(k, v) for k, v in given.items() if v is not None]
     if str(wnb).strip().lower() == "disabled" and off:
-        raise BadInput(f"--{off[0][0]} {off[0][1]!r} is for W&B, which is off: accepted with --wnb offline or online")
+        raise BadInput(f"--{off[0][0]} {off[0][1]!r} is for W&B, which is off: accepted with --wnb "
+                       "offline or online")
 
+# %% ../nbs/09_cli.ipynb #a48ed745
 def _check_words(f:_Flags):
     "The named settings against their vocabularies, before torch is imported: a typo costs no time."
     for v, accepted, name in ((f.precision, PRECISIONS, "precision"), (f.mode, MODES, "mode"),
-                              (f.optimizer, OPTIMIZERS, "optimizer"), (f.weights, WEIGHTS, "weights"),
+                              (f.optimizer, OPTIMIZERS, "optimizer"),
+                              (f.weights, WEIGHTS, "weights"),
                               (f.compile_mode, COMPILE_MODES, "compile mode")):
         if v is not None: check_choice(v, accepted, name)
     check_device_name(f.device)
 
+# %% ../nbs/09_cli.ipynb #e8ef4a68
 def _check_flags(f:_Flags) -> dict:
     "Check and normalise the flags' own values, before anything heavy is imported; the family's options."
     if f.fp16:
@@ -314,8 +384,10 @@ def _check_flags(f:_Flags) -> dict:
             raise BadInput(f"--fp16 and --precision {f.precision} disagree: give one of them")
         f.precision = "fp16"
     check_numbers(bs=f.bs, n_batches=f.n_batches, n_seconds=f.n_seconds, target_ci=f.target_ci,
-                  max_seconds=f.max_seconds, min_steps=f.min_steps, min_seconds=f.min_seconds, warmup=f.warmup,
-                  run_number=f.run_number, seq_len=f.seq_len, global_bs=f.global_bs, nnodes=f.nnodes,
+                  max_seconds=f.max_seconds, min_steps=f.min_steps, min_seconds=f.min_seconds,
+                  warmup=f.warmup,
+                  run_number=f.run_number, seq_len=f.seq_len, global_bs=f.global_bs,
+                  nnodes=f.nnodes,
                   node_rank=f.node_rank, warmup_seconds=f.warmup_seconds)
     if f.rdzv_endpoint is not None: check_endpoint(f.rdzv_endpoint)
     check_rdzv_id(f.rdzv_id, f.rdzv_endpoint)
@@ -328,6 +400,7 @@ def _check_flags(f:_Flags) -> dict:
     f.wnb = check_choice(f.wnb, WANDB_MODES, "W&B mode")
     return family
 
+# %% ../nbs/09_cli.ipynb #beb6da3b
 def _world(point:Point) -> int:
     "The world size the point's torchrun flags ask for (1 without them), checked before anything is written."
     if point.world == WorldSpec(): return 1
@@ -336,67 +409,85 @@ def _world(point:Point) -> int:
     return check_world(point.world, device_type=pick_device(point.device).type,
                        strong_bs=point.bs if point.strong else None)
 
+# %% ../nbs/09_cli.ipynb #3b4d47cd
 def _check_outputs(f:_Flags):
     "A store that can be written and W&B settings that can work, found before measuring, not after."
     if not f.no_store:
         from ready_steady_go.store import check_store
         check_store(check_path(f.store, "--store"), write=True)
-    _check_wnb_off(f.wnb, wnb_project=None if f.wnb_project == _Flags.wnb_project else f.wnb_project,
+    _check_wnb_off(f.wnb, wnb_project=None if f.wnb_project == _Flags.wnb_project
+                   else f.wnb_project,
                    wnb_entity=f.wnb_entity, wnb_run=f.wnb_run, wnb_group=f.wnb_group)
     if f.wnb != "disabled":
         from ready_steady_go.tracking import check_wandb
-        f.wnb = check_wandb(f.wnb, project=f.wnb_project, entity=f.wnb_entity, name=f.wnb_run, group=f.wnb_group)
+        f.wnb = check_wandb(f.wnb, project=f.wnb_project, entity=f.wnb_entity, name=f.wnb_run,
+                            group=f.wnb_group)
     if f.wnb_history and f.wnb == "disabled":
         raise BadInput("--wnb_history sends the steps to W&B: accepted with --wnb offline or online")
 
+# %% ../nbs/09_cli.ipynb #d15663ce
 def _peak(f:_Flags, p, say, multi:bool=False) -> float|None:
     "The matmul peak of `p`'s device and precision: the stored one, or measured now and kept for every later run."
     from ready_steady_go.calibrate import measured_peak
     from ready_steady_go.runner import peak_off_device  # (imported by every run: `_measured`)
     from ready_steady_go.schema import num_text
     measure = True if f.measure_peak else None if not f.no_store else False
-    get = peak_off_device if multi else measured_peak  # torchrun's parent opens no CUDA context: rank 0 would see it
-    peak = get(p.dev, p.precision, None if f.no_store else f.store, measure=measure, progress=not f.quiet)
+    # torchrun's parent opens no CUDA context: rank 0 would see it
+    get = peak_off_device if multi else measured_peak
+    peak = get(p.dev, p.precision, None if f.no_store else f.store, measure=measure,
+               progress=not f.quiet)
     if f.measure_peak:
         say(f"Measured the matmul peak of {p.dev} at {p.precision}: "
             + (num_text(peak, "FLOP/s") if peak else "not measurable"))
     return peak
 
+# %% ../nbs/09_cli.ipynb #0c2ba98f
 def _checked_point(f:_Flags, point:Point, multi:bool):
     "The point checked once, here: measured as it is (under torchrun: for its ranks too); who else measures: the session's."
     from ready_steady_go.benchmark import check_memory, check_point
     from ready_steady_go.launch import check_launch
-    if multi: p = check_launch(point)  # what cannot run per rank: refused before anything is written
-    else: check_memory(p := check_point(point, progress=not f.quiet), f.force)  # the kernel would kill it
+    # what cannot run per rank: refused before anything is written
+    if multi: p = check_launch(point)
+    # the kernel would kill it
+    else: check_memory(p := check_point(point, progress=not f.quiet), f.force)
     return p
 
+# %% ../nbs/09_cli.ipynb #c92d1820
 def _measuring_line(f:_Flags, p, fp:dict, world:int, multi:bool) -> str:
     "What is about to be measured, and where."
     on = f"{world} × {p.dev.type} on {f.nnodes} machine(s) under torchrun" if multi else p.dev
-    return (f"Measuring {p.workload.model} · {p.mode} · {p.precision} · bs {p.bs} · {p.result().label()} on {on} "
+    return (f"Measuring {p.workload.model} · {p.mode} · {p.precision} · bs {p.bs} · "
+            f"{p.result().label()} on {on} "
             f"({fp['device_name']})")
 
+# %% ../nbs/09_cli.ipynb #241e0e2e
 def _measured_in_journal(f:_Flags, p, fp:dict, peak:float|None, multi:bool, session):
     "`_measured`, the point open in `session`'s journal meanwhile: a kill from here on is stored as `killed` by the next run."
     from ready_steady_go.launch import sigterm_as_interrupt
-    with session.measuring(p.result().row(fp)), sigterm_as_interrupt():  # SIGTERM as Ctrl-C: torchrun's ranks end too
+    # SIGTERM as Ctrl-C: torchrun's ranks end too
+    with session.measuring(p.result().row(fp)), sigterm_as_interrupt():
         return _measured(f, p, peak, multi)
 
+# %% ../nbs/09_cli.ipynb #7edd1324
 def _measured(f:_Flags, p, peak:float|None, multi:bool):
     "The checked point measured by the runner: here, or under torchrun as the flags ask (None: rank 0 is elsewhere)."
     from ready_steady_go.runner import run_checked
     p = replace(p, peak_measured=peak)
     if multi: return run_checked(p, "torchrun")
-    from ready_steady_go.calibrate import peak_book  # a run that beats the peak has it measured again, and kept
+    # a run that beats the peak has it measured again, and kept
+    from ready_steady_go.calibrate import peak_book
     return run_checked(p, "inline", book=peak_book(None if f.no_store else f.store))
 
+# %% ../nbs/09_cli.ipynb #2a40533a
 def _recovered(rows:list[dict]):
     "Say which points of earlier runs were found killed (and stored so by the device session)."
     from ready_steady_go.store import KILLED
     for r in rows:
-        print(f"ready-steady-go: an earlier run of {r['model']} {r['precision']} {r['mode']} bs {r['bs']} never "
+        print(f"ready-steady-go: an earlier run of {r['model']} {r['precision']} {r['mode']} bs "
+              f"{r['bs']} never "
               f"finished: {KILLED}; stored with status killed", file=sys.stderr)
 
+# %% ../nbs/09_cli.ipynb #f042c171
 def _finish(f:_Flags, r, fp:dict, say) -> int:
     "Store the run (kept beside the store if it cannot be written), print it, send it to W&B: the exit status."
     row, kept = r.row(fp), None
@@ -410,10 +501,13 @@ def _finish(f:_Flags, r, fp:dict, say) -> int:
     if f.wnb != "disabled": _to_wandb(row, f, say, getattr(r, "history", None))
     return _EXIT[r.status]
 
+# %% ../nbs/09_cli.ipynb #faa0796f
 def _say(json:bool):
     "Print a line for people: on stdout, or on stderr when stdout carries the JSON line."
-    return lambda msg: print(visible(msg), file=sys.stderr if json else sys.stdout)  # no bidirectional tricks
+    # no bidirectional tricks
+    return lambda msg: print(visible(msg), file=sys.stderr if json else sys.stdout)
 
+# %% ../nbs/09_cli.ipynb #e9ffff9f
 def _to_wandb(row:dict, f:_Flags, say, history:list|None=None):
     "Send a measured, stored run to W&B; if W&B cannot take it, say so in one line (the store keeps the run)."
     from ready_steady_go.tracking import send_run
@@ -441,7 +535,8 @@ def ready_steady_go(**flags):
     p = _checked_point(f, point, multi)
     from ready_steady_go.device import fingerprint
     from ready_steady_go.session import DeviceSession
-    # the device's lock, nothing else of ours on it, the journal: one measurement per device, whatever store
+    # the device's lock, nothing else of ours on it, the journal: one measurement per device,
+    # whatever store
     with DeviceSession(None if f.no_store else f.store, p.dev) as session:
         _recovered(session.recovered)
         fp, say = fingerprint(p.dev), (lambda *a: None) if f.quiet else _say(f.json)
@@ -449,10 +544,12 @@ def ready_steady_go(**flags):
         say(_measuring_line(f, p, fp, world, multi))
         r = _measured_in_journal(f, p, fp, peak, multi, session)
     if r is None:  # this machine ran its ranks; the record is rank 0's
-        say(f"node {f.node_rank} done: its {f.nproc_per_node} rank(s) took part; node 0 holds the result and stores it")
+        say(f"node {f.node_rank} done: its {f.nproc_per_node} rank(s) took part; node 0 holds the "
+            "result and stores it")
         return 0
     return _finish(f, r, fp, say)
 
+# %% ../nbs/09_cli.ipynb #4ddbcc26
 rsg_main = console_script(ready_steady_go)
 
 # %% ../nbs/09_cli.ipynb #f2a42357
@@ -463,19 +560,26 @@ def ready_steady_go_sweep(*args, **kwargs):
     check_numbers(**{k: v for k, v in kwargs.items() if k in NUMBERS and k != "size"})
     ms = kwargs.get("models")
     for m in (ms.split(",") if isinstance(ms, str) else ms or []): _check_prefixed(m.strip())
-    if any(str(m).strip().startswith("data:") for m in (ms.split(",") if isinstance(ms, str) else ms or [])): _check_cache()
+    if any(str(m).strip().startswith("data:") for m in (ms.split(",") if isinstance(ms, str) else ms
+                                                        or [])):
+        _check_cache()
     wp = kwargs.get("wnb_project")
-    _check_wnb_off(kwargs.get("wnb", "disabled"), wnb_entity=kwargs.get("wnb_entity"), wnb_group=kwargs.get("wnb_group"),
-                   wnb_project=None if wp == sweep_signature().parameters["wnb_project"].default else wp)
+    _check_wnb_off(kwargs.get("wnb", "disabled"), wnb_entity=kwargs.get("wnb_entity"),
+                   wnb_group=kwargs.get("wnb_group"),
+                   wnb_project=None if wp == sweep_signature().parameters["wnb_project"].default
+                   else wp)
     # a second sweep on this device into this store: refused before torch is imported
     if not kwargs.get("wait"): check_unlocked(kwargs.get("device") or "auto", wait_flag=True)
     from ready_steady_go.sweep import sweep
     s = sweep(*args, **kwargs)
     return 1 if s.errors else 0
 
-_PRESET_FLAGS = ("repeats", "workers", "n_batches", "n_seconds", "target_ci", "min_steps", "min_seconds", "max_seconds",
+# %% ../nbs/09_cli.ipynb #575b4059
+_PRESET_FLAGS = ("repeats", "workers", "n_batches", "n_seconds", "target_ci", "min_steps",
+                 "min_seconds", "max_seconds",
                  "warmup", "device_warmup")
 
+# %% ../nbs/09_cli.ipynb #d7b330b9
 def _preset_notes() -> dict[str, str]:
     "Per flag, the presets that replace its default and with what: `quick preset: 0.02`."
     out = {}
@@ -488,6 +592,8 @@ def _preset_notes() -> dict[str, str]:
 # the sweep's flags, with no torch imported: its parameters as `schema` writes them
 ready_steady_go_sweep.__signature__, ready_steady_go_sweep.__delwrap__ = sweep_signature(), sweep_params
 ready_steady_go_sweep.__help_notes__ = _preset_notes
+
+# %% ../nbs/09_cli.ipynb #e7e0f318
 sweep_main = console_script(ready_steady_go_sweep)
 
 # %% ../nbs/09_cli.ipynb #b0d6e1c9
@@ -496,41 +602,58 @@ def ready_steady_go_import(
     *sources:str,             # W&B entity/project paths, offline run folders, CSV exports or SQLite stores
     store:str|Path=DEFAULT_STORE, # the SQLite store to import into
     strict:bool=False,        # refuse the whole import if any row is invalid (default: skip those rows and list them)
-    map:Annotated[str, "COLUMN=KEY: where another team's runs keep a run-record column, a flat key or a dotted path "
-                  "into the config (throughput=train/throughput/current); fallbacks KEY|KEY, products "
-                  "KEY*KEY*NUMBER (throughput=train_samples_per_second*n_positions); runs of Hugging Face Trainer "
+    map:Annotated[str,
+                  "COLUMN=KEY: where another team's runs keep a run-record column, a flat key or a "
+                  "dotted path "
+                  "into the config (throughput=train/throughput/current); fallbacks KEY|KEY, "
+                  "products "
+                  "KEY*KEY*NUMBER (throughput=train_samples_per_second*n_positions); runs of "
+                  "Hugging Face Trainer "
                   "and nanoGPT need none; repeat for more", {"action": "append"}]=None,
     map_file:str|Path=None,   # a TOML file of a team's keys: a [map] table (COLUMN = "KEY") and a [set] table
-    set:Annotated[str, "COLUMN=VALUE that every imported run has (unit=tokens, workload=lm); repeat for more",
+    set:Annotated[str,
+                  "COLUMN=VALUE that every imported run has (unit=tokens, workload=lm); repeat for "
+                  "more",
                   {"action": "append"}]=None,
     history:bool=False,       # also read each W&B and offline run's per-step history (for the report's steps plot)
 ):
     "Import runs from W&B, W&B offline runs, CSV exports, JSON-lines files or other stores into the local store."
-    if not sources: raise BadInput("no source given: accepted are W&B entity/project paths, offline run folders, "
+    if not sources:
+        raise BadInput("no source given: accepted are W&B entity/project paths, offline run "
+                       "folders, "
                                    "CSV files or SQLite stores")
     check_path(store, "--store")
-    from ready_steady_go.load import import_sources, parse_keymap, missing_line, nothing_line, unmatched_line, _invalid_line
-    km = parse_keymap(map, map_file, set) if (map or map_file or set) else None  # before anything is read
+    from ready_steady_go.load import (import_sources, parse_keymap, missing_line, nothing_line,
+                                      unmatched_line, _invalid_line)
+    # before anything is read
+    km = parse_keymap(map, map_file, set) if (map or map_file or set) else None
     c = import_sources(list(sources), store, strict=strict, keymap=km, history=history)
-    print(f"read {c['read']:,} runs from {c['sources']} source(s): {c['added']:,} added to {store}, "
+    print(f"read {c['read']:,} runs from {c['sources']} source(s): {c['added']:,} added to "
+          f"{store}, "
           f"{c['duplicates']:,} already there")
     if c["not_finished"] or c["bad_throughput"]:
-        print(f"skipped {c['not_finished']:,} run(s) that did not finish and {c['bad_throughput']:,} "
+        print(f"skipped {c['not_finished']:,} run(s) that did not finish and "
+              f"{c['bad_throughput']:,} "
               "without a usable throughput")
     if c.get("missing"): print(missing_line(c["missing"]))
     if c["invalid"]: print(f"skipped {_invalid_line(c['invalid'])}")
-    if history: print(f"read the per-step history of {c['history']['runs']:,} run(s): {c['history']['steps']:,} steps")
+    if history:
+        print(f"read the per-step history of {c['history']['runs']:,} run(s): "
+              f"{c['history']['steps']:,} steps")
     if c.get("unmatched"): warnings.warn(unmatched_line(c["unmatched"]))
     if not c["read"]: raise BadInput(nothing_line(c))  # exit status 2: nothing came in
 
+# %% ../nbs/09_cli.ipynb #be2ab176
 import_main = console_script(ready_steady_go_import)
 
 # %% ../nbs/09_cli.ipynb #9fa1408c
 def _check_exists(store, hint:str=""):
     "Refuse a store that is not there, before anything heavy is imported."
     if not Path(store).expanduser().exists():
-        raise BadInput(f"store {str(store)!r} does not exist: run ready-steady-go or ready-steady-go-sweep first{hint}")
+        raise BadInput(f"store {str(store)!r} does not exist: run ready-steady-go or "
+                       f"ready-steady-go-sweep first{hint}")
 
+# %% ../nbs/09_cli.ipynb #a9d1db74
 @call_parse
 def ready_steady_go_export(
     csv:str|Path,             # the CSV file to write
@@ -541,7 +664,8 @@ def ready_steady_go_export(
     "Write the runs in the local store to a CSV file, one row per run."
     if status is not None: status = check_choice(status, STATUSES, "--status")
     out = check_path(csv, "CSV path"); check_path(store, "--store")
-    if not out.parent.is_dir(): raise BadInput(f"CSV path {str(csv)!r} must be a file in an existing folder")
+    if not out.parent.is_dir():
+        raise BadInput(f"CSV path {str(csv)!r} must be a file in an existing folder")
     _check_exists(store)  # before pandas is imported
     from ready_steady_go.store import check_store
     from ready_steady_go.rows import export_csv
@@ -550,23 +674,30 @@ def ready_steady_go_export(
     n = export_csv(store, out, force, **(dict(status=status) if status else {}))
     print(f"wrote {n:,} runs to {csv}")
 
+# %% ../nbs/09_cli.ipynb #7307e377
 export_main = console_script(ready_steady_go_export)
 
 # %% ../nbs/09_cli.ipynb #f14da557
 _WHY_EMPTY = {"summary.csv": "no point reached its CI target (see the report)",
               "average.csv": "no point reached its CI target (see the report)",
-              "time_to_train.csv": "nothing ranked but test models, whose time is never extrapolated (see the report)"}
+              "time_to_train.csv": "nothing ranked but test models, whose time is never "
+                                   "extrapolated (see the report)"}
 
-def _rows(p:Path) -> int: return max(0, len(p.read_text(encoding="utf-8").splitlines()) - 1) if p.exists() else 0
+# %% ../nbs/09_cli.ipynb #c1802655
+def _rows(p:Path) -> int:
+    return max(0, len(p.read_text(encoding="utf-8").splitlines()) - 1) if p.exists() else 0
 
+# %% ../nbs/09_cli.ipynb #4987e8f6
 def _tables_written(out:Path) -> list[str]:
     "A line per CSV table of the report: where it is and its rows, or why it has none (scaling: only when it has some)."
     lines, ranked = [], _rows(out/"summary.csv")
     for name in ("summary.csv", "average.csv", "time_to_train.csv", "scaling.csv"):
         if (n := _rows(out/name)): lines.append(f"  {out/name}: {n:,} row{'s' if n != 1 else ''}")
-        elif name in _WHY_EMPTY: lines.append(f"  {name}: 0 rows — {_WHY_EMPTY[name if ranked else 'summary.csv']}")
+        elif name in _WHY_EMPTY:
+            lines.append(f"  {name}: 0 rows — {_WHY_EMPTY[name if ranked else 'summary.csv']}")
     return lines
 
+# %% ../nbs/09_cli.ipynb #782670aa
 def _report_runs(sources:tuple, store):
     "The runs to report on: the sources (read into a temporary store, no store changed), or the store."
     from ready_steady_go.store import check_store, read_runs
@@ -582,24 +713,35 @@ def _report_runs(sources:tuple, store):
     runs.attrs["store"] = str(store)  # the report's Health section reads the store's checks
     return runs
 
+# %% ../nbs/09_cli.ipynb #106aee24
 def _check_report_light(sources:tuple, store, title:str, out, max_models:int|None):
     "The report's flags that need nothing heavy to check, checked before anything heavy is imported."
-    if sources and store: raise BadInput("give either --store or sources, not both: import the sources into the store "
+    if sources and store:
+        raise BadInput("give either --store or sources, not both: import the sources into the "
+                       "store "
                                          "first to combine them")
-    if not str(title).strip(): raise BadInput(f"--title {title!r} is empty: accepted is the report's title, e.g. \"GPUs for our lab\"")
-    check_path(out, "--out", folder=True); check_report_folder(out)  # before 4 s of imports (and matplotlib's cache)
+    if not str(title).strip():
+        raise BadInput(f"--title {title!r} is empty: accepted is the report's title, e.g. \"GPUs "
+                       "for our lab\"")
+    # before 4 s of imports (and matplotlib's cache)
+    check_path(out, "--out", folder=True); check_report_folder(out)
     if store is not None: check_path(store, "--store")
     if not sources: _check_exists(store or DEFAULT_STORE, ", or give sources")
     if max_models is not None: check_int(max_models, "--max_models", min=1, max=10**6)
-    cache_mb("RSG_FIGURE_CACHE_MB", 256); cache_mb("RSG_RUNS_CACHE_MB", 2048)  # the caches' bounds, before any work
+    # the caches' bounds, before any work
+    cache_mb("RSG_FIGURE_CACHE_MB", 256); cache_mb("RSG_RUNS_CACHE_MB", 2048)
 
+# %% ../nbs/09_cli.ipynb #38304a9a
 def _prices(prices, price:list|None) -> dict:
     "The prices of `--prices` and every `--price`; a file among them is read only if it is a readable file."
     from ready_steady_go.analysis import parse_prices
-    for v, flag in [(prices, "--prices"), *((v, "--price") for v in price or [])]:  # a FIFO, /dev/zero: never read
-        if v is not None and (os.path.lexists(str(v)) or str(v).strip().lower().endswith(".csv")): readable_file(v, flag)
+    # a FIFO, /dev/zero: never read
+    for v, flag in [(prices, "--prices"), *((v, "--price") for v in price or [])]:
+        if v is not None and (os.path.lexists(str(v)) or str(v).strip().lower().endswith(".csv")):
+            readable_file(v, flag)
     return parse_prices([p for p in [prices, *(price or [])] if p])
 
+# %% ../nbs/09_cli.ipynb #960fa2c0
 @call_parse
 def ready_steady_go_report(
     *sources:str,             # W&B entity/project paths, offline run folders, CSV exports or stores (default: --store)
@@ -607,16 +749,22 @@ def ready_steady_go_report(
     # the folder to write report.html, summary.csv, average.csv, time_to_train.csv, scaling.csv and figures/ into
     out:str|Path="rsg-report",
     prices:str|Path=None,     # a CSV of prices in $ per GPU-hour: columns device, price_per_hour
-    price:Annotated[str, "a device's price in $ per GPU-hour, e.g. \"RTX 4090=0.69\" (repeat for more)",
+    price:Annotated[str,
+                    "a device's price in $ per GPU-hour, e.g. \"RTX 4090=0.69\" (repeat for more)",
                     {"action": "append"}]=None,
     title:str="Ready, Steady, Go! benchmark report", # the report's title
     include_unconverged:bool=False, # rank points whose CI missed its target too (marked); by default they are left out
     # leave out results measured under flagged conditions (throttling, a power cap, another process...)
     only_valid:bool=False,
-    train_for:Annotated[str, "the training work, e.g. \"90 epochs imagenet-1k\" or \"2T tokens\" (repeat, or commas, for "
-                        "several): each family takes the first that fits its unit (steps fit all), else its own "
+    train_for:Annotated[str,
+                        "the training work, e.g. \"90 epochs imagenet-1k\" or \"2T tokens\" "
+                        "(repeat, or commas, for "
+                        "several): each family takes the first that fits its unit (steps fit all), "
+                        "else its own "
                         "(images: 90 epochs imagenet-1k, tokens: 1B, voxels and ops: 100k steps)", {"action": "append"}]=None,
-    infer_for:Annotated[str, "the inference work, e.g. \"1 epoch imagenet-1k-val\", \"8.1T voxels\" (repeat for several; "
+    infer_for:Annotated[str,
+                        "the inference work, e.g. \"1 epoch imagenet-1k-val\", \"8.1T voxels\" "
+                        "(repeat for several; "
                         "default: each family's own)", {"action": "append"}]=None,
     device:str=None,          # the device the report opens with, its absolute numbers (default: the only one, if one)
     max_models:int=12,        # per family, draw the figures of at most this many models, the most measured (all: CSVs)
@@ -627,27 +775,34 @@ def ready_steady_go_report(
     check_number(tpot_ms, "--tpot_ms", min=0, min_inclusive=False, unit="ms")
     from ready_steady_go.report import ReportOptions, report_of, timed_read
     # every option checked at once (the folder again: it may have changed), before the runs are read
-    o = ReportOptions(out=out, prices=_prices(prices, price), title=title, include_unconverged=include_unconverged,
-                      only_valid=only_valid, train_for=train_for, infer_for=infer_for, device=device,
+    o = ReportOptions(out=out, prices=_prices(prices, price), title=title,
+                      include_unconverged=include_unconverged,
+                      only_valid=only_valid, train_for=train_for, infer_for=infer_for,
+                      device=device,
                       max_models=max_models, tpot_ms=tpot_ms).checked()
     runs = timed_read(_report_runs, sources, store)  # says how long it took, where that is long
     page = report_of(runs, o).write(o.out)
-    if not len(runs): print(f"report: {page} (no runs: the Health section of the store's checks)"); return
+    if not len(runs):
+        print(f"report: {page} (no runs: the Health section of the store's checks)"); return
     print(f"report: {page} ({len(runs):,} runs)")
     for line in _tables_written(Path(out)): print(line)
 
+# %% ../nbs/09_cli.ipynb #ff297bf4
 report_main = console_script(ready_steady_go_report)
 
 # %% ../nbs/09_cli.ipynb #187248ea
 def _print_checks(table):
     "The table of checks, where its expected figures come from, and which GPU checks were skipped."
-    from ready_steady_go.health import GPU_CHECKS, check_table_text, sources_text, skipped_line, verdict_line
-    line = skipped_line(table)  # the GPU checks skipped for one reason: said once, below, not a row each
+    from ready_steady_go.health import (GPU_CHECKS, check_table_text, sources_text, skipped_line,
+                                        verdict_line)
+    # the GPU checks skipped for one reason: said once, below, not a row each
+    line = skipped_line(table)
     print(check_table_text(table[~(table["check"].isin(GPU_CHECKS) & table["verdict"].eq("skipped"))] if line else table))
     if (src := sources_text(table)): print("where the expected figures come from:\n" + src)
     if line: print(f"GPU checks {line}")
     print(verdict_line(table))
 
+# %% ../nbs/09_cli.ipynb #0e169bce
 @call_parse
 def ready_steady_go_check(
     folder:str=".",           # the folder whose disk is read (a file of --disk_gb is written there, read back, removed)
@@ -665,12 +820,18 @@ def ready_steady_go_check(
     if not no_store: check_path(store, "--store")
     check_unlocked(device)  # another run measures on it: refused before torch is imported
     from ready_steady_go.health import run_check
-    say, t0 = (lambda m: None) if quiet else (lambda m: print(f"checking {m}", file=sys.stderr)), time.perf_counter()
-    table, kept = run_check(device, folder, None if no_store else store, seconds, int(disk_gb * 2**30), say=say)
-    print(f"{table['device_name'].iloc[0]} on {table['host'].iloc[0]}, checked in {time.perf_counter() - t0:.0f} s")
+    say, t0 = ((lambda m: None) if quiet else (lambda m: print(f"checking {m}", file=sys.stderr)),
+               time.perf_counter())
+    table, kept = run_check(device, folder, None if no_store else store, seconds,
+                            int(disk_gb * 2**30), say=say)
+    print(f"{table['device_name'].iloc[0]} on {table['host'].iloc[0]}, checked in "
+          f"{time.perf_counter() - t0:.0f} s")
     _print_checks(table)
     if kept: print(f"ready-steady-go-check: {kept}", file=sys.stderr)
-    elif not no_store: print(f"stored {len(table)} lines in {store} (table checks, check {table['check_id'].iloc[0][:8]})")
+    elif not no_store:
+        print(f"stored {len(table)} lines in {store} (table checks, check "
+              f"{table['check_id'].iloc[0][:8]})")
     return 1 if table["verdict"].eq("flagged").any() else 0
 
+# %% ../nbs/09_cli.ipynb #c09ab013
 check_main = console_script(ready_steady_go_check)

@@ -40,15 +40,19 @@ def check_device_name(device:str, # what was given: `auto`, `cpu`, `mps`, `cuda`
         raise BadInput(f"unknown device {device!r}: accepted are auto, cpu, mps, cuda, cuda:N")
     return m[1], m[2]
 
+# %% ../nbs/00b_device.ipynb #4ca53200
 def _cuda_device(device, idx) -> torch.device:
     "CUDA device `idx` (default 0), or `BadInput` when there is no such GPU here."
     if not torch.cuda.is_available():
-        raise BadInput(f"device {device!r} asked for, but no CUDA GPU is available here: use --device cpu or auto")
+        raise BadInput(f"device {device!r} asked for, but no CUDA GPU is available here: use "
+                       "--device cpu or auto")
     n, i = torch.cuda.device_count(), int(idx or 0)
     if i >= n:
-        raise BadInput(f"device {device!r} asked for, but this machine has {n} CUDA device(s): cuda:0 to cuda:{n-1}")
+        raise BadInput(f"device {device!r} asked for, but this machine has {n} CUDA device(s): "
+                       f"cuda:0 to cuda:{n-1}")
     return torch.device("cuda", i)
 
+# %% ../nbs/00b_device.ipynb #d29d3b40
 def pick_device(device:str|torch.device="auto", # `auto`, `cpu`, `mps`, `cuda` or `cuda:N`
                ) -> torch.device:
     "The device to measure on: `auto` picks CUDA, else MPS, else CPU. Anything absent is refused."
@@ -59,7 +63,8 @@ def pick_device(device:str|torch.device="auto", # `auto`, `cpu`, `mps`, `cuda` o
     kind, idx = check_device_name(device)
     if kind == "cuda": return _cuda_device(device, idx)
     if kind == "mps" and not mps_available():
-        raise BadInput(f"device {device!r} asked for, but Apple's MPS backend is not available here: "
+        raise BadInput(f"device {device!r} asked for, but Apple's MPS backend is not available "
+                       "here: "
                        "use --device cpu or auto")
     return torch.device(kind)
 
@@ -69,16 +74,19 @@ def synchronize(dev:torch.device): # the device to wait for
     if dev.type == "cuda": torch.cuda.synchronize(dev)
     elif dev.type == "mps": torch.mps.synchronize()
 
+# %% ../nbs/00b_device.ipynb #f66d3bca
 def reset_peak_memory(dev:torch.device): # the device whose peak counter restarts
     "Start a new peak-memory window on `dev`."
     if dev.type == "cuda": torch.cuda.reset_peak_memory_stats(dev)
 
+# %% ../nbs/00b_device.ipynb #9d066bac
 def peak_memory_mb(dev:torch.device) -> float|None:
     "Peak memory allocated by tensors on `dev` since the last reset, in MiB (None where it cannot be read)."
     if dev.type == "cuda": return torch.cuda.max_memory_allocated(dev) / 2**20
     if dev.type == "mps": return torch.mps.driver_allocated_memory() / 2**20
     return None
 
+# %% ../nbs/00b_device.ipynb #6aae8150
 def free_memory(dev:torch.device): # the device to release cached memory on
     "Return cached blocks to the device, so the next run starts from the same state."
     import gc; gc.collect()
@@ -92,6 +100,7 @@ def _cuda_visible() -> bool:
     gpus = Path("/proc/driver/nvidia/gpus")
     return gpus.is_dir() and any(gpus.iterdir())
 
+# %% ../nbs/00b_device.ipynb #f0fa482f
 def device_name(device="auto", # `auto`, `cpu`, `mps`, `cuda`, `cuda:N`, or a `torch.device`
                ) -> str:
     "The name `pick_device` would give `device`, without torch: `cpu`, `mps`, `cuda:N` (`auto`: read from the system)."
@@ -101,8 +110,10 @@ def device_name(device="auto", # `auto`, `cpu`, `mps`, `cuda`, `cuda:N`, or a `t
     if _cuda_visible(): return "cuda:0"
     return "mps" if sys.platform == "darwin" and platform.machine() == "arm64" else "cpu"
 
+# %% ../nbs/00b_device.ipynb #b2757697
 LOCK_DIR_VAR = "RSG_LOCK_DIR"  # the folder of the device locks, where the default one will not do
 
+# %% ../nbs/00b_device.ipynb #f61e9cc1
 def lock_dir() -> Path:
     "The folder of the device locks that every user of this machine shares (made sticky and world-writable)."
     v = os.environ.get(LOCK_DIR_VAR)
@@ -110,18 +121,22 @@ def lock_dir() -> Path:
     try: os.mkdir(p); os.chmod(p, 0o1777)  # as /tmp: everyone makes files, no one removes another's
     except FileExistsError: pass
     except OSError as e:
-        raise BadInput(f"{LOCK_DIR_VAR} {str(p)!r} cannot be made ({e.strerror}): accepted is a folder every "
+        raise BadInput(f"{LOCK_DIR_VAR} {str(p)!r} cannot be made ({e.strerror}): accepted is a "
+                       "folder every "
                        "run on this machine can write") from None
     if not stat.S_ISDIR(os.lstat(p).st_mode):  # a link there is someone else's: never followed
-        raise BadInput(f"{LOCK_DIR_VAR} {str(p)!r} is not a folder (a symbolic link or a file): accepted is a folder "
+        raise BadInput(f"{LOCK_DIR_VAR} {str(p)!r} is not a folder (a symbolic link or a file): "
+                       "accepted is a folder "
                        f"every run on this machine can write; remove it, or set {LOCK_DIR_VAR}")
     return p
 
+# %% ../nbs/00b_device.ipynb #03973b37
 def _visible_gpu(index:int) -> str:
     "What `CUDA_VISIBLE_DEVICES` calls CUDA device `index`: its index on the machine, or its UUID."
     seen = [s.strip() for s in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if s.strip()]
     return seen[index] if index < len(seen) else str(index)
 
+# %% ../nbs/00b_device.ipynb #3de3442f
 def gpu_uuid(index:int=0, # the CUDA device's index, as this process sees it (`cuda:index`)
              nvml=None, # the NVML module (`pynvml`; injectable for tests)
             ) -> str|None:
@@ -134,6 +149,7 @@ def gpu_uuid(index:int=0, # the CUDA device's index, as this process sees it (`c
         return u.decode() if isinstance(u, bytes) else u
     except Exception: return None
 
+# %% ../nbs/00b_device.ipynb #9cc2b5a1
 def device_key(device, # the device (`torch.device` or its name)
               ) -> str:
     "What names `device`'s lock: the GPU's UUID (or its index on this host where NVML cannot say); the host else."
@@ -142,36 +158,45 @@ def device_key(device, # the device (`torch.device` or its name)
     i = int(name.partition(":")[2] or 0)
     return gpu_uuid(i) or f"cuda{_visible_gpu(i)}-{host}"
 
+# %% ../nbs/00b_device.ipynb #6bc7f81f
 def lock_path(device, # the device (`torch.device` or its name)
              ) -> Path:
     "The lock file of `device` in the shared folder: `GPU-8f3e….lock`, `cpu-myhost.lock`."
     return lock_dir()/(re.sub(r"[^A-Za-z0-9_.-]", "-", device_key(device)) + ".lock")
-
 
 # %% ../nbs/00b_device.ipynb #bfc0abfa
 def _holder(fd:int) -> str:
     "Who holds the lock, as its holder wrote it into the lock file."
     try: h = json.loads(os.pread(fd, 4096, 0) or b"{}")
     except (OSError, ValueError): h = {}
-    if not isinstance(h, dict) or not h: return "its holder has not signed it (just started, or another user's)"
-    return f"held by process {h.get('pid')} on {h.get('host')} since {h.get('since')} ({h.get('command')})"
+    if not isinstance(h, dict) or not h:
+        return "its holder has not signed it (just started, or another user's)"
+    return (f"held by process {h.get('pid')} on {h.get('host')} since {h.get('since')} "
+            f"({h.get('command')})")
 
+# %% ../nbs/00b_device.ipynb #d4f73859
 def _held(device, fd:int, wait_flag:bool) -> str:
     "The refusal when the lock of `device` is held (`wait_flag`: the command has a `--wait`)."
     return (f"another run of ready-steady-go is measuring on {device}: {_holder(fd)}; let it finish"
             + (", or add --wait to start when it has" if wait_flag else ", then run again"))
 
+# %% ../nbs/00b_device.ipynb #da0b1ab8
 def _open_lock(p:Path) -> tuple[int, bool]:
     "The lock file, opened (created, writable by every user, when missing), and whether it can be signed."
     try:
-        fd = open_own(p, os.O_RDWR | os.O_CREAT, "lock file")  # a link to a user's file is never truncated
-        if os.fstat(fd).st_uid == os.geteuid(): os.fchmod(fd, 0o666)  # another user's run signs it too
+        # a link to a user's file is never truncated
+        fd = open_own(p, os.O_RDWR | os.O_CREAT, "lock file")
+        # another user's run signs it too
+        if os.fstat(fd).st_uid == os.geteuid(): os.fchmod(fd, 0o666)
         return fd, True
-    except PermissionError: pass  # another user's lock file, made before it was writable by all: locked unsigned
-    except OSError as e: raise BadInput(f"lock file {str(p)!r} cannot be created ({e.strerror}): set {LOCK_DIR_VAR} "
+    # another user's lock file, made before it was writable by all: locked unsigned
+    except PermissionError: pass
+    except OSError as e:
+        raise BadInput(f"lock file {str(p)!r} cannot be created ({e.strerror}): set {LOCK_DIR_VAR} "
                                         "to a folder every run on this machine can write") from None
     return open_own(p, os.O_RDONLY, "lock file"), False
 
+# %% ../nbs/00b_device.ipynb #ac39fe91
 def _acquire(fd:int, device, wait:bool, wait_flag:bool):
     "Lock `fd` at once, or with `wait` once its holder is done; else `BadInput` naming the holder."
     try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -180,12 +205,13 @@ def _acquire(fd:int, device, wait:bool, wait_flag:bool):
         print(visible(f"waiting for the run on {device} to finish: {_holder(fd)}"), file=sys.stderr)
         fcntl.flock(fd, fcntl.LOCK_EX)
 
+# %% ../nbs/00b_device.ipynb #de846d62
 def _sign(fd:int):
     "Write who holds the lock into it: process, host, start time, command."
-    me = dict(pid=os.getpid(), host=socket.gethostname(), since=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    me = dict(pid=os.getpid(), host=socket.gethostname(),
+              since=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
               command=" ".join([Path(sys.argv[0]).name, *sys.argv[1:]])[:300])
     os.ftruncate(fd, 0); os.pwrite(fd, json.dumps(me).encode(), 0)
-
 
 # %% ../nbs/00b_device.ipynb #bc96f6cd
 @contextmanager
@@ -197,7 +223,8 @@ def device_lock(device, # the device measured on (`torch.device` or its name)
     if fcntl is None: yield None; return
     p = lock_path(device)
     (fd, signs), locked = _open_lock(p), False
-    os.set_inheritable(fd, True)  # torchrun holds it too: the lock goes only when the last of its ranks is gone
+    # torchrun holds it too: the lock goes only when the last of its ranks is gone
+    os.set_inheritable(fd, True)
     try:
         _acquire(fd, device, wait, wait_flag); locked = True
         if signs: _sign(fd)
@@ -206,6 +233,7 @@ def device_lock(device, # the device measured on (`torch.device` or its name)
         if locked and signs: os.ftruncate(fd, 0)  # no stale holder is named later
         os.close(fd)
 
+# %% ../nbs/00b_device.ipynb #783cccb1
 def check_unlocked(device="auto", # the device a run would measure on
                    wait_flag:bool=False, # the command has a `--wait` (the refusal names it)
                   ):
@@ -220,7 +248,6 @@ def check_unlocked(device="auto", # the device a run would measure on
         fcntl.flock(fd, fcntl.LOCK_UN)
     finally: os.close(fd)
 
-
 # %% ../nbs/00b_device.ipynb #cb6235ea
 @lru_cache(None)
 def _linux_cpu_name() -> str|None:
@@ -229,14 +256,18 @@ def _linux_cpu_name() -> str|None:
     with open("/proc/cpuinfo") as f:
         return next((l.split(":", 1)[1].strip() for l in f if l.lower().startswith(keys)), None)
 
+# %% ../nbs/00b_device.ipynb #eb1c0bb6
 def _mac_cpu_name() -> str|None:
     "The brand string `sysctl` gives."
-    return subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True,
+    return subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True,
+                          text=True,
                           timeout=5).stdout.strip() or None
 
+# %% ../nbs/00b_device.ipynb #a4c9f0b2
 def cpu_name() -> str:
     "The host CPU's model name."
-    read = _linux_cpu_name if sys.platform.startswith("linux") else _mac_cpu_name if sys.platform == "darwin" else None
+    read = (_linux_cpu_name if sys.platform.startswith("linux") else _mac_cpu_name
+            if sys.platform == "darwin" else None)
     try: name = read and read()
     except Exception: name = None
     return name or platform.processor() or platform.machine() or "unknown CPU"
@@ -248,20 +279,26 @@ def nvidia_driver() -> str|None:
     try:
         out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
                              capture_output=True, text=True, timeout=10)
-        return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else None
+        return (out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip()
+                else None)
     except Exception: return None
 
 # %% ../nbs/00b_device.ipynb #e4621a05
-_ID_KEYS = ("device_name", "device_capability", "device_mem_gb", "driver", "cuda", "cudnn", "torch", "timm",
+_ID_KEYS = ("device_name", "device_capability", "device_mem_gb", "driver", "cuda", "cudnn", "torch",
+            "timm",
             "python", "platform", "cpu", "cpu_count", "torch_threads")
-# the device's stable details: in the hash only where known, so an environment without them keeps the id it had;
-# not the GPU's UUID (two identical cards are one environment) nor the PCIe link (its generation drops when idle);
-# the libraries that build the language models and the 3D U-Net: an upgrade is a new environment, not resumed rows
-_DETAIL_ID_KEYS = ("sm_count", "max_sm_clock_mhz", "power_limit_w", "mps_gpu_cores", "transformers", "monai")
+# the device's stable details: in the hash only where known, so an environment without them keeps
+# the id it had; not the GPU's UUID (two identical cards are one environment) nor the PCIe link (its
+# generation drops when idle); the libraries that build the language models and the 3D U-Net: an
+# upgrade is a new environment, not resumed rows
+_DETAIL_ID_KEYS = ("sm_count", "max_sm_clock_mhz", "power_limit_w", "mps_gpu_cores", "transformers",
+                   "monai")
 
+# %% ../nbs/00b_device.ipynb #d9b233d6
 def env_id(fp:dict) -> str:
     "A short hash of the fingerprint fields that can change a measurement."
-    fields = {k: fp.get(k) for k in _ID_KEYS} | {k: fp[k] for k in _DETAIL_ID_KEYS if fp.get(k) is not None}
+    fields = {k: fp.get(k) for k in _ID_KEYS} | {k: fp[k] for k in _DETAIL_ID_KEYS
+                                                 if fp.get(k) is not None}
     return hashlib.sha1(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 # %% ../nbs/00b_device.ipynb #5fa886d9
@@ -270,23 +307,29 @@ def _version(dist:str) -> str|None:
     try: return importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError: return None
 
+# %% ../nbs/00b_device.ipynb #04f52f92
 def _software() -> dict:
     "The versions of what runs the measurement, and the host's CPU and threads."
     cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
-    return dict(cuda=torch.version.cuda, cudnn=cudnn, torch=torch.__version__, timm=_version("timm"),
+    return dict(cuda=torch.version.cuda, cudnn=cudnn, torch=torch.__version__,
+                timm=_version("timm"),
                 python=platform.python_version(), platform=platform.platform(), cpu=cpu_name(),
                 cpu_count=os.cpu_count(), torch_threads=torch.get_num_threads(),
                 transformers=_version("transformers"), monai=_version("monai"))
 
+# %% ../nbs/00b_device.ipynb #dd8623df
 def _device_fingerprint(dev:torch.device) -> dict:
     "The device's name, compute capability, memory and count, and the NVIDIA driver, for a CUDA device."
-    if dev.type != "cuda": return dict(device_name=cpu_name(), device_capability=None, device_mem_gb=None,
+    if dev.type != "cuda":
+        return dict(device_name=cpu_name(), device_capability=None, device_mem_gb=None,
                                        device_count=1, driver=None)
     p = torch.cuda.get_device_properties(dev)
     return dict(device_name=p.name, device_capability=f"{p.major}.{p.minor}",
-                device_mem_gb=round(p.total_memory / 2**30, 2), device_count=torch.cuda.device_count(),
+                device_mem_gb=round(p.total_memory / 2**30, 2),
+                device_count=torch.cuda.device_count(),
                 driver=nvidia_driver())
 
+# %% ../nbs/00b_device.ipynb #1675ab24
 def fingerprint(device:str|torch.device="auto", # the device the runs use
                ) -> dict:
     "The hardware and software a measurement was taken on: plain values, safe to publish."

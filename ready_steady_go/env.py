@@ -23,17 +23,20 @@ __all__ = ['MAX_BS', 'MAX_STEPS', 'MAX_REPEATS', 'MAX_SIZE', 'MAX_SEQ_LEN', 'MAX
 # %% ../nbs/00_env.ipynb #180cac2b
 class Lazy:
     "A module imported on first use of one of its attributes (a module that needs it only in some functions)."
-    def __init__(self, name:str, hide:tuple=()): self._name, self._hide = name, hide  # `hide`: see `import_hiding`
+    def __init__(self, name:str, hide:tuple=()):  # `hide`: see `import_hiding`
+        self._name, self._hide = name, hide
     def __getattr__(self, k):
         if self._name not in sys.modules: import_hiding(self._name, self._hide)
         return getattr(importlib.import_module(self._name), k)
 
+# %% ../nbs/00_env.ipynb #1274e5f0
 def import_hiding(name:str, # the module to import
                   hide:tuple=(), # modules it imports only if they are there, which it need not
                  ):
     "Import `name` while the modules `hide` look absent, so that its optional imports of them are skipped; then they import again."
     hidden = [h for h in hide if h not in sys.modules]
-    sys.modules.update(dict.fromkeys(hidden, None))  # an import of one raises ImportError, as if not installed
+    # an import of one raises ImportError, as if not installed
+    sys.modules.update(dict.fromkeys(hidden, None))
     try: return importlib.import_module(name)
     finally:
         for h in hidden: sys.modules.pop(h, None)
@@ -42,18 +45,22 @@ def import_hiding(name:str, # the module to import
 class BadInput(ValueError):
     "A value a user gave that cannot be accepted: the message names it and what would be."
 
+# %% ../nbs/00_env.ipynb #c9b1c23d
 class TrackingError(RuntimeError):
     "W&B could not be reached or refused the run: the message says what happened and what to do."
 
 # %% ../nbs/00_env.ipynb #d73864ff
-def _num(v) -> str: return str(v) if isinstance(v, int) else f"{v:g}"  # a bound in full: 16777216, 0.5
+def _num(v) -> str:  # a bound in full: 16777216, 0.5
+    return str(v) if isinstance(v, int) else f"{v:g}"
 
+# %% ../nbs/00_env.ipynb #6ff97dc2
 def _range(lo, hi, lo_in=True, hi_in=True) -> str:
     "What a range accepts, in words."
     lo_s = None if lo is None else f"{'at least' if lo_in else 'greater than'} {_num(lo)}"
     hi_s = None if hi is None else f"{'at most' if hi_in else 'less than'} {_num(hi)}"
     return " and ".join(s for s in (lo_s, hi_s) if s)
 
+# %% ../nbs/00_env.ipynb #27ec2398
 def check_int(value, # what was given
               name:str, # how the user knows it, e.g. `--bs` or `batch size`
               min:int|None=1, # the smallest accepted (None: no bound)
@@ -64,8 +71,10 @@ def check_int(value, # what was given
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
     if ok and (min is None or value >= min) and (max is None or value <= max): return int(value)
     rng = _range(min, max)
-    raise BadInput(f"{name} {value!r} must be {accepted or 'a whole number' + (' ' + rng if rng else '')}")
+    raise BadInput(f"{name} {value!r} must be "
+                   f"{accepted or 'a whole number' + (' ' + rng if rng else '')}")
 
+# %% ../nbs/00_env.ipynb #66e7c70b
 def check_number(value, # what was given
                  name:str, # how the user knows it, e.g. `--n_seconds`
                  min:float|None=None, # the lower bound (None: none)
@@ -79,39 +88,55 @@ def check_number(value, # what was given
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
     if ok and (min is None or (value >= min if min_inclusive else value > min)) \
           and (max is None or (value <= max if max_inclusive else value < max)): return value
-    rng = " ".join(s for s in ("a finite number", _range(min, max, min_inclusive, max_inclusive), unit) if s)
+    rng = " ".join(s
+                   for s in ("a finite number", _range(min, max, min_inclusive, max_inclusive), unit) if s)
     raise BadInput(f"{name} {value!r} must be {accepted or rng}")
 
+# %% ../nbs/00_env.ipynb #c20a03d6
 def check_choice(value, # what was given
                  accepted, # the accepted values, lower case
                  name:str, # how the user knows it, e.g. `mode`
                 ) -> str:
     "`value` stripped and lower-cased if it is one of `accepted`, else `BadInput` listing them."
     v = str(value).strip().lower()
-    if v not in accepted: raise BadInput(f"unknown {name} {value!r}: accepted are {', '.join(accepted)}")
+    if v not in accepted:
+        raise BadInput(f"unknown {name} {value!r}: accepted are {', '.join(accepted)}")
     return v
 
 # %% ../nbs/00_env.ipynb #e0c114e0
-MAX_BS, MAX_STEPS, MAX_REPEATS = 2**24, 10**9, 10**4  # beyond any real run, and far within SQLite's 64-bit integers
-MAX_SIZE, MAX_SEQ_LEN, MAX_NODES = 2**34, 2**20, 2**16  # an op's elements (16 G), tokens per sequence (1 M), machines
-MAX_SECONDS, MAX_WARMUP = 86_400, 10**5  # a day: the longest a point, its warm-up or a check may take; warm-up steps
+# beyond any real run, and far within SQLite's 64-bit integers
+MAX_BS, MAX_STEPS, MAX_REPEATS = 2**24, 10**9, 10**4
+# an op's elements (16 G), tokens per sequence (1 M), machines
+MAX_SIZE, MAX_SEQ_LEN, MAX_NODES = 2**34, 2**20, 2**16
+# a day: the longest a point, its warm-up or a check may take; warm-up steps
+MAX_SECONDS, MAX_WARMUP = 86_400, 10**5
 MAX_PRICE = 10**5  # $ per hour: beyond any machine for rent (a typo, or an overflow)
-MAX_DIGITS = 30  # digits of a number given as text (a port, an amount, a size): Python refuses past 4,300
+# digits of a number given as text (a port, an amount, a size): Python refuses past 4,300
+MAX_DIGITS = 30
 NUMBERS = dict(  # name: (whole number, min, max, min accepted, max accepted, unit)
-    bs=(True, 1, MAX_BS, True, True, ""), size=(True, 1, MAX_SIZE, True, True, "pixels a side or elements"),
-    seq_len=(True, 1, MAX_SEQ_LEN, True, True, "tokens"), global_bs=(True, 1, MAX_BS, True, True, "samples"),
-    nnodes=(True, 1, MAX_NODES, True, True, "machines"), node_rank=(True, 0, MAX_NODES - 1, True, True, ""),
+    bs=(True, 1, MAX_BS, True, True, ""), size=(True, 1, MAX_SIZE, True, True,
+                                                "pixels a side or elements"),
+    seq_len=(True, 1, MAX_SEQ_LEN, True, True, "tokens"),
+    global_bs=(True, 1, MAX_BS, True, True, "samples"),
+    nnodes=(True, 1, MAX_NODES, True, True, "machines"),
+    node_rank=(True, 0, MAX_NODES - 1, True, True, ""),
     repeats=(True, 1, MAX_REPEATS, True, True, ""), run_number=(True, 1, MAX_STEPS, True, True, ""),
-    warmup=(True, 0, MAX_WARMUP, True, True, "steps"), n_batches=(True, 0, MAX_STEPS, True, True, "steps (0: not this rule)"),
+    warmup=(True, 0, MAX_WARMUP, True, True, "steps"),
+    n_batches=(True, 0, MAX_STEPS, True, True, "steps (0: not this rule)"),
     min_steps=(True, 1, MAX_STEPS, True, True, "steps"),
     n_seconds=(False, 0, MAX_SECONDS, True, True, "seconds (0: not this rule)"),
-    min_seconds=(False, 0, MAX_SECONDS, True, True, "seconds"), max_seconds=(False, 0, MAX_SECONDS, False, True, "seconds"),
-    warmup_seconds=(False, 0, MAX_SECONDS, True, True, "seconds"), seconds=(False, 1, MAX_SECONDS, True, True, "seconds"),
-    target_ci=(False, 0, 1, False, False, ""), device_warmup=(False, 0, 600, True, True, "seconds (0: off)"),
+    min_seconds=(False, 0, MAX_SECONDS, True, True, "seconds"),
+    max_seconds=(False, 0, MAX_SECONDS, False, True, "seconds"),
+    warmup_seconds=(False, 0, MAX_SECONDS, True, True, "seconds"),
+    seconds=(False, 1, MAX_SECONDS, True, True, "seconds"),
+    target_ci=(False, 0, 1, False, False, ""), device_warmup=(False, 0, 600, True, True,
+                                                              "seconds (0: off)"),
     price=(False, 0, MAX_PRICE, False, True, "$ per hour"))
 
-WORKERS_PER_CORE = 4  # loader processes per core: more only wait for one another, and a thread each is not free
+# loader processes per core: more only wait for one another, and a thread each is not free
+WORKERS_PER_CORE = 4
 
+# %% ../nbs/00_env.ipynb #a8618ffa
 def check_workers(value, # loader processes asked for (None: the default)
                   name:str="--workers", # how the user knows it
                  ) -> int|None:
@@ -120,13 +145,16 @@ def check_workers(value, # loader processes asked for (None: the default)
     cores = os.cpu_count() or 1
     return check_int(value, name, min=0, max=WORKERS_PER_CORE * cores)
 
+# %% ../nbs/00_env.ipynb #2e47b45b
 def check_numbers(**values) -> dict:
     "Each number given by its name in `NUMBERS` (None: not given) checked against its range; returns `values`."
     for k, v in values.items():
         if v is None: continue
         whole, lo, hi, lo_in, hi_in, unit = NUMBERS[k]
         if whole: check_int(v, f"--{k}", min=lo, max=hi)
-        else: check_number(v, f"--{k}", min=lo, max=hi, min_inclusive=lo_in, max_inclusive=hi_in, unit=unit)
+        else:
+            check_number(v, f"--{k}", min=lo, max=hi, min_inclusive=lo_in, max_inclusive=hi_in,
+                         unit=unit)
     return values
 
 # %% ../nbs/00_env.ipynb #a63988c1
@@ -135,13 +163,17 @@ def first_line(e:BaseException, # an exception
               ) -> str:
     "`Type: message` of an exception, its first line only, at most `limit` characters."
     msg = (str(e).strip().splitlines() or [""])[0]
-    if isinstance(e, OSError) and e.strerror: msg = e.strerror + (f": {str(e.filename)[:80]!r}" if e.filename else "")
+    if isinstance(e, OSError) and e.strerror:
+        msg = e.strerror + (f": {str(e.filename)[:80]!r}" if e.filename else "")
     s = f"{type(e).__name__}: {msg}" if msg else type(e).__name__
     return s if len(s) <= limit else s[:limit - 1] + "…"
 
-_SPECIAL = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"),
+# %% ../nbs/00_env.ipynb #a09357d9
+_SPECIAL = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a device"),
+            (stat.S_ISBLK, "a device"),
             (stat.S_ISSOCK, "a socket"))
 
+# %% ../nbs/00_env.ipynb #268270d9
 def special_file(p:str|Path, # a path where a regular file is expected
                 ) -> str|None:
     "What `p` is if it exists and is neither a regular file nor a folder (a FIFO, a device, a socket); else None."
@@ -149,58 +181,73 @@ def special_file(p:str|Path, # a path where a regular file is expected
     except (OSError, ValueError): return None
     return special_file_kind(mode)
 
+# %% ../nbs/00_env.ipynb #d615feea
 def special_file_kind(mode:int, # a file's `st_mode`
                      ) -> str|None:
     "What a file of `mode` is when it is neither a regular file nor a folder (a FIFO, a device, a socket); else None."
     return next((what for is_, what in _SPECIAL if is_(mode)), None)
 
+# %% ../nbs/00_env.ipynb #3951ec6f
 def path_trouble(p:str|Path, # a path where a file or folder is read or written
                 ) -> str|None:
     "What makes `p` unusable, in words: a FIFO, a device, a socket, a loop of symbolic links, no permission to look; None if nothing."
     try: os.stat(p)
-    except (FileNotFoundError, NotADirectoryError): return None  # not there yet: it can be made (or said missing)
+    # not there yet: it can be made (or said missing)
+    except (FileNotFoundError, NotADirectoryError): return None
     except ValueError: return "not a path (it holds a NUL character)"
     except OSError as e:
-        return "a loop of symbolic links" if e.errno == errno.ELOOP else f"not reachable ({e.strerror})"
+        return ("a loop of symbolic links" if e.errno == errno.ELOOP
+                else f"not reachable ({e.strerror})")
     return special_file(p)
 
+# %% ../nbs/00_env.ipynb #ecaf4377
 def _check_name_lengths(p:Path, s:str, name:str):
     "`BadInput` when a part of `p` is longer than the file system takes."
     try: max_name = os.pathconf(p.anchor or ".", "PC_NAME_MAX")
     except (OSError, ValueError, AttributeError): max_name = 255
     long = next((c for c in p.parts if len(os.fsencode(c)) > max_name), None)
     if long is not None:
-        raise BadInput(f"{name} {s[:40]!r}… is too long a name ({len(os.fsencode(long))} bytes): accepted are names "
+        raise BadInput(f"{name} {s[:40]!r}… is too long a name ({len(os.fsencode(long))} bytes): "
+                       "accepted are names "
                        f"of at most {max_name} bytes")
 
+# %% ../nbs/00_env.ipynb #936f2e4b
 def _check_place(p:Path, s:str, name:str, folder:bool):
     "`BadInput` when `p` is a special file, the wrong kind of thing, or under a file."
     if what := path_trouble(p):
-        raise BadInput(f"{name} {s!r} is {what}: accepted is a {'folder' if folder else 'regular file'}")
+        raise BadInput(f"{name} {s!r} is {what}: accepted is a "
+                       f"{'folder' if folder else 'regular file'}")
     if p.exists():
-        if folder and not p.is_dir(): raise BadInput(f"{name} {s!r} is a file: accepted is a folder (new or existing)")
-        if not folder and p.is_dir(): raise BadInput(f"{name} {s!r} is a folder: accepted is a file name")
+        if folder and not p.is_dir():
+            raise BadInput(f"{name} {s!r} is a file: accepted is a folder (new or existing)")
+        if not folder and p.is_dir():
+            raise BadInput(f"{name} {s!r} is a folder: accepted is a file name")
         return
     up = next((q for q in [*p.parents, *p.absolute().parents] if q.exists()), None)
     if up is not None and not up.is_dir():
-        raise BadInput(f"{name} {s!r} is under {str(up)!r}, which is a file: accepted is a path in a folder")
+        raise BadInput(f"{name} {s!r} is under {str(up)!r}, which is a file: accepted is a path in "
+                       "a folder")
 
+# %% ../nbs/00_env.ipynb #2069e040
 def check_path(value, # the path given
                name:str, # how the user knows it, e.g. `--out`
                folder:bool=False, # a folder (True) or a file (False) will be written there
               ) -> Path:
     "`value` as a `Path` where a file or folder can be created: `BadInput` if empty, too long or blocked."
     s = str(value) if value is not None else ""
-    if not s.strip(): raise BadInput(f"{name} {s!r} is empty: accepted is a {'folder' if folder else 'file'} name")
+    if not s.strip():
+        raise BadInput(f"{name} {s!r} is empty: accepted is a {'folder' if folder else 'file'} name")
     p = Path(s).expanduser()
     _check_name_lengths(p, s, name)
     try: _check_place(p, s, name, folder)
-    except OSError as e: raise BadInput(f"{name} {s[:80]!r} cannot be used ({first_line(e)})") from None
+    except OSError as e:
+        raise BadInput(f"{name} {s[:80]!r} cannot be used ({first_line(e)})") from None
     return p
 
 # %% ../nbs/00_env.ipynb #5e1f0a02
 MAX_READ = 64 * 2**20  # bytes: the most a small input file (a prices table) may hold
 
+# %% ../nbs/00_env.ipynb #2fdedcc8
 def readable_file(value, # the path given
                   name:str, # how the user knows it, e.g. `--prices`
                   limit:int=MAX_READ, # the most bytes it may hold
@@ -209,18 +256,23 @@ def readable_file(value, # the path given
     s = str(value) if value is not None else ""
     if not s.strip(): raise BadInput(f"{name} {s!r} is empty: accepted is a file name")
     p = Path(s).expanduser()
-    if what := path_trouble(p): raise BadInput(f"{name} {s!r} is {what}: accepted is a regular file")
+    if what := path_trouble(p):
+        raise BadInput(f"{name} {s!r} is {what}: accepted is a regular file")
     try:
         if p.is_dir(): raise BadInput(f"{name} {s!r} is a folder: accepted is a regular file")
-        if not p.exists(): raise BadInput(f"{name} {s!r} does not exist: accepted is an existing file")
+        if not p.exists():
+            raise BadInput(f"{name} {s!r} does not exist: accepted is an existing file")
         size = p.stat().st_size
         open(p, "rb").close()
     except OSError as e:
-        raise BadInput(f"{name} {s[:80]!r} cannot be read ({e.strerror}): accepted is a file you can read") from None
+        raise BadInput(f"{name} {s[:80]!r} cannot be read ({e.strerror}): accepted is a file you "
+                       "can read") from None
     if size > limit:
-        raise BadInput(f"{name} {s!r} holds {size:,} bytes: accepted are files of at most {limit:,} bytes")
+        raise BadInput(f"{name} {s!r} holds {size:,} bytes: accepted are files of at most "
+                       f"{limit:,} bytes")
     return p
 
+# %% ../nbs/00_env.ipynb #de9f55d5
 def writable_folder(value, # the folder given
                     name:str, # how the user knows it, e.g. `RSG_CACHE`
                    ) -> Path:
@@ -230,22 +282,30 @@ def writable_folder(value, # the folder given
     try:
         fd, probe = tempfile.mkstemp(prefix=".rsg-probe-", dir=up); os.close(fd); os.unlink(probe)
     except OSError as e:
-        raise BadInput(f"{name} {str(value)!r} cannot be written ({e.strerror}): accepted is a folder you can write") from None
+        raise BadInput(f"{name} {str(value)!r} cannot be written ({e.strerror}): accepted is a "
+                       "folder you can write") from None
     return p
 
-
 # %% ../nbs/00_env.ipynb #6c53e75c
-# the report folder, checked here so that the report command refuses one before it imports anything heavy
-REPORT_MARKER = ".ready-steady-go-report"  # in every report folder: the files this report wrote, one per line
+# the report folder, checked here so that the report command refuses one before it imports anything
+# heavy
+# in every report folder: the files this report wrote, one per line
+REPORT_MARKER = ".ready-steady-go-report"
 
+# %% ../nbs/00_env.ipynb #52b215e3
 def _ours(out:Path) -> bool:
     "Whether every file under `out` is one a report wrote there (as its marker lists them)."
-    try: listed = set(read_own(out / REPORT_MARKER, what="report marker").decode().splitlines()) | {REPORT_MARKER}
-    except (OSError, UnicodeDecodeError): return False  # a FIFO or a link there: `BadInput`, never waited on
-    folders = {q.as_posix() for n in listed for q in Path(n).parents if q != Path(".")}  # a user's own folder in it: not ours
-    return all(p.relative_to(out).as_posix() in (folders if p.is_dir() and not p.is_symlink() else listed)
+    try:
+        listed = set(read_own(out / REPORT_MARKER, what="report marker").decode().splitlines()) | {REPORT_MARKER}
+    # a FIFO or a link there: `BadInput`, never waited on
+    except (OSError, UnicodeDecodeError): return False
+    # a user's own folder in it: not ours
+    folders = {q.as_posix() for n in listed for q in Path(n).parents if q != Path(".")}
+    return all(p.relative_to(out).as_posix() in (folders if p.is_dir() and not p.is_symlink()
+                                                 else listed)
                for p in out.rglob("*"))
 
+# %% ../nbs/00_env.ipynb #dd4d7fb2
 def report_unwritable(out, # the report folder
                        e:OSError, # what the file system said
                       ) -> BadInput:
@@ -253,23 +313,32 @@ def report_unwritable(out, # the report folder
     return BadInput(f"cannot write the report into {str(out)!r}: {e.strerror or type(e).__name__}"
                     + (f" ({e.filename})" if e.filename and str(e.filename) != str(out) else ""))
 
+# %% ../nbs/00_env.ipynb #0f688b1e
 def check_report_folder(out:str|Path, # the folder the report goes into
                        ) -> Path:
     "`out` as a Path if a report may be written there (new, empty, or an earlier report); else `BadInput` in one line."
-    if out is None or not str(out).strip(): raise BadInput("the report folder is empty: give one, e.g. --out rsg-report")
+    if out is None or not str(out).strip():
+        raise BadInput("the report folder is empty: give one, e.g. --out rsg-report")
     try: return _check_folder(out)
     except OSError as e: raise report_unwritable(out, e) from None
 
+# %% ../nbs/00_env.ipynb #0e2fc74d
 def _check_folder(out) -> Path:
     "`check_report_folder` for a path the file system may still refuse (`OSError`)."
     p, why = Path(out).expanduser(), None
     for a in (p, *p.parents):  # the folder itself or one above it is a file: nothing can go there
-        if a.exists() and not a.is_dir(): raise BadInput(f"--out {str(out)!r}: {str(a)!r} is a file, not a folder")
-    full, special = p.resolve(), {Path("/"): "the root folder", Path.home().resolve(): "your home folder"}
-    if full in special or full in Path.cwd().resolve().parents: why = special.get(full, "a folder above this one")
+        if a.exists() and not a.is_dir():
+            raise BadInput(f"--out {str(out)!r}: {str(a)!r} is a file, not a folder")
+    full, special = p.resolve(), {Path("/"): "the root folder",
+                                  Path.home().resolve(): "your home folder"}
+    if full in special or full in Path.cwd().resolve().parents:
+        why = special.get(full, "a folder above this one")
     elif full == Path.cwd().resolve(): why = "the working folder itself"
-    elif p.is_dir() and any(p.iterdir()) and not _ours(p): why = "a folder with files no report of ours wrote"
-    if why: raise BadInput(f"--out {str(out)!r} is {why}: accepted is a new or empty folder, or one holding an "
+    elif p.is_dir() and any(p.iterdir()) and not _ours(p):
+        why = "a folder with files no report of ours wrote"
+    if why:
+        raise BadInput(f"--out {str(out)!r} is {why}: accepted is a new or empty folder, or one "
+                       "holding an "
                            "earlier report (e.g. --out rsg-report)")
     return p
 
@@ -277,26 +346,30 @@ def _check_folder(out) -> Path:
 def _not_regular(p:Path, mode:int|None, what:str) -> BadInput:
     "The one line for a file of ours that is something else (`mode`; None: a symbolic link)."
     kind = "a symbolic link" if mode is None else special_file_kind(mode) or "not a regular file"
-    return BadInput(f"{what} {str(p)!r} is {kind}: accepted is a regular file this tool made there; move it "
+    return BadInput(f"{what} {str(p)!r} is {kind}: accepted is a regular file this tool made "
+                    "there; move it "
                     "away, or choose another --store or folder")
 
-
+# %% ../nbs/00_env.ipynb #4abf45eb
 def open_own(p:str|Path, # a file this tool keeps beside its data: a journal, a lock, a marker, a cache file
              flags:int=os.O_RDONLY, # `os.open`'s flags (`O_CREAT` makes it; it is made 0644)
              what:str="file", # how the user knows it, e.g. `journal`
             ) -> int:
     "`p` opened without following a symbolic link or waiting on a FIFO, only if it is a regular file; else `BadInput`."
-    nofollow = os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)  # a FIFO opened so answers at once
+    # a FIFO opened so answers at once
+    nofollow = os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try: fd = os.open(p, flags | nofollow, 0o644)
     except OSError as e:
         if e.errno == errno.ELOOP: raise _not_regular(Path(p), None, what) from None
-        if e.errno == errno.ENXIO: raise _not_regular(Path(p), stat.S_IFIFO, what) from None  # a FIFO no one reads
+        # a FIFO no one reads
+        if e.errno == errno.ENXIO: raise _not_regular(Path(p), stat.S_IFIFO, what) from None
         raise
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode): os.close(fd); raise _not_regular(Path(p), mode, what)
     os.set_blocking(fd, True)
     return fd
 
+# %% ../nbs/00_env.ipynb #44d76fb9
 def read_own(p:str|Path, # a file of ours (see `open_own`)
              limit:int=MAX_READ, # the most bytes it may hold
              what:str="file", # how the user knows it
@@ -304,10 +377,12 @@ def read_own(p:str|Path, # a file of ours (see `open_own`)
     "The bytes of file `p` of ours, read only if it is a regular file of at most `limit` bytes; else `BadInput`."
     fd = open_own(p, os.O_RDONLY, what)
     with os.fdopen(fd, "rb") as f: data = f.read(limit + 1)
-    if len(data) > limit: raise BadInput(f"{what} {str(p)!r} holds more than {limit:,} bytes: accepted is a file of "
+    if len(data) > limit:
+        raise BadInput(f"{what} {str(p)!r} holds more than {limit:,} bytes: accepted is a file of "
                                          "this tool's, which is never that large; move it away")
     return data
 
+# %% ../nbs/00_env.ipynb #051b02ee
 def cache_mb(name:str, # the environment variable: `RSG_RUNS_CACHE_MB`, `RSG_FIGURE_CACHE_MB`
              default:float, # its value when not set
             ) -> float:
@@ -315,14 +390,16 @@ def cache_mb(name:str, # the environment variable: `RSG_RUNS_CACHE_MB`, `RSG_FIG
     v = os.environ.get(name) or default
     try: mb = float(v)
     except (TypeError, ValueError): mb = math.nan
-    if not 0 <= mb <= 2**30: raise BadInput(f"{name} {str(v)[:40]!r} is not a size: accepted is a number of MB from 0 "
+    if not 0 <= mb <= 2**30:
+        raise BadInput(f"{name} {str(v)[:40]!r} is not a size: accepted is a number of MB from 0 "
                                             f"to {2**30:,} (default {default})")
     return mb
 
-
 # %% ../nbs/00_env.ipynb #6734a50e
-_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")  # ALM, LRM, RLM, embeddings, overrides, isolates
+# ALM, LRM, RLM, embeddings, overrides, isolates
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
+# %% ../nbs/00_env.ipynb #11b3abca
 def visible(s:str, # text about to be shown: HTML, SVG, a terminal line
            ) -> str:
     "`s` with every bidirectional control character written as its escape (`\\u202e`): shown as it is stored."
@@ -338,18 +415,24 @@ def gc_paused():
         if was: gc.enable()
 
 # %% ../nbs/00_env.ipynb #156e4918
-_DEVICE_NAMES = {"mps_available", "check_device_name", "pick_device", "synchronize", "reset_peak_memory", "peak_memory_mb",
-                 "free_memory", "device_name", "LOCK_DIR_VAR", "lock_dir", "gpu_uuid", "device_key", "lock_path",
-                 "device_lock", "check_unlocked", "cpu_name", "nvidia_driver", "env_id", "fingerprint"}
+_DEVICE_NAMES = {"mps_available", "check_device_name", "pick_device", "synchronize",
+                 "reset_peak_memory", "peak_memory_mb",
+                 "free_memory", "device_name", "LOCK_DIR_VAR", "lock_dir", "gpu_uuid", "device_key",
+                 "lock_path",
+                 "device_lock", "check_unlocked", "cpu_name", "nvidia_driver", "env_id",
+                 "fingerprint"}
 
+# %% ../nbs/00_env.ipynb #c1010259
 def __getattr__(name:str):
     "The device's names, where earlier code imports them from `env`: handed over from `device` on first use."
-    if name in _DEVICE_NAMES: return getattr(importlib.import_module("ready_steady_go.device"), name)
+    if name in _DEVICE_NAMES:
+        return getattr(importlib.import_module("ready_steady_go.device"), name)
     raise AttributeError(f"module 'ready_steady_go.env' has no attribute {name!r}")
 
 # %% ../nbs/00_env.ipynb #c1f1207e
 _IMPORT = re.compile(r"^\s*from (?:\.|ready_steady_go\.)(\w+) import", re.M)
 
+# %% ../nbs/00_env.ipynb #385f7436
 def import_graph(folder:str|Path|None=None, # the package's folder (default: this package's)
                 ) -> dict[str, set]:
     "Each module of the package and the package modules it imports, anywhere in it."
@@ -357,6 +440,7 @@ def import_graph(folder:str|Path|None=None, # the package's folder (default: thi
     return {p.stem: set(_IMPORT.findall(p.read_text(encoding="utf-8"))) - {p.stem}
             for p in sorted(folder.glob("*.py")) if not p.stem.startswith("_")}
 
+# %% ../nbs/00_env.ipynb #049f705c
 def import_cycle(graph:dict) -> list|None:
     "A cycle of `graph` (module -> modules it imports) as a list of modules, first repeated last; None if none."
     state, path = {}, []

@@ -11,7 +11,8 @@ from functools import cached_property, lru_cache, partial
 from pathlib import Path
 import pandas as pd
 from .env import cache_mb, gc_paused
-from .analysis import FAMILY_ORDER, TIME_TO_TRAIN_COLS, analyse, ranking, time_to_train
+from .analysis import (FAMILY_ORDER, TIME_TO_TRAIN_COLS, analyse, ranking,
+                                      time_to_train)
 from .store import can_fork, prune_files, read_sealed, write_sealed
 from ready_steady_go.plots import (
     plot_average, plot_batch, plot_cost, plot_efficiency, plot_relative, plot_scaling, plot_speedup,
@@ -24,14 +25,22 @@ __all__ = ['most_measured', 'report_figures', 'figure_key', 'FigureCache', 'repo
 def _slug(s:str) -> str:
     "A file-name part: the name's safe characters; for a long name its first 40 and a hash (names have a limit)."
     x = re.sub(r"[^A-Za-z0-9._-]+", "-", str(s)).strip("-") or "x"
-    return x if len(x) <= 48 else x[:40].rstrip("-.") + "-" + hashlib.sha1(str(s).encode()).hexdigest()[:8]
+    return (x if len(x) <= 48
+            else x[:40].rstrip("-.") + "-" + hashlib.sha1(str(s).encode()).hexdigest()[:8])
 
-def _modes(df) -> list[str]: return sorted(df["mode"].unique(), key=lambda m: (m == "-", m != "train", m))
+# %% ../nbs/08b_figures.ipynb #a133a159
+def _modes(df) -> list[str]:
+    return sorted(df["mode"].unique(), key=lambda m: (m == "-", m != "train", m))
 
-def _compared(d:pd.DataFrame) -> bool: return d["device"].nunique() >= 2 # two devices or more: a ranking
+# %% ../nbs/08b_figures.ipynb #71b0a7a8
+def _compared(d:pd.DataFrame) -> bool:  # two devices or more: a ranking
+    return d["device"].nunique() >= 2
 
-def _of_family(df:pd.DataFrame, fam:str) -> pd.DataFrame: return df[df["workload"] == fam] if "workload" in df else df
+# %% ../nbs/08b_figures.ipynb #40d0129a
+def _of_family(df:pd.DataFrame, fam:str) -> pd.DataFrame:
+    return df[df["workload"] == fam] if "workload" in df else df
 
+# %% ../nbs/08b_figures.ipynb #a7cdab39
 def _by_family(avg:pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
     "`(family, its rows, file-name suffix)`: one entry, no suffix, for one family; else image models first."
     fams = list(dict.fromkeys(avg["workload"])) if "workload" in avg and len(avg) else []
@@ -39,6 +48,7 @@ def _by_family(avg:pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
     fams = sorted(fams, key=lambda f: (FAMILY_ORDER.index(f) if f in FAMILY_ORDER else 9, f))
     return [(f, avg[avg["workload"] == f], f"-{f}") for f in fams]
 
+# %% ../nbs/08b_figures.ipynb #3665e8ba
 def most_measured(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
                   max_models:int|None=12, # per family, at most this many; None: every model
                  ) -> list[str]:
@@ -49,38 +59,51 @@ def most_measured(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
     n = n.sort_values(["_f", "n_runs", "label"], ascending=[True, False, True])
     return sorted(n.groupby("_f").head(max_models)["label"].unique())
 
+# %% ../nbs/08b_figures.ipynb #04ede72f
 def _figure_jobs(res:dict, models:list|None=None) -> list[tuple[str, str, object]]:
     "`(file name, section, function drawing the figure)` for every figure of the report (per model: `models`)."
     jobs, best, t = [], res["best"], res["tidy"]
-    for fam, fb, sfx in _by_family(best):  # a family none of whose devices is ranked still has its speed-ups
+    # a family none of whose devices is ranked still has its speed-ups
+    for fam, fb, sfx in _by_family(best):
         avg, sp = _of_family(res["average"], fam), _of_family(res["speedup"], fam)
         for mode in _modes(fb):
             if _compared(avg[avg["mode"] == mode]):  # a ranking of one device says nothing
-                jobs.append((f"average{sfx}-{mode}.svg", "overview", partial(plot_average, avg, mode)))
+                jobs.append((f"average{sfx}-{mode}.svg", "overview",
+                             partial(plot_average, avg, mode)))
             if (sp["mode"] == mode).any():
-                jobs.append((f"speedup{sfx}-{mode}.svg", "overview", partial(plot_speedup, sp, mode)))
+                jobs.append((f"speedup{sfx}-{mode}.svg", "overview",
+                             partial(plot_speedup, sp, mode)))
     for mode in _modes(best):
         if "value" in res and (res["value"]["mode"] == mode).any():
             jobs.append((f"cost-{mode}.svg", "cost", partial(plot_cost, res["value"], mode)))
-        eff = res["efficiency"][res["efficiency"]["mode"] == mode] if "efficiency" in res else pd.DataFrame()
+        eff = (res["efficiency"][res["efficiency"]["mode"] == mode] if "efficiency" in res
+               else pd.DataFrame())
         if len(eff) and eff[["mfu", "mfu_measured"]].notna().any().any():
-            jobs.append((f"efficiency-{mode}.svg", "efficiency", partial(plot_efficiency, res["efficiency"], mode)))
+            jobs.append((f"efficiency-{mode}.svg", "efficiency",
+                         partial(plot_efficiency, res["efficiency"], mode)))
     # each figure gets only its own rows: its cache key changes only when they do
-    b_of, t_of = dict(list(best.groupby("label", sort=False))), dict(list(t.groupby("label", sort=False)))
+    b_of, t_of = dict(list(best.groupby("label", sort=False))), dict(list(t.groupby("label",
+                                                                                    sort=False)))
     oom = res["oom"]
-    for label in sorted(t["label"].unique()) if models is None else models:  # measured models, ranked or not
+    # measured models, ranked or not
+    for label in sorted(t["label"].unique()) if models is None else models:
         tl, bl = t_of[label], b_of.get(label, best.iloc[:0])
         for mode in _modes(tl):
             if _compared(bl[bl["mode"] == mode]):
-                jobs.append((f"relative-{_slug(label)}-{mode}.svg", label, partial(plot_relative, bl, label, mode)))
-            # a published table records no batch size; one batch size is one dot, which the tables say better
+                jobs.append((f"relative-{_slug(label)}-{mode}.svg", label,
+                             partial(plot_relative, bl, label, mode)))
+            # a published table records no batch size; one batch size is one dot, which the tables
+            # say better
             if tl.loc[tl["mode"] == mode, "bs"].nunique() > 1:
                 o = oom[oom["model"].isin(tl["model"].unique()) & oom["mode"].eq(mode)]
-                jobs.append((f"batch-{_slug(label)}-{mode}.svg", label, partial(plot_batch, tl, label, mode, oom=o)))
+                jobs.append((f"batch-{_slug(label)}-{mode}.svg", label,
+                             partial(plot_batch, tl, label, mode, oom=o)))
     sc = res.get("scaling", pd.DataFrame(columns=["mode"]))
-    for mode in _modes(sc): jobs.append((f"scaling-{mode}.svg", "scaling", partial(plot_scaling, sc, mode)))
+    for mode in _modes(sc):
+        jobs.append((f"scaling-{mode}.svg", "scaling", partial(plot_scaling, sc, mode)))
     return jobs
 
+# %% ../nbs/08b_figures.ipynb #5b522a9f
 def report_figures(res:dict, # `analyse(runs, prices)`
                   ) -> dict[str, tuple[str, object]]:
     "`{file name: (section, Figure)}` for every figure of the report."
@@ -92,16 +115,20 @@ def _hash_arg(h, x):
     if isinstance(x, pd.DataFrame):
         h.update(repr((list(x.columns), [str(t) for t in x.dtypes])).encode())
         try: h.update(pd.util.hash_pandas_object(x, index=False).to_numpy().tobytes())
-        except TypeError: h.update(x.to_csv(index=False).encode())  # cells pandas cannot hash (lists): as text
+        # cells pandas cannot hash (lists): as text
+        except TypeError: h.update(x.to_csv(index=False).encode())
     else: h.update(repr(x).encode())
 
+# %% ../nbs/08b_figures.ipynb #0569f53b
 @lru_cache(None)
 def _plot_code() -> bytes:
     "What the figures' look depends on besides their data: the plotting module and the libraries' versions."
     import matplotlib, seaborn
-    code = Path(sys.modules[svg.__module__].__file__).read_bytes()  # the module `svg` and every plot come from
+    # the module `svg` and every plot come from
+    code = Path(sys.modules[svg.__module__].__file__).read_bytes()
     return code + f"{matplotlib.__version__} {seaborn.__version__}".encode()
 
+# %% ../nbs/08b_figures.ipynb #6e2e7f95
 def figure_key(draw:partial, # a figure job: a plotting function with its arguments
               ) -> str:
     "The hash of everything that makes a figure: the plotting code, the function, its arguments (tables by value)."
@@ -110,6 +137,7 @@ def figure_key(draw:partial, # a figure job: a plotting function with its argume
     for x in (*draw.args, *(y for kv in sorted(draw.keywords.items()) for y in kv)): _hash_arg(h, x)
     return h.hexdigest()
 
+# %% ../nbs/08b_figures.ipynb #0e86cc58
 class FigureCache:
     "SVG figures on disk by `figure_key`, at most `max_mb` (least recently used out first); never an error."
     def __init__(self, path:str|Path|None=None, # the folder; default: $RSG_FIGURE_CACHE or ~/.cache/...
@@ -121,7 +149,8 @@ class FigureCache:
     def get(self, key:str) -> str|None:
         "The SVG kept under `key` (marked as used), if this user's key seals it (`store.read_sealed`); else None."
         p = self.path / f"{key}.svg"
-        if (f := read_sealed(p)) is None: return None  # another's file in a shared folder never enters a report
+        # another's file in a shared folder never enters a report
+        if (f := read_sealed(p)) is None: return None
         try:
             with f: s = f.read().decode("utf-8")
             os.utime(p)
@@ -137,16 +166,23 @@ class FigureCache:
         prune_files(self.path, "*.svg", self.max_bytes / 2**20)
 
 # %% ../nbs/08b_figures.ipynb #383a6e8a
-_WORKER = {}  # a drawing worker's own state, set by its pool's initializer: empty in the process that draws a report
+# a drawing worker's own state, set by its pool's initializer: empty in the process that draws a
+# report
+_WORKER = {}
 
+# %% ../nbs/08b_figures.ipynb #d83d6366
 def _worker_jobs(jobs:list):
     "A drawing pool's initializer: the jobs its worker draws (handed over at the fork, never pickled)."
     _WORKER["jobs"] = jobs
 
+# %% ../nbs/08b_figures.ipynb #a4c7bfcb
 def _job_svg(i:int) -> str: return svg(_WORKER["jobs"][i][2]())
 
-def _cpus() -> int: return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+# %% ../nbs/08b_figures.ipynb #9d924644
+def _cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
+# %% ../nbs/08b_figures.ipynb #a1521e58
 class _Drawing:
     "The SVG of each job, drawn in `workers` forked processes (None: one per CPU) while this one goes on, where that is safe."
     def __init__(self, jobs:list, workers:int|None):
@@ -155,26 +191,31 @@ class _Drawing:
         if n > 1 and can_fork():
             # the workers never collect: short-lived
             with gc_paused(): self.pool = mp.get_context("fork").Pool(n, _worker_jobs, (jobs,))
-            self.order = sorted(range(len(jobs)), key=lambda i: jobs[i][2].func is not plot_batch)  # the largest first
+            # the largest first
+            self.order = sorted(range(len(jobs)), key=lambda i: jobs[i][2].func is not plot_batch)
             self.pending = self.pool.map_async(_job_svg, self.order, chunksize=1)
 
     def result(self) -> list[str]:
         "Every job's SVG, in order: waited for, or drawn here."
         if self.pool is None:
             with gc_paused(): return [svg(draw()) for _, _, draw in self.jobs]
-        try: return [s for _, s in sorted(zip(self.order, self.pending.get()))]  # in the jobs' order
+        # in the jobs' order
+        try: return [s for _, s in sorted(zip(self.order, self.pending.get()))]
         finally: self.close()
 
     def close(self):
         "The workers ended (a drawing not waited for is abandoned)."
         if self.pool is not None: self.pool.terminate(); self.pool.join(); self.pool = None
 
+# %% ../nbs/08b_figures.ipynb #bc25eb02
 class _Figures:
     "A report's figures: those whose data did not change from the cache, the others drawn meanwhile (`_Drawing`)."
-    def __init__(self, res:dict, workers:int|None=None, models:list|None=None, cache:FigureCache|None|bool=True):
+    def __init__(self, res:dict, workers:int|None=None, models:list|None=None,
+                 cache:FigureCache|None|bool=True):
         self.jobs = _figure_jobs(res, models)
         self.cache = FigureCache() if cache is True else cache or None
-        self.keys = [figure_key(draw) for _, _, draw in self.jobs] if self.cache else [None] * len(self.jobs)
+        self.keys = ([figure_key(draw) for _, _, draw in self.jobs] if self.cache
+                     else [None] * len(self.jobs))
         self.got = [self.cache.get(k) if self.cache else None for k in self.keys]
         self.todo = [i for i, s in enumerate(self.got) if s is None]
         self.drawing = _Drawing([self.jobs[i] for i in self.todo], workers)
@@ -187,7 +228,8 @@ class _Figures:
 
     def filled(self, page:str, svgs:dict[str, tuple[str, str]]) -> str:
         "`page` made with `marks`, each mark replaced by its figure's SVG."
-        for name, (_, mark) in self.marks.items(): page = page.replace(mark, svgs[name][1])  # a figure can show twice
+        # a figure can show twice
+        for name, (_, mark) in self.marks.items(): page = page.replace(mark, svgs[name][1])
         return page
 
     def svgs(self, stats:dict|None=None) -> dict[str, tuple[str, str]]:
@@ -197,9 +239,11 @@ class _Figures:
             if self.cache: self.cache.put(self.keys[i], s)
         if self.cache: self.cache.prune()
         if stats is not None: stats.update(drawn=[self.jobs[i][0] for i in self.todo],
-                                           cached=[j[0] for i, j in enumerate(self.jobs) if i not in set(self.todo)])
+                                           cached=[j[0] for i, j in enumerate(self.jobs)
+                                                   if i not in set(self.todo)])
         return {name: (sec, s) for (name, sec, _), s in zip(self.jobs, self.got)}
 
+# %% ../nbs/08b_figures.ipynb #4dedc470
 def report_svgs(res:dict, # `analyse(runs, prices)`
                 workers:int|None=None, # processes drawing figures; None: one per CPU, 1: in this process
                 models:list|None=None, # the models with figures (see `most_measured`); None: every one

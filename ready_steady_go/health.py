@@ -13,10 +13,12 @@ from pathlib import Path
 import pandas as pd
 import pynvml, torch
 
-from .env import BadInput, check_int, check_number, check_numbers, check_path, first_line, open_own
+from .env import (BadInput, check_int, check_number, check_numbers, check_path,
+                                 first_line, open_own)
 from .device import cpu_name, pick_device, synchronize
 from .peaks import PEAK_PRECISIONS, peak_flops, peak_row, memory_bandwidth
-from .telemetry import NvmlReader, Sampler, summarise, nvml_handle, device_details, make_sampler
+from .telemetry import (NvmlReader, Sampler, summarise, nvml_handle, device_details,
+                                       make_sampler)
 from .workloads import get_workload
 from .benchmark import benchmark, check_precision, precision_flags
 from .store import DEFAULT_STORE, add_table_rows, check_store, read_store_table
@@ -37,6 +39,7 @@ __all__ = ['VERDICTS', 'CHECK_COLUMNS', 'MATMUL_BAND', 'KNOWN_BAND', 'KNOWN_GOOD
 VERDICTS = ("ok", "low", "flagged", "skipped")
 CHECK_COLUMNS = ("check", "measured", "unit", "expected", "source", "verdict", "note")
 
+# %% ../nbs/05a_health.ipynb #6b0ff818
 def check_row(check:str,               # what was checked, e.g. `matmul bf16`
               measured:float|None,     # the value measured or read (None: nothing measured)
               unit:str="",             # the unit of `measured` and `expected`
@@ -46,15 +49,18 @@ def check_row(check:str,               # what was checked, e.g. `matmul bf16`
               note:str="",             # why: what is wrong, or why it was skipped
              ) -> dict:
     "One line of the check's table."
-    if verdict not in VERDICTS: raise ValueError(f"verdict {verdict!r}: accepted are {', '.join(VERDICTS)}")
+    if verdict not in VERDICTS:
+        raise ValueError(f"verdict {verdict!r}: accepted are {', '.join(VERDICTS)}")
     return dict(zip(CHECK_COLUMNS, (check, measured, unit, expected, source, verdict, note)))
 
+# %% ../nbs/05a_health.ipynb #d5511a15
 def skipped(check:str, # what could not be checked
             why:str,   # why not, in a few words
            ) -> dict:
     "A line for a check that did not run, and why."
     return check_row(check, None, verdict="skipped", note=why)
 
+# %% ../nbs/05a_health.ipynb #e8b6d452
 def banded(ratio:float, # measured / expected
            ok:float,    # at or above this ratio: `ok`
            low:float,   # at or above this (and below `ok`): `low`; below: `flagged`
@@ -63,16 +69,22 @@ def banded(ratio:float, # measured / expected
     return "ok" if ratio >= ok else "low" if ratio >= low else "flagged"
 
 # %% ../nbs/05a_health.ipynb #8a17770c
-MATMUL_BAND = (0.5, 0.35)  # no known-good figure: share of the datasheet peak, ok from the first, low down to the second
-KNOWN_BAND = (0.95, 0.8)   # share of a known-good figure's low end: ok from the first, low down to the second
-# (peak-table model, precision): sustained dense matmul TFLOP/s of healthy cards (low, high) and where they come from
+# no known-good figure: share of the datasheet peak, ok from the first, low down to the second
+MATMUL_BAND = (0.5, 0.35)
+# share of a known-good figure's low end: ok from the first, low down to the second
+KNOWN_BAND = (0.95, 0.8)
+# (peak-table model, precision): sustained dense matmul TFLOP/s of healthy cards (low, high) and
+# where they come from
 KNOWN_GOOD = {
-    ("H200", "bf16"): (656.0, 665.0, "known-good: a healthy H200 sustained 656-665 TFLOP/s (66-67% of the 989.4 "
+    ("H200", "bf16"): (656.0, 665.0,
+                       "known-good: a healthy H200 sustained 656-665 TFLOP/s (66-67% of the 989.4 "
                        "datasheet) in this check at 3377798, 2026-11"),
 }
-_MATMUL_WHY = ("generic band ≥50% of the datasheet peak (no known-good figure for this model): the peak assumes the "
+_MATMUL_WHY = ("generic band ≥50% of the datasheet peak (no known-good figure for this model): the "
+               "peak assumes the "
                "boost clock, which a card at its power limit does not hold under a dense GEMM")
 
+# %% ../nbs/05a_health.ipynb #7980642c
 def _matmul_row(device_name, p, got):
     peak = peak_flops(device_name, p)
     if peak is None:
@@ -82,10 +94,13 @@ def _matmul_row(device_name, p, got):
     if known:
         lo, hi, src = known
         return check_row(f"matmul {p}", got, "TFLOP/s", lo, src, banded(got / lo, *KNOWN_BAND),
-                         f"{100 * got / lo:.0f}% of the known-good {lo:g}-{hi:g} ({100 * got / tf:.0f}% of the datasheet)")
-    return check_row(f"matmul {p}", got, "TFLOP/s", tf, f"datasheet ({_MATMUL_WHY})", banded(got / tf, *MATMUL_BAND),
+                         f"{100 * got / lo:.0f}% of the known-good {lo:g}-{hi:g} "
+                         f"({100 * got / tf:.0f}% of the datasheet)")
+    return check_row(f"matmul {p}", got, "TFLOP/s", tf, f"datasheet ({_MATMUL_WHY})",
+                     banded(got / tf, *MATMUL_BAND),
                      f"{100 * got / tf:.0f}% of the datasheet peak (generic band)")
 
+# %% ../nbs/05a_health.ipynb #3e6cd3c8
 def judge_matmul(device_name:str,  # the device name as CUDA reports it
                  tflops:dict,      # measured dense matmul TFLOP/s per precision
                 ) -> list:
@@ -94,8 +109,10 @@ def judge_matmul(device_name:str,  # the device name as CUDA reports it
 
 # %% ../nbs/05a_health.ipynb #388daae2
 MEMORY_BAND = (0.75, 0.5)
-_MEMORY_WHY = "healthy ≥75%: a large elementwise add is bound by memory alone and reaches 80-90% of the datasheet"
+_MEMORY_WHY = ("healthy ≥75%: a large elementwise add is bound by memory alone and reaches 80-90% "
+               "of the datasheet")
 
+# %% ../nbs/05a_health.ipynb #71748e7e
 def judge_memory(device_name:str, # the device name as CUDA reports it
                  gbs:float,       # measured `op:add` GB/s
                 ) -> dict:
@@ -104,23 +121,29 @@ def judge_memory(device_name:str, # the device name as CUDA reports it
     if ds is None: return check_row("memory bandwidth", gbs, "GB/s", verdict="skipped",
                                     note=f"no datasheet bandwidth for {device_name}: measured only")
     want, src = ds
-    return check_row("memory bandwidth", gbs, "GB/s", want, f"{src}; {_MEMORY_WHY}", banded(gbs / want, *MEMORY_BAND),
+    return check_row("memory bandwidth", gbs, "GB/s", want, f"{src}; {_MEMORY_WHY}",
+                     banded(gbs / want, *MEMORY_BAND),
                      f"{100 * gbs / want:.0f}% of the datasheet")
 
 # %% ../nbs/05a_health.ipynb #f25774a6
-PCIE_GBS = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}  # GB/s per lane and direction, after encoding
+# GB/s per lane and direction, after encoding
+PCIE_GBS = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
 COPY_BAND = (0.7, 0.5)
 COPY_CHECKS = {"h2d": "pinned copy host→device", "d2h": "pinned copy device→host"}
-_COPY_WHY = "PCI-SIG rate per lane after encoding × lanes: healthy pinned copies reach 75-90% of it (packet overhead)"
+_COPY_WHY = ("PCI-SIG rate per lane after encoding × lanes: healthy pinned copies reach 75-90% of "
+             "it (packet overhead)")
 
+# %% ../nbs/05a_health.ipynb #3257373b
 def link_gbs(gen:int|None, width:int|None) -> float|None:
     "What a PCIe link of generation `gen` and `width` lanes carries each way, GB/s (None when unknown)."
     return PCIE_GBS[gen] * width if gen in PCIE_GBS and width else None
 
+# %% ../nbs/05a_health.ipynb #32a59c30
 def judge_link(link:dict, # `pcie_gen`, `pcie_width`, `pcie_gen_max`, `pcie_width_max`, read while copies ran
               ) -> dict:
     "The PCIe link under load against its maximum: a narrower or older link than the card's is flagged."
-    g, w, gm, wm = (link.get(k) for k in ("pcie_gen", "pcie_width", "pcie_gen_max", "pcie_width_max"))
+    g, w, gm, wm = (link.get(k) for k in ("pcie_gen", "pcie_width", "pcie_gen_max",
+                                          "pcie_width_max"))
     if not (g and w): return skipped("PCIe link under load", "NVML gave no PCIe link")
     short = []
     if wm and w < wm: short.append(f"x{w} of x{wm}")
@@ -128,13 +151,18 @@ def judge_link(link:dict, # `pcie_gen`, `pcie_width`, `pcie_gen_max`, `pcie_widt
     return check_row("PCIe link under load", link_gbs(g, w), "GB/s", link_gbs(gm or g, wm or w),
                      f"the card's maximum, gen {gm or g} x{wm or w}, at the PCI-SIG rate per lane", 
                      "flagged" if short else "ok",
-                     f"gen {g} x{w}" + (f": running at {', '.join(short)} under load" if short else ""))
+                     f"gen {g} x{w}" + (f": running at {', '.join(short)} under load" if short
+                                        else ""))
 
+# %% ../nbs/05a_health.ipynb #d350f8e8
 def _copy_row(d, got, link, have):
-    if have is None: return check_row(COPY_CHECKS[d], got, "GB/s", verdict="skipped", note="PCIe link unknown")
-    return check_row(COPY_CHECKS[d], got, "GB/s", have, f"gen {link['pcie_gen']} x{link['pcie_width']}: {_COPY_WHY}",
+    if have is None:
+        return check_row(COPY_CHECKS[d], got, "GB/s", verdict="skipped", note="PCIe link unknown")
+    return check_row(COPY_CHECKS[d], got, "GB/s", have,
+                     f"gen {link['pcie_gen']} x{link['pcie_width']}: {_COPY_WHY}",
                      banded(got / have, *COPY_BAND), f"{100 * got / have:.0f}% of the link's rate")
 
+# %% ../nbs/05a_health.ipynb #d148c4d1
 def judge_copies(copies:dict, # measured pinned GB/s per direction: `{"h2d": 24.1, "d2h": 25.3}`
                  link:dict,   # the PCIe link read under load (`judge_link`)
                 ) -> list:
@@ -145,6 +173,7 @@ def judge_copies(copies:dict, # measured pinned GB/s per direction: `{"h2d": 24.
 # %% ../nbs/05a_health.ipynb #db2237a8
 _LINK_KEYS = ("pcie_gen", "pcie_width", "pcie_gen_max", "pcie_width_max")
 
+# %% ../nbs/05a_health.ipynb #cecff8f9
 def link_under_load(dev:torch.device|str, # the CUDA device
                     read=None,            # `read() -> dict` with the PCIe keys (default: `device_details(dev)`)
                     load=None,            # queues work that keeps the link busy (default: 50 pinned `op:h2d` copies)
@@ -158,13 +187,16 @@ def link_under_load(dev:torch.device|str, # the CUDA device
 
 # %% ../nbs/05a_health.ipynb #20b1b255
 SUSTAINED_DROP = 0.05  # a last third this much slower than the first is flagged
-_BRAKES = ("sw thermal", "hw thermal", "hw slowdown", "hw power brake")  # reasons a healthy card does not show
+# reasons a healthy card does not show
+_BRAKES = ("sw thermal", "hw thermal", "hw slowdown", "hw power brake")
 
+# %% ../nbs/05a_health.ipynb #89069c61
 def thirds(xs:list) -> tuple:
     "Means of the first and last thirds of `xs` (windows in time order)."
     k = max(1, len(xs) // 3)
     return statistics.fmean(xs[:k]), statistics.fmean(xs[-k:])
 
+# %% ../nbs/05a_health.ipynb #a6bea63a
 def _conditions_seen(summary:dict) -> str:
     "The clocks, temperature, power and throttle reasons of a telemetry summary, in words."
     keys = ("sm_clock_ratio", "temp_max_c", "power_mean_w", "default_power_limit_w")
@@ -174,6 +206,7 @@ def _conditions_seen(summary:dict) -> str:
              pw and lim and f"power {pw:.0f} W of {lim:.0f} W default", reasons)
     return "; ".join(s for s in parts if s)
 
+# %% ../nbs/05a_health.ipynb #73c528f0
 def judge_sustained(throughputs:list, # per window, in time order (e.g. 30 windows of one second)
                     summary:dict,     # `telemetry.summarise` of the NVML readings over the same time
                     unit:str="images/s", # what the throughputs count
@@ -186,7 +219,8 @@ def judge_sustained(throughputs:list, # per window, in time order (e.g. 30 windo
     brakes = [n for n in _BRAKES if share.get(n, 0) >= min_share]
     why = ([f"throughput fell {100 * drop:.0f}%"] if drop > SUSTAINED_DROP else []) + brakes
     seen = _conditions_seen(summary)
-    return [check_row("sustained load, last third", last, unit, first, "the first third of the same 30 s",
+    return [check_row("sustained load, last third", last, unit, first,
+                      "the first third of the same 30 s",
                       "flagged" if why else "ok", "; ".join(why + [seen]) if why else seen)]
 
 # %% ../nbs/05a_health.ipynb #3c46cbb3
@@ -215,46 +249,61 @@ def _processes_row(s):
     return check_row("other processes on the GPU", n, "", 0, "NVML compute and graphics processes",
                      "flagged" if n else "ok", pids)
 
+# %% ../nbs/05a_health.ipynb #eb8ad58d
 def _mig_row(s):
     mig = s.get("mig")
     if mig is None: return check_row("MIG mode", None, "", 0, "NVML", "skipped", "not readable")
     return check_row("MIG mode", int(bool(mig)), "", 0, "NVML", "flagged" if mig else "ok",
                      "a MIG slice, not the whole card" if mig else "")
 
+# %% ../nbs/05a_health.ipynb #09f72f50
 def _desktop(s) -> bool:
     "A display is active on the GPU, or it is a GeForce card: a desktop, whose display keeps the driver loaded."
     return bool(s.get("display")) or "geforce" in str(s.get("device_name", "")).lower()
 
+# %% ../nbs/05a_health.ipynb #53e8d088
 def _persistence_row(s):
     pm = s.get("persistence")
-    if pm == 0 and _desktop(s):  # persistence matters on a headless server, where nothing else holds the driver
-        return check_row("persistence mode", pm, "", 1, "NVML", "ok", "off: a desktop, whose display keeps the driver up")
+    # persistence matters on a headless server, where nothing else holds the driver
+    if pm == 0 and _desktop(s):
+        return check_row("persistence mode", pm, "", 1, "NVML", "ok",
+                         "off: a desktop, whose display keeps the driver up")
     why = {0: "off: the driver is set up anew for each process", None: "not readable"}.get(pm, "")
-    return check_row("persistence mode", pm, "", 1, "NVML", "ok" if pm else "low" if pm is not None else "skipped", why)
+    return check_row("persistence mode", pm, "", 1, "NVML", "ok" if pm else "low" if pm is not None
+                     else "skipped", why)
 
+# %% ../nbs/05a_health.ipynb #9b1edf1d
 def _power_limit_row(s):
     lim, dft = s.get("power_limit_w"), s.get("default_power_limit_w")
     if not (lim and dft): return skipped("power limit", "NVML gave no power limit")
     return check_row("power limit", lim, "W", dft, "the board's default limit (NVML)",
-                     "flagged" if lim < 0.98 * dft else "ok", f"{100 * lim / dft:.0f}% of the default")
+                     "flagged" if lim < 0.98 * dft else "ok",
+                     f"{100 * lim / dft:.0f}% of the default")
 
+# %% ../nbs/05a_health.ipynb #4114a3e2
 _ECC = ("ecc_uncorrected", "retired_pages", "remapped_rows_pending")
 
+# %% ../nbs/05a_health.ipynb #f12eab7a
 def _ecc_row(s):
-    if all(s.get(k) is None for k in _ECC): return skipped("ECC errors, retired pages", "not readable")
+    if all(s.get(k) is None for k in _ECC):
+        return skipped("ECC errors, retired pages", "not readable")
     bad = {k: s.get(k) for k in _ECC if s.get(k)}
     note = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in bad.items())
     src = "NVML (volatile uncorrected ECC, retired pages, pending row remaps)"
-    return check_row("ECC errors, retired pages", sum(bad.values()), "", 0, src, "flagged" if bad else "ok", note)
+    return check_row("ECC errors, retired pages", sum(bad.values()), "", 0, src, "flagged" if bad
+                     else "ok", note)
 
+# %% ../nbs/05a_health.ipynb #17415848
 def _driver_row(s):
     return check_row("driver", None, "", None, "", "ok" if s.get("driver") else "skipped",
                      s.get("driver") or "no NVIDIA driver")
 
+# %% ../nbs/05a_health.ipynb #6e8c3c1f
 def judge_state(s:dict, # the machine's state: `read_state`'s keys
                ) -> list:
     "Other processes, MIG, persistence, the power limit, retired pages and ECC errors, the driver."
-    return [row(s) for row in (_processes_row, _mig_row, _persistence_row, _power_limit_row, _ecc_row, _driver_row)]
+    return [row(s) for row in (_processes_row, _mig_row, _persistence_row, _power_limit_row,
+                               _ecc_row, _driver_row)]
 
 # %% ../nbs/05a_health.ipynb #5721136b
 def _nv(n, name:str, *a):
@@ -263,26 +312,33 @@ def _nv(n, name:str, *a):
     try: return f(*a) if f else None
     except Exception: return None
 
+# %% ../nbs/05a_health.ipynb #aa61ada1
 def _retired(n, h) -> int|None:
     "Pages retired for ECC errors (GPUs before Ampere; None where not supported)."
-    causes = [getattr(n, f"NVML_PAGE_RETIREMENT_CAUSE_{c}", None) for c in ("MULTIPLE_SINGLE_BIT_ECC_ERRORS",
+    causes = [getattr(n, f"NVML_PAGE_RETIREMENT_CAUSE_{c}", None)
+              for c in ("MULTIPLE_SINGLE_BIT_ECC_ERRORS",
                                                                              "DOUBLE_BIT_ECC_ERROR")]
     pages = [_nv(n, "nvmlDeviceGetRetiredPages", h, c) for c in causes if c is not None]
-    return sum(len(p) for p in pages if p is not None) if any(p is not None for p in pages) else None
+    return (sum(len(p) for p in pages if p is not None) if any(p is not None for p in pages)
+            else None)
 
+# %% ../nbs/05a_health.ipynb #866f41cd
 def _mig_state(n, h, p) -> bool|None:
     "True on a MIG slice or with MIG on, False with it off, None when NVML cannot say."
     mig = _nv(n, "nvmlDeviceGetMigMode", h)
     if str(getattr(p, "uuid", "")).startswith("MIG-"): return True
     return None if mig is None else bool(mig[0])
 
+# %% ../nbs/05a_health.ipynb #ddd4bf4d
 def _error_state(n, h) -> dict:
     "Volatile uncorrected ECC errors, retired pages and pending row remaps."
     rows = _nv(n, "nvmlDeviceGetRemappedRows", h)  # corrected, uncorrected, pending, failed
-    ecc = _nv(n, "nvmlDeviceGetTotalEccErrors", h, n.NVML_MEMORY_ERROR_TYPE_UNCORRECTED, n.NVML_VOLATILE_ECC)
+    ecc = _nv(n, "nvmlDeviceGetTotalEccErrors", h, n.NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+              n.NVML_VOLATILE_ECC)
     return dict(ecc_uncorrected=ecc, retired_pages=_retired(n, h),
                 remapped_rows_pending=int(bool(rows[2] or rows[3])) if rows else None)
 
+# %% ../nbs/05a_health.ipynb #5ceb4859
 def read_state(dev:torch.device|str, # the CUDA device
                nvml=None,            # the NVML module (`pynvml`; a replay in tests)
                props=None,           # the device's properties (default: `torch.cuda.get_device_properties(dev)`)
@@ -294,8 +350,10 @@ def read_state(dev:torch.device|str, # the CUDA device
     h = nvml_handle(dev, n, p)
     if h is None: return s
     now = summarise([NvmlReader(dev, n, p)()])
-    return dict(s, other_processes=now["other_processes"], other_pids=now["other_pids"], mig=_mig_state(n, h, p),
-                persistence=_nv(n, "nvmlDeviceGetPersistenceMode", h), display=_nv(n, "nvmlDeviceGetDisplayActive", h),
+    return dict(s, other_processes=now["other_processes"], other_pids=now["other_pids"],
+                mig=_mig_state(n, h, p),
+                persistence=_nv(n, "nvmlDeviceGetPersistenceMode", h),
+                display=_nv(n, "nvmlDeviceGetDisplayActive", h),
                 **_error_state(n, h),
                 driver=_nv(n, "nvmlSystemGetDriverVersion"))
 
@@ -308,19 +366,23 @@ def judge_feed(pipeline:float,     # input pipeline images/s with every worker
     "Whether the CPU decodes and augments images as fast as all the machine's GPUs train on them."
     w = f" with {workers} workers" if workers else ""
     if not train: return check_row("CPU feeds the GPU", pipeline, "images/s", verdict="skipped",
-                                   note=f"input pipeline measured{w}; no GPU training rate to compare with")
+                                   note=f"input pipeline measured{w}; no GPU training rate to "
+                                        "compare with")
     need, each = train * gpus, f" ({pipeline / gpus:,.0f} images/s per GPU)" if gpus > 1 else ""
     ratio, whom = pipeline / need, f"all {gpus} GPUs take" if gpus > 1 else "training takes"
-    return check_row("CPU feeds the GPU" if gpus == 1 else f"CPU feeds {gpus} GPUs", pipeline, "images/s", need,
+    return check_row("CPU feeds the GPU" if gpus == 1 else f"CPU feeds {gpus} GPUs", pipeline,
+                     "images/s", need,
                      f"this check's ResNet-50 training rate × {gpus} GPUs" if gpus > 1 else
                      "this check's ResNet-50 training rate", "ok" if ratio >= 1 else "flagged",
                      f"the pipeline{w} gives {ratio:.1f}× what {whom}{each}" if ratio >= 1 else
-                     f"the pipeline{w} gives {100 * ratio:.0f}% of what {whom}{each}: the GPU{'s' * (gpus > 1)} would wait")
+                     f"the pipeline{w} gives {100 * ratio:.0f}% of what {whom}{each}: the "
+                     f"GPU{'s' * (gpus > 1)} would wait")
 
 # %% ../nbs/05a_health.ipynb #40569632
 JPEG_BYTES = 110e3  # ImageNet-1k's training set: about 140 GB in 1.28M JPEGs
 DISK_FLOORS = (0.5, 0.2)  # GB/s: a SATA SSD reads about 0.55; below 0.2 a spinning or network disk
 
+# %% ../nbs/05a_health.ipynb #c9526595
 def judge_disk(gbs:float,             # sequential read GB/s, past the page cache
                folder:str,            # the folder read from
                train:float|None=None, # images/s the GPU trains at (None: no GPU)
@@ -330,13 +392,15 @@ def judge_disk(gbs:float,             # sequential read GB/s, past the page cach
     need = train * JPEG_BYTES / 1e9 if train else 0
     want = max(need, DISK_FLOORS[0])
     v = "flagged" if gbs < max(need, DISK_FLOORS[1]) else "low" if gbs < DISK_FLOORS[0] else "ok"
-    src = "a SATA SSD's sequential read" + (f"; ResNet-50's {train:,.0f} images/s × 110 kB per ImageNet JPEG"
+    src = "a SATA SSD's sequential read" + (f"; ResNet-50's {train:,.0f} images/s × 110 kB per "
+                                            "ImageNet JPEG"
                                             if train else "")
     return check_row(f"disk read ({folder})", gbs, "GB/s", want, src, v, how)
 
 # %% ../nbs/05a_health.ipynb #1476a9c7
 _BLOCK = 8 << 20
 
+# %% ../nbs/05a_health.ipynb #daee3552
 def read_direct(path:str|Path, # the file
                 block:int=_BLOCK, # bytes per read
                ) -> tuple:
@@ -344,14 +408,18 @@ def read_direct(path:str|Path, # the file
     try: fd, how = os.open(path, os.O_RDONLY | os.O_DIRECT), "read with O_DIRECT"
     except (OSError, AttributeError):  # no O_DIRECT here (tmpfs, macOS)
         fd = os.open(path, os.O_RDONLY)
-        try: os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); how = "page cache dropped (posix_fadvise)"
-        except (OSError, AttributeError): how = "through the page cache: neither O_DIRECT nor posix_fadvise here"
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); how = ("page cache dropped "
+                                                                       "(posix_fadvise)")
+        except (OSError, AttributeError):
+            how = "through the page cache: neither O_DIRECT nor posix_fadvise here"
     buf, n = mmap.mmap(-1, block), 0  # page-aligned, as O_DIRECT needs
     try:
         while (k := os.readv(fd, [buf])) > 0: n += k
     finally: os.close(fd)
     return n, how
 
+# %% ../nbs/05a_health.ipynb #c53e5e53
 def _write_file(path:Path, size:int, block:int=_BLOCK):
     "`size` bytes of incompressible data, on the disk (fsync) and out of the page cache."
     data = os.urandom(block)
@@ -360,6 +428,7 @@ def _write_file(path:Path, size:int, block:int=_BLOCK):
         f.flush(); os.fsync(f.fileno())
         if hasattr(os, "posix_fadvise"): os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
 
+# %% ../nbs/05a_health.ipynb #d0ab2321
 def disk_read(folder:str|Path=".",   # the folder whose disk is read
               size:int=2**30,        # bytes in the file (1 GiB)
               reader=read_direct,    # `reader(path) -> (bytes, how)` (injectable)
@@ -368,48 +437,62 @@ def disk_read(folder:str|Path=".",   # the folder whose disk is read
     "Sequential read GB/s of a file written in `folder` and read back past the page cache; the file is removed."
     path = Path(folder) / f".rsg-check-{uuid.uuid4().hex[:8]}.bin"
     try:
-        with sigterm_as_interrupt():  # a SIGTERM (`kill`, a scheduler) ends it through `finally`: the file goes too
+        # a SIGTERM (`kill`, a scheduler) ends it through `finally`: the file goes too
+        with sigterm_as_interrupt():
             _write_file(path, size)
             t0 = clock(); n, how = reader(path); s = clock() - t0
     finally: path.unlink(missing_ok=True)
     return dict(gbs=n / s / 1e9, how=how, bytes=n, seconds=s)
 
 # %% ../nbs/05a_health.ipynb #c644b45e
-GPU_CHECKS = ("PCIe link under load", "pinned copies host↔device", "sustained load", "machine state (NVML)")
+GPU_CHECKS = ("PCIe link under load", "pinned copies host↔device", "sustained load",
+              "machine state (NVML)")
 
+# %% ../nbs/05a_health.ipynb #461b904f
 def _gpu_rows(r:dict) -> list:
     "The link, copies, sustained-load and machine-state lines of a GPU's readings."
     link, s = r.get("link") or {}, r.get("sustained")
     rows = [judge_link(link), *judge_copies(r.get("copies") or {}, link)]
-    rows += judge_sustained(s["throughputs"], s["summary"]) if s else [skipped("sustained load", "not measured")]
+    rows += judge_sustained(s["throughputs"], s["summary"]) if s else [skipped("sustained load",
+                                                                               "not measured")]
     return rows + judge_state(r.get("state") or {})
 
+# %% ../nbs/05a_health.ipynb #5a7e72f7
 def judge(r:dict, # readings: `gather`'s output, or a replay of one
          ) -> pd.DataFrame:
     "Every check's line from a machine's readings: measured, expected, source, verdict and why."
     name, rows = r.get("device_name"), []
-    rows += judge_matmul(name, r["matmul"]) if r.get("matmul") else [skipped("matmul", "not measured")]
+    rows += judge_matmul(name, r["matmul"]) if r.get("matmul") else [skipped("matmul",
+                                                                             "not measured")]
     mem = r.get("memory_gbs")
     rows.append(judge_memory(name, mem) if mem else skipped("memory bandwidth", "not measured"))
     rows += _gpu_rows(r) if r.get("gpu") else [skipped(c, "no CUDA GPU here") for c in GPU_CHECKS]
-    if r.get("pipeline"): rows.append(judge_feed(r["pipeline"], r.get("train"), r.get("workers"), r.get("gpus") or 1))
-    if r.get("disk"): rows.append(judge_disk(r["disk"]["gbs"], r.get("folder", "."), r.get("train"), r["disk"]["how"]))
+    if r.get("pipeline"):
+        rows.append(judge_feed(r["pipeline"], r.get("train"), r.get("workers"), r.get("gpus") or 1))
+    if r.get("disk"):
+        rows.append(judge_disk(r["disk"]["gbs"], r.get("folder", "."), r.get("train"),
+                               r["disk"]["how"]))
     return pd.DataFrame(rows, columns=list(CHECK_COLUMNS))
 
+# %% ../nbs/05a_health.ipynb #47ce58c2
 def skipped_line(table:pd.DataFrame) -> str|None:
     "One line naming the GPU checks that were skipped and why, or None when none was."
     s = table[table["check"].isin(GPU_CHECKS) & table["verdict"].eq("skipped")]
     return f"skipped, {s['note'].iloc[0]}: {', '.join(s['check'])}" if len(s) else None
 
+# %% ../nbs/05a_health.ipynb #f09fee3d
 def verdict_line(table:pd.DataFrame, # `judge`'s table
                 ) -> str:
     "The check in one line: `verdict: healthy`, `verdict: N flagged: …`, or `verdict: nothing to judge on this machine (…)`."
     v = table["verdict"]
     bad = table.loc[v.eq("flagged"), "check"].tolist()
     if bad: return f"verdict: {len(bad)} flagged: {', '.join(bad)}"
-    if not (v.isin(["ok", "low"]) & table["expected"].notna()).any():  # nothing was held against a figure
-        why = dict.fromkeys(n.split(";")[0].strip() for n in table.loc[v.eq("skipped"), "note"].fillna("") if n)
-        return f"verdict: nothing to judge on this machine ({'; '.join(why) or 'no figure to hold it against'})"
+    # nothing was held against a figure
+    if not (v.isin(["ok", "low"]) & table["expected"].notna()).any():
+        why = dict.fromkeys(n.split(";")[0].strip()
+                            for n in table.loc[v.eq("skipped"), "note"].fillna("") if n)
+        return ("verdict: nothing to judge on this machine "
+                f"({'; '.join(why) or 'no figure to hold it against'})")
     low = table.loc[v.eq("low"), "check"].tolist()
     return "verdict: healthy" + (f" ({len(low)} low: {', '.join(low)})" if low else "")
 
@@ -418,19 +501,23 @@ def _num(v, unit:str="") -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)): return ""
     return f"{v:,.3g} {unit}".strip() if abs(v) < 100 else f"{v:,.0f} {unit}".strip()
 
+# %% ../nbs/05a_health.ipynb #3c0fd215
 def check_table_text(table:pd.DataFrame, # `judge`'s table
                      width:int=96,       # at most this many characters of a note
                     ) -> str:
     "The check's table for a terminal: check, measured, should reach, verdict, why."
     cut = lambda s: s if len(s) <= width else s[:width - 1] + "…"
-    t = pd.DataFrame({"check": table["check"], "measured": [_num(m, u) for m, u in zip(table.measured, table.unit)],
+    t = pd.DataFrame({"check": table["check"], "measured": [_num(m, u) for m,
+                                                            u in zip(table.measured, table.unit)],
                       "should reach": [_num(e, u) for e, u in zip(table.expected, table.unit)],
                       "verdict": table["verdict"], "why": table["note"].fillna("").map(cut)})
     w = {c: max([len(c), *t[c].str.len()]) for c in t}
     cell = lambda c, s: s.rjust(w[c]) if c in ("measured", "should reach") else s.ljust(w[c])
-    lines = [[cell(c, c) for c in t], *([cell(c, v) for c, v in r.items()] for r in t.to_dict("records"))]
+    lines = [[cell(c, c) for c in t], *([cell(c, v) for c, v in r.items()]
+                                        for r in t.to_dict("records"))]
     return "\n".join("  ".join(l).rstrip() for l in lines)
 
+# %% ../nbs/05a_health.ipynb #345f1e0c
 def sources_text(table:pd.DataFrame) -> str:
     "Where each expected value comes from, one line per distinct source."
     src = table.loc[table["source"].fillna("").ne(""), ["check", "source"]].drop_duplicates("source")
@@ -445,11 +532,13 @@ def _supported(dev:torch.device) -> tuple:
         except BadInput: return None
     return tuple(p for p in PEAK_PRECISIONS if runs(p))
 
+# %% ../nbs/05a_health.ipynb #c0125a57
 def _ok(measure, model, dev, **kw):
     "`measure`'s result for one point, or None when it did not finish (out of memory, an error)."
     r = measure(model, device=dev, progress=False, **kw)
     return r if r.status == "ok" else None
 
+# %% ../nbs/05a_health.ipynb #a40258f9
 def train_rate(dev:torch.device, # the GPU
                precision:str,    # fp16 or bf16
                measure=benchmark, # `benchmark` (injectable)
@@ -463,14 +552,17 @@ def train_rate(dev:torch.device, # the GPU
         if best is None or r.throughput > best.throughput: best = r
     return best
 
+# %% ../nbs/05a_health.ipynb #5acf5e0a
 def _sustained(dev:torch.device, bs:int, precision:str, seconds:float) -> dict:
     "ResNet-50 training at `bs` for `seconds`, windows of one second, with NVML telemetry."
     step = get_workload("resnet50").make_step(dev, bs, precision=precision)
     with precision_flags(precision):  # cuDNN's autotuner on, as in `benchmark`
         for _ in range(3): step()  # cuDNN's search, out of the first window
-        tps, summ = sustained_load(step, bs, seconds, sync=lambda: synchronize(dev), sampler=make_sampler(dev))
+        tps, summ = sustained_load(step, bs, seconds, sync=lambda: synchronize(dev),
+                                   sampler=make_sampler(dev))
     return dict(throughputs=tps, summary=summ, bs=bs, precision=precision)
 
+# %% ../nbs/05a_health.ipynb #1560c2da
 def _gpu_readings(r:dict, dev:torch.device, seconds:float, measure, say):
     "Copies, link, state, training rate and sustained load of a GPU, into `r`."
     say("pinned copies and the PCIe link")
@@ -484,21 +576,27 @@ def _gpu_readings(r:dict, dev:torch.device, seconds:float, measure, say):
         r["train"], r["ci"]["train"] = best.throughput, best.ci_rel
         r["sustained"] = _sustained(dev, best.bs, prec, seconds)
 
+# %% ../nbs/05a_health.ipynb #23700501
 def _matmul_readings(r, dev, gpu, measure):
     for p in _supported(dev):
-        if m := _ok(measure, "op:matmul", dev, bs=1, size=8192 if gpu else 1024, precision=p, mode="infer",
+        if m := _ok(measure, "op:matmul", dev, bs=1, size=8192 if gpu else 1024, precision=p,
+                    mode="infer",
                     n_seconds=2 if gpu else 1.5, warmup=2):
             r["matmul"][p], r["ci"][f"matmul {p}"] = m.tflops, m.ci_rel
 
+# %% ../nbs/05a_health.ipynb #81045f98
 def _memory_reading(r, dev, gpu, measure):
-    if m := _ok(measure, "op:add", dev, bs=1, size=None if gpu else 2**24, n_seconds=2 if gpu else 1.5, warmup=2):
+    if m := _ok(measure, "op:add", dev, bs=1, size=None if gpu else 2**24, n_seconds=2 if gpu
+                else 1.5, warmup=2):
         r["memory_gbs"], r["ci"]["memory bandwidth"] = m.bandwidth_gbs, m.ci_rel
 
+# %% ../nbs/05a_health.ipynb #59430e3d
 def _pipeline_reading(r, gpu, measure):
     wl = get_workload("data:imagenet")
     if m := _ok(measure, wl, "cpu", bs=64 if gpu else 32, n_seconds=5 if gpu else 4, warmup=2):
         r["pipeline"], r["workers"] = m.throughput, wl.workers
 
+# %% ../nbs/05a_health.ipynb #2e575f3e
 def gather(device:str|torch.device="auto", # the device to check
            folder:str|Path=".",     # the folder whose disk is read
            seconds:float=30.0,      # sustained load (GPU)
@@ -508,7 +606,8 @@ def gather(device:str|torch.device="auto", # the device to check
           ) -> dict:
     "Every reading the check judges, measured on this machine (the GPU parts only where there is a CUDA GPU)."
     dev = pick_device(device); gpu = dev.type == "cuda"
-    r = dict(device_name=torch.cuda.get_device_name(dev) if gpu else cpu_name(), gpu=gpu, folder=str(folder),
+    r = dict(device_name=torch.cuda.get_device_name(dev) if gpu else cpu_name(), gpu=gpu,
+             folder=str(folder),
              gpus=torch.cuda.device_count() if gpu else 0,
              matmul={}, copies={}, ci={})
     say(f"dense matmul at {', '.join(_supported(dev))}")
@@ -527,6 +626,7 @@ CHECKS_TABLE = "checks"
 STAMP_COLUMNS = ("check_id", "timestamp", "host", "gpu_uuid", "device_name")
 _STORED = (*STAMP_COLUMNS, *CHECK_COLUMNS, "ci_rel")
 
+# %% ../nbs/05a_health.ipynb #fc3177a0
 def stamped(table:pd.DataFrame, # `judge`'s table
             r:dict,             # the readings it judged
             host:str|None=None, # the machine's name (default: this one's)
@@ -537,25 +637,30 @@ def stamped(table:pd.DataFrame, # `judge`'s table
                  host=host or platform.node(), gpu_uuid=uid, device_name=r.get("device_name"))
     return table.assign(**stamp, ci_rel=table["check"].map(r.get("ci") or {}))[list(_STORED)]
 
+# %% ../nbs/05a_health.ipynb #16d7c8f7
 def write_checks(table:pd.DataFrame, # `stamped` check lines
                  store:str|Path=DEFAULT_STORE, # the SQLite store (its `checks` table)
                 ) -> int:
     "Add check lines to the store's `checks` table (made on first use), all or none; returns how many."
     return add_table_rows(table[list(_STORED)], CHECKS_TABLE, store)
 
+# %% ../nbs/05a_health.ipynb #600b59eb
 def read_checks(store:str|Path=DEFAULT_STORE, # the SQLite store
                ) -> pd.DataFrame:
     "Every check line stored, oldest first (empty where the store or its `checks` table does not exist)."
     df = read_store_table(store, CHECKS_TABLE)  # read-only: a store in a read-only folder reads too
     return pd.DataFrame(columns=list(_STORED)) if df is None else df
 
+# %% ../nbs/05a_health.ipynb #e3beaf1d
 def _append_csv(table:pd.DataFrame, f:Path):
     "Add `table` to the CSV file `f` as the store writes CSV (formulas inert), its header only in a new file."
-    fd = open_own(f, os.O_WRONLY | os.O_APPEND | os.O_CREAT, "unsaved checks file")  # never through a link
+    # never through a link
+    fd = open_own(f, os.O_WRONLY | os.O_APPEND | os.O_CREAT, "unsaved checks file")
     with os.fdopen(fd, "a", newline="") as out:
         text = safe_csv(table)
         out.write(text if out.tell() == 0 else text.split("\n", 1)[1])
 
+# %% ../nbs/05a_health.ipynb #a1149b0d
 def save_checks(table:pd.DataFrame, # `stamped` check lines
                 store:str|Path=DEFAULT_STORE, # the SQLite store
                ) -> str|None:
@@ -565,21 +670,27 @@ def save_checks(table:pd.DataFrame, # `stamped` check lines
     for f in (Path(str(store) + ".checks.unsaved.csv"), Path("rsg-checks.unsaved.csv")):
         try: _append_csv(table, f)
         except (OSError, BadInput): continue
-        return f"store {str(store)!r} could not be written ({why}): the {len(table)} check lines are in {str(f)!r}"
+        return (f"store {str(store)!r} could not be written ({why}): the {len(table)} check lines "
+                f"are in {str(f)!r}")
     print(safe_csv(table))
-    return f"store {str(store)!r} could not be written ({why}): the check lines are printed above as CSV"
+    return (f"store {str(store)!r} could not be written ({why}): the check lines are printed above "
+            "as CSV")
 
 # %% ../nbs/05a_health.ipynb #0c903a42
 def check_folder(folder, # the folder the user named
                 ) -> Path:
     "`folder` if it is an existing, writable folder, else `BadInput` naming it."
     p = Path(str(folder)).expanduser()
-    if not p.is_dir(): raise BadInput(f"--folder {str(folder)!r} is not an existing folder: accepted is a folder on "
+    if not p.is_dir():
+        raise BadInput(f"--folder {str(folder)!r} is not an existing folder: accepted is a folder "
+                       "on "
                                       "the disk to test (default: the current one)")
-    if not os.access(p, os.W_OK): raise BadInput(f"--folder {str(folder)!r} is not writable: the disk check writes "
+    if not os.access(p, os.W_OK):
+        raise BadInput(f"--folder {str(folder)!r} is not writable: the disk check writes "
                                                  "a temporary file there")
     return p
 
+# %% ../nbs/05a_health.ipynb #1066cfd5
 def run_check(device:str|torch.device="auto", # the device to check
               folder:str|Path=".",    # the folder whose disk is read
               store:str|Path|None=DEFAULT_STORE, # where the lines are kept (None: nowhere)
@@ -594,15 +705,18 @@ def run_check(device:str|torch.device="auto", # the device to check
     check_int(disk_bytes, "disk_bytes", min=_BLOCK)
     if store is not None: check_store(store)
     dev = pick_device(device)  # before any work
-    with DeviceSession(None, dev): r = gather(dev, folder, seconds, disk_bytes, measure, say)  # one measurement per device
+    # one measurement per device
+    with DeviceSession(None, dev): r = gather(dev, folder, seconds, disk_bytes, measure, say)
     table = stamped(judge(r), r)
     return table, (save_checks(table, store) if store is not None else None)
 
 # %% ../nbs/05a_health.ipynb #c1f8b382
 FLEET_MIN_DIFF = 0.05  # a machine closer than this to its peers' median is never an outlier
-FLEET_COLUMNS = ("device", "what", "machine", "value", "lo", "hi", "peers_median", "n_peers", "diff", "diff_lo",
+FLEET_COLUMNS = ("device", "what", "machine", "value", "lo", "hi", "peers_median", "n_peers",
+                 "diff", "diff_lo",
                  "diff_hi", "flagged")
 
+# %% ../nbs/05a_health.ipynb #0d67b1d9
 def machines(df:pd.DataFrame) -> pd.Series:
     "Which machine each row is from, by its fingerprint: host and GPU UUID where known (NA where neither is)."
     out = pd.Series(pd.NA, index=df.index, dtype="string")
@@ -610,18 +724,23 @@ def machines(df:pd.DataFrame) -> pd.Series:
         if c in df: s = df[c].astype("string"); out = (out + " · " + s).fillna(out).fillna(s)
     return out
 
+# %% ../nbs/05a_health.ipynb #bb6f7614
 def _one_machine(v:pd.DataFrame, value:str, ci:str) -> dict:
     "A machine's value (median of its rows) and its interval: the span of its rows' 95% intervals."
-    x, c = v[value].astype(float), (v[ci].astype(float) if ci in v else pd.Series(float("nan"), index=v.index))
+    x, c = v[value].astype(float), (v[ci].astype(float) if ci in v
+                                    else pd.Series(float("nan"), index=v.index))
     has = c.notna().all()
-    return dict(value=x.median(), lo=(x * (1 - c)).min() if has else None, hi=(x * (1 + c)).max() if has else None)
+    return dict(value=x.median(), lo=(x * (1 - c)).min() if has else None, hi=(x * (1 + c)).max()
+                if has else None)
 
+# %% ../nbs/05a_health.ipynb #2bb5048d
 def _beyond_spread(x:float, peers:pd.Series, z:float=3.0) -> bool:
     "Whether `x` lies more than `z` scaled median absolute deviations from `peers`' median (always, with < 3 peers)."
     if len(peers) < 3: return True
     mad = 1.4826 * (peers - peers.median()).abs().median()
     return mad == 0 or abs(x - peers.median()) > z * mad
 
+# %% ../nbs/05a_health.ipynb #91a8cc7e
 def _compare(g:pd.DataFrame, value:str, ci:str) -> list:
     "Each machine of `g` (one device model, one measurement) against the median of its peers' rows."
     out = []
@@ -637,6 +756,7 @@ def _compare(g:pd.DataFrame, value:str, ci:str) -> list:
                                      and _beyond_spread(me["value"], peers))))
     return out
 
+# %% ../nbs/05a_health.ipynb #4b9ac221
 def fleet_outliers(df:pd.DataFrame, # runs (or stored check lines), with `host` and/or `gpu_uuid` columns
                    what=("model", "precision", "mode", "bs"), # the columns that say what was measured
                    value:str="throughput", # the column compared
@@ -645,7 +765,8 @@ def fleet_outliers(df:pd.DataFrame, # runs (or stored check lines), with `host` 
                   ) -> pd.DataFrame:
     "Per device model and measurement on ≥2 machines: each machine against its peers' median; outliers flagged."
     if value not in df or device not in df: return pd.DataFrame(columns=list(FLEET_COLUMNS))
-    what = [c for c in what if c in df]  # a table that does not record one (no bs) is not split by it
+    # a table that does not record one (no bs) is not split by it
+    what = [c for c in what if c in df]
     d = df.assign(_machine=machines(df))
     d = d[d["_machine"].notna() & pd.to_numeric(d[value], errors="coerce").notna() & d[device].notna()]
     if "status" in d: d = d[d["status"].astype(str).eq("ok")]
@@ -656,6 +777,7 @@ def fleet_outliers(df:pd.DataFrame, # runs (or stored check lines), with `host` 
         rows += [dict(device=key[0], what=label, **c) for c in _compare(g, value, ci)]
     return pd.DataFrame(rows, columns=list(FLEET_COLUMNS))
 
+# %% ../nbs/05a_health.ipynb #da1139f6
 def outlier_sentence(r, # one row of `fleet_outliers`
                      unit:str="runs", # what the peers' rows are
                     ) -> str:
@@ -663,5 +785,6 @@ def outlier_sentence(r, # one row of `fleet_outliers`
     side = lambda x: f"{abs(100 * x):.0f}% {'below' if x < 0 else 'above'}"
     iv = (f" (95% interval: {side(r['diff_lo'])} to {side(r['diff_hi'])})" if pd.notna(r["diff_lo"])
           else " (no interval)")
-    return (f"this {r['device']} ({r['machine']}) is {side(r['diff'])} the median of {r['n_peers']} {r['device']} "
+    return (f"this {r['device']} ({r['machine']}) is {side(r['diff'])} the median of "
+            f"{r['n_peers']} {r['device']} "
             f"{unit} on {r['what']}{iv}")

@@ -32,9 +32,11 @@ class LaunchResult(Result):
 
     def summary(self) -> str:
         "A short human summary, with the world it ran in."
-        spread = f"; rank spread {100 * self.rank_spread:.1f}%" if self.rank_spread is not None else ""
+        spread = (f"; rank spread {100 * self.rank_spread:.1f}%" if self.rank_spread is not None
+                  else "")
         scaling = "strong" if self.strong else "weak"
-        return (super().summary() + f"\n  world        {self.world_size} process(es) on {self.nnodes} machine(s), "
+        return (super().summary() + f"\n  world        {self.world_size} process(es) on "
+                                    f"{self.nnodes} machine(s), "
                 f"{self.backend}; global batch {(self.per_device_bs or 0) * self.world_size} "
                 f"({self.per_device_bs} per device, {scaling} scaling){spread}")
 
@@ -42,38 +44,50 @@ class LaunchResult(Result):
 def _whole(v, name:str, lo:int=1, hi:int|None=None) -> int:
     "`check_int` for torchrun's option `--name`, in its words: `of at least lo`, `from lo to hi`."
     return check_int(v, f"--{name}", min=lo, max=hi,
-                     accepted="a whole number " + (f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"))
+                     accepted="a whole number " + (f"from {lo} to {hi}" if hi is not None
+                                                   else f"of at least {lo}"))
 
+# %% ../nbs/04a_launch.ipynb #0797644d
 def _rendezvous(nnodes:int, master_addr:str|None, rdzv_endpoint:str|None, rdzv_id:str|None=None):
     "`BadInput` unless several machines have one place to meet, given one way (and one job name there)."
     if master_addr and rdzv_endpoint:
-        raise BadInput(f"--master_addr {master_addr!r} and --rdzv_endpoint {rdzv_endpoint!r} both given: "
+        raise BadInput(f"--master_addr {master_addr!r} and --rdzv_endpoint {rdzv_endpoint!r} both "
+                       "given: "
                        "use one of them")
     if rdzv_endpoint is not None: check_endpoint(rdzv_endpoint)
     check_rdzv_id(rdzv_id, rdzv_endpoint)
     if nnodes > 1 and not (master_addr or rdzv_endpoint):
-        raise BadInput(f"--nnodes {nnodes} needs a rendezvous address: give --master_addr (and --master_port) "
+        raise BadInput(f"--nnodes {nnodes} needs a rendezvous address: give --master_addr (and "
+                       "--master_port) "
                        "of node 0, or --rdzv_endpoint host:port")
 
+# %% ../nbs/04a_launch.ipynb #8c9f5b54
 def _at_most(nproc_per_node:int, n:int, what:str):
     "`BadInput` if this machine's `n` devices (`what` they are) are fewer than its processes."
-    if nproc_per_node > n: raise BadInput(f"--nproc_per_node {nproc_per_node} asks for more processes than "
+    if nproc_per_node > n:
+        raise BadInput(f"--nproc_per_node {nproc_per_node} asks for more processes than "
                                           f"this machine's {n} {what}: use at most {n}")
 
+# %% ../nbs/04a_launch.ipynb #baf6665c
 def _devices(nproc_per_node:int, device_type:str, n_devices:int|None):
     "`BadInput` unless this machine has a device for each of its processes (on CPU: a core for each)."
-    if device_type == "cpu": _at_most(nproc_per_node, n_devices or os.cpu_count() or 1, "CPU core(s)")
+    if device_type == "cpu":
+        _at_most(nproc_per_node, n_devices or os.cpu_count() or 1, "CPU core(s)")
     if device_type == "cuda":
-        _at_most(nproc_per_node, torch.cuda.device_count() if n_devices is None else n_devices, "CUDA device(s)")
+        _at_most(nproc_per_node, torch.cuda.device_count() if n_devices is None else n_devices,
+                 "CUDA device(s)")
     if device_type == "mps" and nproc_per_node > 1:
-        raise BadInput(f"--nproc_per_node {nproc_per_node} on MPS: a Mac has one GPU and no distributed backend "
+        raise BadInput(f"--nproc_per_node {nproc_per_node} on MPS: a Mac has one GPU and no "
+                       "distributed backend "
                        "for it: use 1, or --device cpu")
 
+# %% ../nbs/04a_launch.ipynb #0f8c2b10
 def _check_strong(bs:int, world:int):
     "`BadInput` unless the global batch `bs` of strong scaling divides evenly between the `world`'s devices."
     if bs % world: raise BadInput(f"--strong with batch size {bs} and world size {world}: "
                                   "the global batch must divide evenly between the devices")
 
+# %% ../nbs/04a_launch.ipynb #82d49a34
 def check_world(world:WorldSpec,        # the processes a point runs in
                 *,
                 device_type:str="cpu",   # cpu, cuda or mps
@@ -90,20 +104,23 @@ def check_world(world:WorldSpec,        # the processes a point runs in
     if strong_bs is not None: _check_strong(strong_bs, w.size)
     return w.size
 
-
 # %% ../nbs/04a_launch.ipynb #71eba46e
-_OWN = ("run_id", "threads", "peak_measured", "progress", "node_rank", "cuda_index")  # each machine's own
+# each machine's own
+_OWN = ("run_id", "threads", "peak_measured", "progress", "node_rank", "cuda_index")
 
+# %% ../nbs/04a_launch.ipynb #d749df63
 def rendezvous_id(settings:str, # the ranks' settings, JSON
                  ) -> str:
     "The id every machine of a job derives alike: a crc32 of the settings, less what each machine has of its own."
     same = _common(json.loads(settings))
     return f"rsg-{zlib.crc32(json.dumps(same, sort_keys=True).encode()):08x}"
 
+# %% ../nbs/04a_launch.ipynb #c851d8c6
 def _common(d:dict) -> dict:
     "`d` without what each machine has of its own (`_OWN`), at any depth."
     return {k: _common(v) if isinstance(v, dict) else v for k, v in d.items() if k not in _OWN}
 
+# %% ../nbs/04a_launch.ipynb #fca27bc1
 def torchrun_command(settings:str,            # the ranks' settings, JSON
                      world:WorldSpec,         # the processes: on this machine, machines, where they meet
                      *,
@@ -111,17 +128,22 @@ def torchrun_command(settings:str,            # the ranks' settings, JSON
                     ) -> list[str]:
     "The `python -m torch.distributed.run ...` command line that runs one point."
     w = world
-    if w.rdzv_endpoint: meet = _c10d(w.rdzv_endpoint, w.rdzv_id or rendezvous_id(settings), join_timeout)
-    elif w.master_addr: meet = _static(w.node_rank, w.master_addr, w.master_port or 29500, join_timeout)
+    if w.rdzv_endpoint:
+        meet = _c10d(w.rdzv_endpoint, w.rdzv_id or rendezvous_id(settings), join_timeout)
+    elif w.master_addr:
+        meet = _static(w.node_rank, w.master_addr, w.master_port or 29500, join_timeout)
     else: meet = ["--standalone"]
-    return [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={w.nproc_per_node}", f"--nnodes={w.nnodes}",
+    return [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={w.nproc_per_node}",
+            f"--nnodes={w.nnodes}",
             "--max_restarts=0", *meet, "--no_python", sys.executable, "-c", WORKER, settings]
 
+# %% ../nbs/04a_launch.ipynb #5aa036a8
 def _c10d(endpoint:str, job:str, join_timeout:float) -> list[str]:
     "torchrun's options to meet at a c10d rendezvous: every machine running the same point joins the same job."
     return ["--rdzv_backend=c10d", f"--rdzv_endpoint={endpoint}", f"--rdzv_id={job}",
             f"--rdzv_conf=join_timeout={join_timeout:.0f}"]
 
+# %% ../nbs/04a_launch.ipynb #87262e58
 def _static(node_rank:int, addr:str, port:int, join_timeout:float) -> list[str]:
     "torchrun's options to meet at node 0's address, this machine being `node_rank`."
     return [f"--node_rank={node_rank}", f"--master_addr={addr}", f"--master_port={port}",
@@ -130,16 +152,20 @@ def _static(node_rank:int, addr:str, port:int, join_timeout:float) -> list[str]:
 # %% ../nbs/04a_launch.ipynb #fcdd05ad
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
+# %% ../nbs/04a_launch.ipynb #de311aa6
 def die_with_parent(sig:int=signal.SIGKILL): # the signal this process gets when its parent dies
     "Linux: have the kernel send `sig` to this process when its parent dies (elsewhere: nothing)."
     if not sys.platform.startswith("linux"): return
     try: ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
     except (OSError, AttributeError): return
-    if os.getppid() == 1: os.kill(os.getpid(), sig)  # the parent was already gone before the signal was set
+    # the parent was already gone before the signal was set
+    if os.getppid() == 1: os.kill(os.getpid(), sig)
 
+# %% ../nbs/04a_launch.ipynb #89bf2668
 class Terminated(KeyboardInterrupt):
     "SIGTERM, raised where it arrives so that what runs is cleaned up as for Ctrl-C."
 
+# %% ../nbs/04a_launch.ipynb #96663f5a
 @contextmanager
 def sigterm_as_interrupt():
     "In the block, SIGTERM raises `Terminated` (a `KeyboardInterrupt`) in the main thread; elsewhere, nothing."
@@ -152,19 +178,22 @@ def sigterm_as_interrupt():
 # %% ../nbs/04a_launch.ipynb #4a55c486
 _NOT_PER_RANK = dict(op="micro-ops", data="the input pipeline")
 
+# %% ../nbs/04a_launch.ipynb #8cbf02b3
 def check_launch(point:Point, # the point, its world asking for torchrun
                  **call,      # the record's options (`check_point`): run_id, peak_measured
                 ) -> CheckedPoint:
     "The point checked by the engine (`check_point`), and its world (`check_world`); `BadInput` in one line for what cannot run under torchrun."
     p, n = check_point(point, **{**call, "progress": False}), point.world.nproc_per_node
     if (kind := p.workload.kind) in _NOT_PER_RANK:
-        raise BadInput(f"{p.workload.model}: the {kind} family ({_NOT_PER_RANK[kind]}) has nothing to run on each "
-                       "rank under torchrun: measure it in one process (no --nproc_per_node, --nnodes or --nprocs)")
-    if p.weights != "fp32" or p.global_bs is not None:  # the ranks' step does not accumulate: never ignored
+        raise BadInput(f"{p.workload.model}: the {kind} family ({_NOT_PER_RANK[kind]}) has nothing "
+                       "to run on each "
+                       "rank under torchrun: measure it in one process (no --nproc_per_node, "
+                       "--nnodes or --nprocs)")
+    # the ranks' step does not accumulate: never ignored
+    if p.weights != "fp32" or p.global_bs is not None:
         raise BadInput("weights and global_bs are for one process: leave them out under torchrun")
     if p.dev.type == "cuda" and (p.dev.index or 0) != 0 and n > 1:
         raise BadInput(f"device {str(p.dev)!r} with --nproc_per_node {n}: give --device cuda; "
                        "rank i uses cuda:i (choose GPUs with CUDA_VISIBLE_DEVICES)")
     check_world(point.world, device_type=p.dev.type, strong_bs=p.bs if point.world.strong else None)
     return p
-

@@ -19,7 +19,8 @@ from wandb.util import get_core_path
 
 from .env import BadInput, first_line, gc_paused, path_trouble
 from .schema import COLUMNS, SCHEMA_VERSION, kind_of, precision_2022
-from .store import DEFAULT_STORE, SQLITE_HEADER, check_store, read_runs, runs_frame, write_rows
+from .store import (DEFAULT_STORE, SQLITE_HEADER, check_store, read_runs, runs_frame,
+                                   write_rows)
 from .rows import checked_rows, invalid_rows, read_table, unquote_formulas
 from .tracking import TrackingError, has_api_key, wandb_api
 
@@ -34,15 +35,18 @@ __all__ = ['DTYPE_NAMES', 'MAX_MAP_BYTES', 'TRAINER', 'A100_PEAK', 'NANOGPT_VOCA
 # %% ../nbs/04b_load.ipynb #23d8be41
 def _offline_files(path:str|Path) -> list[Path]:
     "The run-*.wandb files in a .wandb file, a run directory, a wandb directory or its parent, or a glob of those."
-    ps = [Path(p) for p in sorted(glob.glob(str(path)))] if glob.has_magic(str(path)) else [Path(path)]
+    ps = ([Path(p) for p in sorted(glob.glob(str(path)))] if glob.has_magic(str(path))
+          else [Path(path)])
     out = []
     for p in ps:
         if p.is_file() and p.suffix == ".wandb": out.append(p)
         elif p.is_dir():
-            out += next((fs for g in ("run-*.wandb", "*run-*/run-*.wandb", "wandb/*run-*/run-*.wandb")
+            out += next((fs for g in ("run-*.wandb", "*run-*/run-*.wandb",
+                                      "wandb/*run-*/run-*.wandb")
                          if (fs := sorted(p.glob(g)))), [])
     return out
 
+# %% ../nbs/04b_load.ipynb #6a81b628
 def _read_offline(f:Path) -> dict:
     "State, config and summary of one offline run, read by wandb-core."
     args = [get_core_path(), "leet", "inspect", "--no-observability", "--summary", "--json",
@@ -62,16 +66,20 @@ class Loaded(NamedTuple):
     runs: pd.DataFrame # run records, schema columns (`store.COLUMNS`)
     skipped: dict # {"not_finished": n, "bad_throughput": n}, and "invalid": {"line 3": reason} when rows were refused
 
-_DEFAULTS = dict(mode="train", run_number=1, status="ok", schema_version=SCHEMA_VERSION)  # every run
-# what the 2022 project did not record but always did the same way: only its runs and ours take these (and its
-# image side, 224, only the image rows among them)
+# %% ../nbs/04b_load.ipynb #6814a7db
+# every run
+_DEFAULTS = dict(mode="train", run_number=1, status="ok", schema_version=SCHEMA_VERSION)
+# what the 2022 project did not record but always did the same way: only its runs and ours take
+# these (and its image side, 224, only the image rows among them)
 _2022_DEFAULTS = dict(workload="timm", unit="images", device_type="cuda", device="cuda:0",
                       channels_last=False, compile=False, optimizer="sgd")
 _RENAMED = dict(torch="pytorch", seconds="duration")  # ours <- 2022's
 
+# %% ../nbs/04b_load.ipynb #42563915
 def _col(df:pd.DataFrame, k:str) -> pd.Series:
     return df[k] if k in df else pd.Series([None]*len(df), index=df.index, dtype=object)
 
+# %% ../nbs/04b_load.ipynb #a8424ac5
 def _map_distinct(s:pd.Series, f) -> pd.Series:
     "`s.map(f)`, calling `f` once per distinct value: a handful in a column of any length."
     try: codes, u = pd.factorize(s, use_na_sentinel=False)  # a missing value is one of them
@@ -80,17 +88,25 @@ def _map_distinct(s:pd.Series, f) -> pd.Series:
     for i, v in enumerate(u): out[i] = f(v)
     return pd.Series(out[codes].tolist(), index=s.index, name=s.name)
 
-def _missing_value(v) -> bool: return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
+# %% ../nbs/04b_load.ipynb #dd3efb59
+def _missing_value(v) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
+
+# %% ../nbs/04b_load.ipynb #434c6a4a
 def _state_text(v) -> str: return "finished" if _missing_value(v) else str(v).strip().lower()
+
+# %% ../nbs/04b_load.ipynb #6cba9875
 def _states(d:pd.DataFrame) -> pd.Series:
     "Each run's W&B state, lower case (`finished` where none is recorded)."
     return _map_distinct(_col(d, "_state"), _state_text)
 
+# %% ../nbs/04b_load.ipynb #52d0acea
 def _capability_text(v) -> str:
     "`(8, 0)`, `[8, 0]`, `8.0` or `8` as `8.0`."
     v = re.sub(r"^[\(\[]\s*(\d+)\s*,\s*(\d+)\s*[\)\]]$", r"\1.\2", str(v).strip())
     return re.sub(r"^(\d+)$", r"\1.0", v)
 
+# %% ../nbs/04b_load.ipynb #fb5eec31
 def _capability(s:pd.Series) -> pd.Series:
     "A column of compute capabilities as `8.0`, each distinct value read once."
     s = s.astype("str")
@@ -103,28 +119,35 @@ class KeyMap(NamedTuple):
     keys: dict = {} # column -> the run's key: flat (`train/throughput/current`) or a dotted path (`train.amp.dtype`)
     values: dict = {} # column -> the value of every run (`unit="tokens"`)
 
+# %% ../nbs/04b_load.ipynb #0e49aea8
 # the dtypes as PyTorch and the trainers name them -> ours
-DTYPE_NAMES = dict(float32="fp32", float="fp32", fp32="fp32", tf32="tf32", bfloat16="bf16", bf16="bf16",
+DTYPE_NAMES = dict(float32="fp32", float="fp32", fp32="fp32", tf32="tf32", bfloat16="bf16",
+                   bf16="bf16",
                    float16="fp16", half="fp16", fp16="fp16")
 _DTYPE_COLUMNS = ("precision", "weights")
 
+# %% ../nbs/04b_load.ipynb #61f48ac1
 def dtype_name(v, # a dtype as a run recorded it: `torch.bfloat16`, `bfloat16`, `float32`, `bf16`
               ):
     "A dtype as this tool names it (`bfloat16` → `bf16`, `float32` → `fp32`); anything else unchanged."
     return DTYPE_NAMES.get(v.strip().lower().removeprefix("torch."), v) if isinstance(v, str) else v
 
 # %% ../nbs/04b_load.ipynb #e635c242
-_MAP_HELP = ("COLUMN=KEY, e.g. --map throughput=train/throughput/current (fallbacks KEY|KEY, products "
+_MAP_HELP = ("COLUMN=KEY, e.g. --map throughput=train/throughput/current (fallbacks KEY|KEY, "
+             "products "
              "KEY*KEY*NUMBER)")
 
+# %% ../nbs/04b_load.ipynb #65a63283
 def _column(name:str, flag:str, text:str) -> str:
     "`name` if it is a run-record column; `BadInput` naming the flag and the nearest columns otherwise."
     if name in COLUMNS: return name
     near = difflib.get_close_matches(name, list(COLUMNS), 3)
     raise BadInput(f"{flag} {text!r}: {name!r} is not a run-record column"
                    + (f" (nearest: {', '.join(near)})" if near else "") + ": accepted are the columns of "
-                   "schema.COLUMNS, e.g. throughput, bs, model, precision, weights, device_name, runtime_s")
+                   "schema.COLUMNS, e.g. throughput, bs, model, precision, weights, device_name, "
+                   "runtime_s")
 
+# %% ../nbs/04b_load.ipynb #9fbb4fc3
 def _pair(text, flag:str) -> tuple[str, object]:
     "`COLUMN=VALUE` as (column, value); `BadInput` for anything else."
     name, sep, value = str(text).partition("=")
@@ -133,6 +156,7 @@ def _pair(text, flag:str) -> tuple[str, object]:
                        "COLUMN=VALUE, e.g. --set unit=tokens"))
     return _column(name.strip(), flag, str(text)), value.strip()
 
+# %% ../nbs/04b_load.ipynb #f822ae0f
 def _checked_set(col:str, value, text:str):
     "A `--set` value as the column holds it (dtypes translated), or `BadInput` saying what the column accepts."
     v = dtype_name(value) if col in _DTYPE_COLUMNS else value
@@ -141,39 +165,49 @@ def _checked_set(col:str, value, text:str):
     return v
 
 # %% ../nbs/04b_load.ipynb #2490323c
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")  # a number written in a `--map` product
+# a number written in a `--map` product
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
+# %% ../nbs/04b_load.ipynb #8ca68637
 def _checked_expr(col:str, expr:str) -> str:
     "A `--map` value: keys, `a|b` fallbacks, `x*y*1024` products; `BadInput` for an empty key or factor."
     parts = [f.strip() for a in str(expr).split("|") for f in a.split("*")]
     if not all(parts):
-        raise BadInput(f"--map {col}={expr!r}: an empty key: accepted are KEY, fallbacks KEY|KEY and products "
+        raise BadInput(f"--map {col}={expr!r}: an empty key: accepted are KEY, fallbacks KEY|KEY "
+                       "and products "
                        "KEY*KEY*NUMBER, e.g. throughput=train_samples_per_second*n_positions")
     return str(expr).strip()
 
 # %% ../nbs/04b_load.ipynb #57803ad2
 MAX_MAP_BYTES = 2**20  # a map file: a few dozen lines name every column there is
 
+# %% ../nbs/04b_load.ipynb #a110b4bb
 def _map_file(path) -> tuple[dict, dict]:
     "The `[map]` and `[set]` tables of a TOML file; `BadInput` if it cannot be read or holds anything else."
     accepted = "accepted is a TOML file with a [map] table of COLUMN = \"KEY\" and a [set] table"
-    if what := path_trouble(path) or ("a folder" if Path(path).is_dir() else None):  # a FIFO waits, /dev/zero never ends
+    # a FIFO waits, /dev/zero never ends
+    if what := path_trouble(path) or ("a folder" if Path(path).is_dir() else None):
         raise BadInput(f"--map-file {str(path)!r} is {what}: {accepted}")
     try:
         with open(path, "rb") as f: data = f.read(MAX_MAP_BYTES + 1)
-        if len(data) > MAX_MAP_BYTES: raise BadInput(f"--map-file {str(path)!r} holds more than {MAX_MAP_BYTES:,} "
+        if len(data) > MAX_MAP_BYTES:
+            raise BadInput(f"--map-file {str(path)!r} holds more than {MAX_MAP_BYTES:,} "
                                                      f"bytes: {accepted}")
         d = tomllib.loads(data.decode("utf-8"))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise BadInput(f"--map-file {str(path)!r} cannot be read ({type(e).__name__}: {first_line(e)}): "
+        raise BadInput(f"--map-file {str(path)!r} cannot be read ({type(e).__name__}: "
+                       f"{first_line(e)}): "
                        f"{accepted}") from None
     other = [k for k in d if k not in ("map", "set") or not isinstance(d[k], dict)]
     bad = [f"map.{k}" for k, v in (d["map"] if isinstance(d.get("map"), dict) else {}).items()
            if not isinstance(v, str) or not v.strip()]
-    if other or bad: raise BadInput(f"--map-file {str(path)!r}: {', '.join(other + bad)} is not accepted: "
-                                    "accepted are [map] (COLUMN = \"KEY\") and [set] (COLUMN = VALUE) tables")
+    if other or bad:
+        raise BadInput(f"--map-file {str(path)!r}: {', '.join(other + bad)} is not accepted: "
+                                    "accepted are [map] (COLUMN = \"KEY\") and [set] (COLUMN = "
+                                    "VALUE) tables")
     return d.get("map", {}), d.get("set", {})
 
+# %% ../nbs/04b_load.ipynb #6e44b0dd
 def parse_keymap(maps=(), # `--map COLUMN=KEY` texts
                  map_file=None, # a TOML file: `[map]` COLUMN = "KEY", `[set]` COLUMN = VALUE
                  sets=(), # `--set COLUMN=VALUE` texts
@@ -187,21 +221,27 @@ def parse_keymap(maps=(), # `--map COLUMN=KEY` texts
     given |= _once((((c := _pair(s, "--set"))[0], (c[1], str(s))) for s in sets or ()), "--set")
     _check_roles(keys, given)
     sets = {c: _checked_set(c, v, t) for c, (v, t) in given.items()}
-    if (why := invalid_rows(pd.DataFrame([sets], dtype=object))):  # the values together: a unit and its family
+    # the values together: a unit and its family
+    if (why := invalid_rows(pd.DataFrame([sets], dtype=object))):
         raise BadInput(f"--set {', '.join(t for _, t in given.values())}: {why[0]}")
     return KeyMap(keys, sets)
 
+# %% ../nbs/04b_load.ipynb #4c93b116
 def _once(pairs, flag:str) -> dict:
     "The flag's `(column, value)` pairs as a dict; `BadInput` for a column given twice (the last would win silently)."
     out = {}
     for c, v in pairs:
-        if c in out and out[c] != v: raise BadInput(f"{flag} {c} is given twice: give one value per column")
+        if c in out and out[c] != v:
+            raise BadInput(f"{flag} {c} is given twice: give one value per column")
         out[c] = v
     return out
 
+# %% ../nbs/04b_load.ipynb #c35bcaf6
 def _check_roles(keys:dict, sets:dict):
     "`BadInput` for a run id mapped, or a column both mapped and set: either would be overridden silently."
-    if "run_id" in keys: raise BadInput(f"--map run_id={keys['run_id']}: a run id is made by the import (W&B's own, or "
+    if "run_id" in keys:
+        raise BadInput(f"--map run_id={keys['run_id']}: a run id is made by the import (W&B's own, "
+                       "or "
                                         "a hash of the row's values): leave run_id out")
     if both := sorted(set(keys) & set(sets)):
         raise BadInput(f"{', '.join(both)} is both mapped (--map) and set (--set): give one of them")
@@ -209,8 +249,10 @@ def _check_roles(keys:dict, sets:dict):
 # %% ../nbs/04b_load.ipynb #15f9e0c4
 _INDEX = re.compile(r"\[(\d+)\]\.?")
 
+# %% ../nbs/04b_load.ipynb #e25c2ced
 def _present(v) -> bool: return v is not None and not (isinstance(v, float) and math.isnan(v))
 
+# %% ../nbs/04b_load.ipynb #cf040820
 def lookup(rec, # one run: a dict of its keys, config values possibly nested (or a list, inside one)
            key:str, # a flat key, or a dotted path: `train.amp.dtype`, `gpu_nvidia[0].name`
           ):
@@ -220,8 +262,10 @@ def lookup(rec, # one run: a dict of its keys, config values possibly nested (or
         return None if i >= len(rec) else rec[i] if not rest else lookup(rec[i], rest)
     if not isinstance(rec, dict): return None
     if key in rec: return rec[key] if _present(rec[key]) else None
-    for m in re.finditer(r"\.|(?=\[)", key):  # the first part that is a key, then the rest inside it
-        if m.start() and key[:m.start()] in rec and _present(v := lookup(rec[key[:m.start()]], key[m.end():])):
+    # the first part that is a key, then the rest inside it
+    for m in re.finditer(r"\.|(?=\[)", key):
+        if m.start() and key[:m.start()] in rec and _present(v := lookup(rec[key[:m.start()]],
+                                                                         key[m.end():])):
             return v
     return None
 
@@ -230,6 +274,7 @@ def _number(v) -> float:
     try: return float(v)
     except (TypeError, ValueError): return float("nan")
 
+# %% ../nbs/04b_load.ipynb #50433a11
 def device_from_metadata(meta:dict|None, # W&B's system metadata of a run (`wandb-metadata.json`, or an offline run's)
                         ) -> dict:
     "The run's GPU from W&B's system metadata: NVIDIA name, memory and count, or the Apple GPU; `{}` if none."
@@ -244,10 +289,13 @@ def device_from_metadata(meta:dict|None, # W&B's system metadata of a run (`wand
     apple = meta.get("gpuapple") or meta.get("apple") or {}
     if isinstance(apple, dict) and (name := apple.get("gpuType") or apple.get("name")):
         mem = _number(apple.get("memory_gb"))
-        return dict(device_type="mps", device_name=name, device_count=1, device_mem_gb=mem if mem > 0 else None)
-    name = meta.get("gpu_type") or meta.get("gpu")  # wandb's `x_stats_gpu_type`, or a GPU it could not query
+        return dict(device_type="mps", device_name=name, device_count=1, device_mem_gb=mem
+                    if mem > 0 else None)
+    # wandb's `x_stats_gpu_type`, or a GPU it could not query
+    name = meta.get("gpu_type") or meta.get("gpu")
     if isinstance(name, str) and name.strip():
-        return dict(device_type="cuda" if "nvidia" in name.lower() else None, device_name=name, device_count=count)
+        return dict(device_type="cuda" if "nvidia" in name.lower() else None, device_name=name,
+                    device_count=count)
     return {}
 
 # %% ../nbs/04b_load.ipynb #18ac4530
@@ -259,6 +307,7 @@ def _factor(rec, f:str) -> float|None:
     n = _number(v)
     return n if math.isfinite(n) else None
 
+# %% ../nbs/04b_load.ipynb #d5024f45
 def mapped_value(rec, # one run: a dict of its keys (see `lookup`)
                  expr:str, # a key, fallbacks `a|b` (the first the run has), or a product `samples_per_s*seq*1024`
                 ):
@@ -281,9 +330,14 @@ class Recipe(NamedTuple):
     derive:object=None # runs (mapped, with W&B's metadata) -> {column: values}: what no single key holds
     ours:bool=False # this tool's or the 2022 project's runs: the 2022 defaults fill what they did not record
 
+# %% ../nbs/04b_load.ipynb #2d619cad
 def _n(d:pd.DataFrame, c:str) -> pd.Series: return pd.to_numeric(_col(d, c), errors="coerce")
-def _truthy(s:pd.Series) -> pd.Series: return s.map(lambda v: str(v).strip().lower() in ("true", "1", "1.0"))
 
+# %% ../nbs/04b_load.ipynb #c1f87514
+def _truthy(s:pd.Series) -> pd.Series:
+    return s.map(lambda v: str(v).strip().lower() in ("true", "1", "1.0"))
+
+# %% ../nbs/04b_load.ipynb #d5bbdb6f
 def _cli_value(meta, names:tuple) -> float:
     "The number after one of `names` (`--block_size 512`, `--block_size=512`) on the command line W&B recorded."
     args = [str(a) for a in (meta or {}).get("args") or []] if isinstance(meta, dict) else []
@@ -298,41 +352,55 @@ def _trainer_columns(d:pd.DataFrame) -> dict:
     sps, mb, gas = _n(d, "_samples_s"), _n(d, "bs"), _n(d, "_gas")
     samples = sps * _n(d, "runtime_s")
     seen = (_n(d, "_tokens_seen") / samples).round()
-    cli = pd.to_numeric(_col(d, "_metadata").map(lambda m: _cli_value(m, ("--block_size", "--max_seq_length"))))
+    cli = pd.to_numeric(_col(d, "_metadata").map(lambda m: _cli_value(m,
+                                                                      ("--block_size",
+                                                                       "--max_seq_length"))))
     block, ctx = _n(d, "_block").fillna(cli), _n(d, "_ctx")
     seq = seen.fillna(block).fillna(ctx)
     counted = (samples / (_n(d, "_steps") * mb * gas)).round()
-    world = counted.where(counted >= 1).fillna(_n(d, "device_count")).fillna(1)  # metadata: the first machine
+    # metadata: the first machine
+    world = counted.where(counted >= 1).fillna(_n(d, "device_count")).fillna(1)
     bf16, fp16, tf32 = (_truthy(_col(d, c)) for c in ("_bf16", "_fp16", "_tf32"))
     precision = np.select([bf16, fp16, tf32], ["bf16", "fp16", "tf32"], "fp32-default")
     seq_from = np.where(seen.notna(), "num_input_tokens_seen ÷ samples", np.where(
-        block.notna(), "the data's block size", "the model's context n_positions, as run_clm uses by default"))
+        block.notna(), "the data's block size",
+        "the model's context n_positions, as run_clm uses by default"))
     machine = _n(d, "device_count")
-    gpus_from = np.where(counted.ge(1), "samples ÷ (steps × micro-batch × accumulation)", "W&B's metadata")
-    gpus_from = [g + (f"; W&B's metadata counts {m:.0f}, the first machine's" if c >= 1 and m > 0 and m != c else "")
+    gpus_from = np.where(counted.ge(1), "samples ÷ (steps × micro-batch × accumulation)",
+                         "W&B's metadata")
+    gpus_from = [g + (f"; W&B's metadata counts {m:.0f}, the first machine's" if c >= 1 and m > 0
+                      and m != c else "")
                  for g, c, m in zip(gpus_from, counted, machine)]
-    note = [f"Hugging Face Trainer: tokens/s = train_samples_per_second {s:g} × {q:.0f} tokens per sample ({f}); "
-            f"{w:.0f} GPU(s) from {g}" for s, q, f, w, g in zip(sps, seq, seq_from, world, gpus_from)]
-    return dict(seq_len=seq, items_per_sample=seq, throughput=sps * seq, world_size=world, global_bs=mb * gas * world,
+    note = [f"Hugging Face Trainer: tokens/s = train_samples_per_second {s:g} × {q:.0f} tokens per "
+            f"sample ({f}); "
+            f"{w:.0f} GPU(s) from {g}" for s, q, f, w,
+            g in zip(sps, seq, seq_from, world, gpus_from)]
+    return dict(seq_len=seq, items_per_sample=seq, throughput=sps * seq, world_size=world,
+                global_bs=mb * gas * world,
                 precision=precision, workload_note=note)
 
-TRAINER = Recipe("Hugging Face Trainer", ("per_device_train_batch_size", "gradient_accumulation_steps", "output_dir"),
+# %% ../nbs/04b_load.ipynb #863d85ce
+TRAINER = Recipe("Hugging Face Trainer", ("per_device_train_batch_size",
+                                          "gradient_accumulation_steps", "output_dir"),
     KeyMap(dict(model="_name_or_path|model_type", bs="per_device_train_batch_size",
                 runtime_s="train_runtime|train/train_runtime",
                 _samples_s="train_samples_per_second|train/train_samples_per_second",
                 _steps="train/global_step|global_step", _gas="gradient_accumulation_steps",
                 _tokens_seen="num_input_tokens_seen|train/num_input_tokens_seen",
-                _block="block_size|max_seq_length", _ctx="n_positions|max_position_embeddings|n_ctx",
+                _block="block_size|max_seq_length",
+                _ctx="n_positions|max_position_embeddings|n_ctx",
                 _bf16="bf16", _fp16="fp16", _tf32="tf32"),
            dict(unit="tokens", workload="lm", mode="train")),
     _trainer_columns)
 
 # %% ../nbs/04b_load.ipynb #5f526cec
 A100_PEAK = 312e12 # nanoGPT's `estimate_mfu`: "A100 GPU bfloat16 peak flops is 312 TFLOPS"
-NANOGPT_VOCAB = 50304 # nanoGPT's vocabulary where the data brings none (50257 padded to a multiple of 64)
+# nanoGPT's vocabulary where the data brings none (50257 padded to a multiple of 64)
+NANOGPT_VOCAB = 50304
 GPT2_SIZES = {(12, 12, 768): "gpt2", (24, 16, 1024): "gpt2-medium", (36, 20, 1280): "gpt2-large",
               (48, 25, 1600): "gpt2-xl"} # (n_layer, n_head, n_embd) -> the name of that size
 
+# %% ../nbs/04b_load.ipynb #3518dd3f
 def nanogpt_flops_per_token(n_layer, n_head, n_embd, block_size, vocab_size=NANOGPT_VOCAB, bias=False) -> float:
     "nanoGPT's FLOPs per token, `6N + 12·L·H·Q·T`, N its `get_num_params()` (no position embedding; lm_head tied)."
     L, C, b = n_layer, n_embd, np.asarray(bias, dtype=bool)
@@ -340,11 +408,13 @@ def nanogpt_flops_per_token(n_layer, n_head, n_embd, block_size, vocab_size=NANO
     out = 6 * N + 12 * L * n_head * (C // n_head) * block_size
     return float(out) if np.ndim(out) == 0 else out
 
+# %% ../nbs/04b_load.ipynb #2e45c2a7
 def _size_name(l, h, c) -> str|None:
     "GPT-2's name for a size, else `gpt-12L-12H-768d`."
     if any(pd.isna(x) for x in (l, h, c)): return None
     return GPT2_SIZES.get((int(l), int(h), int(c)), f"gpt-{int(l)}L-{int(h)}H-{int(c)}d")
 
+# %% ../nbs/04b_load.ipynb #55747607
 def _nanogpt_columns(d:pd.DataFrame) -> dict:
     "nanoGPT runs: the model's size, tokens/s from `mfu`, GPUs, global batch and precision (see the recipes above)."
     L, H, C, T, V = (_n(d, c) for c in ("_L", "_H", "_C", "seq_len", "_V"))
@@ -352,26 +422,36 @@ def _nanogpt_columns(d:pd.DataFrame) -> dict:
     fpt = nanogpt_flops_per_token(L, H, C, T, V.fillna(NANOGPT_VOCAB), bias)
     world = _n(d, "device_count").fillna(1)
     mfu = _n(d, "_mfu")
-    precision = _col(d, "_dtype").map(lambda v: "tf32" if dtype_name(v) == "fp32" else dtype_name(v))
-    vocab = np.where(V.notna(), "", f", vocabulary {NANOGPT_VOCAB} (the script's default; the config names none)")
-    note = [f"nanoGPT: tokens/s = mfu {m:g}% × 312 TFLOP/s ÷ {f:,.0f} FLOP per token (6N + 12·L·H·Q·T{v}) × {w:.0f} "
-            "GPU(s) from W&B's metadata" + ("; float32 runs TF32 (train.py allows it)" if p == "tf32" else "")
+    precision = _col(d, "_dtype").map(lambda v: "tf32" if dtype_name(v) == "fp32"
+                                      else dtype_name(v))
+    vocab = np.where(V.notna(), "",
+                     f", vocabulary {NANOGPT_VOCAB} (the script's default; the config names none)")
+    note = [f"nanoGPT: tokens/s = mfu {m:g}% × 312 TFLOP/s ÷ {f:,.0f} FLOP per token (6N + "
+            f"12·L·H·Q·T{v}) × {w:.0f} "
+            "GPU(s) from W&B's metadata" + ("; float32 runs TF32 (train.py allows it)"
+                                            if p == "tf32" else "")
             for m, f, v, w, p in zip(mfu, fpt, vocab, world, precision)]
     return dict(model=[_size_name(*x) for x in zip(L, H, C)], items_per_sample=T, world_size=world,
-                throughput=mfu / 100 * A100_PEAK / fpt * world, global_bs=_n(d, "bs") * _n(d, "_gas"),
+                throughput=mfu / 100 * A100_PEAK / fpt * world,
+                global_bs=_n(d, "bs") * _n(d, "_gas"),
                 precision=precision, workload_note=note)
 
-NANOGPT = Recipe("nanoGPT", ("n_layer", "n_head", "n_embd", "block_size", "batch_size", "gradient_accumulation_steps",
+# %% ../nbs/04b_load.ipynb #b84f8917
+NANOGPT = Recipe("nanoGPT", ("n_layer", "n_head", "n_embd", "block_size", "batch_size",
+                             "gradient_accumulation_steps",
                              "dtype"),
-    KeyMap(dict(bs="batch_size", seq_len="block_size", _gas="gradient_accumulation_steps", _mfu="mfu", _L="n_layer",
+    KeyMap(dict(bs="batch_size", seq_len="block_size", _gas="gradient_accumulation_steps",
+                _mfu="mfu", _L="n_layer",
                 _H="n_head", _C="n_embd", _V="vocab_size", _bias="bias", _dtype="dtype"),
            dict(unit="tokens", workload="lm", mode="train")),
     _nanogpt_columns)
 
 # the first recipe whose keys a run has all of is its recipe
-RECIPES = dict(ours=Recipe("ready-steady-go", ("schema_version",), ours=True), trainer=TRAINER, nanogpt=NANOGPT,
+RECIPES = dict(ours=Recipe("ready-steady-go", ("schema_version",), ours=True), trainer=TRAINER,
+               nanogpt=NANOGPT,
                rsg2022=Recipe("ready-steady-go 2022", ("model", "bs", "fp16"), ours=True))
 
+# %% ../nbs/04b_load.ipynb #9bafba40
 def recipes_of(df:pd.DataFrame, # one row per run, its keys as columns
               ) -> pd.Series:
     "Each run's recipe (a key of `RECIPES`): the first whose keys the run has all of; None where none has."
@@ -386,13 +466,15 @@ def recipes_of(df:pd.DataFrame, # one row per run, its keys as columns
 def _with_device(d:pd.DataFrame) -> pd.DataFrame:
     "Runs without a device name get the GPU of their W&B system metadata (`_metadata`), where it names one."
     if "_metadata" not in d: return d
-    found = pd.DataFrame([device_from_metadata(m) for m in d["_metadata"]], index=d.index, dtype=object)
+    found = pd.DataFrame([device_from_metadata(m) for m in d["_metadata"]], index=d.index,
+                         dtype=object)
     need = _col(d, "device_name").isna()
     for c in found:
         have = _col(d, c).astype(object)
         d[c] = have.where(~need | have.notna(), found[c])
     return d
 
+# %% ../nbs/04b_load.ipynb #8a279d59
 def team_records(df:pd.DataFrame, # one row per run as the source gives it (config and summary keys, `_metadata`)
                  keymap:KeyMap|None=None, # another team's keys and set values (see `parse_keymap`)
                 ) -> pd.DataFrame:
@@ -401,7 +483,8 @@ def team_records(df:pd.DataFrame, # one row per run as the source gives it (conf
     d["_recipe"] = recipe = recipes_of(d)
     loops = [n for n in recipe.dropna().unique() if not RECIPES[n].ours]
     clash = [c for c in COLUMNS if c in d and c not in km.keys and c not in km.values]
-    if loops and clash: d.loc[recipe.isin(loops), clash] = None  # a loop's `device`, `backend`, ... are not ours
+    # a loop's `device`, `backend`, ... are not ours
+    if loops and clash: d.loc[recipe.isin(loops), clash] = None
     d, unmatched = _mapped(d, df, recipe, loops, km)
     for n in loops:
         for col, v in RECIPES[n].keymap.values.items(): d.loc[recipe.eq(n), col] = v
@@ -414,47 +497,60 @@ def team_records(df:pd.DataFrame, # one row per run as the source gives it (conf
     d.attrs["unmatched"] = unmatched
     return d
 
+# %% ../nbs/04b_load.ipynb #1cc22085
 def _mapped(d:pd.DataFrame, raw:pd.DataFrame, recipe:pd.Series, loops:list, km:KeyMap) -> tuple[pd.DataFrame, dict]:
     "The mapped columns (a `--map` first, its run's recipe after it), and the `--map` columns no run has a key of."
     cols = dict.fromkeys([*km.keys, *(c for n in loops for c in RECIPES[n].keymap.keys)])
     recs, unmatched = raw.to_dict("records") if cols else [], {}
     for col in cols:
-        ex = [("|".join(e for e in (km.keys.get(col), RECIPES[n].keymap.keys.get(col) if n in loops else None) if e))
+        ex = [("|".join(e
+                        for e in (km.keys.get(col), RECIPES[n].keymap.keys.get(col) if n in loops else None) if e))
               for n in recipe]
         old = _col(d, col).astype(object)
-        d[col] = pd.Series([mapped_value(r, e) if e else o for r, e, o in zip(recs, ex, old)], index=d.index, dtype=object)
+        d[col] = pd.Series([mapped_value(r, e) if e else o for r, e, o in zip(recs, ex, old)],
+                           index=d.index, dtype=object)
         if col in km.keys and not any(mapped_value(r, km.keys[col]) is not None for r in recs):
             unmatched[col] = km.keys[col]
     return d, unmatched
 
+# %% ../nbs/04b_load.ipynb #33d520f5
 def _derived(d:pd.DataFrame, rows:pd.Series, r:Recipe) -> pd.DataFrame:
     "The recipe's derived columns for `rows`, where no `--map` or `--set` gave them."
     if r.derive is None or not rows.any(): return d
     for col, v in r.derive(d[rows]).items():
         have = _col(d, col)[rows].astype(object)
-        d.loc[rows, col] = have.where(have.notna(), pd.Series(list(v), index=have.index, dtype=object))
+        d.loc[rows, col] = have.where(have.notna(),
+                                      pd.Series(list(v), index=have.index, dtype=object))
     return d
 
 # %% ../nbs/04b_load.ipynb #82030570
-NEEDED = ("model", "throughput", "device_name") # what a run needs to be compared (throughput: when its status is ok)
+# what a run needs to be compared (throughput: when its status is ok)
+NEEDED = ("model", "throughput", "device_name")
 # what a key holding each needed column tends to be called, for the hint
-_HINTS = dict(model=r"model|arch|name", throughput=r"throughput|per_s(ec)?\b|/s$|tokens?_?per|samples?_?per",
+_HINTS = dict(model=r"model|arch|name",
+              throughput=r"throughput|per_s(ec)?\b|/s$|tokens?_?per|samples?_?per",
               device_name=r"gpu|device")
 
+# %% ../nbs/04b_load.ipynb #32b6d0a3
 def _flat(rec, prefix:str="", depth:int=4):
     "Each (dotted key, value) of a run, nested config values included, a few levels deep."
     for k, v in (rec.items() if isinstance(rec, dict) else ()):
-        if str(k).startswith("_") and k != "_name_or_path": continue  # W&B's own (`_metadata`, `_runtime`)
+        # W&B's own (`_metadata`, `_runtime`)
+        if str(k).startswith("_") and k != "_name_or_path": continue
         if isinstance(v, dict) and depth: yield from _flat(v, f"{prefix}{k}.", depth - 1)
         elif _present(v): yield f"{prefix}{k}", v
 
+# %% ../nbs/04b_load.ipynb #50a722d8
 def _candidates(d:pd.DataFrame, col:str, shown:int=3) -> list[str]:
     "The keys of runs `d` that may hold `col`, the most common first: numbers for throughput, text otherwise."
     num = col == "throughput"
     seen = Counter(k for r in d.to_dict("records") for k, v in _flat(r)
-                   if k not in COLUMNS and re.search(_HINTS[col], k, re.I) and (not isinstance(v, bool) and math.isfinite(_number(v)) if num else isinstance(v, str)))
+                   if k not in COLUMNS and re.search(_HINTS[col], k, re.I)
+                   and (not isinstance(v, bool) and math.isfinite(_number(v)) if num
+                        else isinstance(v, str)))
     return [k for k, _ in seen.most_common(shown)]
 
+# %% ../nbs/04b_load.ipynb #9f480819
 def lacking(d:pd.DataFrame, # runs (see `team_records`), `_state` and `status` filled in
             finished_only:bool=True, # only finished runs count (the others are left out anyway)
             per_run:bool=True, # each run lacking a column counts (a team's keys were given); else only a column
@@ -466,43 +562,53 @@ def lacking(d:pd.DataFrame, # runs (see `team_records`), `_state` and `status` f
     out, drop = {}, pd.Series(False, index=d.index)
     for col in NEEDED:
         if not per_run and col in d: continue
-        miss = _col(d, col).isna() & counted & (d["status"].astype("str").eq("ok") if col == "throughput" else True)
+        miss = _col(d, col).isna() & counted & (d["status"].astype("str").eq("ok")
+                                                if col == "throughput" else True)
         if miss.any(): out[col] = dict(runs=int(miss.sum()), keys=_candidates(d[miss], col))
-        if col != "throughput": drop |= miss  # a run without a throughput is counted as unusable by `_finished`
+        # a run without a throughput is counted as unusable by `_finished`
+        if col != "throughput": drop |= miss
     return d[~drop], out
 
 # %% ../nbs/04b_load.ipynb #9faee9d6
 def missing_line(missing:dict, # per column: {"runs": n, "keys": [...]} (see `lacking`)
                 ) -> str:
     "The runs refused for a missing column, each with the `--map` that would fill it, in one line."
-    how = lambda c, m: (f"--map {c}=KEY" + (f" (keys in them that may be it: {', '.join(m['keys'])})" if m["keys"]
+    how = lambda c, m: (f"--map {c}=KEY" + (" (keys in them that may be it: "
+                                            f"{', '.join(m['keys'])})" if m["keys"]
                         else "") + (f" or --set {c}=VALUE" if c != "throughput" else ""))
-    return "; ".join(f"{m['runs']:,} run(s) have no {c}: give {how(c, m)}" for c, m in missing.items())
+    return "; ".join(f"{m['runs']:,} run(s) have no {c}: give {how(c, m)}" for c,
+                     m in missing.items())
 
 # %% ../nbs/04b_load.ipynb #25723bb3
 def _needs_device(rec:dict, keymap:KeyMap|None) -> bool:
     "Whether a run has no device name of its own (nor mapped, nor set): its W&B system metadata is then read."
     km = keymap or KeyMap()
-    return "device_name" not in km.values and lookup(rec, km.keys.get("device_name", "device_name")) is None
+    return ("device_name" not in km.values
+            and lookup(rec, km.keys.get("device_name", "device_name")) is None)
 
+# %% ../nbs/04b_load.ipynb #2fc6d18f
 def _offline_metadata(f:Path) -> dict:
     "An offline run's system metadata: its .wandb file's environment records (wandb 0.31), or `wandb-metadata.json`."
     meta, old = {}, f.parent / "files" / "wandb-metadata.json"
     if old.is_file():
         try: meta.update(json.loads(old.read_text(encoding="utf-8")))
         except (OSError, ValueError): pass
-    args = [get_core_path(), "leet", "inspect", "--no-observability", "--json", "--run-file", str(f), str(f.parent.parent)]
+    args = [get_core_path(), "leet", "inspect", "--no-observability", "--json", "--run-file",
+            str(f), str(f.parent.parent)]
     for line in subprocess.run(args, capture_output=True, text=True, timeout=60).stdout.splitlines():
         if '"environment"' not in line: continue
         try: r = json.loads(line)
         except ValueError: continue
-        if isinstance(r, dict) and r.get("type") == "environment": meta.update(r.get("environment") or {})
+        if isinstance(r, dict) and r.get("type") == "environment":
+            meta.update(r.get("environment") or {})
     return meta
 
+# %% ../nbs/04b_load.ipynb #c9834fda
 def _with_metadata(recs:list[dict], files:list[Path], keymap:KeyMap|None) -> list[dict]:
     "Offline runs, those without a device name with the `_metadata` of their run files."
     need = [i for i, r in enumerate(recs) if _needs_device(r, keymap)]
-    with ThreadPoolExecutor(8) as ex: metas = list(ex.map(_offline_metadata, [files[i] for i in need]))
+    with ThreadPoolExecutor(8) as ex:
+        metas = list(ex.map(_offline_metadata, [files[i] for i in need]))
     for i, m in zip(need, metas): recs[i]["_metadata"] = m
     return recs
 
@@ -524,22 +630,27 @@ def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, 
     d["source"] = _col(d, "source").fillna(source) if keep_source else source
     # before any value is coerced: a wrong value is refused, never made missing
     why, numbers = checked_rows(d[[k for k in COLUMNS if k in d]])
-    invalid = {(f"line {i + line0}" if line0 is not None else f"run {d.at[i, 'run_id']}"): w for i, w in why.items()}
+    invalid = {(f"line {i + line0}" if line0 is not None else f"run {d.at[i, 'run_id']}"): w for i,
+               w in why.items()}
     kept, missing = lacking(d.drop(index=list(why)), finished_only, per_run=keymap is not None)
     l = _finished(_parsed(kept, numbers), finished_only, invalid)
     return l._replace(skipped=l.skipped | ({"missing": missing} if missing else {}) |
                       ({"unmatched": unmatched} if unmatched else {}))
 
+# %% ../nbs/04b_load.ipynb #42e91507
 def _parsed(d:pd.DataFrame, numbers:dict) -> pd.DataFrame:
     "Checked rows with their numeric columns as numbers, as `runs_frame` reads them; `numbers`: as the check parsed them."
-    for k in [k for k, t in COLUMNS.items() if t in (int, float) and k in d]: d[k] = _numbers(d[k], numbers.get(k))
+    for k in [k for k, t in COLUMNS.items() if t in (int, float) and k in d]:
+        d[k] = _numbers(d[k], numbers.get(k))
     return d
 
+# %% ../nbs/04b_load.ipynb #27a5be6d
 def _numbers(s:pd.Series, parsed:pd.Series|None) -> pd.Series:
     "Column `s` as numbers: the rows' own from `parsed` (every row of the checked frame) where it has them all, else parsed here."
     if parsed is not None and parsed.index.is_unique: return parsed.reindex(s.index)
     return pd.to_numeric(s, errors="coerce")
 
+# %% ../nbs/04b_load.ipynb #7a2db980
 def _run_ids(df:pd.DataFrame, ids:pd.Series) -> pd.Series:
     "`ids` as text; a row without one gets `row-` and a hash of its content: the same row, the same id, every time."
     ids = ids.astype(object)
@@ -548,9 +659,11 @@ def _run_ids(df:pd.DataFrame, ids:pd.Series) -> pd.Series:
             for i in ids.index[missing.to_numpy(dtype=bool)]}
     return ids.where(~missing, pd.Series(made, dtype=object)).astype("str")
 
+# %% ../nbs/04b_load.ipynb #534523f1
 def _from_2022(d:pd.DataFrame) -> pd.DataFrame:
     "The 2022 names and habits as ours: precision from `fp16`, memory in GB, the stop rule; its defaults for its runs and ours."
-    for ours, old in _RENAMED.items(): d[ours] = _col(d, ours).fillna(_col(d, old)) if old in d else _col(d, ours)
+    for ours, old in _RENAMED.items():
+        d[ours] = _col(d, ours).fillna(_col(d, old)) if old in d else _col(d, ours)
     d["precision"] = _col(d, "precision").fillna(_map_distinct(_col(d, "fp16"), precision_2022))
     mem = pd.to_numeric(_col(d, "gpu_mem"), errors="coerce") / 2**30
     d["device_mem_gb"] = pd.to_numeric(_col(d, "device_mem_gb"), errors="coerce").fillna(mem.round(2))
@@ -562,11 +675,14 @@ def _from_2022(d:pd.DataFrame) -> pd.DataFrame:
     d["stop"] = _col(d, "stop").fillna(stop)
     for k, v in _DEFAULTS.items(): d[k] = _col(d, k).fillna(v)
     ours = _map_distinct(_col(d, "_recipe"), lambda n: isinstance(n, str) and RECIPES[n].ours).astype(bool)
-    for k, v in _2022_DEFAULTS.items(): d[k] = _col(d, k).astype(object).where(~ours | _col(d, k).notna(), v)
+    for k, v in _2022_DEFAULTS.items():
+        d[k] = _col(d, k).astype(object).where(~ours | _col(d, k).notna(), v)
     image = ours & _map_distinct(d["workload"], lambda w: kind_of(str(w)) == "image").astype(bool)
-    d["size"] = _col(d, "size").astype(object).where(_col(d, "size").notna() | ~image, 224)  # a LM has none
+    # a LM has none
+    d["size"] = _col(d, "size").astype(object).where(_col(d, "size").notna() | ~image, 224)
     return d
 
+# %% ../nbs/04b_load.ipynb #ec3b9b29
 def _finished(d:pd.DataFrame, finished_only:bool, invalid:dict) -> Loaded:
     "Runs that finished with a usable throughput (or did not finish, marked as errors), and the count of the rest."
     state = _states(d)
@@ -577,7 +693,8 @@ def _finished(d:pd.DataFrame, finished_only:bool, invalid:dict) -> Loaded:
     thr = pd.to_numeric(_col(d, "throughput"), errors="coerce")
     bad = d.status.astype("str").eq("ok") & ~(np.isfinite(thr) & (thr > 0))
     drop_unfinished = unfinished if finished_only else unfinished & False
-    skipped = dict(not_finished=int(drop_unfinished.sum()), bad_throughput=int((bad & ~drop_unfinished).sum()),
+    skipped = dict(not_finished=int(drop_unfinished.sum()),
+                   bad_throughput=int((bad & ~drop_unfinished).sum()),
                    **({"invalid": invalid} if invalid else {}))
     return Loaded(runs_frame(d[~(drop_unfinished | bad)], extras=False), skipped)
 
@@ -591,7 +708,8 @@ def load_offline(paths:str|Path|list, # wandb dirs, offline run dirs, .wandb fil
     files = []
     for p in paths:
         fs = _offline_files(p)
-        if not fs: raise BadInput(f"no W&B offline runs in {str(p)!r}: accepted are a wandb directory, an "
+        if not fs:
+            raise BadInput(f"no W&B offline runs in {str(p)!r}: accepted are a wandb directory, an "
                                   "offline-run-* directory, a .wandb file or a glob")
         files += fs
     files = list(dict.fromkeys(f.resolve() for f in files))
@@ -607,18 +725,23 @@ def load_wandb(path:str="xl0/ready-steady-go", # W&B `entity/project`
                keymap:KeyMap|None=None, # another team's keys and set values (see `parse_keymap`)
               ) -> Loaded:
     "Runs of a W&B project, as run records, in one API query per page of runs."
-    if not re.fullmatch(r"[^/\s]+/[^/\s]+", str(path)): raise BadInput(f"W&B path {path!r}: accepted is entity/project")
+    if not re.fullmatch(r"[^/\s]+/[^/\s]+", str(path)):
+        raise BadInput(f"W&B path {path!r}: accepted is entity/project")
     if api is None:
-        if not has_api_key(): raise BadInput("loading a W&B project needs an API key: run `wandb login` or set "
+        if not has_api_key():
+            raise BadInput("loading a W&B project needs an API key: run `wandb login` or set "
                                              "WANDB_API_KEY")
         api = wandb_api()  # every request bounded: a server that never answers is one line
     recs = []
     try:
         for r in api.runs(path, per_page=per_page, lazy=False):
-            rec = {**r.config, **r.summary_metrics, "_run_id": r.id, "_state": r.state, "_created": r.created_at}
-            recs.append(rec | ({"_metadata": r.metadata} if _needs_device(rec, keymap) else {}))  # one file each
+            rec = {**r.config, **r.summary_metrics, "_run_id": r.id, "_state": r.state,
+                   "_created": r.created_at}
+            # one file each
+            recs.append(rec | ({"_metadata": r.metadata} if _needs_device(rec, keymap) else {}))
     except ValueError as e:
-        raise BadInput(f"W&B project {path!r} cannot be read ({str(e).splitlines()[0] if str(e) else 'not found'}): "
+        raise BadInput(f"W&B project {path!r} cannot be read "
+                       f"({str(e).splitlines()[0] if str(e) else 'not found'}): "
                        "accepted is an entity/project you can read") from None
     except Exception as e:
         raise TrackingError(f"W&B project {path!r} could not be loaded ({type(e).__name__}: "
@@ -627,28 +750,36 @@ def load_wandb(path:str="xl0/ready-steady-go", # W&B `entity/project`
 
 # %% ../nbs/04b_load.ipynb #d2a93f69
 _CSV_NEEDS = ("model", "bs", "throughput", "device_name")
-_CSV_KEYS = {"ID", "Name", "State", "Created", "fp16", "gpu_mem", *_RENAMED.values()}  # W&B's and 2022's, besides ours
+# W&B's and 2022's, besides ours
+_CSV_KEYS = {"ID", "Name", "State", "Created", "fp16", "gpu_mem", *_RENAMED.values()}
 
+# %% ../nbs/04b_load.ipynb #c12fec23
 def _mapped_columns(df:pd.DataFrame, keymap:KeyMap|None) -> list[str]:
     "The columns of `df` that `keymap`'s keys read (a key's column itself, or the column a dotted path starts in)."
-    parts = [p for key in getattr(keymap, "keys", {}).values() for p in re.split(r"[|*]", str(key)) if p.strip()]
+    parts = [p for key in getattr(keymap, "keys", {}).values() for p in re.split(r"[|*]", str(key))
+             if p.strip()]
     heads = [p.strip() if p.strip() in df else re.split(r"\.|\[", p.strip())[0] for p in parts]
     return [k for k in dict.fromkeys(heads) if k in df]
 
+# %% ../nbs/04b_load.ipynb #82fcc15c
 def _csv_run_ids(df:pd.DataFrame, # one chunk of a CSV's rows, as text
                  keymap:KeyMap|None=None, # another team's keys: the columns they read identify a run too
                 ) -> pd.Series:
     "The W&B run id where the export has one, else a stable hash of what identifies the run: its known and mapped columns, and which repeat of a row alike in all of them it is."
     if "ID" in df: return df["ID"].astype("str")
-    keys = [k for k in ("Name", "Created", "device_name", "model", "bs", "fp16", "precision", "mode", "run_number",
+    keys = [k for k in ("Name", "Created", "device_name", "model", "bs", "fp16", "precision",
+                        "mode", "run_number",
                         "throughput") if k in df]
     keys += [k for k in _mapped_columns(df, keymap) if k not in keys]
-    text = df[keys[0]].fillna("").astype("str") if keys else pd.Series("", index=df.index, dtype="str")
+    text = df[keys[0]].fillna("").astype("str") if keys else pd.Series("", index=df.index,
+                                                                       dtype="str")
     for k in keys[1:]: text = text + "\x1f" + df[k].fillna("").astype("str")
-    nth = text.groupby(text, sort=False).cumcount()  # rows alike in everything: told apart by their order
+    # rows alike in everything: told apart by their order
+    nth = text.groupby(text, sort=False).cumcount()
     text = text.where(nth.eq(0), text + "\x1e" + nth.astype("str"))
     return "csv-" + text.map(lambda t: hashlib.sha1(t.encode()).hexdigest()[:16])
 
+# %% ../nbs/04b_load.ipynb #b380fb81
 def load_csv(path:str|Path, # a W&B web-UI runs export or our own `export_csv`
              finished_only:bool=True, # leave out runs whose State is not finished
              keymap:KeyMap|None=None, # another team's keys and set values (see `parse_keymap`)
@@ -656,14 +787,20 @@ def load_csv(path:str|Path, # a W&B web-UI runs export or our own `export_csv`
     "Runs from a CSV file, as run records."
     with gc_paused(): return _load_csv(path, finished_only, keymap)
 
+# %% ../nbs/04b_load.ipynb #04ab40c9
 _CSV_CHUNK = 200_000  # rows read at a time: a million-run export is never held whole as text
 
+# %% ../nbs/04b_load.ipynb #35e0d654
 def _load_csv(path, finished_only, keymap=None):
     "`load_csv` with the collector paused: a large export makes millions of short-lived objects (`env.gc_paused`)."
-    wanted = _csv_wanted if keymap is None else None  # another team's keys: any column may be mapped
-    quoted = _holds(path, b"'")  # else no cell begins with the quote `export_csv` puts before a formula
-    return _joined([_csv_part(df, path, finished_only, keymap, quoted) for df in _csv_chunks(path, wanted)])
+    # another team's keys: any column may be mapped
+    wanted = _csv_wanted if keymap is None else None
+    # else no cell begins with the quote `export_csv` puts before a formula
+    quoted = _holds(path, b"'")
+    return _joined([_csv_part(df, path, finished_only, keymap, quoted)
+                    for df in _csv_chunks(path, wanted)])
 
+# %% ../nbs/04b_load.ipynb #e5f837cf
 def _holds(path, byte:bytes) -> bool:
     "Whether the file `path` holds `byte` anywhere (read in 1 MiB pieces); True if it cannot be read (the reader says why)."
     try:
@@ -673,35 +810,47 @@ def _holds(path, byte:bytes) -> bool:
     except OSError: return True
     return False
 
+# %% ../nbs/04b_load.ipynb #b735cc3c
 def _csv_wanted(k:str) -> bool: return k in COLUMNS or k in _CSV_KEYS  # a column a record reads
 
+# %% ../nbs/04b_load.ipynb #ef7ae534
 def _csv_chunks(path, usecols=None):
     "The CSV's rows as text, `_CSV_CHUNK` at a time (the index runs on across chunks); an unreadable file refused."
     try:
-        with read_table(path, dtype="str", keep_default_na=False, na_values=[""], chunksize=_CSV_CHUNK,
-                        usecols=usecols) as r: yield from r  # columns no record reads are never parsed
+        with read_table(path, dtype="str", keep_default_na=False, na_values=[""],
+                        chunksize=_CSV_CHUNK,
+                        # columns no record reads are never parsed
+                        usecols=usecols) as r: yield from r
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
-        raise BadInput(f"CSV {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV of runs") from None
+        raise BadInput(f"CSV {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV "
+                       "of runs") from None
 
+# %% ../nbs/04b_load.ipynb #20076bb6
 def _csv_part(df, path, finished_only, keymap=None, quoted:bool=True) -> Loaded:
     "One chunk of a CSV's rows as run records (see `load_csv`); `quoted`: the file holds a `'` (a formula `export_csv` quoted)."
     if quoted: df = unquote_formulas(df)
-    have = set(df.columns) | set(getattr(keymap, "keys", {})) | set(getattr(keymap, "values", {}))  # mapped, set
+    # mapped, set
+    have = set(df.columns) | set(getattr(keymap, "keys", {})) | set(getattr(keymap, "values", {}))
     missing = [k for k in _CSV_NEEDS if k not in have]
     if not {"precision", "fp16"} & have: missing.append("precision or fp16")
-    if missing: raise BadInput(f"CSV {str(path)!r} has no column {', '.join(missing)}: accepted is a W&B runs export "
+    if missing:
+        raise BadInput(f"CSV {str(path)!r} has no column {', '.join(missing)}: accepted is a W&B "
+                       "runs export "
                                "or an export_csv file (another team's names: --map COLUMN=KEY)")
     if "run_id" in df and "schema_version" in df:  # our own export
         return from_wandb(df, "csv", finished_only, keep_source=True, line0=2, keymap=keymap)
-    meta = {"_run_id": _csv_run_ids(df, keymap), "_state": _col(df, "State"), "_created": _col(df, "Created")}
+    meta = {"_run_id": _csv_run_ids(df, keymap), "_state": _col(df, "State"),
+            "_created": _col(df, "Created")}
     df = df.drop(columns=[c for c in ("run_id", "source", "timestamp") if c in df]).assign(**meta)
     return from_wandb(df, "csv", finished_only, line0=2, keymap=keymap)  # line 1 is the header
 
+# %% ../nbs/04b_load.ipynb #f37b8aab
 def _joined(parts:list[Loaded]) -> Loaded:
     "The chunks of one source as one: runs one after another, counts added, refused rows and missing keys merged."
     if len(parts) == 1: return parts[0]
     skipped = {k: sum(p.skipped[k] for p in parts) for k in ("not_finished", "bad_throughput")}
-    if invalid := {k: w for p in parts for k, w in p.skipped.get("invalid", {}).items()}: skipped["invalid"] = invalid
+    if invalid := {k: w for p in parts for k, w in p.skipped.get("invalid", {}).items()}:
+        skipped["invalid"] = invalid
     if missing := _missing_total(parts): skipped["missing"] = missing
     if unmatched := _unmatched_total(parts): skipped["unmatched"] = unmatched
     return Loaded(pd.concat([p.runs for p in parts], ignore_index=True), skipped)
@@ -709,6 +858,7 @@ def _joined(parts:list[Loaded]) -> Loaded:
 # %% ../nbs/04b_load.ipynb #1047c7e5
 _MAX_LINE = 1 << 20  # characters of one JSON-lines record: a run record is a few thousand
 
+# %% ../nbs/04b_load.ipynb #6b866d34
 def _lines(f):
     "`(number, text)` of each line of `f`; a line longer than `_MAX_LINE` as `None`, skipped in bounded memory."
     n = 0
@@ -719,6 +869,7 @@ def _lines(f):
             yield n, None
         else: yield n, line
 
+# %% ../nbs/04b_load.ipynb #abd4e581
 def load_jsonl(path:str|Path, # a JSON-lines file of run records (`store.save_runs` writes one)
                finished_only:bool=True, # accepted for symmetry: these runs all finished
                keymap:KeyMap|None=None, # another team's keys and set values (see `parse_keymap`)
@@ -728,39 +879,46 @@ def load_jsonl(path:str|Path, # a JSON-lines file of run records (`store.save_ru
     try:
         with open(path, encoding="utf-8") as f:
             for n, line in _lines(f):
-                if line is None: invalid[f"line {n}"] = f"longer than {_MAX_LINE:,} characters: not a run record"; continue
+                if line is None:
+                    invalid[f"line {n}"] = f"longer than {_MAX_LINE:,} characters: not a run record"; continue
                 if not line.strip(): continue
                 try: r = json.loads(line)
                 except ValueError: r = None
                 if isinstance(r, dict): recs.append(r); lines.append(n)
                 else: invalid[f"line {n}"] = "not a JSON object"
     except (OSError, UnicodeDecodeError) as e:
-        raise BadInput(f"JSON-lines file {str(path)!r} cannot be read ({type(e).__name__}): accepted is a .jsonl "
+        raise BadInput(f"JSON-lines file {str(path)!r} cannot be read ({type(e).__name__}): "
+                       "accepted is a .jsonl "
                        "file of run records") from None
-    l = from_wandb(pd.DataFrame(recs, index=lines, dtype=object), "local", finished_only, keep_source=True, line0=0,
+    l = from_wandb(pd.DataFrame(recs, index=lines, dtype=object), "local", finished_only,
+                   keep_source=True, line0=0,
                    keymap=keymap)
     invalid.update(l.skipped.get("invalid", {}))
     by_line = dict(sorted(invalid.items(), key=lambda kv: int(kv[0].split()[1])))
     return Loaded(l.runs, {**l.skipped, **({"invalid": by_line} if invalid else {})})
 
 # %% ../nbs/04b_load.ipynb #1acd59e0
-LAMBDA_UNITS = dict(resnet50="images", ssd="images", bert_base_squad="sequences", bert_large_squad="sequences",
+LAMBDA_UNITS = dict(resnet50="images", ssd="images", bert_base_squad="sequences",
+                    bert_large_squad="sequences",
                     # Lambda's models and their units
                     gnmt="tokens", ncf="samples", tacotron2="samples", waveglow="samples")
 # their fp32 is PyTorch's default: TF32 on Ampere and newer
 _LAMBDA_PRECISION = {"fp16": "fp16", "fp32": "fp32-default"}
 _GPU_TOKEN = re.compile(r"(?:(\d+)x)?([A-Za-z]+\d+\w*|RTX|Quadro|Tesla|GeForce|Radeon|Titan)")
 
+# %% ../nbs/04b_load.ipynb #779ff219
 def lambda_system(name:str, # the first cell of a Lambda row, e.g. `LambdaOD_8x_Texas_4xH100_80GB_SXM5_192-222-52-149_v2`
                  ) -> tuple[str, int, int|None]:
     "The device, the number of GPUs the run used and the GPUs in the machine, from a Lambda system name."
     # the version and the host's address
     toks = [t for t in str(name).split("_") if not re.fullmatch(r"v\d+|\d+(?:-\d+){3}", t)]
     found = [(i, m) for i, t in enumerate(toks[1:], 1) if (m := _GPU_TOKEN.fullmatch(t))]
-    # a token with its count (`8xH200`) names the GPU before one that only looks like a name (`ENG04`)
+    # a token with its count (`8xH200`) names the GPU before one that only looks like a name
+    # (`ENG04`)
     for i, m in sorted(found, key=lambda f: f[1][1] is None):
         machine = next((int(k[:-1]) for k in toks[:i] if re.fullmatch(r"\d+x", k)), None)
-        # after the GPU come its memory and form factor; lower-case tokens name a host, a tool or a copy (`bk`)
+        # after the GPU come its memory and form factor; lower-case tokens name a host, a tool or a
+        # copy (`bk`)
         detail = [t for t in toks[i + 1:] if not re.fullmatch(r"[a-z][a-z0-9-]*", t)]
         return " ".join([m[2], *detail]), int(m[1] or 1), machine
     raise BadInput(f"Lambda system name {name!r} names no GPU: accepted are names like "
@@ -769,20 +927,25 @@ def lambda_system(name:str, # the first cell of a Lambda row, e.g. `LambdaOD_8x_
 # %% ../nbs/04b_load.ipynb #e12971ed
 def _lambda_path(path) -> Path: return Path(str(path).removeprefix("lambda:")).expanduser()
 
+# %% ../nbs/04b_load.ipynb #3e4c7ee0
 def is_lambda_table(path:str|Path, # a file, or `lambda:<file>`
                    ) -> bool:
     "Whether `path` is a Lambda throughput table: a `lambda:` prefix, or a header of an empty cell and Lambda's models."
     if str(path).startswith("lambda:"): return True
     try:
-        with open(path, encoding="utf-8", errors="replace") as f: head = f.readline().strip().split(",")
+        with open(path, encoding="utf-8", errors="replace") as f:
+            head = f.readline().strip().split(",")
     except OSError: return False
-    return len(head) > 1 and head[0].strip() == "" and bool(set(h.strip() for h in head[1:]) & set(LAMBDA_UNITS))
+    return (len(head) > 1 and head[0].strip() == ""
+            and bool(set(h.strip() for h in head[1:]) & set(LAMBDA_UNITS)))
 
+# %% ../nbs/04b_load.ipynb #486f153b
 def _origin_commit(p:Path) -> str|None:
     "The commit `ORIGIN.txt` next to `p` lists for it (a 40-hex-digit id on the line naming the file)."
     o = p.parent / "ORIGIN.txt"
     if not o.is_file(): return None
-    hits = (re.search(r"\b[0-9a-f]{40}\b", l) for l in o.read_text(errors="replace").splitlines() if p.name in l)
+    hits = (re.search(r"\b[0-9a-f]{40}\b", l) for l in o.read_text(errors="replace").splitlines()
+            if p.name in l)
     return next((m[0] for m in hits if m), None)
 
 # %% ../nbs/04b_load.ipynb #5d63e566
@@ -794,16 +957,22 @@ def load_lambda(path:str|Path, # a Lambda table (`pytorch-train-throughput-v2-fp
     p = _lambda_path(path)
     try: df = read_table(p, dtype="str", keep_default_na=False, na_values=[""])
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
-        raise BadInput(f"Lambda table {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV from "
+        raise BadInput(f"Lambda table {str(path)!r} cannot be read ({type(e).__name__}): accepted "
+                       "is a CSV from "
                        "lambdal/deeplearning-benchmark") from None
-    if not is_lambda_table(p): raise BadInput(f"{str(path)!r} is not a Lambda table: accepted is a header of an "
-                                              f"empty first column and model names ({', '.join(LAMBDA_UNITS)})")
+    if not is_lambda_table(p):
+        raise BadInput(f"{str(path)!r} is not a Lambda table: accepted is a header of an "
+                                              "empty first column and model names "
+                                              f"({', '.join(LAMBDA_UNITS)})")
     if precision is None:
         m = re.search(r"-(fp16|fp32)\b", p.name)
-        if not m: raise BadInput(f"Lambda table {p.name!r}: its precision is not in its name; give precision fp16 or "
+        if not m:
+            raise BadInput(f"Lambda table {p.name!r}: its precision is not in its name; give "
+                           "precision fp16 or "
                                  "fp32-default")
         precision = _LAMBDA_PRECISION[m[1]]
-    if precision not in _LAMBDA_PRECISION.values(): raise BadInput(f"precision {precision!r} for a Lambda table: "
+    if precision not in _LAMBDA_PRECISION.values():
+        raise BadInput(f"precision {precision!r} for a Lambda table: "
                                                                    "accepted are fp16, fp32-default")
     commit = commit or _origin_commit(p)
     source = f"lambda:{p.name}" + (f"@{commit}" if commit else "")
@@ -815,9 +984,12 @@ def load_lambda(path:str|Path, # a Lambda table (`pytorch-train-throughput-v2-fp
             if not (np.isfinite(t) and t > 0): bad += v is not None and not pd.isna(v); continue
             key = hashlib.sha1(f"{source}\x1f{system}\x1f{model}".encode()).hexdigest()[:16]
             rows.append(dict(run_id="lambda-" + key,
-                             schema_version=SCHEMA_VERSION, source=source, workload="published", model=model,
-                             unit=LAMBDA_UNITS.get(model, "samples"), precision=precision, mode="train", device="cuda",
-                             world_size=n, nnodes=1, status="ok", throughput=float(t), device_type="cuda",
+                             schema_version=SCHEMA_VERSION, source=source, workload="published",
+                             model=model,
+                             unit=LAMBDA_UNITS.get(model, "samples"), precision=precision,
+                             mode="train", device="cuda",
+                             world_size=n, nnodes=1, status="ok", throughput=float(t),
+                             device_type="cuda",
                              device_name=device, device_count=machine, run_number=1))
     return Loaded(runs_frame(rows, extras=False), dict(not_finished=0, bad_throughput=bad))
 
@@ -827,38 +999,56 @@ def _kind(src:str) -> str:
     if src.startswith("lambda:"): return "lambda"
     p = Path(src).expanduser()
     if glob.has_magic(src):
-        if not glob.glob(src): raise BadInput(f"source {src!r} matches nothing: accepted are existing paths or globs")
-        if not _offline_files(src): raise BadInput(f"source {src!r}: a glob must match W&B offline runs")
+        if not glob.glob(src):
+            raise BadInput(f"source {src!r} matches nothing: accepted are existing paths or globs")
+        if not _offline_files(src):
+            raise BadInput(f"source {src!r}: a glob must match W&B offline runs")
         return "offline"
-    if what := path_trouble(p):  # a FIFO would wait for a writer forever; a loop of links, no permission to look
-        raise BadInput(f"source {src!r} is {what}, not a file: accepted are CSV, JSON-lines or SQLite files")
+    # a FIFO would wait for a writer forever; a loop of links, no permission to look
+    if what := path_trouble(p):
+        raise BadInput(f"source {src!r} is {what}, not a file: accepted are CSV, JSON-lines or "
+                       "SQLite files")
     if p.is_dir():
         if _offline_files(p): return "offline"
-        raise BadInput(f"source {src!r} is a directory without W&B offline runs: accepted are a wandb or "
+        raise BadInput(f"source {src!r} is a directory without W&B offline runs: accepted are a "
+                       "wandb or "
                        "offline-run-* directory")
     if p.is_file():
         try:
             with open(p, "rb") as f: head = f.read(16)
-        except OSError as e: raise BadInput(f"source {src!r} cannot be read ({e.strerror})") from None
+        except OSError as e:
+            raise BadInput(f"source {src!r} cannot be read ({e.strerror})") from None
         if head == SQLITE_HEADER: check_store(p); return "store"
-        if p.suffix in (".wandb", ".jsonl"): return dict(wandb="offline", jsonl="jsonl")[p.suffix[1:]]
+        if p.suffix in (".wandb", ".jsonl"):
+            return dict(wandb="offline", jsonl="jsonl")[p.suffix[1:]]
         return "lambda" if is_lambda_table(p) else "csv"
-    if re.fullmatch(r"[\w.-]+/[\w.-]+", src) and not re.search(r"\.(csv|db|sqlite3?|wandb)$", src, re.I): return "wandb"
-    raise BadInput(f"source {src!r} does not exist: accepted are a CSV file, a SQLite store, a W&B offline run or "
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", src) and not re.search(r"\.(csv|db|sqlite3?|wandb)$", src,
+                                                               re.I):
+        return "wandb"
+    raise BadInput(f"source {src!r} does not exist: accepted are a CSV file, a SQLite store, a W&B "
+                   "offline run or "
                    "wandb directory, a glob, or a W&B entity/project")
 
-def _load_store(src:str) -> Loaded: return Loaded(read_runs(src), dict(not_finished=0, bad_throughput=0))  # extras too
+# %% ../nbs/04b_load.ipynb #b4c04165
+def _load_store(src:str) -> Loaded:  # extras too
+    return Loaded(read_runs(src), dict(not_finished=0, bad_throughput=0))
 
-_LOADERS = {"wandb": load_wandb, "offline": load_offline, "csv": load_csv, "jsonl": load_jsonl, "store": _load_store,
+# %% ../nbs/04b_load.ipynb #f6d06284
+_LOADERS = {"wandb": load_wandb, "offline": load_offline, "csv": load_csv, "jsonl": load_jsonl,
+            "store": _load_store,
             "lambda": load_lambda}
 
 # %% ../nbs/04b_load.ipynb #6b53c1a3
-_MAPPED = ("wandb", "offline", "csv", "jsonl")  # the sources a `KeyMap` applies to (a store and a published table: not)
+# the sources a `KeyMap` applies to (a store and a published table: not)
+_MAPPED = ("wandb", "offline", "csv", "jsonl")
 
+# %% ../nbs/04b_load.ipynb #77e3ccc4
 def _loader_kw(kind:str, api, keymap:KeyMap|None) -> dict:
     "What the loader of a `kind` of source takes besides the source: the W&B API, the team's keys."
-    return ({"api": api} if kind == "wandb" else {}) | ({"keymap": keymap} if keymap and kind in _MAPPED else {})
+    return ({"api": api} if kind == "wandb" else {}) | ({"keymap": keymap} if keymap
+                                                        and kind in _MAPPED else {})
 
+# %% ../nbs/04b_load.ipynb #b235fc70
 def _missing_total(loaded:list[Loaded]) -> dict:
     "The runs refused for a missing column (see `lacking`), over every source: counts added, the first keys kept."
     out = {}
@@ -868,25 +1058,34 @@ def _missing_total(loaded:list[Loaded]) -> dict:
             o["runs"] += m["runs"]; o["keys"] = list(dict.fromkeys(o["keys"] + m["keys"]))[:3]
     return out
 
+# %% ../nbs/04b_load.ipynb #77c11236
 def _unmatched_total(loaded:list[Loaded]) -> dict:
     "The `--map` columns whose key no run of any of `loaded` has."
     if not loaded: return {}
     first = loaded[0].skipped.get("unmatched", {})
-    return {c: e for c, e in first.items() if all(c in l.skipped.get("unmatched", {}) for l in loaded)}
+    return {c: e for c, e in first.items() if all(c in l.skipped.get("unmatched", {})
+                                                  for l in loaded)}
 
+# %% ../nbs/04b_load.ipynb #d00e94c3
 def unmatched_line(unmatched:dict, # column -> the `--map` expression no run had a key of
                   ) -> str:
     "The mapped keys that no run has, in one line."
     return "; ".join(f"--map {c}={e}: no run has this key" for c, e in unmatched.items())
 
+# %% ../nbs/04b_load.ipynb #68ee45cf
 def nothing_line(counts:dict, # what `import_sources` returns
                 ) -> str:
     "Why an import brought no run, and what would bring the largest group of the refused ones."
-    groups = [(m["runs"], f"{m['runs']:,} run(s) have no {c}: give {missing_line({c: m}).split(': give ', 1)[1]}")
+    groups = [(m["runs"],
+               f"{m['runs']:,} run(s) have no {c}: give "
+               f"{missing_line({c: m}).split(': give ', 1)[1]}")
               for c, m in counts.get("missing", {}).items()]
-    groups += [(counts["bad_throughput"], f"{counts['bad_throughput']:,} run(s) have no usable throughput: give "
-                "--map throughput=KEY"), (counts["not_finished"], f"{counts['not_finished']:,} run(s) did not finish")]
-    if counts.get("invalid"): groups.append((len(counts["invalid"]), _invalid_line(counts["invalid"])))
+    groups += [(counts["bad_throughput"],
+                f"{counts['bad_throughput']:,} run(s) have no usable throughput: give "
+                "--map throughput=KEY"), (counts["not_finished"],
+                                          f"{counts['not_finished']:,} run(s) did not finish")]
+    if counts.get("invalid"):
+        groups.append((len(counts["invalid"]), _invalid_line(counts["invalid"])))
     known = ", ".join(r.name for r in RECIPES.values())
     n, why = max(groups, key=lambda g: g[0])  # the first of equals: a missing column says the most
     return (f"nothing imported: {why}" if n else "nothing imported: the sources hold no runs") + (
@@ -896,32 +1095,40 @@ def nothing_line(counts:dict, # what `import_sources` returns
 from .store import HISTORY_COLUMNS, write_history
 from .tracking import HISTORY_KEYS
 
+# %% ../nbs/04b_load.ipynb #5afc23d1
 def history_rows(items, # a run's W&B history rows (dicts with `_step`)
                  run_id:str, # the run they belong to
                  keymap:KeyMap|None=None, # another team's keys: its `throughput` key is read when ours is absent
                 ) -> pd.DataFrame:
     "A run's W&B history as `store.HISTORY_COLUMNS` rows: the steps that have a throughput."
-    keys = [HISTORY_KEYS["throughput"], *([keymap.keys["throughput"]] if keymap and "throughput" in keymap.keys else [])]
+    keys = [HISTORY_KEYS["throughput"], *([keymap.keys["throughput"]] if keymap
+                                          and "throughput" in keymap.keys else [])]
     out = []
     for it in items:
         tp = next((v for k in keys if (v := mapped_value(it, k)) is not None), None)
         if tp is None or not _present(it.get("_step")): continue
-        out.append(dict(run_id=run_id, step=int(it["_step"]), step_s=lookup(it, HISTORY_KEYS["step_s"]),
-                        throughput=_number(tp), warmup=bool(lookup(it, HISTORY_KEYS["warmup"]) or False),
+        out.append(dict(run_id=run_id, step=int(it["_step"]),
+                        step_s=lookup(it, HISTORY_KEYS["step_s"]),
+                        throughput=_number(tp), warmup=bool(lookup(it, HISTORY_KEYS["warmup"])
+                                                            or False),
                         loss=lookup(it, HISTORY_KEYS["loss"])))
     return pd.DataFrame(out, columns=list(HISTORY_COLUMNS))
 
+# %% ../nbs/04b_load.ipynb #59b290b5
 def _history_items(f:Path) -> list[dict]:
     "The history rows of one offline run file, read by wandb-core."
-    args = [get_core_path(), "leet", "inspect", "--no-observability", "--json", "--run-file", str(f), str(f.parent.parent)]
+    args = [get_core_path(), "leet", "inspect", "--no-observability", "--json", "--run-file",
+            str(f), str(f.parent.parent)]
     out = []
     for line in subprocess.run(args, capture_output=True, text=True, timeout=120).stdout.splitlines():
         if '"history"' not in line: continue
         try: r = json.loads(line)
         except ValueError: continue
-        if isinstance(r, dict) and r.get("type") == "history": out.append((r.get("history") or {}).get("item") or {})
+        if isinstance(r, dict) and r.get("type") == "history":
+            out.append((r.get("history") or {}).get("item") or {})
     return out
 
+# %% ../nbs/04b_load.ipynb #56bd46ab
 def offline_history(path:str|Path, # an offline run directory, a .wandb file, a wandb directory or a glob
                     keymap:KeyMap|None=None, # another team's keys (its `throughput` key)
                    ) -> pd.DataFrame:
@@ -930,6 +1137,7 @@ def offline_history(path:str|Path, # an offline run directory, a .wandb file, a 
     frames = [history_rows(_history_items(f), f.stem.removeprefix("run-"), keymap) for f in fs]
     return pd.concat(frames, ignore_index=True) if frames else history_rows([], "")
 
+# %% ../nbs/04b_load.ipynb #05ce00e8
 def wandb_history(path:str, # W&B `entity/project`
                   run_ids:list, # the runs to read
                   api, # a `wandb.Api()`
@@ -939,15 +1147,16 @@ def wandb_history(path:str, # W&B `entity/project`
     frames = [history_rows(api.run(f"{path}/{r}").scan_history(), r, keymap) for r in run_ids]
     return pd.concat(frames, ignore_index=True) if frames else history_rows([], "")
 
+# %% ../nbs/04b_load.ipynb #e19fad8d
 def _import_history(kinds:list, sources:list, runs:pd.DataFrame, store:Path, api, keymap) -> dict:
     "Read the history of the imported W&B and offline runs into the store: how many runs had one, how many steps."
     ids = set(runs.run_id) if len(runs) else set()
-    frames = [offline_history(s, keymap) if k == "offline" else wandb_history(s, sorted(ids), api, keymap)
+    frames = [offline_history(s, keymap) if k == "offline"
+              else wandb_history(s, sorted(ids), api, keymap)
               for k, s in zip(kinds, sources) if k in ("offline", "wandb")]
     h = pd.concat(frames, ignore_index=True) if frames else history_rows([], "")
     h = h[h.run_id.isin(ids)]
     return dict(runs=h.run_id.nunique(), steps=write_history(h, store))
-
 
 # %% ../nbs/04b_load.ipynb #a315875a
 def _invalid_line(invalid:dict, shown:int=8) -> str:
@@ -956,6 +1165,7 @@ def _invalid_line(invalid:dict, shown:int=8) -> str:
     more = f" and {len(invalid) - shown:,} more" if len(invalid) > shown else ""
     return f"{len(invalid):,} invalid row(s): " + "; ".join(items) + more
 
+# %% ../nbs/04b_load.ipynb #f9b0ba38
 def import_sources(sources:list[str], # W&B entity/project paths, offline run dirs, CSV or JSON-lines files, or SQLite stores
                    store:str|Path=DEFAULT_STORE, # the SQLite store to import into
                    api=None, # a `wandb.Api()` for W&B paths (made when needed if None)
@@ -966,26 +1176,35 @@ def import_sources(sources:list[str], # W&B entity/project paths, offline run di
     "Import runs from every source into the store, once per run_id; returns the counts, and the refused rows in `invalid`."
     p = check_store(store, write=True)
     sources = [str(s) for s in sources]
-    if not sources: raise BadInput("no source to import: accepted are CSV files, SQLite stores, W&B offline runs or "
+    if not sources:
+        raise BadInput("no source to import: accepted are CSV files, SQLite stores, W&B offline "
+                       "runs or "
                                    "entity/project paths")
     kinds = [_kind(s) for s in sources]
-    if keymap is not None and (keymap.keys or keymap.values) and "store" in kinds:  # its runs are ours: never mapped
-        raise BadInput(f"--map and --set are for W&B, CSV and JSON-lines sources, and {sources[kinds.index('store')]!r} "
-                       "is a store of ours: import it without them (or import the other sources on their own)")
+    # its runs are ours: never mapped
+    if keymap is not None and (keymap.keys or keymap.values) and "store" in kinds:
+        raise BadInput("--map and --set are for W&B, CSV and JSON-lines sources, and "
+                       f"{sources[kinds.index('store')]!r} "
+                       "is a store of ours: import it without them (or import the other sources on "
+                       "their own)")
     if "wandb" in kinds and api is None and not has_api_key():
-        raise BadInput(f"W&B source {sources[kinds.index('wandb')]!r} needs an API key: run `wandb login` or set "
+        raise BadInput(f"W&B source {sources[kinds.index('wandb')]!r} needs an API key: run `wandb "
+                       "login` or set "
                        "WANDB_API_KEY")
     with gc_paused():  # millions of short-lived objects for a large import: see `store.gc_paused`
         loaded = [_LOADERS[k](s, **_loader_kw(k, api, keymap)) for k, s in zip(kinds, sources)]
         invalid = {(f"{s} {k}" if len(sources) > 1 else k): w
-                   for s, l in zip(sources, loaded) for k, w in l.skipped.get("invalid", {}).items()}
-        if strict and invalid: raise BadInput(f"nothing imported (--strict): {_invalid_line(invalid)}")
+                   for s, l in zip(sources, loaded) for k,
+                   w in l.skipped.get("invalid", {}).items()}
+        if strict and invalid:
+            raise BadInput(f"nothing imported (--strict): {_invalid_line(invalid)}")
         runs = pd.concat([l.runs for l in loaded], ignore_index=True) if loaded else runs_frame()
         added = write_rows(runs, p) if len(runs) else 0
         steps = _import_history(kinds, sources, runs, p, api, keymap) if history else None
     return dict(sources=len(sources), read=len(runs), added=added, duplicates=len(runs) - added,
                 not_finished=sum(l.skipped["not_finished"] for l in loaded),
                 bad_throughput=sum(l.skipped["bad_throughput"] for l in loaded), invalid=invalid,
-                **({"missing": m} if (m := _missing_total(loaded)) else {}), **({"history": steps} if history else {}),
+                **({"missing": m} if (m := _missing_total(loaded)) else {}),
+                **({"history": steps} if history else {}),
                 **({"unmatched": u} if keymap and (u := _unmatched_total(
                     [l for k, l in zip(kinds, loaded) if k in _MAPPED])) else {}))

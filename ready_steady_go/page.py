@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np, pandas as pd
 from .served import capacity_table
 from .analysis import (
-    FAMILY_NAMES, FAMILY_ORDER, FAMILY_UNITS, TIME_TO_TRAIN_COLS, analyse, clean_device_name, flagged,
+    FAMILY_NAMES, FAMILY_ORDER, FAMILY_UNITS, TIME_TO_TRAIN_COLS, analyse, clean_device_name,
+    flagged,
     mode_name, num_text, rate_name, time_to_train)
 from .plots import plot_relative, svg, unit_name
 from .analysis import clean_device_names
@@ -26,7 +27,8 @@ from .figures import _modes
 __all__ = ['checks_page']
 
 # %% ../nbs/08c_page.ipynb #e5a0fc11
-_CSS = ("body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1240px;margin:2em auto;"
+_CSS = ("body{font-family:system-ui,-apple-system,'Segoe "
+        "UI',Roboto,sans-serif;max-width:1240px;margin:2em auto;"
         "padding:0 1em;color:#222;line-height:1.45}\n"
         "h1{margin-bottom:.2em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}"
         "figure{margin:1em 0}\ntable{border-collapse:collapse;font-size:.85em;margin:.5em 0 1.5em}"
@@ -34,11 +36,14 @@ _CSS = ("body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;m
         "th{background:#f4f4f4}.n{text-align:right;white-space:nowrap}th.n{white-space:normal}td:first-child{white-space:nowrap}"
         ".meta{color:#666}.scroll{overflow-x:auto}\n"
         ".note{background:#fff8e1;border-left:4px solid #f0b400;padding:.5em .8em}\n"
-        "details summary{cursor:pointer;font-weight:600;margin:.5em 0}code{background:#f4f4f4;padding:0 .2em}")
+        "details summary{cursor:pointer;font-weight:600;margin:.5em "
+        "0}code{background:#f4f4f4;padding:0 .2em}")
 
+# %% ../nbs/08c_page.ipynb #0e94c5b9
 def _cell(v, floatfmt, right:bool=False) -> str:
     "One table cell: numbers right-aligned and formatted (a format or a function), text escaped, missing values empty."
-    if v is None or v is pd.NA or (isinstance(v, (float, np.floating)) and np.isnan(v)): return "<td></td>"
+    if v is None or v is pd.NA or (isinstance(v, (float, np.floating)) and np.isnan(v)):
+        return "<td></td>"
     if isinstance(v, (bool, np.bool_)): return f"<td>{'yes' if v else 'no'}</td>"
     if isinstance(v, (int, np.integer)): return f'<td class="n">{v:,}</td>'
     if isinstance(v, (float, np.floating)):
@@ -46,15 +51,20 @@ def _cell(v, floatfmt, right:bool=False) -> str:
         return f'<td class="n">{x}</td>'
     return ('<td class="n">' if right else "<td>") + f"{html.escape(str(v))}</td>"
 
+# %% ../nbs/08c_page.ipynb #47e17d6a
 def _table(df:pd.DataFrame, floatfmt:str|dict=num_text, right=()) -> str:
     "`df` as an HTML table: escaped headers, numbers right-aligned (`num_text`, `floatfmt` or a dict), `right` too."
-    num = lambda c: c in right or pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
-    head = "".join(('<th class="n">' if num(c) else "<th>") + html.escape(str(c)) + "</th>" for c in df.columns)
-    fmts = [floatfmt.get(c, num_text) if isinstance(floatfmt, dict) else floatfmt for c in df.columns]
+    num = (lambda c: c in right or pd.api.types.is_numeric_dtype(df[c])
+           and not pd.api.types.is_bool_dtype(df[c]))
+    head = "".join(('<th class="n">' if num(c) else "<th>") + html.escape(str(c)) + "</th>"
+                   for c in df.columns)
+    fmts = [floatfmt.get(c, num_text) if isinstance(floatfmt, dict) else floatfmt
+            for c in df.columns]
     rs = [c in right for c in df.columns]
     rows = "".join("<tr>" + "".join(_cell(v, f, r) for v, f, r in zip(row, fmts, rs)) + "</tr>\n"
                    for row in df.itertuples(index=False, name=None))
-    return f'<div class="scroll"><table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{rows}</tbody></table></div>'
+    return ('<div '
+            f'class="scroll"><table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{rows}</tbody></table></div>')
 
 # %% ../nbs/08c_page.ipynb #f4ba2d7f
 @dataclass
@@ -75,32 +85,41 @@ class _Page:
 
     def fig(self, name:str) -> str:
         "The figure `name` inlined, or nothing where the report has none by that name."
-        return f'<figure id="{html.escape(name[:-4])}">{self.figs[name][1]}</figure>' if name in self.figs else ""
+        return (f'<figure id="{html.escape(name[:-4])}">{self.figs[name][1]}</figure>'
+                if name in self.figs else "")
 
+# %% ../nbs/08c_page.ipynb #7ecf16b6
 def _cap(s:str) -> str: return s[:1].upper() + s[1:]  # `3D U-Nets` stays as it is
 
+# %% ../nbs/08c_page.ipynb #c368bd60
 def _families(d:pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
     "`(family, its rows, its unit)` for each family of `d`, in page order."
     if "workload" not in d: return [("image", d, unit_name(d))]
-    fams = sorted(d["workload"].unique(), key=lambda f: (FAMILY_ORDER.index(f) if f in FAMILY_ORDER else 9, f))
+    fams = sorted(d["workload"].unique(), key=lambda f: (FAMILY_ORDER.index(f) if f in FAMILY_ORDER
+                                                         else 9, f))
     return [(f, x, unit_name(x) if "unit" in x else FAMILY_UNITS.get(f, "samples"))
             for f in fams for x in [d[d["workload"] == f]]]
 
+# %% ../nbs/08c_page.ipynb #7853e738
 def _per_family(d:pd.DataFrame, part, level:int=4) -> list[str]:
     "Per family of `d`, its name and unit as a heading (where several, or always at `level` 3) and `part(rows, unit)`."
     fs = _families(d)
-    head = lambda f, u: (f"<h{level}>{html.escape(_cap(FAMILY_NAMES.get(f, f)))} ({rate_name(u)})</h{level}>"
+    head = lambda f, u: (f"<h{level}>{html.escape(_cap(FAMILY_NAMES.get(f, f)))} "
+                         f"({rate_name(u)})</h{level}>"
                          if len(fs) > 1 or level < 4 else "")
     return [p for f, x, u in fs for p in (head(f, u), part(x, u))]
 
+# %% ../nbs/08c_page.ipynb #cba71721
 def _per_mode(d:pd.DataFrame, part) -> list[str]:
     "Per mode of `d` (training first), a heading and what `part(mode)` gives: a figure, a table."
-    return [p for mode in _modes(d) for p in (f"<h3>{mode_name(mode).capitalize()}</h3>", *part(mode))]
+    return [p for mode in _modes(d) for p in (f"<h3>{mode_name(mode).capitalize()}</h3>",
+                                              *part(mode))]
 
 # %% ../nbs/08c_page.ipynb #e3746493
 _HEAD = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
          '<meta name="viewport" content="width=device-width,initial-scale=1">')
 
+# %% ../nbs/08c_page.ipynb #10461b76
 def _document(title:str, parts:list[str]) -> str:
     "One self-contained HTML document of `parts`."
     return (_HEAD + f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n" + "\n".join(parts)
@@ -109,22 +128,27 @@ def _document(title:str, parts:list[str]) -> str:
 # %% ../nbs/08c_page.ipynb #0312b9d5
 _RATES = ("TFLOP/s", "GB/s", "images/s")  # check lines whose values a fleet can compare
 
+# %% ../nbs/08c_page.ipynb #a6fbf2ba
 def _fleets(runs:pd.DataFrame, checks:pd.DataFrame) -> pd.DataFrame:
     "Each machine against its peers: over the runs (per model, precision, mode, batch size) and the checks' rates."
-    named = lambda d: d.assign(device_name=clean_device_names(d["device_name"])) if "device_name" in d else d
+    named = (lambda d: d.assign(device_name=clean_device_names(d["device_name"]))
+             if "device_name" in d else d)
     r = fleet_outliers(named(runs)).assign(of="runs") if "device_name" in runs else None
     rates = checks[checks["unit"].isin(_RATES)]
-    c = fleet_outliers(named(rates), what=("check",), value="measured").assign(of="checks") if len(rates) else None
+    c = (fleet_outliers(named(rates), what=("check",), value="measured").assign(of="checks")
+         if len(rates) else None)
     parts = [f for f in (r, c) if f is not None and len(f)]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
+# %% ../nbs/08c_page.ipynb #58a2da46
 def _latest_checks(checks:pd.DataFrame) -> pd.DataFrame:
     "Per machine, its latest check: when, the device, its verdicts counted and the lines it flagged."
     rows = []
     for cid in checks.groupby(["host", "gpu_uuid"], dropna=False, sort=False)["check_id"].last():
         g = checks[checks["check_id"] == cid]
         n, bad = g["verdict"].value_counts(), g[g["verdict"].eq("flagged")]
-        rows.append({"host": g["host"].iloc[0], "checked (UTC)": str(g["timestamp"].iloc[0])[:16].replace("T", " "),
+        rows.append({"host": g["host"].iloc[0],
+                     "checked (UTC)": str(g["timestamp"].iloc[0])[:16].replace("T", " "),
                      "device": clean_device_name(g["device_name"].iloc[0]),
                      **{v: int(n.get(v, 0)) for v in ("ok", "low", "flagged", "skipped")},
                      "flagged lines": "; ".join(bad["check"] + ": " + bad["note"].fillna(""))})
@@ -135,13 +159,16 @@ def _fleet_table(fl:pd.DataFrame) -> pd.DataFrame:
     "The fleet comparisons as the page shows them: outliers first."
     pct = lambda x: "" if pd.isna(x) else f"{100 * x:+.1f}%"
     fl = fl.sort_values(["flagged", "device", "what"], ascending=[False, True, True])
-    return pd.DataFrame({"device": fl["device"], "measured": fl["what"], "of": fl["of"], "machine": fl["machine"],
-                         "value": fl["value"], "peers' median": fl["peers_median"], "peers": fl["n_peers"],
+    return pd.DataFrame({"device": fl["device"], "measured": fl["what"], "of": fl["of"],
+                         "machine": fl["machine"],
+                         "value": fl["value"], "peers' median": fl["peers_median"],
+                         "peers": fl["n_peers"],
                          "difference": fl["diff"].map(pct),
                          "95% interval": [f"{pct(a)} to {pct(b)}" if pd.notna(a) else "no interval"
                                           for a, b in zip(fl["diff_lo"], fl["diff_hi"])],
                          "outlier": fl["flagged"]})
 
+# %% ../nbs/08c_page.ipynb #cc5f1b48
 def _health_section(pg:_Page) -> list[str]:
     "Each machine's latest check, every check line stored, and each machine against its peers."
     store = pg.runs.attrs.get("store")
@@ -150,26 +177,35 @@ def _health_section(pg:_Page) -> list[str]:
     if not len(checks) and not len(fl): return []
     out = ["<h2>Health</h2>"]
     if len(checks):
-        out += [f"<p>{checks['check_id'].nunique()} check(s) of {checks['host'].nunique()} machine(s) stored; each "
+        out += [f"<p>{checks['check_id'].nunique()} check(s) of {checks['host'].nunique()} "
+                "machine(s) stored; each "
                 "machine's latest, with what it flagged (what each check catches: "
-                "<code>ready-steady-go-check --help</code> and the project's <i>Check a rented machine</i> page):</p>",
+                "<code>ready-steady-go-check --help</code> and the project's <i>Check a rented "
+                "machine</i> page):</p>",
                 _table(_latest_checks(checks)),
                 f"<details><summary>Every check line stored ({len(checks)})</summary>",
-                _table(checks[["timestamp", "host", "device_name", "check", "measured", "unit", "expected",
+                _table(checks[["timestamp", "host", "device_name", "check", "measured", "unit",
+                               "expected",
                                "verdict", "note"]], "{:,.3g}"), "</details>"]
     if len(fl):
         bad = fl[fl["flagged"]]
-        out += ["<h3>Fleet outliers</h3><p>For each device model measured on two or more machines (told apart by "
-                "host and GPU UUID), each machine against the median of its peers: flagged only when its 95% "
-                "interval excludes that median, it is at least 5% from it, and beyond the fleet's own spread. "
-                "With one or two peers a single sick machine moves the median: read those lines with care.</p>"]
-        out += (["<ul>"] + [f"<li>{html.escape(outlier_sentence(r, r['of']))}</li>" for _, r in bad.iterrows()]
+        out += ["<h3>Fleet outliers</h3><p>For each device model measured on two or more machines "
+                "(told apart by "
+                "host and GPU UUID), each machine against the median of its peers: flagged only "
+                "when its 95% "
+                "interval excludes that median, it is at least 5% from it, and beyond the fleet's "
+                "own spread. "
+                "With one or two peers a single sick machine moves the median: read those lines "
+                "with care.</p>"]
+        out += (["<ul>"] + [f"<li>{html.escape(outlier_sentence(r, r['of']))}</li>" for _,
+                            r in bad.iterrows()]
                 + ["</ul>"]) if len(bad) else ["<p>No machine stands out from its peers.</p>"]
         if len(bad): out.append(_table(_fleet_table(bad), "{:,.4g}"))
         out += [f"<details><summary>Every machine against its peers ({len(fl)})</summary>",
                 _table(_fleet_table(fl), "{:,.4g}"), "</details>"]
     return out
 
+# %% ../nbs/08c_page.ipynb #466ca6c6
 def checks_page(runs:pd.DataFrame, # the runs read from a store (`attrs["store"]` names it)
                 title:str="Ready, Steady, Go! benchmark report", # the page title
                ) -> str|None:
@@ -179,9 +215,11 @@ def checks_page(runs:pd.DataFrame, # the runs read from a store (`attrs["store"]
     pg = _Page(runs, {}, {}, title=title)
     return _document(title, [f"<h1>{html.escape(title)}</h1>",
                              f'<p class="note">{html.escape(str(store))} holds the checks of '
-                             "<code>ready-steady-go-check</code> and no benchmark runs: this page is their Health "
+                             "<code>ready-steady-go-check</code> and no benchmark runs: this page "
+                             "is their Health "
                              "section. For throughput, rankings and costs, measure with "
-                             "<code>ready-steady-go-sweep</code> into the same store.</p>", *_health_section(pg)])
+                             "<code>ready-steady-go-sweep</code> into the same store.</p>",
+                             *_health_section(pg)])
 
 # %% ../nbs/08c_page.ipynb #47225b27
 def _history_section(pg:_Page) -> list[str]:
@@ -191,11 +229,15 @@ def _history_section(pg:_Page) -> list[str]:
     hist = hist[hist["run_id"].isin(pg.runs["run_id"])] if "run_id" in pg.runs else hist.iloc[:0]
     if not len(hist): return []
     n = hist["run_id"].nunique()
-    return ["<h2>Steps</h2><p>How each run got to its number: its throughput at every step, the warm-up steps "
-            "in grey (compilation, the kernel search and caches filling: never counted), the timed steps in colour, "
-            "and the run's throughput dashed. A run still climbing at its window's end, or whose steps scatter, "
+    return ["<h2>Steps</h2><p>How each run got to its number: its throughput at every step, the "
+            "warm-up steps "
+            "in grey (compilation, the kernel search and caches filling: never counted), the timed "
+            "steps in colour, "
+            "and the run's throughput dashed. A run still climbing at its window's end, or whose "
+            "steps scatter, "
             f"deserves a longer window. {n} run(s) have a per-step history"
             + (", the latest 6 drawn" if n > 6 else "") + "; their losses are "
             + ("recorded in the store" if hist["loss"].notna().any() else
-               "not recorded (the benchmark's step does not return its loss, so that no step waits to read it)")
+               "not recorded (the benchmark's step does not return its loss, so that no step waits "
+               "to read it)")
             + ".</p>", f'<figure id="history">{svg(plot_history(hist, pg.runs))}</figure>']

@@ -18,8 +18,9 @@ from .env import BadInput
 __all__ = ['PEAK_PRECISIONS', 'peak_table', 'peak_row', 'peak_flops', 'mfu', 'bandwidth_table', 'memory_bandwidth', 'PeakBook']
 
 # %% ../nbs/01a_peaks.ipynb #ae49251f
-# One row per GPU model: its name, the pattern that must match the normalised CUDA name in full, the dense
-# TFLOP/s at fp32, tf32, fp16 and bf16 ("-": none published), then, indented below, the document it comes from.
+# One row per GPU model: its name, the pattern that must match the normalised CUDA name in full, the
+# dense TFLOP/s at fp32, tf32, fp16 and bf16 ("-": none published), then, indented below, the
+# document it comes from.
 _TABLE = """
 model                 pattern                                   fp32    tf32    fp16    bf16
 V100 PCIe             v100 pcie                                 14.0       -   112.0       -
@@ -92,6 +93,7 @@ RTX 6000 Ada          rtx 6000 ada(?: generation)?              91.1       -   3
     (full-rate FP32 accumulate, as on the L40S, not the L40's half rate: unconfirmed); no TF32 figure: unknown
 """
 
+# %% ../nbs/01a_peaks.ipynb #1debbf97
 def _parse(table:str) -> tuple:
     "`(model, pattern, fp32, tf32, fp16, bf16, source)` for each row of a text table like `_TABLE`."
     rows = []
@@ -101,6 +103,7 @@ def _parse(table:str) -> tuple:
         rows.append([model, pattern, *(None if p == "-" else float(p) for p in peaks), ""])
     return tuple(map(tuple, rows))
 
+# %% ../nbs/01a_peaks.ipynb #e4f65a27
 # Apple: one published GPU FP32 figure per chip name, for its largest GPU; no fp16/bf16 figure
 _APPLE = """
 chip             fp32  cores
@@ -116,17 +119,21 @@ Apple M2 Ultra    27.2     76
 
 _APPLE_CHIPS = [l.rsplit(None, 2) for l in _APPLE.strip().splitlines()[1:]]  # (chip, fp32, cores)
 
+# %% ../nbs/01a_peaks.ipynb #4af5a185
 def _apple_rows(chips:list) -> tuple:
     "The table's rows of Apple chips, with the source each figure comes from."
     return tuple((c, c.lower(), float(f), None, None, None,
-                  f"{c} announcement (GPU, {float(f):g} TFLOPS FP32, {n}-core GPU); no fp16/bf16 figure published")
+                  f"{c} announcement (GPU, {float(f):g} TFLOPS FP32, {n}-core GPU); no fp16/bf16 "
+                  "figure published")
                  for c, f, n in chips)
 
+# %% ../nbs/01a_peaks.ipynb #287d2e3c
 _ROWS = _parse(_TABLE) + _apple_rows(_APPLE_CHIPS) + (
     ("Apple M3 / M4 family", r"apple m[34](?: (?:pro|max|ultra))?", None, None, None, None,
      "Apple publishes no GPU FLOP/s from the M3 on (and the GPU core count varies within a name)"),)
 PEAK_PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
-# Apple sells each chip name with several GPU core counts; the published figure is for the largest one
+# Apple sells each chip name with several GPU core counts; the published figure is for the largest
+# one
 _APPLE_CORES = {c: int(n) for c, _, n in _APPLE_CHIPS}
 
 # %% ../nbs/01a_peaks.ipynb #df8621d6
@@ -138,9 +145,11 @@ def peak_table() -> pd.DataFrame:
 # %% ../nbs/01a_peaks.ipynb #cde4999d
 _DROP = re.compile(r"\b(?:nvidia|geforce|tesla|\d+\s*gb)\b")
 
+# %% ../nbs/01a_peaks.ipynb #33064fd2
 def _normal(name:str) -> str:
     return " ".join(_DROP.sub(" ", re.sub(r"[-_/,()]", " ", str(name).lower())).split())
 
+# %% ../nbs/01a_peaks.ipynb #75a7a659
 def peak_row(device_name:str|None, # the device name as CUDA (or `env.cpu_name` on a Mac) reports it
             ) -> str|None:
     "The table row `device_name` is, or None when it is not in the table (or ambiguous)."
@@ -155,14 +164,16 @@ def peak_flops(device_name:str|None, # the device name as CUDA (or `env.cpu_name
               ) -> float|None:
     "Dense datasheet peak of `device_name` at `precision`, in FLOP/s; None when unknown or not published."
     p = str(precision).strip().lower()
-    if p == "fp32-default": return None  # 2022's fp32 ran convolutions on TF32: neither peak is the right one
+    # 2022's fp32 ran convolutions on TF32: neither peak is the right one
+    if p == "fp32-default": return None
     if p not in PEAK_PRECISIONS:
         raise BadInput(f"unknown precision {precision!r}: accepted are {', '.join(PEAK_PRECISIONS)}")
     row = peak_row(device_name)
     if row is None: return None
     tflops = next(r for r in _ROWS if r[0] == row)[2 + PEAK_PRECISIONS.index(p)]
     if tflops is None: return None
-    if row in _APPLE_CORES:  # the figure is per core × cores: without the core count the name is ambiguous
+    # the figure is per core × cores: without the core count the name is ambiguous
+    if row in _APPLE_CORES:
         return tflops * 1e12 * gpu_cores / _APPLE_CORES[row] if gpu_cores else None
     return tflops * 1e12
 
@@ -175,8 +186,8 @@ def mfu(achieved_flops_per_s:float|None, # FLOP/s the run achieved (FLOPs per sa
     return achieved_flops_per_s / peak
 
 # %% ../nbs/01a_peaks.ipynb #deed9abf
-# One row per memory configuration: the peak table's row, a qualifier searched for in the lower-cased CUDA name
-# ("-": none), the datasheet GB/s; indented below, the document it comes from.
+# One row per memory configuration: the peak table's row, a qualifier searched for in the
+# lower-cased CUDA name ("-": none), the datasheet GB/s; indented below, the document it comes from.
 _BANDWIDTH = """
 model                 qualifier                                  gbs
 V100 PCIe             -                                        900.0
@@ -242,6 +253,7 @@ RTX 6000 Ada          -                                        960.0
 """
 _BW_ROWS = _parse(_BANDWIDTH)  # (model, qualifier, GB/s, source)
 
+# %% ../nbs/01a_peaks.ipynb #7d147836
 def bandwidth_table() -> pd.DataFrame:
     "The datasheet memory bandwidth table: one row per memory configuration, GB/s and the source of each row."
     return pd.DataFrame([dict(model=m, qualifier=None if q == "-" else q, gbs=g, source=s)

@@ -36,31 +36,40 @@ PRECISION_ORDER = ("fp32", "tf32", "bf16", "fp16")
 _PAL = sns.color_palette("colorblind", 10)
 PRECISION_COLORS = dict(fp32=_PAL[0], tf32=_PAL[2], bf16=_PAL[3], fp16=_PAL[1])
 
+# %% ../nbs/07_plots.ipynb #99cfd930
 def precision_color(p:str): # a precision name
     "The colour of precision `p`, the same in every figure."
     return PRECISION_COLORS.get(p, _PAL[7])
 
-# a fixed title height (`axes.titley`): matplotlib otherwise measures every axis' tick labels to place each title
-_RC = {"font.size": 10, "axes.titlesize": 11, "axes.titleweight": "bold", "axes.titley": 1.0, "axes.labelsize": 10,
+# %% ../nbs/07_plots.ipynb #1d79d00b
+# a fixed title height (`axes.titley`): matplotlib otherwise measures every axis' tick labels to
+# place each title
+_RC = {"font.size": 10, "axes.titlesize": 11, "axes.titleweight": "bold", "axes.titley": 1.0,
+       "axes.labelsize": 10,
        "legend.fontsize": 9, "svg.fonttype": "none"}
 
+# %% ../nbs/07_plots.ipynb #11997540
 @contextmanager
 def _style(grid:bool=True): # False: the figure draws its own grid (`_grid`)
     with sns.axes_style("whitegrid"), mpl.rc_context({**_RC, "axes.grid": grid}): yield
 
+# %% ../nbs/07_plots.ipynb #40317397
 def _precisions(ps) -> list[str]:
     "Precisions in `PRECISION_ORDER` (each with its setups after it: `bf16`, `bf16, channels_last`), then the rest."
     first = lambda p: str(p).split(",")[0]
     n = len(PRECISION_ORDER)
-    return sorted(dict.fromkeys(ps), key=lambda p: (PRECISION_ORDER.index(first(p)) if first(p) in PRECISION_ORDER else n,
+    return sorted(dict.fromkeys(ps), key=lambda p: (PRECISION_ORDER.index(first(p))
+                                                    if first(p) in PRECISION_ORDER else n,
                                                     str(p)))
 
+# %% ../nbs/07_plots.ipynb #f44ee897
 def _fig(w, h, *, left=0.6, right=0.15, bottom=0.55, top=0.35, **kw) -> Figure:
     "A figure with fixed margins in inches: a layout engine would cost more time than the drawing."
     fig = Figure(figsize=(w, h), **kw)
     fig.subplots_adjust(left=left / w, right=1 - right / w, bottom=bottom / h, top=1 - top / h)
     return fig
 
+# %% ../nbs/07_plots.ipynb #b71251d6
 @lru_cache(32)
 def _blank(w:float, h:float, margins:tuple, rows:int, cols:int, space:tuple, style:int) -> bytes:
     "A blank `_fig` with a `rows` × `cols` grid of axes (x shared, y by row), pickled; `style`: the rcParams' key."
@@ -69,12 +78,16 @@ def _blank(w:float, h:float, margins:tuple, rows:int, cols:int, space:tuple, sty
     fig.subplots(rows, cols, sharex=True, sharey="row", squeeze=False)
     return pickle.dumps(fig)
 
+# %% ../nbs/07_plots.ipynb #c085393c
 def _axes(w:float, h:float, rows:int=1, cols:int=1, *, wspace=0.2, hspace=0.2, **margins) -> tuple[Figure, np.ndarray]:
     "`_fig` with a grid of axes, unpickled from a blank one made once: a quarter of the time of building each."
-    style = hash(tuple(map(repr, mpl.rcParams.values())))  # a blank made under other rcParams is another blank
-    fig = pickle.loads(_blank(w, h, tuple(sorted(margins.items())), rows, cols, (wspace, hspace), style))
+    # a blank made under other rcParams is another blank
+    style = hash(tuple(map(repr, mpl.rcParams.values())))
+    fig = pickle.loads(_blank(w, h, tuple(sorted(margins.items())), rows, cols, (wspace, hspace),
+                              style))
     return fig, np.array(fig.axes).reshape(rows, cols)
 
+# %% ../nbs/07_plots.ipynb #9a53515d
 class _Marks(Artist):
     "Markers in many colours as one artist, a set per colour: a `Line2D` per colour costs far more to make and draw."
     def __init__(self, marker="o", # a matplotlib marker
@@ -87,7 +100,8 @@ class _Marks(Artist):
 
     def add(self, x, y, edge, face=None):
         "Marks at data `x`, `y`, edged in `edge` and filled with `face` (default: `edge`)."
-        self.groups.append((np.column_stack([x, y]).astype(float), edge, edge if face is None else face))
+        self.groups.append((np.column_stack([x, y]).astype(float), edge, edge if face is None
+                            else face))
 
     @allow_rasterization
     def draw(self, renderer):
@@ -98,32 +112,40 @@ class _Marks(Artist):
         for xy, edge, face in (g for g in self.groups if len(g[0])):
             gc = renderer.new_gc(); gc.set_foreground(edge); gc.set_linewidth(self.mew); self._set_gc_clip(gc)
             gc.set_joinstyle(m.get_joinstyle()); gc.set_capstyle(m.get_capstyle())
-            renderer.draw_markers(gc, m.get_path(), size, Path(self.axes.transData.transform(xy)), IdentityTransform(),
+            renderer.draw_markers(gc, m.get_path(), size, Path(self.axes.transData.transform(xy)),
+                                  IdentityTransform(),
                                   mpl.colors.to_rgba(face) if m.is_filled() else None)
             gc.restore()
         self.stale = False
 
+# %% ../nbs/07_plots.ipynb #9607f60b
 def _marks(ax, x, y, color, marker:str, **kw):
     "`x`, `y` marked in `color` with `marker` (and `_Marks`' `kw`) on `ax`."
     ax.add_artist(_Marks(marker, **kw)).add(x, y, color)
 
+# %% ../nbs/07_plots.ipynb #43ce3c9c
 @lru_cache(4096)
 def _text_box(s:str, size:float, rotation:float, font:tuple) -> tuple[float, float]:
     "Width and height in points of the box around `s` at `size` points turned by `rotation`, as the SVG lays it out."
-    t = Figure(dpi=72).text(0, 0, s, fontsize=size, rotation=rotation)  # `font`: the families in effect, as a key
+    # `font`: the families in effect, as a key
+    t = Figure(dpi=72).text(0, 0, s, fontsize=size, rotation=rotation)
     box = t.get_window_extent(RendererSVG(1, 1, io.StringIO()))
     return box.width, box.height
 
+# %% ../nbs/07_plots.ipynb #18d09ebc
 def _fixed_label(axis, labels:list, rotation:float=0):
     "`axis`' label placed once past its tick `labels`: matplotlib would measure every tick label again at each draw."
     x, rc = axis.axis_name == "x", mpl.rcParams
     size = FontProperties(size=rc[f"{axis.axis_name}tick.labelsize"]).get_size_in_points()
     font = (*rc["font.family"], *rc["font.sans-serif"])
-    reach = max((_text_box(str(l), size, rotation, font)[x] for l in labels), default=0)  # x: height; y: width
+    # x: height; y: width
+    reach = max((_text_box(str(l), size, rotation, font)[x] for l in labels), default=0)
     off = (rc[f"{axis.axis_name}tick.major.pad"] + rc[f"{axis.axis_name}tick.major.size"] + reach + axis.labelpad) / 72
-    shift = ScaledTranslation(*((0, -off) if x else (-off, 0)), axis.axes.figure.dpi_scale_trans)  # inches
+    # inches
+    shift = ScaledTranslation(*((0, -off) if x else (-off, 0)), axis.axes.figure.dpi_scale_trans)
     axis.set_label_coords(*((0.5, 0) if x else (0, 0.5)), transform=axis.axes.transAxes + shift)
 
+# %% ../nbs/07_plots.ipynb #605a6494
 def _ticks_in_view(axis) -> tuple[list, list]:
     "Where `axis`' locator puts its ticks inside the view, and their labels (each a whole value: no offset text)."
     (lo, hi), f = sorted(axis.get_view_interval()), axis.get_major_formatter()
@@ -132,6 +154,7 @@ def _ticks_in_view(axis) -> tuple[list, list]:
     if isinstance(f, ScalarFormatter): f.set_useOffset(False)
     return locs, f.format_ticks(locs)
 
+# %% ../nbs/07_plots.ipynb #41cc8e75
 def _tick_labels(ax, name:str, locs, labels, rotation:float=0):
     "Tick labels as texts where matplotlib puts them, and no ticks: a tick is five artists, the dearest part."
     rc, x = mpl.rcParams, name == "x"
@@ -141,12 +164,15 @@ def _tick_labels(ax, name:str, locs, labels, rotation:float=0):
     color = rc[f"{name}tick.labelcolor"]
     kw = dict(ha="center", va="top") if x else dict(ha="right", va="center_baseline")
     for v, l in zip(locs, labels):
-        ax.text(*((v, 0) if x else (0, v)), l, transform=at, fontsize=rc[f"{name}tick.labelsize"], rotation=rotation,
-                color=rc[f"{name}tick.color"] if color == "inherit" else color, gid=f"{name}tick", **kw)
+        ax.text(*((v, 0) if x else (0, v)), l, transform=at, fontsize=rc[f"{name}tick.labelsize"],
+                rotation=rotation,
+                color=rc[f"{name}tick.color"] if color == "inherit" else color, gid=f"{name}tick",
+                **kw)
     axis = ax.xaxis if x else ax.yaxis
     axis.set_major_locator(NullLocator())  # shared axes share it: none of them makes ticks
     _fixed_label(axis, labels, rotation)
 
+# %% ../nbs/07_plots.ipynb #8b98a8b8
 def _grid(ax, xs, ys):
     "Grid lines at data `xs` and `ys` across the axes' limits as they are, one path: a tick's own line is five artists."
     (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
@@ -156,10 +182,12 @@ def _grid(ax, xs, ys):
     ax.add_artist(PathPatch(path, fill=False, edgecolor=mpl.rcParams["grid.color"], zorder=0.5,
                             linewidth=mpl.rcParams["grid.linewidth"]))
 
+# %% ../nbs/07_plots.ipynb #c74dbd6f
 def _text_width(labels, size=10) -> float:
     "Roughly how wide the longest label is, in inches."
     return max((len(str(l)) for l in labels), default=0) * size * 0.0085
 
+# %% ../nbs/07_plots.ipynb #bfeed688
 def short(s, # a device or model name
           n:int=40, # the most characters shown
          ) -> str:
@@ -167,12 +195,14 @@ def short(s, # a device or model name
     s = str(s)
     return s if len(s) <= n else s[:n - 1].rstrip() + "…"
 
+# %% ../nbs/07_plots.ipynb #dc3b0bff
 def unit_name(d:pd.DataFrame, # a table with a `unit` column (images, tokens, ...)
              ) -> str:
     "What is counted per second: the `unit` column when it is one unit, else samples."
     u = d["unit"].dropna().unique() if "unit" in d else []
     return str(u[0]) if len(u) == 1 else "samples"
 
+# %% ../nbs/07_plots.ipynb #93bde546
 def titled(d:pd.DataFrame, # the rows a figure draws, with `workload` where known
            what:str, # what the figure shows: `test_resnet`, `average over models`
            mode:str, # train, infer or `-`
@@ -183,6 +213,7 @@ def titled(d:pd.DataFrame, # the rows a figure draws, with `workload` where know
     fam = name[:1].upper() + name[1:] + " · " if name else ""  # `3D U-Nets` as it is
     return f"{fam}{what}, {mode_name(mode)}"
 
+# %% ../nbs/07_plots.ipynb #49eaf969
 def _select(df:pd.DataFrame, model:str, mode:str) -> pd.DataFrame:
     "The rows of `model` (a label such as `test_resnet @64`, or a model measured at one size) in `mode`."
     col = "label" if "label" in df and (df["label"] == model).any() else "model"
@@ -194,41 +225,52 @@ def _select(df:pd.DataFrame, model:str, mode:str) -> pd.DataFrame:
     return d
 
 # %% ../nbs/07_plots.ipynb #a4fca949
-_MISSED = dict(hatch="////", alpha=0.45)  # how a bar whose CI missed its target looks: hatched and faded
+# how a bar whose CI missed its target looks: hatched and faded
+_MISSED = dict(hatch="////", alpha=0.45)
 
+# %% ../nbs/07_plots.ipynb #90ac8be9
 def _whiskers(ax, d:pd.DataFrame, y:np.ndarray, v:np.ndarray, *, lo:str, hi:str, cap:float) -> tuple:
     "Whiskers drawn, and `(end, none, cut)`: none for an unknown interval; one past `cap` is cut there and marked."
     l, u = d[lo].to_numpy(float), d[hi].to_numpy(float)
     none = np.isnan(l) | np.isnan(u)  # an unknown interval: no whisker and says so
     end = np.where(none, v, np.fmin(np.fmax(np.nan_to_num(u, nan=0.0), v), cap))
     start, yy, e = np.fmin(l, v)[~none], y[~none], end[~none]
-    ax.add_collection(LineCollection([[(a, b), (c, b)] for a, b, c in zip(start, yy, e)], colors="0.2",
+    ax.add_collection(LineCollection([[(a, b), (c, b)] for a, b, c in zip(start, yy, e)],
+                                     colors="0.2",
                                      linewidths=0.8, zorder=2, label="whiskers"), autolim=False)
     _marks(ax, np.r_[start, e], np.r_[yy, yy], "0.2", "|", ms=3, zorder=2)  # the caps
     over = np.nan_to_num(u, nan=0.0) > cap * (1 + 1e-9)
     if over.any():
-        _marks(ax, np.full(over.sum(), cap), y[over], "0.2", ">", ms=22 ** 0.5, mew=1.5, zorder=4, clip_on=False)
+        _marks(ax, np.full(over.sum(), cap), y[over], "0.2", ">", ms=22 ** 0.5, mew=1.5, zorder=4,
+               clip_on=False)
     return end, none, bool(over.any())
 
+# %% ../nbs/07_plots.ipynb #2cf3e2f8
 def _rects(ax, y:np.ndarray, v:np.ndarray, h:float, color, missed:np.ndarray):
     "Bars from 0 to `v`, `h` tall and centred on `y`, as collections (a patch each costs far more); `missed`: hatched."
     box = [[(0, a - h / 2), (b, a - h / 2), (b, a + h / 2), (0, a + h / 2)] for a, b in zip(y, v)]
     plain = dict(facecolors=[color], edgecolors=mpl.rcParams["patch.edgecolor"],
                  linewidths=mpl.rcParams["patch.linewidth"])
-    faded = dict(facecolors=[(*color[:3], _MISSED["alpha"])], edgecolors="0.3", linewidths=0.6, hatch=_MISSED["hatch"])
+    faded = dict(facecolors=[(*color[:3], _MISSED["alpha"])], edgecolors="0.3", linewidths=0.6,
+                 hatch=_MISSED["hatch"])
     for sel, kw in ((~missed, plain), (missed, faded)):
         if sel.any():
-            ax.add_collection(PolyCollection([box[i] for i in np.flatnonzero(sel)], joinstyle="miter", label="bars",
+            ax.add_collection(PolyCollection([box[i] for i in np.flatnonzero(sel)],
+                                             joinstyle="miter", label="bars",
                                              **kw), autolim=False)
 
+# %% ../nbs/07_plots.ipynb #56037503
 def _bar_legend(ax, precs:list, missed:bool, cut:bool):
     "The precisions (the fastest first, as the bars read) and the marks used, beside the axes: never over a bar."
     hs, ls = [Patch(facecolor=precision_color(p)) for p in precs[::-1]], precs[::-1]
     if missed:
         hs, ls = hs + [Patch(facecolor="white", edgecolor="0.3", hatch=_MISSED["hatch"])], ls + ["CI target missed"]
-    if cut: hs, ls = hs + [Line2D([], [], marker=">", color="0.2", lw=0, ms=5)], ls + ["interval cut at the axis"]
-    ax.legend(hs, ls, title="precision", loc="upper left", bbox_to_anchor=(1.01, 1.02), frameon=False)
+    if cut:
+        hs, ls = hs + [Line2D([], [], marker=">", color="0.2", lw=0, ms=5)], ls + ["interval cut at the axis"]
+    ax.legend(hs, ls, title="precision", loc="upper left", bbox_to_anchor=(1.01, 1.02),
+              frameon=False)
 
+# %% ../nbs/07_plots.ipynb #fd8b78e1
 def _bar_axes(ax, labels:list, xmax:float):
     "A bar chart's axes: a row per label (bottom up), x from 0 to `xmax`, grid lines down from the x ticks only."
     ax.set_ylim(-0.6, len(labels) - 0.4)
@@ -238,6 +280,7 @@ def _bar_axes(ax, labels:list, xmax:float):
     _tick_labels(ax, "x", xs, xlabels)
     _tick_labels(ax, "y", range(len(labels)), labels)
 
+# %% ../nbs/07_plots.ipynb #8c5d3d54
 def _bars(ax, df:pd.DataFrame, value:str, *, lo:str|None=None, hi:str|None=None, fmt="{:.0f}",
           flag:str|None=None, names:dict|None=None, xmax:float=0):
     "Grouped horizontal bars: a row per device (fastest on top), a bar per precision; `flag` marks missed targets."
@@ -247,7 +290,8 @@ def _bars(ax, df:pd.DataFrame, value:str, *, lo:str|None=None, hi:str|None=None,
     top, ci = float(df[value].max()), bool(lo and hi and df[lo].notna().any())
     vals = df[value].to_numpy(float)
     ends = np.fmax(df[hi].to_numpy(float), vals) if hi and df[hi].notna().any() else vals
-    # the axis is sized to the data: an interval longer than half the largest bar again is cut there and marked
+    # the axis is sized to the data: an interval longer than half the largest bar again is cut there
+    # and marked
     cap = min(float(np.nanmax(ends)), 1.5 * top) if np.isfinite(np.nanmax(ends)) else 1.5 * top
     cut, missed = False, False
     for j, p in enumerate(precs):
@@ -259,20 +303,24 @@ def _bars(ax, df:pd.DataFrame, value:str, *, lo:str|None=None, hi:str|None=None,
         _rects(ax, y, v, h * 0.92, precision_color(p), flags)
         cut, missed = cut or c, missed or bool(flags.any())
         for yy, x, vv, nn in zip(y, end, v, none):  # after the whisker: never crossed by it
-            ax.text(x, yy, " " + fmt.format(vv) + (" (no interval)" if nn else ""), va="center", ha="left",
+            ax.text(x, yy, " " + fmt.format(vv) + (" (no interval)" if nn else ""), va="center",
+                    ha="left",
                     fontsize=9, color="0.2")
     # room for the value labels
     _bar_axes(ax, [short((names or {}).get(o, o), 48) for o in order], max(cap * 1.2, xmax))
     _bar_legend(ax, precs, missed, cut)
     return ax
 
+# %% ../nbs/07_plots.ipynb #aaf05e74
 # a bar per precision is ≥ 11 pt tall
 def _height(n_dev, n_prec) -> float: return 1.2 + n_dev * max(0.32, 0.19 * max(1, n_prec))
 
+# %% ../nbs/07_plots.ipynb #91c0e440
 def _bar_fig(d:pd.DataFrame, names:dict|None=None) -> tuple:
     "A figure for `_bars` of `d` and its axes: sized to its rows, with room for the device names and the legend."
     labels = [short((names or {}).get(x, x), 48) for x in d["device"].unique()]
-    legend = _text_width(["interval cut at the axis", *d["precision"].astype(str)], 9) + 0.75  # never clipped
+    # never clipped
+    legend = _text_width(["interval cut at the axis", *d["precision"].astype(str)], 9) + 0.75
     fig, axs = _axes(8.6, max(1.9, _height(d["device"].nunique(), d["precision"].nunique())),
                      left=_text_width(labels) + 0.25, right=legend)
     return fig, axs[0, 0]
@@ -285,11 +333,14 @@ def plot_relative(best:pd.DataFrame, # `relative(best_batch(...))` (or `analyse(
     "Relative throughput by device for one model and mode, a bar per precision, sorted by the fastest precision."
     d = _select(best, model, mode)
     if d["relative"].isna().all():
-        raise ValueError(f"no relative throughput for {model!r} ({mode}): one device of several measured it")
+        raise ValueError(f"no relative throughput for {model!r} ({mode}): one device of several "
+                         "measured it")
     with _style(grid=False):  # `_bar_axes` draws it
         fig, ax = _bar_fig(d)
-        _bars(ax, d, "relative", lo="relative_lo", hi="relative_hi", flag="unconverged" if "unconverged" in d else None)
-        ax.set_xlabel(f"% of the fastest device and precision (100 = {num_text(d['throughput'].max())} "
+        _bars(ax, d, "relative", lo="relative_lo", hi="relative_hi", flag="unconverged"
+              if "unconverged" in d else None)
+        ax.set_xlabel("% of the fastest device and precision (100 = "
+                      f"{num_text(d['throughput'].max())} "
                       f"{rate_name(unit_name(d))})")
         ax.set_title(titled(d, short(model, 60), mode) + ": best batch size per device")
     return fig
@@ -302,6 +353,7 @@ def _fewer(d:pd.DataFrame) -> dict[str, str]:
     of = int(d["of_models"].max())
     return {dev: f"{dev} ({k} of {of} models)" for dev, k in n.items() if k < of}
 
+# %% ../nbs/07_plots.ipynb #68675499
 def plot_average(avg:pd.DataFrame, # `average(...)`
                  mode:str="train", # train or infer
                  stat:str="relative_geomean", # or "relative_mean" (the 2022 average)
@@ -317,7 +369,8 @@ def plot_average(avg:pd.DataFrame, # `average(...)`
         _bars(ax, d.assign(_missed=d["n_unconverged"].gt(0)) if "n_unconverged" in d else d, stat,
               flag="_missed" if "n_unconverged" in d else None, names=fewer)
         # a device with fewer says so beside its name
-        ax.set_xlabel(f"relative throughput, {kind} mean over {n} model{'s' if n != 1 else ''} (% of the fastest)")
+        ax.set_xlabel(f"relative throughput, {kind} mean over {n} model{'s' if n != 1 else ''} (% "
+                      "of the fastest)")
         ax.set_title(titled(d, "average over models", mode))
     return fig
 
@@ -328,14 +381,18 @@ def plot_speedup(sp:pd.DataFrame, # `speedup_ci(...)` or `speedup(...)` (average
     "Speed-up of each precision over fp32, by device, with its 95% interval where `sp` has one (`speedup_ci`)."
     d = sp[sp["mode"] == mode]
     if d.empty: raise ValueError(f"no speed-ups in mode {mode!r}: are there fp32 runs?")
-    if "workload" in d and d["workload"].nunique() > 1:  # several families: a row each, never one bar over another
+    # several families: a row each, never one bar over another
+    if "workload" in d and d["workload"].nunique() > 1:
         d = d.assign(device=d["device"].astype(str) + " · " + d["workload"].map(lambda w: FAMILY_NAMES.get(w, w)))
     with _style(grid=False):  # `_bar_axes` draws it
         fig, ax = _bar_fig(d)
-        _bars(ax, d.assign(_missed=d["n_unconverged"].gt(0)) if "n_unconverged" in d else d, "speedup",
-              **(dict(lo="speedup_lo", hi="speedup_hi") if "speedup_lo" in d else {}), fmt="{:.2f}×",
+        _bars(ax, d.assign(_missed=d["n_unconverged"].gt(0)) if "n_unconverged" in d else d,
+              "speedup",
+              **(dict(lo="speedup_lo", hi="speedup_hi") if "speedup_lo" in d else {}),
+              fmt="{:.2f}×",
               flag="_missed" if "n_unconverged" in d else None, xmax=1.1)
-        ax.axvline(1, color="0.3", lw=1, ls="--")  # no change: always in view, even when lower precision is slower
+        # no change: always in view, even when lower precision is slower
+        ax.axvline(1, color="0.3", lw=1, ls="--")
         ax.set_xlabel("speed-up over fp32 (×, geometric mean over models)")
         ax.set_title(titled(d, "what lower precision buys", mode))
     return fig
@@ -343,24 +400,31 @@ def plot_speedup(sp:pd.DataFrame, # `speedup_ci(...)` or `speedup(...)` (average
 # %% ../nbs/07_plots.ipynb #34cadfe5
 def _lines(ax, xs:list, ys:list, colors:list, *, hollow:list|None=None):
     "Lines with a dot per point: one `LineCollection` for the lines, one `_Marks` for the dots; `hollow`: open dots."
-    ax.add_collection(LineCollection([np.column_stack([x, y]) for x, y in zip(xs, ys)], colors=colors,
+    ax.add_collection(LineCollection([np.column_stack([x, y]) for x, y in zip(xs, ys)],
+                                     colors=colors,
                                      linewidths=1.3, zorder=2), autolim=False)
     dots = ax.add_artist(_Marks("o", 3.0 if hollow is None else 14 ** 0.5))
     for x, y, c, h in zip(xs, ys, colors, hollow or [None] * len(xs)):
-        open_ = np.zeros(len(x), bool) if h is None else np.asarray(h, bool)  # white inside: missed its CI target
+        # white inside: missed its CI target
+        open_ = np.zeros(len(x), bool) if h is None else np.asarray(h, bool)
         dots.add(x[~open_], y[~open_], c)
         if open_.any(): dots.add(x[open_], y[open_], c, face="white")
 
+# %% ../nbs/07_plots.ipynb #319e89ef
 def _bands(ax, xs:list, los:list, his:list, *, colors:list):
     "Shaded bands between `los` and `his`, one `PolyCollection` for all of them."
-    polys = [np.column_stack([np.r_[x, x[::-1]], np.r_[hi, lo[::-1]]]) for x, lo, hi in zip(xs, los, his)]
-    ax.add_collection(PolyCollection(polys, facecolors=colors, alpha=0.25, linewidths=0, zorder=1), autolim=False)
+    polys = [np.column_stack([np.r_[x, x[::-1]], np.r_[hi, lo[::-1]]]) for x, lo,
+             hi in zip(xs, los, his)]
+    ax.add_collection(PolyCollection(polys, facecolors=colors, alpha=0.25, linewidths=0, zorder=1),
+                      autolim=False)
 
+# %% ../nbs/07_plots.ipynb #65a6fc45
 def _panels(d:pd.DataFrame, many:bool) -> pd.Series:
     "Each row's column of a batch-size figure: its precision, with its setup where the figure shows several setups."
     s = d["setup"].astype(str) if "setup" in d else pd.Series("", index=d.index)
     return d["precision"].astype(str) + np.where(many & s.ne(""), ", " + s, "")
 
+# %% ../nbs/07_plots.ipynb #2f66bde5
 def _first_oom(oom:pd.DataFrame|None, d:pd.DataFrame, mode:str, many:bool=False) -> dict:
     "`{(device, column): the smallest batch size that ran out of memory}` for `d`'s model in `mode`."
     if oom is None: return {}
@@ -368,6 +432,7 @@ def _first_oom(oom:pd.DataFrame|None, d:pd.DataFrame, mode:str, many:bool=False)
     sel = sel[(sel["model"] == d["model"].iloc[0]) & (sel["mode"] == mode)]
     return dict(zip(zip(sel["device"], _panels(sel, many)), sel["bs"]))
 
+# %% ../nbs/07_plots.ipynb #bcda22f0
 def _batch_lines(d:pd.DataFrame) -> tuple[dict, float]:
     "Each (precision, device) line of `d` as numpy columns, and the y axis' top: a band far above the data is cut."
     ymax = float(d["throughput"].max())
@@ -375,15 +440,18 @@ def _batch_lines(d:pd.DataFrame) -> tuple[dict, float]:
     ytop = max(ymax * 1.08, min(float(hi_f.max()) if len(hi_f) else 0.0, 1.5 * ymax) * 1.02)
     d = d.assign(throughput_hi=d["throughput_hi"].clip(upper=2 * ytop).fillna(d["throughput"]),
                  throughput_lo=d["throughput_lo"].fillna(d["throughput"]))
-    col = {k: d[k].to_numpy(float) for k in ("bs", "throughput", "throughput_lo", "throughput_hi", "peak_mem_mb", "_u")}
+    col = {k: d[k].to_numpy(float) for k in ("bs", "throughput", "throughput_lo", "throughput_hi",
+                                             "peak_mem_mb", "_u")}
     idx = d.groupby(["precision", "device"], sort=False).indices  # numpy, not pandas, per line
     return {k: {c: v[i] for c, v in col.items()} for k, i in idx.items()}, ytop
 
+# %% ../nbs/07_plots.ipynb #c14beaeb
 def _batch_column(top, mem, p:str, gs:list, *, oom:dict) -> list:
     "One precision's column: lines `gs` (device, line, colour) in their bands, × at first OOM, memory below."
     cs = [c for *_, c in gs]
     xs, ys = [g["bs"] for _, g, _ in gs], [g["throughput"] for _, g, _ in gs]
-    _bands(top, xs, [g["throughput_lo"] for _, g, _ in gs], [g["throughput_hi"] for _, g, _ in gs], colors=cs)
+    _bands(top, xs, [g["throughput_lo"] for _, g, _ in gs], [g["throughput_hi"] for _, g, _ in gs],
+           colors=cs)
     _lines(top, xs, ys, cs, hollow=[g["_u"] for _, g, _ in gs])
     if mem is not None:
         ms = [g["peak_mem_mb"] / 1024 for _, g, _ in gs]
@@ -396,11 +464,13 @@ def _batch_column(top, mem, p:str, gs:list, *, oom:dict) -> list:
     top.set_title("" if p == "-" else p)  # `-`: a family without precisions (the input pipeline)
     return [a for a, _, _ in x]  # the batch sizes of the × marks: the x axis shows them
 
+# %% ../nbs/07_plots.ipynb #7f95b757
 def _tick(y, _=None) -> str:
     "An axis tick: `num_text` without trailing zeros (`4 k`, `0.5`, `25`), as ticks are round numbers."
     m, _, p = num_text(y).partition(" ")
     return (m.rstrip("0").rstrip(".") if "." in m else m) + (f" {p}" if p else "")
 
+# %% ../nbs/07_plots.ipynb #5a1f86ef
 def _margins(v, base=None) -> tuple[float, float]:
     "The limits matplotlib's autoscale gives values `v` (in log space where `base`): 5% beyond each end."
     v = np.asarray(v, float); v = v[np.isfinite(v)]
@@ -409,11 +479,13 @@ def _margins(v, base=None) -> tuple[float, float]:
     lo, hi = lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)
     return (base ** lo, base ** hi) if base else (lo, hi)
 
+# %% ../nbs/07_plots.ipynb #f66407e7
 def _batch_axes(axs, bss:list, xs:list, ylims:list, unit:str): # unit: the rate, `tokens/s`
     "The shared log₂ batch-size axis with a label per batch size (its limits fit `xs`), the y axes and their labels."
     ax = axs[0, 0]  # the axes share x, and y by row: set up once
     ax.set_xscale("log", base=2); ax.xaxis.set_minor_locator(NullLocator())
-    ax.set_xlim(*_margins(np.log2(xs), 2))  # set, not autoscaled: autoscaling shared axes runs once per artist
+    # set, not autoscaled: autoscaling shared axes runs once per artist
+    ax.set_xlim(*_margins(np.log2(xs), 2))
     for row, lim in zip(axs, ylims): row[0].set_ylim(*lim)
     ax.yaxis.set_major_formatter(FuncFormatter(_tick))  # 300 k, not 300000: the label fits
     for a in axs[:-1].flat: a.xaxis.set_visible(False)  # only the outer axes draw an axis
@@ -427,11 +499,14 @@ def _batch_axes(axs, bss:list, xs:list, ylims:list, unit:str): # unit: the rate,
     ax.set_ylabel(f"throughput ({unit})")
     if len(axs) > 1: axs[1, 0].set_ylabel("peak memory (GiB)")
 
+# %% ../nbs/07_plots.ipynb #7466fd06
 def _legend_title(oom:dict, missed:bool) -> str:
     "`device`, and what the marks mean where a figure has them."
-    what = [w for w, on in (("× = out of memory", bool(oom)), ("○ = CI target missed", missed)) if on]
+    what = [w for w, on in (("× = out of memory", bool(oom)), ("○ = CI target missed", missed))
+            if on]
     return "device" + (f" ({', '.join(what)})" if what else "")
 
+# %% ../nbs/07_plots.ipynb #6522785d
 def plot_batch(t:pd.DataFrame, # `tidy(...)`
                model:str, # the model to show (or its label, e.g. "test_resnet @64", when measured at several sizes)
                mode:str="train", # train or infer
@@ -442,7 +517,8 @@ def plot_batch(t:pd.DataFrame, # `tidy(...)`
     d = d[d["bs"].notna()]  # a published table has no batch size: nothing to draw against it
     if d.empty: raise ValueError(f"no batch sizes recorded for {model!r} in mode {mode!r}: "
                                  "a published table's figures are in its scaling and ranking")
-    many = "setup" in d and d["setup"].nunique() > 1  # a column per precision and setup (channels_last, compiled)
+    # a column per precision and setup (channels_last, compiled)
+    many = "setup" in d and d["setup"].nunique() > 1
     d = d.assign(precision=_panels(d, many))
     precs, devs = _precisions(d["precision"]), sorted(d["device"].unique())
     colors = dict(zip(devs, sns.color_palette("tab10" if len(devs) <= 10 else "husl", len(devs))))
@@ -451,15 +527,21 @@ def plot_batch(t:pd.DataFrame, # `tidy(...)`
     lines, ytop = _batch_lines(d)
     legend = _legend_title(first_oom, bool(d["_u"].any()))
     legend_w = max(_text_width([short(x, 40) for x in devs], 9), _text_width([legend], 9)) + 0.5
-    title = titled(d, short(model, 60), mode) + f": throughput {'and memory ' if mem else ''}against batch size"
-    w = max(2.8 * len(precs) + 0.8 + legend_w, _text_width([title], 12) + 0.6)  # the title always fits
+    title = titled(d, short(model, 60), mode) + (": throughput "
+                                                 f"{'and memory ' if mem else ''}against batch size")
+    # the title always fits
+    w = max(2.8 * len(precs) + 0.8 + legend_w, _text_width([title], 12) + 0.6)
     with _style(grid=False):
-        fig, axs = _axes(w, 5.4 if mem else 3.2, 2 if mem else 1, len(precs), wspace=0.08, hspace=0.1, left=0.75,
+        fig, axs = _axes(w, 5.4 if mem else 3.2, 2 if mem else 1, len(precs), wspace=0.08,
+                         hspace=0.1, left=0.75,
                          right=legend_w, bottom=0.8, top=0.65)
-        gss = {p: [(dev, lines[p, dev], colors[dev]) for dev in devs if (p, dev) in lines] for p in precs}
+        gss = {p: [(dev, lines[p, dev], colors[dev]) for dev in devs if (p, dev) in lines]
+               for p in precs}
         xs = [x for j, p in enumerate(precs)
-              for x in _batch_column(axs[0, j], axs[1, j] if mem else None, p, gss[p], oom=first_oom)]
-        bss = sorted({*d["bs"].astype(int), *map(int, xs)})  # every batch size drawn is labelled: an OOM's too
+              for x in _batch_column(axs[0, j], axs[1, j] if mem else None, p, gss[p],
+                                     oom=first_oom)]
+        # every batch size drawn is labelled: an OOM's too
+        bss = sorted({*d["bs"].astype(int), *map(int, xs)})
         _batch_axes(axs, bss, [*d["bs"], *xs], [(0, ytop), _margins(d["peak_mem_mb"] / 1024)],
                     rate_name(unit_name(d)))
         shown = [dev for dev in devs if dev in {g[0] for gs in gss.values() for g in gs}]
@@ -480,14 +562,17 @@ def plot_cost(value:pd.DataFrame, # `value_table(...)` (e.g. `analyse(runs, pric
         fig = _fig(7.5, 4.6, left=0.65, right=0.2)
         ax = fig.add_subplot()
         on = d[d["frontier"].astype(bool)]
-        ax.plot(on["price_per_hour"], on["throughput"], color=_PAL[2], lw=2, zorder=1, label="value frontier")
+        ax.plot(on["price_per_hour"], on["throughput"], color=_PAL[2], lw=2, zorder=1,
+                label="value frontier")
         ax.scatter(d["price_per_hour"], d["throughput"], s=45, zorder=2, label="device",
                    c=[_PAL[2] if f else "0.55" for f in d["frontier"].astype(bool)])
         for _, r in d.iterrows():
             lab = short(r["device"], 30) + (f" ({r['precision']})" if "precision" in d else "")
-            ax.annotate(lab, (r["price_per_hour"], r["throughput"]), xytext=(5, -3), textcoords="offset points",
+            ax.annotate(lab, (r["price_per_hour"], r["throughput"]), xytext=(5, -3),
+                        textcoords="offset points",
                         fontsize=8)
-        ax.set_xlim(0, d["price_per_hour"].max() * 1.25); ax.set_ylim(0, d["throughput"].max() * 1.12)
+        ax.set_xlim(0, d["price_per_hour"].max() * 1.25); ax.set_ylim(0,
+                                                                      d["throughput"].max() * 1.12)
         ax.set_xlabel("price ($/hour)")
         ax.set_ylabel("relative throughput (% of the fastest, geomean)")
         ax.set_title(titled(d, "cost efficiency", mode) + ": up and to the left is better")
@@ -506,11 +591,13 @@ def plot_efficiency(eff:pd.DataFrame, # `efficiency(...)` (e.g. `analyse(runs)["
     d = d[d[stat].notna()]
     if d.empty: raise ValueError(f"no MFU in mode {mode!r}: the runs recorded no FLOP/s")
     mc = "label" if "label" in d else "model"
-    d = d.assign(device=[f"{short(m, 30)} · {dev}" for m, dev in zip(d[mc], d["device"])], _pct=100 * d[stat])
+    d = d.assign(device=[f"{short(m, 30)} · {dev}" for m, dev in zip(d[mc], d["device"])],
+                 _pct=100 * d[stat])
     with _style(grid=False):  # `_bar_axes` draws it
         fig, ax = _bar_fig(d)
         _bars(ax, d, "_pct", fmt="{:.2g}%", flag="unconverged" if "unconverged" in d else None)
-        ax.set_xlabel(f"model FLOPs utilisation (% of the {'datasheet' if stat == 'mfu' else 'measured'} peak of "
+        ax.set_xlabel("model FLOPs utilisation (% of the "
+                      f"{'datasheet' if stat == 'mfu' else 'measured'} peak of "
                       "the precision that ran)")
         ax.set_title(titled(d, "efficiency", mode) + ": how much of the peak each model used")
     return fig
@@ -520,31 +607,38 @@ def svg(fig:Figure, # a figure from this module
        ) -> str:
     "`fig` as an SVG element to inline in HTML: no XML prolog; its own width, shrunk to fit a narrower container."
     buf = io.StringIO()
-    # the same figure, the same text: fixed ids and no date (a cache keyed by the figure's data can keep it)
+    # the same figure, the same text: fixed ids and no date (a cache keyed by the figure's data can
+    # keep it)
     with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "ready-steady-go"}):
         fig.savefig(buf, format="svg", metadata={"Date": None})
     s = buf.getvalue()
     s = s[s.index("<svg"):]
-    return re.sub(r'<svg([^>]*?) (width="[^"]*") height="[^"]*"', r'<svg\1 \2 style="max-width:100%;height:auto"', s,
+    return re.sub(r'<svg([^>]*?) (width="[^"]*") height="[^"]*"',
+                  r'<svg\1 \2 style="max-width:100%;height:auto"', s,
                   count=1)
 
 # %% ../nbs/07_plots.ipynb #4ee39c31
 def _scaling_labels(groups:list, top:float) -> list[str]:
     "A legend entry per line: model, device, precision, its efficiency at the most GPUs; off the scale, says so."
-    return [f"{m} · {dev} · {p} ({100 * g['efficiency'].iloc[-1]:.0f}% at {g['world_size'].iloc[-1]}"
-            + (", off the scale)" if g["speedup"].max() > top else ")") for (dev, m, p), g in groups]
+    return [f"{m} · {dev} · {p} ({100 * g['efficiency'].iloc[-1]:.0f}% at "
+            f"{g['world_size'].iloc[-1]}"
+            + (", off the scale)" if g["speedup"].max() > top else ")") for (dev, m, p),
+            g in groups]
 
+# %% ../nbs/07_plots.ipynb #7d93b3b0
 def plot_scaling(sc:pd.DataFrame, # `scaling(runs)`
                  mode:str="train", # train or infer
                 ) -> Figure:
     "Speed-up against the number of GPUs on a log₂ axis, a line per device, model and precision, with the ideal line."
     d = sc[(sc["mode"] == mode) & sc["speedup"].notna()].sort_values("world_size")
-    if d.empty: raise ValueError(f"no scaling results in mode {mode!r}: are there runs at more than one world size?")
+    if d.empty:
+        raise ValueError(f"no scaling results in mode {mode!r}: are there runs at more than one "
+                         "world size?")
     groups = list(d.groupby(["device", "model", "precision"], sort=True))
     ns = sorted(d["world_size"].unique())
     colors = sns.color_palette("tab10" if len(groups) <= 10 else "husl", len(groups))
-    # the ideal line sets the scale; a line above it (a published anomaly, a bad baseline) is marked, not allowed to
-    # flatten the rest
+    # the ideal line sets the scale; a line above it (a published anomaly, a bad baseline) is
+    # marked, not allowed to flatten the rest
     top = max(ns) * 1.1
     labels = _scaling_labels(groups, top)
     lw = _text_width(labels, 9) + 0.6
@@ -553,13 +647,15 @@ def plot_scaling(sc:pd.DataFrame, # `scaling(runs)`
         ax = fig.add_subplot()
         ax.plot(ns, ns, color="0.35", lw=1, ls="--", label="ideal: N× with N GPUs", zorder=1)
         for (_, g), c, l in zip(groups, colors, labels):
-            ax.plot(g["world_size"], g["speedup"], color=c, lw=1.4, marker="o", ms=4, label=l, zorder=2)
+            ax.plot(g["world_size"], g["speedup"], color=c, lw=1.4, marker="o", ms=4, label=l,
+                    zorder=2)
         ax.set_xscale("log", base=2)
         ax.set_xticks(ns, labels=[str(n) for n in ns]); ax.xaxis.set_minor_locator(NullLocator())
         ax.set_ylim(0, top)
         ax.set_xlabel("number of GPUs (processes)"); ax.set_ylabel("speed-up over one GPU (×)")
         ax.set_title(f"Scaling, {mode_name(mode)}")
-        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0, frameon=False, fontsize=9)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0, frameon=False,
+                  fontsize=9)
     return fig
 
 # %% ../nbs/07_plots.ipynb #0993b354
@@ -579,7 +675,8 @@ def plot_history(hist:pd.DataFrame, # per-step rows (`store.read_history`): run_
             h = hist[hist["run_id"] == run["run_id"]].sort_values("step")
             w, t = h[h["warmup"].astype(bool)], h[~h["warmup"].astype(bool)]
             ax.plot(w["step"], w["throughput"], "o-", color="0.6", ms=3, lw=1, label="warm-up")
-            ax.plot(t["step"], t["throughput"], "o-", color=precision_color(run.get("precision")), ms=3, lw=1,
+            ax.plot(t["step"], t["throughput"], "o-", color=precision_color(run.get("precision")),
+                    ms=3, lw=1,
                     label="timed")
             if pd.notna(run.get("throughput")):
                 ax.axhline(run["throughput"], color="0.2", ls="--", lw=1, label="run's throughput")
@@ -590,4 +687,3 @@ def plot_history(hist:pd.DataFrame, # per-step rows (`store.read_history`): run_
             if k == 0: ax.legend(loc="best", fontsize=8)
         ax.set_xlabel("step (warm-up first)")
     return fig
-

@@ -37,19 +37,24 @@ __all__ = ['PROGRESS_RUNS', 'PROGRESS_S', 'Report', 'check_max_models', 'ReportO
 
 # %% ../nbs/08_report.ipynb #81862bec
 # the names of the tables, figures and page rooms, still importable from here
-_all_ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME', 'FEED_COLS', 'summary_table', 'average_table', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table', 'pick_device', 'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache', 'report_svgs', 'PEAK_HEADER', 'energy_headers', 'model_index', 'checks_page']
+_all_ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME', 'FEED_COLS', 'summary_table', 'average_table',
+         'time_to_train_table', 'duration_table', 'cost_table', 'feed_table', 'pick_device',
+         'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache',
+         'report_svgs', 'PEAK_HEADER', 'energy_headers', 'model_index', 'checks_page']
 
 # %% ../nbs/08_report.ipynb #4390a8e7
 def _swap(tmp:Path, out:Path):
     "Put the finished folder `tmp` where `out` is: the earlier report moved aside first, removed once `tmp` is in."
     old = None
-    if out.exists(): old = Path(tempfile.mkdtemp(prefix=".rsg-report-old-", dir=out.parent)) / "old"; os.replace(out, old)
+    if out.exists():
+        old = Path(tempfile.mkdtemp(prefix=".rsg-report-old-", dir=out.parent)) / "old"; os.replace(out, old)
     try: os.replace(tmp, out)
     except OSError:
         if old is not None: os.replace(old, out)  # the earlier report, whole again
         raise
     if old is not None: shutil.rmtree(old.parent, ignore_errors=True)
 
+# %% ../nbs/08_report.ipynb #8309f6bb
 @dataclass
 class Report:
     "A finished report held in memory: file name → text."
@@ -63,7 +68,8 @@ class Report:
             tmp = Path(tempfile.mkdtemp(prefix=".rsg-report-", dir=out.parent))
             for name, text in {**self.files, REPORT_MARKER: "\n".join(self.files) + "\n"}.items():
                 (tmp / name).parent.mkdir(parents=True, exist_ok=True)
-                (tmp / name).write_text(visible(text), encoding="utf-8")  # names shown as they are (no bidi tricks)
+                # names shown as they are (no bidi tricks)
+                (tmp / name).write_text(visible(text), encoding="utf-8")
             mask = os.umask(0); os.umask(mask)
             tmp.chmod(0o777 & ~mask)  # mkdtemp's 0700 would hide the report from others
             _swap(tmp, out)
@@ -76,9 +82,11 @@ class Report:
 def check_max_models(n, # figures of at most this many models per family, or None for every model
                     ) -> int|None:
     "`n` if it is None or a whole number of at least 1; else `BadInput` in one line."
-    if n is None or (isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 1): return n
+    if n is None or (isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 1):
+        return n
     raise BadInput(f"--max_models {n!r}: accepted is a whole number of models of at least 1")
 
+# %% ../nbs/08_report.ipynb #b3b8fc7a
 @dataclass(frozen=True)
 class ReportOptions:
     "A report's options, each once with its default: `build_report`, `write_report` and the command take theirs from it."
@@ -104,10 +112,14 @@ class ReportOptions:
         check_number(self.tpot_ms, "--tpot_ms", min=0, min_inclusive=False, unit="ms")
         return replace(self, prices=parse_prices(self.prices), **works)
 
+# %% ../nbs/08_report.ipynb #9a192a4e
 _POSITIONAL = inspect.Parameter.POSITIONAL_OR_KEYWORD
 _RUNS = inspect.Parameter("runs", _POSITIONAL,
-                          annotation=Annotated[pd.DataFrame, "the runs table (store, W&B, CSV: see `analysis.tidy`)"])
+                          annotation=Annotated[pd.DataFrame,
+                                               "the runs table (store, W&B, CSV: see "
+                                               "`analysis.tidy`)"])
 
+# %% ../nbs/08_report.ipynb #131f8583
 def _called(f, args:tuple, kwargs:dict) -> tuple[pd.DataFrame, ReportOptions, dict]:
     "The runs, the options and the rest of a call of `f`, bound to its signature."
     a = inspect.signature(f).bind(*args, **kwargs).arguments
@@ -120,26 +132,33 @@ def _ignored(res:dict, prices:dict, work:dict):
     units = res["tidy"]["unit"].unique()
     for k, ws in work.items():
         if (no := unused_work(units, ws)):
-            warnings.warn(f"--{k} {', '.join(no)} fits no family of these runs (they count {', '.join(sorted(units))}): "
+            warnings.warn(f"--{k} {', '.join(no)} fits no family of these runs (they count "
+                          f"{', '.join(sorted(units))}): "
                           "ignored", stacklevel=3)
     ranked = set(res["best"]["device"])
     for d in sorted(set(prices) & set(res["tidy"]["device"]) - ranked):
-        warnings.warn(f"--price {d}: none of its points reached its CI target, so it is in no ranking and no cost "
+        warnings.warn(f"--price {d}: none of its points reached its CI target, so it is in no "
+                      "ranking and no cost "
                       "table: its cost per unit is in the This machine table", stacklevel=3)
 
+# %% ../nbs/08_report.ipynb #163e3b7d
 def _this_machine(res:dict, runs:pd.DataFrame, device:str|None, prices:dict, work:dict) -> pd.DataFrame|None:
     "The absolute numbers of the device the report opens with (`pick_device`), or None for several and none asked."
     _ignored(res, prices, work)
     dev = pick_device(res["tidy"], device)
     return None if dev is None else machine_table(res["tidy"], runs, dev, prices, **work)
 
+# %% ../nbs/08_report.ipynb #d0720684
 def _csv_files(res:dict) -> dict[str, str]:
     "The report's CSV tables as text: summary, average, time to train, scaling (a header only, for one device)."
-    tables = {"summary.csv": summary_table(res["best"]), "average.csv": average_table(res["average"]),
-              "time_to_train.csv": res["time_to_train"], "scaling.csv": res["scaling"][list(SCALING_COLUMNS)]}
+    tables = {"summary.csv": summary_table(res["best"]),
+              "average.csv": average_table(res["average"]),
+              "time_to_train.csv": res["time_to_train"],
+              "scaling.csv": res["scaling"][list(SCALING_COLUMNS)]}
     # no cell runs as a formula, a line break is always quoted
     return {n: safe_csv(with_rate(t)) for n, t in tables.items()}
 
+# %% ../nbs/08_report.ipynb #1c5ac4b7
 def csv_columns(cols, # a table's columns
                ) -> list[str]:
     "The columns of its CSV file: `rate` after `unit`, so that the header says the throughput is per second."
@@ -147,12 +166,14 @@ def csv_columns(cols, # a table's columns
     return cols if not {"unit", "throughput"} <= set(cols) or "rate" in cols else [*cols[:cols.index("unit") + 1], "rate",
                                                               *cols[cols.index("unit") + 1:]]
 
+# %% ../nbs/08_report.ipynb #a15df780
 def with_rate(table:pd.DataFrame, # a report table with `unit` (and `throughput` in that unit per second)
              ) -> pd.DataFrame:
     "`table` with `rate` (`images/s`, `tokens/s`, `it/s`) after `unit`, as its CSV file has it (`csv_columns`)."
     if not {"unit", "throughput"} <= set(table) or "rate" in table: return table
     return table.assign(rate=table["unit"].map(rate_name))[csv_columns(table.columns)]
 
+# %% ../nbs/08_report.ipynb #e5548fb8
 def report_of(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysis.tidy`)
               o:ReportOptions, # the report's options, checked (`ReportOptions.checked`)
               timings:dict|None=None, # if given, seconds spent per stage are added to it
@@ -160,8 +181,10 @@ def report_of(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysi
     "Every file of the report of `runs` in memory, made as `o` asks."
     t0 = time.perf_counter()
     prices, work = o.prices, dict(train_for=o.train_for, infer_for=o.infer_for)
-    if isinstance(runs, pd.DataFrame) and runs.empty and runs.attrs.get("store") and (only := checks_page(runs, o.title)):
-        return Report({"report.html": only})  # a machine checked, never measured: its Health section
+    if (isinstance(runs, pd.DataFrame) and runs.empty and runs.attrs.get("store")
+        and (only := checks_page(runs, o.title))):
+        # a machine checked, never measured: its Health section
+        return Report({"report.html": only})
     say = _progress(len(runs) if isinstance(runs, pd.DataFrame) else 0)
     with keyed_once():  # every table reads the runs keyed once
         res = analyse(runs, prices, include_unconverged=o.include_unconverged,
@@ -171,28 +194,34 @@ def report_of(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysi
         t1 = time.perf_counter()
         say(f"analysis of {len(runs):,} runs: {t1 - t0:.1f} s")
         models, stats = most_measured(res["tidy"], o.max_models), {}
-        page = lambda figs: _html(_Page(runs, res, figs, title=o.title, include=o.include_unconverged,
-                                        only_valid=o.only_valid, models=models, tpot_ms=o.tpot_ms, prices=prices))
+        page = lambda figs: _html(_Page(runs, res, figs, title=o.title,
+                                        include=o.include_unconverged,
+                                        only_valid=o.only_valid, models=models, tpot_ms=o.tpot_ms,
+                                        prices=prices))
         files = _drawn_with_page(res, models, o.cache, stats, page)
     t2 = time.perf_counter()
-    say(f"figures and page: {len(stats['drawn'])} figures drawn, {len(stats['cached'])} unchanged: {t2 - t1:.1f} s")
+    say(f"figures and page: {len(stats['drawn'])} figures drawn, {len(stats['cached'])} unchanged: "
+        f"{t2 - t1:.1f} s")
     if timings is not None: timings.update(analysis=t1 - t0, figures=t2 - t1)
     return Report(files)
 
-
+# %% ../nbs/08_report.ipynb #30520e59
 def build_report(*args, **kwargs) -> Report:
     "Validate `runs` and the options (`ReportOptions`) and make every file of the report in memory; `BadInput` on bad input."
     runs, o, rest = _called(build_report, args, kwargs)
     return report_of(runs, o.checked(), **rest)
 
-# its parameters: the runs, then the options (`ReportOptions`, less where to write), then what is timed
+# its parameters: the runs, then the options (`ReportOptions`, less where to write), then what is
+# timed
 build_report.__signature__ = inspect.Signature([
     _RUNS, *params_of(ReportOptions, only=("prices", "title"), kind=_POSITIONAL),
     *params_of(ReportOptions, but=("out", "prices", "title")),
     inspect.Parameter("timings", inspect.Parameter.KEYWORD_ONLY, default=None,
-                      annotation=Annotated[dict|None, "if given, seconds spent per stage are added to it"])],
+                      annotation=Annotated[dict|None,
+                                           "if given, seconds spent per stage are added to it"])],
     return_annotation=Report)
 
+# %% ../nbs/08_report.ipynb #c0d06439
 def _drawn_with_page(res:dict, models:list|None, cache, stats:dict, page) -> dict[str, str]:
     "The report's files: its tables, its figures and `page(figures)`, made while the figures are drawn elsewhere."
     figures = _Figures(res, models=models, cache=cache)
@@ -202,6 +231,7 @@ def _drawn_with_page(res:dict, models:list|None, cache, stats:dict, page) -> dic
     finally: figures.drawing.close()
     return files | {f"figures/{n}": s for n, (_, s) in figs.items()} | {"report.html": figures.filled(marked, figs)}
 
+# %% ../nbs/08_report.ipynb #475a9194
 def write_report(*args, **kwargs) -> Path:
     "Write the report of `runs` to `out`; returns the path of `report.html`. Nothing is written on bad input."
     runs, o, _ = _called(write_report, args, kwargs)
@@ -210,20 +240,24 @@ def write_report(*args, **kwargs) -> Path:
 
 # its parameters: the runs, then the options (`ReportOptions`), `out` first and needed
 write_report.__signature__ = inspect.Signature([
-    _RUNS, *params_of(ReportOptions, only=("out", "prices", "title"), kind=_POSITIONAL, out=inspect.Parameter.empty),
+    _RUNS, *params_of(ReportOptions, only=("out", "prices", "title"), kind=_POSITIONAL,
+                      out=inspect.Parameter.empty),
     *params_of(ReportOptions, but=("out", "prices", "title"))], return_annotation=Path)
 
 # %% ../nbs/08_report.ipynb #9a0e5502
 PROGRESS_RUNS = 20_000  # from this many runs, a report says each stage as it ends (on stderr)
 PROGRESS_S = 1.0  # and with fewer runs, each stage that took this many seconds or more
 
+# %% ../nbs/08_report.ipynb #767d4b73
 def say_stage(line:str, # what the stage did, and its time
               seconds:float, # how long it took
               n:int, # the runs in the report
              ):
     "Print one stage's line on stderr: every stage from `PROGRESS_RUNS` runs, else one that took `PROGRESS_S` or more."
-    if n >= PROGRESS_RUNS or seconds >= PROGRESS_S: print(f"report: {line}", file=sys.stderr, flush=True)
+    if n >= PROGRESS_RUNS or seconds >= PROGRESS_S:
+        print(f"report: {line}", file=sys.stderr, flush=True)
 
+# %% ../nbs/08_report.ipynb #6529ba22
 def _progress(n:int):
     "`say(line)` for the stages of a report of `n` runs: `say_stage`, timed from the previous line."
     last = [time.perf_counter()]
@@ -232,6 +266,7 @@ def _progress(n:int):
         say_stage(line, now - last[0], n); last[0] = now
     return say
 
+# %% ../nbs/08_report.ipynb #3e7cb520
 def timed_read(read, *args) -> pd.DataFrame:
     "The runs `read(*args)` returns, said as the report's first stage (`say_stage`)."
     t = time.perf_counter(); runs = read(*args); took = time.perf_counter() - t

@@ -13,28 +13,34 @@ import numpy as np
 import pandas as pd
 
 from .env import BadInput
-from .schema import COLUMNS, FAMILY_UNITS, MODES, OPTIMIZERS, PRECISIONS, STATUSES, kind_of
-from .store import BOOL_TEXT, SQLITE_HEADER, check_store, read_families, read_runs, runs_frame
+from .schema import (COLUMNS, FAMILY_UNITS, MODES, OPTIMIZERS, PRECISIONS, STATUSES,
+                                    kind_of)
+from .store import (BOOL_TEXT, SQLITE_HEADER, check_store, read_families, read_runs,
+                                   runs_frame)
 
 # %% auto #0
 __all__ = ['MAX_THROUGHPUT', 'MAX_LINE_BYTES', 'spreadsheet_safe', 'unquote_formulas', 'safe_csv', 'export_csv', 'checked_rows',
            'invalid_rows', 'check_lines', 'read_table', 'read_csv']
 
 # %% ../nbs/03b_rows.ipynb #a71aadd4
-# a formula's first character, behind any quotes already there; a lone `-` (not applicable) is text, not a formula
+# a formula's first character, behind any quotes already there; a lone `-` (not applicable) is text,
+# not a formula
 _FORMULA = re.compile(r"'*(?:[=+@\t\r\n]|-(?!$))")
 _FORMULA_STARTS = "'=+@\t\r\n-"  # the first characters `_FORMULA` can match
 
+# %% ../nbs/03b_rows.ipynb #3c180ca3
 def _distinct(s:pd.Series) -> tuple[np.ndarray, np.ndarray]:
     "`(codes, values)` of a column's distinct values (-1: missing); every cell its own where one is unhashable (a dict)."
     try: codes, u = pd.factorize(s)
     except TypeError: return np.arange(len(s)), s.to_numpy(dtype=object)
     return codes, np.asarray(u, dtype=object)
 
+# %% ../nbs/03b_rows.ipynb #36a969c8
 def _mapped(s:pd.Series, f, starts:str) -> np.ndarray|None:
     "Column `s` with `f` applied to its cells that begin with one of `starts`, once per distinct value; None if unchanged."
     col = s.to_numpy(dtype=object)
-    may = np.flatnonzero(np.isin(col.astype("U1"), list(starts)))  # a C loop over the first characters
+    # a C loop over the first characters
+    may = np.flatnonzero(np.isin(col.astype("U1"), list(starts)))
     if not len(may): return None
     codes, u = _distinct(pd.Series(col[may], dtype=object))
     new = np.empty(len(u), dtype=object)
@@ -44,6 +50,7 @@ def _mapped(s:pd.Series, f, starts:str) -> np.ndarray|None:
     col[may] = new[codes]
     return col
 
+# %% ../nbs/03b_rows.ipynb #06850e70
 def _map_text(df:pd.DataFrame, f, starts:str) -> pd.DataFrame:
     "`df` with `f` applied to every text cell that begins with one of `starts` (`f` keeps the others as they are)."
     text = [k for k, t in df.dtypes.items() if t == object or pd.api.types.is_string_dtype(t)]
@@ -55,14 +62,19 @@ def _map_text(df:pd.DataFrame, f, starts:str) -> pd.DataFrame:
         out[k] = pd.Series(col, index=df.index, dtype=df[k].dtype)
     return df if out is None else out
 
+# %% ../nbs/03b_rows.ipynb #fa87ff6e
 def _quote(v): return "'" + v if isinstance(v, str) and _FORMULA.match(v) else v
+
+# %% ../nbs/03b_rows.ipynb #fae192d4
 def _unquote(v): return v[1:] if isinstance(v, str) and v[:1] == "'" and _FORMULA.match(v) else v
 
+# %% ../nbs/03b_rows.ipynb #fe4c77fa
 def spreadsheet_safe(df:pd.DataFrame, # a table about to be written as CSV
                     ) -> pd.DataFrame:
     "`df` with every text cell a spreadsheet would run as a formula quoted with a leading `'` (OWASP)."
     return _map_text(df, _quote, _FORMULA_STARTS)
 
+# %% ../nbs/03b_rows.ipynb #30283e20
 def unquote_formulas(df:pd.DataFrame, # a table read from a CSV, text as it came
                     ) -> pd.DataFrame:
     "`df` with the `'` that `spreadsheet_safe` put before a formula taken off again."
@@ -73,15 +85,19 @@ def _holds_cr(df:pd.DataFrame) -> bool:
     "Whether a column name or a text cell of `df` holds a carriage return (each distinct value looked at once)."
     text = [k for k, t in df.dtypes.items() if t == object or pd.api.types.is_string_dtype(t)]
     return any("\r" in str(k) for k in df.columns) or any(
-        isinstance(v, str) and "\r" in v for k in text for v in pd.unique(df[k].to_numpy(dtype=object)))
+        isinstance(v, str) and "\r" in v for k in text
+        for v in pd.unique(df[k].to_numpy(dtype=object)))
 
+# %% ../nbs/03b_rows.ipynb #dacb1f28
 def safe_csv(df:pd.DataFrame, # a table about to be written as CSV
              f=None, # a file (or its path) to write into; None: return the text
             ) -> str|None:
     "`df` as CSV a spreadsheet reads as it is: formulas quoted with `'`, and every cell holding a line break quoted."
-    # the csv module quotes a cell holding a character of the line ending: with `\n` alone, a bare `\r` is left
-    # unquoted, and a spreadsheet starts a new row there (and reads what follows as a formula)
-    return spreadsheet_safe(df).to_csv(f, index=False, lineterminator="\r\n" if _holds_cr(df) else "\n")
+    # the csv module quotes a cell holding a character of the line ending: with `\n` alone, a bare
+    # `\r` is left unquoted, and a spreadsheet starts a new row there (and reads what follows as a
+    # formula)
+    return spreadsheet_safe(df).to_csv(f, index=False, lineterminator="\r\n" if _holds_cr(df)
+                                       else "\n")
 
 # %% ../nbs/03b_rows.ipynb #f49a2fd0
 def export_csv(store:str|Path, # the SQLite file to export
@@ -92,16 +108,19 @@ def export_csv(store:str|Path, # the SQLite file to export
     "Write the store's runs to a CSV file through a temporary file renamed into place; returns how many rows it has."
     src, out = check_store(store), Path(path).expanduser()
     if out.exists() and out.resolve() == src.resolve():
-        raise BadInput(f"CSV path {str(path)!r} is the store being exported: accepted is another file, e.g. runs.csv")
+        raise BadInput(f"CSV path {str(path)!r} is the store being exported: accepted is another "
+                       "file, e.g. runs.csv")
     if out.is_file() and not force:
         with open(out, "rb") as f:
             if f.read(16) == SQLITE_HEADER:
-                raise BadInput(f"CSV path {str(path)!r} is a SQLite database, so it is left alone: give another "
+                raise BadInput(f"CSV path {str(path)!r} is a SQLite database, so it is left alone: "
+                               "give another "
                                "file, or --force to replace it")
     df = read_runs(src, **where)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{out.name[:40]}.", suffix=".tmp", dir=out.parent)
-    except OSError as e: raise BadInput(f"CSV path {str(path)!r} cannot be written ({e.strerror}): accepted is a "
+    except OSError as e:
+        raise BadInput(f"CSV path {str(path)!r} cannot be written ({e.strerror}): accepted is a "
                                         "file in a writable folder") from None
     try:
         with os.fdopen(fd, "w", newline="") as f: safe_csv(df, f)
@@ -111,46 +130,60 @@ def export_csv(store:str|Path, # the SQLite file to export
         os.replace(tmp, out)
     except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
-        if isinstance(e, OSError): raise BadInput(f"CSV path {str(path)!r} cannot be written ({e.strerror})") from None
+        if isinstance(e, OSError):
+            raise BadInput(f"CSV path {str(path)!r} cannot be written ({e.strerror})") from None
         raise
     return len(df)
 
 # %% ../nbs/03b_rows.ipynb #baa13719
-_CHOICES = dict(precision=(*PRECISIONS, "fp32-default", "-"), mode=(*MODES, "-"),  # `-`: does not apply
+# `-`: does not apply
+_CHOICES = dict(precision=(*PRECISIONS, "fp32-default", "-"), mode=(*MODES, "-"),
                 status=STATUSES, optimizer=OPTIMIZERS,
                 stop=("auto", "batches", "seconds"))
-_AT_LEAST_1 = {"bs", "size", "n_batches", "run_number", "schema_version", "cpu_count", "torch_threads"}
+_AT_LEAST_1 = {"bs", "size", "n_batches", "run_number", "schema_version", "cpu_count",
+               "torch_threads"}
 _ABOVE_0 = {"n_seconds", "max_seconds", "target_ci"}
 _MAX_INT = 2**53  # beyond this a float cannot say which whole number it is
 MAX_THROUGHPUT = 1e15  # per second: beyond any physical rate of any unit (a typo, or an overflow)
 
+# %% ../nbs/03b_rows.ipynb #cad90ab6
 def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str, pd.Series|None]:
     "A mask of the present values of column `k` that are refused, what is accepted instead, and (a numeric column) its numbers."
-    if typ is str and k not in _CHOICES: return pd.Series(False, index=s.index), "", None  # any text will do
+    # any text will do
+    if typ is str and k not in _CHOICES: return pd.Series(False, index=s.index), "", None
     texts = isinstance(s.dtype, pd.StringDtype)
-    if texts and typ in (int, float) and _mostly_distinct(s): return _refused_values(s, k, typ, texts)  # parsed at once
-    codes, u = _distinct(s)  # judged once per distinct value: a handful in most columns, however many runs
+    # parsed at once
+    if texts and typ in (int, float) and _mostly_distinct(s):
+        return _refused_values(s, k, typ, texts)
+    # judged once per distinct value: a handful in most columns, however many runs
+    codes, u = _distinct(s)
     bad, what, num = _refused_values(pd.Series(u, dtype=object), k, typ, texts)
     out = np.zeros(len(s), dtype=bool)
     out[codes >= 0] = bad.to_numpy(dtype=bool)[codes[codes >= 0]]
-    return pd.Series(out, index=s.index), what, None if num is None else _spread(num, codes, s.index)
+    return pd.Series(out, index=s.index), what, None if num is None else _spread(num, codes,
+                                                                                 s.index)
 
+# %% ../nbs/03b_rows.ipynb #6056e03e
 def _mostly_distinct(s:pd.Series) -> bool:
     "Whether most of a column's first thousand values differ (a measured number): finding them all would not pay."
     head = s.iloc[:1000]
     return head.nunique() > len(head) // 2
 
+# %% ../nbs/03b_rows.ipynb #d0a30972
 def _spread(num:pd.Series, codes:np.ndarray, index:pd.Index) -> pd.Series:
     "Each row's number from its distinct value's (`codes` as `_distinct` gives them; -1, a missing value: NaN)."
     return pd.Series(np.append(num.to_numpy(dtype=float), np.nan)[codes], index=index)
 
+# %% ../nbs/03b_rows.ipynb #87c058c9
 def _stripped(s:pd.Series) -> tuple[pd.Series, pd.Series]:
     "`(present, texts)`: which values are there once stripped, and those values as stripped text."
-    strs = pd.Series([v.strip() if isinstance(v, str) else v for v in s.to_numpy(dtype=object)], index=s.index,
+    strs = pd.Series([v.strip() if isinstance(v, str) else v for v in s.to_numpy(dtype=object)],
+                     index=s.index,
                      dtype=object)
     present = strs.notna() & strs.ne("")
     return present, strs[present].astype(str)
 
+# %% ../nbs/03b_rows.ipynb #e68b8866
 def _parsed(s:pd.Series) -> tuple[pd.Series, pd.Series]:
     "`(present, numbers)` of text values: each parsed as it is, and stripped only where that fails (a few, if any)."
     num = pd.Series(pd.to_numeric(s.to_numpy(dtype=object), errors="coerce"), index=s.index).astype(float)
@@ -160,35 +193,43 @@ def _parsed(s:pd.Series) -> tuple[pd.Series, pd.Series]:
     num[again] = pd.to_numeric(strs, errors="coerce").reindex(present.index).to_numpy(float)
     return s.notna() & present.reindex(s.index, fill_value=True), num
 
+# %% ../nbs/03b_rows.ipynb #625ee81c
 def _numbers(s:pd.Series, texts:bool) -> tuple[pd.Series, pd.Series]:
     "`(present, numbers)` of values `s` (`texts`: all of them text, as a CSV gives them; else as `str` shows them)."
     if texts: return _parsed(s)
     present, strs = _stripped(s)
     return present, pd.to_numeric(strs, errors="coerce").astype(float).reindex(s.index)
 
-def _refused_values(s:pd.Series, k:str, typ:type, texts:bool=False) -> tuple[pd.Series, str, pd.Series|None]:
+# %% ../nbs/03b_rows.ipynb #e93255bc
+def _refused_values(s:pd.Series, k:str, typ:type, texts:bool=False) -> tuple[pd.Series, str,
+                                                                             pd.Series|None]:
     "`_refused` of the values `s` (`texts`: all of them text or missing)."
     if typ in (int, float): return _refused_numbers(*_numbers(s, texts), k, typ)
     present, strs = _stripped(s)
     if typ is str:
         if k not in _CHOICES: return pd.Series(False, index=s.index), "", None
-        named = ", ".join(v for v in _CHOICES[k] if v != "-") + (", or - (does not apply)" if "-" in _CHOICES[k] else "")
+        named = ", ".join(v for v in _CHOICES[k] if v != "-") + (", or - (does not apply)"
+                                                                 if "-" in _CHOICES[k] else "")
         return present & ~strs.isin(_CHOICES[k]).reindex(s.index, fill_value=True), f"one of {named}", None
     if typ is bool:
         return present & ~strs.str.lower().isin(BOOL_TEXT).reindex(s.index, fill_value=True), "true or false", None
 
-def _refused_numbers(present:pd.Series, num:pd.Series, k:str, typ:type) -> tuple[pd.Series, str, pd.Series]:
+# %% ../nbs/03b_rows.ipynb #7c7677b1
+def _refused_numbers(present:pd.Series, num:pd.Series, k:str, typ:type) -> tuple[pd.Series, str,
+                                                                                 pd.Series]:
     "`_refused_values` of a numeric column, from which values are present and their numbers (NaN: none)."
     lo = 1 if k in _AT_LEAST_1 else 0
     bad = num.isna() | ~np.isfinite(num) | (num < lo) | ((num <= 0) if k in _ABOVE_0 else False)
     if typ is int: bad |= (num != np.floor(num)) | (num > _MAX_INT)
     if k == "target_ci": bad |= num >= 1
     if k == "throughput": bad |= num > MAX_THROUGHPUT
-    what = (f"a whole number of at least {lo}" if typ is int else "a finite number above 0" if k in _ABOVE_0
+    what = (f"a whole number of at least {lo}" if typ is int else "a finite number above 0"
+            if k in _ABOVE_0
             else f"a finite number of at least {lo}")
     more = dict(target_ci=" and below 1", throughput=f" and at most {MAX_THROUGHPUT:.0e} per second").get(k, "")
     return present & bad, what + more, num
 
+# %% ../nbs/03b_rows.ipynb #3eb0a189
 def checked_rows(df:pd.DataFrame, # runs as read from a file or W&B, values as they came (strings or objects)
                 ) -> tuple[dict, dict]:
     "`(invalid_rows(df), numbers)`: each numeric column as parsed by the check, aligned with `df` (NaN: missing or no number)."
@@ -202,6 +243,7 @@ def checked_rows(df:pd.DataFrame, # runs as read from a file or W&B, values as t
     for i, why in _wrong_units(df).items(): out.setdefault(i, why)
     return {i: out[i] for i in df.index if i in out}, numbers  # in the rows' order
 
+# %% ../nbs/03b_rows.ipynb #1fec5352
 def _wrong_units(df:pd.DataFrame) -> dict:
     "Why each row whose `unit` is not its family's is refused (`unit` 'voxels' of a language model; families of ours only)."
     if "unit" not in df or "workload" not in df: return {}
@@ -209,9 +251,11 @@ def _wrong_units(df:pd.DataFrame) -> dict:
     want, unit = fam.map(FAMILY_UNITS), df["unit"].astype(object)
     given = unit.notna() & unit.astype(str).str.strip().ne("")
     bad = want.notna() & given & unit.astype(str).str.strip().ne(want)
-    return {i: f"unit {str(unit[i])[:40]!r} is not what the {fam[i]} family counts: accepted is {want[i]}"
+    return {i: f"unit {str(unit[i])[:40]!r} is not what the {fam[i]} family counts: accepted is "
+               f"{want[i]}"
             for i in df.index[bad.to_numpy(dtype=bool)]}
 
+# %% ../nbs/03b_rows.ipynb #74be586a
 def invalid_rows(df:pd.DataFrame, # runs as read from a file or W&B, values as they came (strings or objects)
                 ) -> dict:
     "Why each refused row is refused: `{index: reason}` for rows with a schema column of a wrong type or out of range."
@@ -228,8 +272,10 @@ def _unique(names:list[str]) -> list[str]:
         count[n] = k; taken.add(f"{n}.{k}"); out.append(f"{n}.{k}")
     return out
 
+# %% ../nbs/03b_rows.ipynb #06239b0c
 MAX_LINE_BYTES = 8 * 2**20  # one line of a CSV of runs: a W&B export's widest is well under 1 MiB
 
+# %% ../nbs/03b_rows.ipynb #569dc9c2
 def check_lines(path:str|Path, # a text file about to be parsed
                 limit:int=MAX_LINE_BYTES, # the longest line accepted, in bytes
                ):
@@ -239,15 +285,19 @@ def check_lines(path:str|Path, # a text file about to be parsed
         while piece := f.read(2**20):
             first = piece.find(b"\n")
             run = run + (len(piece) if first < 0 else first)
-            if run > limit: raise BadInput(f"CSV {str(path)!r} has a line longer than {limit:,} bytes: accepted are CSV "
+            if run > limit:
+                raise BadInput(f"CSV {str(path)!r} has a line longer than {limit:,} bytes: "
+                               "accepted are CSV "
                                            "files of runs, one run a line")
             if first >= 0: run = len(piece) - 1 - piece.rfind(b"\n")
 
+# %% ../nbs/03b_rows.ipynb #53da0fbe
 def read_table(path:str|Path, # a CSV file
                **kw, # `pd.read_csv`'s options
               ) -> pd.DataFrame:
     "`pd.read_csv(path, **kw)`, repeated column names renamed `name.1`, … with a warning, in linear time."
-    check_lines(path)  # a CSV whose 200 MB sit on one line: csv and pandas would hold it whole, for minutes
+    # a CSV whose 200 MB sit on one line: csv and pandas would hold it whole, for minutes
+    check_lines(path)
     try:
         with open(path, newline="", encoding="utf-8") as f: header = next(_csv.reader(f), [])
     except _csv.Error: header = []  # pandas says what is wrong with it
@@ -256,7 +306,8 @@ def read_table(path:str|Path, # a CSV file
     twice = list(dict.fromkeys(n for n, u in zip(header, names) if n != u))
     warnings.warn(f"CSV {str(path)!r} repeats column name(s) {', '.join(map(repr, twice[:5]))}"
                   + (f" and {len(twice) - 5:,} more" if len(twice) > 5 else "") + ": the repeats are read as NAME.1, …")
-    return pd.read_csv(path, header=None, skiprows=1, names=names, **kw)  # pandas never sees the repeats
+    # pandas never sees the repeats
+    return pd.read_csv(path, header=None, skiprows=1, names=names, **kw)
 
 # %% ../nbs/03b_rows.ipynb #5a722b51
 def read_csv(path:str|Path, # a CSV written by `export_csv`
@@ -267,6 +318,7 @@ def read_csv(path:str|Path, # a CSV written by `export_csv`
     except (OSError, pd.errors.ParserError, UnicodeDecodeError) as e:
         why = type(e).__name__
         raise BadInput(f"CSV {str(path)!r} cannot be read ({why}): accepted is a CSV file of runs") from None
-    if "run_id" not in df: raise BadInput(f"CSV {str(path)!r} has no run_id column: accepted is a CSV written by "
+    if "run_id" not in df:
+        raise BadInput(f"CSV {str(path)!r} has no run_id column: accepted is a CSV written by "
                                           "export_csv")
     return read_families(runs_frame(unquote_formulas(df)))

@@ -18,12 +18,14 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 from tqdm import tqdm
 
 from .env import BadInput, check_choice, check_int, check_number, first_line
-from .benchmark import (CALL_OPTIONS, CheckedPoint, World, check_point, measure_point, warming, is_oom)
+from .benchmark import (CALL_OPTIONS, CheckedPoint, World, check_point,
+                                       measure_point, warming, is_oom)
 from .calibrate import measured_peak, warm_up_device
 from .schema import Point, Result, WorldSpec, new_run_id
 from .store import KILLED
 from .peaks import PeakBook
-from .launch import (LAUNCHER, LaunchResult, check_launch, check_world, die_with_parent, launcher,
+from .launch import (LAUNCHER, LaunchResult, check_launch, check_world,
+                                    die_with_parent, launcher,
                                     sigterm_as_interrupt, torchrun_command)
 
 # %% auto #0
@@ -31,22 +33,28 @@ __all__ = ['MARK', 'FAIL', 'HOWS', 'answer', 'say_failed', 'answers', 'failed', 
            'ddp_settings', 'TorchrunWorld', 'launch', 'launched', 'how_of', 'run', 'record_of', 'run_checked']
 
 # %% ../nbs/04c_runner.ipynb #bf74d2f0
-MARK, FAIL = "RSG-RESULT ", "RSG-RANK-FAILED "  # stdout line prefixes: the result; a failed rank's status
+# stdout line prefixes: the result; a failed rank's status
+MARK, FAIL = "RSG-RESULT ", "RSG-RANK-FAILED "
 
+# %% ../nbs/04c_runner.ipynb #1fd1e774
 def answer(obj):
     "In a child: `obj` as the marked JSON line the parent reads."
     print(MARK + json.dumps(obj), flush=True)
 
+# %% ../nbs/04c_runner.ipynb #db8d1fea
 def say_failed(e:BaseException, rank:int=0):
     "In a child: the failure `e` of `rank` as the marked line the parent reads."
-    fail = dict(rank=rank, status="oom" if is_oom(e) else "error", error=first_line(e, limit=500), t=time.time())
+    fail = dict(rank=rank, status="oom" if is_oom(e) else "error", error=first_line(e, limit=500),
+                t=time.time())
     print(FAIL + json.dumps(fail), flush=True)
 
+# %% ../nbs/04c_runner.ipynb #17deb665
 def answers(out:str) -> tuple[dict|None, list[dict]]:
     "What a child's stdout holds: its last answer (or None), and every failure it said."
     lines = out.splitlines()
     ok = [json.loads(l[len(MARK):]) for l in lines if l.startswith(MARK)]
-    return (ok[-1] if ok else None), [json.loads(l[len(FAIL):]) for l in lines if l.startswith(FAIL)]
+    return (ok[-1] if ok else None), [json.loads(l[len(FAIL):]) for l in lines
+                                      if l.startswith(FAIL)]
 
 # %% ../nbs/04c_runner.ipynb #22ff9b37
 def failed(p:CheckedPoint,      # the point, checked
@@ -56,19 +64,24 @@ def failed(p:CheckedPoint,      # the point, checked
     "The record of `p` without a measurement: its settings, `status`, and one line of `error`."
     res = p.result()
     res.status = status
-    res.error = first_line(error, limit=500) if isinstance(error, BaseException) else str(error)[:500]
+    res.error = (first_line(error, limit=500) if isinstance(error, BaseException)
+                 else str(error)[:500])
     return res
 
 # %% ../nbs/04c_runner.ipynb #6efec681
 _CHILD = "from ready_steady_go.runner import _child_main; _child_main()"
+
+# %% ../nbs/04c_runner.ipynb #fa82f217
 def _child_point(point:dict, # the point as `Point.to_json` writes it
                  **call,      # `check_point`'s options: progress, run_id, peak_measured
                 ) -> dict:
     "In a child: the point measured here, as its record."
     return asdict(measure_point(check_point(Point.from_json(point), **call)))
 
+# %% ../nbs/04c_runner.ipynb #7797fe8d
 _JOBS = dict(point=_child_point, warmup=warm_up_device, peak=measured_peak)
 
+# %% ../nbs/04c_runner.ipynb #d4992284
 def in_child(job:str,     # point, warmup or peak
              kw:dict,     # its keyword arguments
             ) -> tuple:
@@ -77,12 +90,15 @@ def in_child(job:str,     # point, warmup or peak
     p = subprocess.run([sys.executable, "-c", _CHILD, payload], stdout=subprocess.PIPE, text=True)
     return answers(p.stdout)[0], p.returncode
 
+# %% ../nbs/04c_runner.ipynb #4641d860
 def _child_main():
     "In the child: the job of argv[1] run with the parent's threads, its answer printed as one marked line."
-    die_with_parent()  # the parent killed with -9: this point goes too, and measures nothing beside the next one
+    # the parent killed with -9: this point goes too, and measures nothing beside the next one
+    die_with_parent()
     a = json.loads(sys.argv[1])
     torch.set_num_threads(a["threads"])
-    line0 = tqdm(file=open(os.devnull, "w")) if a["kw"].get("progress") else None  # holds line 0: the bar nests
+    # holds line 0: the bar nests
+    line0 = tqdm(file=open(os.devnull, "w")) if a["kw"].get("progress") else None
     out = _JOBS[a["job"]](**a["kw"])
     if line0 is not None: line0.close()
     answer(out)
@@ -94,10 +110,12 @@ def _lost(p:CheckedPoint, status:int) -> Result:
     return failed(p, "error", f"isolated process exited with status {status} without a result "
                               "(its messages are on the terminal above)")
 
+# %% ../nbs/04c_runner.ipynb #0211411c
 def isolated(p:CheckedPoint, # the point, checked: the child is given it as asked, with the same options
             ) -> Result:
     "Measure `p` in a fresh process."
-    out, status = in_child("point", dict(point=asdict(p.point), progress=p.progress, run_id=p.run_id,
+    out, status = in_child("point", dict(point=asdict(p.point), progress=p.progress,
+                                         run_id=p.run_id,
                                          peak_measured=p.peak_measured))
     return Result(**out) if out else _lost(p, status)
 
@@ -111,45 +129,56 @@ def peak_off_device(dev:str,              # the device
                     device_warmup:float|None=None, # the warm-up's cap before measuring (0: none)
                    ) -> float|None:
     "`calibrate.measured_peak`, with every CUDA measurement in a fresh process: this one opens no CUDA context."
-    kw = dict(dev=str(dev), precision=precision, store=None if store is None else str(store), progress=progress,
+    kw = dict(dev=str(dev), precision=precision, store=None if store is None else str(store),
+              progress=progress,
               device_warmup=device_warmup)
-    if torch.device(dev).type != "cuda" or measure is False: return measured_peak(**kw, measure=measure)
-    if measure is None and (kept := measured_peak(**{**kw, "progress": False}, measure=False)): return kept
+    if torch.device(dev).type != "cuda" or measure is False:
+        return measured_peak(**kw, measure=measure)
+    if measure is None and (kept := measured_peak(**{**kw, "progress": False}, measure=False)):
+        return kept
     return in_child("peak", {**kw, "measure": True})[0]
 
 # %% ../nbs/04c_runner.ipynb #9738821b
 _FAULT = "RSG_TEST_FAULT"  # test hook, "<rank>:<oom|error|hang>": that rank fails at its first step
-_LATE = "RSG_TEST_LATE"  # test hook, "<rank>:<seconds>": that rank's DDP constructor returns this much later
+# test hook, "<rank>:<seconds>": that rank's DDP constructor returns this much later
+_LATE = "RSG_TEST_LATE"
 
+# %% ../nbs/04c_runner.ipynb #441bbe01
 def _late(rank:int) -> float:
     "Seconds this rank's DDP constructor is held back by the test hook `RSG_TEST_LATE=rank:seconds` (else 0)."
     r, _, s = os.environ.get(_LATE, "").partition(":")
     return float(s) if r == str(rank) else 0.0
 
+# %% ../nbs/04c_runner.ipynb #dda5de0b
 def _faulty(step, rank:int):
     "`step`, or (test hook `RSG_TEST_FAULT=rank:kind`) a step that fails at its first call on that rank."
     r, _, kind = os.environ.get(_FAULT, "").partition(":")
     if r != str(rank): return step
     def bad():
-        if kind == "oom": raise torch.OutOfMemoryError(f"CUDA out of memory (injected on rank {rank})")
+        if kind == "oom":
+            raise torch.OutOfMemoryError(f"CUDA out of memory (injected on rank {rank})")
         if kind == "hang": time.sleep(3600)
         raise RuntimeError(f"injected failure on rank {rank}")
     return bad
 
+# %% ../nbs/04c_runner.ipynb #25f83c9d
 def _rank_failed(e:BaseException, rank:int):
     "Say that this rank failed, and end it: no clean-up that could wait on a peer (torchrun stops the others)."
     say_failed(e, rank)
     os._exit(1)
 
 # %% ../nbs/04c_runner.ipynb #b3e4faf0
-_DDP = ("broadcast_buffers", "bucket_cap_mb", "static_graph", "find_unused_parameters", "gradient_as_bucket_view")
+_DDP = ("broadcast_buffers", "bucket_cap_mb", "static_graph", "find_unused_parameters",
+        "gradient_as_bucket_view")
 
+# %% ../nbs/04c_runner.ipynb #4e1340be
 def ddp_settings(m:DDP) -> str:
     "The settings `m` runs with, as the record keeps them: `broadcast_buffers=True bucket_cap_mb=25 ...`."
     got = {k: getattr(m, k, None) for k in _DDP}
     if cap := getattr(m, "bucket_bytes_cap", None): got["bucket_cap_mb"] = round(cap / 2**20, 3)
     return " ".join(f"{k}={v}" for k, v in got.items())
 
+# %% ../nbs/04c_runner.ipynb #66306bc9
 class TorchrunWorld(World):
     "A torchrun rank: DDP for training, rank 0's stop decision, one start for all, every rank's numbers on rank 0."
     def __init__(self, dev:torch.device, ctrl=None, sync_every:int=1):
@@ -178,7 +207,8 @@ class TorchrunWorld(World):
 
     def done(self, rule):
         def done(launched, stats, elapsed, per):
-            if rule.n_batches: return launched >= rule.n_batches  # known to every rank: no message needed
+            # known to every rank: no message needed
+            if rule.n_batches: return launched >= rule.n_batches
             if launched % self.sync_every: return False
             return self._rank0(lambda: rule.done(launched, stats, elapsed, per))
         return done
@@ -186,7 +216,8 @@ class TorchrunWorld(World):
     def warming(self, steps:int, seconds:float):
         more = warming(steps, seconds)
         if not (steps and seconds): return more  # a count, known to every rank: no message needed
-        return lambda n, elapsed: self._rank0(lambda: more(n, elapsed))  # rank 0's clock, for every rank
+        # rank 0's clock, for every rank
+        return lambda n, elapsed: self._rank0(lambda: more(n, elapsed))
 
     def gather(self, mine:dict) -> list[dict]|None:
         ranks = [None] * self.size if self.rank == 0 else None
@@ -197,17 +228,21 @@ class TorchrunWorld(World):
 def _join(kw:dict) -> TorchrunWorld:
     "This rank's world: its device, the process group, and (with NCCL) a host group for flags and gathering."
     cuda, local = kw["backend"] == "nccl", int(os.environ["LOCAL_RANK"])
-    dev = torch.device("cuda", local if kw["cuda_index"] is None else kw["cuda_index"]) if cuda else torch.device("cpu")
+    dev = (torch.device("cuda", local if kw["cuda_index"] is None else kw["cuda_index"]) if cuda
+           else torch.device("cpu"))
     if cuda: torch.cuda.set_device(dev)
     wait = timedelta(seconds=kw["collective_timeout"])
     dist.init_process_group(kw["backend"], timeout=wait)
-    # stop flags and gathering stay on the host, under the same timeout as the collectives (not gloo's 30 min)
+    # stop flags and gathering stay on the host, under the same timeout as the collectives (not
+    # gloo's 30 min)
     ctrl = dist.new_group(backend="gloo", timeout=wait) if cuda else None
     return TorchrunWorld(dev, ctrl, kw["sync_every"])
 
+# %% ../nbs/04c_runner.ipynb #0a3d5508
 def _rank_point(kw:dict, world:TorchrunWorld) -> Result:
     "This rank's share of the point, measured by the engine (after the device's warm-up, unless its cap is 0)."
-    if kw["device_warmup"] != 0: warm_up_device(world.dev, kw["device_warmup"])  # None: the device's default cap
+    # None: the device's default cap
+    if kw["device_warmup"] != 0: warm_up_device(world.dev, kw["device_warmup"])
     point = Point.from_json(kw["point"]).replace(bs=kw["per_device_bs"], device=str(world.dev))
     p = check_point(point, **{**kw["call"], "progress": False})
     torch.manual_seed(world.rank)
@@ -215,11 +250,15 @@ def _rank_point(kw:dict, world:TorchrunWorld) -> Result:
     res.ddp = world.ddp
     return res
 
+# %% ../nbs/04c_runner.ipynb #ed4fd18e
 def _as_world(res:Result, kw:dict) -> LaunchResult:
     "`res` as the record of the whole world: the batch as asked, the world it ran in, one device name."
-    return LaunchResult(**{**asdict(res), "bs": kw["bs"], "device": kw["device_name"], "run_id": kw["call"]["run_id"],
-                           **{k: kw[k] for k in ("per_device_bs", "world_size", "nnodes", "backend", "strong")}})
+    return LaunchResult(**{**asdict(res), "bs": kw["bs"], "device": kw["device_name"],
+                           "run_id": kw["call"]["run_id"],
+                           **{k: kw[k] for k in ("per_device_bs", "world_size", "nnodes", "backend",
+                                                 "strong")}})
 
+# %% ../nbs/04c_runner.ipynb #ebcb6fad
 def _rank_main():
     "One rank: settings as JSON in argv[1]; rank 0 prints the record, a failed rank its status."
     die_with_parent()  # torchrun gone (killed with -9): this rank goes too
@@ -231,41 +270,52 @@ def _rank_main():
     dist.destroy_process_group()
 
 # %% ../nbs/04c_runner.ipynb #83f72628
-_WATCHDOG = re.compile(r"watchdog caught collective operation timeout|collective operation timeout", re.I)
+_WATCHDOG = re.compile(r"watchdog caught collective operation timeout|collective operation timeout",
+                       re.I)
 
+# %% ../nbs/04c_runner.ipynb #3d3b4bbe
 def _died(who:str, code:int, err:str) -> str:
     "Why a rank ended without a result, by its exit status: NCCL's watchdog (SIGABRT), the OOM killer (SIGKILL), ..."
     if code == -signal.SIGABRT or _WATCHDOG.search(err):
         return f"NCCL collective timed out on {who} (a peer hung or died)"
     why = (f": {KILLED}" if code == -signal.SIGKILL
-           else f" (killed by {signal.Signals(-code).name})" if code < 0 and -code in signal.valid_signals() else "")
+           else f" (killed by {signal.Signals(-code).name})" if code < 0
+           and -code in signal.valid_signals() else "")
     return f"{who} exited with status {code} without a result{why}"
 
+# %% ../nbs/04c_runner.ipynb #ae67b9e5
 def _first_failure(fails:list[dict]) -> tuple[str, str]:
     "The status and error of the first failed rank (an out-of-memory error first among equals)."
     f = min(fails, key=lambda f: (f["t"], f["status"] != "oom"))
     waited = re.search(r"timed out|timeout", f["error"], re.I) and f["status"] != "oom"
-    why = " waited past the collective timeout for another rank (hung, or far slower)" if waited else ""
+    why = (" waited past the collective timeout for another rank (hung, or far slower)" if waited
+           else "")
     return f["status"], f"rank {f['rank']}{why}: {f['error']}"
 
+# %% ../nbs/04c_runner.ipynb #d2e243a8
 def _silent(rc:int, err:str) -> tuple[str, str]:
     "The status and error of ranks that ended without a word, from what torchrun said."
     rank, code = re.search(r"rank\s*:\s*(\d+)", err), re.search(r"exitcode\s*:\s*(-?\d+)", err)
     who, code = f"rank {rank[1]}" if rank else "torchrun", int(code[1]) if code else rc
-    killed = code == -signal.SIGKILL  # what the kernel sends when the host runs out of memory: as an OOM
+    # what the kernel sends when the host runs out of memory: as an OOM
+    killed = code == -signal.SIGKILL
     return "killed" if killed else "error", _died(who, code, err)
 
+# %% ../nbs/04c_runner.ipynb #b8f961b6
 def _outcome(rc:int, out:str, err:str, failure) -> LaunchResult|None:
     "The result in torchrun's output: rank 0's record, else `failure(status, error)` (None: rank 0 is elsewhere)."
     got, fails = answers(out)
     if got and rc == 0: return LaunchResult(**got)
-    if not fails and rc == 0: return None  # a node without global rank 0: the record is node 0's to keep
+    # a node without global rank 0: the record is node 0's to keep
+    if not fails and rc == 0: return None
     status, error = _first_failure(fails) if fails else _silent(rc, err)
     return failure(status, error[:500])
 
 # %% ../nbs/04c_runner.ipynb #f7011f3e
-def _cores() -> int: return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
+# %% ../nbs/04c_runner.ipynb #2d027410
 def _kill(p:subprocess.Popen):
     "Kill torchrun and every process under it (its ranks run in sessions of their own)."
     try: procs = psutil.Process(p.pid).children(recursive=True) + [psutil.Process(p.pid)]
@@ -275,46 +325,60 @@ def _kill(p:subprocess.Popen):
         except psutil.NoSuchProcess: pass
     psutil.wait_procs(procs, timeout=10)
 
+# %% ../nbs/04c_runner.ipynb #f6f2cdc4
 def _torchrun(cmd:list[str], threads:int, timeout:float, failure) -> LaunchResult|None:
     "Run torchrun's `cmd` for at most `timeout` seconds; its outcome (`failure(status, error)`: a failed record)."
     with sigterm_as_interrupt():
         # its own process group; the parent's death stops it (and it its ranks)
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                             env={**os.environ, "OMP_NUM_THREADS": str(threads), LAUNCHER: launcher()},
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True,
+                             env={**os.environ, "OMP_NUM_THREADS": str(threads),
+                                  LAUNCHER: launcher()},
                              close_fds=False,  # a device lock
                              preexec_fn=lambda: die_with_parent(signal.SIGTERM))
         try: out, err = p.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             _kill(p); p.communicate()
-            return failure("error", f"no result within the {timeout:g} s timeout: every rank was stopped (a hang?)")
-        except BaseException:  # Ctrl-C, SIGTERM: every process of the tree is gone before this one goes on
+            return failure("error",
+                           f"no result within the {timeout:g} s timeout: every rank was stopped (a "
+                           "hang?)")
+        # Ctrl-C, SIGTERM: every process of the tree is gone before this one goes on
+        except BaseException:
             _kill(p); raise
     return _outcome(p.returncode, out, err, failure)
 
+# %% ../nbs/04c_runner.ipynb #77d858c9
 def _waiting(w:WorldSpec, join_timeout:float) -> str|None:
     "With several machines, say at once where this one waits for the others, and for how long; that place."
     if w.nnodes < 2: return None
     where = w.rdzv_endpoint or f"{w.master_addr}:{w.master_port or 29500}"
     who = "node 0" if w.node_rank and not w.rdzv_endpoint else "the other machine(s)"
-    print(f"waiting for {who} at {where}… (giving up after {join_timeout:g} s)", file=sys.stderr, flush=True)
+    print(f"waiting for {who} at {where}… (giving up after {join_timeout:g} s)", file=sys.stderr,
+          flush=True)
     return where
 
 # %% ../nbs/04c_runner.ipynb #bb93871e
 def _rank_settings(p:CheckedPoint, **how) -> dict:
     "What every rank is given, as JSON: the point as asked, its record's options, and the world it runs in."
     cuda, w = p.dev.type == "cuda", p.point.world
-    return dict(point=asdict(p.point), call=dict(run_id=p.run_id or new_run_id(), peak_measured=p.peak_measured),
-                device=str(p.dev), bs=p.bs, per_device_bs=p.bs // w.size if w.strong else p.bs, world_size=w.size,
+    return dict(point=asdict(p.point), call=dict(run_id=p.run_id or new_run_id(),
+                                                 peak_measured=p.peak_measured),
+                device=str(p.dev), bs=p.bs, per_device_bs=p.bs // w.size if w.strong else p.bs,
+                world_size=w.size,
                 nnodes=w.nnodes, strong=w.strong, backend="nccl" if cuda else "gloo",
-                device_name="cuda" if cuda and w.size > 1 else str(p.dev), threads=max(1, _cores() // w.nproc_per_node),
-                cuda_index=p.dev.index if cuda and w.nproc_per_node == 1 else None,  # one process: the GPU asked for
+                device_name="cuda" if cuda and w.size > 1 else str(p.dev),
+                threads=max(1, _cores() // w.nproc_per_node),
+                # one process: the GPU asked for
+                cuda_index=p.dev.index if cuda and w.nproc_per_node == 1 else None,
                 **how)
 
+# %% ../nbs/04c_runner.ipynb #b395454e
 def _gave_up(r:LaunchResult|None, where:str, join_timeout:float):
     "A machine that waited past the join timeout and has no result: its error says where it waited, and how long."
     if r is not None and r.status == "error" and "without a result" in (r.error or ""):
         r.error = f"gave up after {join_timeout:g} s waiting at {where}: {r.error}"
 
+# %% ../nbs/04c_runner.ipynb #21196fa2
 def _check_waits(sync_every, **seconds):
     "`BadInput` unless `sync_every` is a whole number ≥ 1 and every one of `seconds` is positive."
     check_int(sync_every, "--sync_every", min=1)
@@ -332,32 +396,38 @@ def launch(point:Point,               # the point; its world says how many proce
            **call,                   # the record's options (`check_point`): run_id, peak_measured
           ) -> LaunchResult|None:
     "Measure one point with its world's processes under torchrun; `None` where rank 0 is not."
-    return launched(check_launch(point, **call), timeout=timeout, collective_timeout=collective_timeout,
+    return launched(check_launch(point, **call), timeout=timeout,
+                    collective_timeout=collective_timeout,
                     sync_every=sync_every, join_timeout=join_timeout, device_warmup=device_warmup)
 
+# %% ../nbs/04c_runner.ipynb #be3aaddb
 def launched(p:CheckedPoint, # the point, checked for torchrun (`launch.check_launch`)
-             timeout:float=900.0, collective_timeout:float=300.0, sync_every:int=1, join_timeout:float=300.0,
+             timeout:float=900.0, collective_timeout:float=300.0, sync_every:int=1,
+             join_timeout:float=300.0,
              device_warmup:float|None=0, # `launch`'s options
             ) -> LaunchResult|None:
     "`launch` of a point already checked: its ranks started under torchrun, their result read back."
-    _check_waits(sync_every, timeout=timeout, collective_timeout=collective_timeout, join_timeout=join_timeout)
+    _check_waits(sync_every, timeout=timeout, collective_timeout=collective_timeout,
+                 join_timeout=join_timeout)
     kw = _rank_settings(p, sync_every=sync_every, collective_timeout=float(collective_timeout),
                         device_warmup=device_warmup)
     w = p.point.world
     cmd = torchrun_command(json.dumps(kw), w, join_timeout=join_timeout)
     where, t0 = _waiting(w, join_timeout), time.monotonic()
-    r = _torchrun(cmd, kw["threads"], timeout, lambda status, error: _as_world(failed(p, status, error), kw))
+    r = _torchrun(cmd, kw["threads"], timeout,
+                  lambda status, error: _as_world(failed(p, status, error), kw))
     if where and time.monotonic() - t0 >= join_timeout: _gave_up(r, where, join_timeout)
     return r
-
 
 # %% ../nbs/04c_runner.ipynb #89c1980f
 HOWS = ("inline", "isolated", "torchrun")
 
+# %% ../nbs/04c_runner.ipynb #f130479b
 def how_of(point:Point) -> str:
     "Where `point` says it runs: under torchrun for several processes (or machines), isolated, or here."
     return "torchrun" if point.world.launched else "isolated" if point.isolate else "inline"
 
+# %% ../nbs/04c_runner.ipynb #f8335ef7
 def run(point:Point,        # the point to measure
         how:str|None=None,  # inline, isolated or torchrun (default: the point's own, `how_of`)
         **options,          # the record's (`check_point`: progress, run_id, peak_measured); torchrun's (`launch`)
@@ -365,16 +435,19 @@ def run(point:Point,        # the point to measure
     "Measure one point where `how` says, always with the same engine: checked once, here; None without rank 0."
     how = check_choice(how or how_of(point), HOWS, "how")
     call = {k: options.pop(k) for k in CALL_OPTIONS if k in options}
-    if options and how != "torchrun": raise BadInput(f"{', '.join(options)}: options of torchrun, not of a point run {how}")
+    if options and how != "torchrun":
+        raise BadInput(f"{', '.join(options)}: options of torchrun, not of a point run {how}")
     p = check_launch(point, **call) if how == "torchrun" else check_point(point, **call)
     return run_checked(p, how, **options)
 
+# %% ../nbs/04c_runner.ipynb #46fd3be3
 def record_of(p:CheckedPoint, # a checked point
               how:str,        # where it runs: inline, isolated or torchrun
              ) -> Result:
     "The record of `p` before it is measured, as where it runs will make it (under torchrun: the world's record)."
     return _as_world(p.result(), _rank_settings(p)) if how == "torchrun" else p.result()
 
+# %% ../nbs/04c_runner.ipynb #3f24de3d
 def run_checked(p:CheckedPoint, # a point checked at the entry (`check_point`, or `check_launch` for torchrun)
                 how:str,        # inline, isolated or torchrun
                 book:PeakBook|None=None, # inline: the peaks its caller found, and how to measure one again

@@ -28,22 +28,29 @@ SCHEMA_VERSION = 1  # bumped when a column changes meaning; adding a column is n
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 WEIGHTS = ("fp32", "bf16", "fp16")  # the parameters' dtype; `precision` is then the autocast
 MODES = ("train", "infer", "latency", "generate")
-SERVING_MODES = ("latency", "generate")  # as served: synchronised requests, each timed as a client sees it
+# as served: synchronised requests, each timed as a client sees it
+SERVING_MODES = ("latency", "generate")
 OPTIMIZERS = ("sgd", "adamw")
-COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")  # `torch.compile`'s
-STATUSES = ("ok", "oom", "error", "killed")  # killed: the process died while measuring (host out of memory?)
+# `torch.compile`'s
+COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+# killed: the process died while measuring (host out of memory?)
+STATUSES = ("ok", "oom", "error", "killed")
 
-FAMILY_UNITS = dict(image="images", lm="tokens", unet3d="voxels", op="iterations", data="images")  # what each counts
+# what each counts
+FAMILY_UNITS = dict(image="images", lm="tokens", unet3d="voxels", op="iterations", data="images")
 
+# %% ../nbs/00a_schema.ipynb #9639d337
 def kind_of(workload:str, # a stored `workload` value
            ) -> str:
     "The family a stored `workload` value means: records written before families say `timm` for `image`."
     return "image" if workload == "timm" else workload
 
 # %% ../nbs/00a_schema.ipynb #9c0d1e02
-# families whose step is neither training nor inference (`-` as their mode), and those with no precision either
+# families whose step is neither training nor inference (`-` as their mode), and those with no
+# precision either
 NO_MODE, NO_PRECISION = ("op", "data"), ("data",)
 
+# %% ../nbs/00a_schema.ipynb #af79bb01
 def stepwise(workload:str, # a family, or a stored `workload` value
              mode:str,     # the mode asked for
              precision:str, # the precision asked for
@@ -55,6 +62,7 @@ def stepwise(workload:str, # a family, or a stored `workload` value
 # %% ../nbs/00a_schema.ipynb #1a7c82f9
 _TRUE, _FALSE = ("true", "1", "1.0"), ("false", "0", "0.0")
 
+# %% ../nbs/00a_schema.ipynb #85afa1dd
 def precision_2022(fp16, # a 2022 record's `fp16` flag: a bool, 0/1 or text
                   ) -> str|None:
     "The precision a 2022 record's `fp16` flag means: fp16, fp32, or None when it is missing or unreadable."
@@ -62,17 +70,24 @@ def precision_2022(fp16, # a 2022 record's `fp16` flag: a bool, 0/1 or text
     return "fp16" if v in _TRUE else "fp32" if v in _FALSE else None
 
 # %% ../nbs/00a_schema.ipynb #3ee100f4
-UNCONVERGED_HINT = ("its 95% CI did not reach the target in the time allowed: for a CPU, try a looser target "
+UNCONVERGED_HINT = ("its 95% CI did not reach the target in the time allowed: for a CPU, try a "
+                    "looser target "
                     "(--target_ci 0.05), fewer threads (OMP_NUM_THREADS), or a quieter machine; "
                     "elsewhere a longer --max_seconds")
-FIXED_STOP_HINT = ("it stopped where asked (--n_batches or --n_seconds) before its 95% CI reached the target: more "
+FIXED_STOP_HINT = ("it stopped where asked (--n_batches or --n_seconds) before its 95% CI reached "
+                   "the target: more "
                    "steps, or the automatic stop rule, would narrow it")
-# the condition of a run that beat the measured peak even after it was measured again: `mfu_measured` is missing
+# the condition of a run that beat the measured peak even after it was measured again:
+# `mfu_measured` is missing
 PEAK_BELOW = "measured peak below achieved"
-# the condition of a point whose device waited on the host: power far below its limit with the clock high
+# the condition of a point whose device waited on the host: power far below its limit with the clock
+# high
 HOST_BOUND = "host-bound"
 
+# %% ../nbs/00a_schema.ipynb #71f8cd89
 def _now(): return datetime.now(timezone.utc).isoformat()
+
+# %% ../nbs/00a_schema.ipynb #e548e615
 def new_run_id() -> str:
     "A fresh random run id."
     return uuid.uuid4().hex
@@ -159,22 +174,29 @@ class Result:
     datasheet_bandwidth_gbs:float|None=None  # the device's datasheet memory bandwidth (None: unknown)
     run_id:str=field(default_factory=new_run_id)
     timestamp:str=field(default_factory=_now)
-    def __post_init__(self): self.mode, self.precision = stepwise(self.workload, self.mode, self.precision)
+    def __post_init__(self):
+        self.mode, self.precision = stepwise(self.workload, self.mode, self.precision)
 
 # %% ../nbs/00a_schema.ipynb #53ea6fc5
 IDENTITY = dict(run_id=str, timestamp=str, schema_version=int, source=str)
 FINGERPRINT = dict(  # what `env.fingerprint` records about the machine and software
-    device_type=str, device_name=str, device_capability=str, device_mem_gb=float, device_count=int, driver=str,
-    cuda=str, cudnn=str, torch=str, timm=str, python=str, platform=str, cpu=str, cpu_count=int, torch_threads=int,
+    device_type=str, device_name=str, device_capability=str, device_mem_gb=float, device_count=int,
+    driver=str,
+    cuda=str, cudnn=str, torch=str, timm=str, python=str, platform=str, cpu=str, cpu_count=int,
+    torch_threads=int,
     transformers=str, monai=str,
-    sm_count=int, default_power_limit_w=float, gpu_uuid=str, pcie_gen=int, pcie_width=int, pcie_gen_max=int,
-    pcie_width_max=int, pcie_loaded=bool, mps_gpu_cores=int, mps_memory_gb=float, env_vars=str, env_id=str)
+    sm_count=int, default_power_limit_w=float, gpu_uuid=str, pcie_gen=int, pcie_width=int,
+    pcie_gen_max=int,
+    pcie_width_max=int, pcie_loaded=bool, mps_gpu_cores=int, mps_memory_gb=float, env_vars=str,
+    env_id=str)
 _TYPES = dict(str=str, int=int, float=float, bool=bool)
 
+# %% ../nbs/00a_schema.ipynb #4e871b64
 def _column_type(annotation:str) -> type:
     "The column type of a field annotated `annotation`: its first plain type (`int|str|None` is int)."
     return next(_TYPES[t] for t in re.split(r"\s*\|\s*", str(annotation)) if t in _TYPES)
 
+# %% ../nbs/00a_schema.ipynb #2eeff0c4
 def _result_columns() -> tuple[dict, dict]:
     "`Result`'s settings and measurements as columns: the fields before `status`, and from it on."
     cols = {f.name: _column_type(f.type) for f in fields(Result) if f.name not in IDENTITY}
@@ -184,16 +206,23 @@ def _result_columns() -> tuple[dict, dict]:
 # %% ../nbs/00a_schema.ipynb #d7b69a51
 COLUMN_GROUPS = dict(identity=IDENTITY, **dict(zip(("settings", "measured"), _result_columns())),
                      fingerprint=FINGERPRINT)
-COLUMNS = {k: t for g in COLUMN_GROUPS.values() for k, t in g.items()}  # name -> Python type, in schema order
+# name -> Python type, in schema order
+COLUMNS = {k: t for g in COLUMN_GROUPS.values() for k, t in g.items()}
 
 # the schema columns no part of a report reads: a report reads only `REPORT_COLUMNS` of a store
-_UNREAD = ("schema_version", "n_seconds", "max_seconds", "run_number", "nnodes", "backend", "strong", "error",
-           "step_median_s", "step_iqr_s", "n_steps", "warmup_steps", "block_steps", "wall_seconds", "peak_reserved_mb",
-           "mps_driver_mb", "alloc_retries", "recompiles", "compile_fallback", "flops_per_sample", "rank_spread",
+_UNREAD = ("schema_version", "n_seconds", "max_seconds", "run_number", "nnodes", "backend",
+           "strong", "error",
+           "step_median_s", "step_iqr_s", "n_steps", "warmup_steps", "block_steps", "wall_seconds",
+           "peak_reserved_mb",
+           "mps_driver_mb", "alloc_retries", "recompiles", "compile_fallback", "flops_per_sample",
+           "rank_spread",
            "clock_rank", "temp_rank", "ddp",
-           "flops_per_sample_formula", "workload_note", "peak_tflops", "telemetry_samples", "sm_clock_mhz",
-           "max_sm_clock_mhz", "sm_clock_start_mhz", "sm_clock_end_mhz", "temp_start_c", "temp_end_c", "transformers",
-           "monai", "sm_count", "mps_gpu_cores", "mps_memory_gb", "env_vars", "loss_scale", "host_sync", "pcie_loaded")
+           "flops_per_sample_formula", "workload_note", "peak_tflops", "telemetry_samples",
+           "sm_clock_mhz",
+           "max_sm_clock_mhz", "sm_clock_start_mhz", "sm_clock_end_mhz", "temp_start_c",
+           "temp_end_c", "transformers",
+           "monai", "sm_count", "mps_gpu_cores", "mps_memory_gb", "env_vars", "loss_scale",
+           "host_sync", "pcie_loaded")
 REPORT_COLUMNS = tuple(c for c in COLUMNS if c not in _UNREAD)  # what a report reads of a store
 
 # %% ../nbs/00a_schema.ipynb #33fe3db9
@@ -201,9 +230,12 @@ def _row(self:Result, fp:dict|None=None, # the fingerprint of the environment it
         ) -> dict:
     "The flat record the store, W&B and the analysis read."
     d = asdict(self)
-    if isinstance(d["size"], str): d["size"] = None  # an anisotropic patch: kept in `patch`, `size` stays a number
-    out = dict(run_id=d.pop("run_id"), timestamp=d.pop("timestamp"), schema_version=SCHEMA_VERSION, source="local", **d)
-    for k, v in (fp or {}).items():  # the timed window's reading where there is one, else the fingerprint's
+    # an anisotropic patch: kept in `patch`, `size` stays a number
+    if isinstance(d["size"], str): d["size"] = None
+    out = dict(run_id=d.pop("run_id"), timestamp=d.pop("timestamp"), schema_version=SCHEMA_VERSION,
+               source="local", **d)
+    # the timed window's reading where there is one, else the fingerprint's
+    for k, v in (fp or {}).items():
         if out.get(k) is None: out[k] = v
     return out
 
@@ -213,7 +245,8 @@ Result.row = _row
 def _label(self:Result) -> str:
     "What `size` means for this family: `224px`, `seq 1024`, `patch 32x128x128`, `N 4096`, `crop 224`."
     s = self.size
-    named = dict(lm=f"seq {self.seq_len}", unet3d=f"patch {self.patch or s}", op=f"N {s}", data=f"crop {s}")
+    named = dict(lm=f"seq {self.seq_len}", unet3d=f"patch {self.patch or s}", op=f"N {s}",
+                 data=f"crop {s}")
     return named.get(kind_of(self.workload), f"{s}px")
 
 Result.label = _label
@@ -222,6 +255,7 @@ Result.label = _label
 import math
 _SI = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
+# %% ../nbs/00a_schema.ipynb #5030b96e
 def num_text(x, # a number (None, NaN, NA: empty; inf: ∞)
              unit:str="", # what it counts, after the prefix: `FLOP/s`
             ) -> str:
@@ -233,29 +267,36 @@ def num_text(x, # a number (None, NaN, NA: empty; inf: ∞)
     r = float(f"{x:.3g}")  # rounded first: 999.7 is `1 k`, not `1e+03`
     f, p = next(((f, p) for f, p in _SI if abs(r) >= f), (1, ""))
     if r == 0: return f"0 {unit}" if unit else "0"
-    s = f"{r / f:#.3g}".rstrip(".") if p or abs(r) >= 1e-3 else f"{r:.{2 - math.floor(math.log10(abs(r)))}f}"
+    s = (f"{r / f:#.3g}".rstrip(".") if p or abs(r) >= 1e-3
+         else f"{r:.{2 - math.floor(math.log10(abs(r)))}f}")
     return f"{s} {p}{unit}" if p or unit else s
 
 # %% ../nbs/00a_schema.ipynb #0ed2f59c
 _pct = lambda v: "n/a" if v is None else f"{100*v:.1f}%"
 
+# %% ../nbs/00a_schema.ipynb #12583526
 def _head(r:Result) -> list[str]:
     "The point, its throughput with the interval, and its step times."
     ci = f"± {100*r.ci_rel:.1f}% (95% CI)" if r.ci_rel is not None else "(one step: no CI)"
     if r.ci_target_met is False: ci += f"  ! target ±{100*r.target_ci:g}% not reached"
     per = f"blocks of {r.block_steps} steps: " if r.block_steps > 1 else ""
-    return [f"  throughput   {num_text(r.throughput)} {r.unit}/s {ci}",  # three figures, as the report
-            f"  step         {per}median {1e3*r.step_median_s:.2f} ms, IQR {1e3*r.step_iqr_s:.2f} ms; "
+    # three figures, as the report
+    return [f"  throughput   {num_text(r.throughput)} {r.unit}/s {ci}",
+            f"  step         {per}median {1e3*r.step_median_s:.2f} ms, IQR {1e3*r.step_iqr_s:.2f} "
+            "ms; "
             f"{r.n_steps} steps in {r.seconds:.1f} s after {r.warmup_steps} warm-up steps"]
 
+# %% ../nbs/00a_schema.ipynb #1334f28f
 def _work(r:Result) -> list[str]:
     "FLOPs, memory and bandwidth, on one line."
     x = []
     if r.flops_per_sample:
-        x.append(f"{num_text(r.flops_per_sample, 'FLOP')}/{r.unit[:-1] or 'sample'} → {num_text(r.tflops * 1e12, 'FLOP/s')}")
+        x.append(f"{num_text(r.flops_per_sample, 'FLOP')}/{r.unit[:-1] or 'sample'} → "
+                 f"{num_text(r.tflops * 1e12, 'FLOP/s')}")
     if r.peak_mem_mb is not None: x.append(f"peak memory {r.peak_mem_mb:,.0f} MiB (reserved "
                                            f"{r.peak_reserved_mb:,.0f} MiB)")
-    if r.mps_driver_mb is not None: x.append(f"MPS driver memory {r.mps_driver_mb:,.0f} MiB (current, not a peak)")
+    if r.mps_driver_mb is not None:
+        x.append(f"MPS driver memory {r.mps_driver_mb:,.0f} MiB (current, not a peak)")
     if r.bandwidth_gbs is not None: x.append(f"{r.bandwidth_gbs:,.1f} GB/s")
     return ["  " + "; ".join(x)] if x else []
 
@@ -263,97 +304,144 @@ def _work(r:Result) -> list[str]:
 def _mfu(r:Result) -> list[str]:
     "MFU against the datasheet peak and against the measured one, each with its reference (none without FLOPs)."
     if not r.flops_per_sample: return []
-    sheet = f" ({num_text(r.peak_tflops * 1e12, 'FLOP/s')})" if r.peak_tflops else " (no datasheet peak for this device)"
-    meas = (f" of measured ({num_text(r.measured_peak_tflops * 1e12, 'FLOP/s')})" if r.measured_peak_tflops
+    sheet = (f" ({num_text(r.peak_tflops * 1e12, 'FLOP/s')})" if r.peak_tflops
+             else " (no datasheet peak for this device)")
+    meas = (f" of measured ({num_text(r.measured_peak_tflops * 1e12, 'FLOP/s')})"
+            if r.measured_peak_tflops
             else " (no measured peak: --measure_peak)")
-    below = f" ({PEAK_BELOW})" if r.mfu_measured is None and PEAK_BELOW in (r.conditions or "") else ""
-    if r.flops_effective: below = " (effective FLOP/s: fast convolution algorithms do less arithmetic than counted)"
-    return [f"  mfu          {_pct(r.mfu)} of datasheet{sheet}, mfu_measured {_pct(r.mfu_measured)}{below}{meas}"]
+    below = (f" ({PEAK_BELOW})" if r.mfu_measured is None and PEAK_BELOW in (r.conditions or "")
+             else "")
+    if r.flops_effective:
+        below = " (effective FLOP/s: fast convolution algorithms do less arithmetic than counted)"
+    return [f"  mfu          {_pct(r.mfu)} of datasheet{sheet}, mfu_measured "
+            f"{_pct(r.mfu_measured)}{below}{meas}"]
 
+# %% ../nbs/00a_schema.ipynb #5aa93299
 def _energy(r:Result) -> list[str]:
     "The window's energy and per item, or that it was not measured (none where no source was tried)."
     if r.energy_source and r.energy_j is not None:
-        return [f"  energy       {r.energy_j:,.1f} J, {r.joules_per_sample:.3g} J/{r.unit[:-1]} ({r.energy_source})"]
-    return [f"  energy       not measured (energy_source {r.energy_source})"] if r.energy_source else []
+        return [f"  energy       {r.energy_j:,.1f} J, {r.joules_per_sample:.3g} J/{r.unit[:-1]} "
+                f"({r.energy_source})"]
+    return ([f"  energy       not measured (energy_source {r.energy_source})"] if r.energy_source
+            else [])
 
+# %% ../nbs/00a_schema.ipynb #c26fe9c8
 def _efficiency(r:Result) -> list[str]:
     "MFU against the datasheet and the measured peak, and the energy."
     return [*_mfu(r), *_energy(r)]
 
+# %% ../nbs/00a_schema.ipynb #d02046c7
 def _conditions(r:Result) -> list[str]:
     "Telemetry, the verdict, and everything that makes the number less than it seems."
     out = []
     if r.sm_clock_mhz:
-        out.append(f"  telemetry    SM clock {r.sm_clock_mhz:,.0f} MHz ({_pct(r.sm_clock_ratio)} of boost), max "
-                   f"{r.temp_max_c} °C, {r.power_mean_w or 0:,.0f} W of {r.power_limit_w or 0:,.0f} W"
+        out.append(f"  telemetry    SM clock {r.sm_clock_mhz:,.0f} MHz ({_pct(r.sm_clock_ratio)} "
+                   "of boost), max "
+                   f"{r.temp_max_c} °C, {r.power_mean_w or 0:,.0f} W of "
+                   f"{r.power_limit_w or 0:,.0f} W"
                    + (f", throttle: {r.throttle}" if r.throttle else ""))
     if r.conditions == "ok": out.append("  conditions   ok")
     elif r.conditions: out.append(f"  ! conditions: {r.conditions}")
     if r.workload_note: out.append(f"  note: {r.workload_note}")
     if r.alloc_retries:
-        out.append(f"  ! {r.alloc_retries} allocator retries while timed: at the edge of memory, slower than it "
+        out.append(f"  ! {r.alloc_retries} allocator retries while timed: at the edge of memory, "
+                   "slower than it "
                    "would be")
     if r.compile_fallback: out.append("  ! compiled, but no graph was captured: this ran eagerly")
     if r.recompiles: out.append(f"  ! {r.recompiles} recompilations while timed")
-    if r.ci_target_met is False: out.append(f"  note: {UNCONVERGED_HINT if r.stop in (None, 'auto') else FIXED_STOP_HINT}")
+    if r.ci_target_met is False:
+        out.append(f"  note: {UNCONVERGED_HINT if r.stop in (None, 'auto') else FIXED_STOP_HINT}")
     return out
 
 # %% ../nbs/00a_schema.ipynb #6f2b77a2
 def _ms(v) -> str: return "n/a" if v is None else f"{v:,.2f} ms"
 
+# %% ../nbs/00a_schema.ipynb #0d69e360
 def _served(r:Result) -> list[str]:
     "Latency percentiles of the requests, and for generation the prefill, the decode and the memory it read."
     if r.lat_n is None: return []
-    p99 = _ms(r.lat_p99_ms) if r.lat_p99_ms is not None else f"n/a (needs 1,000 requests, {r.lat_n} ran)"
-    out = [f"  latency      p50 {_ms(r.lat_p50_ms)} (95% CI {_ms(r.lat_p50_lo_ms)} to {_ms(r.lat_p50_hi_ms)}), "
+    p99 = (_ms(r.lat_p99_ms) if r.lat_p99_ms is not None
+           else f"n/a (needs 1,000 requests, {r.lat_n} ran)")
+    out = [f"  latency      p50 {_ms(r.lat_p50_ms)} (95% CI {_ms(r.lat_p50_lo_ms)} to "
+           f"{_ms(r.lat_p50_hi_ms)}), "
            f"p90 {_ms(r.lat_p90_ms)}, p99 {p99}, max {_ms(r.lat_max_ms)}; {r.lat_n} requests"]
     if r.ttft_ms is None: return out
     tp99 = _ms(r.tpot_p99_ms) if r.tpot_p99_ms is not None else "n/a (under 1,000 steps)"
-    out += [f"  prefill      TTFT {_ms(r.ttft_ms)}: {num_text(r.prefill_tps)} prompt tokens/s (pp{r.prompt_len})",
+    out += [f"  prefill      TTFT {_ms(r.ttft_ms)}: {num_text(r.prefill_tps)} prompt tokens/s "
+            f"(pp{r.prompt_len})",
             f"  decode       TPOT p50 {_ms(r.tpot_p50_ms)}, p99 {tp99} over {r.tpot_n} steps: "
-            f"{num_text(r.decode_tps)} tokens/s in all, {num_text(r.decode_tps_per_seq)} per sequence (tg{r.gen_len})"]
-    bw = f" of {num_text(r.datasheet_bandwidth_gbs * 1e9, 'B/s')} datasheet" if r.datasheet_bandwidth_gbs else ""
-    out.append(f"  memory       {r.kv_cache} KV cache {num_text(r.kv_cache_bytes, 'B')}; a decode step reads "
-               f"{num_text(r.decode_bytes_per_step, 'B')}: {num_text((r.decode_bandwidth_gbs or 0) * 1e9, 'B/s')}{bw}")
+            f"{num_text(r.decode_tps)} tokens/s in all, {num_text(r.decode_tps_per_seq)} per "
+            f"sequence (tg{r.gen_len})"]
+    bw = (f" of {num_text(r.datasheet_bandwidth_gbs * 1e9, 'B/s')} datasheet"
+          if r.datasheet_bandwidth_gbs else "")
+    out.append(f"  memory       {r.kv_cache} KV cache {num_text(r.kv_cache_bytes, 'B')}; a decode "
+               "step reads "
+               f"{num_text(r.decode_bytes_per_step, 'B')}: "
+               f"{num_text((r.decode_bandwidth_gbs or 0) * 1e9, 'B/s')}{bw}")
     return out
 
 # %% ../nbs/00a_schema.ipynb #ebc54f69
 def _summary(self:Result) -> str:
     "A short human summary; a result that missed its CI target says so, with what to do."
-    head = f"{self.model} · {self.mode} · {self.precision} · bs {self.bs} · {self.label()} · {self.device}"
+    head = (f"{self.model} · {self.mode} · {self.precision} · bs {self.bs} · {self.label()} · "
+            f"{self.device}")
     if self.status != "ok": return f"{head}: {self.status.upper()} — {self.error}"
-    return "\n".join([head, *_head(self), *_served(self), *_work(self), *_efficiency(self), *_conditions(self)])
+    return "\n".join([head, *_head(self), *_served(self), *_work(self), *_efficiency(self),
+                      *_conditions(self)])
 
 Result.summary = _summary
 
 # %% ../nbs/00a_schema.ipynb #59783d9e
 _EXAMPLE = dict(
-    timestamp="2026-01-02T03:04:05+00:00", schema_version=SCHEMA_VERSION, source="local", workload="image",
-    model="resnet50", unit="images", size=224, patch=None, seq_len=None, items_per_sample=1, bs=64, precision="fp16",
-    mode="train", device="cuda:0", channels_last=True, compile=False, compile_mode=None, optimizer="sgd", fused=False,
-    stop="auto", n_batches=None, n_seconds=None, target_ci=0.01, max_seconds=30.0, run_number=1, world_size=1, nnodes=1,
-    per_device_bs=64, backend="nccl", strong=False, status="ok", error=None, throughput=1234.5, throughput_ci=6.2,
-    ci_rel=0.005, ci_target_met=True, step_median_s=0.0518, step_iqr_s=0.0004, n_steps=120, seconds=6.2,
-    n_items=7680, warmup_steps=5, warmup_seconds=1.5, block_steps=1, wall_seconds=6.21, peak_mem_mb=10240.0,
-    peak_reserved_mb=11264.0, mps_driver_mb=None, alloc_retries=0, recompiles=None, compile_fallback=None,
-    flops_per_sample=12.3e9, tflops=45.6, rank_spread=0.0, flops_per_sample_formula=None, bandwidth_gbs=None,
+    timestamp="2026-01-02T03:04:05+00:00", schema_version=SCHEMA_VERSION, source="local",
+    workload="image",
+    model="resnet50", unit="images", size=224, patch=None, seq_len=None, items_per_sample=1, bs=64,
+    precision="fp16",
+    mode="train", device="cuda:0", channels_last=True, compile=False, compile_mode=None,
+    optimizer="sgd", fused=False,
+    stop="auto", n_batches=None, n_seconds=None, target_ci=0.01, max_seconds=30.0, run_number=1,
+    world_size=1, nnodes=1,
+    per_device_bs=64, backend="nccl", strong=False, status="ok", error=None, throughput=1234.5,
+    throughput_ci=6.2,
+    ci_rel=0.005, ci_target_met=True, step_median_s=0.0518, step_iqr_s=0.0004, n_steps=120,
+    seconds=6.2,
+    n_items=7680, warmup_steps=5, warmup_seconds=1.5, block_steps=1, wall_seconds=6.21,
+    peak_mem_mb=10240.0,
+    peak_reserved_mb=11264.0, mps_driver_mb=None, alloc_retries=0, recompiles=None,
+    compile_fallback=None,
+    flops_per_sample=12.3e9, tflops=45.6, rank_spread=0.0, flops_per_sample_formula=None,
+    bandwidth_gbs=None,
     clock_rank=None, temp_rank=None, ddp=None,
-    workload_note=None, mfu=0.146, peak_tflops=312.0, mfu_measured=0.2, measured_peak_tflops=228.0, conditions="ok",
-    telemetry_samples=62, sm_clock_mhz=1410.0, max_sm_clock_mhz=1410.0, sm_clock_ratio=1.0, sm_clock_start_mhz=1410.0,
-    sm_clock_end_mhz=1410.0, temp_start_c=45.0, temp_end_c=61.0, temp_max_c=61.0, power_mean_w=352.0,
-    power_limit_w=400.0, throttle=None, energy_j=2182.4, energy_source="nvml-counter", joules_per_sample=0.284,
-    device_type="cuda", device_name="NVIDIA A100-SXM4-80GB", device_capability="8.0", device_mem_gb=79.15,
-    device_count=1, driver="550.54", cuda="12.4", cudnn="90100", torch="2.5.1", timm="1.0.11", python="3.11.7",
-    platform="Linux-x86_64", cpu="AMD EPYC 7763", cpu_count=32, torch_threads=16, transformers="4.46.3", monai="1.4.0",
+    workload_note=None, mfu=0.146, peak_tflops=312.0, mfu_measured=0.2, measured_peak_tflops=228.0,
+    conditions="ok",
+    telemetry_samples=62, sm_clock_mhz=1410.0, max_sm_clock_mhz=1410.0, sm_clock_ratio=1.0,
+    sm_clock_start_mhz=1410.0,
+    sm_clock_end_mhz=1410.0, temp_start_c=45.0, temp_end_c=61.0, temp_max_c=61.0,
+    power_mean_w=352.0,
+    power_limit_w=400.0, throttle=None, energy_j=2182.4, energy_source="nvml-counter",
+    joules_per_sample=0.284,
+    device_type="cuda", device_name="NVIDIA A100-SXM4-80GB", device_capability="8.0",
+    device_mem_gb=79.15,
+    device_count=1, driver="550.54", cuda="12.4", cudnn="90100", torch="2.5.1", timm="1.0.11",
+    python="3.11.7",
+    platform="Linux-x86_64", cpu="AMD EPYC 7763", cpu_count=32, torch_threads=16,
+    transformers="4.46.3", monai="1.4.0",
     sm_count=108,
-    default_power_limit_w=400.0, gpu_uuid="GPU-00000000-0000-0000-0000-000000000000", pcie_gen=4, pcie_width=16,
-    pcie_gen_max=4, pcie_width_max=16, pcie_loaded=False, mps_gpu_cores=None, mps_memory_gb=None, env_vars="{}", env_id="0123456789ab",
-    weights=None, global_bs=None, runtime_s=None, prompt_len=None, gen_len=None, lat_n=None, lat_p50_ms=None,
-    lat_p90_ms=None, lat_p99_ms=None, lat_max_ms=None, lat_p50_lo_ms=None, lat_p50_hi_ms=None, kv_cache=None,
-    ttft_ms=None, tpot_n=None, tpot_p50_ms=None, tpot_p99_ms=None, prefill_tps=None, decode_tps=None,
-    decode_tps_per_seq=None, kv_cache_bytes=None, decode_bytes_per_step=None, decode_bandwidth_gbs=None,
+    default_power_limit_w=400.0, gpu_uuid="GPU-00000000-0000-0000-0000-000000000000", pcie_gen=4,
+    pcie_width=16,
+    pcie_gen_max=4, pcie_width_max=16, pcie_loaded=False, mps_gpu_cores=None, mps_memory_gb=None,
+    env_vars="{}", env_id="0123456789ab",
+    weights=None, global_bs=None, runtime_s=None, prompt_len=None, gen_len=None, lat_n=None,
+    lat_p50_ms=None,
+    lat_p90_ms=None, lat_p99_ms=None, lat_max_ms=None, lat_p50_lo_ms=None, lat_p50_hi_ms=None,
+    kv_cache=None,
+    ttft_ms=None, tpot_n=None, tpot_p50_ms=None, tpot_p99_ms=None, prefill_tps=None,
+    decode_tps=None,
+    decode_tps_per_seq=None, kv_cache_bytes=None, decode_bytes_per_step=None,
+    decode_bandwidth_gbs=None,
     datasheet_bandwidth_gbs=None, loss_scale=None, host_sync=False, flops_effective=False)
 
+# %% ../nbs/00a_schema.ipynb #cf82a47c
 def example_row(**kw, # fields to change
                ) -> dict:
     "A complete run record with made-up but plausible values, a fresh `run_id` each time: for tests and examples."
@@ -395,20 +483,22 @@ class StopRule:
         if elapsed >= self.max_seconds: return True
         return stats.total * per >= self.min_seconds and stats.ci_rel() <= self.target_ci
 
+# %% ../nbs/00a_schema.ipynb #27f0304b
 def _check_stop(r:StopRule):
     "`BadInput` in one line for a stop rule that cannot work: two rules at once, a count or a time out of range."
     if r.n_batches is not None and r.n_seconds is not None:
         raise BadInput(f"--n_batches {r.n_batches} and --n_seconds {r.n_seconds} both given: "
                        "use one of them, or neither for the automatic stop rule")
     for k in ("n_batches", "min_steps"):
-        if getattr(r, k) is not None: check_int(getattr(r, k), k, accepted="a positive whole number")
+        if getattr(r, k) is not None:
+            check_int(getattr(r, k), k, accepted="a positive whole number")
     for k in ("n_seconds", "max_seconds", "target_ci", "min_seconds"):
         v = getattr(r, k)
         if v is None or (k == "min_seconds" and v == 0): continue  # min_seconds 0: no minimum
         check_number(v, k, min=0, min_inclusive=False, accepted="a positive finite number")
     if not r.target_ci < 1:
-        raise BadInput(f"target_ci {r.target_ci!r} must be a fraction between 0 and 1, e.g. 0.01 for ±1%")
-
+        raise BadInput(f"target_ci {r.target_ci!r} must be a fraction between 0 and 1, e.g. 0.01 "
+                       "for ±1%")
 
 # %% ../nbs/00a_schema.ipynb #9883232a
 @dataclass(frozen=True)
@@ -513,30 +603,36 @@ class Point:
     def _replace(self, changes:dict) -> Point:
         changes = dict(changes)
         if bad := sorted(set(changes) - set(POINT_FIELDS) - set(_NESTED)):
-            raise BadInput(f"unknown setting(s) {', '.join(bad)}: accepted are {', '.join(POINT_FIELDS)}")
+            raise BadInput(f"unknown setting(s) {', '.join(bad)}: accepted are "
+                           f"{', '.join(POINT_FIELDS)}")
         for name, cls in _NESTED.items():
             flat = {k: changes.pop(k) for k in list(changes) if _NESTED_NAMES.get(k) == name}
             changes[name] = _nested(cls, changes.pop(name, getattr(self, name)), flat)
         return dataclasses.replace(self, **changes)
 
+# %% ../nbs/00a_schema.ipynb #a7e5e195
 def _nested(cls, base, flat:dict):
     "`base` (a `cls`, or its dict as JSON holds it) with the flat settings `flat`; `BadInput` for unknown ones."
     d = {**(asdict(base) if dataclasses.is_dataclass(base) else dict(base or {})), **flat}
     if bad := sorted(set(d) - {f.name for f in fields(cls)}):
-        raise BadInput(f"unknown setting(s) {', '.join(bad)}: accepted are {', '.join(f.name for f in fields(cls))}")
+        raise BadInput(f"unknown setting(s) {', '.join(bad)}: accepted are "
+                       f"{', '.join(f.name for f in fields(cls))}")
     return cls(**d)
 
+# %% ../nbs/00a_schema.ipynb #5bac304c
 _NESTED = dict(stop=StopRule, world=WorldSpec)  # the records a point nests, by its field
-_NESTED_NAMES = {f.name: name for name, cls in _NESTED.items() for f in fields(cls)}  # a flat name: its record
+# a flat name: its record
+_NESTED_NAMES = {f.name: name for name, cls in _NESTED.items() for f in fields(cls)}
 # every setting by its flat name, in `Point`'s order: the flags of `ready-steady-go`
-POINT_FIELDS = tuple(g.name for f in fields(Point) for g in (fields(_NESTED[f.name]) if f.name in _NESTED else [f]))
-
+POINT_FIELDS = tuple(g.name for f in fields(Point)
+                     for g in (fields(_NESTED[f.name]) if f.name in _NESTED else [f]))
 
 # %% ../nbs/00a_schema.ipynb #e75a954d
 # how a point runs: where, not what (not `benchmark`'s to take)
 RUN_FIELDS = (*(f.name for f in fields(WorldSpec)), "isolate")
 STOP_FIELDS = tuple(f.name for f in fields(StopRule))  # the stop rule
 
+# %% ../nbs/00a_schema.ipynb #6a9be0f8
 def params_of(cls=Point, # a dataclass whose fields carry their help as comments
               but:tuple=(), # fields left out
               only:tuple|None=None, # only these fields (default: all)
@@ -544,54 +640,70 @@ def params_of(cls=Point, # a dataclass whose fields carry their help as comments
               **defaults, # defaults other than the fields'
              ) -> list[inspect.Parameter]:
     "The fields of `cls` as parameters, each annotated with its help: `Annotated[type, help]`."
-    from fastcore.docments import docments  # only when asked: the command line's refusals stay quick
+    # only when asked: the command line's refusals stay quick
+    from fastcore.docments import docments
     hints, docs = typing.get_type_hints(cls), docments(cls)
     out = []
     for f in fields(cls):
-        if dataclasses.is_dataclass(hints[f.name]):  # a nested record: its fields, by their flat names
+        # a nested record: its fields, by their flat names
+        if dataclasses.is_dataclass(hints[f.name]):
             out += params_of(hints[f.name], but, only, kind, **defaults); continue
         if f.name in but or (only is not None and f.name not in only): continue
         out.append(inspect.Parameter(f.name, kind, default=defaults.get(f.name, f.default),
-                                     annotation=Annotated[hints[f.name], _help(f, docs[f.name], defaults)]))
+                                     annotation=Annotated[hints[f.name],
+                                                          _help(f, docs[f.name], defaults)]))
     return out
 
+# %% ../nbs/00a_schema.ipynb #1408654d
 def _help(f:dataclasses.Field, doc:str, defaults:dict) -> str:
     "A field's help; where the caller's default is None in place of the field's, the field's is what it falls back to."
     if f.name not in defaults or defaults[f.name] is not None or f.default is None: return doc
-    return f"{doc} (default: {f.default:g})" if isinstance(f.default, float) else f"{doc} (default: {f.default})"
+    return (f"{doc} (default: {f.default:g})" if isinstance(f.default, float)
+            else f"{doc} (default: {f.default})")
 
+# %% ../nbs/00a_schema.ipynb #1e9ac915
 def settings_of(p:Point) -> dict:
     "What `benchmark` takes from a point: every field but how it runs."
     return {k: v for k, v in p.flat().items() if k not in RUN_FIELDS}
 
 # %% ../nbs/00a_schema.ipynb #0223d1d4
-_RDZV_ID = re.compile(r"[!-~]{1,128}")  # printable ASCII, no space: a key in torchrun's rendezvous store
+# printable ASCII, no space: a key in torchrun's rendezvous store
+_RDZV_ID = re.compile(r"[!-~]{1,128}")
 
+# %% ../nbs/00a_schema.ipynb #329f85bb
 def check_rdzv_id(rdzv_id:str|None, # the rendezvous id asked for (None: derived from the settings)
                   rdzv_endpoint:str|None=None, # the c10d rendezvous where it names a job
                  ):
     "`BadInput` in one line unless `rdzv_id` is None, or one word of printable characters given with an endpoint."
     if rdzv_id is None: return
     if not _RDZV_ID.fullmatch(str(rdzv_id)):
-        raise BadInput(f"--rdzv_id {rdzv_id!r}: accepted is 1 to 128 printable ASCII characters without spaces, "
+        raise BadInput(f"--rdzv_id {rdzv_id!r}: accepted is 1 to 128 printable ASCII characters "
+                       "without spaces, "
                        "the same on every machine, e.g. --rdzv_id job-42")
     if not rdzv_endpoint:
-        raise BadInput(f"--rdzv_id {rdzv_id!r} names a job at a c10d rendezvous: give --rdzv_endpoint host:port too")
+        raise BadInput(f"--rdzv_id {rdzv_id!r} names a job at a c10d rendezvous: give "
+                       "--rdzv_endpoint host:port too")
 
-# host[:port]; an IPv6 host in brackets; the port in ASCII digits (`\d` takes `٢٩٤١١` too), few enough for `int`
+# %% ../nbs/00a_schema.ipynb #8a04e873
+# host[:port]; an IPv6 host in brackets; the port in ASCII digits (`\d` takes `٢٩٤١١` too), few
+# enough for `int`
 _HOST_PORT = re.compile(r"(\[[0-9a-fA-F:]+\]|[\w.-]+)(?::([0-9]{1,5}))?")
 
+# %% ../nbs/00a_schema.ipynb #8f85a7ee
 def check_endpoint(v:str, # the `--rdzv_endpoint` given
                   ) -> str:
     "`v` as `host[:port]`, the port from 1 to 65535; `BadInput` in one line otherwise (torchrun would fail silently)."
     s = str(v).strip()
     if not (m := _HOST_PORT.fullmatch(s)):
-        raise BadInput(f"--rdzv_endpoint {str(v)[:80]!r}: accepted is host[:port], the port in digits 0-9, "
+        raise BadInput(f"--rdzv_endpoint {str(v)[:80]!r}: accepted is host[:port], the port in "
+                       "digits 0-9, "
                        "e.g. 10.0.0.1:29400")
     if m[2] is not None and not 1 <= int(m[2]) <= 65535:
-        raise BadInput(f"--rdzv_endpoint {v!r}: port {int(m[2])} must be a whole number at least 1 and at most 65535")
+        raise BadInput(f"--rdzv_endpoint {v!r}: port {int(m[2])} must be a whole number at least 1 "
+                       "and at most 65535")
     return s
 
+# %% ../nbs/00a_schema.ipynb #83b9be01
 def torchrun_options(p:Point) -> dict:
     "How `p` runs under torchrun: its world's settings, by their flat names."
     return asdict(p.world)
@@ -600,39 +712,55 @@ def torchrun_options(p:Point) -> dict:
 DEFAULT_STORE = "rsg-results.db"  # the SQLite results file in the working directory
 WANDB_MODES = ("disabled", "offline", "online")
 _POW2 = [2**i for i in range(3, 13)]  # 8 … 4096
-_MICRO = [2**i for i in range(8)]     # 1 … 128 sequences: the micro-batches of the GPT-2 comparisons
+# 1 … 128 sequences: the micro-batches of the GPT-2 comparisons
+_MICRO = [2**i for i in range(8)]
 _2022 = ["resnet50", "vgg19", "swin_s3_base_224", "gpt2", "unet3d"]
 PRESETS = dict(
-    quick=dict(models=["test_resnet", "test_convnext", "test_vit", "test-gpt2", "test-unet3d", "op:matmul",
-                       "data:imagenet"], precisions=["fp32"], modes=["train"], batch_sizes=[4, 8, 16],
+    quick=dict(models=["test_resnet", "test_convnext", "test_vit", "test-gpt2", "test-unet3d",
+                       "op:matmul",
+                       "data:imagenet"], precisions=["fp32"], modes=["train"],
+               batch_sizes=[4, 8, 16],
                family_bs=dict(lm=[2, 4], unet3d=[2], op=[1], data=[16]), size=64,
-               sizes={"test-unet3d": 32, "op:matmul": 256, "data:imagenet": 64}, seq_lens=[64], workers=1, repeats=1,
-               target_ci=0.03, min_steps=5, min_seconds=0.3, max_seconds=3.0, warmup=1, device_warmup=1.0, threads=1,
+               sizes={"test-unet3d": 32, "op:matmul": 256, "data:imagenet": 64}, seq_lens=[64],
+               workers=1, repeats=1,
+               target_ci=0.03, min_steps=5, min_seconds=0.3, max_seconds=3.0, warmup=1,
+               device_warmup=1.0, threads=1,
                # served: one latency and one generate combination, tiny
-               serving=dict(latency=["test_resnet"], generate=["test-gpt2"]), mode_bs=dict(latency=[1], generate=[1, 2]),
+               serving=dict(latency=["test_resnet"], generate=["test-gpt2"]),
+               mode_bs=dict(latency=[1], generate=[1, 2]),
                prompt_len=32, gen_len=8),
     # on a GPU, image models in both memory layouts: a precision's best may be its channels_last one
     standard=dict(models=_2022, precisions=["fp32", "fp16"], modes=["train"], batch_sizes=_POW2,
-                  family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1,
+                  family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None,
+                  repeats=1,
                   gpu_layouts=["nchw", "channels_last"]),
-    full=dict(models=_2022, precisions=["fp32", "fp16", "bf16"], modes=["train", "infer"], batch_sizes=_POW2,
+    full=dict(models=_2022, precisions=["fp32", "fp16", "bf16"], modes=["train", "infer"],
+              batch_sizes=_POW2,
               family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1,
               gpu_layouts=["nchw", "channels_last"]),
-    llm=dict(models=["gpt2", "gpt2-medium", "llama-160m", "llama-1b"], precisions=["fp32", "bf16", "fp16"],
+    llm=dict(models=["gpt2", "gpt2-medium", "llama-160m", "llama-1b"],
+             precisions=["fp32", "bf16", "fp16"],
              modes=["train"], batch_sizes=_MICRO, family_bs=dict(lm=_MICRO), size=None, repeats=1),
-    # inference as it is served: request latency of image models and the 3D U-Net, generation of LMs over concurrency
-    serve=dict(models=["gpt2", "llama-1b", "resnet50", "unet3d"], precisions=["bf16"], modes=["latency", "generate"],
+    # inference as it is served: request latency of image models and the 3D U-Net, generation of LMs
+    # over concurrency
+    serve=dict(models=["gpt2", "llama-1b", "resnet50", "unet3d"], precisions=["bf16"],
+               modes=["latency", "generate"],
                batch_sizes=[1, 8, 32], family_bs=dict(unet3d=[1]), size=None, repeats=1,
                serving=dict(latency=["resnet50", "unet3d"], generate=["gpt2", "llama-1b"])),
 )
-# concurrent sequences a generate sweep goes through, stopping at out-of-memory, unless batch sizes are given
+# concurrent sequences a generate sweep goes through, stopping at out-of-memory, unless batch sizes
+# are given
 CONCURRENCY = dict(gpu=[2**i for i in range(9)], cpu=[1, 2, 4])
-# where a preset says nothing: the engine's stop rule and warm-up (a point's), and the device warm-up's own default
-ENGINE_DEFAULTS = dict({f.name: f.default for f in fields(StopRule)}, warmup=Point.warmup, device_warmup=None)
+# where a preset says nothing: the engine's stop rule and warm-up (a point's), and the device
+# warm-up's own default
+ENGINE_DEFAULTS = dict({f.name: f.default for f in fields(StopRule)}, warmup=Point.warmup,
+                       device_warmup=None)
 
 # %% ../nbs/00a_schema.ipynb #4a6aff60
-SWEEP_POINT = ("prompt_len", "gen_len", "device", "workers", *STOP_FIELDS, "warmup", "channels_last", "compile", "optimizer", "global_bs", "isolate")
+SWEEP_POINT = ("prompt_len", "gen_len", "device", "workers", *STOP_FIELDS, "warmup",
+               "channels_last", "compile", "optimizer", "global_bs", "isolate")
 
+# %% ../nbs/00a_schema.ipynb #7b88788d
 def sweep_params(
     models:str|list|None=None,     # model names of any family (timm, gpt2, unet3d, op:matmul, data:imagenet), comma-separated or a list (default: the preset's)
     precisions:str|list|None=None, # fp32, tf32, fp16, bf16 (default: the preset's; standard: fp32,fp16)
@@ -660,6 +788,7 @@ def sweep_params(
     ):
     "The sweep's own parameters (`sweep` adds `Point`'s `SWEEP_POINT`)."
 
+# %% ../nbs/00a_schema.ipynb #6f25b09c
 def sweep_signature() -> inspect.Signature:
     "`sweep`'s signature: its own parameters, then `Point`'s that it passes on, None where a preset decides."
     own = list(inspect.signature(sweep_params, eval_str=True).parameters.values())

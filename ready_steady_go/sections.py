@@ -14,7 +14,8 @@ from .served import (
 from .schema import PEAK_BELOW
 from .analysis import (
     DEFAULT_WORK, EFFICIENCY_COLS, FAMILY_NAMES, POINT_KEYS, MEASURED_SOURCES, MISSED_MARK,
-    TIME_TO_TRAIN_COLS, analyse, best_batch, comparability_note, cost_per, flagged, mode_name, num_text,
+    TIME_TO_TRAIN_COLS, analyse, best_batch, comparability_note, cost_per, flagged, mode_name,
+    num_text,
     ranking, shared_models, EFFECTIVE, LIKE, at_largest, rate_name, time_to_train)
 from .analysis import _per_config
 from .analysis import (
@@ -31,23 +32,34 @@ from .page import (
 __all__ = ['PEAK_HEADER', 'energy_headers', 'model_index']
 
 # %% ../nbs/08d_sections.ipynb #ec9beae4
-_HOW_TO_READ = ("<p>Throughput is each family's own unit per second (images/s for image models and the input "
-                "pipeline, tokens/s for language models, voxels/s for 3D U-Nets, it/s for micro-ops) at each "
-                "configuration's best batch size (repeats combined by their median); a cost is per 1M images or tokens, "
-                "per 1G voxels, per 1k iterations. Numbers show three significant figures, with k, M, G, T for "
+_HOW_TO_READ = ("<p>Throughput is each family's own unit per second (images/s for image models and "
+                "the input "
+                "pipeline, tokens/s for language models, voxels/s for 3D U-Nets, it/s for "
+                "micro-ops) at each "
+                "configuration's best batch size (repeats combined by their median); a cost is per "
+                "1M images or tokens, "
+                "per 1G voxels, per 1k iterations. Numbers show three significant figures, with k, "
+                "M, G, T for "
                 "thousands to trillions. "
-    "<b>Relative throughput</b> is 100 × a device's best / the best of any device and precision on that model and "
-    "mode (the 2022 normalisation); averages over models are geometric means (the arithmetic means are in "
-    "<code>average.csv</code>). Error bars are a single run's 95% confidence interval, or the range of its repeats; "
-    "every ratio (speed-ups, throughput factors) carries its 95% interval, propagated from them, and says <i>no "
+    "<b>Relative throughput</b> is 100 × a device's best / the best of any device and precision on "
+    "that model and "
+    "mode (the 2022 normalisation); averages over models are geometric means (the arithmetic means "
+    "are in "
+    "<code>average.csv</code>). Error bars are a single run's 95% confidence interval, or the "
+    "range of its repeats; "
+    "every ratio (speed-ups, throughput factors) carries its 95% interval, propagated from them, "
+    "and says <i>no "
     "interval</i> where a result has none.</p>")
 
+# %% ../nbs/08d_sections.ipynb #af814c7c
 def _intro(pg:_Page) -> list[str]:
     "The title, what the numbers are for, what missed its CI target, how many runs went in, how to read them."
     e, runs, t = html.escape, pg.runs, pg.res["tidy"]
-    st = runs["status"].astype(str).value_counts() if "status" in runs else pd.Series({"ok": len(runs)})
+    st = (runs["status"].astype(str).value_counts() if "status" in runs
+          else pd.Series({"ok": len(runs)}))
     return [f"<h1>{e(pg.title)}</h1>", _about(runs, t), *_convergence(pg.res, pg.include),
-            f'<p class="meta">{len(runs):,} runs ({", ".join(f"{v:,} {e(k)}" for k, v in st.items())}) on '
+            f'<p class="meta">{len(runs):,} runs '
+            f'({", ".join(f"{v:,} {e(k)}" for k, v in st.items())}) on '
             f'{t["device"].nunique()} device(s), {t["label"].nunique()} model(s); generated '
             f'{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by ready-steady-go.</p>',
             _HOW_TO_READ]
@@ -55,29 +67,37 @@ def _intro(pg:_Page) -> list[str]:
 # %% ../nbs/08d_sections.ipynb #152d88e4
 def _pm(x) -> str: return "no interval" if pd.isna(x) else f"±{100 * x:.1f}%"
 
+# %% ../nbs/08d_sections.ipynb #73dd2492
 def _test_only(t:pd.DataFrame) -> str:
     "A note on the devices that ran only tiny test models, among devices that ran real ones."
-    real = ~t["workload"].isin(NO_TIME) if "workload" in t else pd.Series(True, index=t.index)  # a matmul is no model
+    # a matmul is no model
+    real = ~t["workload"].isin(NO_TIME) if "workload" in t else pd.Series(True, index=t.index)
     d = t[real.to_numpy()]
     only = d.assign(_t=_is_test(d["model"]).to_numpy()).groupby("device")["_t"].all()
     if not only.any() or only.all(): return ""
     devs = ", ".join(html.escape(str(d)) for d in only.index[only])
-    return (f'<p class="note"><b>{devs}: only tiny timm test models</b>, whose numbers show the pipeline working, '
+    return (f'<p class="note"><b>{devs}: only tiny timm test models</b>, whose numbers show the '
+            'pipeline working, '
             "not the hardware: they are ranked against no real model.</p>")
 
+# %% ../nbs/08d_sections.ipynb #ca325bc3
 def _about(runs:pd.DataFrame, t:pd.DataFrame) -> str:
     "What the numbers are for when they cannot rank hardware: every model a timm test model, or every device a CPU."
     test = bool(_is_test(t["model"]).all())
-    dt = runs["device_type"].dropna().astype(str) if "device_type" in runs else pd.Series([], dtype=object)
+    dt = runs["device_type"].dropna().astype(str) if "device_type" in runs else pd.Series([],
+                                                                                          dtype=object)
     cpu = bool(len(dt)) and bool(dt.eq("cpu").all())
     if not (test or cpu): return _test_only(t)
     what = {(True, True): "every model is a tiny timm test model and every device a CPU",
             (True, False): "every model is a tiny timm test model",
             (False, True): "every device is a CPU"}[test, cpu]
-    return (f'<p class="note"><b>These numbers show the pipeline working, not a hardware ranking</b>: {what}. To '
-            'compare hardware, measure real models on each machine (e.g. <code>ready-steady-go-sweep --preset '
+    return ('<p class="note"><b>These numbers show the pipeline working, not a hardware '
+            f'ranking</b>: {what}. To '
+            'compare hardware, measure real models on each machine (e.g. '
+            '<code>ready-steady-go-sweep --preset '
             'standard</code> on a GPU).</p>')
 
+# %% ../nbs/08d_sections.ipynb #bc7b238e
 def _convergence(res:dict, include:bool) -> list[str]:
     "How many points missed their CI target and what became of them; a device with none converged gets the fix."
     t, cv = res["tidy"], res["convergence"]
@@ -85,25 +105,32 @@ def _convergence(res:dict, include:bool) -> list[str]:
     if not u.any(): return []
     why = (f"their 95% CI missed its target (median {_pm(t.loc[u, 'ci_rel'].median())} against "
            f"{_pm(t.loc[u, 'target_ci'].median())})")
-    # a point: one configuration at one batch size, its repeats combined (a best point: at its fastest batch size)
-    pts = f"{int(u.sum())} of the {len(t)} measured points (a configuration at one batch size, its runs combined)"
+    # a point: one configuration at one batch size, its repeats combined (a best point: at its
+    # fastest batch size)
+    pts = (f"{int(u.sum())} of the {len(t)} measured points (a configuration at one batch size, "
+           "its runs combined)")
     out = [f'<p class="note">{pts} missed their CI target and are ranked '
-           f'anyway, as asked: {why}; they are hatched in bar charts, open circles in batch-size figures and marked '
+           f'anyway, as asked: {why}; they are hatched in bar charts, open circles in batch-size '
+           'figures and marked '
            f'{MISSED_MARK} in tables.</p>' if include else
            f'<p class="note">{pts} are left out of rankings, averages, '
            f'speed-ups and costs: {why}. They are the open circles of the batch-size figures; '
            '<code>--include_unconverged</code> ranks them anyway, marked.</p>']
     every = cv.loc[cv["unconverged"].eq(cv["points"]), "device"].tolist()
     if every:
-        out.append(f'<p class="note">Every point of {", ".join(html.escape(str(d)) for d in every)} missed its CI '
-                   'target: for numbers that converge, rerun with <code>--target_ci 0.05</code>, with fewer '
+        out.append('<p class="note">Every point of '
+                   f'{", ".join(html.escape(str(d)) for d in every)} missed its CI '
+                   'target: for numbers that converge, rerun with <code>--target_ci 0.05</code>, '
+                   'with fewer '
                    'threads (e.g. <code>OMP_NUM_THREADS=1</code>) or on a quieter machine.</p>')
     return out
 
+# %% ../nbs/08d_sections.ipynb #5470f029
 _GUARD_HEADERS = {"scope": "compared", "factor": "what differs", "values": "values (devices)",
                   "detail": "per device or precision",
                   "groups": "model and mode", "n_groups": "groups", "n_runs": "runs"}
 
+# %% ../nbs/08d_sections.ipynb #d12e031a
 def _guard(res:dict) -> list[str]:
     "The comparability guard's note above the ranking, its table folded under it; nothing when measured alike."
     g = res.get("comparability")
@@ -111,45 +138,61 @@ def _guard(res:dict) -> list[str]:
     g = g.assign(scope=g["scope"].map({"devices": "devices on a model",
                                        "precisions": "precisions on a device"}).fillna(g["scope"]))
     lead, _, rest = comparability_note(res["comparability"]).partition(": ")
-    return [f'<p class="note"><b>{html.escape(lead)}</b>: {html.escape(rest)} Besides the hardware, these change '
+    return [f'<p class="note"><b>{html.escape(lead)}</b>: {html.escape(rest)} Besides the '
+            'hardware, these change '
             'the numbers too: read the ranking and the speed-ups with them in mind.</p>',
             "<details><summary>What differs, per model and mode ranked together</summary>",
             _table(g.drop(columns="devices").rename(columns=_GUARD_HEADERS)), "</details>"]
 
+# %% ../nbs/08d_sections.ipynb #960b2d63
 def _flagged_note(best:pd.DataFrame, only_valid:bool) -> str:
     "A line on best points measured under flagged conditions (or on their being left out)."
     if only_valid:
-        return ("<p>Results measured under flagged conditions (throttling, a power cap, ...) are left out "
+        return ("<p>Results measured under flagged conditions (throttling, a power cap, ...) are "
+                "left out "
                 "(<code>only_valid</code>).</p>")
     if "conditions" not in best: return ""
-    f, eff = flagged(best), best["conditions"].fillna("").astype(str).str.contains(EFFECTIVE, regex=False)
-    note = (f'<p>{int(eff.sum())} of {len(best)} best points reached <i>{EFFECTIVE}</i>: more FLOP/s than the '
-            "matmul peak measured on their device, as convolutions computed with fewer multiplications (Winograd, FFT) "
-            "do; the device ran as it should, and their MFU against the measured peak is left empty.</p>"
+    f, eff = flagged(best), best["conditions"].fillna("").astype(str).str.contains(EFFECTIVE,
+                                                                                   regex=False)
+    note = (f'<p>{int(eff.sum())} of {len(best)} best points reached <i>{EFFECTIVE}</i>: more '
+            'FLOP/s than the '
+            "matmul peak measured on their device, as convolutions computed with fewer "
+            "multiplications (Winograd, FFT) "
+            "do; the device ran as it should, and their MFU against the measured peak is left "
+            "empty.</p>"
             if eff.any() else "")
     if not f.any(): return note
     what = ", ".join(html.escape(c) for c in sorted(set(best.loc[f, "conditions"].astype(str))))
-    return (f'<p class="note">{int(f.sum())} of {len(best)} best points were measured under flagged conditions '
-            f'({what}): their devices were not running as they should, and they are ranked as measured (see the '
-            '<i>conditions</i> column of the best points); <code>only_valid</code> leaves them out.</p>' + note)
+    return (f'<p class="note">{int(f.sum())} of {len(best)} best points were measured under '
+            'flagged conditions '
+            f'({what}): their devices were not running as they should, and they are ranked as '
+            'measured (see the '
+            '<i>conditions</i> column of the best points); <code>only_valid</code> leaves them '
+            'out.</p>' + note)
 
 # %% ../nbs/08d_sections.ipynb #5438f392
 def _num_or(x, fmt=num_text, inf="unbounded") -> str:
     return "" if pd.isna(x) else inf if np.isinf(x) else fmt(x) if callable(fmt) else fmt.format(x)
 
+# %% ../nbs/08d_sections.ipynb #8962f36f
 def _ci_text(lo, hi, fmt=num_text) -> str:
     "A 95% interval as `lo to hi`; `no interval` where a bound is unknown (unknown is not a zero uncertainty)."
-    return "no interval" if pd.isna(lo) or pd.isna(hi) else f"{_num_or(lo, fmt)} to {_num_or(hi, fmt)}"
+    return ("no interval" if pd.isna(lo) or pd.isna(hi)
+            else f"{_num_or(lo, fmt)} to {_num_or(hi, fmt)}")
 
+# %% ../nbs/08d_sections.ipynb #e4197f8e
 def _target(met, tg) -> str:
     t = "" if pd.isna(tg) else f" {_pm(tg)}"
     return "unknown" if pd.isna(met) else f"met{t}" if met else f"{MISSED_MARK} missed{t}"
 
+# %% ../nbs/08d_sections.ipynb #11eb91a3
 def _how_ran(d:pd.DataFrame) -> tuple[str, pd.Series]:
     "The precision column of a table of best points: `configuration` where a layout or compile is named, else `precision`."
-    if "configuration" not in d or d["configuration"].eq(d["precision"]).all(): return "precision", d["precision"]
+    if "configuration" not in d or d["configuration"].eq(d["precision"]).all():
+        return "precision", d["precision"]
     return "configuration", d["configuration"]
 
+# %% ../nbs/08d_sections.ipynb #3b4c2b23
 def _points(d:pd.DataFrame, unit:str, relative:bool=True) -> pd.DataFrame:
     "One family's best points as a table whose headers carry its unit, the interval and the CI target of each."
     unit = rate_name(unit)
@@ -158,84 +201,112 @@ def _points(d:pd.DataFrame, unit:str, relative:bool=True) -> pd.DataFrame:
     how, ran = _how_ran(d)
     out = pd.DataFrame({"device": d["device"], "model": d["label"], how: ran, "mode": d["mode"],
                         "batch size": d["bs"], f"throughput ({unit})": d["throughput"],
-                        f"95% CI ({unit})": [_ci_text(a, b) for a, b in zip(d["throughput_lo"], d["throughput_hi"])],
+                        f"95% CI ({unit})": [_ci_text(a, b) for a,
+                                             b in zip(d["throughput_lo"], d["throughput_hi"])],
                         "CI (±%)": 100 * d["ci_rel"],
-                        "CI target": [_target(m, g) for m, g in zip(d["ci_target_met"], d["target_ci"])],
+                        "CI target": [_target(m, g) for m,
+                                      g in zip(d["ci_target_met"], d["target_ci"])],
                         "runs": d["n_runs"], "peak memory (MiB)": d["peak_mem_mb"]})
     if relative: out["relative (%)"] = d["relative"]
     if "conditions" in d:
-        out["conditions"] = [c if isinstance(c, str) and c.strip() else "not recorded" for c in d["conditions"]]
+        out["conditions"] = [c if isinstance(c, str) and c.strip() else "not recorded"
+                             for c in d["conditions"]]
     return out.dropna(axis=1, how="all")
 
+# %% ../nbs/08d_sections.ipynb #3eb8608b
 def _speedups(sp:pd.DataFrame, mode:str) -> pd.DataFrame:
     "The precision speed-ups of one mode with their 95% intervals, in the figure's order (largest first)."
     d = sp[sp["mode"] == mode]
-    d = d.assign(_o=d.groupby("device")["speedup"].transform("max")).sort_values(["_o", "device", "speedup"],
-                                                                                 ascending=[False, True, False])
-    out = pd.DataFrame({"device": d["device"], "precision": d["precision"], "speed-up over fp32 (×)": d["speedup"],
-                        "95% CI (×)": [_ci_text(a, b, "{:.2f}") for a, b in zip(d["speedup_lo"], d["speedup_hi"])],
+    d = d.assign(_o=d.groupby("device")["speedup"].transform("max")).sort_values(["_o", "device",
+                                                                                  "speedup"],
+                                                                                 ascending=[False,
+                                                                                            True,
+                                                                                            False])
+    out = pd.DataFrame({"device": d["device"], "precision": d["precision"],
+                        "speed-up over fp32 (×)": d["speedup"],
+                        "95% CI (×)": [_ci_text(a, b, "{:.2f}") for a,
+                                       b in zip(d["speedup_lo"], d["speedup_hi"])],
                         "models": d["n_models"]})
-    if "basis" in d and d["basis"].ne(LIKE).any(): out["taken between"] = d["basis"]  # a best against a best
+    # a best against a best
+    if "basis" in d and d["basis"].ne(LIKE).any(): out["taken between"] = d["basis"]
     return out
 
 # %% ../nbs/08d_sections.ipynb #b1d0b451
-def _texts(xs) -> list: return [x or None for x in xs]  # numbers as text, missing ones empty (and droppable)
+def _texts(xs) -> list:  # numbers as text, missing ones empty (and droppable)
+    return [x or None for x in xs]
 
+# %% ../nbs/08d_sections.ipynb #b0028765
 def _time_column(d:pd.DataFrame) -> tuple[str, list]:
     "The time for each row's work: `time for 2T tokens` as the header when a family's rows share their work."
     test, timed = _is_test(d["model"]).to_numpy(), _timed(d)
     ws = d.loc[timed, "work"].unique()
     one = len(ws) == 1
-    cells = ["— (test model)" if t else "— (trains nothing)" if not k else s if one else f"{s} for {w}"
+    cells = ["— (test model)" if t else "— (trains nothing)" if not k else s if one
+             else f"{s} for {w}"
              for t, k, s, w in zip(test, timed, d["duration"], d["work"])]
     return (f"time for {ws[0]}" if one else "time"), cells
 
+# %% ../nbs/08d_sections.ipynb #8ad64dcb
 def _machine_rows(d:pd.DataFrame, unit:str) -> pd.DataFrame:
     "One family's rows of the This machine table: every number in the family's unit, the unconverged marked."
     r, (tname, times), (how, ran) = rate_name(unit), _time_column(d), _how_ran(d)
     ci = [_ci_text(a, b) for a, b in zip(d["throughput_lo"], d["throughput_hi"])]
     out = pd.DataFrame({"model": d["label"], how: ran, "mode": d["mode"].map(mode_name),
                         "batch size": d["bs"],
-                        f"best throughput ({r}, 95% CI)": [f"{x} ({c})" for x, c in zip(_marked(d), ci)],
+                        f"best throughput ({r}, 95% CI)": [f"{x} ({c})" for x,
+                                                           c in zip(_marked(d), ci)],
                         "achieved FLOP/s": _texts(num_text(x * 1e12) for x in d["tflops"]),
-                        "MFU (%)": 100 * d["mfu"], "MFU, measured peak (%)": 100 * d["mfu_measured"],
+                        "MFU (%)": 100 * d["mfu"],
+                        "MFU, measured peak (%)": 100 * d["mfu_measured"],
                         "peak memory (MiB)": d["peak_mem_mb"], tname: times,
                         "cost of that work ($)": d["work_usd"] if "work_usd" in d else np.nan,
                         f"$ per {cost_per(unit)[1]}": d["usd_per"]})
     if "conditions" in d: out["conditions"] = [_other_conditions(c) for c in d["conditions"]]
     return out.dropna(axis=1, how="all")
 
+# %% ../nbs/08d_sections.ipynb #74612838
 def _other_conditions(c) -> str:
     "A point's conditions besides a missed CI target (its † says that): `ok`, or what else was wrong."
     if not isinstance(c, str) or not c.strip(): return "not recorded"
-    rest = [x.strip() for x in c.split(";") if x.strip() and not x.strip().startswith("CI not reached")]
+    rest = [x.strip() for x in c.split(";") if x.strip()
+            and not x.strip().startswith("CI not reached")]
     return "; ".join(rest) or "ok"
 
-_RIGHT = ("best throughput", "95% CI", "achieved FLOP/s")  # numbers written as text (a mark, a prefix): right-aligned
+# %% ../nbs/08d_sections.ipynb #816832cf
+# numbers written as text (a mark, a prefix): right-aligned
+_RIGHT = ("best throughput", "95% CI", "achieved FLOP/s")
 
+# %% ../nbs/08d_sections.ipynb #d4f40d8e
 def _machine_section(pg:_Page) -> list[str]:
     "This machine: the one device's absolute numbers per family, model, precision and mode, every point in."
     m = pg.res.get("machine")
     if m is None or not len(m): return []
     n_u = int(m["unconverged"].sum())
-    missed = (f" {n_u} of the {len(m)} best points missed their CI target: they are here, marked {MISSED_MARK} with their "
+    missed = (f" {n_u} of the {len(m)} best points missed their CI target: they are here, marked "
+              f"{MISSED_MARK} with their "
               "interval, and left out of rankings." if n_u else "")
     table = lambda d, u: (lambda x: _table(x, right=[c for c in x if c.startswith(_RIGHT)]))(_machine_rows(d, u))
     return [f"<h2>This machine: {html.escape(str(m['device'].iloc[0]))}</h2>",
-            "<p>What this device did, in absolute numbers: each model, precision and mode at its fastest batch size, "
-            "in its family's unit. FLOP/s and MFU where the model's FLOPs are known, peak memory where the device "
-            "reports it, the time for each family's work (<code>--train_for</code>, <code>--infer_for</code>) and, "
+            "<p>What this device did, in absolute numbers: each model, precision and mode at its "
+            "fastest batch size, "
+            "in its family's unit. FLOP/s and MFU where the model's FLOPs are known, peak memory "
+            "where the device "
+            "reports it, the time for each family's work (<code>--train_for</code>, "
+            "<code>--infer_for</code>) and, "
             f"with <code>--price</code>, the cost.{missed}</p>", *_work_cost(m), _largest_note(m),
             *_per_family(m, table, level=3)]
 
+# %% ../nbs/08d_sections.ipynb #06679be4
 def _work_cost(m:pd.DataFrame) -> list[str]:
     "One sentence on what the work costs on this device, for its fastest real model; nothing without a price."
     if "work_usd" not in m or m["work_usd"].isna().all(): return []
     r = m[m["work_usd"].notna()].iloc[0]  # the first real model, in the table's order
-    return [f"<p>A price is per GPU-hour, so the cost of the work is its hours × the price × the GPUs it runs on: "
+    return ["<p>A price is per GPU-hour, so the cost of the work is its hours × the price × the "
+            "GPUs it runs on: "
             f"at ${num_text(r['price_per_hour'])} per GPU-hour, {html.escape(str(r['work']))} of "
             f"{html.escape(str(r['label']))} ({r['precision']}, {r['duration']} on 1 GPU) costs "
-            f"${num_text(r['work_usd'])}; the <i>cost of that work</i> column gives it for every model.</p>"]
+            f"${num_text(r['work_usd'])}; the <i>cost of that work</i> column gives it for every "
+            "model.</p>"]
 
 # %% ../nbs/08d_sections.ipynb #05be310b
 def _few(xs, n:int=4) -> str:
@@ -243,6 +314,7 @@ def _few(xs, n:int=4) -> str:
     xs = list(xs)
     return ", ".join(xs[:n]) + (f" and {len(xs) - n} more" if len(xs) > n else "")
 
+# %% ../nbs/08d_sections.ipynb #10a34a29
 def _left_out(sh:pd.DataFrame, mode:str, fam:str) -> list[str]:
     "A sentence on the devices of one family and mode that share no model with those ranked (see `shared_models`)."
     d, e = sh[sh["mode"] == mode], html.escape
@@ -250,47 +322,61 @@ def _left_out(sh:pd.DataFrame, mode:str, fam:str) -> list[str]:
     if out.empty: return []
     own = "; ".join(f"{e(r.device)}: {e(_few(r.models))}" for r in out.itertuples())
     if kept.empty:
-        return [f'<p class="note">No ranking of {fam} in {mode_name(mode)}: no model was measured on two of these '
-                f"devices ({own}), and a device is ranked only against the models it shares. Each device's own "
+        return [f'<p class="note">No ranking of {fam} in {mode_name(mode)}: no model was measured '
+                'on two of these '
+                f"devices ({own}), and a device is ranked only against the models it shares. Each "
+                "device's own "
                 "numbers are in its best points below.</p>"]
     shared = kept["shared"].iloc[0]
-    return [f'<p class="note">Left out of this ranking, which is over the {len(shared)} model(s) every ranked '
-            f"device measured ({e(_few(shared))}): {own}. A device is ranked only over models it shares with "
+    return [f'<p class="note">Left out of this ranking, which is over the {len(shared)} model(s) '
+            'every ranked '
+            f"device measured ({e(_few(shared))}): {own}. A device is ranked only over models it "
+            "shares with "
             "the others; its own numbers are in its best points below.</p>"]
 
+# %% ../nbs/08d_sections.ipynb #8b82572f
 def _ranking_of(pg:_Page, av:pd.DataFrame, sp:pd.DataFrame, mode:str, *, fam:str, sfx:str) -> list[str]:
     "One family's ranking in one mode (where two devices or more compare), then the speed-ups over fp32."
     r = ranking(av, mode)
     out = [f"<h3>{mode_name(mode).capitalize()}: {FAMILY_NAMES.get(fam, fam)}</h3>",
-           *_left_out(_of_family(shared_models(pg.res["best"]), fam), mode, FAMILY_NAMES.get(fam, fam))]
+           *_left_out(_of_family(shared_models(pg.res["best"]), fam), mode,
+                      FAMILY_NAMES.get(fam, fam))]
     if _compared(av[av["mode"] == mode]):
-        out += [pg.fig(f"average{sfx}-{mode}.svg"), "<p>Relative throughput, geometric mean over models (% of the "
+        out += [pg.fig(f"average{sfx}-{mode}.svg"),
+                "<p>Relative throughput, geometric mean over models (% of the "
                 "fastest), and how many models went in:</p>", _table(r)]
     if "models" in r and r["models"].astype(str).str.contains(" of ").any():
         out.append("<p>A device measured on fewer models than the others averages over those only: "
                    "its number is not comparable with theirs.</p>")
     if (sp["mode"] == mode).any():
         out += [pg.fig(f"speedup{sfx}-{mode}.svg"),
-                f"<p>Speed-up of each precision over fp32 on the same device, {_basis_text(sp, mode)}, geometric "
+                "<p>Speed-up of each precision over fp32 on the same device, "
+                f"{_basis_text(sp, mode)}, geometric "
                 "mean over models, with its 95% interval:</p>",
                 _table(_speedups(sp, mode), "{:,.2f}")]
     return out if len(out) > 1 else []
 
+# %% ../nbs/08d_sections.ipynb #eae0cde8
 def _basis_text(sp:pd.DataFrame, mode:str) -> str:
     "How a mode's speed-ups were taken, in words: like for like, or between each precision's best configuration."
     if "basis" not in sp or sp.loc[sp["mode"] == mode, "basis"].eq(LIKE).all():
         return "in the same memory layout and compile setting"
-    return ("between each precision's best configuration (layout and compile setting: the <i>taken between</i> "
+    return ("between each precision's best configuration (layout and compile setting: the <i>taken "
+            "between</i> "
             "column says where they differ; the best points say which each is)")
 
+# %% ../nbs/08d_sections.ipynb #36c633d4
 def _ranking_section(pg:_Page) -> list[str]:
     "The ranking: the guard's note, then per family and mode the averages and speed-ups."
     best = pg.res["best"]
     out = ["<h2>Ranking</h2>", *_guard(pg.res), _flagged_note(best, pg.only_valid)]
-    if best.empty: out.append("<p>Nothing is ranked: no point reached its CI target (see above).</p>")
+    if best.empty:
+        out.append("<p>Nothing is ranked: no point reached its CI target (see above).</p>")
     elif not _compared(best):
-        out.append(f"<p>One device, {html.escape(str(best['device'].iloc[0]))}: nothing to rank it against, so its "
-                   "numbers are absolute, under <i>This machine</i>. Rankings and relative bars appear where two "
+        out.append(f"<p>One device, {html.escape(str(best['device'].iloc[0]))}: nothing to rank it "
+                   "against, so its "
+                   "numbers are absolute, under <i>This machine</i>. Rankings and relative bars "
+                   "appear where two "
                    "devices or more measured a model (bring other machines' runs in with "
                    "<code>ready-steady-go-import</code>).</p>")
     for fam, fb, sfx in _by_family(best):  # one family at a time: never tokens against images
@@ -306,30 +392,40 @@ _VALUE_HEADERS = {"price_per_hour": "price ($/h)", "throughput": "relative throu
                   "throughput_factor": "throughput factor (×)", "value": "value (% per $/h)",
                   "frontier": "on the frontier"}
 
+# %% ../nbs/08d_sections.ipynb #2d620b29
 def _verdicts(value:pd.DataFrame, mode:str) -> pd.DataFrame:
     "One mode's value table as shown: each verdict with the 95% interval of its throughput factor."
     v = value[value["mode"] == mode].drop(columns="mode")
     ci = [None if i == 0 else _ci_text(a, b, "{:.2f}")
           for i, (a, b) in enumerate(zip(v["throughput_factor_lo"], v["throughput_factor_hi"]))]
-    v["verdict"] = [x if c is None else f"{x} (no interval)" if c == "no interval" else f"{x} (95% CI {c}×)"
+    v["verdict"] = [x if c is None else f"{x} (no interval)" if c == "no interval"
+                    else f"{x} (95% CI {c}×)"
                     for x, c in zip(v["verdict"], ci)]
-    v = v.drop(columns=["cost_factor", "throughput_factor", "throughput_factor_lo", "throughput_factor_hi"])
+    v = v.drop(columns=["cost_factor", "throughput_factor", "throughput_factor_lo",
+                        "throughput_factor_hi"])
     return v.rename(columns=_VALUE_HEADERS)
 
+# %% ../nbs/08d_sections.ipynb #fd59e5f9
 def _cost_section(pg:_Page) -> list[str]:
     "Cost, with prices: per mode the value figure and verdicts against the cheapest, then $ per million units."
     value, cost = pg.res.get("value"), pg.res.get("cost")
     if cost is None or not len(cost): return []  # no price, or none of a ranked device
-    if value is None: value = pd.DataFrame(columns=["device", "mode"])  # no device ranked against another
+    # no device ranked against another
+    if value is None: value = pd.DataFrame(columns=["device", "mode"])
     out = ["<h2>Cost</h2><p>Prices are in $ per GPU-hour (one GPU for one hour), as given with "
            "<code>--price</code>: a run on several GPUs pays for each.</p>"]
     if len(value) and _compared(value):  # against the cheapest: where there are two devices or more
-        out += ["<p>The verdict compares each device with the cheapest: the price factor is exact, the throughput "
-                "factor comes with its 95% interval; <i>value</i> is relative throughput per $/hour; the frontier "
+        out += ["<p>The verdict compares each device with the cheapest: the price factor is exact, "
+                "the throughput "
+                "factor comes with its 95% interval; <i>value</i> is relative throughput per "
+                "$/hour; the frontier "
                 "holds the devices no other device beats on both price and speed.</p>",
-                *_per_mode(value, lambda m: (pg.fig(f"cost-{m}.svg"), _table(_verdicts(value, m), "{:,.2f}")))]
-    return out + ["<p>Cost per 1M images or tokens (per 1G voxels, per 1k iterations) at each device's fastest "
-                  "precision:</p>", *_per_family(pg.res["cost"], lambda d, u: _table(cost_table(d, u)))]
+                *_per_mode(value, lambda m: (pg.fig(f"cost-{m}.svg"),
+                                             _table(_verdicts(value, m), "{:,.2f}")))]
+    return out + ["<p>Cost per 1M images or tokens (per 1G voxels, per 1k iterations) at each "
+                  "device's fastest "
+                  "precision:</p>", *_per_family(pg.res["cost"],
+                                                 lambda d, u: _table(cost_table(d, u)))]
 
 # %% ../nbs/08d_sections.ipynb #ae81d6c1
 def _measured_mfu(d:pd.DataFrame) -> pd.Series:
@@ -340,6 +436,7 @@ def _measured_mfu(d:pd.DataFrame) -> pd.Series:
     below = d["mfu_measured"].isna() & (c.str.contains(PEAK_BELOW, regex=False) | c.str.contains(EFFECTIVE, regex=False))
     return v.where(~below, f"none ({EFFECTIVE})")
 
+# %% ../nbs/08d_sections.ipynb #13bf025d
 def _env_peaks(env:pd.DataFrame, # the environments table (`analysis.environments`)
                runs:pd.DataFrame, # the runs, whose `measured_peak_tflops` is the peak of their environment
               ) -> pd.DataFrame:
@@ -348,33 +445,42 @@ def _env_peaks(env:pd.DataFrame, # the environments table (`analysis.environment
     cols = ["env_id", "precision", "measured_peak_tflops"]
     r = runs[cols].dropna() if set(cols) <= set(runs) else pd.DataFrame(columns=cols)
     best = r.assign(env_id=r["env_id"].astype(str)).groupby(["env_id", "precision"])["measured_peak_tflops"].max()
-    text = {e: "; ".join(f"{p} {v:,.3g}" for (_, p), v in g.items()) for e, g in best.groupby(level=0)}
-    # beside the device, where a 1400 px page shows it; an environment whose runs recorded none says so
+    text = {e: "; ".join(f"{p} {v:,.3g}" for (_, p), v in g.items()) for e,
+            g in best.groupby(level=0)}
+    # beside the device, where a 1400 px page shows it; an environment whose runs recorded none says
+    # so
     peak = [text.get(str(e), "not measured") for e in env["env_id"]]
-    return env.assign(**{PEAK_HEADER: peak})[["device", PEAK_HEADER, *(c for c in env if c != "device")]]
+    return env.assign(**{PEAK_HEADER: peak})[["device", PEAK_HEADER,
+                                              *(c for c in env if c != "device")]]
 
+# %% ../nbs/08d_sections.ipynb #9c116934
 PEAK_HEADER = "measured peak (TFLOP/s)"  # the environments' column of matmul peaks
 
 # %% ../nbs/08d_sections.ipynb #44fb022a
 _SINGULAR = dict(images="image", tokens="token", voxels="voxel", iterations="iteration")
-_ENERGY_PER = dict(voxels=(1e6, "1M voxels"))  # a single voxel's energy is too small a number to read
+# a single voxel's energy is too small a number to read
+_ENERGY_PER = dict(voxels=(1e6, "1M voxels"))
 
+# %% ../nbs/08d_sections.ipynb #d5a92b87
 def energy_headers(unit:str, # what a family counts: images, tokens, voxels, iterations
                   ) -> tuple[float, str, str, str]:
     "How many of `unit` the energy is given for, and the energy table's headers: `J per token`, `tokens per kWh`, `tokens per $`."
     n, per = _ENERGY_PER.get(str(unit), (1, _SINGULAR.get(str(unit), str(unit).removesuffix("s"))))
     return n, f"J per {per}", f"{unit} per kWh", f"{unit} per $"
 
+# %% ../nbs/08d_sections.ipynb #c8ebcc20
 def _efficiency_table(d:pd.DataFrame, unit:str) -> pd.DataFrame:
     "One mode's and family's efficiency as shown: throughput, FLOP/s and MFU against both peaks, the conditions."
     out = pd.DataFrame({"device": d["device"], "model": d["label"] if "label" in d else d["model"],
                         "precision": d["precision"], "batch size": d["bs"],
                         f"throughput ({rate_name(unit)})": d["throughput"],
-                        "achieved FLOP/s": _texts(num_text(x * 1e12) for x in d["tflops"]), "MFU (%)": 100 * d["mfu"],
+                        "achieved FLOP/s": _texts(num_text(x * 1e12) for x in d["tflops"]),
+                        "MFU (%)": 100 * d["mfu"],
                         "MFU, measured peak (%)": _measured_mfu(d)})
     if "conditions" in d: out["conditions"] = d["conditions"].fillna("not recorded")
     return out.dropna(axis=1, how="all")
 
+# %% ../nbs/08d_sections.ipynb #006449fa
 def _energy_table(d:pd.DataFrame, cost:pd.DataFrame|None, unit:str) -> pd.DataFrame:
     "One mode's and family's energy, all in the family's `unit` (as its throughput): J per item, items per kWh and per $."
     keys, (n, j, kwh, usd) = list(POINT_KEYS), energy_headers(unit)
@@ -388,24 +494,33 @@ def _energy_table(d:pd.DataFrame, cost:pd.DataFrame|None, unit:str) -> pd.DataFr
     if "_per_usd" in d: out[usd] = d["_per_usd"]
     return out
 
+# %% ../nbs/08d_sections.ipynb #e08c529d
 def _efficiency_section(pg:_Page) -> list[str]:
     "Efficiency, where any run recorded FLOP/s: per mode the MFU figure and table."
     eff = pg.res.get("efficiency", pd.DataFrame())
     if not (len(eff) and eff[list(EFFICIENCY_COLS)].notna().any().any()): return []
-    out = ["<h2>Efficiency</h2><p>How much of the device each result used, at its best batch size: the achieved "
-           "FLOP/s, and the model FLOPs utilisation (MFU) against the dense datasheet peak of the precision that "
-           "ran, and against the peak this device reached on a large matmul (measured peak). Empty where a run "
+    out = ["<h2>Efficiency</h2><p>How much of the device each result used, at its best batch size: "
+           "the achieved "
+           "FLOP/s, and the model FLOPs utilisation (MFU) against the dense datasheet peak of the "
+           "precision that "
+           "ran, and against the peak this device reached on a large matmul (measured peak). Empty "
+           "where a run "
            "recorded none (a 2022 import; a CPU has no datasheet peak).</p>"]
     table = lambda d, u: _table(_efficiency_table(d, u), right=("achieved FLOP/s",))
-    return out + _per_mode(eff, lambda m: (pg.fig(f"efficiency-{m}.svg"), *_per_family(eff[eff["mode"] == m], table)))
+    return out + _per_mode(eff, lambda m: (pg.fig(f"efficiency-{m}.svg"),
+                                           *_per_family(eff[eff["mode"] == m], table)))
 
+# %% ../nbs/08d_sections.ipynb #81023ff3
 def _energy_section(pg:_Page) -> list[str]:
     "Energy, where recorded: per mode and family the energy per item of its unit, items per kWh (and per dollar, with prices)."
     eff, runs = pg.res.get("efficiency", pd.DataFrame()), pg.runs
-    if not (len(eff) and "energy_j" in runs and pd.to_numeric(runs["energy_j"], errors="coerce").notna().any()):
+    if not (len(eff) and "energy_j" in runs
+            and pd.to_numeric(runs["energy_j"], errors="coerce").notna().any()):
         return []
-    out = ["<h2>Energy</h2><p>Energy over the timed window per item of each family's unit (J per image, per "
-           "token, per 1M voxels), from the source named (NVML's energy counter, its sampled power, or RAPL on a CPU; "
+    out = ["<h2>Energy</h2><p>Energy over the timed window per item of each family's unit (J per "
+           "image, per "
+           "token, per 1M voxels), from the source named (NVML's energy counter, its sampled "
+           "power, or RAPL on a CPU; "
            "<i>none</i>: nothing could be read, which is not a zero), and how many items a kWh buys"
            + (", beside how many a dollar buys" if "cost" in pg.res else "") + ", at each best point.</p>"]
     cost = pg.res.get("cost")
@@ -415,45 +530,61 @@ def _energy_section(pg:_Page) -> list[str]:
 # %% ../nbs/08d_sections.ipynb #31043257
 def _sources(sc:pd.DataFrame, runs:pd.DataFrame) -> str:
     "The published sources behind a scaling table's marked devices, each once."
-    if "source" not in runs or not sc["device"].str.contains("(published: ", regex=False).any(): return ""
+    if "source" not in runs or not sc["device"].str.contains("(published: ", regex=False).any():
+        return ""
     s = runs["source"].dropna().astype(str)
     pub = sorted(set(s[~s.isin(MEASURED_SOURCES) & ~s.str.lower().isin(["", "nan", "none"])]))
     return ", ".join(f"<code>{html.escape(x)}</code>" for x in pub)
 
+# %% ../nbs/08d_sections.ipynb #bdc2f00c
 def _scaling_table(d:pd.DataFrame, units:dict) -> pd.DataFrame:
     "One mode's scaling as the page shows it: throughput with its unit, speed-up and efficiency (%) per world size."
     tbl = pd.DataFrame({"device": d["device"], "model": d["model"], "precision": d["precision"],
-                        "devices (world size)": d["world_size"], "throughput (per s)": d["throughput"],
+                        "devices (world size)": d["world_size"],
+                        "throughput (per s)": d["throughput"],
                         "unit": d["model"].map(units), "speed-up (×)": d["speedup"],
                         "efficiency (%)": 100 * d["efficiency"]})
     return tbl.dropna(axis=1, how="all")
 
+# %% ../nbs/08d_sections.ipynb #bdc8a199
 def _scaling(pg:_Page) -> list[str]:
     "The scaling section: per mode the speed-up figure and the table, where runs at more than one world size exist."
     res, runs, sc = pg.res, pg.runs, pg.res.get("scaling")
     if sc is None or sc.empty: return []
-    units = dict(zip(res["tidy"]["model"], res["tidy"]["unit"]))  # a published table's models are in no unit
-    out = ["<h2>Scaling</h2><p>Speed-up with the number of devices (world size: processes under torchrun, one per "
-           "device, DDP for training): throughput at N devices over throughput at one, and efficiency = speed-up / "
-           "N (100% is linear). Throughput is global, from the slowest device's step times, at each world size's "
+    # a published table's models are in no unit
+    units = dict(zip(res["tidy"]["model"], res["tidy"]["unit"]))
+    out = ["<h2>Scaling</h2><p>Speed-up with the number of devices (world size: processes under "
+           "torchrun, one per "
+           "device, DDP for training): throughput at N devices over throughput at one, and "
+           "efficiency = speed-up / "
+           "N (100% is linear). Throughput is global, from the slowest device's step times, at "
+           "each world size's "
            "fastest per-device batch. Also in <code>scaling.csv</code>.</p>"]
     if src := _sources(sc, runs):
-        out.append('<p class="note"><b>Published figures, not measured by this tool</b>: the devices marked '
-                   f'<i>(published: …)</i> come from {src}, imported as published. They stand beside local '
+        out.append('<p class="note"><b>Published figures, not measured by this tool</b>: the '
+                   'devices marked '
+                   f'<i>(published: …)</i> come from {src}, imported as published. They stand '
+                   'beside local '
                    'measurements, never merged with them.</p>')
     if (sc["efficiency"] > 1.05).any():
-        out.append("<p>An efficiency above 100% (more than N× with N devices) is not the hardware: it is a "
-                   "single-device baseline that ran slow, or a published table's own anomaly. Shown as given; the "
+        out.append("<p>An efficiency above 100% (more than N× with N devices) is not the hardware: "
+                   "it is a "
+                   "single-device baseline that ran slow, or a published table's own anomaly. "
+                   "Shown as given; the "
                    "figure marks such lines <i>off the scale</i>.</p>")
     return out + _per_mode(sc, lambda m: (pg.fig(f"scaling-{m}.svg"),
-                                          _table(_scaling_table(sc[sc["mode"] == m], units), "{:,.2f}")))
+                                          _table(_scaling_table(sc[sc["mode"] == m], units),
+                                                 "{:,.2f}")))
 
 # %% ../nbs/08d_sections.ipynb #6f6ff161
 def _lm_section(t:pd.DataFrame, fig) -> list[str]:
     "Tokens/s against micro-batch, a row per device and precision, a column per micro-batch; each model's figure."
-    e, out = html.escape, ["<h2>Language models</h2><p>Tokens per second against the micro-batch (sequences per "
-                           "step), per device and precision, up to the first that ran out of memory: the comparison "
-                           "people make for GPT-2 and Llama training. Empty: not measured or out of memory. Each "
+    e, out = html.escape, ["<h2>Language models</h2><p>Tokens per second against the micro-batch "
+                           "(sequences per "
+                           "step), per device and precision, up to the first that ran out of "
+                           "memory: the comparison "
+                           "people make for GPT-2 and Llama training. Empty: not measured or out "
+                           "of memory. Each "
                            "model's figure is under <i>Per model</i>.</p>"]
     for label in sorted(t["label"].unique()):
         for mode in _modes(t[t["label"] == label]):
@@ -467,11 +598,14 @@ def _lm_section(t:pd.DataFrame, fig) -> list[str]:
                     _table(p.reset_index().fillna(""), right=list(p.columns))]
     return out
 
+# %% ../nbs/08d_sections.ipynb #97e6c8f4
 def _marked(d:pd.DataFrame) -> pd.Series:
     "Each throughput as text, three significant figures, with † where its CI missed its target."
-    return pd.Series([num_text(x) + (f" {MISSED_MARK}" if u else "") for x, u in zip(d["throughput"], d["unconverged"])],
+    return pd.Series([num_text(x) + (f" {MISSED_MARK}" if u else "") for x,
+                      u in zip(d["throughput"], d["unconverged"])],
                      index=d.index, dtype=object)
 
+# %% ../nbs/08d_sections.ipynb #8ca1a66a
 def _op_section(t:pd.DataFrame, runs:pd.DataFrame) -> list[str]:
     "Per device: each micro-op's iterations per second, and GB/s or TFLOP/s where the runs stored them."
     b = best_batch(t)
@@ -479,48 +613,69 @@ def _op_section(t:pd.DataFrame, runs:pd.DataFrame) -> list[str]:
              and pd.to_numeric(runs[c], errors="coerce").notna().any()]
     if extra:
         pc = _per_config(runs, extra)
-        b = b.merge(pc[[c for c in pc if c in (*POINT_KEYS, *extra)]], on=list(POINT_KEYS), how="left")
+        b = b.merge(pc[[c for c in pc if c in (*POINT_KEYS, *extra)]], on=list(POINT_KEYS),
+                    how="left")
     num = lambda c, f: _texts(num_text(x * f) for x in pd.to_numeric(b[c], errors="coerce"))
-    d = pd.DataFrame({"device": b["device"], "op": b["label"], "dtype": b["precision"], "it/s": _marked(b),
+    d = pd.DataFrame({"device": b["device"], "op": b["label"], "dtype": b["precision"],
+                      "it/s": _marked(b),
                       **{dict(bandwidth_gbs="bandwidth (B/s)", tflops="achieved FLOP/s")[c]:
                          num(c, dict(bandwidth_gbs=1e9, tflops=1e12)[c]) for c in extra}})
     d = d.sort_values(["op", "device", "dtype"], ignore_index=True)
-    return ["<h2>Micro-ops</h2><p>A tiny operation in a loop, per device: iterations per second (the sanity check: "
-            "a card behind a narrow PCIe link or throttling shows here first), and where the op measures it the "
-            f"bandwidth or achieved FLOP/s. An op is one step, neither training nor inference. {MISSED_MARK}: its CI "
-            "missed its target.</p>", _table(d, right=[c for c in d if c not in ("device", "op", "dtype")])]
+    return ["<h2>Micro-ops</h2><p>A tiny operation in a loop, per device: iterations per second "
+            "(the sanity check: "
+            "a card behind a narrow PCIe link or throttling shows here first), and where the op "
+            "measures it the "
+            "bandwidth or achieved FLOP/s. An op is one step, neither training nor inference. "
+            f"{MISSED_MARK}: its CI "
+            "missed its target.</p>", _table(d, right=[c for c in d
+                                                       if c not in ("device", "op", "dtype")])]
 
+# %% ../nbs/08d_sections.ipynb #995feff4
 def _data_section(runs:pd.DataFrame) -> list[str]:
     "Can this CPU feed its GPU: the input pipeline against each image model's training rate, with a verdict."
     ft = feed_table(runs)
-    out = ["<h2>Input pipeline</h2><p>JPEG decoding and augmentation on the CPU (ImageNet-style, through a "
-           "DataLoader) and, where a GPU trained on the same machine (same CPU model and core count), whether it "
+    out = ["<h2>Input pipeline</h2><p>JPEG decoding and augmentation on the CPU (ImageNet-style, "
+           "through a "
+           "DataLoader) and, where a GPU trained on the same machine (same CPU model and core "
+           "count), whether it "
            "can feed it: against each image model's fastest training rate there.</p>"]
     if len(ft): out.append(_table(ft))
     elif "device_type" in runs and runs["device_type"].astype(str).eq("cpu").all():
-        out.append("<p>No GPU in these runs, so nothing to feed: the pipeline's images/s stand alone, to compare "
+        out.append("<p>No GPU in these runs, so nothing to feed: the pipeline's images/s stand "
+                   "alone, to compare "
                    "with a GPU's training rate (import that machine's runs beside these).</p>")
-    else: out.append("<p>No image model was trained on a GPU of a machine whose pipeline was measured: no verdict.</p>")
+    else:
+        out.append("<p>No image model was trained on a GPU of a machine whose pipeline was "
+                   "measured: no verdict.</p>")
     return out
 
+# %% ../nbs/08d_sections.ipynb #0443b189
 def _unet_section(t:pd.DataFrame) -> list[str]:
     "Voxels per second and iterations per minute of each 3D U-Net at its best batch size."
     u = best_batch(t)
-    ips = pd.to_numeric(u["items_per_sample"], errors="coerce") if "items_per_sample" in u else np.nan
+    ips = (pd.to_numeric(u["items_per_sample"], errors="coerce") if "items_per_sample" in u
+           else np.nan)
     d = pd.DataFrame({"device": u["device"], "model": u["label"], "precision": u["precision"],
-                      "mode": u["mode"].map(mode_name), "batch size": u["bs"], "throughput (voxels/s)": _marked(u),
+                      "mode": u["mode"].map(mode_name), "batch size": u["bs"],
+                      "throughput (voxels/s)": _marked(u),
                       "iterations/min": u["throughput"] / (ips * pd.to_numeric(u["bs"], errors="coerce")) * 60})
-    return ["<h2>3D U-Nets</h2><p>Voxels per second and iterations (steps) per minute at each configuration's "
-            f"best batch size ({MISSED_MARK}: its CI missed its target); the days to a number of iterations are under "
-            "Time to train.</p>", _table(d.sort_values(["mode", "model", "device"], ascending=[False, True, True]),  # training first
+    return ["<h2>3D U-Nets</h2><p>Voxels per second and iterations (steps) per minute at each "
+            "configuration's "
+            f"best batch size ({MISSED_MARK}: its CI missed its target); the days to a number of "
+            "iterations are under "
+            # training first
+            "Time to train.</p>", _table(d.sort_values(["mode", "model", "device"],
+                                                       ascending=[False, True, True]),
                                          right=("throughput (voxels/s)",))]
 
+# %% ../nbs/08d_sections.ipynb #2c00feee
 def _family_sections(pg:_Page) -> list[str]:
     "A section per workload family beyond image models: language models, 3D U-Nets, micro-ops, input pipeline."
     t, runs = pg.res["tidy"], pg.runs
     if "workload" not in t: return []
     of = lambda f: t[t["workload"].eq(f)]
-    sections = dict(lm=lambda: _lm_section(of("lm"), pg.fig), unet3d=lambda: _unet_section(of("unet3d")),
+    sections = dict(lm=lambda: _lm_section(of("lm"), pg.fig),
+                    unet3d=lambda: _unet_section(of("unet3d")),
                     op=lambda: _op_section(of("op"), runs), data=lambda: _data_section(runs))
     return [p for f, make in sections.items() if t["workload"].eq(f).any() for p in make()]
 
@@ -530,20 +685,25 @@ def _serving_section(pg:_Page) -> list[str]:
     gen, lat = generation_table(pg.runs), latency_table(pg.runs)
     if not len(gen) and not len(lat): return []
     one = pd.concat([gen.get("device", pd.Series(dtype=str)), lat.get("device", pd.Series(dtype=str))]).nunique() == 1
-    out = [f"<h2>{'This machine: serving' if one else 'Serving'}</h2><p>Requests timed one by one, each waited for as "
+    out = [f"<h2>{'This machine: serving' if one else 'Serving'}</h2><p>Requests timed one by one, "
+           "each waited for as "
            "a client waits; never ranked with the throughput of <code>infer</code>.</p>"]
     if len(gen):
         b = pg.tpot_ms
         out += ["<h3>Generation</h3>", svg(serving_curve(pg.runs, b)),
-                "<p>pp and tg at one sequence (llama-bench's view): prompt tokens/s of the prefill, output tokens/s of "
+                "<p>pp and tg at one sequence (llama-bench's view): prompt tokens/s of the "
+                "prefill, output tokens/s of "
                 "the decode.</p>", _table(pp_tg_table(pg.runs)),
-                f"<p>The most concurrent sequences whose time per output token stays within {b:g} ms "
-                "(<code>--tpot_ms</code>; its p99 where 1,000 steps were timed, else its median), the output tokens/s "
+                f"<p>The most concurrent sequences whose time per output token stays within {b:g} "
+                "ms "
+                "(<code>--tpot_ms</code>; its p99 where 1,000 steps were timed, else its median), "
+                "the output tokens/s "
                 "there and, with <code>--price</code>, the cost of a million output tokens:</p>",
                 _table(capacity_table(pg.runs, b, pg.prices)),
                 "<details><summary>Every concurrency</summary>" + _table(gen) + "</details>"]
     if len(lat):
-        out += ["<h3>Request latency</h3><p>p99 only from 1,000 requests; the median with its 95% interval.</p>",
+        out += ["<h3>Request latency</h3><p>p99 only from 1,000 requests; the median with its 95% "
+                "interval.</p>",
                 _table(lat)]
     return out
 
@@ -553,98 +713,129 @@ def _work_of(tt:pd.DataFrame, models, mode:str) -> str:
     w = tt.loc[tt["model"].isin(models) & tt["mode"].eq(mode), "work"]
     return w.iloc[0] if len(w) else DEFAULT_WORK[mode]["image"]
 
+# %% ../nbs/08d_sections.ipynb #723e50eb
 def _image_times(img:pd.DataFrame, tt:pd.DataFrame) -> list[str]:
     "Image models' times as a device × model grid per mode."
     e = html.escape
-    out = ["<p>Image models, at the measured rate, with the fastest precision of each device: training is "
-           + e(_work_of(tt, img["label"], "train")) + ", inference " + e(_work_of(tt, img["label"], "infer"))
+    out = ["<p>Image models, at the measured rate, with the fastest precision of each device: "
+           "training is "
+           + e(_work_of(tt, img["label"], "train")) + ", inference " + e(_work_of(tt, img["label"],
+                                                                                  "infer"))
            + ". Data loading is not in the benchmark, so read these as lower bounds.</p>"]
     return out + _per_mode(img, lambda m: (_table(duration_table(img, m, tt)),))
 
+# %% ../nbs/08d_sections.ipynb #c4f5df12
 _OTHER_TIMES = ("<p>Other families, each row for the work it names "
                 "(steps per minute = throughput / (bs × items per sample) × 60):</p>")
 
+# %% ../nbs/08d_sections.ipynb #62c40379
 def _other_times(other:pd.DataFrame) -> list[str]:
     "Other families' times, a table per family (its unit in the header), a row each for the work it names."
     same = other["configuration"].eq(other["precision"]).all() if "configuration" in other else True
-    drop = ["seconds", "workload", "unit", *(["configuration"] if same else [])]  # a layout named where one differs
+    # a layout named where one differs
+    drop = ["seconds", "workload", "unit", *(["configuration"] if same else [])]
     table = lambda d, u: _table(d.drop(columns=[c for c in drop if c in d]).dropna(axis=1, how="all").rename(
-        columns={"steps_per_minute": "steps per minute", "throughput": f"throughput ({rate_name(u)})",
-                 "price_per_gpu_hour": "price ($/GPU-hour)", "cost_usd": "cost of the work ($)", "gpus": "GPUs"}))
+        columns={"steps_per_minute": "steps per minute",
+                 "throughput": f"throughput ({rate_name(u)})",
+                 "price_per_gpu_hour": "price ($/GPU-hour)", "cost_usd": "cost of the work ($)",
+                 "gpus": "GPUs"}))
     return [_OTHER_TIMES, *_per_family(other, table)]
 
+# %% ../nbs/08d_sections.ipynb #89c3361c
 def _time_section(pg:_Page) -> list[str]:
     "Time to train at each device's fastest precision: image models as a grid, other families by row; no tests."
     t, best = pg.res["tidy"], pg.res["best"]
-    out, tests = ["<h2>Time to train</h2>"], sorted(set(t.loc[_is_test(t["model"]).to_numpy(), "model"]))
+    out, tests = ["<h2>Time to train</h2>"], sorted(set(t.loc[_is_test(t["model"]).to_numpy(),
+                                                              "model"]))
     if tests:
-        out.append(f"<p>Not extrapolated for {', '.join(html.escape(m) for m in tests)}: test models are tiny "
+        out.append(f"<p>Not extrapolated for {', '.join(html.escape(m) for m in tests)}: test "
+                   "models are tiny "
                    "stand-ins (random weights, "
-                         "small inputs) for checking the pipeline, so their speed says nothing about how long a "
+                         "small inputs) for checking the pipeline, so their speed says nothing "
+                         "about how long a "
                          "real model trains.</p>")
     rest = best[~_is_test(best["model"]).to_numpy()]
     if not len(rest):
         return out + [("<p>Nothing else is ranked" if tests else "<p>Nothing is ranked (see above)") + ": the time for "
-                      "each family's work at every measured point, converged or not, is in the <i>This machine</i> "
+                      "each family's work at every measured point, converged or not, is in the "
+                      "<i>This machine</i> "
                       "table where the report holds one device.</p>"]
     tt = pg.res["time_to_train"] if "time_to_train" in pg.res else time_to_train_table(best)
     img = rest[rest["workload"].eq("image").to_numpy()] if "workload" in rest else rest
     other = tt[~tt["model"].isin(img["label"] if len(img) else [])]
-    return out + (_image_times(img, tt) if len(img) else []) + (_other_times(other) if len(other) else [])
+    return out + (_image_times(img, tt) if len(img) else []) + (_other_times(other) if len(other)
+                                                                else [])
 
 # %% ../nbs/08d_sections.ipynb #4773f5dc
 _ENV_HEADERS = {"device_name": "device name", "device_capability": "compute capability",
-                "device_mem_gb": "device memory (GB)", "device_count": "devices", "driver": "driver", "cuda": "CUDA",
-                "cudnn": "cuDNN", "torch": "PyTorch", "timm": "timm", "python": "Python", "platform": "platform",
-                "cpu": "CPU", "cpu_count": "CPU cores", "torch_threads": "torch threads", "env_id": "environment"}
-_GPU_ONLY = ("device_capability", "driver", "cuda", "cudnn")  # nothing a CPU or an Apple GPU row has
+                "device_mem_gb": "device memory (GB)", "device_count": "devices",
+                "driver": "driver", "cuda": "CUDA",
+                "cudnn": "cuDNN", "torch": "PyTorch", "timm": "timm", "python": "Python",
+                "platform": "platform",
+                "cpu": "CPU", "cpu_count": "CPU cores", "torch_threads": "torch threads",
+                "env_id": "environment"}
+# nothing a CPU or an Apple GPU row has
+_GPU_ONLY = ("device_capability", "driver", "cuda", "cudnn")
 
+# %% ../nbs/08d_sections.ipynb #62ba5dcf
 def _environments(envs:pd.DataFrame) -> pd.DataFrame:
     "The environments as shown: friendly headers, no GPU columns on a CPU's row, no column that is empty everywhere."
     e = envs.copy()
     if "device_type" in e:
-        for c in (c for c in _GPU_ONLY if c in e): e[c] = e[c].where(e["device_type"].eq("cuda"), "")
-    same = "device_name" in e and e["device_name"].eq(e["device"]).all()  # the short name says it all
+        for c in (c for c in _GPU_ONLY if c in e):
+            e[c] = e[c].where(e["device_type"].eq("cuda"), "")
+    # the short name says it all
+    same = "device_name" in e and e["device_name"].eq(e["device"]).all()
     e = e.drop(columns=[c for c in ("device_type", *(["device_name"] if same else [])) if c in e])
     e = e[[c for c in e if not e[c].astype(str).isin(["", "nan", "None"]).all()]]
     return e.rename(columns=_ENV_HEADERS)
 
+# %% ../nbs/08d_sections.ipynb #69b40632
 def model_index(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
                 models:list|None=None, # the models with figures on the page; None: every one
                ) -> pd.DataFrame:
     "Every measured model: its family, devices, points, runs, and whether the page draws it (all are in the CSVs)."
     fam = t["workload"] if "workload" in t else pd.Series("image", index=t.index)
     g = t.assign(_f=fam.map(lambda f: FAMILY_NAMES.get(f, f))).groupby("label")
-    out = g.agg(family=("_f", "first"), devices=("device", "nunique"), points=("throughput", "size"),
+    out = g.agg(family=("_f", "first"), devices=("device", "nunique"),
+                points=("throughput", "size"),
                 runs=("n_runs", "sum")).reset_index().rename(columns={"label": "model"})
     shown = set(out["model"] if models is None else models)
     out["figures"] = np.where(out["model"].isin(shown), "below", "in the CSVs")
-    return out.sort_values(["family", "runs", "model"], ascending=[True, False, True], ignore_index=True)
+    return out.sort_values(["family", "runs", "model"], ascending=[True, False, True],
+                           ignore_index=True)
 
+# %% ../nbs/08d_sections.ipynb #2b05cd8e
 def _per_model_section(pg:_Page) -> list[str]:
     "Per model, every measured one ranked or not (or the most measured, and an index of all): its figures per mode."
     t, out = pg.res["tidy"], ["<h2>Per model</h2>"]
     labels = sorted(t["label"].unique())
     if pg.models is not None and len(pg.models) < len(labels):
         out += [f"<p>Figures of the {len(pg.models)} most-measured models of each family's "
-                f"{len(labels)}; every model is in the tables and CSVs (<code>--max_models</code> draws more).</p>",
+                f"{len(labels)}; every model is in the tables and CSVs (<code>--max_models</code> "
+                "draws more).</p>",
                 f"<details><summary>Every model measured ({len(labels)})</summary>",
                 _table(model_index(t, pg.models)), "</details>"]
         labels = pg.models
     for label in labels:
         figs = [f for mode in _modes(t[t["label"] == label])
                 for f in (pg.fig(f"relative-{_slug(label)}-{mode}.svg"), pg.fig(f"batch-{_slug(label)}-{mode}.svg")) if f]
-        if figs: out += [f"<h3>{html.escape(label)}</h3>", *figs]  # a model of one batch size: in the tables only
+        # a model of one batch size: in the tables only
+        if figs: out += [f"<h3>{html.escape(label)}</h3>", *figs]
     return out
 
+# %% ../nbs/08d_sections.ipynb #a54baec0
 def _largest_note(d:pd.DataFrame) -> str:
     "A sentence naming the best points at the largest batch size measured, below any out-of-memory: lower bounds."
     if "at_largest" not in d or not d["at_largest"].any(): return ""
     x = d[d["at_largest"]]
     what = _few([f"{r.device} {r.label} {r.precision} {mode_name(r.mode)} (bs {r.bs})" for r in x.itertuples()], 6)
-    return (f'<p class="note">Best at the largest batch size measured, so the device may do more: {html.escape(what)}. '
-            "Nothing ran out of memory there: a larger batch (<code>--batch_sizes</code>) may be faster still.</p>")
+    return ('<p class="note">Best at the largest batch size measured, so the device may do more: '
+            f'{html.escape(what)}. '
+            "Nothing ran out of memory there: a larger batch (<code>--batch_sizes</code>) may be "
+            "faster still.</p>")
 
+# %% ../nbs/08d_sections.ipynb #e857c286
 def _points_section(pg:_Page) -> list[str]:
     "The best points folded (and what missed its CI target, left out), then the environments the numbers came from."
     best, t, out = pg.res["best"], pg.res["tidy"], []
@@ -655,42 +846,56 @@ def _points_section(pg:_Page) -> list[str]:
                 *_per_family(best, lambda d, u: _table(_points(d, u))), "</details>"]
     left = t[t["unconverged"]] if not pg.include else t.iloc[:0]
     if len(left):
-        out += ["<details><summary>Left out: the configurations whose points missed their CI target, each at its "
+        out += ["<details><summary>Left out: the configurations whose points missed their CI "
+                "target, each at its "
                 "fastest batch size</summary>",
-                *_per_family(best_batch(left), lambda d, u: _table(_points(d, u, relative=False))), "</details>"]
-    return out + ["<h2>Environments</h2><p>Every distinct setup the runs came from, with the matmul peak it reached "
-                  "(the reference of <code>mfu_measured</code>; kept in the store's own table, never as a run).</p>",
+                *_per_family(best_batch(left), lambda d, u: _table(_points(d, u, relative=False))),
+                "</details>"]
+    return out + ["<h2>Environments</h2><p>Every distinct setup the runs came from, with the "
+                  "matmul peak it reached "
+                  "(the reference of <code>mfu_measured</code>; kept in the store's own table, "
+                  "never as a run).</p>",
                   _table(_environments(_env_peaks(pg.res["environments"], pg.runs)))]
 
-
 # %% ../nbs/08d_sections.ipynb #a147c920
-_FACTOR_HEADERS = {"precision": "best: precision", "bs": "micro-batch", "n_runs": "runs", "price_per_hour": "price ($/h)",
+_FACTOR_HEADERS = {"precision": "best: precision", "bs": "micro-batch", "n_runs": "runs",
+                   "price_per_hour": "price ($/h)",
                    "cost_usd": "cost ($)"}
 
+# %% ../nbs/08d_sections.ipynb #cb5a3578
 def _dtypes(p:str) -> str:
     "A precision as weights · autocast: `bf16` → `fp32 · bf16`, `pure bf16` → `bf16 · none`, `fp32` → `fp32 · none`."
     if m := re.fullmatch(r"pure (\w+)", p): return f"{m[1]} · none"
     if m := re.fullmatch(r"(\w+) \((\w+) weights\)", p): return f"{m[2]} · {m[1]}"
     return f"fp32 · {'none' if p == 'fp32' else p}"
 
+# %% ../nbs/08d_sections.ipynb #54a870f9
 def _configurations(d:pd.DataFrame, unit:str) -> list[str]:
     "One model and mode: throughput per micro-batch and per precision (weights × autocast), and each device's best."
-    e, grid = html.escape, lambda c: d.pivot_table(index="device", columns=c, values="throughput", aggfunc="max")
+    e, grid = html.escape, lambda c: d.pivot_table(index="device", columns=c, values="throughput",
+                                                   aggfunc="max")
     mb = grid("bs").rename(columns=lambda b: f"micro-batch {int(b)}").rename_axis(columns=None).reset_index()
     dt = grid("precision").rename(columns=_dtypes).rename_axis(columns=None).reset_index()
     best = best_configs(d)
-    best = best.assign(interval=[_ci_text(a, b, "{:,.0f}") for a, b in zip(best["throughput_lo"], best["throughput_hi"])])
+    best = best.assign(interval=[_ci_text(a, b, "{:,.0f}") for a,
+                                 b in zip(best["throughput_lo"], best["throughput_hi"])])
     best = best[["device", "precision", "bs", "throughput", "interval", "n_runs"]].rename(
         columns={**_FACTOR_HEADERS, "throughput": f"{unit}/s", "interval": "range or 95% CI"})
-    return [f"<h4>{e(unit)}/s per micro-batch (at the best precision of each)</h4>", _table(mb, "{:,.0f}"),
-            f"<h4>{e(unit)}/s per weights · autocast dtype (at the best micro-batch of each)</h4>", _table(dt, "{:,.0f}"),
+    return [f"<h4>{e(unit)}/s per micro-batch (at the best precision of each)</h4>",
+            _table(mb, "{:,.0f}"),
+            f"<h4>{e(unit)}/s per weights · autocast dtype (at the best micro-batch of each)</h4>",
+            _table(dt, "{:,.0f}"),
             "<h4>The best configuration of each device</h4>", _table(best, "{:,.0f}")]
 
-_FACTOR_FMT = {"price ($/h)": "{:,.2f}", "cost per run ($)": "{:,.2f}", "cost ($)": "{:,.2f}"}  # else {:,.1f}
+# %% ../nbs/08d_sections.ipynb #85b2d738
+# else {:,.1f}
+_FACTOR_FMT = {"price ($/h)": "{:,.2f}", "cost per run ($)": "{:,.2f}", "cost ($)": "{:,.2f}"}
 
+# %% ../nbs/08d_sections.ipynb #f3c164af
 def _factor_table(f:pd.DataFrame) -> pd.DataFrame:
     "`cost_factors` as shown: each factor with its interval."
-    x = lambda a, lo, hi: [f"{v:.2f}" + ("" if pd.isna(l) or pd.isna(h) or l == h else f" ({l:.2f}–{h:.2f})")
+    x = lambda a, lo, hi: [f"{v:.2f}" + ("" if pd.isna(l) or pd.isna(h) or l == h
+                                         else f" ({l:.2f}–{h:.2f})")
                            for v, l, h in zip(f[a], f[lo], f[hi])]
     out = f[["device", "precision", "bs", "throughput", "n_runs", "price_per_hour", "cost_usd"]].assign(
         cost_factor=x("cost_factor", "cost_factor_lo", "cost_factor_hi"),
@@ -698,33 +903,48 @@ def _factor_table(f:pd.DataFrame) -> pd.DataFrame:
     basis = f["cost_basis"].iloc[0]
     return out.rename(columns={**_FACTOR_HEADERS, "throughput": f"{f['unit'].iloc[0]}/s",
                                "cost_usd": "cost per run ($)" if basis == "per run" else "cost ($)",
-                               "cost_factor": f"cost factor {basis} (×, 95%)", "throughput_factor": "throughput factor (×, 95%)"})
+                               "cost_factor": f"cost factor {basis} (×, 95%)",
+                               "throughput_factor": "throughput factor (×, 95%)"})
 
-_TEAM_INTRO = ("<h2>Configurations and what a run costs</h2><p>Runs that record the parameters' dtype (<i>pure bf16</i>:"
-    " bf16 weights without autocast) or their runtime, such as a team's own training runs imported with "
-    "<code>--map</code> or read by a recipe (Hugging Face Trainer, nanoGPT): the throughput per micro-batch and per "
+# %% ../nbs/08d_sections.ipynb #50bdd33a
+_TEAM_INTRO = ("<h2>Configurations and what a run costs</h2><p>Runs that record the parameters' "
+               "dtype (<i>pure bf16</i>:"
+    " bf16 weights without autocast) or their runtime, such as a team's own training runs imported "
+    "with "
+    "<code>--map</code> or read by a recipe (Hugging Face Trainer, nanoGPT): the throughput per "
+    "micro-batch and per "
     "weights × autocast on each device, each device's "
-    "best configuration, and, with prices, what one run cost there (runtime × $/hour per GPU × its GPUs) against the cheapest device. "
-    "A factor's interval comes from the repeats of both configurations (their range, or a single run's CI).</p>")
+    "best configuration, and, with prices, what one run cost there (runtime × $/hour per GPU × its "
+    "GPUs) against the cheapest device. "
+    "A factor's interval comes from the repeats of both configurations (their range, or a single "
+    "run's CI).</p>")
 
+# %% ../nbs/08d_sections.ipynb #9236d0f4
 def _team_section(pg:_Page) -> list[str]:
     "Configurations per device and the cost of a run, for runs that record weights or a runtime; else nothing."
     runs, t = pg.runs, pg.res["tidy"]
     if not any(c in runs and runs[c].notna().any() for c in ("weights", "runtime_s")): return []
     out, m, cost = [_TEAM_INTRO], "label" if "label" in t else "model", pg.res.get("cost")
-    prices = dict(zip(cost["device"], cost["price_per_hour"])) if cost is not None and len(cost) else {}
+    prices = (dict(zip(cost["device"], cost["price_per_hour"])) if cost is not None and len(cost)
+              else {})
     f = cost_factors(t, runs, prices) if prices else None
     for (label, mode), d in t[t["bs"].notna()].groupby([m, "mode"], sort=True):
-        out += [f"<h3>{html.escape(str(label))}, {mode_name(mode)}</h3>", *_configurations(d, unit_name(d))]
+        out += [f"<h3>{html.escape(str(label))}, {mode_name(mode)}</h3>",
+                *_configurations(d, unit_name(d))]
         g = f[(f["model"] == label) & (f["mode"] == mode)] if f is not None else []
-        if len(g): out += ["<h4>Cost and throughput against the cheapest</h4>", _table(_factor_table(g), _FACTOR_FMT),
+        if len(g):
+            out += ["<h4>Cost and throughput against the cheapest</h4>",
+                    _table(_factor_table(g), _FACTOR_FMT),
                            f"<p>{html.escape(factor_sentence(g))}</p>"]
     given = pg.res.get("prices")  # every priced run, on any number of GPUs
-    rc = run_cost(runs, dict(zip(given["device"], given["price_per_hour"]))) if given is not None else None
+    rc = (run_cost(runs, dict(zip(given["device"], given["price_per_hour"]))) if given is not None
+          else None)
     if rc is not None and len(rc := rc.dropna(subset=["cost_usd"])):
         out.append("<details><summary>Each run's cost</summary>" + _table(
-            rc[["device", "model", "precision", "bs", "world_size", "throughput", "throughput_per_gpu", "runtime_s",
-                "price_per_hour", "cost_usd"]].rename(columns={"world_size": "GPUs", "throughput_per_gpu": "per GPU",
+            rc[["device", "model", "precision", "bs", "world_size", "throughput",
+                "throughput_per_gpu", "runtime_s",
+                "price_per_hour", "cost_usd"]].rename(columns={"world_size": "GPUs",
+                                                               "throughput_per_gpu": "per GPU",
                 "price_per_hour": "price ($/h per GPU)", "cost_usd": "cost ($)"}), "{:,.2f}") + "</details>")
     return out
 
@@ -732,16 +952,20 @@ def _team_section(pg:_Page) -> list[str]:
 def _sanity_section(pg:_Page) -> list[str]:
     "One line per result that is almost never the hardware (`precision_doubts`, `cost_doubts`), naming its runs."
     lines, cost = precision_doubts(pg.res["speedup"], pg.runs), pg.res.get("cost")
-    prices = dict(zip(cost["device"], cost["price_per_hour"])) if cost is not None and len(cost) else {}
+    prices = (dict(zip(cost["device"], cost["price_per_hour"])) if cost is not None and len(cost)
+              else {})
     if prices: lines += cost_doubts(cost_factors(pg.res["tidy"], pg.runs, prices), pg.runs)
     return [f'<p class="note"><b>Check</b>: {html.escape(_cap(l))}.</p>' for l in lines]
 
 # %% ../nbs/08d_sections.ipynb #5ad24a6f
-_SECTIONS = (_intro, _sanity_section, _machine_section, _serving_section, _ranking_section, _cost_section, _team_section, _efficiency_section, _energy_section,
+_SECTIONS = (_intro, _sanity_section, _machine_section, _serving_section, _ranking_section,
+             _cost_section, _team_section, _efficiency_section, _energy_section,
              _scaling, _family_sections,
              _time_section, _per_model_section, _points_section,
-             _health_section, _history_section)  # in page order: Health after the environments, then Steps
+             # in page order: Health after the environments, then Steps
+             _health_section, _history_section)
 
+# %% ../nbs/08d_sections.ipynb #3cd182eb
 def _html(pg:_Page) -> str:
     "The page: every section in order, in one self-contained HTML document."
     return _document(pg.title, [p for section in _SECTIONS for p in section(pg) if p])

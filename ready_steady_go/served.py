@@ -16,16 +16,19 @@ from .plots import _axes, svg
 __all__ = ['TPOT_MS', 'served_runs', 'generation_table', 'pp_tg_table', 'capacity_table', 'latency_table', 'serving_curve']
 
 # %% ../nbs/07a_served.ipynb #021ad717
-TPOT_MS = 50.0  # the default bound on the time per output token: a reader reads about 10 to 20 tokens a second
+# the default bound on the time per output token: a reader reads about 10 to 20 tokens a second
+TPOT_MS = 50.0
 _GEN = ("device", "model", "precision", "prompt_len", "gen_len")
 
+# %% ../nbs/07a_served.ipynb #97cff61e
 def served_runs(runs:pd.DataFrame, # the runs table
                 mode:str, # latency or generate
                ) -> pd.DataFrame:
     "The finished runs of a serving `mode`, short device names, repeats combined by their median."
     if "mode" not in runs or not runs["mode"].eq(mode).any(): return pd.DataFrame()
     d = usable(runs[runs["mode"].eq(mode)])
-    d = d.assign(device=clean_device_names(d["device"].astype(str)), bs=pd.to_numeric(d["bs"]).astype(int))
+    d = d.assign(device=clean_device_names(d["device"].astype(str)),
+                 bs=pd.to_numeric(d["bs"]).astype(int))
     keys = [*(_GEN if mode == "generate" else _GEN[:3]), "bs"]
     num = [c for c in d.select_dtypes("number").columns if c not in keys]
     return d.groupby(keys, sort=True, dropna=False)[num].median().reset_index()
@@ -38,15 +41,23 @@ def _example_runs() -> pd.DataFrame:
         for bs in (1, 4, 16, 64):
             tpot = tpot1 * (1 + bs / 24)  # grows with the sequences decoded together
             ttft = 6.0 * (1 + bs / 4)
-            rows.append(example_row(model="gpt2", workload="lm", unit="tokens", mode="generate", precision="bf16",
-                device_name=dev, device="cuda:0", bs=bs, seq_len=512, prompt_len=512, gen_len=128, items_per_sample=128,
-                size=None, ttft_ms=ttft, tpot_p50_ms=tpot, tpot_p99_ms=1.2 * tpot, tpot_n=12700, lat_n=100,
-                lat_p50_ms=ttft + 127 * tpot, prefill_tps=bs * 512 / ttft * 1e3, decode_tps=bs / tpot * 1e3,
-                decode_tps_per_seq=1e3 / tpot, throughput=bs * 128 / (ttft + 127 * tpot) * 1e3, kv_cache="dynamic",
+            rows.append(example_row(model="gpt2", workload="lm", unit="tokens", mode="generate",
+                                    precision="bf16",
+                device_name=dev, device="cuda:0", bs=bs, seq_len=512, prompt_len=512, gen_len=128,
+                                    items_per_sample=128,
+                size=None, ttft_ms=ttft, tpot_p50_ms=tpot, tpot_p99_ms=1.2 * tpot, tpot_n=12700,
+                                    lat_n=100,
+                lat_p50_ms=ttft + 127 * tpot, prefill_tps=bs * 512 / ttft * 1e3,
+                                    decode_tps=bs / tpot * 1e3,
+                decode_tps_per_seq=1e3 / tpot, throughput=bs * 128 / (ttft + 127 * tpot) * 1e3,
+                                    kv_cache="dynamic",
                 kv_cache_bytes=bs * 639 * 36864, decode_bytes_per_step=170e6 + bs * 576 * 36864,
-                decode_bandwidth_gbs=(170e6 + bs * 576 * 36864) / tpot / 1e6, datasheet_bandwidth_gbs=bw))
-    rows.append(example_row(model="resnet50", mode="latency", precision="fp16", bs=1, device_name="NVIDIA H200",
-                            throughput=520.0, lat_n=1200, lat_p50_ms=1.9, lat_p90_ms=2.0, lat_p99_ms=2.6, lat_max_ms=4.1,
+                decode_bandwidth_gbs=(170e6 + bs * 576 * 36864) / tpot / 1e6,
+                                    datasheet_bandwidth_gbs=bw))
+    rows.append(example_row(model="resnet50", mode="latency", precision="fp16", bs=1,
+                            device_name="NVIDIA H200",
+                            throughput=520.0, lat_n=1200, lat_p50_ms=1.9, lat_p90_ms=2.0,
+                            lat_p99_ms=2.6, lat_max_ms=4.1,
                             lat_p50_lo_ms=1.89, lat_p50_hi_ms=1.91))
     return pd.DataFrame(rows).assign(device=lambda d: d["device_name"])
 
@@ -84,17 +95,21 @@ def capacity_table(runs:pd.DataFrame, # the runs table
     "Per device, model, precision and lengths: the highest concurrency whose TPOT meets `tpot_ms`, its tokens/s and cost."
     g = served_runs(runs, "generate")
     if not len(g): return g
-    g = g.assign(_tpot=g["tpot_p99_ms"].fillna(g["tpot_p50_ms"]), _by=np.where(g["tpot_p99_ms"].notna(), "p99", "p50"))
+    g = g.assign(_tpot=g["tpot_p99_ms"].fillna(g["tpot_p50_ms"]),
+                 _by=np.where(g["tpot_p99_ms"].notna(), "p99", "p50"))
     rows = []
     for k, d in g.groupby(list(_GEN), sort=True):
         ok = d[d["_tpot"] <= tpot_ms]
         best = ok.loc[ok["bs"].idxmax()] if len(ok) else None
         price = (prices or {}).get(k[0])
         tps = None if best is None else best["throughput"]
-        rows.append({"device": k[0], "model": k[1], "precision": k[2], "prompt + new": f"{int(k[3])} + {int(k[4])}",
-                     f"concurrency at TPOT ≤ {tpot_ms:g} ms": "none measured" if best is None else int(best["bs"]),
+        rows.append({"device": k[0], "model": k[1], "precision": k[2],
+                     "prompt + new": f"{int(k[3])} + {int(k[4])}",
+                     f"concurrency at TPOT ≤ {tpot_ms:g} ms": "none measured" if best is None
+                     else int(best["bs"]),
                      "TPOT (ms)": None if best is None else f"{best['_tpot']:.1f} ({best['_by']})",
-                     "end to end tokens/s": tps, "$ per 1M output tokens": price / 3600 / tps * 1e6 if price and tps else None})
+                     "end to end tokens/s": tps, "$ per 1M output tokens": price / 3600 / tps * 1e6
+                     if price and tps else None})
     return pd.DataFrame(rows)
 
 # %% ../nbs/07a_served.ipynb #2a713539
@@ -104,9 +119,12 @@ def latency_table(runs:pd.DataFrame, # the runs table
     d = served_runs(runs, "latency")
     if not len(d): return d
     ci = [f"{num_text(a)} to {num_text(b)}" for a, b in zip(d["lat_p50_lo_ms"], d["lat_p50_hi_ms"])]
-    return pd.DataFrame({"device": d["device"], "model": d["model"], "precision": d["precision"], "bs": d["bs"],
-                         "p50 (ms)": d["lat_p50_ms"], "p50 95% CI (ms)": ci, "p90 (ms)": d["lat_p90_ms"],
-                         "p99 (ms)": d["lat_p99_ms"], "max (ms)": d["lat_max_ms"], "requests": d["lat_n"].astype(int),
+    return pd.DataFrame({"device": d["device"], "model": d["model"], "precision": d["precision"],
+                         "bs": d["bs"],
+                         "p50 (ms)": d["lat_p50_ms"], "p50 95% CI (ms)": ci,
+                         "p90 (ms)": d["lat_p90_ms"],
+                         "p99 (ms)": d["lat_p99_ms"], "max (ms)": d["lat_max_ms"],
+                         "requests": d["lat_n"].astype(int),
                          "throughput (/s)": d["throughput"]})
 
 # %% ../nbs/07a_served.ipynb #79a9b647
@@ -119,7 +137,8 @@ def serving_curve(runs:pd.DataFrame, # the runs table
     ax = axs[0, 0]
     for k, d in g.groupby(list(_GEN), sort=True):
         d = d.sort_values("bs")
-        ax.plot(d["tpot_p50_ms"], d["decode_tps"], marker="o", label=f"{k[0]} · {k[1]} {k[2]} ({int(k[3])}+{int(k[4])})")
+        ax.plot(d["tpot_p50_ms"], d["decode_tps"], marker="o",
+                label=f"{k[0]} · {k[1]} {k[2]} ({int(k[3])}+{int(k[4])})")
         for x, y, b in zip(d["tpot_p50_ms"], d["decode_tps"], d["bs"]):
             ax.annotate(str(int(b)), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
     ax.axvline(tpot_ms, ls=":", c="grey"); ax.set_yscale("log")

@@ -12,8 +12,10 @@ import math, statistics
 __all__ = ['P99_MIN', 'percentile', 'median_interval', 'latency_fields', 'generation_fields', 'decode_traffic']
 
 # %% ../nbs/01c_serving.ipynb #0c7f717d
-P99_MIN = 1000  # requests (or decode steps) below which no p99 is given: the 10 slowest of 1,000 decide it
+# requests (or decode steps) below which no p99 is given: the 10 slowest of 1,000 decide it
+P99_MIN = 1000
 
+# %% ../nbs/01c_serving.ipynb #65745a8c
 def percentile(xs:list, # the times, in any order
                q:float, # the percentile, 0 to 100
               ) -> float:
@@ -30,7 +32,8 @@ def median_interval(xs:list, # the times
     "A distribution-free 95% interval on the median: the order statistics `n/2 ± z·√n/2` (the binomial's normal approximation)."
     s, n = sorted(xs), len(xs)
     half = z * math.sqrt(n) / 2
-    lo, hi = max(0, math.floor(n / 2 - half) - 1), min(n - 1, math.ceil(n / 2 + half))  # 0-based ranks
+    # 0-based ranks
+    lo, hi = max(0, math.floor(n / 2 - half) - 1), min(n - 1, math.ceil(n / 2 + half))
     return s[lo], s[hi]
 
 # %% ../nbs/01c_serving.ipynb #a759d704
@@ -51,7 +54,8 @@ def generation_fields(requests:list, # per request: (prefill seconds, [seconds o
     "The record's generation columns: TTFT, TPOT percentiles, prefill and decode tokens/s."
     pre, dec = [p for p, _ in requests], [t for _, ds in requests for t in ds]
     mean_dec = statistics.fmean(dec)
-    return dict(ttft_ms=1e3 * statistics.median(pre), tpot_n=len(dec), tpot_p50_ms=1e3 * percentile(dec, 50),
+    return dict(ttft_ms=1e3 * statistics.median(pre), tpot_n=len(dec),
+                tpot_p50_ms=1e3 * percentile(dec, 50),
                 tpot_p99_ms=1e3 * percentile(dec, 99) if len(dec) >= P99_MIN else None,
                 prefill_tps=bs * prompt_len / statistics.fmean(pre), decode_tps=bs / mean_dec,
                 decode_tps_per_seq=1 / mean_dec)
@@ -63,6 +67,7 @@ def decode_traffic(weight_bytes:int, # bytes of the weights every decode step mu
                    tpot_s:float, # the mean time per output token (s)
                   ) -> dict:
     "Bytes a decode step reads (the weights, and the cache at its mean length) and the bandwidth that implies."
-    mean_context = prompt_len + gen_len / 2  # the cache holds prompt_len + 1 … prompt_len + gen_len - 1 tokens
+    # the cache holds prompt_len + 1 … prompt_len + gen_len - 1 tokens
+    mean_context = prompt_len + gen_len / 2
     b = weight_bytes + bs * kv_bytes_per_token * mean_context
     return dict(decode_bytes_per_step=b, decode_bandwidth_gbs=b / tpot_s / 1e9)

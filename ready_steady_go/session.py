@@ -23,15 +23,22 @@ __all__ = ['JOURNAL_SUFFIX', 'MAX_JOURNAL', 'WORKER', 'LAUNCHER', 'journal_entri
 # %% ../nbs/03c_session.ipynb #ae8e4877
 JOURNAL_SUFFIX = ".started.jsonl"
 
-def _journal(store) -> Path: p = Path(store).expanduser(); return p.with_name(p.name + JOURNAL_SUFFIX)
+# %% ../nbs/03c_session.ipynb #31389835
+def _journal(store) -> Path:
+    p = Path(store).expanduser(); return p.with_name(p.name + JOURNAL_SUFFIX)
 
+# %% ../nbs/03c_session.ipynb #d917922a
 def _me() -> dict:
     "This process, as the journal names it: pid, host, start time (a pid is reused; a pid and its start are not), command."
     me = psutil.Process()
-    return dict(pid=me.pid, host=socket.gethostname(), started=me.create_time(), cmd=" ".join(me.cmdline())[:300])
+    return dict(pid=me.pid, host=socket.gethostname(), started=me.create_time(),
+                cmd=" ".join(me.cmdline())[:300])
 
-MAX_JOURNAL = 16 * 2**20  # bytes: a journal holds the points being measured now, a few hundred bytes each
+# %% ../nbs/03c_session.ipynb #a370660a
+# bytes: a journal holds the points being measured now, a few hundred bytes each
+MAX_JOURNAL = 16 * 2**20
 
+# %% ../nbs/03c_session.ipynb #6ee534e5
 def _entry(line:str) -> dict|None:
     "A journal line as its entry (a point started, or one done), or None for a line that is neither (a write cut short)."
     try: e = json.loads(line)
@@ -39,8 +46,10 @@ def _entry(line:str) -> dict|None:
     if not isinstance(e, dict): return None
     if isinstance(e.get("done"), str): return e
     row = e.get("row")
-    return e if isinstance(row, dict) and isinstance(row.get("run_id"), str) and isinstance(e.get("pid"), int) else None
+    return (e if isinstance(row, dict) and isinstance(row.get("run_id"), str)
+            and isinstance(e.get("pid"), int) else None)
 
+# %% ../nbs/03c_session.ipynb #4c6c7906
 def journal_entries(text:str, # a journal's text
                    ) -> tuple[list[dict], int]:
     "The points a journal holds open (started, not done), and how many of its lines are no entry (skipped)."
@@ -48,6 +57,7 @@ def journal_entries(text:str, # a journal's text
     done = {e["done"] for e in es if e is not None and "done" in e}
     return [e for e in es if e is not None and "row" in e and e["row"]["run_id"] not in done], sum(e is None for e in es)
 
+# %% ../nbs/03c_session.ipynb #b74c786d
 def open_points(store:str|Path=DEFAULT_STORE, # the SQLite file
                ) -> tuple[list[dict], int]:
     "`journal_entries` of the journal beside `store` (none if there is none); `BadInput` if it is not a regular file."
@@ -55,18 +65,22 @@ def open_points(store:str|Path=DEFAULT_STORE, # the SQLite file
     except OSError: return [], 0
     return journal_entries(data.decode("utf-8", "replace"))
 
+# %% ../nbs/03c_session.ipynb #e882f955
 def _alive(e:dict) -> bool:
     "Whether the process of journal entry `e` still runs (on another host: assumed so, it cannot be asked)."
     if e.get("host") != socket.gethostname(): return True
     try: return abs(psutil.Process(e["pid"]).create_time() - e["started"]) < 1
     except (psutil.Error, KeyError, TypeError): return False
 
+# %% ../nbs/03c_session.ipynb #c001cec7
 def _append(store, entry:dict):
     "One line at the end of the journal beside `store`, written through (a kill right after loses nothing)."
-    fd = open_own(_journal(store), os.O_WRONLY | os.O_APPEND | os.O_CREAT, "journal")  # never through a link
+    # never through a link
+    fd = open_own(_journal(store), os.O_WRONLY | os.O_APPEND | os.O_CREAT, "journal")
     try: os.write(fd, (json.dumps(entry, default=str) + "\n").encode()); os.fsync(fd)
     finally: os.close(fd)
 
+# %% ../nbs/03c_session.ipynb #82fcd465
 def point_started(row:dict, # the point's record without measurements (its settings; `run_id` names the entry)
                   store:str|Path=DEFAULT_STORE, # the SQLite file the point's row goes into
                  ) -> str|None:
@@ -75,35 +89,42 @@ def point_started(row:dict, # the point's record without measurements (its setti
     except (OSError, BadInput): return None  # no journal: the point is measured all the same
     return row["run_id"]
 
+# %% ../nbs/03c_session.ipynb #dcf15643
 def point_finished(entry:str|None, # what `point_started` returned
                    store:str|Path=DEFAULT_STORE, # the same store
                   ):
     "Close the journal entry of a point whose row is stored (or kept in the fallback file)."
     if entry is None: return
-    try: _append(store, {"done": entry}); _settle(store, recover=False)  # no entry left open: no journal left behind
-    except (OSError, BadInput): return  # the row is stored: a journal that became something else is left as it is
+    # no entry left open: no journal left behind
+    try: _append(store, {"done": entry}); _settle(store, recover=False)
+    # the row is stored: a journal that became something else is left as it is
+    except (OSError, BadInput): return
 
 # %% ../nbs/03c_session.ipynb #c214fadc
 def _open_journal(store) -> int|None:
     "The journal beside `store`, opened and locked for this process alone; None when there is none."
-    try: fd = open_own(_journal(store), os.O_RDWR, "journal")  # a FIFO or a link: refused, never waited on or followed
+    # a FIFO or a link: refused, never waited on or followed
+    try: fd = open_own(_journal(store), os.O_RDWR, "journal")
     except OSError: return None
     try: import fcntl; fcntl.flock(fd, fcntl.LOCK_EX)
     except ImportError: pass
     return fd
 
+# %% ../nbs/03c_session.ipynb #08a12b30
 def recover_killed(store:str|Path=DEFAULT_STORE, # the SQLite file
                   ) -> list[dict]:
     "Store as `killed` every point of the journal whose process is gone without finishing it; returns their rows."
     return _settle(store, recover=True)
 
+# %% ../nbs/03c_session.ipynb #c4e60878
 def _settle(store, recover:bool) -> list[dict]:
     "Keep only the open entries of the journal (those of live processes, with `recover`), and store the dead as killed."
     fd = _open_journal(store)
     if fd is None: return []
     try:
         open_, bad = journal_entries(os.pread(fd, MAX_JOURNAL, 0).decode("utf-8", "replace"))
-        if bad and recover: print(f"ready-steady-go: journal {str(_journal(store))!r}: skipped {bad} line(s) that "
+        if bad and recover:
+            print(f"ready-steady-go: journal {str(_journal(store))!r}: skipped {bad} line(s) that "
                                   "are no entry (a write cut short?)", file=sys.stderr)
         dead = [e for e in open_ if recover and not _alive(e)]
         rows = [{**e["row"], "status": "killed", "error": KILLED} for e in dead]
@@ -113,26 +134,33 @@ def _settle(store, recover:bool) -> list[dict]:
         os.ftruncate(fd, 0); os.pwrite(fd, live.encode(), 0)
         if not live: _journal(store).unlink(missing_ok=True)
         return rows
-    except (OSError, ValueError): return []  # a journal that cannot be read or rewritten: nothing recovered
+    # a journal that cannot be read or rewritten: nothing recovered
+    except (OSError, ValueError): return []
     finally: os.close(fd)
 
 # %% ../nbs/03c_session.ipynb #93f220ef
-WORKER = "from ready_steady_go.runner import _rank_main; _rank_main()"  # what every rank runs: how its processes are known
+# what every rank runs: how its processes are known
+WORKER = "from ready_steady_go.runner import _rank_main; _rank_main()"
 
+# %% ../nbs/03c_session.ipynb #e54d43ae
 def _same_device(a, b) -> bool:
     "Whether devices `a` and `b` (`cpu`, `cuda`, `cuda:1`) may be the same one (`cuda` alone: every GPU)."
     (ta, _, ia), (tb, _, ib) = str(a).partition(":"), str(b).partition(":")
     return ta == tb and (not ia or not ib or ia == ib)
 
+# %% ../nbs/03c_session.ipynb #2024e449
 def _ours() -> set[int]:
     "This process, those above it and those under it: none of them is another measurement."
     me = psutil.Process()
     return {me.pid, *(q.pid for q in me.parents()), *(q.pid for q in me.children(recursive=True))}
 
+# %% ../nbs/03c_session.ipynb #c30cea45
 LAUNCHER = "RSGLAUNCHER"  # in a launch's environment: the process that launched it, "pid:start"
 
+# %% ../nbs/03c_session.ipynb #21b95102
 def launcher() -> str: return f"{os.getpid()}:{psutil.Process().create_time():.3f}"
 
+# %% ../nbs/03c_session.ipynb #a92c0dd3
 def _adopted(q:psutil.Process) -> bool:
     "Whether the torchrun above rank `q` (or `q` itself) was handed to init: what launched it is gone."
     try:
@@ -140,6 +168,7 @@ def _adopted(q:psutil.Process) -> bool:
         return up is None or up.pid == 1
     except psutil.Error: return True
 
+# %% ../nbs/03c_session.ipynb #b5c711f1
 def _orphan(q:psutil.Process) -> bool:
     "Whether the process that launched rank or torchrun `q` is gone: a leftover, nobody waits for it."
     try: pid, _, t = q.environ().get(LAUNCHER, "").partition(":")
@@ -148,6 +177,7 @@ def _orphan(q:psutil.Process) -> bool:
     try: return abs(psutil.Process(int(pid)).create_time() - float(t)) >= 1
     except (psutil.Error, ValueError): return True
 
+# %% ../nbs/03c_session.ipynb #5e75fdb0
 def _ranks(device) -> dict[int, str]:
     "Leftover torchrun launches and ranks of this tool on `device`, known by their command line: pid -> what it is."
     found = {}
@@ -156,32 +186,42 @@ def _ranks(device) -> dict[int, str]:
         if not any(WORKER in a for a in cmd): continue
         try: dev = json.loads(cmd[-1]).get("device") or "cpu"
         except (ValueError, AttributeError): continue
-        if _same_device(dev, device) and _orphan(q): found[q.info["pid"]] = "torchrun" if "torch.distributed.run" in cmd else "rank"
+        if _same_device(dev, device) and _orphan(q):
+            found[q.info["pid"]] = "torchrun" if "torch.distributed.run" in cmd else "rank"
     return found
 
+# %% ../nbs/03c_session.ipynb #e6f3e8bd
 def _zombie(pid:int) -> bool:
     "Whether `pid` is dead and not yet reaped (it measures nothing)."
     try: return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
     except psutil.Error: return False
 
+# %% ../nbs/03c_session.ipynb #8a062cc1
 def _tool_process(e:dict) -> bool:
     "Whether the process of journal entry `e` runs this tool: its command line names it, or is the one the entry noted."
     try: cmd = psutil.Process(e["pid"]).cmdline()
     except psutil.Error: return False
-    return " ".join(cmd)[:300] == e.get("cmd") or any(n in a for a in cmd for n in ("ready-steady-go", "ready_steady_go"))
+    return " ".join(cmd)[:300] == e.get("cmd") or any(n in a for a in cmd
+                                                      for n in ("ready-steady-go",
+                                                                "ready_steady_go"))
 
+# %% ../nbs/03c_session.ipynb #bf80015c
 def _journalled(store, device) -> tuple[dict[int, str], list[str]]:
     "Live processes of this tool whose point on `device` is open in the journal beside `store` (pid -> the point); and, in words, the open entries that name none here (another host's, another program's)."
     found, stray = {}, []
-    for e in open_points(store)[0]:  # lines that are no entry are skipped (said once, by `store.recover_killed`)
+    # lines that are no entry are skipped (said once, by `store.recover_killed`)
+    for e in open_points(store)[0]:
         if not _same_device(e["row"].get("device"), device): continue
         what = f"{e['row'].get('model')} bs {e['row'].get('bs')}"
-        if e.get("host") != socket.gethostname(): stray.append(f"pid {e['pid']} on host {e.get('host')} ({what})")
-        elif not _alive(e) or _zombie(e["pid"]): continue  # gone: the next run stores its point as killed
+        if e.get("host") != socket.gethostname():
+            stray.append(f"pid {e['pid']} on host {e.get('host')} ({what})")
+        # gone: the next run stores its point as killed
+        elif not _alive(e) or _zombie(e["pid"]): continue
         elif _tool_process(e): found[e["pid"]] = what
         else: stray.append(f"pid {e['pid']} ({what}), now a process of another program")
     return found, stray
 
+# %% ../nbs/03c_session.ipynb #4ea19041
 def others_measuring(device, # the device about to be measured
                      store=None, # the store whose journal names the points being measured (None: ranks only)
                     ) -> dict[int, str]:
@@ -190,6 +230,7 @@ def others_measuring(device, # the device about to be measured
     ours = _ours()
     return {pid: what for pid, what in sorted(found.items()) if pid not in ours}
 
+# %% ../nbs/03c_session.ipynb #72cfa35e
 def check_alone(device, # the device about to be measured
                 store=None, # the store its results go into
                 wait:float=10, # seconds to wait for them to go (ranks of an ended launch die with it)
@@ -198,12 +239,15 @@ def check_alone(device, # the device about to be measured
     end = time.monotonic() + wait
     while (others := others_measuring(device, store)) and time.monotonic() < end: time.sleep(0.5)
     if store is not None and (stray := _journalled(store, device)[1]):
-        print(f"ready-steady-go: the journal beside {str(store)!r} names {'; '.join(stray)}: no run of this tool on "
+        print(f"ready-steady-go: the journal beside {str(store)!r} names {'; '.join(stray)}: no "
+              "run of this tool on "
               "this machine, so not in the way", file=sys.stderr)
     if not others: return
     who = ", ".join(f"pid {pid} ({what})" for pid, what in others.items())
-    raise BadInput(f"{len(others)} other process(es) of ready-steady-go measure on {device}: {who}; a point measured "
-                   f"beside them would be wrong: wait for them, or end them (kill {' '.join(map(str, others))})")
+    raise BadInput(f"{len(others)} other process(es) of ready-steady-go measure on {device}: "
+                   f"{who}; a point measured "
+                   "beside them would be wrong: wait for them, or end them (kill "
+                   f"{' '.join(map(str, others))})")
 
 # %% ../nbs/03c_session.ipynb #ad34b851
 class DeviceSession:
@@ -220,8 +264,10 @@ class DeviceSession:
     def __enter__(self):
         with ExitStack() as held:
             held.enter_context(device_lock(self.device, self.wait, self.wait_flag))
-            check_alone(self.device, self.store)  # leftover ranks, or a run that took no lock: refused
-            if self.store is not None: self.recovered = recover_killed(self.store)  # earlier runs' killed points
+            # leftover ranks, or a run that took no lock: refused
+            check_alone(self.device, self.store)
+            # earlier runs' killed points
+            if self.store is not None: self.recovered = recover_killed(self.store)
             self._held = held.pop_all()
         return self
 
@@ -230,6 +276,8 @@ class DeviceSession:
     @contextmanager
     def measuring(self, row:dict): # the point's record as it is stored if its process is killed (its settings)
         "The point of `row` open in the journal for the block: a kill inside it is stored as `killed` by the next run."
-        entry = None if self.store is None else point_started({**row, "status": "killed", "error": KILLED}, self.store)
+        entry = (None if self.store is None
+                 else point_started({**row, "status": "killed", "error": KILLED}, self.store))
         try: yield entry
-        finally: point_finished(entry, self.store)  # only a kill, which runs no code, leaves it open
+        # only a kill, which runs no code, leaves it open
+        finally: point_finished(entry, self.store)

@@ -29,23 +29,28 @@ __all__ = ['SQLITE_HEADER', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'KILLED', 'PEAK_
 _DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
 BOOL_TEXT = {"true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}
 
+# %% ../nbs/03_store.ipynb #2450af97
 def _as_bool(s:pd.Series) -> pd.Series:
     "0/1, True/False or 'true'/'false' as a (nullable) boolean column."
     if s.dtype == bool: return s
-    if s.dtype == object or pd.api.types.is_string_dtype(s):  # each distinct text read once, however many rows
+    # each distinct text read once, however many rows
+    if s.dtype == object or pd.api.types.is_string_dtype(s):
         codes, texts = pd.factorize(s.astype("str"))
         s = pd.Series(np.append(pd.Series(texts, dtype=object).str.strip().str.lower().map(BOOL_TEXT).to_numpy(object),
-                                None)[codes], index=s.index, dtype=object)  # code -1 (missing): None
+                                # code -1 (missing): None
+                                None)[codes], index=s.index, dtype=object)
     s = s.astype("boolean")
     return s.astype(bool) if not s.isna().any() else s
 
+# %% ../nbs/03_store.ipynb #f5956136
 def _as_type(s:pd.Series, typ:type) -> pd.Series:
     "Column `s` in the schema's dtype for `typ` (a column read from the store already has it: taken as it is)."
     if typ is bool: return _as_bool(s)
     if s.dtype == _DTYPES[typ]: return s
     if typ is str: return s.astype("str")
     s = pd.to_numeric(s, errors="coerce")
-    return s.round().astype("Int64") if typ is int and s.dtype.kind == "f" else s.astype(_DTYPES[typ])
+    return (s.round().astype("Int64") if typ is int and s.dtype.kind == "f"
+            else s.astype(_DTYPES[typ]))
 
 # %% ../nbs/03_store.ipynb #3e3cbed3
 def _missing(index:pd.Index, typ:type) -> pd.Series:
@@ -59,7 +64,8 @@ def runs_frame(data:pd.DataFrame|list[dict]|None=None, # runs as a DataFrame or 
               ) -> pd.DataFrame:
     "Runs as a DataFrame with every schema column, in schema order, with the schema's dtypes."
     df = data if isinstance(data, pd.DataFrame) else pd.DataFrame(list(data or []), dtype=object)
-    out = pd.DataFrame({k: _as_type(df[k], t) if k in df else _missing(df.index, t) for k, t in COLUMNS.items()},
+    out = pd.DataFrame({k: _as_type(df[k], t) if k in df else _missing(df.index, t) for k,
+                        t in COLUMNS.items()},
                        index=df.index)
     if extras:
         for k in df.columns:
@@ -72,14 +78,19 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 _ACCEPTED = "a new or existing ready-steady-go SQLite file (e.g. rsg-results.db)"
 BUSY_TIMEOUT_S = 120
 
+# %% ../nbs/03_store.ipynb #8f2176b3
 def _sidecar(p:Path, suffix:str) -> Path: return p.with_name(p.name + suffix)
+
+# %% ../nbs/03_store.ipynb #ee75bdba
 def _stamp(p:Path) -> tuple: s = p.stat(); return s.st_ino, s.st_size, s.st_mtime_ns
 
+# %% ../nbs/03_store.ipynb #780c4f34
 def _read_only(p:Path, read):
     "`read(con)` on a read-only connection to the store `p` that creates no file beside it."
     uri = p.resolve().as_uri()
     for _ in range(10):
-        if _sidecar(p, "-wal").exists(): break  # a writer is at work, or one was killed before it could tidy up
+        # a writer is at work, or one was killed before it could tidy up
+        if _sidecar(p, "-wal").exists(): break
         before = _stamp(p)
         con = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
         try: out = read(con)
@@ -90,23 +101,28 @@ def _read_only(p:Path, read):
         con = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
         try: return read(con)
         finally: con.close()
-    except sqlite3.OperationalError:  # a read-only folder with a log but no index: read a private copy
+    # a read-only folder with a log but no index: read a private copy
+    except sqlite3.OperationalError:
         with tempfile.TemporaryDirectory() as d:
             for suffix in ("", "-wal"):
-                if _sidecar(p, suffix).exists(): shutil.copyfile(_sidecar(p, suffix), Path(d)/f"runs.db{suffix}")
+                if _sidecar(p, suffix).exists():
+                    shutil.copyfile(_sidecar(p, suffix), Path(d)/f"runs.db{suffix}")
             con = sqlite3.connect(Path(d)/"runs.db")
             try: return read(con)
             finally: con.close()
 
+# %% ../nbs/03_store.ipynb #80d9bf1a
 def _tables(path:Path) -> set[str]:
     "The tables of an existing SQLite file, opened read-only."
     q = "SELECT name FROM sqlite_master WHERE type='table'"
     return _read_only(path, lambda con: {r[0] for r in con.execute(q)})
 
+# %% ../nbs/03_store.ipynb #dc2ea35d
 def _is_dir(p:Path) -> bool:
     try: return p.is_dir()
     except OSError: return False  # a name too long to look up
 
+# %% ../nbs/03_store.ipynb #25a78f76
 def _check_name(p:Path, path):
     "Refuse a path the file system cannot hold: a name over NAME_MAX bytes (room kept for `-wal`) or over PATH_MAX."
     d = next((a for a in [p.parent, *p.parent.parents] if _is_dir(a)), Path("."))
@@ -115,25 +131,30 @@ def _check_name(p:Path, path):
     long = [part for part in p.parts if len(os.fsencode(part)) > name_max]
     if len(os.fsencode(p.name)) + 4 > name_max: long.append(p.name)
     if long or len(os.fsencode(str(p))) >= path_max:
-        raise BadInput(f"store {str(path)[:60]!r}… ({len(str(path))} characters) is too long a name "
+        raise BadInput(f"store {str(path)[:60]!r}… ({len(str(path))} characters) is too long a "
+                       "name "
                        f"for this file system: accepted are file names up to {name_max - 4} bytes")
 
+# %% ../nbs/03_store.ipynb #9733653f
 def _check_writable(p:Path, path):
     "Try, creating nothing that stays, whether the store and its folder can be written."
     for f in (p, _sidecar(p, "-wal"), _sidecar(p, "-shm")):
         if not f.exists(): continue
         try: open(f, "r+b").close()  # opened for writing, not changed
         except OSError as e:
-            raise BadInput(f"store {str(path)!r} cannot be written ({f.name}: {e.strerror}): accepted is a store you "
+            raise BadInput(f"store {str(path)!r} cannot be written ({f.name}: {e.strerror}): "
+                           "accepted is a store you "
                            "can write; choose another --store, or copy it somewhere writable") from None
     try:
         fd, probe = tempfile.mkstemp(prefix=".rsg-probe-", dir=p.parent)
         os.close(fd); os.unlink(probe)
     except OSError as e:
-        raise BadInput(f"store {str(path)!r} cannot be written: its folder {str(p.parent)!r} takes no new file "
+        raise BadInput(f"store {str(path)!r} cannot be written: its folder {str(p.parent)!r} takes "
+                       "no new file "
                        f"({e.strerror}), "
                        "and SQLite needs one for its log: choose a --store in a writable folder") from None
 
+# %% ../nbs/03_store.ipynb #7ac1d4b1
 def check_store(path:str|Path=DEFAULT_STORE, # the SQLite file; created on the first write
                 write:bool=False, # also make sure the store can be written (before a measurement)
                ) -> Path:
@@ -141,25 +162,31 @@ def check_store(path:str|Path=DEFAULT_STORE, # the SQLite file; created on the f
     p = Path(path).expanduser()
     _check_name(p, path)
     if p.is_dir(): raise BadInput(f"store {str(path)!r} is a directory: accepted is {_ACCEPTED}")
-    if what := path_trouble(p):  # a FIFO: reading it would wait for a writer forever; a loop of links; no permission
+    # a FIFO: reading it would wait for a writer forever; a loop of links; no permission
+    if what := path_trouble(p):
         raise BadInput(f"store {str(path)!r} is {what}, not a file: accepted is {_ACCEPTED}")
     if p.exists():
         try:
             with open(p, "rb") as f: head = f.read(16)
-        except OSError as e: raise BadInput(f"store {str(path)!r} cannot be read ({e.strerror}): accepted is "
+        except OSError as e:
+            raise BadInput(f"store {str(path)!r} cannot be read ({e.strerror}): accepted is "
                                             f"{_ACCEPTED}") from None
         if head and head != SQLITE_HEADER:
-            raise BadInput(f"store {str(path)!r} is not a SQLite database, so it is left alone: accepted is "
+            raise BadInput(f"store {str(path)!r} is not a SQLite database, so it is left alone: "
+                           "accepted is "
                            f"{_ACCEPTED}")
         if head:
             try: tables = _tables(p)
-            except sqlite3.Error as e: raise BadInput(f"store {str(path)!r} cannot be opened ({e}): accepted is "
+            except sqlite3.Error as e:
+                raise BadInput(f"store {str(path)!r} cannot be opened ({e}): accepted is "
                                                       f"{_ACCEPTED}") from None
             if tables and "runs" not in tables:
-                raise BadInput(f"store {str(path)!r} is a SQLite database of another program (no runs table): "
+                raise BadInput(f"store {str(path)!r} is a SQLite database of another program (no "
+                               "runs table): "
                                f"accepted is {_ACCEPTED}")
     elif not p.parent.is_dir():
-        raise BadInput(f"store {str(path)!r}: directory {str(p.parent)!r} does not exist: accepted is {_ACCEPTED}")
+        raise BadInput(f"store {str(path)!r}: directory {str(p.parent)!r} does not exist: accepted "
+                       f"is {_ACCEPTED}")
     if write: _check_writable(p, path)
     return p
 
@@ -167,6 +194,7 @@ def check_store(path:str|Path=DEFAULT_STORE, # the SQLite file; created on the f
 _SQL_TYPES = {str: "TEXT", int: "INTEGER", float: "REAL", bool: "BOOLEAN"}
 _PY_TYPES = {v: k for k, v in _SQL_TYPES.items()}
 
+# %% ../nbs/03_store.ipynb #6ebedeaa
 def _sql_type(s:pd.Series) -> str:
     "The declared SQLite type for an extra column, from its pandas dtype."
     if pd.api.types.is_bool_dtype(s): return "BOOLEAN"
@@ -174,37 +202,48 @@ def _sql_type(s:pd.Series) -> str:
     if pd.api.types.is_float_dtype(s): return "REAL"
     return "TEXT"
 
+# %% ../nbs/03_store.ipynb #79ed68c9
 def _connect(p:Path) -> sqlite3.Connection:
-    con = sqlite3.connect(p, timeout=BUSY_TIMEOUT_S, isolation_level=None)  # autocommit: we say BEGIN ourselves
+    # autocommit: we say BEGIN ourselves
+    con = sqlite3.connect(p, timeout=BUSY_TIMEOUT_S, isolation_level=None)
     con.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_S*1000}")
-    con.execute("PRAGMA page_size=16384")  # a new store's pages (an existing one keeps its own): fewer to log and copy
-    if con.execute("PRAGMA journal_mode").fetchone()[0] != "wal": con.execute("PRAGMA journal_mode=WAL")
+    # a new store's pages (an existing one keeps its own): fewer to log and copy
+    con.execute("PRAGMA page_size=16384")
+    if con.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        con.execute("PRAGMA journal_mode=WAL")
     # with WAL: a commit survives the process being killed, without an fsync each time
     con.execute("PRAGMA synchronous=NORMAL")
-    con.execute("PRAGMA cache_size=-65536")  # 64 MiB: a large import's run_id index stays in memory (15% faster)
+    # 64 MiB: a large import's run_id index stays in memory (15% faster)
+    con.execute("PRAGMA cache_size=-65536")
     key = lambda k: " PRIMARY KEY NOT NULL" if k == "run_id" else ""
     cols = ", ".join(f'"{k}" {_SQL_TYPES[t]}{key(k)}' for k, t in COLUMNS.items())
     con.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols})")
     _identify(con)
     _count_changes(con)
     known = _columns(con)
-    for k, t in COLUMNS.items():  # a store written by an older schema gains the newer columns, empty for its old rows
+    # a store written by an older schema gains the newer columns, empty for its old rows
+    for k, t in COLUMNS.items():
         if k not in known: _add_column(con, k, _SQL_TYPES[t])
     return con
 
+# %% ../nbs/03_store.ipynb #8a127069
 def _identify(con:sqlite3.Connection):
     "Give a store without one its identity: a random number in its header (`user_version`) that read snapshots are named by."
     if con.execute("PRAGMA user_version").fetchone()[0]: return
     try: con.execute(f"PRAGMA user_version={secrets.randbelow(2**31 - 1) + 1}")
     except sqlite3.OperationalError: pass  # a store that cannot be written: read whole each time
 
-# how often the runs were changed other than by adding rows at the end: a snapshot of them is valid while it stays
+# %% ../nbs/03_store.ipynb #8aa5d38f
+# how often the runs were changed other than by adding rows at the end: a snapshot of them is valid
+# while it stays
 _CHANGES = """CREATE TABLE IF NOT EXISTS rsg_changes (n INTEGER NOT NULL);
 INSERT INTO rsg_changes SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM rsg_changes);
 CREATE TRIGGER IF NOT EXISTS rsg_updated AFTER UPDATE ON runs BEGIN UPDATE rsg_changes SET n = n + 1; END;
 CREATE TRIGGER IF NOT EXISTS rsg_deleted AFTER DELETE ON runs BEGIN UPDATE rsg_changes SET n = n + 1; END;"""
-# no trigger on insert: it would cost every row of an import a third more time, and a row inserted among a snapshot's
-# changes their count, which `_load_snapshot` checks as well
+
+# %% ../nbs/03_store.ipynb #170a37d8
+# no trigger on insert: it would cost every row of an import a third more time, and a row inserted
+# among a snapshot's changes their count, which `_load_snapshot` checks as well
 
 def _count_changes(con:sqlite3.Connection):
     "Give a store without them the triggers that count its changes (`store_changes`); an older store gets them here."
@@ -214,19 +253,23 @@ def _count_changes(con:sqlite3.Connection):
     except sqlite3.OperationalError:  # a store that cannot be written: its snapshots are not kept
         if con.in_transaction: con.execute("ROLLBACK")
 
+# %% ../nbs/03_store.ipynb #74c82078
 def _add_column(con:sqlite3.Connection, name:str, typ:str):
     try: con.execute(f'ALTER TABLE runs ADD COLUMN "{name.replace(chr(34), "")}" {typ}')
     except sqlite3.OperationalError as e:  # another writer added it a moment ago
         if "duplicate column" not in str(e): raise
 
+# %% ../nbs/03_store.ipynb #3107eefd
 def _columns(con:sqlite3.Connection) -> dict[str, str]:
     return {r[1]: r[2] for r in con.execute("PRAGMA table_info(runs)")}
 
+# %% ../nbs/03_store.ipynb #0a2a896c
 def _cell(v):
     if isinstance(v, (dict, list, tuple)): return json.dumps(v, default=str)
     if isinstance(v, np.generic): return v.item()
     return v
 
+# %% ../nbs/03_store.ipynb #2eca87f4
 def _sql_value(v, t:type|None):
     "One value of a dict row as its column's plain Python type (None when missing), without pandas: cheap for one run."
     if isinstance(v, np.generic): v = v.item()
@@ -238,6 +281,7 @@ def _sql_value(v, t:type|None):
         return t(v)
     except (TypeError, ValueError): return None
 
+# %% ../nbs/03_store.ipynb #4ac933a7
 def _dict_rows(rows:list[dict]) -> tuple[list[str], list[tuple], dict[str, str]]:
     "Column names, value tuples and declared SQL types of extra columns, for a list of dict rows."
     names = list(COLUMNS) + list(dict.fromkeys(k for r in rows for k in r if k not in COLUMNS))
@@ -247,15 +291,19 @@ def _dict_rows(rows:list[dict]) -> tuple[list[str], list[tuple], dict[str, str]]
         extra[k] = _SQL_TYPES.get(type(v.item() if isinstance(v, np.generic) else v), "TEXT")
     return names, [tuple(_sql_value(r.get(k), COLUMNS.get(k)) for k in names) for r in rows], extra
 
+# %% ../nbs/03_store.ipynb #939249c2
 def _frame_rows(df:pd.DataFrame) -> tuple[list[str], list[tuple], dict[str, str]]:
     "The same for a DataFrame, a column at a time."
     df = runs_frame(df)
-    df = df[[k for k in df.columns if k == "run_id" or df[k].notna().any()]]  # all-empty columns: NULL by themselves
+    # all-empty columns: NULL by themselves
+    df = df[[k for k in df.columns if k == "run_id" or df[k].notna().any()]]
     extra = {k: _sql_type(df[k]) for k in df.columns if k not in COLUMNS}
     return list(df.columns), _LazyRows(df), extra
 
+# %% ../nbs/03_store.ipynb #f088b1b8
 _WRITE_ROWS = 50_000  # rows turned into Python values at a time
 
+# %% ../nbs/03_store.ipynb #9076989e
 class _LazyRows:
     "A frame's rows as tuples for sqlite3, made a chunk at a time: a million runs never stand as Python values at once."
     def __init__(self, df:pd.DataFrame): self.df = df
@@ -266,10 +314,12 @@ class _LazyRows:
             part = self.df.iloc[i:i + _WRITE_ROWS]
             yield from zip(*(_sql_column(part[k]) for k in part.columns))
 
+# %% ../nbs/03_store.ipynb #2c78bd60
 def _sql_column(s:pd.Series) -> list:
     "A column as plain Python values for sqlite3, missing values as None."
     vs = s.astype(object).where(s.notna(), None).tolist()
-    return [_cell(v) for v in vs] if s.dtype == object else vs  # only untyped extras can hold lists or numpy scalars
+    # only untyped extras can hold lists or numpy scalars
+    return [_cell(v) for v in vs] if s.dtype == object else vs
 
 # %% ../nbs/03_store.ipynb #dfc208b3
 def write_rows(rows:dict|list[dict]|pd.DataFrame, # one run record, a list of them, or a DataFrame of them
@@ -278,25 +328,33 @@ def write_rows(rows:dict|list[dict]|pd.DataFrame, # one run record, a list of th
     "Add runs to the store in one transaction, leaving those already there (same `run_id`); returns how many were added."
     try:
         with gc_paused(): return _write_rows(rows, store)
-    except (sqlite3.Error, OverflowError) as e: raise StoreError(store, e) from None  # never a sqlite traceback
+    # never a sqlite traceback
+    except (sqlite3.Error, OverflowError) as e: raise StoreError(store, e) from None
 
+# %% ../nbs/03_store.ipynb #6e02a67b
 class StoreError(BadInput):
     "The store could not take the rows (locked, full, read-only, a number SQLite cannot hold): nothing was added."
     def __init__(self, store, e:Exception):
         self.why = (str(e).splitlines() or [type(e).__name__])[0]
-        super().__init__(f"store {str(store)!r} could not be written ({self.why}): nothing was added")
+        super().__init__(f"store {str(store)!r} could not be written ({self.why}): nothing was "
+                         "added")
 
+# %% ../nbs/03_store.ipynb #44d4493d
 def _missing_ids(values) -> int:
     "How many rows have no run_id (the first value)."
-    return values.missing_ids() if isinstance(values, _LazyRows) else sum(v[0] is None for v in values)
+    return values.missing_ids() if isinstance(values, _LazyRows) else sum(v[0] is None
+                                                                          for v in values)
 
+# %% ../nbs/03_store.ipynb #7f6c14ea
 def _write_rows(rows, store):
     "`write_rows` with the collector already paused."
     p = check_store(store)
     if isinstance(rows, dict): rows = [rows]
-    names, values, extra = _frame_rows(rows) if isinstance(rows, pd.DataFrame) else _dict_rows(list(rows))
+    names, values, extra = (_frame_rows(rows) if isinstance(rows, pd.DataFrame)
+                            else _dict_rows(list(rows)))
     if not values: return 0
-    if no_id := _missing_ids(values): raise BadInput(f"{no_id} run(s) without a run_id: every row needs one")
+    if no_id := _missing_ids(values):
+        raise BadInput(f"{no_id} run(s) without a run_id: every row needs one")
     con = _connect(p)
     try:
         known = _columns(con)
@@ -305,6 +363,7 @@ def _write_rows(rows, store):
         return _insert(con, p, [k.replace('"', "") for k in names], values)
     finally: con.close()
 
+# %% ../nbs/03_store.ipynb #7455a7d0
 def _insert(con:sqlite3.Connection, p:Path, names:list[str], values) -> int:
     "Insert `values` (rows of columns `names`) in one transaction, a large frame's snapshot kept after; how many were added."
     cols, marks = ", ".join(f'"{k}"' for k in names), ", ".join("?" * len(names))
@@ -331,31 +390,39 @@ def _sql_to_column(vs:np.ndarray, typ:type|None):
 # %% ../nbs/03_store.ipynb #9c1e5a02
 SNAPSHOT_ROWS = 20_000  # a store of fewer runs is read whole each time: well under a second
 _SNAPSHOT_VERSION = 3  # of the snapshot's layout and dtypes: a new one leaves the old files unused
-_SNAPSHOT_ERRORS = (OSError, EOFError, ValueError, TypeError, AttributeError, ImportError, IndexError, KeyError,
+_SNAPSHOT_ERRORS = (OSError, EOFError, ValueError, TypeError, AttributeError, ImportError,
+                    IndexError, KeyError,
                     pickle.UnpicklingError, sqlite3.Error)
 
+# %% ../nbs/03_store.ipynb #0dc9766f
 def store_changes(con:sqlite3.Connection, # a connection to a store
                  ) -> int|None:
     "How often the store's runs were updated or deleted (its triggers count); None: not counted."
     try: return con.execute("SELECT n FROM rsg_changes").fetchone()[0]
     except (sqlite3.Error, TypeError): return None  # a store no writer of this version opened yet
 
+# %% ../nbs/03_store.ipynb #df9d6627
 def _runs_cache() -> Path:
     "The folder of the stores' snapshots: $RSG_RUNS_CACHE, else ~/.cache/ready-steady-go/runs."
-    env, _ = os.environ.get("RSG_RUNS_CACHE"), cache_mb("RSG_RUNS_CACHE_MB", 2048)  # a bad bound: said before any work
+    # a bad bound: said before any work
+    env, _ = os.environ.get("RSG_RUNS_CACHE"), cache_mb("RSG_RUNS_CACHE_MB", 2048)
     return Path(env or Path.home() / ".cache" / "ready-steady-go" / "runs").expanduser()
 
+# %% ../nbs/03_store.ipynb #8d990ea4
 def _snapshot_file(con:sqlite3.Connection, p:Path, names:list[str]) -> Path|None:
     "The snapshot of columns `names` of store `p`, named by path, identity, columns and types; None without an identity."
     sid = con.execute("PRAGMA user_version").fetchone()[0]
     if not sid or "run_id" not in names: return None
-    key = json.dumps([_SNAPSHOT_VERSION, str(p.resolve()), sid, names, _columns(con), pd.__version__])
+    key = json.dumps([_SNAPSHOT_VERSION, str(p.resolve()), sid, names, _columns(con),
+                      pd.__version__])
     return _runs_cache() / f"{hashlib.sha1(key.encode()).hexdigest()}.pkl"
 
+# %% ../nbs/03_store.ipynb #92929f22
 def _load_snapshot(f:Path, con:sqlite3.Connection) -> tuple[int, pd.DataFrame|None]:
     "`(last rowid, rows)` of snapshot `f` while the store still begins with its rows, changed in none; else `(0, None)`."
     changes = store_changes(con)
-    if changes is None or (fh := read_sealed(f)) is None: return 0, None  # unpickled only if this user wrote it
+    # unpickled only if this user wrote it
+    if changes is None or (fh := read_sealed(f)) is None: return 0, None
     try:
         with fh: last, was, df = pickle.load(fh)
         n = con.execute("SELECT count(*) FROM runs WHERE rowid <= ?", (last,)).fetchone()[0]
@@ -365,20 +432,27 @@ def _load_snapshot(f:Path, con:sqlite3.Connection) -> tuple[int, pd.DataFrame|No
     same = was == changes and n == len(df) > 0 and at is not None and at[0] == df["run_id"].iloc[-1]
     return (last, df) if same else (0, None)
 
+# %% ../nbs/03_store.ipynb #6e4f9c32
 def _save_snapshot(f:Path, last:int, changes:int, df:pd.DataFrame):
     "Keep `df`, the store's rows up to rowid `last` after `changes` (`store_changes`), in `f`; never an error."
-    # a repeated text is one object (`_shared`; pandas' CSV parser shares them too), which pickle writes once
-    write_sealed(f, lambda fh: pickle.dump((last, changes, df), fh, protocol=pickle.HIGHEST_PROTOCOL))
+    # a repeated text is one object (`_shared`; pandas' CSV parser shares them too), which pickle
+    # writes once
+    write_sealed(f, lambda fh: pickle.dump((last, changes, df), fh,
+                                           protocol=pickle.HIGHEST_PROTOCOL))
     prune_files(f.parent, "*.pkl", cache_mb("RSG_RUNS_CACHE_MB", 2048))
 
+# %% ../nbs/03_store.ipynb #1b9b4f92
 def can_fork() -> bool:
     "Whether this process may fork a worker: the platform forks, and no other thread holds a lock the child would wait on."
-    return "fork" in mp.get_all_start_methods() and not mp.current_process().daemon and threading.active_count() == 1
+    return ("fork" in mp.get_all_start_methods() and not mp.current_process().daemon
+            and threading.active_count() == 1)
 
+# %% ../nbs/03_store.ipynb #320ffb42
 def _keep_snapshot(f:Path, last:int, changes:int, df:pd.DataFrame):
     "`_save_snapshot` in a forked process where that is safe, the reader going on meanwhile (joined at exit); else here."
     if can_fork():
-        try: mp.get_context("fork").Process(target=_save_snapshot, args=(f, last, changes, df)).start(); return
+        try:
+            mp.get_context("fork").Process(target=_save_snapshot, args=(f, last, changes, df)).start(); return
         except OSError: pass  # no process to spare
     _save_snapshot(f, last, changes, df)
 
@@ -390,28 +464,35 @@ def read_runs(store:str|Path=DEFAULT_STORE, # the SQLite file
     "The runs in `store` as a DataFrame in schema order with schema dtypes."
     with gc_paused(): return _read_runs(store, where, columns)
 
+# %% ../nbs/03_store.ipynb #e507cb87
 def _read_runs(store, where, columns=None):
     "`read_runs` with the collector already paused."
     p = check_store(store)
     keep = None if columns is None else set(columns)
     if keep is not None and (bad := sorted(keep - set(COLUMNS))):
-        raise BadInput(f"unknown column(s) {', '.join(bad)} to read: accepted are the run-record columns")
+        raise BadInput(f"unknown column(s) {', '.join(bad)} to read: accepted are the run-record "
+                       "columns")
     read = lambda con: _select(con, where, keep, p)
-    df = runs_frame(pd.DataFrame() if not p.exists() or not p.stat().st_size else _read_only(p, read))
+    df = runs_frame(pd.DataFrame() if not p.exists() or not p.stat().st_size
+                    else _read_only(p, read))
     if keep is not None: df = df[[c for c in df.columns if c in keep or c not in COLUMNS]]
     return read_families(df) if "workload" in df else df
 
+# %% ../nbs/03_store.ipynb #201f675b
 def read_families(df:pd.DataFrame) -> pd.DataFrame:
     "Records written before workload families say `timm`: read, they say what it means (`kind_of`: `image`)."
     df["workload"] = df["workload"].replace({"timm": kind_of("timm")})
     return df
 
+# %% ../nbs/03_store.ipynb #15f1d4bf
 def _select(con:sqlite3.Connection, where:dict, keep:set|None=None, p:Path|None=None) -> pd.DataFrame:
     "The runs matching `where` (their columns in `keep` and the extras; None: all), in the schema's dtypes."
     cols = _columns(con)
     if not cols: return pd.DataFrame()
     bad = [k for k in where if k not in cols]
-    if bad: raise BadInput(f"unknown column(s) {', '.join(bad)} to filter on: accepted are the run-record columns")
+    if bad:
+        raise BadInput(f"unknown column(s) {', '.join(bad)} to filter on: accepted are the "
+                       "run-record columns")
     names = [k for k in cols if keep is None or k in keep or k not in COLUMNS]
     if not where and p is not None: return _snapshotted(con, p, names, cols)
     conds, args = [], []
@@ -420,18 +501,24 @@ def _select(con:sqlite3.Connection, where:dict, keep:set|None=None, p:Path|None=
         conds.append(f'"{k}" IN ({", ".join("?"*len(vs))})'); args += [_cell(x) for x in vs]
     return _fetch(con, names, cols, " WHERE " + " AND ".join(conds) if conds else "", args)[0]
 
+# %% ../nbs/03_store.ipynb #4c5c5f8a
 def _fetch(con:sqlite3.Connection, names:list[str], cols:dict, where:str="", args=()) -> tuple[pd.DataFrame, int]:
     "Columns `names` of the rows matching `where` (SQL), in rowid order and the schema's dtypes; and the last rowid."
-    sql = f"SELECT rowid, {', '.join(f'{chr(34)}{k}{chr(34)}' for k in names)} FROM runs{where} ORDER BY rowid"
+    sql = (f"SELECT rowid, {', '.join(f'{chr(34)}{k}{chr(34)}' for k in names)} FROM runs{where} "
+           "ORDER BY rowid")
     typ = lambda k: COLUMNS.get(k) or _PY_TYPES.get(cols[k])
     types = [int] + [typ(k) for k in names]  # the rowid first
     batches = _typed_batches(con.execute(sql, list(args)), types)
     ids = _column_of(batches, 0)
-    df = pd.DataFrame({k: _sql_to_column(_column_of(batches, i + 1), typ(k)) for i, k in enumerate(names)})
+    df = pd.DataFrame({k: _sql_to_column(_column_of(batches, i + 1), typ(k)) for i,
+                       k in enumerate(names)})
     return df, int(ids[-1]) if len(ids) else 0
 
-_FETCH_ROWS = 50_000  # rows taken from SQLite at a time: a million never stand as Python values at once
+# %% ../nbs/03_store.ipynb #59be9588
+# rows taken from SQLite at a time: a million never stand as Python values at once
+_FETCH_ROWS = 50_000
 
+# %% ../nbs/03_store.ipynb #fb5b86a6
 def _typed_batches(cur:sqlite3.Cursor, types:list) -> list[list]:
     "The cursor's rows, `_FETCH_ROWS` at a time, each batch as its columns (see `_pre_typed`)."
     batches = []
@@ -440,6 +527,7 @@ def _typed_batches(cur:sqlite3.Cursor, types:list) -> list[list]:
         batches.append([_pre_typed(a[:, i], t) for i, t in enumerate(types)])
     return batches or [[_pre_typed(np.empty(0, dtype=object), t) for t in types]]
 
+# %% ../nbs/03_store.ipynb #32a14494
 def _pre_typed(vs:np.ndarray, typ:type|None):
     "A batch of one column, its Python values let go: numbers as arrays, repeated texts as one object each."
     if typ is float: return vs.astype(float)
@@ -447,12 +535,16 @@ def _pre_typed(vs:np.ndarray, typ:type|None):
     if typ is str: return _shared(vs)
     return vs.copy()  # not a view: the batch's other values go
 
+# %% ../nbs/03_store.ipynb #a8c9b436
 def _shared(vs:np.ndarray) -> np.ndarray:
     "The same values, each distinct one a single object (a model name read a million times is kept once)."
     codes, uniques = pd.factorize(vs)
-    if not len(uniques) or len(uniques) == len(vs): return vs.copy()  # not a view of the whole batch
-    return np.append(np.asarray(uniques, dtype=object), None)[codes]  # code -1 (missing) takes the None at the end
+    # not a view of the whole batch
+    if not len(uniques) or len(uniques) == len(vs): return vs.copy()
+    # code -1 (missing) takes the None at the end
+    return np.append(np.asarray(uniques, dtype=object), None)[codes]
 
+# %% ../nbs/03_store.ipynb #97fb7157
 def _column_of(batches:list[list], i:int):
     "Column `i` of every batch as one array, let go in the batches."
     parts = [b[i] for b in batches]
@@ -460,6 +552,7 @@ def _column_of(batches:list[list], i:int):
     if isinstance(parts[0], np.ndarray): return np.concatenate(parts)
     return type(parts[0])._concat_same_type(parts)
 
+# %% ../nbs/03_store.ipynb #268a86cb
 def _snapshotted(con:sqlite3.Connection, p:Path, names:list[str], cols:dict) -> pd.DataFrame:
     "Every run: those of a valid snapshot from it, the rest from SQLite; the snapshot renewed once it lags 10% behind."
     f, changes = _snapshot_file(con, p, names), store_changes(con)
@@ -470,17 +563,22 @@ def _snapshotted(con:sqlite3.Connection, p:Path, names:list[str], cols:dict) -> 
         _keep_snapshot(f, end, changes, df)
     return df
 
+# %% ../nbs/03_store.ipynb #94692c5c
 def _appended(old:pd.DataFrame, new:pd.DataFrame, cols:dict) -> pd.DataFrame:
     "A snapshot's rows and the newer ones in one table, with the dtypes one read of them all gives."
     if not len(new): return old
-    df = pd.concat([old, new], ignore_index=True)  # bool and bool with a missing value: boolean, as one read
-    for k in [k for k in df.columns if k not in COLUMNS and cols[k] not in _PY_TYPES]:  # untyped: inferred again
+    # bool and bool with a missing value: boolean, as one read
+    df = pd.concat([old, new], ignore_index=True)
+    # untyped: inferred again
+    for k in [k for k in df.columns if k not in COLUMNS and cols[k] not in _PY_TYPES]:
         df[k] = pd.Series(df[k].tolist(), dtype=object).infer_objects()
     return df
 
 # %% ../nbs/03_store.ipynb #9c1e5a06
-def _last_rowid(con:sqlite3.Connection) -> int: return con.execute("SELECT max(rowid) FROM runs").fetchone()[0] or 0
+def _last_rowid(con:sqlite3.Connection) -> int:
+    return con.execute("SELECT max(rowid) FROM runs").fetchone()[0] or 0
 
+# %% ../nbs/03_store.ipynb #f4658f7d
 def _typed_as(s:pd.Series, typ:type|None) -> bool:
     "Whether every value of `s` is of `typ` already, so that SQLite keeps it as it is and a read gives it back unchanged."
     if typ is str: return isinstance(s.dtype, pd.StringDtype)
@@ -488,46 +586,61 @@ def _typed_as(s:pd.Series, typ:type|None) -> bool:
     if typ is int: return pd.api.types.is_integer_dtype(s) and not pd.api.types.is_bool_dtype(s)
     return typ is bool and pd.api.types.is_bool_dtype(s)
 
+# %% ../nbs/03_store.ipynb #57ee7f57
 def _read_types(df:pd.DataFrame, names:list[str], cols:dict) -> dict|None:
     "The type a read gives each of columns `names`, or None if SQLite may change a value of `df` on the way in."
     types = {k: COLUMNS.get(k) or _PY_TYPES.get(cols[k]) for k in names}
-    if any(t is None or cols[k] != _SQL_TYPES[t] or (k in df and not _typed_as(df[k], t)) for k, t in types.items()):
-        return None  # text into a number column, a number into a text one, an untyped extra: read back instead
+    if any(t is None or cols[k] != _SQL_TYPES[t] or (k in df and not _typed_as(df[k], t)) for k,
+           t in types.items()):
+        # text into a number column, a number into a text one, an untyped extra: read back instead
+        return None
     return types
 
+# %% ../nbs/03_store.ipynb #9a07e5c8
 def _as_read(s:pd.Series|None, n:int, typ:type):
     "Column `s` of rows just written (None: a column they leave empty) as a read of them returns it (`_sql_to_column`)."
     if s is None:  # one missing value as a read types it, repeated
         one = _sql_to_column(np.full(1, None, dtype=object), typ)
         return (one.array if isinstance(one, pd.Series) else one).take(np.zeros(n, dtype=np.intp))
     if typ is float: return s.to_numpy(float)
-    if typ is str: return s.array if s.dtype == "str" else pd.array(s, dtype="str")  # already as a read types it
+    # already as a read types it
+    if typ is str: return s.array if s.dtype == "str" else pd.array(s, dtype="str")
     ints = pd.array(s, dtype="Int64")
     return _as_bool(pd.Series(ints)) if typ is bool else ints
 
+# %% ../nbs/03_store.ipynb #f1a63de4
 def _read_back(df:pd.DataFrame, types:dict) -> pd.DataFrame:
     "Rows `df` as a read of columns `types` (`_read_types`) from the store returns them."
     df = df.reset_index(drop=True)
-    return pd.DataFrame({k: _as_read(df[k] if k in df else None, len(df), t) for k, t in types.items()})
+    return pd.DataFrame({k: _as_read(df[k] if k in df else None, len(df), t) for k,
+                         t in types.items()})
 
 # %% ../nbs/03_store.ipynb #9c1e5a08
 def _snapshot_written(con:sqlite3.Connection, p:Path, df:pd.DataFrame, end0:int):
     "After a large write of all of `df` (rowids after `end0`): the snapshot a report's read would keep, made from `df`."
     try:
-        if 10 * len(df) < SNAPSHOT_ROWS or _last_rowid(con) - end0 != len(df): return  # small, or some rows were there
+        # small, or some rows were there
+        if 10 * len(df) < SNAPSHOT_ROWS or _last_rowid(con) - end0 != len(df): return
         cols = _columns(con)
-        names = [k for k in cols if k in REPORT_COLUMNS or k not in COLUMNS]  # what a report reads (`_select`)
-        if (f := _snapshot_file(con, p, names)) is None or (types := _read_types(df, names, cols)) is None: return
+        # what a report reads (`_select`)
+        names = [k for k in cols if k in REPORT_COLUMNS or k not in COLUMNS]
+        if ((f := _snapshot_file(con, p, names)) is None
+            or (types := _read_types(df, names, cols)) is None):
+            return
         last, old = _load_snapshot(f, con)
         lag = con.execute("SELECT count(*) FROM runs WHERE rowid > ? AND rowid <= ?", (last, end0)).fetchone()[0]
         total = lag + len(df) + (0 if old is None else len(old))
-        if total < SNAPSHOT_ROWS or 10 * len(df) < total or lag > len(df): return  # a read renews it, or it is fresh
+        # a read renews it, or it is fresh
+        if total < SNAPSHOT_ROWS or 10 * len(df) < total or lag > len(df): return
         if lag: old = _between(con, names, cols, old, last, end0)
         new = _read_back(df, types)
         if (changes := store_changes(con)) is None: return
-        _save_snapshot(f, end0 + len(df), changes, new if old is None else _appended(old, new, cols))
-    except Exception: pass  # the rows are written, which is what matters: the next read makes the snapshot
+        _save_snapshot(f, end0 + len(df), changes, new if old is None
+                       else _appended(old, new, cols))
+    # the rows are written, which is what matters: the next read makes the snapshot
+    except Exception: pass
 
+# %% ../nbs/03_store.ipynb #f2ef1aa8
 def _between(con:sqlite3.Connection, names:list[str], cols:dict, old:pd.DataFrame|None, last:int, end:int) -> pd.DataFrame:
     "Snapshot `old` (up to rowid `last`; None: no rows) and the rows after it up to rowid `end`, read from SQLite."
     mid = _fetch(con, names, cols, " WHERE rowid > ? AND rowid <= ?", [last, end])[0]
@@ -536,52 +649,67 @@ def _between(con:sqlite3.Connection, names:list[str], cols:dict, old:pd.DataFram
 # %% ../nbs/03_store.ipynb #1f0dc2d7
 UNSAVED_SUFFIX = ".unsaved.jsonl"
 
-KILLED = "the process was killed (host out of memory?)"  # the error of a point whose process the kernel killed
+# the error of a point whose process the kernel killed
+KILLED = "the process was killed (host out of memory?)"
 
+# %% ../nbs/03_store.ipynb #54757665
 def json_value(v): # a value of a run record
     "`v` as JSON holds it: a NumPy scalar as Python's, a missing or infinite number as None."
     if isinstance(v, np.generic): v = v.item()
     return None if v is None or v is pd.NA or (isinstance(v, float) and not math.isfinite(v)) else v
 
+# %% ../nbs/03_store.ipynb #9c67559d
 def save_runs(rows:dict|list[dict], # one run record or a list of them
               store:str|Path=DEFAULT_STORE, # the SQLite file
              ) -> str|None:
     "Write runs to the store; if that fails, keep them in a JSON-lines file (or on stdout) and say where, in one line."
     rows = [rows] if isinstance(rows, dict) else list(rows)
     try: write_rows(rows, store); return None
-    except (sqlite3.Error, OSError, OverflowError, ValueError, TypeError) as e:  # never lost for a value
+    # never lost for a value
+    except (sqlite3.Error, OSError, OverflowError, ValueError, TypeError) as e:
         why = getattr(e, "why", None) or (str(e).splitlines() or [type(e).__name__])[0]
-    text = "".join(json.dumps({k: json_value(v) for k, v in r.items()}, default=str) + "\n" for r in rows)
+    text = "".join(json.dumps({k: json_value(v) for k, v in r.items()}, default=str) + "\n"
+                   for r in rows)
     p, n = Path(store).expanduser(), len(rows)
     beside, here = _sidecar(p, UNSAVED_SUFFIX), Path(p.name + UNSAVED_SUFFIX)
     for f in dict.fromkeys([beside, here, Path("rsg-results" + UNSAVED_SUFFIX)]):
         try:
             with open(f, "a") as out: out.write(text); out.flush(); os.fsync(out.fileno())
         except OSError: continue
-        return (f"store {str(store)!r} could not be written ({why}): {n} run(s) kept in {str(f)!r}; "
+        return (f"store {str(store)!r} could not be written ({why}): {n} run(s) kept in "
+                f"{str(f)!r}; "
                 f"add them to a store with: ready-steady-go-import {f} --store STORE")
     sys.stdout.write(text); sys.stdout.flush()
-    return (f"store {str(store)!r} could not be written ({why}), nor a file beside it or here: {n} run(s) printed on "
-            "stdout as JSON lines; save them to a .jsonl file and add them with ready-steady-go-import")
+    return (f"store {str(store)!r} could not be written ({why}), nor a file beside it or here: {n} "
+            "run(s) printed on "
+            "stdout as JSON lines; save them to a .jsonl file and add them with "
+            "ready-steady-go-import")
 
 # %% ../nbs/03_store.ipynb #ed4524a9
-PEAK_COLUMNS = dict(env_id=str, precision=str, device=str, device_name=str, tflops=float, best_size=int,
-                    sizes=str, ci_rel=float, iqr_rel=float, matmuls_per_step=int, method=int, timestamp=str)
+PEAK_COLUMNS = dict(env_id=str, precision=str, device=str, device_name=str, tflops=float,
+                    best_size=int,
+                    sizes=str, ci_rel=float, iqr_rel=float, matmuls_per_step=int, method=int,
+                    timestamp=str)
 
+# %% ../nbs/03_store.ipynb #9d380cbd
 def _peaks_table(con:sqlite3.Connection):
     "Create the `peaks` table if it is missing."
     cols = ", ".join(f'"{k}" {_SQL_TYPES[t]}' for k, t in PEAK_COLUMNS.items())
     con.execute(f"CREATE TABLE IF NOT EXISTS peaks ({cols}, PRIMARY KEY (env_id, precision))")
 
+# %% ../nbs/03_store.ipynb #5d18df67
 def write_peak(peak:dict, # a measured peak: the keys of `PEAK_COLUMNS` (`sizes` may be a dict)
                store:str|Path=DEFAULT_STORE, # the SQLite file
               ) -> bool:
     "Keep `peak` for its environment and precision if it beats the stored one or is of a newer method; True if kept."
-    p, row = check_store(store), [_sql_value(_cell(peak.get(k)), t) for k, t in PEAK_COLUMNS.items()]
+    p, row = check_store(store), [_sql_value(_cell(peak.get(k)), t) for k,
+                                  t in PEAK_COLUMNS.items()]
     names = ", ".join(f'"{k}"' for k in PEAK_COLUMNS)
     sets = ", ".join(f'"{k}"=excluded."{k}"' for k in PEAK_COLUMNS)
-    sql = (f"INSERT INTO peaks ({names}) VALUES ({', '.join('?' * len(row))}) ON CONFLICT(env_id, precision) "
-           f"DO UPDATE SET {sets} WHERE excluded.method > peaks.method OR excluded.tflops > peaks.tflops")
+    sql = (f"INSERT INTO peaks ({names}) VALUES ({', '.join('?' * len(row))}) ON CONFLICT(env_id, "
+           "precision) "
+           f"DO UPDATE SET {sets} WHERE excluded.method > peaks.method OR excluded.tflops > "
+           "peaks.tflops")
     with gc_paused():
         con = _connect(p)  # the runs table too: a store is a store, whichever table came first
         try:
@@ -590,30 +718,39 @@ def write_peak(peak:dict, # a measured peak: the keys of `PEAK_COLUMNS` (`sizes`
             return con.total_changes > before
         finally: con.close()
 
+# %% ../nbs/03_store.ipynb #4cd4dd74
 def read_peaks(store:str|Path=DEFAULT_STORE, # the SQLite file
                **where, # column=value filters, ANDed (`env_id`, `precision`, ...)
               ) -> pd.DataFrame:
     "The measured peaks kept in `store` (an empty table when it has none)."
     p, empty = check_store(store), pd.DataFrame(columns=list(PEAK_COLUMNS))
     if bad := sorted(set(where) - set(PEAK_COLUMNS)):
-        raise BadInput(f"unknown peak column(s) {', '.join(bad)}: accepted are {', '.join(PEAK_COLUMNS)}")
+        raise BadInput(f"unknown peak column(s) {', '.join(bad)}: accepted are "
+                       f"{', '.join(PEAK_COLUMNS)}")
     if not p.exists() or not p.stat().st_size or "peaks" not in _tables(p): return empty
-    sql = "SELECT * FROM peaks" + "".join(f' {"WHERE" if i == 0 else "AND"} "{k}" = ?' for i, k in enumerate(where))
-    df = _read_only(p, lambda con: pd.read_sql_query(sql, con, params=[_cell(v) for v in where.values()]))
+    sql = "SELECT * FROM peaks" + "".join(f' {"WHERE" if i == 0 else "AND"} "{k}" = ?' for i,
+                                          k in enumerate(where))
+    df = _read_only(p, lambda con: pd.read_sql_query(sql, con,
+                                                     params=[_cell(v) for v in where.values()]))
     return df if len(df) else empty
 
+# %% ../nbs/03_store.ipynb #b12c1df3
 def save_peak(peak:dict, # as `write_peak` takes it
               store:str|Path=DEFAULT_STORE, # the SQLite file
              ) -> str|None:
     "`write_peak`, or the one line that says why the store could not keep the peak (the run goes on)."
     try: write_peak(peak, store); return None
-    except (sqlite3.Error, OSError, BadInput) as e: why = (str(e).splitlines() or [type(e).__name__])[0]
-    return (f"store {str(store)!r} could not keep the measured peak ({why}): {peak.get('tflops') or 0:,.3f} TFLOP/s "
+    except (sqlite3.Error, OSError, BadInput) as e:
+        why = (str(e).splitlines() or [type(e).__name__])[0]
+    return (f"store {str(store)!r} could not keep the measured peak ({why}): "
+            f"{peak.get('tflops') or 0:,.3f} TFLOP/s "
             "at this precision is used by this process only, and measured again next time")
 
 # %% ../nbs/03_store.ipynb #a0aa53c5
-HISTORY_COLUMNS = dict(run_id=str, step=int, step_s=float, throughput=float, warmup=bool, loss=float)
+HISTORY_COLUMNS = dict(run_id=str, step=int, step_s=float, throughput=float, warmup=bool,
+                       loss=float)
 
+# %% ../nbs/03_store.ipynb #43ce8cce
 def write_history(steps:pd.DataFrame, # per-step rows: `HISTORY_COLUMNS` (missing ones left empty)
                   store:str|Path=DEFAULT_STORE, # the SQLite file
                  ) -> int:
@@ -624,7 +761,8 @@ def write_history(steps:pd.DataFrame, # per-step rows: `HISTORY_COLUMNS` (missin
             for r in steps.reindex(columns=list(HISTORY_COLUMNS)).itertuples(index=False)]
     cols = ", ".join(f'"{k}" {_SQL_TYPES[t]}' for k, t in HISTORY_COLUMNS.items())
     names = ", ".join(f'"{k}"' for k in HISTORY_COLUMNS)
-    sql = f"INSERT OR REPLACE INTO history ({names}) VALUES ({', '.join('?' * len(HISTORY_COLUMNS))})"
+    sql = (f"INSERT OR REPLACE INTO history ({names}) VALUES "
+           f"({', '.join('?' * len(HISTORY_COLUMNS))})")
     with gc_paused():
         con = _connect(p)
         try:
@@ -635,25 +773,31 @@ def write_history(steps:pd.DataFrame, # per-step rows: `HISTORY_COLUMNS` (missin
         finally: con.close()
     return len(rows)
 
+# %% ../nbs/03_store.ipynb #402d10a9
 def read_history(store:str|Path=DEFAULT_STORE, # the SQLite file
                 ) -> pd.DataFrame:
     "Every run's per-step history, in step order (an empty table when the store has none)."
     p = check_store(store)
     empty = pd.DataFrame({k: pd.Series(dtype=_DTYPES[t]) for k, t in HISTORY_COLUMNS.items()})
     if not p.exists() or not p.stat().st_size or "history" not in _tables(p): return empty
-    df = _read_only(p, lambda con: pd.read_sql_query("SELECT * FROM history ORDER BY run_id, step", con))
+    df = _read_only(p, lambda con: pd.read_sql_query("SELECT * FROM history ORDER BY run_id, step",
+                                                     con))
     return df.astype({"step": "Int64", "step_s": "float64", "throughput": "float64", "loss": "float64"}).assign(
         warmup=df.warmup.astype(bool))
 
-
 # %% ../nbs/03_store.ipynb #5e1d2a7b
-POINT_KEY = ("workload", "model", "size", "seq_len", "precision", "mode", "bs", "device", "channels_last", "compile",
-        "optimizer", "stop", "run_number", "world_size", "backend", "weights", "global_bs", "gen_len", "fused",
+POINT_KEY = ("workload", "model", "size", "seq_len", "precision", "mode", "bs", "device",
+             "channels_last", "compile",
+        "optimizer", "stop", "run_number", "world_size", "backend", "weights", "global_bs",
+             "gen_len", "fused",
         "loss_scale")
-# what a row without them means: one process, not under torchrun; an image model; GradScaler's own loss scale
-_KEY_DEFAULTS = dict(world_size=1, backend=None, workload="image", seq_len=None, patch=None, weights="fp32", global_bs=None,
+# what a row without them means: one process, not under torchrun; an image model; GradScaler's own
+# loss scale
+_KEY_DEFAULTS = dict(world_size=1, backend=None, workload="image", seq_len=None, patch=None,
+                     weights="fp32", global_bs=None,
                      gen_len=None, fused=False, loss_scale=None)
 
+# %% ../nbs/03_store.ipynb #774bead9
 def _key_text(v) -> str:
     "A size or length as text, the same from a number, a float read back or a string: `64`, `32x128x128`, `None`."
     if v is None or (isinstance(v, float) and math.isnan(v)): return "None"
@@ -663,23 +807,32 @@ def _key_text(v) -> str:
         return str(int(sides[0])) if cube else v.strip()
     return str(int(v))
 
+# %% ../nbs/03_store.ipynb #63bcb8eb
 def point_key(d:dict, # a run record, or a point's settings
              ) -> tuple:
     "The identity of a point, from a run record or a point's settings."
-    d = {**_KEY_DEFAULTS, **{k: v for k, v in d.items() if k not in _KEY_DEFAULTS or not pd.isna(v)}}
-    d["workload"], d["size"] = kind_of(str(d["workload"])), d["patch"] or d["size"]  # anisotropic patch: no `size`
-    d["mode"], d["precision"] = stepwise(d["workload"], d["mode"], d["precision"])  # an op's plan says train, its record `-`
+    d = {**_KEY_DEFAULTS, **{k: v for k, v in d.items() if k not in _KEY_DEFAULTS
+                             or not pd.isna(v)}}
+    # anisotropic patch: no `size`
+    d["workload"], d["size"] = kind_of(str(d["workload"])), d["patch"] or d["size"]
+    # an op's plan says train, its record `-`
+    d["mode"], d["precision"] = stepwise(d["workload"], d["mode"], d["precision"])
     return tuple(bool(d[k]) if k in ("channels_last", "compile", "fused")
                  else int(d[k]) if k in ("bs", "run_number", "world_size")
                  else _key_text(d[k]) if k in ("size", "seq_len", "global_bs", "gen_len")
-                 else f"{float(d[k]):g}" if k == "loss_scale" and d[k] is not None else str(d[k]) for k in POINT_KEY)
+                 else f"{float(d[k]):g}" if k == "loss_scale" and d[k] is not None else str(d[k])
+                 for k in POINT_KEY)
 
+# %% ../nbs/03_store.ipynb #3da73c2b
 _BS_RUN = (POINT_KEY.index("bs"), POINT_KEY.index("run_number"))
+
+# %% ../nbs/03_store.ipynb #8829b3ed
 def combination_of(k:tuple, # `point_key`'s identity
                   ) -> tuple:
     "A point's identity without its batch size and repeat number: the combination it belongs to."
     return tuple(v for i, v in enumerate(k) if i not in _BS_RUN)
 
+# %% ../nbs/03_store.ipynb #e672ed36
 def stored_points(store:Path, # the SQLite file
                   env_id:str, # the environment (`env.env_id`)
                  ) -> dict:
@@ -688,13 +841,16 @@ def stored_points(store:Path, # the SQLite file
     out = {}
     for r in df.astype(object).where(df.notna(), None).to_dict("records"):
         try: out[point_key(r)] = r
-        except (TypeError, ValueError): pass  # a row without complete settings (an import) is not a point of ours
+        # a row without complete settings (an import) is not a point of ours
+        except (TypeError, ValueError): pass
     return out
 
 # %% ../nbs/03_store.ipynb #0182f601
-_ROWS_NAMES = {"spreadsheet_safe", "unquote_formulas", "safe_csv", "export_csv", "MAX_THROUGHPUT", "checked_rows",
+_ROWS_NAMES = {"spreadsheet_safe", "unquote_formulas", "safe_csv", "export_csv", "MAX_THROUGHPUT",
+               "checked_rows",
                "invalid_rows", "MAX_LINE_BYTES", "check_lines", "read_table", "read_csv"}
 
+# %% ../nbs/03_store.ipynb #e11b4782
 def __getattr__(name:str):
     "The names of runs as CSV, where earlier code imports them from `store`: handed over from `rows` on first use."
     if name in _ROWS_NAMES: return getattr(importlib.import_module("ready_steady_go.rows"), name)
@@ -706,6 +862,7 @@ def connect_store(store:str|Path=DEFAULT_STORE, # the SQLite file
     "A connection to the store for a table beside the runs: the path checked, the runs table made if new. Close it after."
     return _connect(check_store(store))
 
+# %% ../nbs/03_store.ipynb #d816adf9
 def add_table_rows(rows:pd.DataFrame, # the rows, their columns those of the table
                    table:str, # a table beside the runs (`checks`), made with `rows`' columns on first use
                    store:str|Path=DEFAULT_STORE, # the SQLite file
@@ -718,16 +875,20 @@ def add_table_rows(rows:pd.DataFrame, # the rows, their columns those of the tab
         try:
             con.execute(f'CREATE TABLE IF NOT EXISTS "{table}" ({cols})')
             con.execute("BEGIN IMMEDIATE")
-            try: con.executemany(f'INSERT INTO "{table}" ({cols}) VALUES ({", ".join("?" * len(rows.columns))})', values)
+            try:
+                con.executemany(f'INSERT INTO "{table}" ({cols}) VALUES '
+                                f'({", ".join("?" * len(rows.columns))})', values)
             except BaseException: con.execute("ROLLBACK"); raise
             con.execute("COMMIT")
         finally: con.close()
     return len(values)
 
+# %% ../nbs/03_store.ipynb #1832e1e4
 def read_store_table(store:str|Path=DEFAULT_STORE, # the SQLite file
                      table:str="runs", # a table beside the runs (`checks`, `peaks`, ...)
                     ) -> pd.DataFrame|None:
     "Every row of `table`, oldest first, read without writing beside the store; None where it has no such table."
     p = check_store(store)
     if not p.exists() or not p.stat().st_size or table not in _tables(p): return None
-    return _read_only(p, lambda con: pd.read_sql_query(f'SELECT * FROM "{table}" ORDER BY rowid', con))
+    return _read_only(p, lambda con: pd.read_sql_query(f'SELECT * FROM "{table}" ORDER BY rowid',
+                                                       con))

@@ -10,8 +10,10 @@ import time, warnings
 import numpy as np, pandas as pd
 from .env import BadInput
 from .analysis import (
-    EFFICIENCY_COLS, FAMILY_ORDER, FAMILY_UNITS, POINT_KEYS, TIME_TO_TRAIN_COLS, analyse, best_batch,
-    clean_device_name, cost_per, mode_name, num_text, parse_prices, at_largest, oom_batch, rate_name,
+    EFFICIENCY_COLS, FAMILY_ORDER, FAMILY_UNITS, POINT_KEYS, TIME_TO_TRAIN_COLS, analyse,
+    best_batch,
+    clean_device_name, cost_per, mode_name, num_text, parse_prices, at_largest, oom_batch,
+    rate_name,
     ratio_ci, throughput_ci_rel, time_to_train)
 from .analysis import _keyed, _model_col, _per_config
 from .plots import plot_relative
@@ -21,10 +23,13 @@ __all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME', 'FEED_COLS', 'summary_tabl
            'duration_table', 'cost_table', 'feed_table', 'pick_device', 'machine_table']
 
 # %% ../nbs/08a_tables.ipynb #37ce9eb4
-SUMMARY_COLS = ("device", "workload", "model", "precision", "mode", "bs", "unit", "throughput", "relative",
+SUMMARY_COLS = ("device", "workload", "model", "precision", "mode", "bs", "unit", "throughput",
+                "relative",
                 "configuration")
-AVERAGE_COLS = ("device", "workload", "unit", "precision", "mode", "relative_mean", "relative_geomean", "n_models")
+AVERAGE_COLS = ("device", "workload", "unit", "precision", "mode", "relative_mean",
+                "relative_geomean", "n_models")
 
+# %% ../nbs/08a_tables.ipynb #452cede4
 def summary_table(best:pd.DataFrame, # `relative(best_batch(...))`
                  ) -> pd.DataFrame:
     "One row per best point: device, family, model (` @size` where several), precision, mode, bs, unit, throughput, ..."
@@ -33,6 +38,7 @@ def summary_table(best:pd.DataFrame, # `relative(best_batch(...))`
     return d.sort_values(["mode", "workload", "model", "relative"],
                          ascending=[False, True, True, False])[list(SUMMARY_COLS)].reset_index(drop=True)
 
+# %% ../nbs/08a_tables.ipynb #5efb336b
 def average_table(avg:pd.DataFrame, # `average(...)`
                  ) -> pd.DataFrame:
     "One row per (device, family, precision, mode): the arithmetic and geometric mean of relative throughput."
@@ -43,13 +49,16 @@ def _is_test(models) -> pd.Series:
     "Per model: a tiny test stand-in (`test_resnet`, `test-gpt2`), whose speed says nothing about real training."
     return pd.Series(list(models), dtype=object).astype(str).str.startswith(("test_", "test-"))
 
+# %% ../nbs/08a_tables.ipynb #6cd22a2c
 NO_TIME = ("op", "data")  # families that train nothing: a matmul or a decoder has no time to train
 
+# %% ../nbs/08a_tables.ipynb #2780ba91
 def _timed(best:pd.DataFrame) -> np.ndarray:
     "Per row: whether a time for the work means something (a real model of a family that trains)."
     fam = best["workload"] if "workload" in best else pd.Series("image", index=best.index)
     return (~_is_test(best["model"]).to_numpy()) & ~fam.isin(NO_TIME).to_numpy()
 
+# %% ../nbs/08a_tables.ipynb #3d1e06a4
 def time_to_train_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`), with `items_per_sample`
                         train_for:str|dict|None=None, # the training work (`2T tokens`); default: each family's
                         infer_for:str|dict|None=None, # the inference work; default: each family's
@@ -61,7 +70,8 @@ def time_to_train_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`
     if d.empty: return time_to_train(d, train_for, infer_for)
     d = d.loc[d.groupby(["device", _model_col(d), "mode"])["throughput"].idxmax()]
     out = time_to_train(d, train_for, infer_for, prices)
-    return out.sort_values(["mode", "model", "seconds"], ascending=[False, True, True], ignore_index=True)
+    return out.sort_values(["mode", "model", "seconds"], ascending=[False, True, True],
+                           ignore_index=True)
 
 # %% ../nbs/08a_tables.ipynb #b6436ee6
 def duration_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`)
@@ -72,7 +82,8 @@ def duration_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`)
     if tt is None: e = time_to_train_table(best[best["mode"] == mode])
     else: e = tt[tt["mode"].eq(mode) & tt["model"].isin(best[_model_col(best)])]
     if e.empty: return pd.DataFrame(columns=["device"])
-    usd = [f" · ${num_text(c)}" if pd.notna(c) else "" for c in e.get("cost_usd", pd.Series(np.nan, index=e.index))]
+    usd = [f" · ${num_text(c)}" if pd.notna(c) else ""
+           for c in e.get("cost_usd", pd.Series(np.nan, index=e.index))]
     how = e["configuration"] if "configuration" in e else e["precision"]
     e = e.assign(cell=e["duration"] + usd + " (" + how + ")")
     return e.pivot(index="device", columns="model", values="cell").rename_axis(columns=None).reset_index().fillna("")
@@ -86,54 +97,69 @@ def cost_table(cost:pd.DataFrame, # `cost(...)` of best points (e.g. `analyse(ru
     c = cost.loc[cost.groupby(["device", mc, "mode"])["throughput"].idxmax()]
     c = c.sort_values(["mode", mc, "usd_per_million"], ascending=[False, True, True])
     return pd.DataFrame({"mode": c["mode"].map(mode_name), "device": c["device"], "model": c[mc],
-                         "precision": c["configuration"] if "configuration" in c else c["precision"],
+                         "precision": c["configuration"] if "configuration" in c
+                         else c["precision"],
                          "batch size": c["bs"],
-                         f"throughput ({rate_name(unit)})": c["throughput"], "price ($/h)": c["price_per_hour"],
+                         f"throughput ({rate_name(unit)})": c["throughput"],
+                         "price ($/h)": c["price_per_hour"],
                          f"$ per {cost_per(unit)[1]}": c["usd_per_million"] * cost_per(unit)[0] / 1e6})
 
 # %% ../nbs/08a_tables.ipynb #a260e57a
-FEED_COLS = ("device", "model", "image size (px)", "training images/s", "pipeline", "pipeline images/s", "verdict")
+FEED_COLS = ("device", "model", "image size (px)", "training images/s", "pipeline",
+             "pipeline images/s", "verdict")
 
+# %% ../nbs/08a_tables.ipynb #f3a708f6
 def _machine(df:pd.DataFrame) -> pd.Series:
     "Which machine a run was on, as far as the runs say: its CPU and core count, else its environment id."
-    if "cpu" in df: return df["cpu"].astype(str) + " × " + (df["cpu_count"].astype(str) if "cpu_count" in df else "")
+    if "cpu" in df:
+        return df["cpu"].astype(str) + " × " + (df["cpu_count"].astype(str) if "cpu_count" in df
+                                                else "")
     return df["env_id"].astype(str) if "env_id" in df else pd.Series("this machine", index=df.index)
 
+# %% ../nbs/08a_tables.ipynb #5381836b
 def _feed_verdict(r, f) -> str:
     "The pipeline `f` against training `r` at the same image size: the ratio with its 95% interval."
     lo, hi = throughput_ci_rel(pd.DataFrame([f, r])[["throughput", "ci_rel"]].astype(float))
-    x, a, b = ratio_ci(f["throughput"], lo[0], r["throughput"], lo[1], a_ci_rel_hi=hi[0], b_ci_rel_hi=hi[1])
+    x, a, b = ratio_ci(f["throughput"], lo[0], r["throughput"], lo[1], a_ci_rel_hi=hi[0],
+                       b_ci_rel_hi=hi[1])
     ci = "no interval" if np.isnan(a) or np.isnan(b) else f"95% CI {num_text(a)} to {num_text(b)}×"
     if ci == "no interval": a = b = x  # unknown is not a verdict of "even"
     if a > 1: return f"feeds it: {num_text(x)}× what training takes ({ci})"
     if b < 1: return f"starves it: the pipeline gives {100 * x:.0f}% of what training takes ({ci})"
     return f"about even: {num_text(x)}× what training takes ({ci}); measure longer to tell"
 
+# %% ../nbs/08a_tables.ipynb #a26b0423
 def _feed_row(r, fs:pd.DataFrame) -> dict:
     "One image model's training rate `r` against the pipeline of its machine at its image size (`fs`: every size)."
     same = fs[fs["size"] == r["size"]]
     if same.empty:
         got = ", ".join(f"{s} px" for s in sorted(fs["size"].unique()))
-        return dict(zip(FEED_COLS, (r["device"], r["model"], r["size"], r["throughput"], fs["model"].iloc[0], np.nan,
-                                    f"cannot say: the pipeline was measured at {got}, not at {r['size']} px "
+        return dict(zip(FEED_COLS, (r["device"], r["model"], r["size"], r["throughput"],
+                                    fs["model"].iloc[0], np.nan,
+                                    f"cannot say: the pipeline was measured at {got}, not at "
+                                    f"{r['size']} px "
                                     f"(measure it with --size {r['size']})")))
     f = same.loc[same["throughput"].idxmax()]
     w = f" ({int(f['workers'])} workers)" if "workers" in f and pd.notna(f["workers"]) else ""
-    return dict(zip(FEED_COLS, (r["device"], r["model"], r["size"], r["throughput"], f"{f['model']} on {f['device']}{w}",
+    return dict(zip(FEED_COLS, (r["device"], r["model"], r["size"], r["throughput"],
+                                f"{f['model']} on {f['device']}{w}",
                                 f["throughput"], _feed_verdict(r, f))))
 
+# %% ../nbs/08a_tables.ipynb #f9743fdf
 def feed_table(runs:pd.DataFrame, # the runs table
               ) -> pd.DataFrame:
     "Per image model, size and device that trained: the same machine's pipeline at that size against it, a verdict."
     k = _keyed(runs); k = k[k["world_size"].eq(1)]
     k = k.assign(_m=_machine(k))
-    gpu = k["device_type"].astype(str).ne("cpu") if "device_type" in k else pd.Series(True, index=k.index)
+    gpu = k["device_type"].astype(str).ne("cpu") if "device_type" in k else pd.Series(True,
+                                                                                      index=k.index)
     # a CPU that trains feeds itself: a verdict is for an accelerator only
     data, img = k[k["workload"].eq("data")], k[k["workload"].eq("image") & k["mode"].eq("train") & gpu]
     if data.empty or img.empty: return pd.DataFrame(columns=list(FEED_COLS))
     need = img.loc[img.groupby(["_m", "device", "model", "size"])["throughput"].idxmax()]
     need = need[need["_m"].isin(set(data["_m"]))]
-    return pd.DataFrame([_feed_row(r, data[data["_m"] == r["_m"]]) for _, r in need.iterrows()], columns=list(FEED_COLS))
+    return pd.DataFrame([_feed_row(r, data[data["_m"] == r["_m"]]) for _, r in need.iterrows()],
+                        columns=list(FEED_COLS))
 
 # %% ../nbs/08a_tables.ipynb #51e7368f
 def pick_device(t:pd.DataFrame, # tidy runs
@@ -147,12 +173,14 @@ def pick_device(t:pd.DataFrame, # tidy runs
     if not hit: raise BadInput(f"--device {name!r} is not in the runs: known are {', '.join(devs)}")
     return hit[0]
 
+# %% ../nbs/08a_tables.ipynb #ad8d24d8
 def _absolute(b:pd.DataFrame, runs:pd.DataFrame) -> pd.DataFrame:
     "`b` with TFLOP/s, MFU and conditions from `runs` (NaN where none was recorded)."
     more = [c for c in (*EFFICIENCY_COLS, "conditions") if c in runs and c not in b]
     if more: b = b.merge(_per_config(runs, more), on=list(POINT_KEYS), how="left")
     return b.assign(**{c: np.nan for c in EFFICIENCY_COLS if c not in b})
 
+# %% ../nbs/08a_tables.ipynb #00945e10
 def machine_table(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
                   runs:pd.DataFrame, # the runs table, for FLOP/s and conditions
                   device:str, # the device (see `pick_device`)
@@ -166,12 +194,19 @@ def machine_table(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
     b["at_largest"] = at_largest(b, mine, oom_batch(runs)).to_numpy()
     b = b.assign(_f=b["workload"].map({f: i for i, f in enumerate(FAMILY_ORDER)}).fillna(9),
                  _m=b["mode"].map({"train": 0, "infer": 1}).fillna(2))
-    b = b.sort_values(["_f", "label", "_m", "precision"], ignore_index=True).drop(columns=["_f", "_m"])
+    b = b.sort_values(["_f", "label", "_m", "precision"], ignore_index=True).drop(columns=["_f",
+                                                                                           "_m"])
     tt = time_to_train(b, train_for, infer_for, prices)
-    test = ~_timed(b)  # a tiny stand-in's speed says nothing about real work; a matmul trains nothing
+    # a tiny stand-in's speed says nothing about real work; a matmul trains nothing
+    test = ~_timed(b)
     price = parse_prices(prices).get(device, np.nan)
     q = np.array([cost_per(u)[0] for u in b["unit"]])
-    return b.assign(work=tt["work"].to_numpy(), seconds=np.where(test, np.nan, pd.to_numeric(tt["seconds"], errors="coerce")),
-                    duration=np.where(test, "", tt["duration"].to_numpy(object)), price_per_hour=price,
-                    work_usd=np.where(test, np.nan, pd.to_numeric(tt["cost_usd"], errors="coerce").to_numpy(float)),
-                    usd_per=price / 3600 / b["throughput"] * q, cost_per=[cost_per(u)[1] for u in b["unit"]])
+    return b.assign(work=tt["work"].to_numpy(), seconds=np.where(test, np.nan,
+                                                                 pd.to_numeric(tt["seconds"],
+                                                                               errors="coerce")),
+                    duration=np.where(test, "", tt["duration"].to_numpy(object)),
+                    price_per_hour=price,
+                    work_usd=np.where(test, np.nan,
+                                      pd.to_numeric(tt["cost_usd"], errors="coerce").to_numpy(float)),
+                    usd_per=price / 3600 / b["throughput"] * q,
+                    cost_per=[cost_per(u)[1] for u in b["unit"]])

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import psutil, pynvml, torch
 
-from .schema import BadInput, HOST_BOUND  # not `env`: env imports this module (its fingerprint)
+# not `env`: env imports this module (its fingerprint)
+from .schema import BadInput, HOST_BOUND
 
 # %% auto #0
 __all__ = ['THROTTLE_REASONS', 'SUMMARY_KEYS', 'HOST_BOUND_TEXT', 'ENERGY_SOURCES', 'ENV_ALLOW', 'DETAIL_KEYS', 'reason_names',
@@ -22,13 +23,20 @@ __all__ = ['THROTTLE_REASONS', 'SUMMARY_KEYS', 'HOST_BOUND_TEXT', 'ENERGY_SOURCE
 
 # %% ../nbs/01b_telemetry.ipynb #1771d73b
 def _bit(name):
-    return getattr(pynvml, f"nvmlClocksEventReason{name}", None) or getattr(pynvml, f"nvmlClocksThrottleReason{name}")
+    return getattr(pynvml, f"nvmlClocksEventReason{name}", None) or getattr(pynvml,
+                                                                            f"nvmlClocksThrottleReason{name}")
 
-THROTTLE_REASONS = {_bit("GpuIdle"): "gpu idle", _bit("ApplicationsClocksSetting"): "application clocks",
-                    _bit("SwPowerCap"): "power cap", _bit("HwSlowdown"): "hw slowdown", _bit("SyncBoost"): "sync boost",
-                    _bit("SwThermalSlowdown"): "sw thermal", _bit("HwThermalSlowdown"): "hw thermal",
-                    _bit("HwPowerBrakeSlowdown"): "hw power brake", _bit("DisplayClockSetting"): "display clock"}
+# %% ../nbs/01b_telemetry.ipynb #bb0c8fa0
+THROTTLE_REASONS = {_bit("GpuIdle"): "gpu idle",
+                    _bit("ApplicationsClocksSetting"): "application clocks",
+                    _bit("SwPowerCap"): "power cap", _bit("HwSlowdown"): "hw slowdown",
+                    _bit("SyncBoost"): "sync boost",
+                    _bit("SwThermalSlowdown"): "sw thermal",
+                    _bit("HwThermalSlowdown"): "hw thermal",
+                    _bit("HwPowerBrakeSlowdown"): "hw power brake",
+                    _bit("DisplayClockSetting"): "display clock"}
 
+# %% ../nbs/01b_telemetry.ipynb #583efade
 def reason_names(mask:int|None, # NVML's clock-event reason bit mask
                 ) -> list:
     "The human names of the reasons set in `mask` (unknown bits as hex)."
@@ -37,11 +45,14 @@ def reason_names(mask:int|None, # NVML's clock-event reason bit mask
     return [n for b, n in THROTTLE_REASONS.items() if mask & b] + ([f"0x{rest:x}"] if rest else [])
 
 # %% ../nbs/01b_telemetry.ipynb #9c00050f
-SUMMARY_KEYS = ("n_samples", "seconds", "sm_clock_mhz", "max_sm_clock_mhz", "boost_sm_clock_mhz", "sm_clock_ratio",
+SUMMARY_KEYS = ("n_samples", "seconds", "sm_clock_mhz", "max_sm_clock_mhz", "boost_sm_clock_mhz",
+                "sm_clock_ratio",
                 "mem_clock_mhz",
-                "temp_max_c", "power_mean_w", "power_limit_w", "default_power_limit_w", "util_mean", "throttle",
+                "temp_max_c", "power_mean_w", "power_limit_w", "default_power_limit_w", "util_mean",
+                "throttle",
                 "throttle_share", "other_processes", "other_pids")
 
+# %% ../nbs/01b_telemetry.ipynb #5b34ad69
 def _others(o:dict) -> tuple:
     "Other processes on the device, and their PIDs: neither this one nor those above it (torchrun, its launcher)."
     procs = o.get("processes")
@@ -50,30 +61,40 @@ def _others(o:dict) -> tuple:
     others = tuple(sorted(pids - {o.get("pid"), *(o.get("ancestors") or ())}))
     return (len(others) if o.get("pid") in pids else len(pids) - 1), others
 
+# %% ../nbs/01b_telemetry.ipynb #7ffff97c
 def _clock_summary(col) -> dict:
     "The median SM clock, the maximum and boost clocks, their ratio, and the median memory clock."
     sm, mx, boost = col("sm_clock_mhz"), col("max_sm_clock_mhz"), col("boost_sm_clock_mhz")
     med, top = (statistics.median(sm) if sm else None), (max(boost or mx) if boost or mx else None)
     mem = col("mem_clock_mhz")
-    return dict(sm_clock_mhz=med, max_sm_clock_mhz=max(mx, default=None), boost_sm_clock_mhz=max(boost, default=None),
-                sm_clock_ratio=med / top if med and top else None,  # of the customer boost clock, where NVML has one
+    return dict(sm_clock_mhz=med, max_sm_clock_mhz=max(mx, default=None),
+                boost_sm_clock_mhz=max(boost, default=None),
+                # of the customer boost clock, where NVML has one
+                sm_clock_ratio=med / top if med and top else None,
                 mem_clock_mhz=statistics.median(mem) if mem else None)
 
+# %% ../nbs/01b_telemetry.ipynb #1fd4e2b0
 def _mean_power(s:list) -> float|None:
     "Mean power over the window: the energy counter's joules over the sampled span, else the readings' mean."
-    e = [(o["t"], o["energy_mj"]) for o in s if o.get("t") is not None and o.get("energy_mj") is not None]
-    if len(e) > 1 and e[-1][0] > e[0][0] and e[-1][1] > e[0][1] > 0:  # a counter that moved (see `window_energy`)
+    e = [(o["t"], o["energy_mj"]) for o in s if o.get("t") is not None
+         and o.get("energy_mj") is not None]
+    # a counter that moved (see `window_energy`)
+    if len(e) > 1 and e[-1][0] > e[0][0] and e[-1][1] > e[0][1] > 0:
         return (e[-1][1] - e[0][1]) / 1e3 / (e[-1][0] - e[0][0])
-    p = [o["power_w"] for o in s if o.get("power_w") is not None]  # each a 1 s average on Ampere and later
+    # each a 1 s average on Ampere and later
+    p = [o["power_w"] for o in s if o.get("power_w") is not None]
     return statistics.fmean(p) if p else None
 
+# %% ../nbs/01b_telemetry.ipynb #d79aedab
 def _power_summary(col, s:list) -> dict:
     "The hottest temperature, mean power and utilisation, and the lowest and default power limits."
     mean = lambda k: statistics.fmean(v) if (v := col(k)) else None
     return dict(temp_max_c=max(col("temp_c"), default=None), power_mean_w=_mean_power(s),
                 power_limit_w=min(col("power_limit_w"), default=None),
-                default_power_limit_w=max(col("default_power_limit_w"), default=None), util_mean=mean("util_gpu"))
+                default_power_limit_w=max(col("default_power_limit_w"), default=None),
+                util_mean=mean("util_gpu"))
 
+# %% ../nbs/01b_telemetry.ipynb #022e27b9
 def summarise(samples:list, # readings of one window (dicts; None for a failed read)
              ) -> dict:
     "The window's clocks, temperature, power, throttle reasons and other processes (all keys of `SUMMARY_KEYS`)."
@@ -81,23 +102,28 @@ def summarise(samples:list, # readings of one window (dicts; None for a failed r
     col = lambda k: [o[k] for o in s if o.get(k) is not None]
     ts, masks, others = col("t"), col("reasons"), [_others(o) for o in s]
     seen = Counter(n for m in masks for n in reason_names(m))
-    return dict(n_samples=len(s), seconds=(ts[-1] - ts[0]) if len(ts) > 1 else None, **_clock_summary(col),
+    return dict(n_samples=len(s), seconds=(ts[-1] - ts[0]) if len(ts) > 1 else None,
+                **_clock_summary(col),
                 **_power_summary(col, s), throttle=sorted(seen),
                 throttle_share={n: c / len(masks) for n, c in sorted(seen.items())},
                 other_processes=max((n for n, _ in others), default=0),
                 other_pids=sorted({p for _, ps in others for p in ps}))
 
 # %% ../nbs/01b_telemetry.ipynb #ba233849
-# "power cap" (SW power cap) alone is how a GPU runs a dense GEMM at its limit: normal, so not flagged by itself
+# "power cap" (SW power cap) alone is how a GPU runs a dense GEMM at its limit: normal, so not
+# flagged by itself
 _THERMAL, _POWER = ("sw thermal", "hw thermal"), ("hw slowdown", "hw power brake")
 
-HOST_BOUND_TEXT = f"{HOST_BOUND} (power far below its limit at a high clock: CUDA graphs or torch.compile would help)"
+HOST_BOUND_TEXT = (f"{HOST_BOUND} (power far below its limit at a high clock: CUDA graphs or "
+                   "torch.compile would help)")
 
+# %% ../nbs/01b_telemetry.ipynb #b2f6848a
 def _host_bound(s:dict, min_power_share:float, high_clock:float) -> bool:
     "Whether the GPU waited on the host: mean power under `min_power_share` of its limit, the SM clock high."
     p, lim, clk = s.get("power_mean_w"), s.get("power_limit_w"), s.get("sm_clock_ratio")
     return bool(p and lim and clk is not None and p < min_power_share * lim and clk >= high_clock)
 
+# %% ../nbs/01b_telemetry.ipynb #82918830
 def conditions(summary:dict|None,             # `summarise`'s output for the window (None: no telemetry)
                ci_target_met:bool|None=None,   # False when the automatic rule stopped at its time cap
                alloc_retries:int|None=None,    # growth of `num_alloc_retries` over the window
@@ -115,9 +141,11 @@ def conditions(summary:dict|None,             # `summarise`'s output for the win
     limit, default = s.get("power_limit_w"), s.get("default_power_limit_w")
     lowered = limit and default and limit < 0.98 * default
     if braked or lowered: out.append("power cap")
-    # the SW power cap at the default limit, nothing else: a power-limited card (H100 PCIe, L4) running as designed
+    # the SW power cap at the default limit, nothing else: a power-limited card (H100 PCIe, L4)
+    # running as designed
     at_limit = share.get("power cap", 0) >= min_share and not (lowered or hot or braked)
-    if s.get("sm_clock_ratio") is not None and s["sm_clock_ratio"] < min_clock_ratio and not at_limit:
+    if (s.get("sm_clock_ratio") is not None and s["sm_clock_ratio"] < min_clock_ratio
+        and not at_limit):
         out.append(f"clock below {100 * min_clock_ratio:.0f}% of boost")
     if steps and _host_bound(s, min_power_share, high_clock): out.append(HOST_BOUND_TEXT)
     if s.get("other_processes"): out.append("another process on the GPU")
@@ -125,6 +153,7 @@ def conditions(summary:dict|None,             # `summarise`'s output for the win
     if alloc_retries: out.append("allocator retries")
     return out or "ok"
 
+# %% ../nbs/01b_telemetry.ipynb #bd6915ed
 def conditions_text(verdict:str|list, # `conditions`' output
                    ) -> str:
     "The verdict as it is stored: `ok` or the conditions joined by `; `."
@@ -133,6 +162,7 @@ def conditions_text(verdict:str|list, # `conditions`' output
 # %% ../nbs/01b_telemetry.ipynb #0dc6d190
 ENERGY_SOURCES = ("nvml-counter", "nvml-power", "rapl", "none")
 
+# %% ../nbs/01b_telemetry.ipynb #d4275e50
 def _rapl_joules(readings:list) -> float:
     "Energy (J) between consecutive RAPL readings `{domain: (energy_uj, max_energy_range_uj)}`, undoing wrap-around."
     total = 0
@@ -142,6 +172,7 @@ def _rapl_joules(readings:list) -> float:
             total += e1 - e0 if e1 >= e0 else e1 + top - e0
     return total / 1e6
 
+# %% ../nbs/01b_telemetry.ipynb #05790b0d
 def _counter_energy(s:list, notes:list) -> dict|None:
     "Energy from NVML's total-energy counter, or None (and why, in `notes`)."
     e = [o["energy_mj"] for o in s if o.get("energy_mj") is not None]
@@ -151,14 +182,17 @@ def _counter_energy(s:list, notes:list) -> dict|None:
     notes.append("NVML energy counter " + ("read 0" if min(e[0], e[-1]) <= 0 else
                                            "went backwards" if e[-1] < e[0] else "did not move"))
 
+# %% ../nbs/01b_telemetry.ipynb #64bd9f17
 def _power_energy(s:list, notes:list) -> dict|None:
     "Energy from sampled power, integrated by the trapezoid rule, or None."
-    p = [(o["t"], o["power_w"]) for o in s if o.get("power_w") is not None and o.get("t") is not None]
+    p = [(o["t"], o["power_w"]) for o in s if o.get("power_w") is not None
+         and o.get("t") is not None]
     if len(p) < 2 or p[-1][0] <= p[0][0]: return None
     j = sum((t1 - t0) * (w0 + w1) / 2 for (t0, w0), (t1, w1) in zip(p, p[1:]))
     note = "; ".join(notes + ["integrated sampled power"]) if notes else None
     return dict(energy_j=j, energy_source="nvml-power", energy_note=note)
 
+# %% ../nbs/01b_telemetry.ipynb #3a0e4927
 def _rapl_energy(s:list, notes:list) -> dict|None:
     "Energy from the CPU's RAPL counters, or None (and why, in `notes`)."
     r = [o["rapl_uj"] for o in s if o.get("rapl_uj")]
@@ -166,6 +200,7 @@ def _rapl_energy(s:list, notes:list) -> dict|None:
     if (j := _rapl_joules(r)) > 0: return dict(energy_j=j, energy_source="rapl", energy_note=None)
     notes.append("RAPL counters did not move")
 
+# %% ../nbs/01b_telemetry.ipynb #9dbd28d0
 def window_energy(samples:list, # readings of one window, in time order
                  ) -> dict:
     "`energy_j`, `energy_source` (one of `ENERGY_SOURCES`) and `energy_note` for the window."
@@ -183,7 +218,8 @@ class RaplReader:
             if d.name.count(":") != 1: continue
             try:
                 if not (d / "name").read_text().strip().startswith("package"): continue
-                self.domains[d.name] = (d / "energy_uj", int((d / "max_energy_range_uj").read_text()))
+                self.domains[d.name] = (d / "energy_uj",
+                                        int((d / "max_energy_range_uj").read_text()))
                 int(self.domains[d.name][0].read_text())
             except (OSError, ValueError): self.domains.pop(d.name, None)
     @property
@@ -200,6 +236,7 @@ class RecordedReader:
         o = self.samples[min(self.i, len(self.samples) - 1)]; self.i += 1
         return dict(o)
 
+# %% ../nbs/01b_telemetry.ipynb #4f1c8292
 class Sampler:
     "Background readings of a device between `start()` and `stop()`; `summary()` describes the window."
     def __init__(self, reader,               # a callable returning one reading (a dict), e.g. `NvmlReader(dev)`
@@ -232,18 +269,22 @@ class Sampler:
     def __exit__(self, *exc): self.stop()
     def summary(self) -> dict:
         "`summarise` and `window_energy` of the window, with `read_errors`."
-        return dict(summarise(self.samples), **window_energy(self.samples), read_errors=self.read_errors)
+        return dict(summarise(self.samples), **window_energy(self.samples),
+                    read_errors=self.read_errors)
 
 # %% ../nbs/01b_telemetry.ipynb #50aaa3ca
 def _nvml_keys(props) -> list:
     "The (kind, key) pairs to look a device up by, best first: UUID forms, then the PCI bus id."
     keys, u = [], str(getattr(props, "uuid", "") or "")
-    if u: keys += [("uuid", u)] if u.startswith(("GPU-", "MIG-")) else [("uuid", "GPU-" + u), ("uuid", "MIG-" + u)]
+    if u:
+        keys += [("uuid", u)] if u.startswith(("GPU-", "MIG-")) else [("uuid", "GPU-" + u),
+                                                                      ("uuid", "MIG-" + u)]
     if getattr(props, "pci_bus_id", None) is not None:
         domain, device = getattr(props, "pci_domain_id", 0), getattr(props, "pci_device_id", 0)
         keys.append(("pci", f"{domain:08X}:{props.pci_bus_id:02X}:{device:02X}.0"))
     return keys
 
+# %% ../nbs/01b_telemetry.ipynb #044cf5f9
 def nvml_handle(dev:torch.device|str,  # a CUDA device
                 nvml=None,             # the NVML module (`pynvml`; injectable for tests)
                 props=None,            # the device's properties (default: `torch.cuda.get_device_properties(dev)`)
@@ -253,7 +294,8 @@ def nvml_handle(dev:torch.device|str,  # a CUDA device
     props = props if props is not None else torch.cuda.get_device_properties(torch.device(dev))
     nvml.nvmlInit()
     for kind, key in _nvml_keys(props):
-        try: return (nvml.nvmlDeviceGetHandleByUUID if kind == "uuid" else nvml.nvmlDeviceGetHandleByPciBusId)(key)
+        try:
+            return (nvml.nvmlDeviceGetHandleByUUID if kind == "uuid" else nvml.nvmlDeviceGetHandleByPciBusId)(key)
         except Exception: continue
     return None
 
@@ -262,22 +304,27 @@ def _try(f, *a):
     try: return f(*a)
     except Exception: return None
 
+# %% ../nbs/01b_telemetry.ipynb #ec328605
 def _procs(nvml, h, kind:str="Compute") -> list|None:
     "PIDs of the `kind` (Compute or Graphics) processes on the device; None when NVML cannot say."
     ps = _try(getattr(nvml, f"nvmlDeviceGet{kind}RunningProcesses", None), h)
     return None if ps is None else [p.pid for p in ps]
 
+# %% ../nbs/01b_telemetry.ipynb #0571986c
 def _reasons_call(nvml, h):
     "NVML's clock-event reasons call that works on this driver: the R535 name, else the older throttle-reasons one."
-    for f in ("nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"):
+    for f in ("nvmlDeviceGetCurrentClocksEventReasons",
+              "nvmlDeviceGetCurrentClocksThrottleReasons"):
         if (fn := getattr(nvml, f, None)) is not None and _try(fn, h) is not None: return fn
     return lambda h: None
 
+# %% ../nbs/01b_telemetry.ipynb #61b3fa57
 def _ancestors() -> tuple:
     "PIDs of the processes above this one: its parent, the parent's parent, ... (under torchrun: torchrun, the launcher)."
     try: return tuple(q.pid for q in psutil.Process().parents())
     except psutil.Error: return (os.getppid(),)
 
+# %% ../nbs/01b_telemetry.ipynb #a87dae50
 class NvmlReader:
     "One NVML reading of a CUDA device per call; never touches CUDA after construction."
     def __init__(self, dev:torch.device|str, # the CUDA device to watch
@@ -288,15 +335,18 @@ class NvmlReader:
         n, h = self.nvml, self.handle
         self.pid, self.max_sm = os.getpid(), _try(n.nvmlDeviceGetMaxClockInfo, h, n.NVML_CLOCK_SM)
         self.ancestors = _ancestors()  # not "other processes" on the device (`_others`)
-        self.boost_sm = _try(getattr(n, "nvmlDeviceGetMaxCustomerBoostClock", None), h, n.NVML_CLOCK_SM)
+        self.boost_sm = _try(getattr(n, "nvmlDeviceGetMaxCustomerBoostClock", None), h,
+                             n.NVML_CLOCK_SM)
         self.default_limit = _try(n.nvmlDeviceGetPowerManagementDefaultLimit, h)
         self._reasons = _reasons_call(n, h)  # pre-R535 drivers have only the older call
     def __call__(self) -> dict:
         n, h = self.nvml, self.handle
         mw = lambda v: None if v is None else v / 1e3
         util = _try(n.nvmlDeviceGetUtilizationRates, h)
-        return dict(t=time.monotonic(), sm_clock_mhz=_try(n.nvmlDeviceGetClockInfo, h, n.NVML_CLOCK_SM),
-                    mem_clock_mhz=_try(n.nvmlDeviceGetClockInfo, h, n.NVML_CLOCK_MEM), max_sm_clock_mhz=self.max_sm,
+        return dict(t=time.monotonic(), sm_clock_mhz=_try(n.nvmlDeviceGetClockInfo, h,
+                                                          n.NVML_CLOCK_SM),
+                    mem_clock_mhz=_try(n.nvmlDeviceGetClockInfo, h, n.NVML_CLOCK_MEM),
+                    max_sm_clock_mhz=self.max_sm,
                     boost_sm_clock_mhz=self.boost_sm,
                     temp_c=_try(n.nvmlDeviceGetTemperature, h, n.NVML_TEMPERATURE_GPU),
                     power_w=mw(_try(n.nvmlDeviceGetPowerUsage, h)),
@@ -304,7 +354,8 @@ class NvmlReader:
                     default_power_limit_w=mw(self.default_limit),
                     util_gpu=getattr(util, "gpu", None), util_mem=getattr(util, "memory", None),
                     reasons=_try(self._reasons, h),
-                    processes=_procs(n, h), graphics_processes=_procs(n, h, "Graphics"), pid=self.pid,
+                    processes=_procs(n, h), graphics_processes=_procs(n, h, "Graphics"),
+                    pid=self.pid,
                     ancestors=self.ancestors,
                     energy_mj=_try(n.nvmlDeviceGetTotalEnergyConsumption, h))
 
@@ -314,11 +365,13 @@ def _nvml_reader(key:str):
     try: return NvmlReader(torch.device(key))
     except Exception: return None
 
+# %% ../nbs/01b_telemetry.ipynb #be6f975a
 def _cuda_key(dev) -> str|None:
     dev = torch.device(dev)
     if dev.type != "cuda": return None
     return f"cuda:{dev.index if dev.index is not None else torch.cuda.current_device()}"
 
+# %% ../nbs/01b_telemetry.ipynb #a87afcf3
 def make_sampler(dev:torch.device|str,     # the device being measured
                  interval:float|None=0.1,  # seconds between GPU readings
                 ) -> Sampler:
@@ -332,6 +385,7 @@ def make_sampler(dev:torch.device|str,     # the device being measured
         if rapl.available: return Sampler(rapl, None)
     return Sampler(lambda: None, None)
 
+# %% ../nbs/01b_telemetry.ipynb #3b2ba93e
 def read_now(dev:torch.device|str, # the device
             ) -> dict|None:
     "One NVML reading of `dev` (the `NvmlReader` keys), or None off NVIDIA or without NVML."
@@ -340,11 +394,15 @@ def read_now(dev:torch.device|str, # the device
     return _try(r) if r else None
 
 # %% ../nbs/01b_telemetry.ipynb #d0e25389
-ENV_ALLOW = ("NVIDIA_TF32_OVERRIDE", "PYTORCH_CUDA_ALLOC_CONF", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS",
+ENV_ALLOW = ("NVIDIA_TF32_OVERRIDE", "PYTORCH_CUDA_ALLOC_CONF", "CUDA_VISIBLE_DEVICES",
+             "OMP_NUM_THREADS",
              "TORCH_CUDNN_V8_API_DISABLED", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE")
-DETAIL_KEYS = ("sm_count", "max_sm_clock_mhz", "power_limit_w", "default_power_limit_w", "gpu_uuid", "pcie_gen",
-               "pcie_width", "pcie_gen_max", "pcie_width_max", "pcie_loaded", "mps_gpu_cores", "mps_memory_gb", "env_vars")
+DETAIL_KEYS = ("sm_count", "max_sm_clock_mhz", "power_limit_w", "default_power_limit_w", "gpu_uuid",
+               "pcie_gen",
+               "pcie_width", "pcie_gen_max", "pcie_width_max", "pcie_loaded", "mps_gpu_cores",
+               "mps_memory_gb", "env_vars")
 
+# %% ../nbs/01b_telemetry.ipynb #45992b7f
 def _apple_details(run=subprocess.run) -> dict:
     "GPU core count (system_profiler) and unified memory (sysctl) of a Mac; None where unreadable."
     cores = mem = None
@@ -359,6 +417,7 @@ def _apple_details(run=subprocess.run) -> dict:
     except Exception: pass
     return dict(mps_gpu_cores=cores, mps_memory_gb=mem)
 
+# %% ../nbs/01b_telemetry.ipynb #4358ae29
 def _nvidia_details(dev:torch.device, n, p) -> dict:
     "SM count, clocks, power limits, UUID and PCIe link of a CUDA device, as far as NVML and CUDA tell them."
     d, h = dict(sm_count=getattr(p, "multi_processor_count", None)), _try(nvml_handle, dev, n, p)
@@ -372,10 +431,12 @@ def _nvidia_details(dev:torch.device, n, p) -> dict:
                  pcie_width=_try(n.nvmlDeviceGetCurrPcieLinkWidth, h),
                  pcie_gen_max=_try(n.nvmlDeviceGetMaxPcieLinkGeneration, h),
                  pcie_width_max=_try(n.nvmlDeviceGetMaxPcieLinkWidth, h),
-                 pcie_loaded=False)  # read at idle, where a link downshifts to save power: the health check loads it
+                 # read at idle, where a link downshifts to save power: the health check loads it
+                 pcie_loaded=False)
     d["gpu_uuid"] = d.get("gpu_uuid") or (str(p.uuid) if getattr(p, "uuid", None) else None)
     return d
 
+# %% ../nbs/01b_telemetry.ipynb #c505c14d
 def device_details(dev:torch.device|str,  # the device the runs use
                    nvml=None, props=None, # injectable NVML module and CUDA properties (tests)
                    environ=None,          # the environment to read the allow-list from (default `os.environ`)

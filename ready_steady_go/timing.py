@@ -32,20 +32,23 @@ class HostTimer:
         return new
     def finish(self) -> list: return self.poll()
 
+# %% ../nbs/01d_timing.ipynb #ea9d6664
 class BlockTimer:
     "Mean step times of blocks of `per` steps, from the host clock with a synchronisation only at block edges."
     def __init__(self, sync,       # no-argument function that waits for the device
                  per:int=1,        # steps per block
                  resize=None):     # `resize(step seconds) -> steps per block`, asked once, after the first block
         self._sync, self.per, self._new, self.resize, self.dropped = sync, max(1, int(per)), [], resize, 0
-    def start(self): self._sync(); self._t, self._n, self._first, self.dropped = time.perf_counter(), 0, True, 0
+    def start(self):
+        self._sync(); self._t, self._n, self._first, self.dropped = time.perf_counter(), 0, True, 0
     def lap(self):
         self._n += 1
         if self._n < self.per: return
         self._sync(); t = time.perf_counter()
         step_s, first, self._first = (t - self._t) / self.per, self._first, False
         if first and self.resize and (k := self.resize(step_s)) != self.per:
-            self.dropped, self.per = self.per, k  # sized wrongly from the warm-up: it only sizes the others
+            # sized wrongly from the warm-up: it only sizes the others
+            self.dropped, self.per = self.per, k
         else: self._new.append(step_s)
         self._t, self._n = t, 0
     def poll(self) -> list:
@@ -53,9 +56,11 @@ class BlockTimer:
         new, self._new = self._new, []
         return new
     def finish(self) -> list:
-        if self._n: self._sync()  # an incomplete last block is waited for but not counted (see `_block_steps`)
+        # an incomplete last block is waited for but not counted (see `_block_steps`)
+        if self._n: self._sync()
         return self.poll()
 
+# %% ../nbs/01d_timing.ipynb #07bc3e1e
 class EventTimer:
     "Step times from device events recorded on `stream` after each step, read once they have completed."
     per = 1
@@ -81,8 +86,10 @@ class EventTimer:
         self._ev[-1].synchronize()
         return self.poll()
 
+# %% ../nbs/01d_timing.ipynb #3031ade2
 CudaTimer = EventTimer  # the name it had
 
+# %% ../nbs/01d_timing.ipynb #f8545bbe
 def make_timer(dev:torch.device) -> HostTimer|BlockTimer|EventTimer:
     "The timer for `dev`: CUDA events on its stream, host-clock blocks on MPS, the host clock per step on a CPU."
     if dev.type == "cuda": return EventTimer(torch.cuda.Event, torch.cuda.current_stream(dev))
@@ -97,11 +104,13 @@ def request_timer(dev:torch.device, # the device the requests run on
                  ) -> HostTimer|EventTimer:
     "The timer of served requests: each request waited for (a client's view), or with `phases` the laps of one request."
     if dev.type != "cuda": return HostTimer(dev)
-    return EventTimer(event or torch.cuda.Event, stream or torch.cuda.current_stream(dev), ahead=10**9 if phases else 0)
+    return EventTimer(event or torch.cuda.Event, stream or torch.cuda.current_stream(dev),
+                      ahead=10**9 if phases else 0)
 
 # %% ../nbs/01d_timing.ipynb #1b53c671
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
 
+# %% ../nbs/01d_timing.ipynb #0a47779c
 def t975(df:int) -> float:
     "Two-sided 95% quantile of Student's t with `df` degrees of freedom."
     if df < 1: return math.inf
@@ -120,14 +129,17 @@ class RunningStats:
     def std(self) -> float: return math.sqrt(self._m2 / (self.n - 1)) if self.n > 1 else math.inf
     def ci_rel(self) -> float:
         "Half-width of the 95% CI of the mean, relative to the mean (also the throughput's, to first order)."
-        return t975(self.n - 1) * self.std / math.sqrt(self.n) / self.mean if self.n > 1 and self.mean > 0 else math.inf
+        return (t975(self.n - 1) * self.std / math.sqrt(self.n) / self.mean if self.n > 1
+                and self.mean > 0 else math.inf)
 
 # %% ../nbs/01d_timing.ipynb #b93d7bb3
 def warming(steps:int, seconds:float):
     "`more(n, elapsed)`: another synchronised warm-up step after `n` of them in `elapsed` s? (The last comes after.)"
     return lambda n, elapsed: n < steps - 1 or bool(steps and elapsed < seconds)
 
-def _warm_up(step, sync, steps:int, seconds:float, edge=lambda times: None, more=None) -> tuple[int, list, float]:
+# %% ../nbs/01d_timing.ipynb #3c5e99a4
+def _warm_up(step, sync, steps:int, seconds:float, edge=lambda times: None, more=None) -> tuple[int,
+                                                                                                list, float]:
     "Untimed steps (at least `steps`, `seconds`), `edge(times)` before the last, left in flight: (steps, times, s)."
     t0, n, times, more = time.perf_counter(), 0, [], more or warming(steps, seconds)
     while more(n, time.perf_counter() - t0):
@@ -137,6 +149,7 @@ def _warm_up(step, sync, steps:int, seconds:float, edge=lambda times: None, more
     if steps: step(); n += 1  # left in flight: the first timed event is queued on a busy device
     return n, times, warm_s
 
+# %% ../nbs/01d_timing.ipynb #0e4b13db
 def _window(step, timer, done, tick) -> dict:
     "Time `step` until `done(launched, stats, elapsed, per)`: the step times, the steps launched, the host's seconds."
     stats, times, launched = RunningStats(), [], 0
@@ -144,23 +157,30 @@ def _window(step, timer, done, tick) -> dict:
         for t in new: stats.add(t)
         times.extend(new)
         return new
-    start = time.perf_counter(); timer.start()  # the host's window holds the timer's: never shorter than its sum
+    # the host's window holds the timer's: never shorter than its sum
+    start = time.perf_counter(); timer.start()
     while True:
         step(); timer.lap(); launched += 1
         new = take(timer.poll())
-        if done(launched - getattr(timer, "dropped", 0), stats, time.perf_counter() - start, timer.per): break
+        if done(launched - getattr(timer, "dropped", 0), stats, time.perf_counter() - start,
+                timer.per):
+            break
         if new: tick(new, stats)
     last, wall = take(timer.finish()), time.perf_counter() - start
-    tick(new + last, stats)  # the steps of the poll that stopped it too: the bar ends where the count does
+    # the steps of the poll that stopped it too: the bar ends where the count does
+    tick(new + last, stats)
     return dict(times=times, launched=launched, wall_seconds=wall)
 
+# %% ../nbs/01d_timing.ipynb #e3e3221b
 def _trust(times:list, per:int, wall:float):
     "`RuntimeError` when no step completed, or when the timer counted more time than the host saw pass."
     if not times: raise RuntimeError(f"no timed step completed in {wall:.1f} s")
     if sum(times) * per > 1.02 * wall + 1e-3:
-        raise RuntimeError(f"the timer measured {sum(times) * per:.3f} s of steps in {wall:.3f} s of host time: "
+        raise RuntimeError(f"the timer measured {sum(times) * per:.3f} s of steps in {wall:.3f} s "
+                           "of host time: "
                            "its clock cannot be trusted")
 
+# %% ../nbs/01d_timing.ipynb #c4ea89ae
 def run_timed(step,           # one step; returns once the step is queued
                timer,          # `HostTimer`, `BlockTimer` or `EventTimer`
                rule:StopRule,  # when to stop
@@ -178,14 +198,17 @@ def run_timed(step,           # one step; returns once the step is queued
                more=None,      # `more(n, elapsed)`: another warm-up step? (default: `warming(warmup, warmup_seconds)`)
               ) -> dict:
     "Warm up, then time `step` until `rule` says done: the step times and what the host saw."
-    if bar is not None: bar.set_postfix_str("warming up", refresh=True)  # a state of its own: not step 1
+    # a state of its own: not step 1
+    if bar is not None: bar.set_postfix_str("warming up", refresh=True)
     edges, tele = {}, None
     def edge(times):
-        if meet is not None: meet()  # every rank launches its in-flight step, and starts its window, together
+        # every rank launches its in-flight step, and starts its window, together
+        if meet is not None: meet()
         edges["first"] = probe() if probe else None
         if sampler is not None: sampler.start()
     try:
-        n, synced, warm_s = _warm_up(step, sync, warmup, warmup_seconds, edge, more)  # `edge` runs once, always
+        # `edge` runs once, always
+        n, synced, warm_s = _warm_up(step, sync, warmup, warmup_seconds, edge, more)
         if bar is not None: _warmed(bar, n, warm_s)
         if on_warm: on_warm(synced)
         told = []
@@ -195,14 +218,19 @@ def run_timed(step,           # one step; returns once the step is queued
                 told.append(need); say(overrun_text(rule, stats, need))
         w = _window(step, timer, done or rule.done, tick)
     finally:
-        if sampler is not None: tele = sampler.stop()  # also when a step failed: no reader thread is left behind
+        # also when a step failed: no reader thread is left behind
+        if sampler is not None: tele = sampler.stop()
     last = probe() if probe else None
     _trust(w["times"], timer.per, w["wall_seconds"])
-    dropped = getattr(timer, "dropped", 0)  # a first block that only sized the others: warm-up, in effect
-    # the sampler's window holds the in-flight warm-up step and every launched step: energy is over all of them
-    return dict(w, per=timer.per, warmup_steps=n + dropped, warmup_seconds=warm_s, warmup_times=synced, telemetry=tele,
+    # a first block that only sized the others: warm-up, in effect
+    dropped = getattr(timer, "dropped", 0)
+    # the sampler's window holds the in-flight warm-up step and every launched step: energy is over
+    # all of them
+    return dict(w, per=timer.per, warmup_steps=n + dropped, warmup_seconds=warm_s,
+                warmup_times=synced, telemetry=tele,
                 probes=(edges.get("first"), last), covered=w["launched"] + (1 if warmup else 0))
 
+# %% ../nbs/01d_timing.ipynb #78e5e82c
 def _warmed(bar, steps:int, seconds:float):
     "The bar once warm: the warm-up named with its steps and length, and the bar's count and clock started afresh."
     if steps and seconds >= 0.05:  # a step that took no time is not worth a word on every bar
@@ -211,14 +239,18 @@ def _warmed(bar, steps:int, seconds:float):
     bar.set_postfix_str("", refresh=False)
     bar.reset(total=bar.total)
 
+# %% ../nbs/01d_timing.ipynb #a155e9cb
 def _tick(bar, rule, new, stats, *, per=1):
     "Advance `bar` by the steps (or seconds) in `new`, with the CI so far."
     inc = len(new) * per if rule.n_batches else sum(new) * per
-    if bar.total is not None: inc = min(inc, bar.total - bar.n)  # past the cap it stays full: never above 100%
+    # past the cap it stays full: never above 100%
+    if bar.total is not None: inc = min(inc, bar.total - bar.n)
     if stats.n > 1: bar.set_postfix_str(f"±{100*stats.ci_rel():.1f}%", refresh=False)
     if inc: bar.update(inc)
-    else: bar.refresh()  # full at the cap, its interval still narrowing: shown as it is now, not as it was
+    # full at the cap, its interval still narrowing: shown as it is now, not as it was
+    else: bar.refresh()
 
+# %% ../nbs/01d_timing.ipynb #32f16bce
 def overrun(rule:StopRule, # the stop rule
             stats:RunningStats, # the step times so far
            ) -> float|None:
@@ -227,6 +259,7 @@ def overrun(rule:StopRule, # the stop rule
     need = max(rule.min_steps * stats.mean, rule.min_seconds or 0)
     return need if need > 1.05 * rule.max_seconds else None
 
+# %% ../nbs/01d_timing.ipynb #db9d5863
 def overrun_text(rule:StopRule, stats:RunningStats, need:float) -> str:
     "The one line that says a point will run past its cap, and for how long."
     return (f"{rule.min_steps} steps at {stats.mean:.3g} s each take about {need:.0f} s, past the "
@@ -236,12 +269,15 @@ def overrun_text(rule:StopRule, stats:RunningStats, need:float) -> str:
 def _block_steps(step_s:float, rule:StopRule, block_s:float=0.1) -> int:
     "Steps per host-clock block of at most `block_s` seconds (one only for a longer step); a divisor of `n_batches`."
     k = max(1, math.floor(block_s / step_s + 1e-9)) if step_s > 0 else 1
-    if rule.n_batches: k = max(d for d in range(1, min(k, rule.n_batches) + 1) if rule.n_batches % d == 0)
+    if rule.n_batches:
+        k = max(d for d in range(1, min(k, rule.n_batches) + 1) if rule.n_batches % d == 0)
     return k
 
+# %% ../nbs/01d_timing.ipynb #93f60b86
 def size_blocks(timer:BlockTimer, times:list, rule:StopRule, block_s:float=0.1):
     "Size `timer`'s blocks from the median of the last half of the warm-up's step times, and again after a block."
-    timer.per = _block_steps(statistics.median(times[len(times) // 2:]) if times else 0, rule, block_s)
+    timer.per = _block_steps(statistics.median(times[len(times) // 2:]) if times else 0, rule,
+                             block_s)
     def resize(step_s):  # the first block, when it lasted under half or over 1.5 times the block time
         ok = 0.5 * block_s <= step_s * timer.per <= 1.5 * block_s
         return timer.per if ok else _block_steps(step_s, rule, block_s)
@@ -259,7 +295,8 @@ def step_stats(times:list, # step times in seconds, one per timed sample
     q1, _, q3 = statistics.quantiles(times, n=4, method="inclusive") if n > 1 else (times[0],) * 3
     tp = bs / mean
     return dict(throughput=tp, throughput_ci=None if ci_rel is None else tp * ci_rel, ci_rel=ci_rel,
-                step_median_s=statistics.median(times), step_iqr_s=q3 - q1, n_steps=n * per, seconds=total * per,
+                step_median_s=statistics.median(times), step_iqr_s=q3 - q1, n_steps=n * per,
+                seconds=total * per,
                 n_items=n * per * bs, block_steps=per)
 
 # %% ../nbs/01d_timing.ipynb #312ddbc8

@@ -24,8 +24,10 @@ __all__ = ['WANDB_TIMEOUT_S', 'SEND_TIMEOUT_S', 'HISTORY_KEYS', 'has_api_key', '
 
 # %% ../nbs/04_tracking.ipynb #52a081d5
 WANDB_TIMEOUT_S = 10  # seconds a request to W&B's server may take before it is given up
-SEND_TIMEOUT_S = 60  # seconds W&B may take over a finished run (log, summary, finish) before it is left on disk
+# seconds W&B may take over a finished run (log, summary, finish) before it is left on disk
+SEND_TIMEOUT_S = 60
 
+# %% ../nbs/04_tracking.ipynb #3bd098f3
 def has_api_key() -> bool:
     "True where wandb finds an API key for its server (environment, netrc or settings); the key is never read out."
     try:
@@ -34,8 +36,10 @@ def has_api_key() -> bool:
                                            update_session=False) is not None
     except Exception: return False
 
+# %% ../nbs/04_tracking.ipynb #6623b220
 def _base_url() -> str: return wandb.env.get_base_url(wandb_setup.singleton().settings.base_url)
 
+# %% ../nbs/04_tracking.ipynb #26e27b32
 def wandb_unreachable(timeout:float=WANDB_TIMEOUT_S, # seconds to wait for an answer
                      ) -> str|None:
     "None where W&B's server answers an HTTP request within `timeout` seconds; else what happened, in words."
@@ -46,20 +50,26 @@ def wandb_unreachable(timeout:float=WANDB_TIMEOUT_S, # seconds to wait for an an
     except Exception as e: return f"{url} did not answer within {timeout:g} s ({first_line(e)})"
     return None
 
+# %% ../nbs/04_tracking.ipynb #1677e326
 def wandb_api(timeout:float=WANDB_TIMEOUT_S, # seconds each request may take
              ):
     "A `wandb.Api()` whose requests give up after `timeout` seconds; `TrackingError` in one line where W&B does not answer."
-    if why := wandb_unreachable(timeout): raise TrackingError(f"W&B server {why}: nothing was read from it; try again "
-                                                              "when it answers, or import a CSV export of the runs")
-    os.environ.setdefault("WANDB_HTTP_TIMEOUT", str(math.ceil(timeout)))  # wandb's own check of the key reads this
+    if why := wandb_unreachable(timeout):
+        raise TrackingError(f"W&B server {why}: nothing was read from it; try again "
+                                                              "when it answers, or import a CSV "
+                                                              "export of the runs")
+    # wandb's own check of the key reads this
+    os.environ.setdefault("WANDB_HTTP_TIMEOUT", str(math.ceil(timeout)))
     try: return wandb.Api(timeout=timeout)
     except Exception as e:
-        raise TrackingError(f"W&B server {_base_url()} did not take the API key ({first_line(e)}): nothing was read "
+        raise TrackingError(f"W&B server {_base_url()} did not take the API key ({first_line(e)}): "
+                            "nothing was read "
                             "from it; check the key (`wandb login`)") from None
 
 # %% ../nbs/04_tracking.ipynb #0f166bc2
 _NAME_RE = re.compile(r"[^/\\#?%:]{1,128}")
 
+# %% ../nbs/04_tracking.ipynb #5a70f602
 def check_wandb(mode:str="disabled", # disabled, offline or online
                 project:str|None=None, # W&B project name
                 entity:str|None=None, # W&B user or team
@@ -69,25 +79,34 @@ def check_wandb(mode:str="disabled", # disabled, offline or online
                ) -> str:
     "Validate the W&B settings before any work starts; returns the mode."
     m = str(mode).strip().lower()
-    if m not in WANDB_MODES: raise BadInput(f"unknown W&B mode {mode!r}: accepted are {', '.join(WANDB_MODES)}")
+    if m not in WANDB_MODES:
+        raise BadInput(f"unknown W&B mode {mode!r}: accepted are {', '.join(WANDB_MODES)}")
     for what, v in dict(project=project, entity=entity, group=group).items():
         if v is not None and not _NAME_RE.fullmatch(str(v)):
-            raise BadInput(f"W&B {what} {v!r} is not a valid name: accepted are 1-128 characters without / \\ # ? % :")
-    if name is not None and not str(name).strip(): raise BadInput("W&B run name is empty: give a name or leave it out")
+            raise BadInput(f"W&B {what} {v!r} is not a valid name: accepted are 1-128 characters "
+                           "without / \\ # ? % :")
+    if name is not None and not str(name).strip():
+        raise BadInput("W&B run name is empty: give a name or leave it out")
     if m == "online" and not has_api_key():
-        raise BadInput("W&B online mode needs an API key: run `wandb login` or set WANDB_API_KEY, or use --wnb offline")
-    if m == "online" and reach and (why := wandb_unreachable()):  # found now, not after the measurement
-        raise BadInput(f"W&B online mode: the server {why}: use --wnb offline and `wandb sync` the run later")
+        raise BadInput("W&B online mode needs an API key: run `wandb login` or set WANDB_API_KEY, "
+                       "or use --wnb offline")
+    # found now, not after the measurement
+    if m == "online" and reach and (why := wandb_unreachable()):
+        raise BadInput(f"W&B online mode: the server {why}: use --wnb offline and `wandb sync` the "
+                       "run later")
     return m
 
 # %% ../nbs/04_tracking.ipynb #dd55b2ae
-_CONFIG_KEYS = [*COLUMN_GROUPS["identity"], *COLUMN_GROUPS["settings"], *COLUMN_GROUPS["fingerprint"]]
+_CONFIG_KEYS = [*COLUMN_GROUPS["identity"], *COLUMN_GROUPS["settings"],
+                *COLUMN_GROUPS["fingerprint"]]
 _SUMMARY_KEYS = list(COLUMN_GROUPS["measured"])
 
+# %% ../nbs/04_tracking.ipynb #ae233922
 def _plain(v):
     if isinstance(v, np.generic): v = v.item()
     return None if v is pd.NA or (isinstance(v, float) and math.isnan(v)) else v
 
+# %% ../nbs/04_tracking.ipynb #d09f7017
 def wandb_keys(row:dict, # a run record
               ) -> tuple[dict, dict]:
     "The W&B config and summary for a run: our names and the 2022 names beside them."
@@ -102,22 +121,30 @@ def wandb_keys(row:dict, # a run record
 # %% ../nbs/04_tracking.ipynb #09ec4c15
 def _run_dirs(root:Path, run_id:str) -> set[Path]:
     "The folders W&B makes under `root` for the run `run_id`: `run-DATE-ID` online, `offline-run-DATE-ID` offline."
-    return {p for p in root.glob(f"*run-*-{glob.escape(run_id)}") if p.is_dir() and not p.is_symlink()}
+    return {p for p in root.glob(f"*run-*-{glob.escape(run_id)}") if p.is_dir()
+            and not p.is_symlink()}
 
+# %% ../nbs/04_tracking.ipynb #50f523d6
 def _tidy(root:Path, run_id:str, before:set[Path]):
     "Remove what a failed start of `run_id` made under `root`, and only that: never another process's run."
     for d in _run_dirs(root, run_id) - before: shutil.rmtree(d, ignore_errors=True)
-    for l in root.glob("*"):  # `latest-run` and the debug logs, where they point into the folder just removed
+    # `latest-run` and the debug logs, where they point into the folder just removed
+    for l in root.glob("*"):
         if l.is_symlink() and not l.exists() and run_id in os.readlink(l): l.unlink(missing_ok=True)
     try: root.rmdir()  # only when nothing else is in it
     except OSError: pass
 
-_INHERITED_SERVICE = os.environ.get("WANDB_SERVICE")  # a W&B service of the process that started this one
+# %% ../nbs/04_tracking.ipynb #b160d611
+# a W&B service of the process that started this one
+_INHERITED_SERVICE = os.environ.get("WANDB_SERVICE")
 
+# %% ../nbs/04_tracking.ipynb #1a76ee9e
 def _own_service():
     "Forget a W&B service this process inherited: another process's, it may never answer; W&B starts one of its own."
-    if _INHERITED_SERVICE and os.environ.get("WANDB_SERVICE") == _INHERITED_SERVICE: del os.environ["WANDB_SERVICE"]
+    if _INHERITED_SERVICE and os.environ.get("WANDB_SERVICE") == _INHERITED_SERVICE:
+        del os.environ["WANDB_SERVICE"]
 
+# %% ../nbs/04_tracking.ipynb #3d78456e
 def start_run(mode:str="disabled", # disabled, offline or online
               project:str|None=None, # W&B project (2022: ready-steady-go)
               entity:str|None=None, # W&B user or team
@@ -128,24 +155,31 @@ def start_run(mode:str="disabled", # disabled, offline or online
               init_timeout:float=15, # seconds W&B waits for its server to accept the run
              ):
     "Start a W&B run, or raise `TrackingError` saying how long it tried; a failed start leaves no folder behind."
-    mode = check_wandb(mode, project=project, entity=entity, name=name, group=group, reach=False)  # init_timeout bounds it
+    # init_timeout bounds it
+    mode = check_wandb(mode, project=project, entity=entity, name=name, group=group, reach=False)
     root, run_id = Path(os.environ.get("WANDB_DIR") or ".")/"wandb", run_id or new_run_id()
-    before, t0 = _run_dirs(root, run_id), time.monotonic()  # a run resumed under its id keeps its folder
+    # a run resumed under its id keeps its folder
+    before, t0 = _run_dirs(root, run_id), time.monotonic()
     _own_service()  # waiting on one that never answers would hang after the run was stored
     try:
-        # wandb reads WANDB_DIR once per process; read it for every run, so a later change is honoured.
-        # W&B's own lines are for a terminal: piped or redirected, its service writes broken colour codes,
-        # so it stays quiet
-        return wandb.init(mode=mode, project=project, entity=entity, name=name, group=group, id=run_id,
-                          config=config or {}, reinit="finish_previous", dir=os.environ.get("WANDB_DIR") or None,
+        # wandb reads WANDB_DIR once per process; read it for every run, so a later change is
+        # honoured. W&B's own lines are for a terminal: piped or redirected, its service writes
+        # broken colour codes, so it stays quiet
+        return wandb.init(mode=mode, project=project, entity=entity, name=name, group=group,
+                          id=run_id,
+                          config=config or {}, reinit="finish_previous",
+                          dir=os.environ.get("WANDB_DIR") or None,
                           settings=wandb.Settings(init_timeout=init_timeout, console="off",
-                                                  finish_timeout=SEND_TIMEOUT_S, finish_timeout_raises=True,
+                                                  finish_timeout=SEND_TIMEOUT_S,
+                                                  finish_timeout_raises=True,
                                                   silent=not sys.stderr.isatty()))
     except Exception as e:
         msg = (str(e).strip().splitlines() or [type(e).__name__])[0]
         took = time.monotonic() - t0
-        _tidy(root, run_id, before)  # the folder of this run, known by its id: never a listing difference
-        raise TrackingError(f"W&B {mode} run could not start: gave up after {took:.0f} s ({msg}): check the network, "
+        # the folder of this run, known by its id: never a listing difference
+        _tidy(root, run_id, before)
+        raise TrackingError(f"W&B {mode} run could not start: gave up after {took:.0f} s ({msg}): "
+                            "check the network, "
                             "or use --wnb offline and `wandb sync` later") from None
 
 # %% ../nbs/04_tracking.ipynb #5e0d7a02
@@ -156,9 +190,11 @@ def within(seconds:float, # the longest wait
     def call():
         try: box["value"] = fn(*args, **kwargs)
         except BaseException as e: box["error"] = e
-    t = threading.Thread(target=call, daemon=True, name=f"bounded {getattr(fn, '__name__', 'call')}")
+    t = threading.Thread(target=call, daemon=True,
+                         name=f"bounded {getattr(fn, '__name__', 'call')}")
     t.start(); t.join(seconds)
-    if t.is_alive(): raise TimeoutError(f"no answer within {seconds:g} s")  # the thread is left; it ends with the process
+    # the thread is left; it ends with the process
+    if t.is_alive(): raise TimeoutError(f"no answer within {seconds:g} s")
     if "error" in box: raise box["error"]
     return box.get("value")
 
@@ -171,15 +207,19 @@ def _send(run, row:dict, finish:bool, history:list|None):
     run.summary.update(summary)
     if finish: run.finish(exit_code=0)
 
+# %% ../nbs/04_tracking.ipynb #f12b3336
 def left_on_disk(run, # a W&B run that did not finish
                  seconds:float, # how long it was given
                 ) -> str:
     "What is kept of a W&B run its server did not take, and how to send it later."
     folder = getattr(run, "sync_dir", None)
-    how = f"`wandb sync {shlex.quote(str(folder))}`" if folder else "`wandb sync` on its folder under ./wandb"
-    return (f"W&B did not take the run within {seconds:g} s (its server stopped answering): its folder is kept; "
+    how = (f"`wandb sync {shlex.quote(str(folder))}`" if folder
+           else "`wandb sync` on its folder under ./wandb")
+    return (f"W&B did not take the run within {seconds:g} s (its server stopped answering): its "
+            "folder is kept; "
             f"send it later with {how}")
 
+# %% ../nbs/04_tracking.ipynb #cb03aca0
 def log_run(run, # the run `start_run` returned
             row:dict, # the finished run record
             finish:bool=True, # close the run (a sweep starts the next one)
@@ -192,16 +232,19 @@ def log_run(run, # the run `start_run` returned
     except TimeoutError: raise TrackingError(left_on_disk(run, seconds)) from None
 
 # %% ../nbs/04_tracking.ipynb #2a8bcc59
-# a step row's fields (`benchmark.step_history`) -> its W&B history key; the summary keeps `throughput` for the run
-HISTORY_KEYS = dict(throughput="step/throughput", step_s="step/seconds", warmup="step/warmup", loss="step/loss")
+# a step row's fields (`benchmark.step_history`) -> its W&B history key; the summary keeps
+# `throughput` for the run
+HISTORY_KEYS = dict(throughput="step/throughput", step_s="step/seconds", warmup="step/warmup",
+                    loss="step/loss")
 
+# %% ../nbs/04_tracking.ipynb #3fc44fee
 def log_history(run, # the run `start_run` returned
                 history:list, # per-step rows: `step`, `step_s`, `throughput`, `warmup` (and `loss` where a step gives one)
                ):
     "Send per-step rows as W&B history at their own step, so W&B's charts show the run over time, warm-up marked."
     for h in history:
-        run.log({w: _plain(h[k]) for k, w in HISTORY_KEYS.items() if h.get(k) is not None}, step=int(h["step"]))
-
+        run.log({w: _plain(h[k]) for k, w in HISTORY_KEYS.items() if h.get(k) is not None},
+                step=int(h["step"]))
 
 # %% ../nbs/04_tracking.ipynb #4791b763
 def send_run(row:dict, # a finished run record (stored first: W&B is the last thing that happens to it)
@@ -213,7 +256,9 @@ def send_run(row:dict, # a finished run record (stored first: W&B is the last th
              history:list|None=None, # per-step rows to send as W&B history
             ) -> str|None:
     "Send one run record to W&B as a run of its own id: the run's URL (None offline), or W&B's error."
-    run = start_run(mode, project=project, entity=entity, name=name, group=group, run_id=row["run_id"])
-    url = getattr(run, "url", None) if mode.strip().lower() == "online" else None  # offline: a warning, not a URL
+    run = start_run(mode, project=project, entity=entity, name=name, group=group,
+                    run_id=row["run_id"])
+    # offline: a warning, not a URL
+    url = getattr(run, "url", None) if mode.strip().lower() == "online" else None
     log_run(run, row, history=history)
     return url

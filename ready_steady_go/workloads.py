@@ -30,11 +30,13 @@ __all__ = ['LM_CONFIGS', 'UNET3D_CONFIGS', 'OPS', 'OP_NOTES', 'PIPELINES', 'DEFA
            'ImagePipeline', 'get_workload']
 
 # %% ../nbs/01_workloads.ipynb #adbf61fd
-timm = Lazy("timm", hide=("wandb",))  # timm tries W&B for its own logging, which is not used here: 0.3 s a process
+# timm tries W&B for its own logging, which is not used here: 0.3 s a process
+timm = Lazy("timm", hide=("wandb",))
 
 # %% ../nbs/01_workloads.ipynb #2411f97d
 _GPT2 = dict(vocab_size=50257, n_positions=1024, bos_token_id=50256, eos_token_id=50256)
-_LLAMA3 = dict(vocab_size=128256, rope_theta=500000.0, max_position_embeddings=8192, bos_token_id=128000,
+_LLAMA3 = dict(vocab_size=128256, rope_theta=500000.0, max_position_embeddings=8192,
+               bos_token_id=128000,
                eos_token_id=128001)
 _TINY = dict(vocab_size=512, bos_token_id=0, eos_token_id=0)
 
@@ -44,17 +46,22 @@ LM_CONFIGS = {  # name: (architecture, config, default seq_len)
     "gpt2-large":  ("gpt2", dict(_GPT2, n_layer=36, n_embd=1280, n_head=20), 1024),
     "gpt2-xl":     ("gpt2", dict(_GPT2, n_layer=48, n_embd=1600, n_head=25), 1024),
     "llama-160m":  ("llama", dict(_LLAMA3, vocab_size=32000, hidden_size=768, num_hidden_layers=12,
-                                  num_attention_heads=12, num_key_value_heads=12, intermediate_size=3072,
+                                  num_attention_heads=12, num_key_value_heads=12,
+                                  intermediate_size=3072,
                                   tie_word_embeddings=False), 2048),
-    "llama-1b":    ("llama", dict(_LLAMA3, hidden_size=2048, num_hidden_layers=16, num_attention_heads=32,
+    "llama-1b":    ("llama", dict(_LLAMA3, hidden_size=2048, num_hidden_layers=16,
+                                  num_attention_heads=32,
                                   num_key_value_heads=8, intermediate_size=8192, tie_word_embeddings=True), 2048),
-    "llama-3b":    ("llama", dict(_LLAMA3, hidden_size=3072, num_hidden_layers=28, num_attention_heads=24,
+    "llama-3b":    ("llama", dict(_LLAMA3, hidden_size=3072, num_hidden_layers=28,
+                                  num_attention_heads=24,
                                   num_key_value_heads=8, intermediate_size=8192, tie_word_embeddings=True), 2048),
-    "llama-8b":    ("llama", dict(_LLAMA3, hidden_size=4096, num_hidden_layers=32, num_attention_heads=32,
+    "llama-8b":    ("llama", dict(_LLAMA3, hidden_size=4096, num_hidden_layers=32,
+                                  num_attention_heads=32,
                                   num_key_value_heads=8, intermediate_size=14336, tie_word_embeddings=False), 2048),
     "test-gpt2":   ("gpt2", dict(_TINY, n_layer=2, n_embd=64, n_head=2, n_positions=256), 64),
     "test-llama":  ("llama", dict(_TINY, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
-                                  num_key_value_heads=2, intermediate_size=128, max_position_embeddings=256,
+                                  num_key_value_heads=2, intermediate_size=128,
+                                  max_position_embeddings=256,
                                   tie_word_embeddings=False), 64),
 }
 UNET3D_CONFIGS = {  # name: (features of the 5 levels and the up path, default patch side)
@@ -63,7 +70,8 @@ UNET3D_CONFIGS = {  # name: (features of the 5 levels and the up path, default p
     "unet3d":       ((32, 32, 64, 128, 256, 32), 128),
     "unet3d-large": ((64, 64, 128, 256, 512, 64), 128),
 }
-OPS = {"matmul": 4096, "add": 2**26, "h2d": 2**26, "h2d-pageable": 2**26, "d2h": 2**26, "d2h-pageable": 2**26,
+OPS = {"matmul": 4096, "add": 2**26, "h2d": 2**26, "h2d-pageable": 2**26, "d2h": 2**26,
+       "d2h-pageable": 2**26,
        "host-add": 12288, "seed2022": 12288}  # name: default N
 OP_NOTES = {  # name: what one iteration does, in one line (`--list`)
     "matmul": "N×N matmul at the precision: the achievable matmul FLOP/s",
@@ -73,33 +81,41 @@ OP_NOTES = {  # name: what one iteration does, in one line (`--list`)
     "d2h": "copy N elements device → host into pinned memory (GB/s)",
     "d2h-pageable": "copy N elements device → host into ordinary memory (GB/s)",
     "host-add": "the 2023 blog's loop: two N×N ones on the host, copied, added, accumulated (it/s)",
-    "seed2022": "its tensors made once on the host, then copied, added, accumulated: not the blog's loop (old rows)"}
+    "seed2022": "its tensors made once on the host, then copied, added, accumulated: not the "
+                "blog's loop (old rows)"}
 PIPELINES = {"imagenet": 224}  # name: crop side
-DEFAULT_BS = dict(image=32, lm=8, unet3d=2, op=1, data=256)  # per step: images, sequences, patches, iterations, images
+# per step: images, sequences, patches, iterations, images
+DEFAULT_BS = dict(image=32, lm=8, unet3d=2, op=1, data=256)
 
 # %% ../nbs/01_workloads.ipynb #5a635191
 _MATRIX_OPS = ("matmul", "host-add", "seed2022")  # micro-ops whose size is a matrix's side
 
+# %% ../nbs/01_workloads.ipynb #5ea0fc9a
 def check_elements(n:int, # the elements of the largest tensor a size makes (of one sample)
                    what:str, # the size, in the user's words: `image size 17179869184`
                    accepted:str, # the sizes accepted, in words: `at most 75674 pixels a side`
                   ):
     "`BadInput` when a size makes a tensor of more than `MAX_SIZE` elements: refused before work, not an error row."
-    if n > MAX_SIZE: raise BadInput(f"{what} makes a tensor of {n:,} elements, more than the {MAX_SIZE:,} accepted: "
+    if n > MAX_SIZE:
+        raise BadInput(f"{what} makes a tensor of {n:,} elements, more than the {MAX_SIZE:,} "
+                       "accepted: "
                                     f"accepted is {accepted}")
-
 
 # %% ../nbs/01_workloads.ipynb #51635f68
 def list_workloads() -> pd.DataFrame:
     "Every workload family with its models, unit and defaults."
     def row(kind, model, unit, size="", seq_len="", optimizer="", description=""):
-        return dict(workload=kind, model=model, unit=unit, size=size, seq_len=seq_len, bs=DEFAULT_BS[kind],
+        return dict(workload=kind, model=model, unit=unit, size=size, seq_len=seq_len,
+                    bs=DEFAULT_BS[kind],
                     optimizer=optimizer, description=description)
     rows = [row("image", "any timm name (resnet50, vit_base_patch16_224, …)", "images",
                 size="the model's own (224 for most)", optimizer="sgd")]
-    rows += [row("lm", m, "tokens", seq_len=t, optimizer="adamw") for m, (_, _, t) in LM_CONFIGS.items()]
-    rows += [row("unet3d", m, "voxels", size=s, optimizer="sgd") for m, (_, s) in UNET3D_CONFIGS.items()]
-    rows += [row("op", f"op:{o}", "iterations", size=s, description=OP_NOTES[o]) for o, s in OPS.items()]
+    rows += [row("lm", m, "tokens", seq_len=t, optimizer="adamw") for m,
+             (_, _, t) in LM_CONFIGS.items()]
+    rows += [row("unet3d", m, "voxels", size=s, optimizer="sgd") for m,
+             (_, s) in UNET3D_CONFIGS.items()]
+    rows += [row("op", f"op:{o}", "iterations", size=s, description=OP_NOTES[o]) for o,
+             s in OPS.items()]
     rows += [row("data", f"data:{p}", "images", size=s) for p, s in PIPELINES.items()]
     return pd.DataFrame(rows)
 
@@ -114,8 +130,10 @@ def amp_context(dev:torch.device, # the device the step runs on
                 precision:str,    # one of `PRECISIONS`
                ):
     "A factory of the autocast context `precision` needs on `dev` (a no-op for fp32 and tf32)."
-    return (lambda: torch.autocast(dev.type, dtype=_AMP[precision])) if precision in _AMP else nullcontext
+    return ((lambda: torch.autocast(dev.type, dtype=_AMP[precision])) if precision in _AMP
+            else nullcontext)
 
+# %% ../nbs/01_workloads.ipynb #363be609
 def _infer_step(model:nn.Module, x:torch.Tensor, amp):
     "One forward pass without autograd."
     model.eval()
@@ -124,12 +142,14 @@ def _infer_step(model:nn.Module, x:torch.Tensor, amp):
     step.host_sync = False
     return step
 
+# %% ../nbs/01_workloads.ipynb #6d60b050
 def _optimizer(model:nn.Module, optimizer:str, fused:bool) -> torch.optim.Optimizer:
     "SGD with momentum or AdamW over `model`'s parameters, fused or not."
     kw = dict(fused=True) if fused else {}
     if optimizer == "sgd": return torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9, **kw)
     return torch.optim.AdamW(model.parameters(), lr=1e-4, **kw)
 
+# %% ../nbs/01_workloads.ipynb #440ce3cc
 class FixedScale:
     "A fixed loss scale with `GradScaler`'s interface: the loss times `factor`, the gradients divided by it, no overflow check."
     def __init__(self, factor:float): self.factor = float(factor)
@@ -141,17 +161,21 @@ class FixedScale:
         opt.step()
     def update(self): pass
 
+# %% ../nbs/01_workloads.ipynb #48dda2af
 def host_sync(scaler, opt) -> bool:
     "Whether a step waits for the device: GradScaler's overflow check (`.item()`) when the optimizer is not fused."
-    fused = getattr(opt, "_step_supports_amp_scaling", False)  # fused SGD/Adam/AdamW take `found_inf` on the device
+    # fused SGD/Adam/AdamW take `found_inf` on the device
+    fused = getattr(opt, "_step_supports_amp_scaling", False)
     return isinstance(scaler, torch.amp.GradScaler) and scaler.is_enabled() and not fused
 
+# %% ../nbs/01_workloads.ipynb #7459b40f
 def _train_step(model:nn.Module, parts:list, loss_fn, amp, opt, scaler):
     "One optimizer step over the micro-batches `parts`, each contributing its mean loss / their number."
     model.train()
     n = len(parts)
     def step():
-        for xi, yi in parts:  # each micro-batch's mean loss / n: the gradient of the whole batch's mean loss
+        # each micro-batch's mean loss / n: the gradient of the whole batch's mean loss
+        for xi, yi in parts:
             with amp(): loss = loss_fn(model(xi), yi)
             scaler.scale(loss / n if n > 1 else loss).backward()
         scaler.step(opt)
@@ -160,6 +184,7 @@ def _train_step(model:nn.Module, parts:list, loss_fn, amp, opt, scaler):
     step.host_sync = host_sync(scaler, opt)
     return step
 
+# %% ../nbs/01_workloads.ipynb #f8ff0458
 def model_step(model:nn.Module,              # the model, already on the device
                x:torch.Tensor, y:torch.Tensor, # the batch, already on the device
                loss_fn,                      # `loss_fn(out, y)`, a scalar
@@ -172,13 +197,16 @@ def model_step(model:nn.Module,              # the model, already on the device
                loss_scale:float|None=None,   # fp16 train: a fixed loss scale (`FixedScale`) in place of GradScaler's
               ):
     "A function that runs one step of `mode` at `precision`: one optimizer step over the micro-batches of the batch."
-    if weights != "fp32":  # and the optimizer's states with them: AdamW keeps exp_avg and exp_avg_sq in this dtype
+    # and the optimizer's states with them: AdamW keeps exp_avg and exp_avg_sq in this dtype
+    if weights != "fp32":
         model.to(_DTYPES[weights]); x = x.to(_DTYPES[weights]) if x.is_floating_point() else x
     amp = amp_context(x.device, precision)
-    if mode in ("infer", "latency"): return _infer_step(model, x, amp)  # latency: the same step, each one waited for
+    # latency: the same step, each one waited for
+    if mode in ("infer", "latency"): return _infer_step(model, x, amp)
     opt = _optimizer(model, optimizer, fused)
     fp16 = precision == "fp16"  # the same optimizer for every precision: only the scaling differs
-    scaler = FixedScale(loss_scale) if fp16 and loss_scale else torch.amp.GradScaler(x.device.type, enabled=fp16)
+    scaler = FixedScale(loss_scale) if fp16 and loss_scale else torch.amp.GradScaler(x.device.type,
+                                                                                     enabled=fp16)
     parts = list(zip(x.split(micro), y.split(micro))) if micro else [(x, y)]
     return _train_step(model, parts, loss_fn, amp, opt, scaler)
 
@@ -193,17 +221,21 @@ def _flop_counts(wl) -> dict:
             model = wl.build(counting=True).eval().requires_grad_(False)
             x, _ = wl.batch(2, "cpu" if fake else "meta")
             with FlopCounterMode(display=False) as fc: model(x)
-        return {str(op): n / (2 * wl.items_per_sample) for op, n in fc.get_flop_counts()["Global"].items()}
+        return {str(op): n / (2 * wl.items_per_sample) for op,
+                n in fc.get_flop_counts()["Global"].items()}
     except Exception: return {}
 
+# %% ../nbs/01_workloads.ipynb #21c573eb
 def _counted_flops(wl) -> float|None:
     "Forward FLOPs per item of `wl`'s unit (None where they cannot be counted)."
     return sum(_flop_counts(wl).values()) or None
 
+# %% ../nbs/01_workloads.ipynb #ca92eb46
 def conv_share(wl) -> float:
     "The share of `wl`'s counted FLOPs done by convolutions (0 where none are counted)."
     c = _flop_counts(wl)
-    return sum(n for op, n in c.items() if "convolution" in op) / total if (total := sum(c.values())) else 0.0
+    return (sum(n for op, n in c.items() if "convolution" in op) / total
+            if (total := sum(c.values())) else 0.0)
 
 # %% ../nbs/01_workloads.ipynb #28809e8e
 class Workload:
@@ -211,7 +243,8 @@ class Workload:
     kind = unit = model = None
     items_per_sample, size, seq_len = 1, None, None
     default_bs, optimizer, forced_device = 1, "sgd", None
-    precisions, memory_format, compilable = PRECISIONS, None, True  # what it can run; the channels-last format, if any
+    # what it can run; the channels-last format, if any
+    precisions, memory_format, compilable = PRECISIONS, None, True
 
     @property
     def key(self) -> tuple: return (self.kind, self.model, self.size, self.seq_len)
@@ -232,20 +265,26 @@ class Workload:
         "Bytes one iteration moves, where bandwidth is what is measured."
         return None
 
-    def check(self, precision:str="fp32", mode:str="train", channels_last:bool=False, compile:bool=False):
+    def check(self, precision:str="fp32", mode:str="train", channels_last:bool=False,
+              compile:bool=False):
         "`BadInput` if this workload cannot run `precision`, `mode`, `channels_last` or `compile`."
         if compile and not self.compilable:
-            raise BadInput(f"compile applies to neural-network workloads, not to {self.model} ({self.kind})")
+            raise BadInput(f"compile applies to neural-network workloads, not to {self.model} "
+                           f"({self.kind})")
         if precision not in self.precisions:
-            raise BadInput(f"{self.model} runs at {', '.join(self.precisions)}, not precision {precision!r}")
+            raise BadInput(f"{self.model} runs at {', '.join(self.precisions)}, not precision "
+                           f"{precision!r}")
         if mode == "generate" and self.kind != "lm":
-            raise BadInput(f"mode generate is for language models (gpt2, llama-1b, ...), not {self.model} ({self.kind}): "
+            raise BadInput("mode generate is for language models (gpt2, llama-1b, ...), not "
+                           f"{self.model} ({self.kind}): "
                            "accepted for it are train, infer and latency")
         if mode == "latency" and self.kind in ("op", "data"):
-            raise BadInput(f"mode latency times requests of a model: {self.model} ({self.kind}) has no inference step; "
+            raise BadInput(f"mode latency times requests of a model: {self.model} ({self.kind}) "
+                           "has no inference step; "
                            "accepted are image models, language models and 3D U-Nets")
         if channels_last and self.memory_format is None:
-            raise BadInput(f"channels_last applies to image and 3D U-Net workloads, not to {self.model} ({self.kind})")
+            raise BadInput("channels_last applies to image and 3D U-Net workloads, not to "
+                           f"{self.model} ({self.kind})")
 
     def make_step(self, device:torch.device|str, # where it runs
                   bs:int,                  # samples per step
@@ -263,9 +302,13 @@ class Workload:
         "A function that runs one step: the model and one batch are made on `device` now, once."
         self.check(precision, mode, channels_last, compile)
         dev = torch.device(device)
-        model, (x, y) = wrap(self._model_on(dev, channels_last, compile)), self.batch(global_bs or bs, dev, channels_last)
-        return model_step(model, x, y, self.loss, mode=mode, precision=precision, optimizer=optimizer or self.optimizer,
-                          fused=fused, weights=weights, micro=bs if global_bs else None, loss_scale=loss_scale)
+        model, (x, y) = wrap(self._model_on(dev, channels_last, compile)), self.batch(global_bs
+                                                                                      or bs, dev,
+                                                                                      channels_last)
+        return model_step(model, x, y, self.loss, mode=mode, precision=precision,
+                          optimizer=optimizer or self.optimizer,
+                          fused=fused, weights=weights, micro=bs if global_bs else None,
+                          loss_scale=loss_scale)
 
     def _model_on(self, dev, channels_last, compile):
         "The model built on `dev` (initialised where it runs: no host copy of a large model), compiled if asked."
@@ -274,12 +317,14 @@ class Workload:
         if channels_last: model = model.to(memory_format=self.memory_format)
         if not compile: return model
         # static shapes: one graph per point
-        return torch.compile(model, mode=compile if isinstance(compile, str) else None, dynamic=False)
+        return torch.compile(model, mode=compile if isinstance(compile, str) else None,
+                             dynamic=False)
 
 # %% ../nbs/01_workloads.ipynb #75b703a6
 @lru_cache(None)
 def _timm_names() -> tuple: return tuple(timm.list_models())
 
+# %% ../nbs/01_workloads.ipynb #527060b9
 def _family(name:str) -> str|None:
     "The kind whose family knows `name`, or None."
     if name.startswith("op:"): return "op" if name[3:] in OPS else None
@@ -288,22 +333,29 @@ def _family(name:str) -> str|None:
     if name in UNET3D_CONFIGS: return "unet3d"
     return "image" if timm.is_model(timm.models.split_model_name_tag(name)[0]) else None
 
+# %% ../nbs/01_workloads.ipynb #df4b2088
 def _named() -> list:
-    return [*LM_CONFIGS, *UNET3D_CONFIGS, *(f"op:{o}" for o in OPS), *(f"data:{p}" for p in PIPELINES)]
+    return [*LM_CONFIGS, *UNET3D_CONFIGS, *(f"op:{o}" for o in OPS),
+            *(f"data:{p}" for p in PIPELINES)]
 
+# %% ../nbs/01_workloads.ipynb #31d7d7c5
 def _closest(name:str, n:int=3) -> list:
     "Up to `n` names close to `name`, all from the one family whose nearest name is closest (a typo of an op suggests ops)."
-    if name.startswith(("op:", "data:")): fams = {name.partition(":")[0]: [m for m in _named() if m.startswith(name.partition(":")[0] + ":")]}
+    if name.startswith(("op:", "data:")):
+        fams = {name.partition(":")[0]: [m for m in _named()
+                                         if m.startswith(name.partition(":")[0] + ":")]}
     else: fams = dict(lm=list(LM_CONFIGS), unet3d=list(UNET3D_CONFIGS), image=list(_timm_names()))
     best = {f: difflib.get_close_matches(name, ms, n=n, cutoff=0.6) for f, ms in fams.items()}
     score = {f: difflib.SequenceMatcher(None, name, m[0]).ratio() for f, m in best.items() if m}
     return best[max(score, key=score.get)] if score else []
 
+# %% ../nbs/01_workloads.ipynb #186d6956
 def check_model(name:str, # a workload name: `gpt2`, `unet3d`, `op:matmul`, `data:imagenet` or any timm name
                ) -> str:
     "`name` if a workload family knows it, else `BadInput` with the closest names of the family it resembles."
     if not isinstance(name, str) or not name.strip():
-        raise BadInput(f"model name {name!r} is empty: give a model such as resnet50, gpt2, unet3d or op:matmul")
+        raise BadInput(f"model name {name!r} is empty: give a model such as resnet50, gpt2, unet3d "
+                       "or op:matmul")
     if _family(name): return name
     close = _closest(name)
     hint = (f"did you mean {', '.join(close)}?" if close
@@ -321,13 +373,17 @@ class TimmClassifier(Workload):
                 ):
         self.model = check_model(model)
         if _family(model) != "image":
-            raise BadInput(f"{model!r} is of the {_family(model)} family, not a timm image classifier")
-        cfg = timm.models.get_pretrained_cfg(timm.models.split_model_name_tag(model)[0], allow_unregistered=True)
+            raise BadInput(f"{model!r} is of the {_family(model)} family, not a timm image "
+                           "classifier")
+        cfg = timm.models.get_pretrained_cfg(timm.models.split_model_name_tag(model)[0],
+                                             allow_unregistered=True)
         self.default_size = int(cfg.input_size[-1]) if cfg is not None and cfg.input_size else 224
         self.fixed_size = bool(cfg is not None and cfg.fixed_input_size)
         if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
             raise BadInput(f"image size {size!r} is not a positive whole number of pixels")
-        if size: check_elements(3 * size * size, f"image size {size}", f"at most {math.isqrt(MAX_SIZE // 3)} pixels a side")
+        if size:
+            check_elements(3 * size * size, f"image size {size}",
+                           f"at most {math.isqrt(MAX_SIZE // 3)} pixels a side")
         self.size, self.num_classes = size or self.default_size, num_classes
 
     def __repr__(self): return f"TimmClassifier({self.model!r}, size={self.size})"
@@ -351,7 +407,8 @@ class TimmClassifier(Workload):
 class LanguageModel(Workload):
     "A causal language model with random weights, trained on (or run over) random token sequences."
     kind, unit, optimizer, default_bs, configs = "lm", "tokens", "adamw", DEFAULT_BS["lm"], LM_CONFIGS
-    count_fake = True  # counted on fake tensors: transformers reads a mask value the meta device cannot give
+    # counted on fake tensors: transformers reads a mask value the meta device cannot give
+    count_fake = True
 
     def __init__(self,
                  model:str,              # a name in `LanguageModel.configs`
@@ -360,9 +417,11 @@ class LanguageModel(Workload):
                 ):
         if model not in self.configs:
             check_model(model)
-            raise BadInput(f"{model!r} is not a language model: use one of {', '.join(self.configs)}")
+            raise BadInput(f"{model!r} is not a language model: use one of "
+                           f"{', '.join(self.configs)}")
         self.model, (self.arch, self._cfg, self.default_seq_len) = model, self.configs[model]
-        if seq_len is not None and (isinstance(seq_len, bool) or not isinstance(seq_len, int) or seq_len < 1):
+        if seq_len is not None and (isinstance(seq_len, bool) or not isinstance(seq_len, int)
+                                    or seq_len < 1):
             raise BadInput(f"seq_len {seq_len!r} must be a positive whole number of tokens")
         self.seq_len = self.items_per_sample = seq_len or self.default_seq_len
         self.gen_len = None if gen_len is None else self._generation(seq_len, gen_len)
@@ -375,12 +434,16 @@ class LanguageModel(Workload):
     def _generation(self, prompt_len, gen_len) -> int:
         "`gen_len` checked, the prompt fitted to the context: a sample is then one sequence's new tokens."
         if isinstance(gen_len, bool) or not isinstance(gen_len, int) or gen_len < 2:
-            raise BadInput(f"gen_len {gen_len!r}: accepted is a whole number of new tokens, at least 2 (the first "
+            raise BadInput(f"gen_len {gen_len!r}: accepted is a whole number of new tokens, at "
+                           "least 2 (the first "
                            "comes from the prefill, the time per output token from the others)")
-        if prompt_len is None: self.seq_len = min(512, self.context - gen_len)  # the default prompt, where it fits
+        # the default prompt, where it fits
+        if prompt_len is None: self.seq_len = min(512, self.context - gen_len)
         if self.seq_len < 1 or self.seq_len + gen_len > self.context:
-            raise BadInput(f"prompt_len {self.seq_len} + gen_len {gen_len} = {self.seq_len + gen_len} tokens is longer "
-                           f"than {self.model}'s context of {self.context}: accepted is a sum up to {self.context}")
+            raise BadInput(f"prompt_len {self.seq_len} + gen_len {gen_len} = "
+                           f"{self.seq_len + gen_len} tokens is longer "
+                           f"than {self.model}'s context of {self.context}: accepted is a sum up "
+                           f"to {self.context}")
         self.items_per_sample = gen_len  # the unit: output tokens
         return gen_len
 
@@ -390,7 +453,8 @@ class LanguageModel(Workload):
     def check(self, precision="fp32", mode="train", channels_last=False, compile=False):
         super().check(precision, mode, channels_last, compile)
         if (mode == "generate") != (self.gen_len is not None):
-            raise BadInput(f"gen_len applies to mode generate, and generate needs it: mode {mode!r}, gen_len {self.gen_len}")
+            raise BadInput("gen_len applies to mode generate, and generate needs it: mode "
+                           f"{mode!r}, gen_len {self.gen_len}")
 
     def config(self, counting:bool=False):
         "The `transformers` config; positions grow to `seq_len` if it is longer than the published context."
@@ -401,7 +465,8 @@ class LanguageModel(Workload):
             kw.update(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
             return GPT2Config(**dict(kw, n_positions=max(kw["n_positions"], self.seq_len)))
         positions = max(kw["max_position_embeddings"], self.seq_len)
-        return LlamaConfig(**dict(kw, max_position_embeddings=positions, pad_token_id=None, attention_dropout=0.0))
+        return LlamaConfig(**dict(kw, max_position_embeddings=positions, pad_token_id=None,
+                                  attention_dropout=0.0))
 
     def build(self, counting:bool=False) -> nn.Module:
         "A freshly initialised model that maps token ids to logits, on the current default device."
@@ -429,6 +494,7 @@ class LanguageModel(Workload):
         step.note = f"dropout 0; attention: SDPA {kernel or 'kernel unknown (torch cannot say)'}"
         return step
 
+# %% ../nbs/01_workloads.ipynb #268164fc
 def sdpa_backend(device:torch.device|str, # where attention runs
                  dtype:torch.dtype,       # the dtype it runs in (autocast's, or float32)
                  shape:tuple,             # (batch, heads, seq_len, head dim) of the queries, keys and values
@@ -441,6 +507,7 @@ def sdpa_backend(device:torch.device|str, # where attention runs
         return SDPBackend(choose(q, q, q, None, 0.0, True)).name.lower()
     except Exception: return None
 
+# %% ../nbs/01_workloads.ipynb #b6c2f7aa
 class _Logits(nn.Module):
     "A causal LM as a plain module: token ids in, logits out, no cache."
     def __init__(self, lm): super().__init__(); self.lm = lm
@@ -452,15 +519,18 @@ def _matmul_params(wl:LanguageModel) -> int:
     "Parameters a token is multiplied by: all, less the embedding look-ups (a tied output projection stays)."
     with FakeTensorMode(): m = wl.build(counting=True).lm
     out = m.get_output_embeddings().weight
-    emb = sum(e.weight.numel() for e in m.modules() if isinstance(e, nn.Embedding) and e.weight is not out)
+    emb = sum(e.weight.numel() for e in m.modules() if isinstance(e, nn.Embedding)
+              and e.weight is not out)
     return sum(p.numel() for p in m.parameters()) - emb
 
+# %% ../nbs/01_workloads.ipynb #22e60d4c
 def _generation_flops(self) -> float:
     "FLOPs per new token of one request: the prompt at 2N + 4·n_layer·d_model·prompt_len a token, each decode step at 2N + 4·n_layer·d_model·context."
     c, n, P, G = self.config(), _matmul_params(self), self.seq_len, self.gen_len
     per = lambda ctx: 2 * n + 4 * c.num_hidden_layers * c.hidden_size * ctx
     return (P * per(P) + sum(per(t) for t in range(P + 1, P + G))) / G
 
+# %% ../nbs/01_workloads.ipynb #abdd61c4
 def _lm_formula(self, mode:str="train") -> float:
     "FLOPs per token from the 6N + attention estimate: 6N + 12·n_layer·d_model·seq_len to train, a third to infer."
     if mode == "generate": return _generation_flops(self)
@@ -470,6 +540,7 @@ def _lm_formula(self, mode:str="train") -> float:
 
 LanguageModel.flops_per_sample_formula = _lm_formula
 
+# %% ../nbs/01_workloads.ipynb #9338cfd8
 def _lm_flops(self, mode:str="train") -> float|None:
     "Counted FLOPs per token; for generate, the formula's (a request is many forward passes of different shapes)."
     return _lm_formula(self, mode) if mode == "generate" else Workload.flops_per_sample(self, mode)
@@ -491,8 +562,10 @@ def timed_generation(prefill, # no-argument function: the prompt through the mod
 # %% ../nbs/01_workloads.ipynb #571e3c81
 def kv_cache_bytes(cache) -> int:
     "Bytes a `transformers` cache holds: keys and values of every layer."
-    return sum(t.numel() * t.element_size() for l in cache.layers for t in (l.keys, l.values) if t is not None and t.numel())
+    return sum(t.numel() * t.element_size() for l in cache.layers for t in (l.keys, l.values)
+               if t is not None and t.numel())
 
+# %% ../nbs/01_workloads.ipynb #038423a5
 def _kv_bytes_per_token(self, dtype:torch.dtype=torch.float32) -> int:
     "Bytes the KV cache grows by per token of one sequence: a key and a value per KV head of every layer."
     c = self.config()
@@ -500,6 +573,7 @@ def _kv_bytes_per_token(self, dtype:torch.dtype=torch.float32) -> int:
     head_dim = getattr(c, "head_dim", None) or c.hidden_size // c.num_attention_heads
     return 2 * c.num_hidden_layers * heads * head_dim * dtype.itemsize
 
+# %% ../nbs/01_workloads.ipynb #bcca2ad6
 def _weight_bytes(self, dtype:torch.dtype=torch.float32) -> int:
     "Bytes of the weights every decode step multiplies by (all but the embedding look-ups), in `dtype`."
     return _matmul_params(self) * dtype.itemsize
@@ -515,6 +589,7 @@ def _caches(lm, static:bool, length:int):
     def emptied(): cache.reset(); return cache
     return emptied
 
+# %% ../nbs/01_workloads.ipynb #0e460e5f
 def decoder(lm, # a `transformers` causal LM, on its device
             ids:torch.Tensor, # the prompts, (bs, prompt_len) token ids
             amp=nullcontext, # a factory of the autocast context
@@ -524,12 +599,15 @@ def decoder(lm, # a `transformers` causal LM, on its device
            ):
     "`(prefill, decode, state)`: greedy generation with a KV cache, the logits and cache of the last call in `state`."
     fwd, new_cache, state = fwd or lm, _caches(lm, static, length), {}
-    # the cache's argument: `cache` from transformers 5.x, `past_key_values` before (deprecated since)
+    # the cache's argument: `cache` from transformers 5.x, `past_key_values` before (deprecated
+    # since)
     arg = "cache" if "cache" in inspect.signature(lm.forward).parameters else "past_key_values"
     def run(x, **kw):
-        with torch.inference_mode(), amp(): out = fwd(input_ids=x, **{arg: state["cache"]}, use_cache=True, **kw)
+        with torch.inference_mode(), amp():
+            out = fwd(input_ids=x, **{arg: state["cache"]}, use_cache=True, **kw)
         state["logits"] = out.logits[:, -1]
-        state["next"] = state["logits"].argmax(-1, keepdim=True)  # greedy: on the device, nothing waits for it
+        # greedy: on the device, nothing waits for it
+        state["next"] = state["logits"].argmax(-1, keepdim=True)
     def prefill(): state["cache"] = new_cache(); run(ids, logits_to_keep=1)
     def decode(): run(state["next"])
     return prefill, decode, state
@@ -548,9 +626,11 @@ def generation_step(wl:LanguageModel, # a language model with `gen_len`
     dev = torch.device(device)
     with dev: lm = wl.build().lm.eval()
     lm.to(_DTYPES[weights])
-    fwd = torch.compile(lm, mode=compile if isinstance(compile, str) else None, dynamic=False) if compile else lm
+    fwd = (torch.compile(lm, mode=compile if isinstance(compile, str) else None, dynamic=False)
+           if compile else lm)
     ids, _ = wl.batch(bs, dev)
-    prefill, decode, state = decoder(lm, ids, amp_context(dev, precision), bool(compile), wl.seq_len + wl.gen_len, fwd)
+    prefill, decode, state = decoder(lm, ids, amp_context(dev, precision), bool(compile),
+                                     wl.seq_len + wl.gen_len, fwd)
     def step(): step.requests.append(timed_generation(prefill, decode, wl.gen_len, timer()))
     step.requests, step.state, step.lm = [], state, lm
     step.kv_cache = "static" if compile else "dynamic"
@@ -571,8 +651,10 @@ def parse_patch(size:int|str, # a cube side (`64`, `"64"`) or `"DxHxW"` (`"32x12
     check_elements(math.prod(dhw), f"3D size {size!r}", f"at most {MAX_SIZE:,} voxels")
     return dhw
 
+# %% ../nbs/01_workloads.ipynb #b8c37188
 def _size_str(dhw): return dhw[0] if len(set(dhw)) == 1 else "x".join(map(str, dhw))
 
+# %% ../nbs/01_workloads.ipynb #e71b4482
 def _monai():
     "Import MONAI with its transformers-based networks (never built here) skipped: 0.5 to 1 s of every 3D U-Net process."
     import sys
@@ -602,16 +684,19 @@ class UNet3D(Workload):
         whole = parse_patch(volume) if volume is not None else tuple(2 * s for s in self.patch)
         self.volume = whole if sliding_window else None
         if self.volume and any(v < p for v, p in zip(self.volume, self.patch)):
-            raise BadInput(f"volume {volume!r} is smaller than the patch {self.size}: give a volume at least as large")
+            raise BadInput(f"volume {volume!r} is smaller than the patch {self.size}: give a "
+                           "volume at least as large")
         self.items_per_sample = math.prod(self.volume or self.patch)
 
     @property
-    def key(self): return (self.kind, self.model, self.size, None, self.volume and _size_str(self.volume))
+    def key(self):
+        return (self.kind, self.model, self.size, None, self.volume and _size_str(self.volume))
 
     def build(self, counting:bool=False) -> nn.Module:
         "A freshly initialised 3D U-Net, on the current default device."
         _monai(); from monai.networks.nets import BasicUNet
-        return BasicUNet(spatial_dims=3, in_channels=1, out_channels=self.classes, features=self.features)
+        return BasicUNet(spatial_dims=3, in_channels=1, out_channels=self.classes,
+                         features=self.features)
 
     def batch(self, bs:int, device:torch.device|str, channels_last:bool=False):
         "`bs` random one-channel patches (or volumes) and class labels, made on `device`."
@@ -635,19 +720,24 @@ class UNet3D(Workload):
     def check(self, precision="fp32", mode="train", channels_last=False, compile=False):
         super().check(precision, mode, channels_last, compile)
         if self.sliding_window and mode not in ("infer", "latency"):
-            raise BadInput(f"sliding_window is a way to infer: use mode infer or latency, not {mode!r}")
+            raise BadInput("sliding_window is a way to infer: use mode infer or latency, not "
+                           f"{mode!r}")
 
-    def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None, channels_last=False, compile=False,
+    def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None,
+                  channels_last=False, compile=False,
                   fused=False, wrap=noop, loss_scale=None):
         "One step; with `sliding_window`, `bs` volumes predicted window by window."
         if not self.sliding_window:
-            return super().make_step(device, bs, precision=precision, mode=mode, optimizer=optimizer,
-                                     channels_last=channels_last, compile=compile, fused=fused, wrap=wrap,
+            return super().make_step(device, bs, precision=precision, mode=mode,
+                                     optimizer=optimizer,
+                                     channels_last=channels_last, compile=compile, fused=fused,
+                                     wrap=wrap,
                                      loss_scale=loss_scale)
         _monai(); from monai.inferers import sliding_window_inference
         self.check(precision, mode, channels_last, compile)
         dev = torch.device(device)
-        fwd, (x, _) = wrap(self._model_on(dev, channels_last, compile)).eval(), self.batch(bs, dev, channels_last)
+        fwd, (x, _) = wrap(self._model_on(dev, channels_last, compile)).eval(), self.batch(bs, dev,
+                                                                                           channels_last)
         amp = amp_context(dev, precision)
         def step():
             with torch.inference_mode(), amp():
@@ -658,6 +748,7 @@ class UNet3D(Workload):
 def _pinned(n, dtype, pin):
     return torch.empty(n, dtype=dtype, pin_memory=True) if pin else torch.empty(n, dtype=dtype)
 
+# %% ../nbs/01_workloads.ipynb #d98b5e52
 def _host_add(n:int, dev:torch.device):
     "One iteration of the 2023 blog's loop on `dev`: its `foo()` (N×N ones twice on the host, copied, added), accumulated."
     acc = []
@@ -668,25 +759,30 @@ def _host_add(n:int, dev:torch.device):
     one.acc = acc  # the accumulator, to look at
     return one
 
+# %% ../nbs/01_workloads.ipynb #270299ed
 def _op_matmul(n, dev, dt):
     "N×N times N×N into a buffer made once."
     a, b = torch.randn(n, n, device=dev, dtype=dt), torch.randn(n, n, device=dev, dtype=dt)
     out = torch.empty(n, n, device=dev, dtype=dt)
     return lambda: torch.mm(a, b, out=out)
 
+# %% ../nbs/01_workloads.ipynb #8f287912
 def _op_add(n, dev, dt):
     "N elements plus N elements into a buffer made once: 3N elements moved."
     a, b = torch.randn(n, device=dev, dtype=dt), torch.randn(n, device=dev, dtype=dt)
     out = torch.empty(n, device=dev, dtype=dt)
     return lambda: torch.add(a, b, out=out)
 
+# %% ../nbs/01_workloads.ipynb #866069db
 def _op_seed2022(n, dev, dt):
     "Two N×N random matrices made once on the host (seed 2022), copied and added into an accumulator each time."
     g = torch.Generator().manual_seed(2022)
-    a, b = torch.rand(n, n, generator=g), torch.rand(n, n, generator=g)  # on the host, as in the blog
+    # on the host, as in the blog
+    a, b = torch.rand(n, n, generator=g), torch.rand(n, n, generator=g)
     acc = torch.zeros(n, n, device=dev)
     return lambda: acc.add_(a.to(dev) + b.to(dev))
 
+# %% ../nbs/01_workloads.ipynb #6a17070a
 def _op_copy(op, n, dev, dt):
     "A copy of N elements host→device (`h2d…`) or device→host, from pinned host memory unless `…pageable`."
     pin = not op.endswith("pageable") and dev.type == "cuda"
@@ -694,6 +790,7 @@ def _op_copy(op, n, dev, dt):
     src, dst = (host, on_dev) if op.startswith("h2d") else (on_dev, host)
     return lambda: dst.copy_(src, non_blocking=pin)
 
+# %% ../nbs/01_workloads.ipynb #2d24bda3
 def _repeated(one, bs:int):
     "`one` itself for a step of one iteration, else a step that runs it `bs` times."
     if bs == 1: return one
@@ -701,6 +798,7 @@ def _repeated(one, bs:int):
         for _ in range(bs): one()
     return step
 
+# %% ../nbs/01_workloads.ipynb #5a68a0c8
 class MicroOp(Workload):
     "A tiny operation run in a loop: a matmul, an add, a host↔device copy, or the 2023 blog's host-add loop."
     kind, unit, default_bs, ops, compilable = "op", "iterations", DEFAULT_BS["op"], OPS, False
@@ -712,9 +810,11 @@ class MicroOp(Workload):
         op = model[3:] if model.startswith("op:") else None
         if op not in self.ops:
             check_model(model)
-            raise BadInput(f"{model!r} is not a micro-op: use one of {', '.join('op:' + o for o in self.ops)}")
+            raise BadInput(f"{model!r} is not a micro-op: use one of "
+                           f"{', '.join('op:' + o for o in self.ops)}")
         if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
-            raise BadInput(f"op size {size!r} must be a positive whole number (matrix side or elements)")
+            raise BadInput(f"op size {size!r} must be a positive whole number (matrix side or "
+                           "elements)")
         if size and op in _MATRIX_OPS:  # an N×N matrix: N² elements
             check_elements(size * size, f"{model} size {size}", f"N at most {math.isqrt(MAX_SIZE)}")
         self.model, self.op, self.size = model, op, size or self.ops[op]
@@ -726,21 +826,25 @@ class MicroOp(Workload):
 
     def bytes_per_iteration(self, precision="fp32"):
         "Bytes one iteration moves: 3N elements for `add`, N for the copies; `None` for matmul and the blog loops."
-        n = 3 * self.size if self.op == "add" else self.size if self.op[:3] in ("h2d", "d2h") else None
+        n = (3 * self.size if self.op == "add" else self.size if self.op[:3] in ("h2d", "d2h")
+             else None)
         return n and n * _DTYPES[precision].itemsize
 
     def _one(self, dev, dt):
         "One iteration of the op, and a note when on a CPU it is not what its name says."
         n, cpu = self.size, dev.type == "cpu"
         if self.op == "host-add":
-            note = f"{self.model} on the CPU makes and adds the tensors: there is no copy" if cpu else None
+            note = (f"{self.model} on the CPU makes and adds the tensors: there is no copy" if cpu
+                    else None)
             return _host_add(n, dev), note
         make = dict(matmul=_op_matmul, add=_op_add, seed2022=_op_seed2022).get(self.op)
         if make: return make(n, dev, dt), None
-        note = f"{self.model} on the CPU is a host memory copy, not a host↔device transfer" if cpu else None
+        note = (f"{self.model} on the CPU is a host memory copy, not a host↔device transfer" if cpu
+                else None)
         return _op_copy(self.op, n, dev, dt), note
 
-    def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None, channels_last=False, compile=False):
+    def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None,
+                  channels_last=False, compile=False):
         "One step: `bs` iterations of the op (`mode` and `optimizer` do not apply)."
         self.check(precision, mode, channels_last, compile)
         one, note = self._one(torch.device(device), _DTYPES[precision])
@@ -753,6 +857,7 @@ def cache_dir() -> Path:
     "Where generated files are kept: `$RSG_CACHE`, else `~/.cache/ready-steady-go`."
     return Path(os.environ.get("RSG_CACHE") or Path.home() / ".cache" / "ready-steady-go")
 
+# %% ../nbs/01_workloads.ipynb #3baebb63
 def _photo_like(h:int, w:int, g:torch.Generator) -> torch.Tensor:
     "A uint8 CHW image of smooth noise at three scales, which compresses like a photograph."
     noise = lambda s: torch.rand(1, 3, max(2, h // s), max(2, w // s), generator=g)
@@ -760,6 +865,7 @@ def _photo_like(h:int, w:int, g:torch.Generator) -> torch.Tensor:
               for s, a in ((64, 0.5), (8, 0.3), (1, 0.2)))
     return (img[0] * 255).clamp(0, 255).to(torch.uint8)
 
+# %% ../nbs/01_workloads.ipynb #4ba75b9b
 def synthetic_jpegs(n:int=256,          # how many files
                     root:Path|None=None, # the cache directory (default: `cache_dir()`)
                    ) -> list:
@@ -791,6 +897,7 @@ class _JpegFiles(torch.utils.data.Dataset):
         from torchvision.io import decode_jpeg, read_file
         return self.tf(decode_jpeg(read_file(self.paths[i % len(self.paths)]))), i % 1000
 
+# %% ../nbs/01_workloads.ipynb #04702755
 class ImagePipeline(Workload):
     "JPEG decoding and augmentation on the CPU through a `DataLoader`: the rate the CPU can feed a GPU."
     kind, unit, default_bs, forced_device = "data", "images", DEFAULT_BS["data"], "cpu"
@@ -810,17 +917,22 @@ class ImagePipeline(Workload):
         for v, what in ((size, "crop size"), (n_files, "n_files")):
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
                 raise BadInput(f"{what} {v!r} must be a positive whole number")
-        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 0):
-            raise BadInput(f"workers {workers!r} must be a whole number of loader processes, 0 or more "
+        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                    or workers < 0):
+            raise BadInput(f"workers {workers!r} must be a whole number of loader processes, 0 or "
+                           "more "
                            "(0: decode in the main process)")
-        self.model, self.size, self.n_files, self.root = model, size or self.pipelines[p], n_files, root
-        every_core = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        self.model, self.size, self.n_files, self.root = (model, size or self.pipelines[p], n_files,
+                                                          root)
+        every_core = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                      else os.cpu_count())
         self.workers = every_core if workers is None else workers
 
     @property
     def key(self): return (self.kind, self.model, self.size, None, self.workers)
 
-    def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None, channels_last=False, compile=False):
+    def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None,
+                  channels_last=False, compile=False):
         "One step: the next batch of `bs` decoded, augmented images (on the CPU whatever `device` is)."
         self.check(precision, mode, channels_last, compile)
         ds = _JpegFiles(synthetic_jpegs(self.n_files, self.root), self.size)
@@ -834,24 +946,34 @@ class ImagePipeline(Workload):
         return step
 
 # %% ../nbs/01_workloads.ipynb #f03c3c12
-_FAMILIES = dict(image=TimmClassifier, lm=LanguageModel, unet3d=UNet3D, op=MicroOp, data=ImagePipeline)
+_FAMILIES = dict(image=TimmClassifier, lm=LanguageModel, unet3d=UNet3D, op=MicroOp,
+                 data=ImagePipeline)
 
+# %% ../nbs/01_workloads.ipynb #9cf107ad
 def _mismatch(workload, model, kind) -> BadInput:
-    return BadInput(f"--workload {workload} does not match --model {model}, whose family is {kind}: "
+    return BadInput(f"--workload {workload} does not match --model {model}, whose family is "
+                    f"{kind}: "
                     f"give --workload {kind} or leave it out")
 
+# %% ../nbs/01_workloads.ipynb #f9637d0e
 def _new_workload(model:str, kind:str, size, seq_len, kw) -> Workload:
     "A fresh workload of family `kind`, refusing the settings that do not apply to it."
     if kind == "lm":
-        if size is not None: raise BadInput(f"size {size!r} does not apply to the language model {model}: give seq_len")
+        if size is not None:
+            raise BadInput(f"size {size!r} does not apply to the language model {model}: give "
+                           "seq_len")
         return LanguageModel(model, seq_len, **kw)
     if kw.pop("gen_len", None) is not None:
-        raise BadInput(f"mode generate is for language models (gpt2, llama-1b, ...), not {model} ({kind}): "
+        raise BadInput(f"mode generate is for language models (gpt2, llama-1b, ...), not {model} "
+                       f"({kind}): "
                        "accepted for it are train, infer and latency")
-    if seq_len is not None: raise BadInput(f"seq_len {seq_len!r} applies to language models, not to {model} ({kind})")
-    if kind != "unet3d" and isinstance(size, str) and size.strip().isdigit(): size = int(size)  # from the command line
+    if seq_len is not None:
+        raise BadInput(f"seq_len {seq_len!r} applies to language models, not to {model} ({kind})")
+    # from the command line
+    if kind != "unet3d" and isinstance(size, str) and size.strip().isdigit(): size = int(size)
     return _FAMILIES[kind](model, size, **kw)
 
+# %% ../nbs/01_workloads.ipynb #2f6e28a7
 def get_workload(model:str|Workload,      # a model name (`resnet50`, `gpt2`, `unet3d`, `op:matmul`, `data:imagenet`) or a ready workload
                  size:int|str|None=None,  # image side, 3D patch (`64`, `32x128x128`), op size or crop side (default: the model's)
                  seq_len:int|None=None,   # tokens per sequence (language models)
