@@ -15,7 +15,7 @@ import torch
 
 from ready_steady_go.benchmark import _AMP, benchmark, precision_flags
 from ready_steady_go.env import pick_device, synchronize
-from ready_steady_go.workloads import TimmClassifier
+from ready_steady_go.families import TimmClassifier
 
 
 def plain_loop(wl, bs, dev, precision, mode, steps, warmup):

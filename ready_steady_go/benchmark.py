@@ -29,8 +29,8 @@ from .timing import (BlockTimer, CudaTimer, EventTimer, HostTimer, RunningStats,
                                     overrun, overrun_text, request_timer, run_timed, size_blocks,
                                     step_history, step_stats, t975,
                                     warming)
-from .workloads import (MicroOp, Workload, conv_share, get_workload, kv_cache_bytes,
-                                       model_step)
+from .workloads import Workload, conv_share, model_step
+from .families import MicroOp, get_workload, kv_cache_bytes
 from .telemetry import (make_sampler, read_now, conditions, conditions_text,
                                        device_details)
 from .peaks import PeakBook, memory_bandwidth, peak_flops, mfu

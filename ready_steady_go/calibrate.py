@@ -15,7 +15,7 @@ import torch
 
 from .env import gc_paused, pick_device, synchronize
 from .schema import StopRule, num_text
-from .workloads import MicroOp, get_workload
+from .families import MicroOp, get_workload
 from .peaks import PeakBook
 from .telemetry import read_now
 from .timing import BlockTimer, make_timer, run_timed, size_blocks, step_stats

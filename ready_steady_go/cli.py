@@ -623,8 +623,8 @@ def ready_steady_go_import(
                        "folders, "
                                    "CSV files or SQLite stores")
     check_path(store, "--store")
-    from ready_steady_go.load import (import_sources, parse_keymap, missing_line, nothing_line,
-                                      unmatched_line, _invalid_line)
+    from ready_steady_go.keymaps import missing_line, parse_keymap
+    from ready_steady_go.load import import_sources, nothing_line, unmatched_line, _invalid_line
     # before anything is read
     km = parse_keymap(map, map_file, set) if (map or map_file or set) else None
     c = import_sources(list(sources), store, strict=strict, keymap=km, history=history)

@@ -19,7 +19,7 @@ from .device import cpu_name, pick_device, synchronize
 from .peaks import PEAK_PRECISIONS, peak_flops, peak_row, memory_bandwidth
 from .telemetry import (NvmlReader, Sampler, summarise, nvml_handle, device_details,
                                        make_sampler)
-from .workloads import get_workload
+from .families import get_workload
 from .benchmark import benchmark, check_precision, precision_flags
 from .store import DEFAULT_STORE, add_table_rows, check_store, read_store_table
 from .rows import safe_csv

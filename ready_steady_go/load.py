@@ -1,4 +1,4 @@
-"""Every source of runs as run records: a store, a W&B project, W&B offline runs, a CSV export, a JSON-lines file, a published table; and importing them into the store
+"""Every source of runs as run records: stores, W&B, offline runs, CSV, JSON lines, tables
 
 Docs: https://xl0.github.io/ready-steady-go/load.html.md"""
 
@@ -6,35 +6,33 @@ Docs: https://xl0.github.io/ready-steady-go/load.html.md"""
 
 # %% ../nbs/04b_load.ipynb #4139aeec
 from __future__ import annotations
-import difflib, glob, hashlib, json, math, re, subprocess, tomllib
-from collections import Counter
+import glob, hashlib, json, re, subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-import wandb
 from wandb.util import get_core_path
 
-from .env import BadInput, first_line, gc_paused, path_trouble
+from .env import BadInput, gc_paused, path_trouble
 from .schema import COLUMNS, SCHEMA_VERSION, kind_of, precision_2022
-from .store import (DEFAULT_STORE, SQLITE_HEADER, check_store, read_runs, runs_frame,
-                                   write_rows)
-from .rows import checked_rows, invalid_rows, read_table, unquote_formulas
-from .tracking import TrackingError, has_api_key, wandb_api
+from .store import (DEFAULT_STORE, HISTORY_COLUMNS, SQLITE_HEADER, check_store,
+                                   read_runs, runs_frame, write_history, write_rows)
+from .rows import checked_rows, read_table, unquote_formulas
+from .tracking import HISTORY_KEYS, TrackingError, has_api_key, wandb_api
+from .keymaps import (RECIPES, KeyMap, as_number, column_of, is_present, lacking,
+                                     lookup, map_distinct, mapped_value, missing_line, run_states,
+                                     team_records)
 
 # %% auto #0
-__all__ = ['DTYPE_NAMES', 'MAX_MAP_BYTES', 'TRAINER', 'A100_PEAK', 'NANOGPT_VOCAB', 'GPT2_SIZES', 'NANOGPT', 'RECIPES', 'NEEDED',
-           'LAMBDA_UNITS', 'Loaded', 'KeyMap', 'dtype_name', 'parse_keymap', 'lookup', 'device_from_metadata',
-           'mapped_value', 'Recipe', 'nanogpt_flops_per_token', 'recipes_of', 'team_records', 'lacking', 'missing_line',
-           'from_wandb', 'load_offline', 'load_wandb', 'load_csv', 'load_jsonl', 'lambda_system', 'is_lambda_table',
-           'load_lambda', 'unmatched_line', 'nothing_line', 'history_rows', 'offline_history', 'wandb_history',
-           'import_sources']
+__all__ = ['LAMBDA_UNITS', 'Loaded', 'from_wandb', 'load_offline', 'load_wandb', 'load_csv', 'load_jsonl', 'lambda_system',
+           'is_lambda_table', 'load_lambda', 'unmatched_line', 'nothing_line', 'history_rows', 'offline_history',
+           'wandb_history', 'import_sources']
 
 # %% ../nbs/04b_load.ipynb #23d8be41
 def _offline_files(path:str|Path) -> list[Path]:
-    "The run-*.wandb files in a .wandb file, a run directory, a wandb directory or its parent, or a glob of those."
+    "The run-*.wandb files in a .wandb file, a run or wandb directory (or its parent), or a glob."
     ps = ([Path(p) for p in sorted(glob.glob(str(path)))] if glob.has_magic(str(path))
           else [Path(path)])
     out = []
@@ -60,11 +58,24 @@ def _read_offline(f:Path) -> dict:
     return {**(d.get("config") or {}), **(d.get("summary") or {}),
             "_run_id": d.get("run_id"), "_state": d.get("state"), "_created": d.get("start_time")}
 
+# %% ../nbs/04b_load.ipynb #071d4bd8
+def _run_records(f:Path, kind:str, timeout:int) -> list[dict]:
+    "The `kind` records (`environment`, `history`) of one offline run file, read by wandb-core."
+    args = [get_core_path(), "leet", "inspect", "--no-observability", "--json", "--run-file",
+            str(f), str(f.parent.parent)]
+    out, text = [], subprocess.run(args, capture_output=True, text=True, timeout=timeout).stdout
+    for line in text.splitlines():
+        if f'"{kind}"' not in line: continue
+        try: r = json.loads(line)
+        except ValueError: continue
+        if isinstance(r, dict) and r.get("type") == kind: out.append(r.get(kind) or {})
+    return out
+
 # %% ../nbs/04b_load.ipynb #991a1a6a
 class Loaded(NamedTuple):
     "Runs from a source, and how many were left out and why."
     runs: pd.DataFrame # run records, schema columns (`store.COLUMNS`)
-    skipped: dict # {"not_finished": n, "bad_throughput": n}, and "invalid": {"line 3": reason} when rows were refused
+    skipped: dict # {"not_finished": n, "bad_throughput": n}; "invalid": {"line 3": why} if refused
 
 # %% ../nbs/04b_load.ipynb #6814a7db
 # every run
@@ -74,31 +85,6 @@ _DEFAULTS = dict(mode="train", run_number=1, status="ok", schema_version=SCHEMA_
 _2022_DEFAULTS = dict(workload="timm", unit="images", device_type="cuda", device="cuda:0",
                       channels_last=False, compile=False, optimizer="sgd")
 _RENAMED = dict(torch="pytorch", seconds="duration")  # ours <- 2022's
-
-# %% ../nbs/04b_load.ipynb #42563915
-def _col(df:pd.DataFrame, k:str) -> pd.Series:
-    return df[k] if k in df else pd.Series([None]*len(df), index=df.index, dtype=object)
-
-# %% ../nbs/04b_load.ipynb #a8424ac5
-def _map_distinct(s:pd.Series, f) -> pd.Series:
-    "`s.map(f)`, calling `f` once per distinct value: a handful in a column of any length."
-    try: codes, u = pd.factorize(s, use_na_sentinel=False)  # a missing value is one of them
-    except TypeError: return s.map(f)  # unhashable values (a dict): one call each
-    out = np.empty(len(u), dtype=object)
-    for i, v in enumerate(u): out[i] = f(v)
-    return pd.Series(out[codes].tolist(), index=s.index, name=s.name)
-
-# %% ../nbs/04b_load.ipynb #dd3efb59
-def _missing_value(v) -> bool:
-    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
-
-# %% ../nbs/04b_load.ipynb #434c6a4a
-def _state_text(v) -> str: return "finished" if _missing_value(v) else str(v).strip().lower()
-
-# %% ../nbs/04b_load.ipynb #6cba9875
-def _states(d:pd.DataFrame) -> pd.Series:
-    "Each run's W&B state, lower case (`finished` where none is recorded)."
-    return _map_distinct(_col(d, "_state"), _state_text)
 
 # %% ../nbs/04b_load.ipynb #52d0acea
 def _capability_text(v) -> str:
@@ -113,494 +99,21 @@ def _capability(s:pd.Series) -> pd.Series:
     # a handful of distinct values in any number of runs
     return s.map({v: _capability_text(v) for v in s.dropna().unique()})
 
-# %% ../nbs/04b_load.ipynb #33ea52e7
-class KeyMap(NamedTuple):
-    "Where another team keeps each run-record column, and the values every run of an import has."
-    keys: dict = {} # column -> the run's key: flat (`train/throughput/current`) or a dotted path (`train.amp.dtype`)
-    values: dict = {} # column -> the value of every run (`unit="tokens"`)
-
-# %% ../nbs/04b_load.ipynb #0e49aea8
-# the dtypes as PyTorch and the trainers name them -> ours
-DTYPE_NAMES = dict(float32="fp32", float="fp32", fp32="fp32", tf32="tf32", bfloat16="bf16",
-                   bf16="bf16",
-                   float16="fp16", half="fp16", fp16="fp16")
-_DTYPE_COLUMNS = ("precision", "weights")
-
-# %% ../nbs/04b_load.ipynb #61f48ac1
-def dtype_name(v, # a dtype as a run recorded it: `torch.bfloat16`, `bfloat16`, `float32`, `bf16`
-              ):
-    "A dtype as this tool names it (`bfloat16` → `bf16`, `float32` → `fp32`); anything else unchanged."
-    return DTYPE_NAMES.get(v.strip().lower().removeprefix("torch."), v) if isinstance(v, str) else v
-
-# %% ../nbs/04b_load.ipynb #e635c242
-_MAP_HELP = ("COLUMN=KEY, e.g. --map throughput=train/throughput/current (fallbacks KEY|KEY, "
-             "products "
-             "KEY*KEY*NUMBER)")
-
-# %% ../nbs/04b_load.ipynb #65a63283
-def _column(name:str, flag:str, text:str) -> str:
-    "`name` if it is a run-record column; `BadInput` naming the flag and the nearest columns otherwise."
-    if name in COLUMNS: return name
-    near = difflib.get_close_matches(name, list(COLUMNS), 3)
-    raise BadInput(f"{flag} {text!r}: {name!r} is not a run-record column"
-                   + (f" (nearest: {', '.join(near)})" if near else "") + ": accepted are the columns of "
-                   "schema.COLUMNS, e.g. throughput, bs, model, precision, weights, device_name, "
-                   "runtime_s")
-
-# %% ../nbs/04b_load.ipynb #9fbb4fc3
-def _pair(text, flag:str) -> tuple[str, object]:
-    "`COLUMN=VALUE` as (column, value); `BadInput` for anything else."
-    name, sep, value = str(text).partition("=")
-    if not sep or not name.strip() or not value.strip():
-        raise BadInput(f"{flag} {str(text)!r}: accepted is " + (_MAP_HELP if flag == "--map" else
-                       "COLUMN=VALUE, e.g. --set unit=tokens"))
-    return _column(name.strip(), flag, str(text)), value.strip()
-
-# %% ../nbs/04b_load.ipynb #f822ae0f
-def _checked_set(col:str, value, text:str):
-    "A `--set` value as the column holds it (dtypes translated), or `BadInput` saying what the column accepts."
-    v = dtype_name(value) if col in _DTYPE_COLUMNS else value
-    why = invalid_rows(pd.DataFrame({col: [v]}, dtype=object))
-    if why: raise BadInput(f"--set {text!r}: {why[0]}")
-    return v
-
-# %% ../nbs/04b_load.ipynb #2490323c
-# a number written in a `--map` product
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-
-# %% ../nbs/04b_load.ipynb #8ca68637
-def _checked_expr(col:str, expr:str) -> str:
-    "A `--map` value: keys, `a|b` fallbacks, `x*y*1024` products; `BadInput` for an empty key or factor."
-    parts = [f.strip() for a in str(expr).split("|") for f in a.split("*")]
-    if not all(parts):
-        raise BadInput(f"--map {col}={expr!r}: an empty key: accepted are KEY, fallbacks KEY|KEY "
-                       "and products "
-                       "KEY*KEY*NUMBER, e.g. throughput=train_samples_per_second*n_positions")
-    return str(expr).strip()
-
-# %% ../nbs/04b_load.ipynb #57803ad2
-MAX_MAP_BYTES = 2**20  # a map file: a few dozen lines name every column there is
-
-# %% ../nbs/04b_load.ipynb #a110b4bb
-def _map_file(path) -> tuple[dict, dict]:
-    "The `[map]` and `[set]` tables of a TOML file; `BadInput` if it cannot be read or holds anything else."
-    accepted = "accepted is a TOML file with a [map] table of COLUMN = \"KEY\" and a [set] table"
-    # a FIFO waits, /dev/zero never ends
-    if what := path_trouble(path) or ("a folder" if Path(path).is_dir() else None):
-        raise BadInput(f"--map-file {str(path)!r} is {what}: {accepted}")
-    try:
-        with open(path, "rb") as f: data = f.read(MAX_MAP_BYTES + 1)
-        if len(data) > MAX_MAP_BYTES:
-            raise BadInput(f"--map-file {str(path)!r} holds more than {MAX_MAP_BYTES:,} "
-                                                     f"bytes: {accepted}")
-        d = tomllib.loads(data.decode("utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise BadInput(f"--map-file {str(path)!r} cannot be read ({type(e).__name__}: "
-                       f"{first_line(e)}): "
-                       f"{accepted}") from None
-    other = [k for k in d if k not in ("map", "set") or not isinstance(d[k], dict)]
-    bad = [f"map.{k}" for k, v in (d["map"] if isinstance(d.get("map"), dict) else {}).items()
-           if not isinstance(v, str) or not v.strip()]
-    if other or bad:
-        raise BadInput(f"--map-file {str(path)!r}: {', '.join(other + bad)} is not accepted: "
-                                    "accepted are [map] (COLUMN = \"KEY\") and [set] (COLUMN = "
-                                    "VALUE) tables")
-    return d.get("map", {}), d.get("set", {})
-
-# %% ../nbs/04b_load.ipynb #6e44b0dd
-def parse_keymap(maps=(), # `--map COLUMN=KEY` texts
-                 map_file=None, # a TOML file: `[map]` COLUMN = "KEY", `[set]` COLUMN = VALUE
-                 sets=(), # `--set COLUMN=VALUE` texts
-                ) -> KeyMap:
-    "The `KeyMap` of the flags (which win over the file); `BadInput` for a column or value that cannot be."
-    fmap, fset = _map_file(map_file) if map_file is not None else ({}, {})
-    keys = {_column(k.strip(), "--map", f"{k}={v}"): v.strip() for k, v in fmap.items()}
-    keys |= _once((_pair(m, "--map") for m in maps or ()), "--map")
-    keys = {c: _checked_expr(c, e) for c, e in keys.items()}
-    given = {_column(k.strip(), "--set", f"{k}={v}"): (v, f"{k}={v}") for k, v in fset.items()}
-    given |= _once((((c := _pair(s, "--set"))[0], (c[1], str(s))) for s in sets or ()), "--set")
-    _check_roles(keys, given)
-    sets = {c: _checked_set(c, v, t) for c, (v, t) in given.items()}
-    # the values together: a unit and its family
-    if (why := invalid_rows(pd.DataFrame([sets], dtype=object))):
-        raise BadInput(f"--set {', '.join(t for _, t in given.values())}: {why[0]}")
-    return KeyMap(keys, sets)
-
-# %% ../nbs/04b_load.ipynb #4c93b116
-def _once(pairs, flag:str) -> dict:
-    "The flag's `(column, value)` pairs as a dict; `BadInput` for a column given twice (the last would win silently)."
-    out = {}
-    for c, v in pairs:
-        if c in out and out[c] != v:
-            raise BadInput(f"{flag} {c} is given twice: give one value per column")
-        out[c] = v
-    return out
-
-# %% ../nbs/04b_load.ipynb #c35bcaf6
-def _check_roles(keys:dict, sets:dict):
-    "`BadInput` for a run id mapped, or a column both mapped and set: either would be overridden silently."
-    if "run_id" in keys:
-        raise BadInput(f"--map run_id={keys['run_id']}: a run id is made by the import (W&B's own, "
-                       "or "
-                                        "a hash of the row's values): leave run_id out")
-    if both := sorted(set(keys) & set(sets)):
-        raise BadInput(f"{', '.join(both)} is both mapped (--map) and set (--set): give one of them")
-
-# %% ../nbs/04b_load.ipynb #15f9e0c4
-_INDEX = re.compile(r"\[(\d+)\]\.?")
-
-# %% ../nbs/04b_load.ipynb #e25c2ced
-def _present(v) -> bool: return v is not None and not (isinstance(v, float) and math.isnan(v))
-
-# %% ../nbs/04b_load.ipynb #cf040820
-def lookup(rec, # one run: a dict of its keys, config values possibly nested (or a list, inside one)
-           key:str, # a flat key, or a dotted path: `train.amp.dtype`, `gpu_nvidia[0].name`
-          ):
-    "The value at `key` in a run: the flat key itself, else the path into its nested values; None where absent."
-    if isinstance(rec, (list, tuple)) and (m := _INDEX.match(key)):
-        i, rest = int(m[1]), key[m.end():]
-        return None if i >= len(rec) else rec[i] if not rest else lookup(rec[i], rest)
-    if not isinstance(rec, dict): return None
-    if key in rec: return rec[key] if _present(rec[key]) else None
-    # the first part that is a key, then the rest inside it
-    for m in re.finditer(r"\.|(?=\[)", key):
-        if m.start() and key[:m.start()] in rec and _present(v := lookup(rec[key[:m.start()]],
-                                                                         key[m.end():])):
-            return v
-    return None
-
-# %% ../nbs/04b_load.ipynb #507b5a41
-def _number(v) -> float:
-    try: return float(v)
-    except (TypeError, ValueError): return float("nan")
-
-# %% ../nbs/04b_load.ipynb #50433a11
-def device_from_metadata(meta:dict|None, # W&B's system metadata of a run (`wandb-metadata.json`, or an offline run's)
-                        ) -> dict:
-    "The run's GPU from W&B's system metadata: NVIDIA name, memory and count, or the Apple GPU; `{}` if none."
-    if not isinstance(meta, dict): return {}
-    count = _number(meta.get("gpu_count"))
-    count = int(count) if count > 0 else None
-    nv = [g for g in meta.get("gpu_nvidia") or [] if isinstance(g, dict) and g.get("name")]
-    if nv:  # `memory_total` in an offline run, `memoryTotal` in wandb-metadata.json: bytes
-        mem = _number(nv[0].get("memory_total", nv[0].get("memoryTotal")))
-        return dict(device_type="cuda", device_name=nv[0]["name"], device_count=count or len(nv),
-                    device_mem_gb=round(mem / 2**30, 2) if mem > 0 else None)
-    apple = meta.get("gpuapple") or meta.get("apple") or {}
-    if isinstance(apple, dict) and (name := apple.get("gpuType") or apple.get("name")):
-        mem = _number(apple.get("memory_gb"))
-        return dict(device_type="mps", device_name=name, device_count=1, device_mem_gb=mem
-                    if mem > 0 else None)
-    # wandb's `x_stats_gpu_type`, or a GPU it could not query
-    name = meta.get("gpu_type") or meta.get("gpu")
-    if isinstance(name, str) and name.strip():
-        return dict(device_type="cuda" if "nvidia" in name.lower() else None, device_name=name,
-                    device_count=count)
-    return {}
-
-# %% ../nbs/04b_load.ipynb #18ac4530
-def _factor(rec, f:str) -> float|None:
-    "A number written in a product, else the number at key `f` in the run; None where absent or not a number."
-    if _NUMBER.fullmatch(f): return float(f)
-    v = lookup(rec, f)
-    if v is None or isinstance(v, bool): return None
-    n = _number(v)
-    return n if math.isfinite(n) else None
-
-# %% ../nbs/04b_load.ipynb #d5024f45
-def mapped_value(rec, # one run: a dict of its keys (see `lookup`)
-                 expr:str, # a key, fallbacks `a|b` (the first the run has), or a product `samples_per_s*seq*1024`
-                ):
-    "The value of a `--map` expression in a run: alternatives left to right, products of keys and numbers."
-    for alt in str(expr).split("|"):
-        alt = alt.strip()
-        if "*" not in alt:
-            if (v := lookup(rec, alt)) is not None: return v
-            continue
-        fs = [_factor(rec, f.strip()) for f in alt.split("*")]
-        if all(f is not None for f in fs): return math.prod(fs)
-    return None
-
-# %% ../nbs/04b_load.ipynb #f4a72196
-class Recipe(NamedTuple):
-    "How a training loop logs to W&B: the keys that recognise its runs, where it keeps each column, what is derived."
-    name:str # the loop, as a run's note names it
-    keys:tuple # config keys every run of the loop has (the first recipe whose keys a run has all of is its)
-    keymap:KeyMap=KeyMap() # where the loop keeps each column, the `--map-file` form; `_`-names: inputs of `derive`
-    derive:object=None # runs (mapped, with W&B's metadata) -> {column: values}: what no single key holds
-    ours:bool=False # this tool's or the 2022 project's runs: the 2022 defaults fill what they did not record
-
-# %% ../nbs/04b_load.ipynb #2d619cad
-def _n(d:pd.DataFrame, c:str) -> pd.Series: return pd.to_numeric(_col(d, c), errors="coerce")
-
-# %% ../nbs/04b_load.ipynb #c1f87514
-def _truthy(s:pd.Series) -> pd.Series:
-    return s.map(lambda v: str(v).strip().lower() in ("true", "1", "1.0"))
-
-# %% ../nbs/04b_load.ipynb #d5bbdb6f
-def _cli_value(meta, names:tuple) -> float:
-    "The number after one of `names` (`--block_size 512`, `--block_size=512`) on the command line W&B recorded."
-    args = [str(a) for a in (meta or {}).get("args") or []] if isinstance(meta, dict) else []
-    for i, a in enumerate(args):
-        k, eq, v = a.partition("=")
-        if k in names: return _number(v if eq else (args[i + 1] if i + 1 < len(args) else None))
-    return float("nan")
-
-# %% ../nbs/04b_load.ipynb #e173df34
-def _trainer_columns(d:pd.DataFrame) -> dict:
-    "Trainer runs: tokens per sample and per second, GPUs, global batch and precision (see the recipes above)."
-    sps, mb, gas = _n(d, "_samples_s"), _n(d, "bs"), _n(d, "_gas")
-    samples = sps * _n(d, "runtime_s")
-    seen = (_n(d, "_tokens_seen") / samples).round()
-    cli = pd.to_numeric(_col(d, "_metadata").map(lambda m: _cli_value(m,
-                                                                      ("--block_size",
-                                                                       "--max_seq_length"))))
-    block, ctx = _n(d, "_block").fillna(cli), _n(d, "_ctx")
-    seq = seen.fillna(block).fillna(ctx)
-    counted = (samples / (_n(d, "_steps") * mb * gas)).round()
-    # metadata: the first machine
-    world = counted.where(counted >= 1).fillna(_n(d, "device_count")).fillna(1)
-    bf16, fp16, tf32 = (_truthy(_col(d, c)) for c in ("_bf16", "_fp16", "_tf32"))
-    precision = np.select([bf16, fp16, tf32], ["bf16", "fp16", "tf32"], "fp32-default")
-    seq_from = np.where(seen.notna(), "num_input_tokens_seen ÷ samples", np.where(
-        block.notna(), "the data's block size",
-        "the model's context n_positions, as run_clm uses by default"))
-    machine = _n(d, "device_count")
-    gpus_from = np.where(counted.ge(1), "samples ÷ (steps × micro-batch × accumulation)",
-                         "W&B's metadata")
-    gpus_from = [g + (f"; W&B's metadata counts {m:.0f}, the first machine's" if c >= 1 and m > 0
-                      and m != c else "")
-                 for g, c, m in zip(gpus_from, counted, machine)]
-    note = [f"Hugging Face Trainer: tokens/s = train_samples_per_second {s:g} × {q:.0f} tokens per "
-            f"sample ({f}); "
-            f"{w:.0f} GPU(s) from {g}" for s, q, f, w,
-            g in zip(sps, seq, seq_from, world, gpus_from)]
-    return dict(seq_len=seq, items_per_sample=seq, throughput=sps * seq, world_size=world,
-                global_bs=mb * gas * world,
-                precision=precision, workload_note=note)
-
-# %% ../nbs/04b_load.ipynb #863d85ce
-TRAINER = Recipe("Hugging Face Trainer", ("per_device_train_batch_size",
-                                          "gradient_accumulation_steps", "output_dir"),
-    KeyMap(dict(model="_name_or_path|model_type", bs="per_device_train_batch_size",
-                runtime_s="train_runtime|train/train_runtime",
-                _samples_s="train_samples_per_second|train/train_samples_per_second",
-                _steps="train/global_step|global_step", _gas="gradient_accumulation_steps",
-                _tokens_seen="num_input_tokens_seen|train/num_input_tokens_seen",
-                _block="block_size|max_seq_length",
-                _ctx="n_positions|max_position_embeddings|n_ctx",
-                _bf16="bf16", _fp16="fp16", _tf32="tf32"),
-           dict(unit="tokens", workload="lm", mode="train")),
-    _trainer_columns)
-
-# %% ../nbs/04b_load.ipynb #5f526cec
-A100_PEAK = 312e12 # nanoGPT's `estimate_mfu`: "A100 GPU bfloat16 peak flops is 312 TFLOPS"
-# nanoGPT's vocabulary where the data brings none (50257 padded to a multiple of 64)
-NANOGPT_VOCAB = 50304
-GPT2_SIZES = {(12, 12, 768): "gpt2", (24, 16, 1024): "gpt2-medium", (36, 20, 1280): "gpt2-large",
-              (48, 25, 1600): "gpt2-xl"} # (n_layer, n_head, n_embd) -> the name of that size
-
-# %% ../nbs/04b_load.ipynb #3518dd3f
-def nanogpt_flops_per_token(n_layer, n_head, n_embd, block_size, vocab_size=NANOGPT_VOCAB, bias=False) -> float:
-    "nanoGPT's FLOPs per token, `6N + 12·L·H·Q·T`, N its `get_num_params()` (no position embedding; lm_head tied)."
-    L, C, b = n_layer, n_embd, np.asarray(bias, dtype=bool)
-    N = vocab_size * C + L * (12 * C**2 + np.where(b, 13, 2) * C) + np.where(b, 2, 1) * C
-    out = 6 * N + 12 * L * n_head * (C // n_head) * block_size
-    return float(out) if np.ndim(out) == 0 else out
-
-# %% ../nbs/04b_load.ipynb #2e45c2a7
-def _size_name(l, h, c) -> str|None:
-    "GPT-2's name for a size, else `gpt-12L-12H-768d`."
-    if any(pd.isna(x) for x in (l, h, c)): return None
-    return GPT2_SIZES.get((int(l), int(h), int(c)), f"gpt-{int(l)}L-{int(h)}H-{int(c)}d")
-
-# %% ../nbs/04b_load.ipynb #55747607
-def _nanogpt_columns(d:pd.DataFrame) -> dict:
-    "nanoGPT runs: the model's size, tokens/s from `mfu`, GPUs, global batch and precision (see the recipes above)."
-    L, H, C, T, V = (_n(d, c) for c in ("_L", "_H", "_C", "seq_len", "_V"))
-    bias = _truthy(_col(d, "_bias"))
-    fpt = nanogpt_flops_per_token(L, H, C, T, V.fillna(NANOGPT_VOCAB), bias)
-    world = _n(d, "device_count").fillna(1)
-    mfu = _n(d, "_mfu")
-    precision = _col(d, "_dtype").map(lambda v: "tf32" if dtype_name(v) == "fp32"
-                                      else dtype_name(v))
-    vocab = np.where(V.notna(), "",
-                     f", vocabulary {NANOGPT_VOCAB} (the script's default; the config names none)")
-    note = [f"nanoGPT: tokens/s = mfu {m:g}% × 312 TFLOP/s ÷ {f:,.0f} FLOP per token (6N + "
-            f"12·L·H·Q·T{v}) × {w:.0f} "
-            "GPU(s) from W&B's metadata" + ("; float32 runs TF32 (train.py allows it)"
-                                            if p == "tf32" else "")
-            for m, f, v, w, p in zip(mfu, fpt, vocab, world, precision)]
-    return dict(model=[_size_name(*x) for x in zip(L, H, C)], items_per_sample=T, world_size=world,
-                throughput=mfu / 100 * A100_PEAK / fpt * world,
-                global_bs=_n(d, "bs") * _n(d, "_gas"),
-                precision=precision, workload_note=note)
-
-# %% ../nbs/04b_load.ipynb #b84f8917
-NANOGPT = Recipe("nanoGPT", ("n_layer", "n_head", "n_embd", "block_size", "batch_size",
-                             "gradient_accumulation_steps",
-                             "dtype"),
-    KeyMap(dict(bs="batch_size", seq_len="block_size", _gas="gradient_accumulation_steps",
-                _mfu="mfu", _L="n_layer",
-                _H="n_head", _C="n_embd", _V="vocab_size", _bias="bias", _dtype="dtype"),
-           dict(unit="tokens", workload="lm", mode="train")),
-    _nanogpt_columns)
-
-# the first recipe whose keys a run has all of is its recipe
-RECIPES = dict(ours=Recipe("ready-steady-go", ("schema_version",), ours=True), trainer=TRAINER,
-               nanogpt=NANOGPT,
-               rsg2022=Recipe("ready-steady-go 2022", ("model", "bs", "fp16"), ours=True))
-
-# %% ../nbs/04b_load.ipynb #9bafba40
-def recipes_of(df:pd.DataFrame, # one row per run, its keys as columns
-              ) -> pd.Series:
-    "Each run's recipe (a key of `RECIPES`): the first whose keys the run has all of; None where none has."
-    out = np.full(len(df), None, dtype=object)
-    for name, r in RECIPES.items():
-        if not all(k in df for k in r.keys): continue
-        has = np.logical_and.reduce([df[k].notna().to_numpy() for k in r.keys])
-        out[has & (out == None)] = name  # noqa: E711 (elementwise)
-    return pd.Series(out, index=df.index, dtype=object)
-
-# %% ../nbs/04b_load.ipynb #43f8219c
-def _with_device(d:pd.DataFrame) -> pd.DataFrame:
-    "Runs without a device name get the GPU of their W&B system metadata (`_metadata`), where it names one."
-    if "_metadata" not in d: return d
-    found = pd.DataFrame([device_from_metadata(m) for m in d["_metadata"]], index=d.index,
-                         dtype=object)
-    need = _col(d, "device_name").isna()
-    for c in found:
-        have = _col(d, c).astype(object)
-        d[c] = have.where(~need | have.notna(), found[c])
-    return d
-
-# %% ../nbs/04b_load.ipynb #8a279d59
-def team_records(df:pd.DataFrame, # one row per run as the source gives it (config and summary keys, `_metadata`)
-                 keymap:KeyMap|None=None, # another team's keys and set values (see `parse_keymap`)
-                ) -> pd.DataFrame:
-    "Runs with their recipe's and the mapped and set columns, the GPU from W&B's metadata, `_runtime` as `runtime_s`."
-    km, d = keymap or KeyMap(), df.copy()
-    d["_recipe"] = recipe = recipes_of(d)
-    loops = [n for n in recipe.dropna().unique() if not RECIPES[n].ours]
-    clash = [c for c in COLUMNS if c in d and c not in km.keys and c not in km.values]
-    # a loop's `device`, `backend`, ... are not ours
-    if loops and clash: d.loc[recipe.isin(loops), clash] = None
-    d, unmatched = _mapped(d, df, recipe, loops, km)
-    for n in loops:
-        for col, v in RECIPES[n].keymap.values.items(): d.loc[recipe.eq(n), col] = v
-    for col, v in km.values.items(): d[col] = v
-    d = _with_device(d)
-    if "runtime_s" not in km.keys: d["runtime_s"] = _col(d, "runtime_s").fillna(_col(d, "_runtime"))
-    for n in loops: d = _derived(d, recipe.eq(n), RECIPES[n])
-    for c in _DTYPE_COLUMNS:
-        if c in d: d[c] = _map_distinct(d[c], dtype_name)
-    d.attrs["unmatched"] = unmatched
-    return d
-
-# %% ../nbs/04b_load.ipynb #1cc22085
-def _mapped(d:pd.DataFrame, raw:pd.DataFrame, recipe:pd.Series, loops:list, km:KeyMap) -> tuple[pd.DataFrame, dict]:
-    "The mapped columns (a `--map` first, its run's recipe after it), and the `--map` columns no run has a key of."
-    cols = dict.fromkeys([*km.keys, *(c for n in loops for c in RECIPES[n].keymap.keys)])
-    recs, unmatched = raw.to_dict("records") if cols else [], {}
-    for col in cols:
-        ex = [("|".join(e
-                        for e in (km.keys.get(col), RECIPES[n].keymap.keys.get(col) if n in loops else None) if e))
-              for n in recipe]
-        old = _col(d, col).astype(object)
-        d[col] = pd.Series([mapped_value(r, e) if e else o for r, e, o in zip(recs, ex, old)],
-                           index=d.index, dtype=object)
-        if col in km.keys and not any(mapped_value(r, km.keys[col]) is not None for r in recs):
-            unmatched[col] = km.keys[col]
-    return d, unmatched
-
-# %% ../nbs/04b_load.ipynb #33d520f5
-def _derived(d:pd.DataFrame, rows:pd.Series, r:Recipe) -> pd.DataFrame:
-    "The recipe's derived columns for `rows`, where no `--map` or `--set` gave them."
-    if r.derive is None or not rows.any(): return d
-    for col, v in r.derive(d[rows]).items():
-        have = _col(d, col)[rows].astype(object)
-        d.loc[rows, col] = have.where(have.notna(),
-                                      pd.Series(list(v), index=have.index, dtype=object))
-    return d
-
-# %% ../nbs/04b_load.ipynb #82030570
-# what a run needs to be compared (throughput: when its status is ok)
-NEEDED = ("model", "throughput", "device_name")
-# what a key holding each needed column tends to be called, for the hint
-_HINTS = dict(model=r"model|arch|name",
-              throughput=r"throughput|per_s(ec)?\b|/s$|tokens?_?per|samples?_?per",
-              device_name=r"gpu|device")
-
-# %% ../nbs/04b_load.ipynb #32b6d0a3
-def _flat(rec, prefix:str="", depth:int=4):
-    "Each (dotted key, value) of a run, nested config values included, a few levels deep."
-    for k, v in (rec.items() if isinstance(rec, dict) else ()):
-        # W&B's own (`_metadata`, `_runtime`)
-        if str(k).startswith("_") and k != "_name_or_path": continue
-        if isinstance(v, dict) and depth: yield from _flat(v, f"{prefix}{k}.", depth - 1)
-        elif _present(v): yield f"{prefix}{k}", v
-
-# %% ../nbs/04b_load.ipynb #50a722d8
-def _candidates(d:pd.DataFrame, col:str, shown:int=3) -> list[str]:
-    "The keys of runs `d` that may hold `col`, the most common first: numbers for throughput, text otherwise."
-    num = col == "throughput"
-    seen = Counter(k for r in d.to_dict("records") for k, v in _flat(r)
-                   if k not in COLUMNS and re.search(_HINTS[col], k, re.I)
-                   and (not isinstance(v, bool) and math.isfinite(_number(v)) if num
-                        else isinstance(v, str)))
-    return [k for k, _ in seen.most_common(shown)]
-
-# %% ../nbs/04b_load.ipynb #9f480819
-def lacking(d:pd.DataFrame, # runs (see `team_records`), `_state` and `status` filled in
-            finished_only:bool=True, # only finished runs count (the others are left out anyway)
-            per_run:bool=True, # each run lacking a column counts (a team's keys were given); else only a column
-                               # that no run of the source has
-           ) -> tuple[pd.DataFrame, dict]:
-    "Runs without a model or device name left out; per needed column, how many runs lack it and keys that may hold it."
-    counted = _states(d).eq("finished") | (
-        not finished_only)
-    out, drop = {}, pd.Series(False, index=d.index)
-    for col in NEEDED:
-        if not per_run and col in d: continue
-        miss = _col(d, col).isna() & counted & (d["status"].astype("str").eq("ok")
-                                                if col == "throughput" else True)
-        if miss.any(): out[col] = dict(runs=int(miss.sum()), keys=_candidates(d[miss], col))
-        # a run without a throughput is counted as unusable by `_finished`
-        if col != "throughput": drop |= miss
-    return d[~drop], out
-
-# %% ../nbs/04b_load.ipynb #9faee9d6
-def missing_line(missing:dict, # per column: {"runs": n, "keys": [...]} (see `lacking`)
-                ) -> str:
-    "The runs refused for a missing column, each with the `--map` that would fill it, in one line."
-    how = lambda c, m: (f"--map {c}=KEY" + (" (keys in them that may be it: "
-                                            f"{', '.join(m['keys'])})" if m["keys"]
-                        else "") + (f" or --set {c}=VALUE" if c != "throughput" else ""))
-    return "; ".join(f"{m['runs']:,} run(s) have no {c}: give {how(c, m)}" for c,
-                     m in missing.items())
-
 # %% ../nbs/04b_load.ipynb #25723bb3
 def _needs_device(rec:dict, keymap:KeyMap|None) -> bool:
-    "Whether a run has no device name of its own (nor mapped, nor set): its W&B system metadata is then read."
+    "Whether a run names no device (nor maps or sets one): its W&B system metadata is then read."
     km = keymap or KeyMap()
     return ("device_name" not in km.values
             and lookup(rec, km.keys.get("device_name", "device_name")) is None)
 
 # %% ../nbs/04b_load.ipynb #2fc6d18f
 def _offline_metadata(f:Path) -> dict:
-    "An offline run's system metadata: its .wandb file's environment records (wandb 0.31), or `wandb-metadata.json`."
+    "An offline run's system metadata: its environment records, or `wandb-metadata.json`."
     meta, old = {}, f.parent / "files" / "wandb-metadata.json"
     if old.is_file():
         try: meta.update(json.loads(old.read_text(encoding="utf-8")))
         except (OSError, ValueError): pass
-    args = [get_core_path(), "leet", "inspect", "--no-observability", "--json", "--run-file",
-            str(f), str(f.parent.parent)]
-    for line in subprocess.run(args, capture_output=True, text=True, timeout=60).stdout.splitlines():
-        if '"environment"' not in line: continue
-        try: r = json.loads(line)
-        except ValueError: continue
-        if isinstance(r, dict) and r.get("type") == "environment":
-            meta.update(r.get("environment") or {})
+    for env in _run_records(f, "environment", timeout=60): meta.update(env)
     return meta
 
 # %% ../nbs/04b_load.ipynb #c9834fda
@@ -613,21 +126,22 @@ def _with_metadata(recs:list[dict], files:list[Path], keymap:KeyMap|None) -> lis
     return recs
 
 # %% ../nbs/04b_load.ipynb #55342f27
-def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, and `_run_id`, `_state`, `_created`
+def from_wandb(df:pd.DataFrame, # a W&B run a row: config, summary, `_run_id`, `_state`, `_created`
                source:str, # what `source` says: wandb, wandb-offline or csv
                finished_only:bool=True, # leave out runs whose state is not `finished`
                keep_source:bool=False, # keep a `source` the rows already have (our own exports)
-               line0:int|None=None, # a refused row is named `line {index + line0}` (a file); None: by its run id
+               line0:int|None=None, # a refused row is `line {index + line0}`; None: its run id
                keymap:KeyMap|None=None, # another team's keys and set values (see `parse_keymap`)
               ) -> Loaded:
-    "Flattened W&B runs, 2022 or new, as run records; unfinished runs and bad throughputs left out and counted."
+    "Flattened W&B runs, 2022 or new, as run records; unfinished and bad throughputs counted out."
     d = team_records(df, keymap)
     unmatched = d.attrs.get("unmatched", {})
     d = _from_2022(d)
-    d["run_id"] = _run_ids(df, _col(d, "_run_id").fillna(_col(d, "run_id")))
-    created = pd.to_datetime(_col(d, "_created"), utc=True, errors="coerce", format="ISO8601")
-    d["timestamp"] = _col(d, "timestamp").fillna(created.dt.strftime("%Y-%m-%dT%H:%M:%S+00:00").where(created.notna()))
-    d["source"] = _col(d, "source").fillna(source) if keep_source else source
+    d["run_id"] = _run_ids(df, column_of(d, "_run_id").fillna(column_of(d, "run_id")))
+    created = pd.to_datetime(column_of(d, "_created"), utc=True, errors="coerce", format="ISO8601")
+    stamp = created.dt.strftime("%Y-%m-%dT%H:%M:%S+00:00").where(created.notna())
+    d["timestamp"] = column_of(d, "timestamp").fillna(stamp)
+    d["source"] = column_of(d, "source").fillna(source) if keep_source else source
     # before any value is coerced: a wrong value is refused, never made missing
     why, numbers = checked_rows(d[[k for k in COLUMNS if k in d]])
     invalid = {(f"line {i + line0}" if line0 is not None else f"run {d.at[i, 'run_id']}"): w for i,
@@ -639,58 +153,63 @@ def from_wandb(df:pd.DataFrame, # one row per W&B run: config and summary keys, 
 
 # %% ../nbs/04b_load.ipynb #42e91507
 def _parsed(d:pd.DataFrame, numbers:dict) -> pd.DataFrame:
-    "Checked rows with their numeric columns as numbers, as `runs_frame` reads them; `numbers`: as the check parsed them."
+    "Checked rows with numeric columns as numbers; `numbers`: as the check parsed them."
     for k in [k for k, t in COLUMNS.items() if t in (int, float) and k in d]:
         d[k] = _numbers(d[k], numbers.get(k))
     return d
 
 # %% ../nbs/04b_load.ipynb #27a5be6d
 def _numbers(s:pd.Series, parsed:pd.Series|None) -> pd.Series:
-    "Column `s` as numbers: the rows' own from `parsed` (every row of the checked frame) where it has them all, else parsed here."
+    "Column `s` as numbers: from `parsed` (the check's) where it has every row, else parsed here."
     if parsed is not None and parsed.index.is_unique: return parsed.reindex(s.index)
     return pd.to_numeric(s, errors="coerce")
 
 # %% ../nbs/04b_load.ipynb #7a2db980
 def _run_ids(df:pd.DataFrame, ids:pd.Series) -> pd.Series:
-    "`ids` as text; a row without one gets `row-` and a hash of its content: the same row, the same id, every time."
+    "`ids` as text; a row without one gets `row-` and a hash of its content: the same id each time."
     ids = ids.astype(object)
     missing = ids.isna() | ids.astype(str).str.strip().isin(["", "nan", "None"])
-    made = {i: "row-" + hashlib.sha1(json.dumps(df.loc[i].to_dict(), sort_keys=True, default=str).encode()).hexdigest()[:16]
+    made = {i: "row-" + hashlib.sha1(json.dumps(df.loc[i].to_dict(), sort_keys=True,
+                                                default=str).encode()).hexdigest()[:16]
             for i in ids.index[missing.to_numpy(dtype=bool)]}
     return ids.where(~missing, pd.Series(made, dtype=object)).astype("str")
 
 # %% ../nbs/04b_load.ipynb #534523f1
 def _from_2022(d:pd.DataFrame) -> pd.DataFrame:
-    "The 2022 names and habits as ours: precision from `fp16`, memory in GB, the stop rule; its defaults for its runs and ours."
+    "2022's names as ours (precision from `fp16`, memory in GB, stop rule); its defaults for its runs."
     for ours, old in _RENAMED.items():
-        d[ours] = _col(d, ours).fillna(_col(d, old)) if old in d else _col(d, ours)
-    d["precision"] = _col(d, "precision").fillna(_map_distinct(_col(d, "fp16"), precision_2022))
-    mem = pd.to_numeric(_col(d, "gpu_mem"), errors="coerce") / 2**30
-    d["device_mem_gb"] = pd.to_numeric(_col(d, "device_mem_gb"), errors="coerce").fillna(mem.round(2))
-    d["device_capability"] = _capability(_col(d, "device_capability"))
+        d[ours] = column_of(d, ours).fillna(column_of(d, old)) if old in d else column_of(d, ours)
+    fp16 = map_distinct(column_of(d, "fp16"), precision_2022)
+    d["precision"] = column_of(d, "precision").fillna(fp16)
+    mem = pd.to_numeric(column_of(d, "gpu_mem"), errors="coerce") / 2**30
+    gb = pd.to_numeric(column_of(d, "device_mem_gb"), errors="coerce")
+    d["device_mem_gb"] = gb.fillna(mem.round(2))
+    d["device_capability"] = _capability(column_of(d, "device_capability"))
     for k in ("n_batches", "n_seconds"):  # 2022 wrote 0 or None for "not this stop rule"
-        v = pd.to_numeric(_col(d, k), errors="coerce"); d[k] = v.where(v > 0)
+        v = pd.to_numeric(column_of(d, k), errors="coerce"); d[k] = v.where(v > 0)
     rule = np.where(d.n_batches.notna(), "batches", np.where(d.n_seconds.notna(), "seconds", None))
     stop = pd.Series(rule, index=d.index)
-    d["stop"] = _col(d, "stop").fillna(stop)
-    for k, v in _DEFAULTS.items(): d[k] = _col(d, k).fillna(v)
-    ours = _map_distinct(_col(d, "_recipe"), lambda n: isinstance(n, str) and RECIPES[n].ours).astype(bool)
+    d["stop"] = column_of(d, "stop").fillna(stop)
+    for k, v in _DEFAULTS.items(): d[k] = column_of(d, k).fillna(v)
+    ours = map_distinct(column_of(d, "_recipe"),
+                        lambda n: isinstance(n, str) and RECIPES[n].ours).astype(bool)
     for k, v in _2022_DEFAULTS.items():
-        d[k] = _col(d, k).astype(object).where(~ours | _col(d, k).notna(), v)
-    image = ours & _map_distinct(d["workload"], lambda w: kind_of(str(w)) == "image").astype(bool)
+        d[k] = column_of(d, k).astype(object).where(~ours | column_of(d, k).notna(), v)
+    image = ours & map_distinct(d["workload"], lambda w: kind_of(str(w)) == "image").astype(bool)
     # a LM has none
-    d["size"] = _col(d, "size").astype(object).where(_col(d, "size").notna() | ~image, 224)
+    size = column_of(d, "size").astype(object)
+    d["size"] = size.where(size.notna() | ~image, 224)
     return d
 
 # %% ../nbs/04b_load.ipynb #ec3b9b29
 def _finished(d:pd.DataFrame, finished_only:bool, invalid:dict) -> Loaded:
-    "Runs that finished with a usable throughput (or did not finish, marked as errors), and the count of the rest."
-    state = _states(d)
+    "Runs finished with a usable throughput (or not, marked as errors), and the count of the rest."
+    state = run_states(d)
     unfinished = state.ne("finished")
     if not finished_only:  # kept, but not mistaken for a measurement
-        d["error"] = _col(d, "error").fillna(("W&B run state: " + state).where(unfinished))
+        d["error"] = column_of(d, "error").fillna(("W&B run state: " + state).where(unfinished))
         d["status"] = d.status.where(~unfinished, "error")
-    thr = pd.to_numeric(_col(d, "throughput"), errors="coerce")
+    thr = pd.to_numeric(column_of(d, "throughput"), errors="coerce")
     bad = d.status.astype("str").eq("ok") & ~(np.isfinite(thr) & (thr > 0))
     drop_unfinished = unfinished if finished_only else unfinished & False
     skipped = dict(not_finished=int(drop_unfinished.sum()),
@@ -755,7 +274,7 @@ _CSV_KEYS = {"ID", "Name", "State", "Created", "fp16", "gpu_mem", *_RENAMED.valu
 
 # %% ../nbs/04b_load.ipynb #c12fec23
 def _mapped_columns(df:pd.DataFrame, keymap:KeyMap|None) -> list[str]:
-    "The columns of `df` that `keymap`'s keys read (a key's column itself, or the column a dotted path starts in)."
+    "The columns of `df` that `keymap`'s keys read: a key's own, or where a dotted path starts."
     parts = [p for key in getattr(keymap, "keys", {}).values() for p in re.split(r"[|*]", str(key))
              if p.strip()]
     heads = [p.strip() if p.strip() in df else re.split(r"\.|\[", p.strip())[0] for p in parts]
@@ -763,9 +282,9 @@ def _mapped_columns(df:pd.DataFrame, keymap:KeyMap|None) -> list[str]:
 
 # %% ../nbs/04b_load.ipynb #82fcc15c
 def _csv_run_ids(df:pd.DataFrame, # one chunk of a CSV's rows, as text
-                 keymap:KeyMap|None=None, # another team's keys: the columns they read identify a run too
+                 keymap:KeyMap|None=None, # a team's keys: the columns they read identify a run too
                 ) -> pd.Series:
-    "The W&B run id where the export has one, else a stable hash of what identifies the run: its known and mapped columns, and which repeat of a row alike in all of them it is."
+    "The export's W&B run id, else a stable hash of the run's known and mapped columns and repeat."
     if "ID" in df: return df["ID"].astype("str")
     keys = [k for k in ("Name", "Created", "device_name", "model", "bs", "fp16", "precision",
                         "mode", "run_number",
@@ -792,7 +311,7 @@ _CSV_CHUNK = 200_000  # rows read at a time: a million-run export is never held 
 
 # %% ../nbs/04b_load.ipynb #35e0d654
 def _load_csv(path, finished_only, keymap=None):
-    "`load_csv` with the collector paused: a large export makes millions of short-lived objects (`env.gc_paused`)."
+    "`load_csv` with the collector paused (`env.gc_paused`): a big export makes millions of objects."
     # another team's keys: any column may be mapped
     wanted = _csv_wanted if keymap is None else None
     # else no cell begins with the quote `export_csv` puts before a formula
@@ -802,7 +321,7 @@ def _load_csv(path, finished_only, keymap=None):
 
 # %% ../nbs/04b_load.ipynb #e5f837cf
 def _holds(path, byte:bytes) -> bool:
-    "Whether the file `path` holds `byte` anywhere (read in 1 MiB pieces); True if it cannot be read (the reader says why)."
+    "Whether file `path` holds `byte` (read in 1 MiB pieces); True if unreadable (the reader says)."
     try:
         with open(path, "rb") as f:
             while piece := f.read(2**20):
@@ -815,7 +334,7 @@ def _csv_wanted(k:str) -> bool: return k in COLUMNS or k in _CSV_KEYS  # a colum
 
 # %% ../nbs/04b_load.ipynb #ef7ae534
 def _csv_chunks(path, usecols=None):
-    "The CSV's rows as text, `_CSV_CHUNK` at a time (the index runs on across chunks); an unreadable file refused."
+    "The CSV's rows as text, `_CSV_CHUNK` at a time (one index across them); unreadable: refused."
     try:
         with read_table(path, dtype="str", keep_default_na=False, na_values=[""],
                         chunksize=_CSV_CHUNK,
@@ -827,7 +346,7 @@ def _csv_chunks(path, usecols=None):
 
 # %% ../nbs/04b_load.ipynb #20076bb6
 def _csv_part(df, path, finished_only, keymap=None, quoted:bool=True) -> Loaded:
-    "One chunk of a CSV's rows as run records (see `load_csv`); `quoted`: the file holds a `'` (a formula `export_csv` quoted)."
+    "A chunk of a CSV's rows as run records; `quoted`: the file holds a `'` (a quoted formula)."
     if quoted: df = unquote_formulas(df)
     # mapped, set
     have = set(df.columns) | set(getattr(keymap, "keys", {})) | set(getattr(keymap, "values", {}))
@@ -835,18 +354,17 @@ def _csv_part(df, path, finished_only, keymap=None, quoted:bool=True) -> Loaded:
     if not {"precision", "fp16"} & have: missing.append("precision or fp16")
     if missing:
         raise BadInput(f"CSV {str(path)!r} has no column {', '.join(missing)}: accepted is a W&B "
-                       "runs export "
-                               "or an export_csv file (another team's names: --map COLUMN=KEY)")
+                       "runs export or an export_csv file (another team's names: --map COLUMN=KEY)")
     if "run_id" in df and "schema_version" in df:  # our own export
         return from_wandb(df, "csv", finished_only, keep_source=True, line0=2, keymap=keymap)
-    meta = {"_run_id": _csv_run_ids(df, keymap), "_state": _col(df, "State"),
-            "_created": _col(df, "Created")}
+    meta = {"_run_id": _csv_run_ids(df, keymap), "_state": column_of(df, "State"),
+            "_created": column_of(df, "Created")}
     df = df.drop(columns=[c for c in ("run_id", "source", "timestamp") if c in df]).assign(**meta)
     return from_wandb(df, "csv", finished_only, line0=2, keymap=keymap)  # line 1 is the header
 
 # %% ../nbs/04b_load.ipynb #f37b8aab
 def _joined(parts:list[Loaded]) -> Loaded:
-    "The chunks of one source as one: runs one after another, counts added, refused rows and missing keys merged."
+    "One source's chunks as one: runs in order, counts added, refused rows and missing keys merged."
     if len(parts) == 1: return parts[0]
     skipped = {k: sum(p.skipped[k] for p in parts) for k in ("not_finished", "bad_throughput")}
     if invalid := {k: w for p in parts for k, w in p.skipped.get("invalid", {}).items()}:
@@ -860,7 +378,7 @@ _MAX_LINE = 1 << 20  # characters of one JSON-lines record: a run record is a fe
 
 # %% ../nbs/04b_load.ipynb #6b866d34
 def _lines(f):
-    "`(number, text)` of each line of `f`; a line longer than `_MAX_LINE` as `None`, skipped in bounded memory."
+    "`(number, text)` of each line of `f`; one over `_MAX_LINE` as `None`, skipped in little memory."
     n = 0
     while line := f.readline(_MAX_LINE + 1):
         n += 1
@@ -880,7 +398,9 @@ def load_jsonl(path:str|Path, # a JSON-lines file of run records (`store.save_ru
         with open(path, encoding="utf-8") as f:
             for n, line in _lines(f):
                 if line is None:
-                    invalid[f"line {n}"] = f"longer than {_MAX_LINE:,} characters: not a run record"; continue
+                    invalid[f"line {n}"] = (f"longer than {_MAX_LINE:,} characters: "
+                                            "not a run record")
+                    continue
                 if not line.strip(): continue
                 try: r = json.loads(line)
                 except ValueError: r = None
@@ -888,11 +408,9 @@ def load_jsonl(path:str|Path, # a JSON-lines file of run records (`store.save_ru
                 else: invalid[f"line {n}"] = "not a JSON object"
     except (OSError, UnicodeDecodeError) as e:
         raise BadInput(f"JSON-lines file {str(path)!r} cannot be read ({type(e).__name__}): "
-                       "accepted is a .jsonl "
-                       "file of run records") from None
+                       "accepted is a .jsonl file of run records") from None
     l = from_wandb(pd.DataFrame(recs, index=lines, dtype=object), "local", finished_only,
-                   keep_source=True, line0=0,
-                   keymap=keymap)
+                   keep_source=True, line0=0, keymap=keymap)
     invalid.update(l.skipped.get("invalid", {}))
     by_line = dict(sorted(invalid.items(), key=lambda kv: int(kv[0].split()[1])))
     return Loaded(l.runs, {**l.skipped, **({"invalid": by_line} if invalid else {})})
@@ -907,9 +425,9 @@ _LAMBDA_PRECISION = {"fp16": "fp16", "fp32": "fp32-default"}
 _GPU_TOKEN = re.compile(r"(?:(\d+)x)?([A-Za-z]+\d+\w*|RTX|Quadro|Tesla|GeForce|Radeon|Titan)")
 
 # %% ../nbs/04b_load.ipynb #779ff219
-def lambda_system(name:str, # the first cell of a Lambda row, e.g. `LambdaOD_8x_Texas_4xH100_80GB_SXM5_192-222-52-149_v2`
+def lambda_system(name:str, # a Lambda row's first cell: `LambdaOD_8x_Texas_4xH100_80GB_SXM5_…_v2`
                  ) -> tuple[str, int, int|None]:
-    "The device, the number of GPUs the run used and the GPUs in the machine, from a Lambda system name."
+    "The device, the GPUs the run used and the GPUs in the machine, from a Lambda system name."
     # the version and the host's address
     toks = [t for t in str(name).split("_") if not re.fullmatch(r"v\d+|\d+(?:-\d+){3}", t)]
     found = [(i, m) for i, t in enumerate(toks[1:], 1) if (m := _GPU_TOKEN.fullmatch(t))]
@@ -930,7 +448,7 @@ def _lambda_path(path) -> Path: return Path(str(path).removeprefix("lambda:")).e
 # %% ../nbs/04b_load.ipynb #3e4c7ee0
 def is_lambda_table(path:str|Path, # a file, or `lambda:<file>`
                    ) -> bool:
-    "Whether `path` is a Lambda throughput table: a `lambda:` prefix, or a header of an empty cell and Lambda's models."
+    "Whether `path` is a Lambda table: a `lambda:` prefix, or a header of an empty cell and its models."
     if str(path).startswith("lambda:"): return True
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -941,7 +459,7 @@ def is_lambda_table(path:str|Path, # a file, or `lambda:<file>`
 
 # %% ../nbs/04b_load.ipynb #486f153b
 def _origin_commit(p:Path) -> str|None:
-    "The commit `ORIGIN.txt` next to `p` lists for it (a 40-hex-digit id on the line naming the file)."
+    "The commit that `ORIGIN.txt` beside `p` lists for it: a 40-hex-digit id on the file's line."
     o = p.parent / "ORIGIN.txt"
     if not o.is_file(): return None
     hits = (re.search(r"\b[0-9a-f]{40}\b", l) for l in o.read_text(errors="replace").splitlines()
@@ -949,31 +467,28 @@ def _origin_commit(p:Path) -> str|None:
     return next((m[0] for m in hits if m), None)
 
 # %% ../nbs/04b_load.ipynb #5d63e566
-def load_lambda(path:str|Path, # a Lambda table (`pytorch-train-throughput-v2-fp16.csv`), or `lambda:<file>`
-                commit:str|None=None, # the commit of lambdal/deeplearning-benchmark it came from (default: from ORIGIN.txt next to it)
+def load_lambda(path:str|Path, # a Lambda CSV (`pytorch-train-throughput-v2-fp16.csv`)
+                commit:str|None=None, # its lambdal/deeplearning-benchmark commit (default: ORIGIN.txt's)
                 precision:str|None=None, # fp16 or fp32-default (default: from the file name)
                ) -> Loaded:
-    "Lambda's published training throughputs as run records, one per system and model, marked with their source."
+    "Lambda's published training throughputs as run records, one per system and model, with source."
     p = _lambda_path(path)
     try: df = read_table(p, dtype="str", keep_default_na=False, na_values=[""])
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise BadInput(f"Lambda table {str(path)!r} cannot be read ({type(e).__name__}): accepted "
-                       "is a CSV from "
-                       "lambdal/deeplearning-benchmark") from None
+                       "is a CSV from lambdal/deeplearning-benchmark") from None
     if not is_lambda_table(p):
         raise BadInput(f"{str(path)!r} is not a Lambda table: accepted is a header of an "
-                                              "empty first column and model names "
-                                              f"({', '.join(LAMBDA_UNITS)})")
+                       f"empty first column and model names ({', '.join(LAMBDA_UNITS)})")
     if precision is None:
         m = re.search(r"-(fp16|fp32)\b", p.name)
         if not m:
             raise BadInput(f"Lambda table {p.name!r}: its precision is not in its name; give "
-                           "precision fp16 or "
-                                 "fp32-default")
+                           "precision fp16 or fp32-default")
         precision = _LAMBDA_PRECISION[m[1]]
     if precision not in _LAMBDA_PRECISION.values():
         raise BadInput(f"precision {precision!r} for a Lambda table: "
-                                                                   "accepted are fp16, fp32-default")
+                       "accepted are fp16, fp32-default")
     commit = commit or _origin_commit(p)
     source = f"lambda:{p.name}" + (f"@{commit}" if commit else "")
     rows, bad = [], 0
@@ -995,7 +510,7 @@ def load_lambda(path:str|Path, # a Lambda table (`pytorch-train-throughput-v2-fp
 
 # %% ../nbs/04b_load.ipynb #fe714124
 def _kind(src:str) -> str:
-    "What a source is: wandb, offline, csv, jsonl, store or lambda (a published table); refused in one line if none."
+    "What a source is: wandb, offline, csv, jsonl, store or lambda (a published table), or `BadInput`."
     if src.startswith("lambda:"): return "lambda"
     p = Path(src).expanduser()
     if glob.has_magic(src):
@@ -1011,8 +526,7 @@ def _kind(src:str) -> str:
     if p.is_dir():
         if _offline_files(p): return "offline"
         raise BadInput(f"source {src!r} is a directory without W&B offline runs: accepted are a "
-                       "wandb or "
-                       "offline-run-* directory")
+                       "wandb or offline-run-* directory")
     if p.is_file():
         try:
             with open(p, "rb") as f: head = f.read(16)
@@ -1026,8 +540,7 @@ def _kind(src:str) -> str:
                                                                re.I):
         return "wandb"
     raise BadInput(f"source {src!r} does not exist: accepted are a CSV file, a SQLite store, a W&B "
-                   "offline run or "
-                   "wandb directory, a glob, or a W&B entity/project")
+                   "offline run or wandb directory, a glob, or a W&B entity/project")
 
 # %% ../nbs/04b_load.ipynb #b4c04165
 def _load_store(src:str) -> Loaded:  # extras too
@@ -1035,8 +548,7 @@ def _load_store(src:str) -> Loaded:  # extras too
 
 # %% ../nbs/04b_load.ipynb #f6d06284
 _LOADERS = {"wandb": load_wandb, "offline": load_offline, "csv": load_csv, "jsonl": load_jsonl,
-            "store": _load_store,
-            "lambda": load_lambda}
+            "store": _load_store, "lambda": load_lambda}
 
 # %% ../nbs/04b_load.ipynb #6b53c1a3
 # the sources a `KeyMap` applies to (a store and a published table: not)
@@ -1050,7 +562,7 @@ def _loader_kw(kind:str, api, keymap:KeyMap|None) -> dict:
 
 # %% ../nbs/04b_load.ipynb #b235fc70
 def _missing_total(loaded:list[Loaded]) -> dict:
-    "The runs refused for a missing column (see `lacking`), over every source: counts added, the first keys kept."
+    "Runs refused for a missing column (`lacking`) over every source: counts added, first keys kept."
     out = {}
     for l in loaded:
         for c, m in l.skipped.get("missing", {}).items():
@@ -1091,14 +603,10 @@ def nothing_line(counts:dict, # what `import_sources` returns
     return (f"nothing imported: {why}" if n else "nothing imported: the sources hold no runs") + (
         f" (recipes that need no map: {known})")
 
-# %% ../nbs/04b_load.ipynb #b66bc5d1
-from .store import HISTORY_COLUMNS, write_history
-from .tracking import HISTORY_KEYS
-
 # %% ../nbs/04b_load.ipynb #5afc23d1
 def history_rows(items, # a run's W&B history rows (dicts with `_step`)
                  run_id:str, # the run they belong to
-                 keymap:KeyMap|None=None, # another team's keys: its `throughput` key is read when ours is absent
+                 keymap:KeyMap|None=None, # a team's keys: its `throughput` key where ours is absent
                 ) -> pd.DataFrame:
     "A run's W&B history as `store.HISTORY_COLUMNS` rows: the steps that have a throughput."
     keys = [HISTORY_KEYS["throughput"], *([keymap.keys["throughput"]] if keymap
@@ -1106,10 +614,10 @@ def history_rows(items, # a run's W&B history rows (dicts with `_step`)
     out = []
     for it in items:
         tp = next((v for k in keys if (v := mapped_value(it, k)) is not None), None)
-        if tp is None or not _present(it.get("_step")): continue
+        if tp is None or not is_present(it.get("_step")): continue
         out.append(dict(run_id=run_id, step=int(it["_step"]),
                         step_s=lookup(it, HISTORY_KEYS["step_s"]),
-                        throughput=_number(tp), warmup=bool(lookup(it, HISTORY_KEYS["warmup"])
+                        throughput=as_number(tp), warmup=bool(lookup(it, HISTORY_KEYS["warmup"])
                                                             or False),
                         loss=lookup(it, HISTORY_KEYS["loss"])))
     return pd.DataFrame(out, columns=list(HISTORY_COLUMNS))
@@ -1117,19 +625,10 @@ def history_rows(items, # a run's W&B history rows (dicts with `_step`)
 # %% ../nbs/04b_load.ipynb #59b290b5
 def _history_items(f:Path) -> list[dict]:
     "The history rows of one offline run file, read by wandb-core."
-    args = [get_core_path(), "leet", "inspect", "--no-observability", "--json", "--run-file",
-            str(f), str(f.parent.parent)]
-    out = []
-    for line in subprocess.run(args, capture_output=True, text=True, timeout=120).stdout.splitlines():
-        if '"history"' not in line: continue
-        try: r = json.loads(line)
-        except ValueError: continue
-        if isinstance(r, dict) and r.get("type") == "history":
-            out.append((r.get("history") or {}).get("item") or {})
-    return out
+    return [h.get("item") or {} for h in _run_records(f, "history", timeout=120)]
 
 # %% ../nbs/04b_load.ipynb #56bd46ab
-def offline_history(path:str|Path, # an offline run directory, a .wandb file, a wandb directory or a glob
+def offline_history(path:str|Path, # an offline run or wandb directory, a .wandb file, or a glob
                     keymap:KeyMap|None=None, # another team's keys (its `throughput` key)
                    ) -> pd.DataFrame:
     "The per-step history of W&B offline runs, keyed by run id (the file's `run-ID.wandb`)."
@@ -1143,13 +642,13 @@ def wandb_history(path:str, # W&B `entity/project`
                   api, # a `wandb.Api()`
                   keymap:KeyMap|None=None, # another team's keys (its `throughput` key)
                  ) -> pd.DataFrame:
-    "The per-step history of runs of a W&B project, every row (`Run.scan_history`), keyed by run id."
+    "The per-step history of a W&B project's runs, every row (`Run.scan_history`), keyed by run id."
     frames = [history_rows(api.run(f"{path}/{r}").scan_history(), r, keymap) for r in run_ids]
     return pd.concat(frames, ignore_index=True) if frames else history_rows([], "")
 
 # %% ../nbs/04b_load.ipynb #e19fad8d
 def _import_history(kinds:list, sources:list, runs:pd.DataFrame, store:Path, api, keymap) -> dict:
-    "Read the history of the imported W&B and offline runs into the store: how many runs had one, how many steps."
+    "The imported W&B and offline runs' history into the store: how many runs had one, and steps."
     ids = set(runs.run_id) if len(runs) else set()
     frames = [offline_history(s, keymap) if k == "offline"
               else wandb_history(s, sorted(ids), api, keymap)
@@ -1166,20 +665,19 @@ def _invalid_line(invalid:dict, shown:int=8) -> str:
     return f"{len(invalid):,} invalid row(s): " + "; ".join(items) + more
 
 # %% ../nbs/04b_load.ipynb #f9b0ba38
-def import_sources(sources:list[str], # W&B entity/project paths, offline run dirs, CSV or JSON-lines files, or SQLite stores
+def import_sources(sources:list[str], # W&B entity/projects, offline run dirs, CSV, JSON-lines or SQLite files
                    store:str|Path=DEFAULT_STORE, # the SQLite store to import into
                    api=None, # a `wandb.Api()` for W&B paths (made when needed if None)
-                   strict:bool=False, # refuse the whole import if any row is invalid (else skip and count those rows)
-                   keymap:KeyMap|None=None, # another team's keys and set values, for W&B, offline, CSV, JSON-lines
-                   history:bool=False, # also read the per-step history of W&B and offline runs into the store
+                   strict:bool=False, # refuse the whole import if a row is invalid (else skip, count)
+                   keymap:KeyMap|None=None, # a team's keys and set values (W&B, offline, CSV, JSONL)
+                   history:bool=False, # also read the per-step history of W&B and offline runs
                   ) -> dict:
-    "Import runs from every source into the store, once per run_id; returns the counts, and the refused rows in `invalid`."
+    "Import runs from every source into the store, once per run_id: counts, refused rows in `invalid`."
     p = check_store(store, write=True)
     sources = [str(s) for s in sources]
     if not sources:
         raise BadInput("no source to import: accepted are CSV files, SQLite stores, W&B offline "
-                       "runs or "
-                                   "entity/project paths")
+                       "runs or entity/project paths")
     kinds = [_kind(s) for s in sources]
     # its runs are ours: never mapped
     if keymap is not None and (keymap.keys or keymap.values) and "store" in kinds:
@@ -1189,13 +687,11 @@ def import_sources(sources:list[str], # W&B entity/project paths, offline run di
                        "their own)")
     if "wandb" in kinds and api is None and not has_api_key():
         raise BadInput(f"W&B source {sources[kinds.index('wandb')]!r} needs an API key: run `wandb "
-                       "login` or set "
-                       "WANDB_API_KEY")
+                       "login` or set WANDB_API_KEY")
     with gc_paused():  # millions of short-lived objects for a large import: see `store.gc_paused`
         loaded = [_LOADERS[k](s, **_loader_kw(k, api, keymap)) for k, s in zip(kinds, sources)]
         invalid = {(f"{s} {k}" if len(sources) > 1 else k): w
-                   for s, l in zip(sources, loaded) for k,
-                   w in l.skipped.get("invalid", {}).items()}
+                   for s, l in zip(sources, loaded) for k, w in l.skipped.get("invalid", {}).items()}
         if strict and invalid:
             raise BadInput(f"nothing imported (--strict): {_invalid_line(invalid)}")
         runs = pd.concat([l.runs for l in loaded], ignore_index=True) if loaded else runs_frame()

@@ -20,7 +20,8 @@ from tqdm import tqdm
 from .env import (BadInput, check_choice, check_int, check_numbers, check_path,
                                  check_workers, visible)
 from .device import pick_device, fingerprint
-from .workloads import DEFAULT_BS, check_model, get_workload
+from .workloads import DEFAULT_BS, check_model
+from .families import get_workload
 from .schema import kind_of, num_text, stepwise
 from .benchmark import (StopRule, CheckedPoint, check_point, check_precision,
                                        memory_estimate, bars_on)

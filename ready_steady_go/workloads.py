@@ -1,4 +1,4 @@
-"""What runs: image classifiers, language models, a 3D U-Net, micro-ops and the CPU input pipeline, each with its unit of work and its step
+"""The workload interface, the step the families share, what each can run, a model name checked
 
 Docs: https://xl0.github.io/ready-steady-go/workloads.html.md"""
 
@@ -6,28 +6,24 @@ Docs: https://xl0.github.io/ready-steady-go/workloads.html.md"""
 
 # %% ../nbs/01_workloads.ipynb #8de3b1a7
 from __future__ import annotations
-import difflib, inspect, math, os, re
+import difflib
 from contextlib import nullcontext
 from functools import lru_cache
-from pathlib import Path
 
 import pandas as pd
 from fastcore.basics import noop
 import torch
 from torch import nn
-from torch.nn import functional as F
 from torch.utils.flop_counter import FlopCounterMode
 from torch._subclasses.fake_tensor import FakeTensorMode
 
-from .env import MAX_SIZE, BadInput, Lazy, import_hiding
-from .schema import PRECISIONS, kind_of
+from .env import MAX_SIZE, BadInput, Lazy
+from .schema import PRECISIONS
 
 # %% auto #0
-__all__ = ['LM_CONFIGS', 'UNET3D_CONFIGS', 'OPS', 'OP_NOTES', 'PIPELINES', 'DEFAULT_BS', 'KINDS', 'UNITS', 'check_elements',
-           'list_workloads', 'amp_context', 'FixedScale', 'host_sync', 'model_step', 'conv_share', 'Workload',
-           'check_model', 'TimmClassifier', 'LanguageModel', 'sdpa_backend', 'timed_generation', 'kv_cache_bytes',
-           'decoder', 'generation_step', 'parse_patch', 'UNet3D', 'MicroOp', 'cache_dir', 'synthetic_jpegs',
-           'ImagePipeline', 'get_workload']
+__all__ = ['LM_CONFIGS', 'UNET3D_CONFIGS', 'OPS', 'OP_NOTES', 'PIPELINES', 'DEFAULT_BS', 'KINDS', 'UNITS', 'DTYPES',
+           'check_elements', 'list_workloads', 'amp_context', 'FixedScale', 'host_sync', 'model_step', 'conv_share',
+           'timed_generation', 'Workload', 'family_of', 'check_model']
 
 # %% ../nbs/01_workloads.ipynb #adbf61fd
 # timm tries W&B for its own logging, which is not used here: 0.3 s a process
@@ -50,14 +46,14 @@ LM_CONFIGS = {  # name: (architecture, config, default seq_len)
                                   intermediate_size=3072,
                                   tie_word_embeddings=False), 2048),
     "llama-1b":    ("llama", dict(_LLAMA3, hidden_size=2048, num_hidden_layers=16,
-                                  num_attention_heads=32,
-                                  num_key_value_heads=8, intermediate_size=8192, tie_word_embeddings=True), 2048),
+                                  num_attention_heads=32, num_key_value_heads=8,
+                                  intermediate_size=8192, tie_word_embeddings=True), 2048),
     "llama-3b":    ("llama", dict(_LLAMA3, hidden_size=3072, num_hidden_layers=28,
-                                  num_attention_heads=24,
-                                  num_key_value_heads=8, intermediate_size=8192, tie_word_embeddings=True), 2048),
+                                  num_attention_heads=24, num_key_value_heads=8,
+                                  intermediate_size=8192, tie_word_embeddings=True), 2048),
     "llama-8b":    ("llama", dict(_LLAMA3, hidden_size=4096, num_hidden_layers=32,
-                                  num_attention_heads=32,
-                                  num_key_value_heads=8, intermediate_size=14336, tie_word_embeddings=False), 2048),
+                                  num_attention_heads=32, num_key_value_heads=8,
+                                  intermediate_size=14336, tie_word_embeddings=False), 2048),
     "test-gpt2":   ("gpt2", dict(_TINY, n_layer=2, n_embd=64, n_head=2, n_positions=256), 64),
     "test-llama":  ("llama", dict(_TINY, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
                                   num_key_value_heads=2, intermediate_size=128,
@@ -87,15 +83,12 @@ PIPELINES = {"imagenet": 224}  # name: crop side
 # per step: images, sequences, patches, iterations, images
 DEFAULT_BS = dict(image=32, lm=8, unet3d=2, op=1, data=256)
 
-# %% ../nbs/01_workloads.ipynb #5a635191
-_MATRIX_OPS = ("matmul", "host-add", "seed2022")  # micro-ops whose size is a matrix's side
-
 # %% ../nbs/01_workloads.ipynb #5ea0fc9a
 def check_elements(n:int, # the elements of the largest tensor a size makes (of one sample)
                    what:str, # the size, in the user's words: `image size 17179869184`
                    accepted:str, # the sizes accepted, in words: `at most 75674 pixels a side`
                   ):
-    "`BadInput` when a size makes a tensor of more than `MAX_SIZE` elements: refused before work, not an error row."
+    "`BadInput` when a size makes a tensor of over `MAX_SIZE` elements: refused before any work."
     if n > MAX_SIZE:
         raise BadInput(f"{what} makes a tensor of {n:,} elements, more than the {MAX_SIZE:,} "
                        "accepted: "
@@ -123,7 +116,7 @@ def list_workloads() -> pd.DataFrame:
 KINDS = ("image", "lm", "unet3d", "op", "data")
 UNITS = ("images", "tokens", "voxels", "iterations")
 _AMP = dict(fp16=torch.float16, bf16=torch.bfloat16)
-_DTYPES = dict(fp32=torch.float32, tf32=torch.float32, fp16=torch.float16, bf16=torch.bfloat16)
+DTYPES = dict(fp32=torch.float32, tf32=torch.float32, fp16=torch.float16, bf16=torch.bfloat16)
 
 # %% ../nbs/01_workloads.ipynb #5b79f4e7
 def amp_context(dev:torch.device, # the device the step runs on
@@ -151,7 +144,7 @@ def _optimizer(model:nn.Module, optimizer:str, fused:bool) -> torch.optim.Optimi
 
 # %% ../nbs/01_workloads.ipynb #440ce3cc
 class FixedScale:
-    "A fixed loss scale with `GradScaler`'s interface: the loss times `factor`, the gradients divided by it, no overflow check."
+    "A fixed loss scale as a `GradScaler`: loss times `factor`, gradients divided by it, no overflow check."
     def __init__(self, factor:float): self.factor = float(factor)
     def scale(self, loss): return loss * self.factor
     def step(self, opt):
@@ -163,14 +156,14 @@ class FixedScale:
 
 # %% ../nbs/01_workloads.ipynb #48dda2af
 def host_sync(scaler, opt) -> bool:
-    "Whether a step waits for the device: GradScaler's overflow check (`.item()`) when the optimizer is not fused."
+    "Whether a step waits for the device: GradScaler's overflow check (`.item()`), optimizer not fused."
     # fused SGD/Adam/AdamW take `found_inf` on the device
     fused = getattr(opt, "_step_supports_amp_scaling", False)
     return isinstance(scaler, torch.amp.GradScaler) and scaler.is_enabled() and not fused
 
 # %% ../nbs/01_workloads.ipynb #7459b40f
 def _train_step(model:nn.Module, parts:list, loss_fn, amp, opt, scaler):
-    "One optimizer step over the micro-batches `parts`, each contributing its mean loss / their number."
+    "One optimizer step over the micro-batches `parts`, each adding its mean loss / their number."
     model.train()
     n = len(parts)
     def step():
@@ -191,15 +184,15 @@ def model_step(model:nn.Module,              # the model, already on the device
                mode:str="train",             # `train`, `infer` or `latency`
                precision:str="fp32",         # one of `PRECISIONS`
                optimizer:str="sgd",          # `sgd` or `adamw`
-               fused:bool=False,             # the optimizer's fused kernel (no per-step host sync with a GradScaler)
-               weights:str="fp32",           # the parameters' dtype, fp32, bf16 or fp16: `precision` is then the autocast
-               micro:int|None=None,          # train: micro-batches of this many samples, accumulated into one step
-               loss_scale:float|None=None,   # fp16 train: a fixed loss scale (`FixedScale`) in place of GradScaler's
+               fused:bool=False,             # the optimizer's fused kernel (no host sync a step)
+               weights:str="fp32",           # the parameters' dtype, fp32, bf16 or fp16
+               micro:int|None=None,          # train: micro-batches of this many samples, one step
+               loss_scale:float|None=None,   # fp16 train: a fixed loss scale (`FixedScale`)
               ):
-    "A function that runs one step of `mode` at `precision`: one optimizer step over the micro-batches of the batch."
+    "A function running one step of `mode` at `precision`: one optimizer step over the micro-batches."
     # and the optimizer's states with them: AdamW keeps exp_avg and exp_avg_sq in this dtype
     if weights != "fp32":
-        model.to(_DTYPES[weights]); x = x.to(_DTYPES[weights]) if x.is_floating_point() else x
+        model.to(DTYPES[weights]); x = x.to(DTYPES[weights]) if x.is_floating_point() else x
     amp = amp_context(x.device, precision)
     # latency: the same step, each one waited for
     if mode in ("infer", "latency"): return _infer_step(model, x, amp)
@@ -213,7 +206,7 @@ def model_step(model:nn.Module,              # the model, already on the device
 # %% ../nbs/01_workloads.ipynb #49e84588
 @lru_cache(maxsize=None)
 def _flop_counts(wl) -> dict:
-    "Forward FLOPs per item of `wl`'s unit by operator name, counted on the meta device or fake tensors (cached)."
+    "Forward FLOPs per item of `wl`'s unit by operator, counted on meta or fake tensors (cached)."
     fake = getattr(wl, "count_fake", False)
     try:
         with FakeTensorMode(allow_non_fake_inputs=True) if fake else torch.device("meta"):
@@ -237,6 +230,18 @@ def conv_share(wl) -> float:
     return (sum(n for op, n in c.items() if "convolution" in op) / total
             if (total := sum(c.values())) else 0.0)
 
+# %% ../nbs/01_workloads.ipynb #35db3b36
+def timed_generation(prefill, # no-argument function: the prompt through the model, a first token
+                     decode,  # no-argument function: one more token for every sequence
+                     gen_len:int, # new tokens per sequence: the prefill's, then `gen_len - 1` steps
+                     timer,   # a fresh engine timer (`start`, `lap`, `finish`)
+                    ) -> tuple[float, list]:
+    "One request, timed phase by phase: (prefill seconds, [seconds of each decode step])."
+    timer.start(); prefill(); timer.lap()
+    for _ in range(gen_len - 1): decode(); timer.lap()
+    times = timer.finish()
+    return times[0], times[1:]
+
 # %% ../nbs/01_workloads.ipynb #28809e8e
 class Workload:
     "What runs: a named model, the unit its work is counted in, and how to make one step of it."
@@ -255,7 +260,7 @@ class Workload:
         return f"{type(self).__name__}({self.model!r}, size={self.size}{seq})"
 
     def flops_per_sample(self, mode:str="train") -> float|None:
-        "FLOPs per item of the unit in one step of `mode` (3× forward for `train`), counted; `None` if not countable."
+        "Counted FLOPs per item in one step of `mode` (3× forward to `train`); `None` if uncountable."
         f = _counted_flops(self)
         return f and (3 * f if mode == "train" else f)
     def flops_per_sample_formula(self, mode:str="train") -> float|None:
@@ -292,12 +297,12 @@ class Workload:
                   mode:str="train",        # `train` or `infer`
                   optimizer:str|None=None, # `sgd` or `adamw` (default: the family's)
                   channels_last:bool=False,# channels-last memory format for model and batch
-                  compile:bool|str=False,  # run the model through `torch.compile` (a string: its mode)
+                  compile:bool|str=False,  # `torch.compile` the model (a string: its mode)
                   fused:bool=False,        # the optimizer's fused kernel (train)
-                  weights:str="fp32",      # the parameters' dtype, fp32, bf16 or fp16 (`precision`: the autocast)
-                  global_bs:int|None=None, # train: samples per optimizer step, in micro-batches of `bs` (None: bs)
-                  loss_scale:float|None=None, # fp16 train: a fixed loss scale (None: GradScaler's dynamic one)
-                  wrap=noop,               # applied to the built model (DDP under torchrun; default: the model as built)
+                  weights:str="fp32",      # the parameters' dtype, fp32, bf16 or fp16
+                  global_bs:int|None=None, # train: samples per optimizer step, in `bs` micro-batches
+                  loss_scale:float|None=None, # fp16 train: a fixed loss scale (None: GradScaler's)
+                  wrap=noop,               # applied to the built model (DDP under torchrun)
                  ):
         "A function that runs one step: the model and one batch are made on `device` now, once."
         self.check(precision, mode, channels_last, compile)
@@ -311,7 +316,7 @@ class Workload:
                           loss_scale=loss_scale)
 
     def _model_on(self, dev, channels_last, compile):
-        "The model built on `dev` (initialised where it runs: no host copy of a large model), compiled if asked."
+        "The model built on `dev` (initialised where it runs: no host copy), compiled if asked."
         with dev: model = self.build()
         model = model.to(dev)
         if channels_last: model = model.to(memory_format=self.memory_format)
@@ -325,7 +330,7 @@ class Workload:
 def _timm_names() -> tuple: return tuple(timm.list_models())
 
 # %% ../nbs/01_workloads.ipynb #527060b9
-def _family(name:str) -> str|None:
+def family_of(name:str) -> str|None:
     "The kind whose family knows `name`, or None."
     if name.startswith("op:"): return "op" if name[3:] in OPS else None
     if name.startswith("data:"): return "data" if name[5:] in PIPELINES else None
@@ -340,7 +345,7 @@ def _named() -> list:
 
 # %% ../nbs/01_workloads.ipynb #31d7d7c5
 def _closest(name:str, n:int=3) -> list:
-    "Up to `n` names close to `name`, all from the one family whose nearest name is closest (a typo of an op suggests ops)."
+    "Up to `n` names close to `name`, from the one family with the closest (an op's typo: ops)."
     if name.startswith(("op:", "data:")):
         fams = {name.partition(":")[0]: [m for m in _named()
                                          if m.startswith(name.partition(":")[0] + ":")]}
@@ -350,644 +355,14 @@ def _closest(name:str, n:int=3) -> list:
     return best[max(score, key=score.get)] if score else []
 
 # %% ../nbs/01_workloads.ipynb #186d6956
-def check_model(name:str, # a workload name: `gpt2`, `unet3d`, `op:matmul`, `data:imagenet` or any timm name
+def check_model(name:str, # a workload: `gpt2`, `unet3d`, `op:matmul`, `data:imagenet`, a timm name
                ) -> str:
-    "`name` if a workload family knows it, else `BadInput` with the closest names of the family it resembles."
+    "`name` if a workload family knows it, else `BadInput` with the closest names of its family."
     if not isinstance(name, str) or not name.strip():
         raise BadInput(f"model name {name!r} is empty: give a model such as resnet50, gpt2, unet3d "
                        "or op:matmul")
-    if _family(name): return name
+    if family_of(name): return name
     close = _closest(name)
     hint = (f"did you mean {', '.join(close)}?" if close
             else "see list_workloads() (ready-steady-go --list) for the accepted names")
     raise BadInput(f"unknown model {name!r}: {hint}")
-
-# %% ../nbs/01_workloads.ipynb #b177659f
-class TimmClassifier(Workload):
-    "A timm image classifier trained or run on random images and labels."
-    kind, unit, default_bs, memory_format = "image", "images", DEFAULT_BS["image"], torch.channels_last
-    def __init__(self,
-                 model:str,            # timm model name
-                 size:int|None=None,   # image side in pixels (default: the model's own input size)
-                 num_classes:int=1000, # classes in the head; labels are drawn from them
-                ):
-        self.model = check_model(model)
-        if _family(model) != "image":
-            raise BadInput(f"{model!r} is of the {_family(model)} family, not a timm image "
-                           "classifier")
-        cfg = timm.models.get_pretrained_cfg(timm.models.split_model_name_tag(model)[0],
-                                             allow_unregistered=True)
-        self.default_size = int(cfg.input_size[-1]) if cfg is not None and cfg.input_size else 224
-        self.fixed_size = bool(cfg is not None and cfg.fixed_input_size)
-        if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
-            raise BadInput(f"image size {size!r} is not a positive whole number of pixels")
-        if size:
-            check_elements(3 * size * size, f"image size {size}",
-                           f"at most {math.isqrt(MAX_SIZE // 3)} pixels a side")
-        self.size, self.num_classes = size or self.default_size, num_classes
-
-    def __repr__(self): return f"TimmClassifier({self.model!r}, size={self.size})"
-    @property
-    def key(self): return (self.kind, self.model, self.size, self.num_classes)
-
-    def build(self, counting:bool=False) -> nn.Module:
-        "A freshly initialised model (no weights are downloaded), on the current default device."
-        kw = dict(img_size=self.size) if self.fixed_size and self.size != self.default_size else {}
-        return timm.create_model(self.model, pretrained=False, num_classes=self.num_classes, **kw)
-
-    def batch(self, bs:int, device:torch.device|str, channels_last:bool=False):
-        "One batch of random images and labels, made on `device` and kept there."
-        x = torch.randn(bs, 3, self.size, self.size, device=device)
-        if channels_last: x = x.contiguous(memory_format=torch.channels_last)
-        return x, torch.randint(0, self.num_classes, (bs,), device=device)
-
-    def loss(self, out, y): return F.cross_entropy(out, y)
-
-# %% ../nbs/01_workloads.ipynb #09d87102
-class LanguageModel(Workload):
-    "A causal language model with random weights, trained on (or run over) random token sequences."
-    kind, unit, optimizer, default_bs, configs = "lm", "tokens", "adamw", DEFAULT_BS["lm"], LM_CONFIGS
-    # counted on fake tensors: transformers reads a mask value the meta device cannot give
-    count_fake = True
-
-    def __init__(self,
-                 model:str,              # a name in `LanguageModel.configs`
-                 seq_len:int|None=None,  # tokens per sequence; generate: the prompt's (default: 1024 for GPT-2, 2048 for Llama; generate: 512)
-                 gen_len:int|None=None,  # generate: new tokens per sequence (None: not a generation)
-                ):
-        if model not in self.configs:
-            check_model(model)
-            raise BadInput(f"{model!r} is not a language model: use one of "
-                           f"{', '.join(self.configs)}")
-        self.model, (self.arch, self._cfg, self.default_seq_len) = model, self.configs[model]
-        if seq_len is not None and (isinstance(seq_len, bool) or not isinstance(seq_len, int)
-                                    or seq_len < 1):
-            raise BadInput(f"seq_len {seq_len!r} must be a positive whole number of tokens")
-        self.seq_len = self.items_per_sample = seq_len or self.default_seq_len
-        self.gen_len = None if gen_len is None else self._generation(seq_len, gen_len)
-
-    @property
-    def context(self) -> int:
-        "Positions the model has: its published context."
-        return self._cfg.get("n_positions") or self._cfg["max_position_embeddings"]
-
-    def _generation(self, prompt_len, gen_len) -> int:
-        "`gen_len` checked, the prompt fitted to the context: a sample is then one sequence's new tokens."
-        if isinstance(gen_len, bool) or not isinstance(gen_len, int) or gen_len < 2:
-            raise BadInput(f"gen_len {gen_len!r}: accepted is a whole number of new tokens, at "
-                           "least 2 (the first "
-                           "comes from the prefill, the time per output token from the others)")
-        # the default prompt, where it fits
-        if prompt_len is None: self.seq_len = min(512, self.context - gen_len)
-        if self.seq_len < 1 or self.seq_len + gen_len > self.context:
-            raise BadInput(f"prompt_len {self.seq_len} + gen_len {gen_len} = "
-                           f"{self.seq_len + gen_len} tokens is longer "
-                           f"than {self.model}'s context of {self.context}: accepted is a sum up "
-                           f"to {self.context}")
-        self.items_per_sample = gen_len  # the unit: output tokens
-        return gen_len
-
-    @property
-    def key(self): return (self.kind, self.model, self.size, self.seq_len, self.gen_len)
-
-    def check(self, precision="fp32", mode="train", channels_last=False, compile=False):
-        super().check(precision, mode, channels_last, compile)
-        if (mode == "generate") != (self.gen_len is not None):
-            raise BadInput("gen_len applies to mode generate, and generate needs it: mode "
-                           f"{mode!r}, gen_len {self.gen_len}")
-
-    def config(self, counting:bool=False):
-        "The `transformers` config; positions grow to `seq_len` if it is longer than the published context."
-        from transformers import GPT2Config, LlamaConfig
-        kw = dict(self._cfg, attn_implementation="eager" if counting else "sdpa")
-        if self.gen_len: kw.update(use_cache=True)
-        if self.arch == "gpt2":  # dropout 0, as nanoGPT-style figures run (GPT-2's config says 0.1)
-            kw.update(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
-            return GPT2Config(**dict(kw, n_positions=max(kw["n_positions"], self.seq_len)))
-        positions = max(kw["max_position_embeddings"], self.seq_len)
-        return LlamaConfig(**dict(kw, max_position_embeddings=positions, pad_token_id=None,
-                                  attention_dropout=0.0))
-
-    def build(self, counting:bool=False) -> nn.Module:
-        "A freshly initialised model that maps token ids to logits, on the current default device."
-        from transformers import GPT2LMHeadModel, LlamaForCausalLM
-        from transformers.utils import logging
-        logging.set_verbosity_error()
-        return _Logits((GPT2LMHeadModel if self.arch == "gpt2" else LlamaForCausalLM)(self.config(counting)))
-
-    def batch(self, bs:int, device:torch.device|str, channels_last:bool=False):
-        "`bs` random sequences of token ids, made on `device`; the labels are the inputs."
-        ids = torch.randint(0, self._cfg["vocab_size"], (bs, self.seq_len), device=device)
-        return ids, ids
-
-    def loss(self, logits, labels):
-        "Next-token cross-entropy: position t predicts token t+1."
-        return F.cross_entropy(logits[:, :-1].flatten(0, 1).float(), labels[:, 1:].flatten())
-
-    def make_step(self, device, bs, precision="fp32", mode="train", **kw):
-        "The default step (generate: `generation_step`); its note records dropout 0 and the attention kernel SDPA picks."
-        if mode == "generate": return generation_step(self, device, bs, precision, **kw)
-        step = super().make_step(device, bs, precision=precision, mode=mode, **kw)
-        c = self.config()
-        shape = (1, c.num_attention_heads, self.seq_len, c.hidden_size // c.num_attention_heads)
-        kernel = sdpa_backend(device, _AMP.get(precision, torch.float32), shape)
-        step.note = f"dropout 0; attention: SDPA {kernel or 'kernel unknown (torch cannot say)'}"
-        return step
-
-# %% ../nbs/01_workloads.ipynb #268164fc
-def sdpa_backend(device:torch.device|str, # where attention runs
-                 dtype:torch.dtype,       # the dtype it runs in (autocast's, or float32)
-                 shape:tuple,             # (batch, heads, seq_len, head dim) of the queries, keys and values
-                ) -> str|None:
-    "The kernel `scaled_dot_product_attention` picks for causal attention of `shape` (flash_attention, efficient_attention, math, ...); None where torch cannot say."
-    choose = getattr(torch, "_fused_sdp_choice", None)
-    try:
-        from torch.nn.attention import SDPBackend
-        q = torch.empty(shape, device=device, dtype=dtype)
-        return SDPBackend(choose(q, q, q, None, 0.0, True)).name.lower()
-    except Exception: return None
-
-# %% ../nbs/01_workloads.ipynb #b6c2f7aa
-class _Logits(nn.Module):
-    "A causal LM as a plain module: token ids in, logits out, no cache."
-    def __init__(self, lm): super().__init__(); self.lm = lm
-    def forward(self, ids): return self.lm(input_ids=ids, use_cache=False).logits
-
-# %% ../nbs/01_workloads.ipynb #79b34844
-@lru_cache(maxsize=None)
-def _matmul_params(wl:LanguageModel) -> int:
-    "Parameters a token is multiplied by: all, less the embedding look-ups (a tied output projection stays)."
-    with FakeTensorMode(): m = wl.build(counting=True).lm
-    out = m.get_output_embeddings().weight
-    emb = sum(e.weight.numel() for e in m.modules() if isinstance(e, nn.Embedding)
-              and e.weight is not out)
-    return sum(p.numel() for p in m.parameters()) - emb
-
-# %% ../nbs/01_workloads.ipynb #22e60d4c
-def _generation_flops(self) -> float:
-    "FLOPs per new token of one request: the prompt at 2N + 4·n_layer·d_model·prompt_len a token, each decode step at 2N + 4·n_layer·d_model·context."
-    c, n, P, G = self.config(), _matmul_params(self), self.seq_len, self.gen_len
-    per = lambda ctx: 2 * n + 4 * c.num_hidden_layers * c.hidden_size * ctx
-    return (P * per(P) + sum(per(t) for t in range(P + 1, P + G))) / G
-
-# %% ../nbs/01_workloads.ipynb #abdd61c4
-def _lm_formula(self, mode:str="train") -> float:
-    "FLOPs per token from the 6N + attention estimate: 6N + 12·n_layer·d_model·seq_len to train, a third to infer."
-    if mode == "generate": return _generation_flops(self)
-    c = self.config()
-    f = 6 * _matmul_params(self) + 12 * c.num_hidden_layers * c.hidden_size * self.seq_len
-    return f if mode == "train" else f / 3
-
-LanguageModel.flops_per_sample_formula = _lm_formula
-
-# %% ../nbs/01_workloads.ipynb #9338cfd8
-def _lm_flops(self, mode:str="train") -> float|None:
-    "Counted FLOPs per token; for generate, the formula's (a request is many forward passes of different shapes)."
-    return _lm_formula(self, mode) if mode == "generate" else Workload.flops_per_sample(self, mode)
-
-LanguageModel.flops_per_sample = _lm_flops
-
-# %% ../nbs/01_workloads.ipynb #35db3b36
-def timed_generation(prefill, # no-argument function: the prompt through the model, the first token chosen
-                     decode,  # no-argument function: one more token for every sequence
-                     gen_len:int, # new tokens per sequence: one from the prefill, `gen_len - 1` decode steps
-                     timer,   # a fresh engine timer (`start`, `lap`, `finish`): events on a GPU, the host clock on a CPU
-                    ) -> tuple[float, list]:
-    "One request, timed phase by phase: (prefill seconds, [seconds of each decode step])."
-    timer.start(); prefill(); timer.lap()
-    for _ in range(gen_len - 1): decode(); timer.lap()
-    times = timer.finish()
-    return times[0], times[1:]
-
-# %% ../nbs/01_workloads.ipynb #571e3c81
-def kv_cache_bytes(cache) -> int:
-    "Bytes a `transformers` cache holds: keys and values of every layer."
-    return sum(t.numel() * t.element_size() for l in cache.layers for t in (l.keys, l.values)
-               if t is not None and t.numel())
-
-# %% ../nbs/01_workloads.ipynb #038423a5
-def _kv_bytes_per_token(self, dtype:torch.dtype=torch.float32) -> int:
-    "Bytes the KV cache grows by per token of one sequence: a key and a value per KV head of every layer."
-    c = self.config()
-    heads = getattr(c, "num_key_value_heads", None) or c.num_attention_heads
-    head_dim = getattr(c, "head_dim", None) or c.hidden_size // c.num_attention_heads
-    return 2 * c.num_hidden_layers * heads * head_dim * dtype.itemsize
-
-# %% ../nbs/01_workloads.ipynb #bcca2ad6
-def _weight_bytes(self, dtype:torch.dtype=torch.float32) -> int:
-    "Bytes of the weights every decode step multiplies by (all but the embedding look-ups), in `dtype`."
-    return _matmul_params(self) * dtype.itemsize
-
-LanguageModel.kv_bytes_per_token, LanguageModel.weight_bytes = _kv_bytes_per_token, _weight_bytes
-
-# %% ../nbs/01_workloads.ipynb #577aadde
-def _caches(lm, static:bool, length:int):
-    "A function giving each request its cache: a fresh `DynamicCache`, or one `StaticCache` of `length`, emptied."
-    from transformers import DynamicCache, StaticCache
-    if not static: return lambda: DynamicCache(config=lm.config)
-    cache = StaticCache(config=lm.config, max_cache_len=length)
-    def emptied(): cache.reset(); return cache
-    return emptied
-
-# %% ../nbs/01_workloads.ipynb #0e460e5f
-def decoder(lm, # a `transformers` causal LM, on its device
-            ids:torch.Tensor, # the prompts, (bs, prompt_len) token ids
-            amp=nullcontext, # a factory of the autocast context
-            static:bool=False, # a `StaticCache` (for a compiled model) rather than a `DynamicCache`
-            length:int|None=None, # tokens the static cache holds (prompt and new)
-            fwd=None, # the forward to call (default `lm`; a compiled one)
-           ):
-    "`(prefill, decode, state)`: greedy generation with a KV cache, the logits and cache of the last call in `state`."
-    fwd, new_cache, state = fwd or lm, _caches(lm, static, length), {}
-    # the cache's argument: `cache` from transformers 5.x, `past_key_values` before (deprecated
-    # since)
-    arg = "cache" if "cache" in inspect.signature(lm.forward).parameters else "past_key_values"
-    def run(x, **kw):
-        with torch.inference_mode(), amp():
-            out = fwd(input_ids=x, **{arg: state["cache"]}, use_cache=True, **kw)
-        state["logits"] = out.logits[:, -1]
-        # greedy: on the device, nothing waits for it
-        state["next"] = state["logits"].argmax(-1, keepdim=True)
-    def prefill(): state["cache"] = new_cache(); run(ids, logits_to_keep=1)
-    def decode(): run(state["next"])
-    return prefill, decode, state
-
-# %% ../nbs/01_workloads.ipynb #6df41c4d
-def generation_step(wl:LanguageModel, # a language model with `gen_len`
-                    device:torch.device|str, # where it runs
-                    bs:int, # concurrent sequences
-                    precision:str="fp32", # the autocast (`PRECISIONS`)
-                    timer=None, # no-argument function giving a fresh engine timer per request (`benchmark.make_timer`)
-                    compile:bool|str=False, # `torch.compile` the model (then a static cache); a string: its mode
-                    weights:str="fp32", # the parameters' dtype
-                    **kw, # what the other modes take (optimizer, channels_last, wrap): not used here
-                   ):
-    "A step that serves one request: `bs` prompts prefilled, then decoded greedily; each request's phase times in `step.requests`."
-    dev = torch.device(device)
-    with dev: lm = wl.build().lm.eval()
-    lm.to(_DTYPES[weights])
-    fwd = (torch.compile(lm, mode=compile if isinstance(compile, str) else None, dynamic=False)
-           if compile else lm)
-    ids, _ = wl.batch(bs, dev)
-    prefill, decode, state = decoder(lm, ids, amp_context(dev, precision), bool(compile),
-                                     wl.seq_len + wl.gen_len, fwd)
-    def step(): step.requests.append(timed_generation(prefill, decode, wl.gen_len, timer()))
-    step.requests, step.state, step.lm = [], state, lm
-    step.kv_cache = "static" if compile else "dynamic"
-    step.note = f"greedy, {step.kv_cache} KV cache; attention: SDPA"
-    return step
-
-# %% ../nbs/01_workloads.ipynb #a92a9a3a
-def parse_patch(size:int|str, # a cube side (`64`, `"64"`) or `"DxHxW"` (`"32x128x128"`)
-               ) -> tuple:
-    "`(D, H, W)` of a 3D patch; each side a multiple of 16 and at least 32, else `BadInput`."
-    parts = str(size).strip().lower().split("x") if not isinstance(size, bool) else ["?"]
-    if len(parts) not in (1, 3) or not all(re.fullmatch(r"\d+", p) for p in parts):
-        raise BadInput(f"3D size {size!r} must be a cube side (64) or DxHxW (32x128x128)")
-    dhw = tuple(int(p) for p in parts) * (3 if len(parts) == 1 else 1)
-    if any(s < 32 or s % 16 for s in dhw):
-        raise BadInput(f"3D size {size!r}: every side must be a multiple of 16 and at least 32 "
-                       "(the U-Net halves it four times), e.g. 64 or 32x128x128")
-    check_elements(math.prod(dhw), f"3D size {size!r}", f"at most {MAX_SIZE:,} voxels")
-    return dhw
-
-# %% ../nbs/01_workloads.ipynb #b8c37188
-def _size_str(dhw): return dhw[0] if len(set(dhw)) == 1 else "x".join(map(str, dhw))
-
-# %% ../nbs/01_workloads.ipynb #e71b4482
-def _monai():
-    "Import MONAI with its transformers-based networks (never built here) skipped: 0.5 to 1 s of every 3D U-Net process."
-    import sys
-    if "monai" not in sys.modules: import_hiding("monai", hide=("transformers",))
-
-# %% ../nbs/01_workloads.ipynb #78f2bccb
-class UNet3D(Workload):
-    "A 3D U-Net (MONAI `BasicUNet`) trained on (or run over) random patches with Dice + cross-entropy."
-    kind, unit, default_bs, configs = "unet3d", "voxels", DEFAULT_BS["unet3d"], UNET3D_CONFIGS
-    memory_format = torch.channels_last_3d
-    def __init__(self,
-                 model:str="unet3d",        # a name in `UNet3D.configs`
-                 size:int|str|None=None,    # patch: cube side or `DxHxW` (default: the model's)
-                 sliding_window:bool=False, # infer over `volume` with `sliding_window_inference`
-                 volume:int|str|None=None,  # the volume for `sliding_window` (default: twice the patch per side)
-                 sw_batch:int=4,            # patches per forward pass in the sliding window
-                 overlap:float=0.25,        # overlap of neighbouring windows
-                 classes:int=2,             # output classes
-                ):
-        if model not in self.configs:
-            check_model(model)
-            raise BadInput(f"{model!r} is not a 3D U-Net: use one of {', '.join(self.configs)}")
-        self.model, (self.features, default) = model, self.configs[model]
-        self.patch = parse_patch(default if size is None else size)
-        self.size, self.classes = _size_str(self.patch), classes
-        self.sliding_window, self.sw_batch, self.overlap = bool(sliding_window), sw_batch, overlap
-        whole = parse_patch(volume) if volume is not None else tuple(2 * s for s in self.patch)
-        self.volume = whole if sliding_window else None
-        if self.volume and any(v < p for v, p in zip(self.volume, self.patch)):
-            raise BadInput(f"volume {volume!r} is smaller than the patch {self.size}: give a "
-                           "volume at least as large")
-        self.items_per_sample = math.prod(self.volume or self.patch)
-
-    @property
-    def key(self):
-        return (self.kind, self.model, self.size, None, self.volume and _size_str(self.volume))
-
-    def build(self, counting:bool=False) -> nn.Module:
-        "A freshly initialised 3D U-Net, on the current default device."
-        _monai(); from monai.networks.nets import BasicUNet
-        return BasicUNet(spatial_dims=3, in_channels=1, out_channels=self.classes,
-                         features=self.features)
-
-    def batch(self, bs:int, device:torch.device|str, channels_last:bool=False):
-        "`bs` random one-channel patches (or volumes) and class labels, made on `device`."
-        dhw = self.volume or self.patch
-        x = torch.randn(bs, 1, *dhw, device=device)
-        if channels_last: x = x.contiguous(memory_format=torch.channels_last_3d)
-        return x, torch.randint(0, self.classes, (bs, 1, *dhw), device=device)
-
-    @property
-    def loss(self):
-        "MONAI's Dice + cross-entropy on softmax outputs and one-hot labels."
-        if not hasattr(self, "_loss"):
-            _monai(); from monai.losses import DiceCELoss
-            self._loss = DiceCELoss(to_onehot_y=True, softmax=True)
-        return self._loss
-
-    def flops_per_sample(self, mode="train"):
-        "FLOPs per voxel; `None` for the sliding window (its overlap makes it a property of the window, not the net)."
-        return None if self.sliding_window else super().flops_per_sample(mode)
-
-    def check(self, precision="fp32", mode="train", channels_last=False, compile=False):
-        super().check(precision, mode, channels_last, compile)
-        if self.sliding_window and mode not in ("infer", "latency"):
-            raise BadInput("sliding_window is a way to infer: use mode infer or latency, not "
-                           f"{mode!r}")
-
-    def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None,
-                  channels_last=False, compile=False,
-                  fused=False, wrap=noop, loss_scale=None):
-        "One step; with `sliding_window`, `bs` volumes predicted window by window."
-        if not self.sliding_window:
-            return super().make_step(device, bs, precision=precision, mode=mode,
-                                     optimizer=optimizer,
-                                     channels_last=channels_last, compile=compile, fused=fused,
-                                     wrap=wrap,
-                                     loss_scale=loss_scale)
-        _monai(); from monai.inferers import sliding_window_inference
-        self.check(precision, mode, channels_last, compile)
-        dev = torch.device(device)
-        fwd, (x, _) = wrap(self._model_on(dev, channels_last, compile)).eval(), self.batch(bs, dev,
-                                                                                           channels_last)
-        amp = amp_context(dev, precision)
-        def step():
-            with torch.inference_mode(), amp():
-                sliding_window_inference(x, self.patch, self.sw_batch, fwd, overlap=self.overlap)
-        return step
-
-# %% ../nbs/01_workloads.ipynb #2007ccac
-def _pinned(n, dtype, pin):
-    return torch.empty(n, dtype=dtype, pin_memory=True) if pin else torch.empty(n, dtype=dtype)
-
-# %% ../nbs/01_workloads.ipynb #d98b5e52
-def _host_add(n:int, dev:torch.device):
-    "One iteration of the 2023 blog's loop on `dev`: its `foo()` (N×N ones twice on the host, copied, added), accumulated."
-    acc = []
-    def one():
-        z = torch.ones((n, n), dtype=torch.float32).to(dev) + torch.ones((n, n), dtype=torch.float32).to(dev)
-        if acc: acc[0] += z
-        else: acc.append(z)  # the first sum becomes the accumulator, as in the blog
-    one.acc = acc  # the accumulator, to look at
-    return one
-
-# %% ../nbs/01_workloads.ipynb #270299ed
-def _op_matmul(n, dev, dt):
-    "N×N times N×N into a buffer made once."
-    a, b = torch.randn(n, n, device=dev, dtype=dt), torch.randn(n, n, device=dev, dtype=dt)
-    out = torch.empty(n, n, device=dev, dtype=dt)
-    return lambda: torch.mm(a, b, out=out)
-
-# %% ../nbs/01_workloads.ipynb #8f287912
-def _op_add(n, dev, dt):
-    "N elements plus N elements into a buffer made once: 3N elements moved."
-    a, b = torch.randn(n, device=dev, dtype=dt), torch.randn(n, device=dev, dtype=dt)
-    out = torch.empty(n, device=dev, dtype=dt)
-    return lambda: torch.add(a, b, out=out)
-
-# %% ../nbs/01_workloads.ipynb #866069db
-def _op_seed2022(n, dev, dt):
-    "Two N×N random matrices made once on the host (seed 2022), copied and added into an accumulator each time."
-    g = torch.Generator().manual_seed(2022)
-    # on the host, as in the blog
-    a, b = torch.rand(n, n, generator=g), torch.rand(n, n, generator=g)
-    acc = torch.zeros(n, n, device=dev)
-    return lambda: acc.add_(a.to(dev) + b.to(dev))
-
-# %% ../nbs/01_workloads.ipynb #6a17070a
-def _op_copy(op, n, dev, dt):
-    "A copy of N elements host→device (`h2d…`) or device→host, from pinned host memory unless `…pageable`."
-    pin = not op.endswith("pageable") and dev.type == "cuda"
-    host, on_dev = _pinned(n, dt, pin).fill_(1), torch.ones(n, device=dev, dtype=dt)
-    src, dst = (host, on_dev) if op.startswith("h2d") else (on_dev, host)
-    return lambda: dst.copy_(src, non_blocking=pin)
-
-# %% ../nbs/01_workloads.ipynb #2d24bda3
-def _repeated(one, bs:int):
-    "`one` itself for a step of one iteration, else a step that runs it `bs` times."
-    if bs == 1: return one
-    def step():
-        for _ in range(bs): one()
-    return step
-
-# %% ../nbs/01_workloads.ipynb #5a68a0c8
-class MicroOp(Workload):
-    "A tiny operation run in a loop: a matmul, an add, a host↔device copy, or the 2023 blog's host-add loop."
-    kind, unit, default_bs, ops, compilable = "op", "iterations", DEFAULT_BS["op"], OPS, False
-
-    def __init__(self,
-                 model:str,            # `op:NAME`, NAME in `MicroOp.ops`
-                 size:int|None=None,   # N: matrix side (matmul, host-add, seed2022) or elements (add, copies)
-                ):
-        op = model[3:] if model.startswith("op:") else None
-        if op not in self.ops:
-            check_model(model)
-            raise BadInput(f"{model!r} is not a micro-op: use one of "
-                           f"{', '.join('op:' + o for o in self.ops)}")
-        if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
-            raise BadInput(f"op size {size!r} must be a positive whole number (matrix side or "
-                           "elements)")
-        if size and op in _MATRIX_OPS:  # an N×N matrix: N² elements
-            check_elements(size * size, f"{model} size {size}", f"N at most {math.isqrt(MAX_SIZE)}")
-        self.model, self.op, self.size = model, op, size or self.ops[op]
-        if op in ("host-add", "seed2022"): self.precisions = ("fp32",)
-
-    def flops_per_sample(self, mode="train"):
-        "2N³ per iteration for `op:matmul`; `None` for the others (their number is bandwidth or it/s)."
-        return 2 * self.size**3 if self.op == "matmul" else None
-
-    def bytes_per_iteration(self, precision="fp32"):
-        "Bytes one iteration moves: 3N elements for `add`, N for the copies; `None` for matmul and the blog loops."
-        n = (3 * self.size if self.op == "add" else self.size if self.op[:3] in ("h2d", "d2h")
-             else None)
-        return n and n * _DTYPES[precision].itemsize
-
-    def _one(self, dev, dt):
-        "One iteration of the op, and a note when on a CPU it is not what its name says."
-        n, cpu = self.size, dev.type == "cpu"
-        if self.op == "host-add":
-            note = (f"{self.model} on the CPU makes and adds the tensors: there is no copy" if cpu
-                    else None)
-            return _host_add(n, dev), note
-        make = dict(matmul=_op_matmul, add=_op_add, seed2022=_op_seed2022).get(self.op)
-        if make: return make(n, dev, dt), None
-        note = (f"{self.model} on the CPU is a host memory copy, not a host↔device transfer" if cpu
-                else None)
-        return _op_copy(self.op, n, dev, dt), note
-
-    def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None,
-                  channels_last=False, compile=False):
-        "One step: `bs` iterations of the op (`mode` and `optimizer` do not apply)."
-        self.check(precision, mode, channels_last, compile)
-        one, note = self._one(torch.device(device), _DTYPES[precision])
-        step = _repeated(one, bs)
-        step.note = note
-        return step
-
-# %% ../nbs/01_workloads.ipynb #07d590a2
-def cache_dir() -> Path:
-    "Where generated files are kept: `$RSG_CACHE`, else `~/.cache/ready-steady-go`."
-    return Path(os.environ.get("RSG_CACHE") or Path.home() / ".cache" / "ready-steady-go")
-
-# %% ../nbs/01_workloads.ipynb #3baebb63
-def _photo_like(h:int, w:int, g:torch.Generator) -> torch.Tensor:
-    "A uint8 CHW image of smooth noise at three scales, which compresses like a photograph."
-    noise = lambda s: torch.rand(1, 3, max(2, h // s), max(2, w // s), generator=g)
-    img = sum(F.interpolate(noise(s), size=(h, w), mode="bicubic", align_corners=False) * a
-              for s, a in ((64, 0.5), (8, 0.3), (1, 0.2)))
-    return (img[0] * 255).clamp(0, 255).to(torch.uint8)
-
-# %% ../nbs/01_workloads.ipynb #4ba75b9b
-def synthetic_jpegs(n:int=256,          # how many files
-                    root:Path|None=None, # the cache directory (default: `cache_dir()`)
-                   ) -> list:
-    "Paths of `n` synthetic ImageNet-sized JPEGs (quality 90), made once and kept in the cache."
-    from torchvision.io import encode_jpeg
-    d = Path(root or cache_dir()) / "jpegs" / f"v2-{n}"
-    if not (d / "done").exists():
-        d.mkdir(parents=True, exist_ok=True)
-        g = torch.Generator().manual_seed(0)
-        for i in range(n):
-            h, w = (375, 500) if i % 3 else (500, 375)
-            h = h + int(torch.randint(-40, 41, (1,), generator=g))
-            w = w + int(torch.randint(-40, 41, (1,), generator=g))
-            (d / f"{i:05d}.jpg").write_bytes(encode_jpeg(_photo_like(h, w, g), quality=90).numpy().tobytes())
-        (d / "done").touch()
-    return sorted(d.glob("*.jpg"))
-
-# %% ../nbs/01_workloads.ipynb #d87ec204
-class _JpegFiles(torch.utils.data.Dataset):
-    "JPEG files cycled without end, decoded and augmented as in ImageNet training."
-    def __init__(self, paths, size):
-        from torchvision.transforms import v2
-        self.paths = [str(p) for p in paths]
-        self.tf = v2.Compose([v2.RandomResizedCrop(size, antialias=True), v2.RandomHorizontalFlip(),
-                              v2.ToDtype(torch.float32, scale=True),
-                              v2.Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225])])
-    def __len__(self): return 2**62
-    def __getitem__(self, i):
-        from torchvision.io import decode_jpeg, read_file
-        return self.tf(decode_jpeg(read_file(self.paths[i % len(self.paths)]))), i % 1000
-
-# %% ../nbs/01_workloads.ipynb #04702755
-class ImagePipeline(Workload):
-    "JPEG decoding and augmentation on the CPU through a `DataLoader`: the rate the CPU can feed a GPU."
-    kind, unit, default_bs, forced_device = "data", "images", DEFAULT_BS["data"], "cpu"
-    pipelines, compilable = PIPELINES, False
-    def __init__(self,
-                 model:str="data:imagenet", # `data:imagenet`
-                 size:int|None=None,        # crop side (default 224)
-                 workers:int|None=None,     # loader processes (default: every core; 0 decodes in this process)
-                 n_files:int=256,           # synthetic JPEGs to cycle
-                 root:Path|str|None=None,   # cache directory (default: `cache_dir()`)
-                ):
-        p = model[5:] if model.startswith("data:") else None
-        if p not in self.pipelines:
-            check_model(model)
-            names = ", ".join("data:" + k for k in self.pipelines)
-            raise BadInput(f"{model!r} is not an input pipeline: use one of {names}")
-        for v, what in ((size, "crop size"), (n_files, "n_files")):
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
-                raise BadInput(f"{what} {v!r} must be a positive whole number")
-        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
-                                    or workers < 0):
-            raise BadInput(f"workers {workers!r} must be a whole number of loader processes, 0 or "
-                           "more "
-                           "(0: decode in the main process)")
-        self.model, self.size, self.n_files, self.root = (model, size or self.pipelines[p], n_files,
-                                                          root)
-        every_core = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                      else os.cpu_count())
-        self.workers = every_core if workers is None else workers
-
-    @property
-    def key(self): return (self.kind, self.model, self.size, None, self.workers)
-
-    def make_step(self, device, bs, precision="fp32", mode="train", optimizer=None,
-                  channels_last=False, compile=False):
-        "One step: the next batch of `bs` decoded, augmented images (on the CPU whatever `device` is)."
-        self.check(precision, mode, channels_last, compile)
-        ds = _JpegFiles(synthetic_jpegs(self.n_files, self.root), self.size)
-        dl = torch.utils.data.DataLoader(ds, batch_size=bs, num_workers=self.workers,
-                                         persistent_workers=self.workers > 0,
-                                         prefetch_factor=2 if self.workers else None)
-        it = iter(dl)
-        def step(): return next(it)
-        on_cpu = torch.device(device).type == "cpu"
-        step.note = None if on_cpu else f"{self.model} ran on the CPU; {device} was not used"
-        return step
-
-# %% ../nbs/01_workloads.ipynb #f03c3c12
-_FAMILIES = dict(image=TimmClassifier, lm=LanguageModel, unet3d=UNet3D, op=MicroOp,
-                 data=ImagePipeline)
-
-# %% ../nbs/01_workloads.ipynb #9cf107ad
-def _mismatch(workload, model, kind) -> BadInput:
-    return BadInput(f"--workload {workload} does not match --model {model}, whose family is "
-                    f"{kind}: "
-                    f"give --workload {kind} or leave it out")
-
-# %% ../nbs/01_workloads.ipynb #f9637d0e
-def _new_workload(model:str, kind:str, size, seq_len, kw) -> Workload:
-    "A fresh workload of family `kind`, refusing the settings that do not apply to it."
-    if kind == "lm":
-        if size is not None:
-            raise BadInput(f"size {size!r} does not apply to the language model {model}: give "
-                           "seq_len")
-        return LanguageModel(model, seq_len, **kw)
-    if kw.pop("gen_len", None) is not None:
-        raise BadInput(f"mode generate is for language models (gpt2, llama-1b, ...), not {model} "
-                       f"({kind}): "
-                       "accepted for it are train, infer and latency")
-    if seq_len is not None:
-        raise BadInput(f"seq_len {seq_len!r} applies to language models, not to {model} ({kind})")
-    # from the command line
-    if kind != "unet3d" and isinstance(size, str) and size.strip().isdigit(): size = int(size)
-    return _FAMILIES[kind](model, size, **kw)
-
-# %% ../nbs/01_workloads.ipynb #2f6e28a7
-def get_workload(model:str|Workload,      # a model name (`resnet50`, `gpt2`, `unet3d`, `op:matmul`, `data:imagenet`) or a ready workload
-                 size:int|str|None=None,  # image side, 3D patch (`64`, `32x128x128`), op size or crop side (default: the model's)
-                 seq_len:int|None=None,   # tokens per sequence (language models)
-                 workload:str|None=None,  # the family, to be explicit: image, lm, unet3d, op or data
-                 **kw,                    # family options: `sliding_window`, `volume` (unet3d), `workers` (data)
-                ) -> Workload:
-    "The workload for `model`."
-    want = None if workload is None else kind_of(str(workload).strip().lower())
-    if want is not None and want not in KINDS:
-        raise BadInput(f"unknown workload {workload!r}: accepted are {', '.join(KINDS)}")
-    if isinstance(model, Workload): wl = model
-    else:
-        kind = _family(check_model(model))
-        if want is not None and want != kind: raise _mismatch(workload, model, kind)
-        wl = _new_workload(model, kind, size, seq_len, kw)
-    if want is not None and want != wl.kind: raise _mismatch(workload, wl.model, wl.kind)
-    return wl
