@@ -26,6 +26,7 @@ __all__ = ['DTYPE_NAMES', 'MAX_MAP_BYTES', 'TRAINER', 'A100_PEAK', 'NANOGPT_VOCA
 
 # %% ../nbs/04ab_keymaps.ipynb #42563915
 def column_of(df:pd.DataFrame, k:str) -> pd.Series:
+    "Column `k` of `df`, or a column of None where `df` has none."
     return df[k] if k in df else pd.Series([None]*len(df), index=df.index, dtype=object)
 
 # %% ../nbs/04ab_keymaps.ipynb #a8424ac5
@@ -188,7 +189,9 @@ def _check_roles(keys:dict, sets:dict):
 _INDEX = re.compile(r"\[(\d+)\]\.?")
 
 # %% ../nbs/04ab_keymaps.ipynb #e25c2ced
-def is_present(v) -> bool: return v is not None and not (isinstance(v, float) and math.isnan(v))
+def is_present(v) -> bool:
+    "Whether `v` holds a value: neither None nor NaN."
+    return v is not None and not (isinstance(v, float) and math.isnan(v))
 
 # %% ../nbs/04ab_keymaps.ipynb #cf040820
 def lookup(rec, # one run: a dict of its keys, config values possibly nested (or a list, inside one)
@@ -209,6 +212,7 @@ def lookup(rec, # one run: a dict of its keys, config values possibly nested (or
 
 # %% ../nbs/04ab_keymaps.ipynb #507b5a41
 def as_number(v) -> float:
+    "`v` as a float; NaN where it is not a number."
     try: return float(v)
     except (TypeError, ValueError): return float("nan")
 

@@ -690,8 +690,8 @@ def import_sources(sources:list[str], # W&B entity/projects, offline run dirs, C
                        "login` or set WANDB_API_KEY")
     with gc_paused():  # millions of short-lived objects for a large import: see `store.gc_paused`
         loaded = [_LOADERS[k](s, **_loader_kw(k, api, keymap)) for k, s in zip(kinds, sources)]
-        invalid = {(f"{s} {k}" if len(sources) > 1 else k): w
-                   for s, l in zip(sources, loaded) for k, w in l.skipped.get("invalid", {}).items()}
+        invalid = {(f"{s} {k}" if len(sources) > 1 else k): w for s, l in zip(sources, loaded)
+                   for k, w in l.skipped.get("invalid", {}).items()}
         if strict and invalid:
             raise BadInput(f"nothing imported (--strict): {_invalid_line(invalid)}")
         runs = pd.concat([l.runs for l in loaded], ignore_index=True) if loaded else runs_frame()
