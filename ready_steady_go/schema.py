@@ -564,7 +564,7 @@ class WorldSpec:
 
     @property
     def launched(self) -> bool:
-        "Whether the point runs under torchrun: several processes, or a rendezvous with other machines."
+        "Whether it runs under torchrun: several processes, or a rendezvous with other machines."
         return self.size > 1 or bool(self.master_addr or self.rdzv_endpoint)
 
 
@@ -621,12 +621,12 @@ class Point:
         return self.world.size
 
     def __getattr__(self, k:str):
-        "A stop rule's or world's setting by its flat name, as the 2022 flags name it: `p.n_batches`."
+        "A stop rule's or world's setting by its flat (2022 flag) name: `p.n_batches`."
         if k in _NESTED_NAMES: return getattr(object.__getattribute__(self, _NESTED_NAMES[k]), k)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {k!r}")
 
     def flat(self) -> dict:
-        "The point as flat settings, one per flag (`POINT_FIELDS`): stop rule and world spelled out."
+        "Flat settings, one per flag (`POINT_FIELDS`): stop rule and world spelled out."
         return {k: getattr(self, k) for k in POINT_FIELDS}
 
     def to_json(self) -> str:
@@ -635,7 +635,7 @@ class Point:
 
     @classmethod
     def of(cls, **settings) -> Point:
-        "The point of flat `settings`, named as the 2022 flags (`n_batches=50`, `nproc_per_node=2`)."
+        "The point of flat `settings`, as 2022's flags (`n_batches=50`, `nproc_per_node=2`)."
         return cls()._replace(settings)
 
     @classmethod
