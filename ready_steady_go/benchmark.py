@@ -51,7 +51,7 @@ AMP_DTYPES = dict(fp16=torch.float16, bf16=torch.bfloat16)
 
 # %% ../nbs/02_benchmark.ipynb #e3f2feb2
 def _amp_fails(dev:torch.device, dtype:torch.dtype, scaler:bool=False) -> str|None:
-    "Why autocast to `dtype` (and one `GradScaler` step, if `scaler`) does not really work on `dev`; None when it does."
+    "Why autocast to `dtype` (and a `GradScaler` step if `scaler`) fails on `dev`; else None."
     try:
         with warnings.catch_warnings():
             # torch 2.5 on MPS *warns* and disables autocast: that is a failure here
@@ -71,7 +71,8 @@ def _amp_fails(dev:torch.device, dtype:torch.dtype, scaler:bool=False) -> str|No
 def check_precision(precision:str, # one of `PRECISIONS`
                     dev:torch.device, # the device that will run it
                     mode:str="train", # `train` also needs a `GradScaler` step for fp16
-                    environ=None,     # the environment to read `NVIDIA_TF32_OVERRIDE` from (default `os.environ`)
+                    # the environment to read `NVIDIA_TF32_OVERRIDE` from (default `os.environ`)
+                    environ=None,
                    ) -> str:
     "`precision` normalised, or `BadInput` when unknown or not runnable on `dev`."
     p = check_choice(precision, PRECISIONS, "precision")
@@ -123,7 +124,7 @@ make_step = model_step
 def flops_per_sample(wl:Workload,      # the workload
                      mode:str="train", # `train`: forward + backward (3× forward); `infer`: forward
                     ) -> float|None:
-    "FLOPs one item of `wl`'s unit costs in one step of `mode`, counted on the meta device (once per workload)."
+    "FLOPs of one item of `wl`'s unit in a step of `mode`, counted on the meta device (once)."
     return wl.flops_per_sample(mode)
 
 # %% ../nbs/02_benchmark.ipynb #0d644d1b
@@ -140,7 +141,7 @@ GEN_LEN = 128  # new tokens per sequence of a generation, by default
 
 # %% ../nbs/02_benchmark.ipynb #83e001fe
 def _lengths(mode:str, seq_len, prompt_len, gen_len, kw:dict) -> tuple:
-    "`(seq_len, family options)` of the mode: a generation's prompt is its sequence, with `gen_len` new tokens."
+    "`(seq_len, family options)` of the mode: a generation's prompt is its sequence, + `gen_len`."
     if mode != "generate":
         if (k := "prompt_len" if prompt_len is not None else "gen_len" if gen_len is not None
             else None):
@@ -157,14 +158,14 @@ def _lengths(mode:str, seq_len, prompt_len, gen_len, kw:dict) -> tuple:
 
 # %% ../nbs/02_benchmark.ipynb #c76e0888
 def _family_options(p:Point) -> dict:
-    "The options of one family given with `p` (`workers`, `sliding_window`): other families take neither."
+    "The one-family options given with `p` (`workers`, `sliding_window`): others take neither."
     return {k: v for k in ("workers", "sliding_window") if (v := getattr(p, k)) is not None
             and v is not False}
 
 # %% ../nbs/02_benchmark.ipynb #915eccdb
 def check_settings(p:Point, # the point as asked
                   ) -> dict:
-    "Validate what a point measures before any work; returns it normalised (`BadInput` on the first bad one)."
+    "Check what a point measures before any work; normalised (`BadInput` on the first bad one)."
     mode = check_choice(p.mode, MODES, "mode")
     seq_len, kw = _lengths(mode, p.seq_len, p.prompt_len, p.gen_len, _family_options(p))
     try: wl = get_workload(p.model, p.size, seq_len=seq_len, workload=p.workload, **kw)
@@ -204,7 +205,7 @@ def _memory(dev:torch.device) -> dict:
 
 # %% ../nbs/02_benchmark.ipynb #46b266d3
 def release_memory(dev:torch.device):
-    "Give back what a point held: cached blocks and (CUDA) cuBLAS workspaces, so the next point starts alike."
+    "Give back a point's cached blocks and (CUDA) cuBLAS workspaces: the next one starts alike."
     if dev.type == "cuda" and hasattr(torch._C, "_cuda_clearCublasWorkspaces"):
         torch._C._cuda_clearCublasWorkspaces()
     free_memory(dev)
@@ -215,7 +216,7 @@ def _mps_cores(key:str) -> int|None: return device_details(key).get("mps_gpu_cor
 
 # %% ../nbs/02_benchmark.ipynb #9e3efdc1
 def _datasheet_peak(dev:torch.device, precision:str) -> float|None:
-    "The datasheet peak of `dev` at the precision that ran (fp32 is strict: TF32 off); None on a CPU."
+    "`dev`'s datasheet peak at the precision that ran (fp32 is strict: TF32 off); None on a CPU."
     if dev.type == "cuda": return peak_flops(torch.cuda.get_device_name(dev), precision)
     if dev.type == "mps": return peak_flops(cpu_name(), precision, gpu_cores=_mps_cores(str(dev)))
     return None  # CPUs have no datasheet row: no guess
@@ -250,7 +251,7 @@ def _check_loss_scale(v, # the `loss_scale` asked for (None: GradScaler's dynami
 def _check_weights(a:Point, # the point as asked
                    s:dict, # `check_settings` of them
                   ) -> dict:
-    "`weights` and `global_bs` as the point can run them (image models and LMs); `BadInput` otherwise."
+    "`weights` and `global_bs` as the point can run them (image models, LMs); else `BadInput`."
     w, g, wl, bs = check_choice(a.weights, WEIGHTS, "weights"), a.global_bs, s["workload"], s["bs"]
     if (w != "fp32" or g is not None) and wl.kind not in ("image", "lm"):
         raise BadInput("weights and global_bs apply to image models and language models, not to "
@@ -269,10 +270,11 @@ def _check_weights(a:Point, # the point as asked
 # %% ../nbs/02_benchmark.ipynb #8502debf
 @dataclass
 class _Call:
-    "What `benchmark` takes beside a point's settings: what it shows, and what the record starts with."
+    "What `benchmark` takes beside a point: what it shows, what the record starts with."
     progress:bool=True             # show a progress bar on stderr
     run_id:str|None=None           # the record's id (default: a new random one)
-    peak_measured:float|None=None  # measured matmul FLOP/s, for `mfu_measured` (default: the last found)
+    # measured matmul FLOP/s, for `mfu_measured` (default: the last found)
+    peak_measured:float|None=None
 
 # %% ../nbs/02_benchmark.ipynb #0033780e
 CALL_OPTIONS = tuple(f.name for f in fields(_Call))
@@ -289,11 +291,14 @@ class CheckedPoint:
     fused:bool=False; run_number:int=1
     loss_scale:float|None=None    # fp16 train: a fixed loss scale (None: GradScaler's dynamic one)
     weights:str="fp32"            # the parameters' dtype (`precision` is then the autocast)
-    global_bs:int|None=None       # train: samples per optimizer step, in micro-batches of `bs` (None: bs)
+    # train: samples per optimizer step, in micro-batches of `bs` (None: bs)
+    global_bs:int|None=None
     run_id:str|None=None          # the record's id (None: a new random one)
-    peak_measured:float|None=None # measured matmul FLOP/s for `mfu_measured` (None: the last `measured_peak` here)
+    # measured matmul FLOP/s for `mfu_measured` (None: the last `measured_peak` here)
+    peak_measured:float|None=None
     progress:bool=True            # a progress bar on stderr
-    point:Point|None=None         # the point as asked: what a child process or the ranks are given, as it is
+    # the point as asked: what a child process or the ranks are given, as it is
+    point:Point|None=None
 
     @property
     def samples(self) -> int:
@@ -323,7 +328,7 @@ class CheckedPoint:
 
 # %% ../nbs/02_benchmark.ipynb #6533448b
 def check_point(point:Point, # the point as asked
-                **call,      # what `benchmark` takes beside it (`progress`, `run_id`, `peak_measured`)
+                **call,      # what `benchmark` also takes (`progress`, `run_id`, `peak_measured`)
                ) -> CheckedPoint:
     "A point checked before any work: a `CheckedPoint` (`BadInput` on the first bad setting)."
     if bad := sorted(set(call) - set(CALL_OPTIONS)):
@@ -345,7 +350,7 @@ def check_point(point:Point, # the point as asked
 
 # %% ../nbs/02_benchmark.ipynb #66b99f71
 class World:
-    "One process: the model as it is, its own stop decision, its own numbers (torchrun's: `runner.TorchrunWorld`)."
+    "One process: the model as is, its own stop and numbers (torchrun's: `runner.TorchrunWorld`)."
     rank, size, machines = 0, 1, 1  # this process's rank; processes and machines in all
     def wrapper(self, mode:str):  # what wraps the built model (torchrun: DDP for training)
         return None
@@ -364,7 +369,7 @@ _OWN = ("times", "per", "energy_j", "energy_source", "host", "telemetry")
 
 # %% ../nbs/02_benchmark.ipynb #dd11a871
 def _world_energy(ranks:list[dict]) -> float|None:
-    "Every rank's `energy_j` summed, a CPU package's once per machine (its ranks all read the same RAPL counter)."
+    "Every rank's `energy_j` summed, a CPU package's once per machine (its ranks share RAPL)."
     es = [r.get("energy_j") for r in ranks]
     if None in es: return None
     per = {}  # what each counter measured: a GPU's per rank, a package's per host
@@ -378,7 +383,7 @@ def _world_energy(ranks:list[dict]) -> float|None:
 def combine(ranks:list[dict], # per rank: `times` (s), `per` (steps per time), optional memory, `energy_j` and `host`
             items:int,        # items per step on each rank: samples × items per sample
            ) -> dict:
-    "The measured fields of one record from every rank's: the slowest rank's global throughput, the spread."
+    "One record's measured fields from every rank's: the slowest rank's global throughput, spread."
     if not ranks or any(not r["times"] for r in ranks):
         raise ValueError("every rank needs at least one step time")
     slow = max(ranks, key=lambda r: sum(r["times"]) / len(r["times"]))
@@ -395,7 +400,7 @@ def combine(ranks:list[dict], # per rank: `times` (s), `per` (steps per time), o
 # %% ../nbs/02_benchmark.ipynb #5eebd72c
 def worst_rank(summaries:list, # every rank's window summary (`telemetry.summarise`), rank 0 first; None: no telemetry
               ) -> dict:
-    "The world's clock and temperature: the slowest rank's SM clock and the hottest rank's temperature, with their ranks."
+    "The world's clock and heat: the slowest rank's SM clock, the hottest rank's temperature."
     ss = [(i, s) for i, s in enumerate(summaries) if s]
     clk = [(i, s) for i, s in ss if s.get("sm_clock_mhz") is not None]
     hot = [(i, s) for i, s in ss if s.get("temp_max_c") is not None]
@@ -414,7 +419,7 @@ def worst_rank(summaries:list, # every rank's window summary (`telemetry.summari
 
 # %% ../nbs/02_benchmark.ipynb #297dd6f2
 def _union(verdicts:list) -> str:
-    "Several stored verdicts (`ok`, or conditions joined by `; `) as one: every condition once, in order."
+    "Stored verdicts (`ok`, or conditions joined by `; `) as one: each condition once, in order."
     seen = [c for v in verdicts if v and v != "ok" for c in v.split("; ")]
     return conditions_text(list(dict.fromkeys(seen)) or "ok")
 
@@ -422,7 +427,7 @@ def _union(verdicts:list) -> str:
 def peak_devices(dev:torch.device, # the device the ranks run on
                  world:World,      # the processes the point ran in
                 ) -> int:
-    "How many peaks the world's FLOP/s are measured against: a GPU per rank; a CPU per machine (its ranks share it)."
+    "Peaks the world's FLOP/s are measured against: a GPU per rank; a CPU per machine (shared)."
     return world.size if dev.type == "cuda" else world.machines
 
 # %% ../nbs/02_benchmark.ipynb #71d42f1f
@@ -434,14 +439,14 @@ _MEASURED = ("throughput", "throughput_ci", "ci_rel", "tflops", "ci_target_met",
 
 # %% ../nbs/02_benchmark.ipynb #796ba328
 def bars_on() -> bool:
-    "Whether progress bars suit stderr: a terminal redraws them; a file or a CI log gets a line per point instead."
+    "Whether bars suit stderr: a terminal redraws them; a file or CI log gets a line per point."
     try: return sys.stderr.isatty()
     # closed, or replaced by something without a terminal
     except (AttributeError, ValueError): return False
 
 # %% ../nbs/02_benchmark.ipynb #66835fb0
 def _bar(p:CheckedPoint) -> tqdm:
-    "The progress bar of `p`: steps for a count, seconds otherwise (the automatic rule's cap marked)."
+    "`p`'s progress bar: steps for a count, else seconds (the automatic rule's cap marked)."
     rule = p.rule
     fmt = "{l_bar}{bar}| {n:.1f}/{total:.0f} s" + (" (cap)" if rule.kind == "auto" else "") + "{postfix}"
     return tqdm(total=rule.n_batches or rule.n_seconds or rule.max_seconds, unit="step"
@@ -456,14 +461,14 @@ REQUESTS = 100  # served requests timed at least, unless the automatic rule's ti
 
 # %% ../nbs/02_benchmark.ipynb #d3de7e15
 def _enough(p:CheckedPoint, done):
-    "`done`, and for served requests under the automatic rule also `REQUESTS` of them, or the time cap."
+    "`done`; for served requests under the automatic rule also `REQUESTS` of them, or the cap."
     if p.mode not in SERVING_MODES or p.rule.kind != "auto": return done
     return lambda n, stats, elapsed, per: done(n, stats, elapsed, per) and (stats.n >= REQUESTS
                                                                             or elapsed >= p.rule.max_seconds)
 
 # %% ../nbs/02_benchmark.ipynb #f228c0e2
 def _time(p:CheckedPoint, step, timer, base:dict, world:World) -> dict:
-    "`run_timed` for `p` on its device, under its precision's switches; `base` gets the counters after the warm-up."
+    "`run_timed` for `p` under its precision's switches; `base` gets the counters after warm-up."
     dev = p.dev
     def on_warm(times):
         # after the warm-up: cuDNN's search and compile buffers stay out of the peak
@@ -481,13 +486,13 @@ def _time(p:CheckedPoint, step, timer, base:dict, world:World) -> dict:
 
 # %% ../nbs/02_benchmark.ipynb #83976d6b
 def _teller(p:CheckedPoint):
-    "`say(line)` for `p`'s lines on stderr, named after the point, beside any bar; None without progress."
+    "`say(line)` for `p`'s lines on stderr, named after it, beside any bar; None without progress."
     name = f"{p.workload.model} {p.mode} {p.precision} bs {p.bs}"
     return (lambda line: tqdm.write(f"{name}: {line}", file=sys.stderr)) if p.progress else None
 
 # %% ../nbs/02_benchmark.ipynb #0cb3f3a7
 def _fill_timing(res:Result, out:dict, p:CheckedPoint, base:dict):
-    "Per-step history, allocator retries and compile counters of the window (`base`: the counters before it)."
+    "The window's step history, allocator retries, compile counters (`base`: those before it)."
     res.__dict__.update({k: out[k] for k in ("wall_seconds", "warmup_steps", "warmup_seconds")})
     # the per-step history (`step_history`); the step returns no loss
     items = p.samples * p.workload.items_per_sample
@@ -500,7 +505,7 @@ def _fill_timing(res:Result, out:dict, p:CheckedPoint, base:dict):
 
 # %% ../nbs/02_benchmark.ipynb #1454381d
 def _fill_world(res:Result, out:dict, p:CheckedPoint, world:World) -> list:
-    "Throughput, statistics, memory, energy and the worst rank's telemetry, from every rank's: their telemetry."
+    "Throughput, statistics, memory, energy and the worst rank's telemetry, from all ranks'."
     mine = dict(times=out["times"], per=out["per"], energy_j=res.energy_j,
                 energy_source=res.energy_source,
                 host=os.uname().nodename, telemetry=out["telemetry"], **_memory(p.dev))
@@ -515,7 +520,7 @@ def _fill_world(res:Result, out:dict, p:CheckedPoint, world:World) -> list:
 
 # %% ../nbs/02_benchmark.ipynb #eb509378
 def _fill_efficiency(res:Result, p:CheckedPoint, devices:int=1):
-    "FLOPs per item, TFLOP/s, bandwidth, and MFU against the datasheet and the measured peak (of `devices` of them)."
+    "FLOPs per item, TFLOP/s, bandwidth, MFU against datasheet and measured peaks (× `devices`)."
     wl = p.workload
     # found by the run's owner (`calibrate.measured_peak`), or in its peak book
     measured = p.peak_measured
@@ -537,7 +542,7 @@ CONV_SHARE = 0.5
 
 # %% ../nbs/02_benchmark.ipynb #691b5442
 def _effective(res:Result, wl:Workload) -> bool:
-    "Whether the counted FLOP/s beat a peak because fast convolution algorithms (Winograd, FFT) do less arithmetic."
+    "Whether counted FLOP/s beat a peak as fast convolutions (Winograd, FFT) do less arithmetic."
     beats = any(m is not None and m > 1 for m in (res.mfu, res.mfu_measured))
     return beats and conv_share(wl) >= CONV_SHARE
 
@@ -560,7 +565,7 @@ def _datasheet_bandwidth(dev:torch.device) -> float|None:
 
 # %% ../nbs/02_benchmark.ipynb #27c00063
 def _fill_serving(res:Result, out:dict, p:CheckedPoint, step):
-    "Latency percentiles of the timed requests; for a generation its prefill, decode, KV cache and memory traffic."
+    "Latency percentiles of the timed requests; a generation's prefill, decode, KV cache, traffic."
     if p.mode not in SERVING_MODES: return
     res.__dict__.update(latency_fields(out["times"]))
     if p.mode != "generate": return
@@ -595,7 +600,7 @@ def _step(p:CheckedPoint, world:World):
 
 # %% ../nbs/02_benchmark.ipynb #cf81e0b6
 def _measure(res:Result, p:CheckedPoint, world:World):
-    "Fill `res` with measurements of `p` in `world`; raises on failure (the caller turns that into a status)."
+    "Fill `res` with measurements of `p` in `world`; raises on failure (the caller sets a status)."
     # cuBLAS handles, compiled kernels: on `dev`, not cuda:0
     if p.dev.type == "cuda": torch.cuda.set_device(p.dev)
     # a fresh cache: no graph of an earlier point, no recompile limit reached
@@ -621,7 +626,7 @@ def _measure(res:Result, p:CheckedPoint, world:World):
 
 # %% ../nbs/02_benchmark.ipynb #2c8fbb24
 def _hold_peak(res:Result, p:CheckedPoint, book:PeakBook|None):
-    "A run that beats the measured peak: the peak measured again (`book`), once; if the run still beats it, no `mfu_measured`."
+    "Beaten measured peak: measured again (`book`) once; if still beaten, no `mfu_measured`."
     # convolutions: see `_effective`
     if res.mfu_measured is None or res.mfu_measured <= 1 or res.flops_effective: return
     key, achieved = (str(p.dev), p.precision), res.tflops * 1e12
@@ -635,9 +640,10 @@ def _hold_peak(res:Result, p:CheckedPoint, book:PeakBook|None):
 # %% ../nbs/02_benchmark.ipynb #6817bea9
 def measure_point(p:CheckedPoint,  # a checked point (`check_point`)
                   world:World|None=None, # the processes it runs in (default: this one alone)
-                  book:PeakBook|None=None, # the measured peaks its owner found, and how to measure one again
+                  # the measured peaks its owner found, and how to measure one again
+                  book:PeakBook|None=None,
                  ) -> Result:
-    "Measure a checked point, as it is; failures come back as a `Result` with status `oom` or `error`."
+    "Measure a checked point as it is; a failure comes back as a `Result`, `oom` or `error`."
     if book is not None and p.peak_measured is None:
         p = replace(p, peak_measured=book.get(p.dev, p.precision))
     res, world = p.result(), world or World()
@@ -682,7 +688,7 @@ class _Largest(TorchDispatchMode):
 # %% ../nbs/02_benchmark.ipynb #f661982d
 @lru_cache(maxsize=64)
 def _traced(wl:Workload, mode:str, bs:int=2) -> tuple[int, int]:
-    "Bytes of `wl`'s parameters and buffers, and of what one step at `bs` holds besides, counted on fake tensors."
+    "Bytes of `wl`'s parameters and buffers, and what a step at `bs` holds besides (fake tensors)."
     fake = getattr(wl, "count_fake", False)
     with FakeTensorMode(allow_non_fake_inputs=True) if fake else torch.device("meta"):
         model = wl.build(counting=True)
@@ -702,7 +708,8 @@ def _traced(wl:Workload, mode:str, bs:int=2) -> tuple[int, int]:
 # %% ../nbs/02_benchmark.ipynb #e743608b
 def memory_estimate(wl:Workload, # the workload
                     bs:int, # its batch size
-                    mode:str="train", # train, infer, latency or generate (its KV cache counted, in fp32)
+                    # train, infer, latency or generate (its KV cache counted, in fp32)
+                    mode:str="train",
                     optimizer:str="sgd", # sgd (one state per parameter) or adamw (two)
                    ) -> int|None:
     "Bytes one step of `wl` at `bs` needs: weights, gradients and optimizer states, activations; None if not traceable."
@@ -720,7 +727,7 @@ def memory_estimate(wl:Workload, # the workload
 def check_memory(p:CheckedPoint, # a checked point
                  force:bool=False, # run it even when the estimate exceeds the available memory
                 ) -> int|None:
-    "On a CPU, `BadInput` in one line when `p`'s memory estimate exceeds the host's available memory; the estimate."
+    "On a CPU, `BadInput` if `p`'s memory estimate exceeds the host's free memory; the estimate."
     if p.dev.type != "cpu": return None
     need, have = memory_estimate(p.workload, p.bs, p.mode, p.optimizer), psutil.virtual_memory().available
     if need is not None and need > have and not force:

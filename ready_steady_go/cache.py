@@ -1,4 +1,4 @@
-"""Files kept to save work (a store's snapshot, a report's figures): sealed so that only this user's own are read back, and pruned only among those the cache itself wrote
+"""Files kept to save work (snapshots, figures): only this user's sealed ones read or pruned
 
 Docs: https://xl0.github.io/ready-steady-go/cache.html.md"""
 
@@ -23,7 +23,7 @@ _MAC = 64  # hex digits of an HMAC-SHA256: the first bytes of every cache file
 
 # %% ../nbs/00c_cache.ipynb #8bff2f4c
 def cache_key() -> bytes|None:
-    "This user's key for cache files (made once, readable by this user alone); None where it cannot be kept."
+    "This user's key for cache files (made once, readable by this user alone); None if none can be."
     p = Path.home() / ".cache" / "ready-steady-go" / "cache.key"
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -47,7 +47,9 @@ class _Hashing:
 def write_sealed(f:Path, # the cache file, named as `_CACHED` names them
                  dump, # `dump(file)` writes its content
                 ) -> bool:
-    "Write cache file `f` behind an HMAC of its content under this user's key (a temporary file renamed into place) and list it in its folder's index; whether it was written. Never an error."
+    """Write cache file `f` behind an HMAC under this user's key and index it; whether it was written.
+
+    A temporary file is renamed into place; never an error."""
     key, tmp = cache_key(), f.with_name(f".{f.name}.{os.getpid()}.tmp")
     if key is None: return False
     try:
@@ -67,7 +69,7 @@ def write_sealed(f:Path, # the cache file, named as `_CACHED` names them
 # %% ../nbs/00c_cache.ipynb #d053533f
 def read_sealed(f:Path, # a cache file `write_sealed` wrote
                ):
-    "Cache file `f` opened at its content, if it is a regular file this user wrote and its HMAC holds; else None."
+    "Cache file `f` opened at its content if this user's, regular, HMAC intact; else None."
     key = cache_key()
     try: fh = os.fdopen(open_own(f, os.O_RDONLY, "cache file"), "rb")
     except (OSError, BadInput): return None
@@ -91,7 +93,7 @@ def _listed(folder:Path, name:str):
 
 # %% ../nbs/00c_cache.ipynb #e6b96cf6
 def _index(folder:Path) -> list[str]:
-    "The names the index of cache `folder` lists (each once, only names this tool gives); none if it has no index."
+    "The names cache `folder`'s index lists, once each and only names this tool gives."
     try: text = read_own(folder / CACHE_INDEX, 2**24, "cache index").decode("ascii", "replace")
     except (OSError, BadInput): return []
     return list(dict.fromkeys(n for n in text.splitlines() if _CACHED.fullmatch(n)))
@@ -101,7 +103,9 @@ def prune_files(folder:Path, # a cache folder
                 pattern:str, # the files it keeps (`*.svg`)
                 max_mb:float, # its bound
                ):
-    "Remove the least recently used files this tool wrote in `folder` (its index lists them) until it is within `max_mb`, and any half-written one a killed writer of it left; never an error. Other files are never touched."
+    """Remove our least recently used files in `folder` until within `max_mb`; never an error.
+
+    Only files its index lists (and half-written ones a killed writer left) go; no others."""
     names, fs = _index(folder), []
     for n in names:
         with contextlib.suppress(OSError):
@@ -131,7 +135,7 @@ STALE_S = 3600
 
 # %% ../nbs/00c_cache.ipynb #f010f4f7
 def _left_behind(folder:Path):
-    "Remove the temporary files of this tool's writers (`.NAME.PID.tmp`) in `folder` that none finished within `STALE_S`."
+    "Remove our writers' temporary files (`.NAME.PID.tmp`) in `folder` left unfinished for `STALE_S`."
     with contextlib.suppress(OSError):
         for f in os.scandir(folder):
             with contextlib.suppress(OSError):

@@ -1,4 +1,4 @@
-"""What a run is compared with: the device brought to a steady state, and the matmul peak it reaches, kept per environment
+"""What a run is compared with: the device at steady state, its matmul peak per environment
 
 Docs: https://xl0.github.io/ready-steady-go/calibrate.html.md"""
 
@@ -23,7 +23,7 @@ from .benchmark import (AMP_DTYPES, check_precision, is_oom, make_step,
                                        precision_flags, release_memory)
 
 # %% auto #0
-__all__ = ['PEAK_METHOD', 'warm_up_device', 'measure_matmul_peak', 'measured_peak', 'example_peak', 'peak_book']
+__all__ = ['PEAK_METHOD', 'warm_up_device', 'warmup_line', 'measure_matmul_peak', 'measured_peak', 'example_peak', 'peak_book']
 
 # %% ../nbs/02a_calibrate.ipynb #b1a84554
 def _spread(xs:list) -> float:
@@ -38,14 +38,15 @@ class _Warm:
     read:object            # `read(dev) -> dict|None` with `sm_clock_mhz`, `temp_c`
     window:float           # seconds per throughput window
     cap:float              # seconds at most, from `t0`
-    tol:float = 0.02       # the last `n_windows` throughputs and SM clocks agree within this fraction
+    # the last `n_windows` throughputs and SM clocks agree within this fraction
+    tol:float = 0.02
     n_windows:int = 3      # windows that must agree
     temp_tol:float = 1.0   # and their temperatures within this many °C
     t0:float = field(default_factory=time.perf_counter)
 
 # %% ../nbs/02a_calibrate.ipynb #be2951e7
 def _steady(tps:list, conds:list, w:_Warm) -> bool:
-    "Whether the last `w.n_windows` windows agree: throughput and SM clock within `w.tol`, temperature `w.temp_tol`."
+    "Do the last `w.n_windows` agree: speed, SM clock within `w.tol`, heat within `w.temp_tol`?"
     if len(tps) < w.n_windows: return False
     last = conds[-w.n_windows:]
     clocks, temps = [c.get("sm_clock_mhz") for c in last], [c.get("temp_c") for c in last]
@@ -63,7 +64,7 @@ def _warm_window(step, w:_Warm) -> tuple:
 
 # %% ../nbs/02a_calibrate.ipynb #ae9f4fb6
 def _warm_windows(step, bs:int, w:_Warm) -> tuple:
-    "Windows of `step` at `bs` until the last ones agree or the cap: (throughputs, conditions, steady)."
+    "Windows of `step` at `bs` until the last agree or the cap: (throughputs, conditions, steady)."
     tps, conds = [], []
     while True:
         n, el = _warm_window(step, w)
@@ -73,13 +74,13 @@ def _warm_windows(step, bs:int, w:_Warm) -> tuple:
 
 # %% ../nbs/02a_calibrate.ipynb #0d6215e3
 def _reference(dev:torch.device) -> tuple:
-    "The warm-up's network, batch and precision: ResNet-50 at 64 in fp16 on CUDA, else a tiny ConvNeXt at 8 in fp32."
+    "Warm-up network, batch, precision: ResNet-50/64/fp16 on CUDA, else tiny ConvNeXt/8/fp32."
     if dev.type == "cuda": return get_workload("resnet50"), 64, "fp16"
     return get_workload("test_convnext", 64), 8, "fp32"
 
 # %% ../nbs/02a_calibrate.ipynb #a970ef60
 def _train_windows(wl, bs:int, precision:str, w:_Warm) -> tuple:
-    "Train `wl` at `bs` in windows (`_warm_windows`), halving the batch after each out-of-memory: (..., bs)."
+    "Train `wl` at `bs` in windows, halving the batch on out-of-memory: (..., bs)."
     while True:
         try:
             model = wl.build().to(w.dev); x, y = wl.batch(bs, w.dev)
@@ -92,14 +93,19 @@ def _train_windows(wl, bs:int, precision:str, w:_Warm) -> tuple:
 
 # %% ../nbs/02a_calibrate.ipynb #1e1582f2
 def warm_up_device(device:str|torch.device="auto", # the device to warm up
-                   max_seconds:float|None=None, # cap (default: 60 s on a GPU, 3 s on a CPU); 0 disables
-                   window:float|None=None,      # seconds per throughput window (default: 1 s on a GPU, 0.25 s on a CPU)
-                   tol:float=0.02,              # steady when the last `n_windows` agree within this fraction
+                   # cap (default: 60 s on a GPU, 3 s on a CPU); 0 disables
+                   max_seconds:float|None=None,
+                   # seconds per throughput window (default: 1 s on a GPU, 0.25 s on a CPU)
+                   window:float|None=None,
+                   # steady when the last `n_windows` agree within this fraction
+                   tol:float=0.02,
                    n_windows:int=3,             # windows that must agree
-                   read_conditions=None,        # `read_conditions(dev)`: `sm_clock_mhz`, `temp_c` (default: `read_now`)
-                   temp_tol:float=1.0,          # steady also needs the last windows' temperatures within this many °C
+                   # `read_conditions(dev)`: `sm_clock_mhz`, `temp_c` (default: `read_now`)
+                   read_conditions=None,
+                   # steady also needs the last windows' temperatures within this many °C
+                   temp_tol:float=1.0,
                   ) -> dict|None:
-    "Run a reference workload until its throughput, SM clock and temperature stop changing; None when disabled."
+    "Run a reference workload until throughput, SM clock and heat settle; None if disabled."
     dev = pick_device(device)
     gpu = dev.type != "cpu"
     if max_seconds is None: max_seconds = 60.0 if gpu else 3.0
@@ -120,7 +126,7 @@ def warm_up_device(device:str|torch.device="auto", # the device to warm up
                 temp_c=conds[-1].get("temp_c"), throughputs=tps)
 
 # %% ../nbs/02a_calibrate.ipynb #f2b4d3e3
-def _warmup_line(w:dict) -> str:
+def warmup_line(w:dict) -> str:
     "What a warm-up saw, in one line."
     how = (f"steady after {w['seconds']:.1f} s" if w["steady"]
            else f"not steady within its {w['cap']:g} s cap ({w['seconds']:.1f} s)")
@@ -140,7 +146,7 @@ _GPU_SIZES, _CPU_SIZES = (4096, 8192, 16384), (256, 512, 1024, 2048, 4096, 8192)
 
 # %% ../nbs/02a_calibrate.ipynb #5a6e362e
 def _mm_seconds(dev:torch.device, precision:str, n:int, tries:int=5, seconds:float=0.1, limit:float=math.inf) -> float:
-    "Seconds one N × N matmul takes on `dev`: the best of `tries` (more within `seconds`) after one; one if over `limit`."
+    "Seconds of an N × N matmul on `dev`: best of `tries` (more in `seconds`); one if over `limit`."
     step = MicroOp("op:matmul", n).make_step(dev, 1, precision)
     with precision_flags(precision), gc_paused():
         ts, t0 = [], time.perf_counter()
@@ -152,13 +158,13 @@ def _mm_seconds(dev:torch.device, precision:str, n:int, tries:int=5, seconds:flo
 
 # %% ../nbs/02a_calibrate.ipynb #d25650d8
 def _fits(dev:torch.device, precision:str, n:int) -> bool:
-    "Whether three N × N matrices at `precision` fit in half the free memory of `dev` (always, off CUDA)."
+    "Do three N × N matrices at `precision` fit in half `dev`'s free memory (always off CUDA)?"
     if dev.type != "cuda": return True
     return 3 * n * n * (2 if precision in AMP_DTYPES else 4) < 0.5 * torch.cuda.mem_get_info(dev)[0]
 
 # %% ../nbs/02a_calibrate.ipynb #8c9032cf
 def _peak_sizes(dev:torch.device, precision:str, budget_s:float=2.0) -> dict:
-    "`{N: seconds of one matmul}` for the sizes to measure: GPU sizes that fit, CPU sizes measurable within `budget_s`."
+    "`{N: seconds of a matmul}` to measure: GPU sizes that fit, CPU sizes measurable in `budget_s`."
     if dev.type != "cpu":
         return {n: _mm_seconds(dev, precision, n) for n in _GPU_SIZES if _fits(dev, precision, n)}
     out = {}
@@ -172,7 +178,7 @@ def _peak_sizes(dev:torch.device, precision:str, budget_s:float=2.0) -> dict:
 
 # %% ../nbs/02a_calibrate.ipynb #caefdf9b
 def _peak_at(dev:torch.device, precision:str, n:int, mm_s:float, seconds:float) -> dict:
-    "TFLOP/s of N × N matmuls on `dev`, several per timed step, for about `seconds` with gc paused; its CI and IQR."
+    "TFLOP/s of N × N matmuls on `dev` for about `seconds`, gc paused; its CI and IQR."
     k = max(4, math.ceil((0.05 if dev.type == "cpu" else 0.02) / mm_s))
     # 5 steps at least: a CI, a spread
     rule = StopRule(min_steps=5, min_seconds=seconds, max_seconds=3 * seconds)
@@ -188,10 +194,12 @@ def _peak_at(dev:torch.device, precision:str, n:int, mm_s:float, seconds:float) 
 # %% ../nbs/02a_calibrate.ipynb #c80b6445
 def measure_matmul_peak(device:str|torch.device="auto", # the device
                         precision:str="fp32",           # the precision of the matmuls
-                        seconds:float|None=None,        # timed seconds per size, at least (default: 1 on a GPU, 0.3 on a CPU)
-                        device_warmup:float|None=None,  # the device warm-up's cap first (None: its default; 0: none)
+                        # timed seconds per size, at least (default: 1 on a GPU, 0.3 on a CPU)
+                        seconds:float|None=None,
+                        # the device warm-up's cap first (None: its default; 0: none)
+                        device_warmup:float|None=None,
                        ) -> dict|None:
-    "The best matmul TFLOP/s of `device` over sizes, after the device warm-up: a `store.PEAK_COLUMNS` row."
+    "The best matmul TFLOP/s of `device` over sizes, after warm-up: a `store.PEAK_COLUMNS` row."
     dev = pick_device(device); precision = check_precision(precision, dev, "infer")
     if device_warmup != 0: warm_up_device(dev, device_warmup)
     if seconds is None: seconds = 0.3 if dev.type == "cpu" else 1.0
@@ -220,15 +228,19 @@ def _stored_peak(store, env_id:str, precision:str) -> float|None:
 # %% ../nbs/02a_calibrate.ipynb #735d96b4
 def measured_peak(dev:str|torch.device="auto", # the device
                   precision:str="fp32",        # the precision of the matmul
-                  store:str|Path|None=None,    # the SQLite store whose `peaks` table keeps it; None: keep nothing
+                  # the SQLite store whose `peaks` table keeps it; None: keep nothing
+                  store:str|Path|None=None,
                   *,
-                  measure:bool|None=None,      # True: measure anew; False: only a kept one; None: kept, else measure
+                  # True: measure anew; False: only a kept one; None: kept, else measure
+                  measure:bool|None=None,
                   seconds:float|None=None,     # timed seconds per size (`measure_matmul_peak`)
                   progress:bool=False,         # say on stderr that the peak is being measured
-                  device_warmup:float|None=None, # the device warm-up's cap before measuring (0: already warm)
-                  book:PeakBook|None=None,     # where the peak found is noted, for the runs that follow
+                  # the device warm-up's cap before measuring (0: already warm)
+                  device_warmup:float|None=None,
+                  # where the peak found is noted, for the runs that follow
+                  book:PeakBook|None=None,
                  ) -> float|None:
-    "The achievable matmul FLOP/s of `dev` at `precision`: kept in `store` per environment, measured when needed."
+    "Achievable matmul FLOP/s of `dev` at `precision`: kept per environment, else measured."
     from ready_steady_go.env import fingerprint
     from ready_steady_go.store import save_peak
     dev = pick_device(dev); precision = check_precision(precision, dev, "infer")
@@ -260,7 +272,7 @@ def _noted(book:PeakBook|None, key:tuple, flops:float) -> float:
 def example_peak(device:str|torch.device="cpu", # the device whose environment (`env.fingerprint`) keeps it
                  **kw,                           # fields to change: `tflops`, `precision`, ...
                 ) -> dict:
-    "A made-up matmul peak of `device` on this machine, as `measured_peak` keeps it: for tests that must not spend seconds measuring one."
+    "A made-up matmul peak of `device`, kept as `measured_peak` keeps one: tests measure none."
     from ready_steady_go.env import fingerprint
     dev = pick_device(device); fp = fingerprint(dev)
     return dict(env_id=fp["env_id"], precision="fp32", device=str(dev),
@@ -272,6 +284,6 @@ def example_peak(device:str|torch.device="cpu", # the device whose environment (
 # %% ../nbs/02a_calibrate.ipynb #02a1c006
 def peak_book(store:str|Path|None, # the store that keeps peaks (None: none)
              ) -> PeakBook:
-    "An empty peak book whose `again` measures a peak anew, with no warm-up (the device is warm), kept in `store`."
+    "An empty peak book whose `again` measures anew (no warm-up: warm device) into `store`."
     return PeakBook(again=lambda dev, precision: measured_peak(dev, precision, store, measure=True,
                                                                device_warmup=0))

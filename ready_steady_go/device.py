@@ -32,7 +32,7 @@ def mps_available() -> bool:
 # %% ../nbs/00b_device.ipynb #709c19d2
 def check_device_name(device:str, # what was given: `auto`, `cpu`, `mps`, `cuda` or `cuda:N`
                      ) -> tuple[str, str|None]:
-    "`(kind, index)` of a device name, read without torch (`('auto', None)` for auto); `BadInput` for anything else."
+    "`(kind, index)` of a device name, without torch (`('auto', None)` for auto); else `BadInput`."
     d = str(device).strip().lower()
     if d == "auto": return "auto", None
     m = re.fullmatch(r"(cpu|mps|cuda)(?::(\d+))?", d)
@@ -81,7 +81,7 @@ def reset_peak_memory(dev:torch.device): # the device whose peak counter restart
 
 # %% ../nbs/00b_device.ipynb #9d066bac
 def peak_memory_mb(dev:torch.device) -> float|None:
-    "Peak memory allocated by tensors on `dev` since the last reset, in MiB (None where it cannot be read)."
+    "Peak memory of tensors on `dev` since the last reset, in MiB (None where it cannot be read)."
     if dev.type == "cuda": return torch.cuda.max_memory_allocated(dev) / 2**20
     if dev.type == "mps": return torch.mps.driver_allocated_memory() / 2**20
     return None
@@ -95,7 +95,7 @@ def free_memory(dev:torch.device): # the device to release cached memory on
 
 # %% ../nbs/00b_device.ipynb #743b5595
 def _cuda_visible() -> bool:
-    "Whether a CUDA GPU looks usable, from the driver's files and `CUDA_VISIBLE_DEVICES` alone (no torch)."
+    "Whether a CUDA GPU looks usable, from the driver's files and `CUDA_VISIBLE_DEVICES` (no torch)."
     if os.environ.get("CUDA_VISIBLE_DEVICES") in ("", "-1"): return False
     gpus = Path("/proc/driver/nvidia/gpus")
     return gpus.is_dir() and any(gpus.iterdir())
@@ -103,7 +103,7 @@ def _cuda_visible() -> bool:
 # %% ../nbs/00b_device.ipynb #f0fa482f
 def device_name(device="auto", # `auto`, `cpu`, `mps`, `cuda`, `cuda:N`, or a `torch.device`
                ) -> str:
-    "The name `pick_device` would give `device`, without torch: `cpu`, `mps`, `cuda:N` (`auto`: read from the system)."
+    "The name `pick_device` would give `device`, without torch: `cpu`, `mps`, `cuda:N`."
     d = str(device).strip().lower()
     if d == "cuda": return "cuda:0"
     if d != "auto": return d
@@ -115,7 +115,7 @@ LOCK_DIR_VAR = "RSG_LOCK_DIR"  # the folder of the device locks, where the defau
 
 # %% ../nbs/00b_device.ipynb #f61e9cc1
 def lock_dir() -> Path:
-    "The folder of the device locks that every user of this machine shares (made sticky and world-writable)."
+    "The folder of device locks all users of this machine share (made sticky and world-writable)."
     v = os.environ.get(LOCK_DIR_VAR)
     p = Path(v).expanduser() if v else Path(tempfile.gettempdir())/"ready-steady-go-locks"
     try: os.mkdir(p); os.chmod(p, 0o1777)  # as /tmp: everyone makes files, no one removes another's
@@ -140,7 +140,7 @@ def _visible_gpu(index:int) -> str:
 def gpu_uuid(index:int=0, # the CUDA device's index, as this process sees it (`cuda:index`)
              nvml=None, # the NVML module (`pynvml`; injectable for tests)
             ) -> str|None:
-    "The UUID of CUDA device `index`, read from NVML without torch (`GPU-…`); None where NVML cannot say."
+    "The UUID of CUDA device `index` from NVML, without torch (`GPU-…`); None where NVML cannot say."
     seen = _visible_gpu(index)
     if seen.startswith(("GPU-", "MIG-")): return seen
     try:
@@ -152,7 +152,7 @@ def gpu_uuid(index:int=0, # the CUDA device's index, as this process sees it (`c
 # %% ../nbs/00b_device.ipynb #9cc2b5a1
 def device_key(device, # the device (`torch.device` or its name)
               ) -> str:
-    "What names `device`'s lock: the GPU's UUID (or its index on this host where NVML cannot say); the host else."
+    "What names `device`'s lock: the GPU's UUID (else its index on this host); else the host."
     name, host = device_name(device), socket.gethostname()
     if not name.startswith("cuda"): return f"{name}-{host}"
     i = int(name.partition(":")[2] or 0)
@@ -182,7 +182,7 @@ def _held(device, fd:int, wait_flag:bool) -> str:
 
 # %% ../nbs/00b_device.ipynb #da0b1ab8
 def _open_lock(p:Path) -> tuple[int, bool]:
-    "The lock file, opened (created, writable by every user, when missing), and whether it can be signed."
+    "The lock file, opened (made writable by every user if missing), and whether it can be signed."
     try:
         # a link to a user's file is never truncated
         fd = open_own(p, os.O_RDWR | os.O_CREAT, "lock file")
@@ -219,7 +219,7 @@ def device_lock(device, # the device measured on (`torch.device` or its name)
                 wait:bool=False, # wait for the holder to finish instead of refusing at once
                 wait_flag:bool=False, # the command has a `--wait` (the refusal names it)
                ):
-    "Hold the lock for measuring on `device` for the block, whatever store: `BadInput` naming the holder, or wait."
+    "Hold the measuring lock of `device` for the block: `BadInput` naming the holder, or wait."
     if fcntl is None: yield None; return
     p = lock_path(device)
     (fd, signs), locked = _open_lock(p), False
@@ -237,7 +237,7 @@ def device_lock(device, # the device measured on (`torch.device` or its name)
 def check_unlocked(device="auto", # the device a run would measure on
                    wait_flag:bool=False, # the command has a `--wait` (the refusal names it)
                   ):
-    "`BadInput` naming the holder when a run holds the lock of `device`: at once, no torch, nothing written."
+    "`BadInput` naming the holder if a run holds `device`'s lock: at once, no torch, nothing written."
     if fcntl is None: return
     name = device_name(device)
     try: fd = open_own(lock_path(name), os.O_RDONLY, "lock file")  # a FIFO: refused at once
@@ -303,7 +303,7 @@ def env_id(fp:dict) -> str:
 
 # %% ../nbs/00b_device.ipynb #5fa886d9
 def _version(dist:str) -> str|None:
-    "The installed version of distribution `dist` (read from its metadata, not imported); None when absent."
+    "The installed version of distribution `dist` (from its metadata, not imported); None if absent."
     try: return importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError: return None
 
@@ -319,7 +319,7 @@ def _software() -> dict:
 
 # %% ../nbs/00b_device.ipynb #dd8623df
 def _device_fingerprint(dev:torch.device) -> dict:
-    "The device's name, compute capability, memory and count, and the NVIDIA driver, for a CUDA device."
+    "A CUDA device's name, compute capability, memory and count, and the NVIDIA driver."
     if dev.type != "cuda":
         return dict(device_name=cpu_name(), device_capability=None, device_mem_gb=None,
                                        device_count=1, driver=None)

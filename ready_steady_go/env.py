@@ -1,4 +1,4 @@
-"""What a user gives, checked before any work (numbers, paths, the tool's own files), and the helpers every module imports at once, without torch
+"""What a user gives, checked before any work (numbers, paths, our files), and torch-free helpers
 
 Docs: https://xl0.github.io/ready-steady-go/env.html.md"""
 
@@ -22,7 +22,7 @@ __all__ = ['MAX_BS', 'MAX_STEPS', 'MAX_REPEATS', 'MAX_SIZE', 'MAX_SEQ_LEN', 'MAX
 
 # %% ../nbs/00_env.ipynb #180cac2b
 class Lazy:
-    "A module imported on first use of one of its attributes (a module that needs it only in some functions)."
+    "A module imported on first use of one of its attributes (for modules only some functions need)."
     def __init__(self, name:str, hide:tuple=()):  # `hide`: see `import_hiding`
         self._name, self._hide = name, hide
     def __getattr__(self, k):
@@ -33,7 +33,7 @@ class Lazy:
 def import_hiding(name:str, # the module to import
                   hide:tuple=(), # modules it imports only if they are there, which it need not
                  ):
-    "Import `name` while the modules `hide` look absent, so that its optional imports of them are skipped; then they import again."
+    "Import `name` while the modules `hide` look absent (its optional imports of them are skipped)."
     hidden = [h for h in hide if h not in sys.modules]
     # an import of one raises ImportError, as if not installed
     sys.modules.update(dict.fromkeys(hidden, None))
@@ -65,7 +65,8 @@ def check_int(value, # what was given
               name:str, # how the user knows it, e.g. `--bs` or `batch size`
               min:int|None=1, # the smallest accepted (None: no bound)
               max:int|None=None, # the largest accepted (None: no bound)
-              accepted:str|None=None, # what is accepted, in words, instead of the range (e.g. `a positive whole number`)
+              # what is accepted, in words, instead of the range (e.g. `a positive whole number`)
+              accepted:str|None=None,
              ) -> int:
     "`value` as a whole number within `[min, max]`, or `BadInput` naming it and what is accepted."
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
@@ -84,7 +85,7 @@ def check_number(value, # what was given
                  unit:str="", # what the number counts, for the message (e.g. `seconds`)
                  accepted:str|None=None, # what is accepted, in words, instead of the range and unit
                 ) -> float:
-    "`value` as a finite number within its bounds (NaN, infinities and booleans refused), or `BadInput`."
+    "`value` as a finite number within its bounds (no NaN, infinity or boolean), or `BadInput`."
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
     if ok and (min is None or (value >= min if min_inclusive else value > min)) \
           and (max is None or (value <= max if max_inclusive else value < max)): return value
@@ -140,14 +141,14 @@ WORKERS_PER_CORE = 4
 def check_workers(value, # loader processes asked for (None: the default)
                   name:str="--workers", # how the user knows it
                  ) -> int|None:
-    "`value` as a whole number of loader processes from 0 to `WORKERS_PER_CORE` × the cores, or `BadInput` naming it."
+    "`value` as a count of loader processes, 0 to `WORKERS_PER_CORE` × cores, or `BadInput`."
     if value is None: return None
     cores = os.cpu_count() or 1
     return check_int(value, name, min=0, max=WORKERS_PER_CORE * cores)
 
 # %% ../nbs/00_env.ipynb #2e47b45b
 def check_numbers(**values) -> dict:
-    "Each number given by its name in `NUMBERS` (None: not given) checked against its range; returns `values`."
+    "Each number given (None: not given) checked against its range in `NUMBERS`; returns `values`."
     for k, v in values.items():
         if v is None: continue
         whole, lo, hi, lo_in, hi_in, unit = NUMBERS[k]
@@ -176,7 +177,7 @@ _SPECIAL = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a device"),
 # %% ../nbs/00_env.ipynb #268270d9
 def special_file(p:str|Path, # a path where a regular file is expected
                 ) -> str|None:
-    "What `p` is if it exists and is neither a regular file nor a folder (a FIFO, a device, a socket); else None."
+    "What `p` is if it exists but is no regular file or folder (a FIFO, device, socket); else None."
     try: mode = os.stat(p).st_mode
     except (OSError, ValueError): return None
     return special_file_kind(mode)
@@ -184,13 +185,13 @@ def special_file(p:str|Path, # a path where a regular file is expected
 # %% ../nbs/00_env.ipynb #d615feea
 def special_file_kind(mode:int, # a file's `st_mode`
                      ) -> str|None:
-    "What a file of `mode` is when it is neither a regular file nor a folder (a FIFO, a device, a socket); else None."
+    "What a file of `mode` is if no regular file or folder (a FIFO, a device, a socket); else None."
     return next((what for is_, what in _SPECIAL if is_(mode)), None)
 
 # %% ../nbs/00_env.ipynb #3951ec6f
 def path_trouble(p:str|Path, # a path where a file or folder is read or written
                 ) -> str|None:
-    "What makes `p` unusable, in words: a FIFO, a device, a socket, a loop of symbolic links, no permission to look; None if nothing."
+    "What makes `p` unusable, in words (a FIFO, a device, a socket, a symlink loop, no permission)."
     try: os.stat(p)
     # not there yet: it can be made (or said missing)
     except (FileNotFoundError, NotADirectoryError): return None
@@ -252,7 +253,7 @@ def readable_file(value, # the path given
                   name:str, # how the user knows it, e.g. `--prices`
                   limit:int=MAX_READ, # the most bytes it may hold
                  ) -> Path:
-    "`value` as the `Path` of a regular file that can be read and holds at most `limit` bytes, or `BadInput` naming it."
+    "`value` as the `Path` of a readable regular file of at most `limit` bytes, or `BadInput`."
     s = str(value) if value is not None else ""
     if not s.strip(): raise BadInput(f"{name} {s!r} is empty: accepted is a file name")
     p = Path(s).expanduser()
@@ -276,7 +277,7 @@ def readable_file(value, # the path given
 def writable_folder(value, # the folder given
                     name:str, # how the user knows it, e.g. `RSG_CACHE`
                    ) -> Path:
-    "`value` as a folder that exists or can be made and takes a new file, or `BadInput` naming it; creates nothing."
+    "`value` as a folder that exists or can be made and takes new files, or `BadInput`; makes none."
     p = check_path(value, name, folder=True)
     up = next((q for q in [p, *p.parents, *p.absolute().parents] if q.is_dir()), None)
     try:
@@ -316,7 +317,7 @@ def report_unwritable(out, # the report folder
 # %% ../nbs/00_env.ipynb #0f688b1e
 def check_report_folder(out:str|Path, # the folder the report goes into
                        ) -> Path:
-    "`out` as a Path if a report may be written there (new, empty, or an earlier report); else `BadInput` in one line."
+    "`out` as a Path if a report may go there (new, empty, or an earlier report); else `BadInput`."
     if out is None or not str(out).strip():
         raise BadInput("the report folder is empty: give one, e.g. --out rsg-report")
     try: return _check_folder(out)
@@ -355,7 +356,7 @@ def open_own(p:str|Path, # a file this tool keeps beside its data: a journal, a 
              flags:int=os.O_RDONLY, # `os.open`'s flags (`O_CREAT` makes it; it is made 0644)
              what:str="file", # how the user knows it, e.g. `journal`
             ) -> int:
-    "`p` opened without following a symbolic link or waiting on a FIFO, only if it is a regular file; else `BadInput`."
+    "`p` opened if a regular file, never following a symlink or waiting on a FIFO; else `BadInput`."
     # a FIFO opened so answers at once
     nofollow = os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try: fd = os.open(p, flags | nofollow, 0o644)
@@ -374,7 +375,7 @@ def read_own(p:str|Path, # a file of ours (see `open_own`)
              limit:int=MAX_READ, # the most bytes it may hold
              what:str="file", # how the user knows it
             ) -> bytes:
-    "The bytes of file `p` of ours, read only if it is a regular file of at most `limit` bytes; else `BadInput`."
+    "The bytes of our file `p`, if a regular file of at most `limit` bytes; else `BadInput`."
     fd = open_own(p, os.O_RDONLY, what)
     with os.fdopen(fd, "rb") as f: data = f.read(limit + 1)
     if len(data) > limit:
@@ -386,7 +387,7 @@ def read_own(p:str|Path, # a file of ours (see `open_own`)
 def cache_mb(name:str, # the environment variable: `RSG_RUNS_CACHE_MB`, `RSG_FIGURE_CACHE_MB`
              default:float, # its value when not set
             ) -> float:
-    "The bound of a cache in MB, from the environment; `BadInput` naming the variable for anything but a number from 0 to 2^30."
+    "A cache's bound in MB from the environment; `BadInput` naming the variable unless 0 to 2^30."
     v = os.environ.get(name) or default
     try: mb = float(v)
     except (TypeError, ValueError): mb = math.nan

@@ -158,16 +158,19 @@ def peak_row(device_name:str|None, # the device name as CUDA (or `env.cpu_name` 
     return hits.pop() if len(hits) == 1 else None
 
 # %% ../nbs/01a_peaks.ipynb #d421a43c
-def peak_flops(device_name:str|None, # the device name as CUDA (or `env.cpu_name` on a Mac) reports it
-               precision:str,         # `fp32`, `tf32`, `fp16` or `bf16` (`fp32-default` has no single peak: None)
-               gpu_cores:int|None=None, # Apple only: the GPU core count (the same name comes with several)
+def peak_flops(device_name:str|None, # the name CUDA (or `env.cpu_name` on a Mac) reports
+               # `fp32`, `tf32`, `fp16` or `bf16` (`fp32-default` has no single peak: None)
+               precision:str,
+               # Apple only: the GPU core count (the same name comes with several)
+               gpu_cores:int|None=None,
               ) -> float|None:
-    "Dense datasheet peak of `device_name` at `precision`, in FLOP/s; None when unknown or not published."
+    "Dense datasheet peak of `device_name` at `precision`, FLOP/s; None if unknown or unpublished."
     p = str(precision).strip().lower()
     # 2022's fp32 ran convolutions on TF32: neither peak is the right one
     if p == "fp32-default": return None
     if p not in PEAK_PRECISIONS:
-        raise BadInput(f"unknown precision {precision!r}: accepted are {', '.join(PEAK_PRECISIONS)}")
+        raise BadInput(f"unknown precision {precision!r}: "
+                       f"accepted are {', '.join(PEAK_PRECISIONS)}")
     row = peak_row(device_name)
     if row is None: return None
     tflops = next(r for r in _ROWS if r[0] == row)[2 + PEAK_PRECISIONS.index(p)]
@@ -178,8 +181,9 @@ def peak_flops(device_name:str|None, # the device name as CUDA (or `env.cpu_name
     return tflops * 1e12
 
 # %% ../nbs/01a_peaks.ipynb #a1c63538
-def mfu(achieved_flops_per_s:float|None, # FLOP/s the run achieved (FLOPs per sample × samples per second)
-        peak:float|None,                  # the peak FLOP/s to compare with: datasheet (`peak_flops`) or measured
+def mfu(achieved_flops_per_s:float|None, # FLOP/s achieved (FLOPs per sample × samples/s)
+        # the peak FLOP/s to compare with: datasheet (`peak_flops`) or measured
+        peak:float|None,
        ) -> float|None:
     "Model FLOPs utilisation: `achieved / peak`, or None when either is unknown."
     if achieved_flops_per_s is None or not peak or peak <= 0: return None
@@ -255,14 +259,14 @@ _BW_ROWS = _parse(_BANDWIDTH)  # (model, qualifier, GB/s, source)
 
 # %% ../nbs/01a_peaks.ipynb #7d147836
 def bandwidth_table() -> pd.DataFrame:
-    "The datasheet memory bandwidth table: one row per memory configuration, GB/s and the source of each row."
+    "The datasheet memory bandwidth table: a row per memory configuration, GB/s and its source."
     return pd.DataFrame([dict(model=m, qualifier=None if q == "-" else q, gbs=g, source=s)
                          for m, q, g, s in _BW_ROWS]).set_index("model")
 
 # %% ../nbs/01a_peaks.ipynb #5a9caf78
 def memory_bandwidth(device_name:str|None, # the device name as CUDA reports it
                     ) -> tuple|None:
-    "`(GB/s, source)` of `device_name`'s memory from its datasheet, or None when unknown (or ambiguous)."
+    "`(GB/s, source)` of `device_name`'s memory from its datasheet; None if unknown or ambiguous."
     row = peak_row(device_name)
     if row is None: return None
     name = str(device_name).lower()
@@ -272,9 +276,9 @@ def memory_bandwidth(device_name:str|None, # the device name as CUDA reports it
 # %% ../nbs/01a_peaks.ipynb #ad68bab8
 @dataclass
 class PeakBook:
-    "The measured matmul peaks of this machine by device and precision, handed to the engine by a run's owner."
+    "Measured matmul peaks by device and precision, given to the engine by a run's owner."
     found:dict = field(default_factory=dict)  # (device, precision): FLOP/s
-    # `again(device, precision) -> FLOP/s|None`: the peak measured anew, and kept by its owner; None: never again
+    # `again(device, precision) -> FLOP/s|None`: measures anew, kept by the owner (None: never)
     again:Callable|None = None
 
     def get(self, dev, precision:str) -> float|None:
@@ -282,7 +286,7 @@ class PeakBook:
         return self.found.get((str(dev), precision))
 
     def measure_again(self, dev, precision:str) -> float|None:
-        "The peak of `dev` at `precision` measured anew (a run beat it), and kept as found; None if it cannot be."
+        "`dev`'s peak at `precision` measured anew (a run beat it) and kept; None if it cannot be."
         if self.again is None: return None
         try: v = self.again(str(dev), precision)
         except Exception: v = None  # out of memory, say: the run stands, its reference does not

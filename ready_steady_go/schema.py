@@ -1,4 +1,4 @@
-"""The run record, written once: `Result`, its columns and their types, the vocabularies, and the schema version every store, W&B key and CSV column derives from
+"""The run record, written once: `Result`, its typed columns, the vocabularies, the schema version
 
 Docs: https://xl0.github.io/ready-steady-go/schema.html.md"""
 
@@ -42,7 +42,7 @@ FAMILY_UNITS = dict(image="images", lm="tokens", unet3d="voxels", op="iterations
 # %% ../nbs/00a_schema.ipynb #9639d337
 def kind_of(workload:str, # a stored `workload` value
            ) -> str:
-    "The family a stored `workload` value means: records written before families say `timm` for `image`."
+    "The family a stored `workload` means: records older than families say `timm` for `image`."
     return "image" if workload == "timm" else workload
 
 # %% ../nbs/00a_schema.ipynb #9c0d1e02
@@ -55,7 +55,7 @@ def stepwise(workload:str, # a family, or a stored `workload` value
              mode:str,     # the mode asked for
              precision:str, # the precision asked for
             ) -> tuple[str, str]:
-    "`(mode, precision)` as the family has them: `-` for the mode of micro-ops and the input pipeline, and for a pipeline's precision."
+    "`(mode, precision)` of the family: `-` for ops' and pipelines' mode, a pipeline's precision."
     k = kind_of(str(workload))
     return ("-" if k in NO_MODE else mode, "-" if k in NO_PRECISION else precision)
 
@@ -65,7 +65,7 @@ _TRUE, _FALSE = ("true", "1", "1.0"), ("false", "0", "0.0")
 # %% ../nbs/00a_schema.ipynb #85afa1dd
 def precision_2022(fp16, # a 2022 record's `fp16` flag: a bool, 0/1 or text
                   ) -> str|None:
-    "The precision a 2022 record's `fp16` flag means: fp16, fp32, or None when it is missing or unreadable."
+    "The precision a 2022 record's `fp16` flag means: fp16, fp32, or None if missing or unreadable."
     v = str(fp16).strip().lower()
     return "fp16" if v in _TRUE else "fp32" if v in _FALSE else None
 
@@ -97,49 +97,72 @@ def new_run_id() -> str:
 class Result:
     "One measured point: its settings, its numbers and its status."
     model:str; bs:int; precision:str; mode:str; device:str
-    size:int|str|None              # image side, 3D patch (`64`, `32x128x128`), op N or crop side; None for LMs
+    # image side, 3D patch (`64`, `32x128x128`), op N or crop side; None for LMs
+    size:int|str|None
     workload:str="image"; unit:str="images"
-    items_per_sample:int=1         # items of the unit per sample: tokens per sequence, voxels per patch, 1 otherwise
+    # items of the unit per sample: tokens per sequence, voxels per patch, 1 otherwise
+    items_per_sample:int=1
     seq_len:int|None=None          # tokens per sequence (language models)
-    patch:str|None=None            # the 3D patch as `DxHxW` (3D U-Net); the store keeps `size` for cubes only
+    # the 3D patch as `DxHxW` (3D U-Net); the store keeps `size` for cubes only
+    patch:str|None=None
     channels_last:bool=False; compile:bool=False
     compile_mode:str|None=None     # `torch.compile` mode (None: not compiled)
     optimizer:str="sgd"
     fused:bool=False               # the optimizer's fused kernel
-    loss_scale:float|None=None     # fp16 training: a fixed loss scale, no per-step overflow check (None: GradScaler's)
-    weights:str|None=None          # the parameters' dtype, fp32, bf16 or fp16 (None: fp32); `precision`: the autocast
-    global_bs:int|None=None        # samples per optimizer step, accumulated over micro-batches of `bs` (None: bs)
+    # fp16 training: a fixed loss scale, no per-step overflow check (None: GradScaler's)
+    loss_scale:float|None=None
+    # the parameters' dtype, fp32, bf16 or fp16 (None: fp32); `precision`: the autocast
+    weights:str|None=None
+    # samples per optimizer step, accumulated over micro-batches of `bs` (None: bs)
+    global_bs:int|None=None
     stop:str="auto"; n_batches:int|None=None; n_seconds:float|None=None
     target_ci:float=0.01; max_seconds:float=30.0; run_number:int=1
     world_size:int|None=None       # processes (devices) in all, under torchrun (None: one process)
     nnodes:int|None=None           # machines taking part, under torchrun
     per_device_bs:int|None=None    # samples per step on each device, under torchrun
     backend:str|None=None          # the process group's backend: nccl or gloo
-    strong:bool|None=None          # strong scaling: `bs` was the global batch, divided between the devices
+    # strong scaling: `bs` was the global batch, divided between the devices
+    strong:bool|None=None
     prompt_len:int|None=None       # generate: prompt tokens per sequence (`seq_len` holds it too)
     gen_len:int|None=None          # generate: new tokens per sequence, greedy, with a KV cache
-    ddp:str|None=None              # DDP's settings as the model was wrapped, under torchrun when training
+    # DDP's settings as the model was wrapped, under torchrun when training
+    ddp:str|None=None
     status:str="ok"; error:str|None=None
     throughput:float|None=None; throughput_ci:float|None=None; ci_rel:float|None=None
-    ci_target_met:bool|None=None   # the 95% CI reached `target_ci` (False also when one step left no CI)
+    # the 95% CI reached `target_ci` (False also when one step left no CI)
+    ci_target_met:bool|None=None
     step_median_s:float|None=None; step_iqr_s:float|None=None
     n_steps:int=0; seconds:float=0.0; n_items:int=0; warmup_steps:int=0; warmup_seconds:float=0.0
-    block_steps:int=1              # steps per timed sample: 1, or a block between host-clock readings (MPS)
-    wall_seconds:float|None=None   # host time over the timed window; `seconds / wall_seconds`: how busy the device was
-    runtime_s:float|None=None      # the whole run, start to end (W&B's `_runtime`): what the run costs
+    # steps per timed sample: 1, or a block between host-clock readings (MPS)
+    block_steps:int=1
+    # host time over the timed window; `seconds / wall_seconds`: how busy the device was
+    wall_seconds:float|None=None
+    # the whole run, start to end (W&B's `_runtime`): what the run costs
+    runtime_s:float|None=None
     peak_mem_mb:float|None=None    # peak memory allocated by tensors in the timed window (CUDA)
-    peak_reserved_mb:float|None=None  # peak memory the caching allocator held in the timed window (CUDA)
-    mps_driver_mb:float|None=None  # memory Apple's driver held for this process at the end (MPS): not a peak
-    alloc_retries:int|None=None    # CUDA allocator retries (cache flushed) while timed: > 0 is the OOM edge
-    recompiles:int|None=None       # frames compiled during the timed window (0 when the graph was reused)
+    # peak memory the caching allocator held in the timed window (CUDA)
+    peak_reserved_mb:float|None=None
+    # memory Apple's driver held for this process at the end (MPS): not a peak
+    mps_driver_mb:float|None=None
+    # CUDA allocator retries (cache flushed) while timed: > 0 is the OOM edge
+    alloc_retries:int|None=None
+    # frames compiled during the timed window (0 when the graph was reused)
+    recompiles:int|None=None
     compile_fallback:bool|None=None  # compiled, but no graph was captured: the model ran eagerly
-    flops_per_sample:float|None=None; tflops:float|None=None  # per item of the unit; achieved TFLOP/s
-    rank_spread:float|None=None    # (max - min) / median of the per-rank throughputs, under torchrun
-    flops_per_sample_formula:float|None=None  # the closed-form estimate, where the family has one (6N + attention)
-    bandwidth_gbs:float|None=None  # GB/s moved, where bandwidth is what is measured (op:add, op:h2d, op:d2h)
-    workload_note:str|None=None    # what the workload says about how it ran (e.g. a CPU-only pipeline)
-    host_sync:bool|None=None       # each step waits for the device (GradScaler's overflow check, optimizer not fused)
-    mfu:float|None=None            # achieved FLOP/s / the datasheet peak of the precision that ran (None: unknown)
+    # per item of the unit; achieved TFLOP/s
+    flops_per_sample:float|None=None; tflops:float|None=None
+    # (max - min) / median of the per-rank throughputs, under torchrun
+    rank_spread:float|None=None
+    # the closed-form estimate, where the family has one (6N + attention)
+    flops_per_sample_formula:float|None=None
+    # GB/s moved, where bandwidth is what is measured (op:add, op:h2d, op:d2h)
+    bandwidth_gbs:float|None=None
+    # what the workload says about how it ran (e.g. a CPU-only pipeline)
+    workload_note:str|None=None
+    # each step waits for the device (GradScaler's overflow check, optimizer not fused)
+    host_sync:bool|None=None
+    # achieved FLOP/s / the datasheet peak of the precision that ran (None: unknown)
+    mfu:float|None=None
     peak_tflops:float|None=None    # that datasheet peak
     mfu_measured:float|None=None   # achieved FLOP/s / the measured matmul peak of this environment
     measured_peak_tflops:float|None=None  # that measured peak
@@ -152,26 +175,42 @@ class Result:
     temp_start_c:float|None=None; temp_end_c:float|None=None; temp_max_c:float|None=None
     power_mean_w:float|None=None; power_limit_w:float|None=None
     throttle:str|None=None         # the clock-event reasons seen in the window (`; `-joined)
-    clock_rank:int|None=None       # under torchrun: the rank whose SM clock is recorded, the slowest of them
-    temp_rank:int|None=None        # under torchrun: the rank whose temperature is recorded, the hottest
-    energy_j:float|None=None; energy_source:str|None=None  # nvml-counter, nvml-power, rapl or none: never a silent 0
+    # under torchrun: the rank whose SM clock is recorded, the slowest of them
+    clock_rank:int|None=None
+    # under torchrun: the rank whose temperature is recorded, the hottest
+    temp_rank:int|None=None
+    # nvml-counter, nvml-power, rapl or none: never a silent 0
+    energy_j:float|None=None; energy_source:str|None=None
     joules_per_sample:float|None=None  # per item of the unit
-    lat_n:int|None=None            # latency, generate: requests timed, each synchronised (the percentiles' count)
-    lat_p50_ms:float|None=None; lat_p90_ms:float|None=None  # request latency percentiles (end to end)
-    lat_p99_ms:float|None=None     # only from 1,000 requests or more (None below: a p99 of fewer is a guess)
+    # latency, generate: requests timed, each synchronised (the percentiles' count)
+    lat_n:int|None=None
+    # request latency percentiles (end to end)
+    lat_p50_ms:float|None=None; lat_p90_ms:float|None=None
+    # only from 1,000 requests or more (None below: a p99 of fewer is a guess)
+    lat_p99_ms:float|None=None
     lat_max_ms:float|None=None     # the slowest request
-    lat_p50_lo_ms:float|None=None; lat_p50_hi_ms:float|None=None  # the median's 95% interval (order statistics)
-    kv_cache:str|None=None         # generate: the KV cache, dynamic or static (transformers' cache classes)
-    ttft_ms:float|None=None        # generate: time to first token (the prefill), median over requests
+    # the median's 95% interval (order statistics)
+    lat_p50_lo_ms:float|None=None; lat_p50_hi_ms:float|None=None
+    # generate: the KV cache, dynamic or static (transformers' cache classes)
+    kv_cache:str|None=None
+    # generate: time to first token (the prefill), median over requests
+    ttft_ms:float|None=None
     tpot_n:int|None=None           # generate: decode steps timed (the TPOT percentiles' count)
-    tpot_p50_ms:float|None=None; tpot_p99_ms:float|None=None  # time per output token: decode step percentiles
-    prefill_tps:float|None=None    # generate: prompt tokens/s of the prefill, all sequences (llama-bench's `pp`)
-    decode_tps:float|None=None     # generate: output tokens/s of the decode, all sequences (`tg` at bs 1)
-    decode_tps_per_seq:float|None=None  # generate: output tokens/s one sequence sees (1 / mean TPOT)
+    # time per output token: decode step percentiles
+    tpot_p50_ms:float|None=None; tpot_p99_ms:float|None=None
+    # generate: prompt tokens/s of the prefill, all sequences (llama-bench's `pp`)
+    prefill_tps:float|None=None
+    # generate: output tokens/s of the decode, all sequences (`tg` at bs 1)
+    decode_tps:float|None=None
+    # generate: output tokens/s one sequence sees (1 / mean TPOT)
+    decode_tps_per_seq:float|None=None
     kv_cache_bytes:int|None=None   # generate: the KV cache's bytes at the end of a request
-    decode_bytes_per_step:float|None=None  # generate: bytes one decode step must read: weights + the mean KV cache
-    decode_bandwidth_gbs:float|None=None   # generate: those bytes / the mean TPOT: the memory bandwidth achieved
-    datasheet_bandwidth_gbs:float|None=None  # the device's datasheet memory bandwidth (None: unknown)
+    # generate: bytes one decode step must read: weights + the mean KV cache
+    decode_bytes_per_step:float|None=None
+    # generate: those bytes / the mean TPOT: the memory bandwidth achieved
+    decode_bandwidth_gbs:float|None=None
+    # the device's datasheet memory bandwidth (None: unknown)
+    datasheet_bandwidth_gbs:float|None=None
     run_id:str=field(default_factory=new_run_id)
     timestamp:str=field(default_factory=_now)
     def __post_init__(self):
@@ -193,7 +232,7 @@ _TYPES = dict(str=str, int=int, float=float, bool=bool)
 
 # %% ../nbs/00a_schema.ipynb #4e871b64
 def _column_type(annotation:str) -> type:
-    "The column type of a field annotated `annotation`: its first plain type (`int|str|None` is int)."
+    "The column type of a field annotated `annotation`: its first plain type (`int|str|None`: int)."
     return next(_TYPES[t] for t in re.split(r"\s*\|\s*", str(annotation)) if t in _TYPES)
 
 # %% ../nbs/00a_schema.ipynb #2eeff0c4
@@ -243,7 +282,7 @@ Result.row = _row
 
 # %% ../nbs/00a_schema.ipynb #2ca589a4
 def _label(self:Result) -> str:
-    "What `size` means for this family: `224px`, `seq 1024`, `patch 32x128x128`, `N 4096`, `crop 224`."
+    "What `size` means per family: `224px`, `seq 1024`, `patch 32x128x128`, `N 4096`, `crop 224`."
     s = self.size
     named = dict(lm=f"seq {self.seq_len}", unet3d=f"patch {self.patch or s}", op=f"N {s}",
                  data=f"crop {s}")
@@ -259,7 +298,7 @@ _SI = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 def num_text(x, # a number (None, NaN, NA: empty; inf: ∞)
              unit:str="", # what it counts, after the prefix: `FLOP/s`
             ) -> str:
-    "`x` to three significant figures, with an SI prefix from a thousand up: `724`, `18.9 k`, `2.80 GFLOP/s`, `0.0123`."
+    "`x` to three significant figures, SI prefix from 1,000 up: `724`, `18.9 k`, `2.80 GFLOP/s`."
     try: x = float(x)
     except (TypeError, ValueError): return ""  # None, a missing value, text
     if math.isnan(x): return ""
@@ -302,7 +341,7 @@ def _work(r:Result) -> list[str]:
 
 # %% ../nbs/00a_schema.ipynb #08858fe1
 def _mfu(r:Result) -> list[str]:
-    "MFU against the datasheet peak and against the measured one, each with its reference (none without FLOPs)."
+    "MFU against the datasheet and the measured peak, each with its reference (none without FLOPs)."
     if not r.flops_per_sample: return []
     sheet = (f" ({num_text(r.peak_tflops * 1e12, 'FLOP/s')})" if r.peak_tflops
              else " (no datasheet peak for this device)")
@@ -318,7 +357,7 @@ def _mfu(r:Result) -> list[str]:
 
 # %% ../nbs/00a_schema.ipynb #5aa93299
 def _energy(r:Result) -> list[str]:
-    "The window's energy and per item, or that it was not measured (none where no source was tried)."
+    "The window's energy, and per item, or that it was not measured (none if no source was tried)."
     if r.energy_source and r.energy_j is not None:
         return [f"  energy       {r.energy_j:,.1f} J, {r.joules_per_sample:.3g} J/{r.unit[:-1]} "
                 f"({r.energy_source})"]
@@ -358,7 +397,7 @@ def _ms(v) -> str: return "n/a" if v is None else f"{v:,.2f} ms"
 
 # %% ../nbs/00a_schema.ipynb #0d69e360
 def _served(r:Result) -> list[str]:
-    "Latency percentiles of the requests, and for generation the prefill, the decode and the memory it read."
+    "Latency percentiles of the requests; for generation the prefill, decode and memory read."
     if r.lat_n is None: return []
     p99 = (_ms(r.lat_p99_ms) if r.lat_p99_ms is not None
            else f"n/a (needs 1,000 requests, {r.lat_n} ran)")
@@ -444,18 +483,19 @@ _EXAMPLE = dict(
 # %% ../nbs/00a_schema.ipynb #cf82a47c
 def example_row(**kw, # fields to change
                ) -> dict:
-    "A complete run record with made-up but plausible values, a fresh `run_id` each time: for tests and examples."
+    "A complete run record of made-up, plausible values, fresh `run_id`: for tests and examples."
     return {**dict.fromkeys(COLUMNS), "run_id": new_run_id(), **_EXAMPLE, **kw}  # in schema order
 
 # %% ../nbs/00a_schema.ipynb #90566ba9
 @dataclass(frozen=True)
 class StopRule:
-    "When the timed loop stops: after `n_batches` steps, after `n_seconds`, or `auto` (CI within `target_ci`)."
+    "When the timed loop stops: `n_batches` steps, `n_seconds`, or `auto` (CI within `target_ci`)."
     n_batches:int|None=None    # stop after N timed batches (default, or 0: not this rule)
     # stop after N seconds (default, or 0: not this rule); with neither, stop when the 95% CI is within --target-ci
     n_seconds:float|None=None
     target_ci:float=0.01       # automatic stop: CI half-width as a fraction of throughput
-    min_steps:int=10           # automatic stop: at least this many timed steps, even past --max-seconds
+    # automatic stop: at least this many timed steps, even past --max-seconds
+    min_steps:int=10
     min_seconds:float=2.0      # automatic stop: at least this many measured seconds
     # automatic stop: at most this many seconds of timing, unless the minimum steps take longer
     # (a point: warm-up + peak + the longer of the two)
@@ -485,7 +525,7 @@ class StopRule:
 
 # %% ../nbs/00a_schema.ipynb #27f0304b
 def _check_stop(r:StopRule):
-    "`BadInput` in one line for a stop rule that cannot work: two rules at once, a count or a time out of range."
+    "`BadInput` for a stop rule that cannot work: two rules at once, a count or time out of range."
     if r.n_batches is not None and r.n_seconds is not None:
         raise BadInput(f"--n_batches {r.n_batches} and --n_seconds {r.n_seconds} both given: "
                        "use one of them, or neither for the automatic stop rule")
@@ -503,12 +543,13 @@ def _check_stop(r:StopRule):
 # %% ../nbs/00a_schema.ipynb #9883232a
 @dataclass(frozen=True)
 class WorldSpec:
-    "The processes a point runs in: how many on each machine, how many machines, where they meet, how they scale."
+    "The processes a point runs in: per machine, how many machines, where they meet, scaling."
     # processes on this machine, one per device: above 1, the point runs under torchrun (DDP for training)
     nproc_per_node:int=1
     nnodes:int=1               # machines taking part (torchrun's --nnodes)
     node_rank:int=0            # this machine's rank, 0 to nnodes-1 (with --master_addr)
-    master_addr:str|None=None  # node 0's address, for several machines (torchrun's static rendezvous)
+    # node 0's address, for several machines (torchrun's static rendezvous)
+    master_addr:str|None=None
     master_port:int|None=None  # node 0's port (default 29500)
     rdzv_endpoint:str|None=None  # host[:port] of a c10d rendezvous, instead of --master_addr
     # the c10d rendezvous id, the same on every machine (default: derived from the settings every machine is given)
@@ -523,25 +564,31 @@ class WorldSpec:
 
     @property
     def launched(self) -> bool:
-        "Whether the point runs under torchrun: several processes, or a rendezvous to meet other machines at."
+        "Whether it runs under torchrun: several processes, or a rendezvous with other machines."
         return self.size > 1 or bool(self.master_addr or self.rdzv_endpoint)
 
 
 # %% ../nbs/00a_schema.ipynb #d17f9fe6
 @dataclass(frozen=True)
 class Point:
-    "One point to measure and how it runs, as asked (not yet checked): torch-free and JSON-serialisable."
+    "One point to measure and how it runs, as asked (unchecked): torch-free, JSON-serialisable."
     # a model of any family: a timm name, gpt2, llama-1b, unet3d, op:matmul, data:imagenet (--list)
     model:str="resnet50"
     # samples per step: images, sequences, patches, iterations; never changed (default: the family's)
     bs:int|None=None
-    size:str|int|None=None     # image side, 3D patch (64 or 32x128x128), op N or crop side (default: the model's)
-    seq_len:int|None=None      # tokens per sequence, language models (default: 1024 for GPT-2, 2048 for Llama)
+    # image side, 3D patch (64 or 32x128x128), op N or crop side (default: the model's)
+    size:str|int|None=None
+    # tokens per sequence, language models (default: 1024 for GPT-2, 2048 for Llama)
+    seq_len:int|None=None
     prompt_len:int|None=None   # generate: prompt tokens per sequence (default 512)
-    gen_len:int|None=None      # generate: new tokens per sequence, greedy with a KV cache (default 128)
-    workload:str|None=None     # the family, to be explicit: image, lm, unet3d, op or data (a mismatch is refused)
-    workers:int|None=None      # data: DataLoader processes (default: every core; 0: decode in this process)
-    sliding_window:bool=False  # unet3d infer: predict a volume window by window (MONAI sliding_window_inference)
+    # generate: new tokens per sequence, greedy with a KV cache (default 128)
+    gen_len:int|None=None
+    # the family, to be explicit: image, lm, unet3d, op or data (a mismatch is refused)
+    workload:str|None=None
+    # data: DataLoader processes (default: every core; 0: decode in this process)
+    workers:int|None=None
+    # unet3d infer: predict a volume window by window (MONAI sliding_window_inference)
+    sliding_window:bool=False
     precision:str="fp32"       # fp32 (strict, TF32 off), tf32, fp16 or bf16
     # the parameters' dtype: fp32, bf16 or fp16; --precision is then the autocast (--weights bf16 --precision fp32: pure bf16)
     weights:str="fp32"
@@ -553,7 +600,8 @@ class Point:
     compile:bool=False         # run the model through torch.compile
     # torch.compile mode: default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs (implies --compile)
     compile_mode:str|None=None
-    optimizer:str|None=None    # sgd or adamw (default: the family's: adamw for language models, else sgd)
+    # sgd or adamw (default: the family's: adamw for language models, else sgd)
+    optimizer:str|None=None
     fused:bool=False           # the optimizer's fused kernel
     # fp16 training: a fixed loss scale N (no per-step overflow check, as NVIDIA's examples run; default: GradScaler's)
     loss_scale:float|None=None
@@ -561,7 +609,8 @@ class Point:
     global_bs:int|None=None
     stop:StopRule=field(default_factory=StopRule)  # when the timed loop stops (`StopRule`)
     warmup:int=5               # untimed warm-up steps
-    warmup_seconds:float|None=None  # untimed warm-up seconds, at least (default: 1 on a GPU, 0 on a CPU)
+    # untimed warm-up seconds, at least (default: 1 on a GPU, 0 on a CPU)
+    warmup_seconds:float|None=None
     run_number:int=1           # repeat index kept with the run, 1 or more (2022 flag)
     world:WorldSpec=field(default_factory=WorldSpec)  # the processes it runs in (`WorldSpec`)
     isolate:bool=False         # measure in a fresh Python process, not in this one
@@ -572,12 +621,12 @@ class Point:
         return self.world.size
 
     def __getattr__(self, k:str):
-        "A setting of the stop rule or the world read by its flat name, as the 2022 flags name it: `p.n_batches`."
+        "A stop rule's or world's setting by its flat (2022 flag) name: `p.n_batches`."
         if k in _NESTED_NAMES: return getattr(object.__getattribute__(self, _NESTED_NAMES[k]), k)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {k!r}")
 
     def flat(self) -> dict:
-        "The point as flat settings, one per flag (`POINT_FIELDS`): the stop rule's and the world's spelled out."
+        "Flat settings, one per flag (`POINT_FIELDS`): stop rule and world spelled out."
         return {k: getattr(self, k) for k in POINT_FIELDS}
 
     def to_json(self) -> str:
@@ -586,7 +635,7 @@ class Point:
 
     @classmethod
     def of(cls, **settings) -> Point:
-        "The point of flat `settings`, as the 2022 flags name them (`n_batches=50`, `nproc_per_node=2`)."
+        "The point of flat `settings`, as 2022's flags (`n_batches=50`, `nproc_per_node=2`)."
         return cls()._replace(settings)
 
     @classmethod
@@ -597,7 +646,7 @@ class Point:
         return cls()._replace(d)
 
     def replace(self, **changes) -> Point:
-        "This point with `changes`, by flat names or whole records (`stop=StopRule()`); `BadInput` for unknown ones."
+        "This point with `changes`, flat or records (`stop=StopRule()`); unknown: `BadInput`."
         return self._replace(changes)
 
     def _replace(self, changes:dict) -> Point:
@@ -612,7 +661,7 @@ class Point:
 
 # %% ../nbs/00a_schema.ipynb #a7e5e195
 def _nested(cls, base, flat:dict):
-    "`base` (a `cls`, or its dict as JSON holds it) with the flat settings `flat`; `BadInput` for unknown ones."
+    "`base` (a `cls`, or its JSON dict) with the flat settings `flat`; `BadInput` for unknown ones."
     d = {**(asdict(base) if dataclasses.is_dataclass(base) else dict(base or {})), **flat}
     if bad := sorted(set(d) - {f.name for f in fields(cls)}):
         raise BadInput(f"unknown setting(s) {', '.join(bad)}: accepted are "
@@ -656,7 +705,7 @@ def params_of(cls=Point, # a dataclass whose fields carry their help as comments
 
 # %% ../nbs/00a_schema.ipynb #1408654d
 def _help(f:dataclasses.Field, doc:str, defaults:dict) -> str:
-    "A field's help; where the caller's default is None in place of the field's, the field's is what it falls back to."
+    "A field's help; where the caller's default is None, not the field's, it names the fallback."
     if f.name not in defaults or defaults[f.name] is not None or f.default is None: return doc
     return (f"{doc} (default: {f.default:g})" if isinstance(f.default, float)
             else f"{doc} (default: {f.default})")
@@ -674,7 +723,7 @@ _RDZV_ID = re.compile(r"[!-~]{1,128}")
 def check_rdzv_id(rdzv_id:str|None, # the rendezvous id asked for (None: derived from the settings)
                   rdzv_endpoint:str|None=None, # the c10d rendezvous where it names a job
                  ):
-    "`BadInput` in one line unless `rdzv_id` is None, or one word of printable characters given with an endpoint."
+    "`BadInput` unless `rdzv_id` is None, or one printable word given with an endpoint."
     if rdzv_id is None: return
     if not _RDZV_ID.fullmatch(str(rdzv_id)):
         raise BadInput(f"--rdzv_id {rdzv_id!r}: accepted is 1 to 128 printable ASCII characters "
@@ -692,7 +741,7 @@ _HOST_PORT = re.compile(r"(\[[0-9a-fA-F:]+\]|[\w.-]+)(?::([0-9]{1,5}))?")
 # %% ../nbs/00a_schema.ipynb #8f85a7ee
 def check_endpoint(v:str, # the `--rdzv_endpoint` given
                   ) -> str:
-    "`v` as `host[:port]`, the port from 1 to 65535; `BadInput` in one line otherwise (torchrun would fail silently)."
+    "`v` as `host[:port]`, the port 1 to 65535; else `BadInput` (torchrun would fail silently)."
     s = str(v).strip()
     if not (m := _HOST_PORT.fullmatch(s)):
         raise BadInput(f"--rdzv_endpoint {str(v)[:80]!r}: accepted is host[:port], the port in "
@@ -762,35 +811,51 @@ SWEEP_POINT = ("prompt_len", "gen_len", "device", "workers", *STOP_FIELDS, "warm
 
 # %% ../nbs/00a_schema.ipynb #7b88788d
 def sweep_params(
-    models:str|list|None=None,     # model names of any family (timm, gpt2, unet3d, op:matmul, data:imagenet), comma-separated or a list (default: the preset's)
-    precisions:str|list|None=None, # fp32, tf32, fp16, bf16 (default: the preset's; standard: fp32,fp16)
-    modes:str|list|None=None,      # train, infer, latency, generate (LMs only) (default: the preset's; standard: train)
-    batch_sizes:str|list|None=None,# batch sizes for every model, run smallest first (default: the preset's for image models, each other family's own)
-    size:str|list|None=None,       # image side or 3D patch (64, 32x128x128), comma-separated to sweep several: image and 3D U-Net models (default: the preset's; standard: each model's own)
-    seq_lens:str|list|None=None,   # tokens per sequence for language models, comma-separated (default: the preset's, else each model's own)
-    weights:str|list|None=None,    # parameters' dtypes crossed with the precisions, fp32, bf16, fp16 (image models and LMs; default: fp32)
-    layouts:str|list|None=None,    # image models' memory layouts, nchw and/or channels_last (default: --channels_last's; standard and full on a GPU: both)
-    nprocs:str|list|None=None,     # world sizes, e.g. 1,2,4: each point under torchrun with that many processes, one per device (default: one process, no torchrun)
-    repeats:int|None=None,         # how many times to measure each point, `run_number` 1…repeats (default: the preset's, 1)
-    preset:str="standard",         # quick, standard (the 2022 matrix, an LM and a 3D U-Net), full (+ bf16 and infer), llm or serve (latency and generation)
+    # model names of any family (timm, gpt2, unet3d, op:matmul, data:imagenet), comma-separated or a list (default: the preset's)
+    models:str|list|None=None,
+    # fp32, tf32, fp16, bf16 (default: the preset's; standard: fp32,fp16)
+    precisions:str|list|None=None,
+    # train, infer, latency, generate (LMs only) (default: the preset's; standard: train)
+    modes:str|list|None=None,
+    # batch sizes for every model, run smallest first (default: the preset's for image models, each other family's own)
+    batch_sizes:str|list|None=None,
+    # image side or 3D patch (64, 32x128x128), comma-separated to sweep several: image and 3D U-Net models (default: the preset's; standard: each model's own)
+    size:str|list|None=None,
+    # tokens per sequence for language models, comma-separated (default: the preset's, else each model's own)
+    seq_lens:str|list|None=None,
+    # parameters' dtypes crossed with the precisions, fp32, bf16, fp16 (image models and LMs; default: fp32)
+    weights:str|list|None=None,
+    # image models' memory layouts, nchw and/or channels_last (default: --channels_last's; standard and full on a GPU: both)
+    layouts:str|list|None=None,
+    # world sizes, e.g. 1,2,4: each point under torchrun with that many processes, one per device (default: one process, no torchrun)
+    nprocs:str|list|None=None,
+    # how many times to measure each point, `run_number` 1…repeats (default: the preset's, 1)
+    repeats:int|None=None,
+    # quick, standard (the 2022 matrix, an LM and a 3D U-Net), full (+ bf16 and infer), llm or serve (latency and generation)
+    preset:str="standard",
     find_max_bs:bool=False,        # after an OOM, bisect to the largest batch size that fits
-    force:bool=False,              # measure again points the store already has, and CPU points over the memory estimate
-    yes:bool=False,                # go ahead with a CPU sweep whose measuring could take over 10 minutes
-    wait:bool=False,               # if another sweep is measuring on this device into this store, wait for it (else exit at once)
+    # measure again points the store already has, and CPU points over the memory estimate
+    force:bool=False,
+    # go ahead with a CPU sweep whose measuring could take over 10 minutes
+    yes:bool=False,
+    # if another sweep is measuring on this device into this store, wait for it (else exit at once)
+    wait:bool=False,
     store:str|Path=DEFAULT_STORE,  # the SQLite results file
     wnb:str="disabled",            # W&B: disabled, offline or online
     wnb_project:str="ready-steady-go", # W&B project
     wnb_entity:str|None=None,      # W&B user or team
     wnb_group:str|None=None,       # W&B group for the sweep's runs
-    device_warmup:float|None=None, # cap in seconds of the device warm-up before the first point (default: 60 on a GPU, 3 on a CPU; 0: off; at most 600)
+    # cap in seconds of the device warm-up before the first point (default: 60 on a GPU, 3 on a CPU; 0: off; at most 600)
+    device_warmup:float|None=None,
     progress:bool=True,            # progress bars on stderr and the summary table on stdout
-    measure_peak:bool=True,        # measure the matmul peak at each precision first, for `mfu_measured` (a CPU uses a stored one; --no_measure_peak: skip)
+    # measure the matmul peak at each precision first, for `mfu_measured` (a CPU uses a stored one; --no_measure_peak: skip)
+    measure_peak:bool=True,
     ):
     "The sweep's own parameters (`sweep` adds `Point`'s `SWEEP_POINT`)."
 
 # %% ../nbs/00a_schema.ipynb #6f25b09c
 def sweep_signature() -> inspect.Signature:
-    "`sweep`'s signature: its own parameters, then `Point`'s that it passes on, None where a preset decides."
+    "`sweep`'s signature: its own parameters, then the `Point` ones it passes on (None: preset's)."
     own = list(inspect.signature(sweep_params, eval_str=True).parameters.values())
     from_point = params_of(Point, only=SWEEP_POINT, **{k: None for k in ENGINE_DEFAULTS})
     return inspect.Signature([*own, *from_point])

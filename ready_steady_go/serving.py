@@ -1,4 +1,4 @@
-"""Inference as it is served: request latency percentiles with an interval on the median, and a generation's prefill, decode and the memory bandwidth it achieved
+"""Inference as served: latency percentiles, the median's interval, a generation's prefill, decode
 
 Docs: https://xl0.github.io/ready-steady-go/serving.html.md"""
 
@@ -19,7 +19,7 @@ P99_MIN = 1000
 def percentile(xs:list, # the times, in any order
                q:float, # the percentile, 0 to 100
               ) -> float:
-    "The `q`-th percentile of `xs`, interpolated linearly between order statistics (numpy's default)."
+    "The `q`-th percentile of `xs`, linear between order statistics (numpy's default)."
     s = sorted(xs)
     h = (len(s) - 1) * q / 100
     lo = math.floor(h)
@@ -29,7 +29,7 @@ def percentile(xs:list, # the times, in any order
 def median_interval(xs:list, # the times
                     z:float=1.959963984540054, # the normal quantile of the confidence (95%)
                    ) -> tuple[float, float]:
-    "A distribution-free 95% interval on the median: the order statistics `n/2 ± z·√n/2` (the binomial's normal approximation)."
+    "A distribution-free 95% interval on the median: the order statistics `n/2 ± z·√n/2`."
     s, n = sorted(xs), len(xs)
     half = z * math.sqrt(n) / 2
     # 0-based ranks
@@ -39,7 +39,7 @@ def median_interval(xs:list, # the times
 # %% ../nbs/01c_serving.ipynb #a759d704
 def latency_fields(times:list, # request times in seconds, one per timed request
                   ) -> dict:
-    "The record's latency columns (ms): p50, p90, p99 (from `P99_MIN` requests on, else None), max, the median's interval, the count."
+    "The latency columns (ms): p50, p90, p99 (from `P99_MIN` requests), max, interval, count."
     ms = [1e3 * t for t in times]
     lo, hi = median_interval(ms)
     return dict(lat_n=len(ms), lat_p50_ms=percentile(ms, 50), lat_p90_ms=percentile(ms, 90),
@@ -66,7 +66,7 @@ def decode_traffic(weight_bytes:int, # bytes of the weights every decode step mu
                    bs:int, prompt_len:int, gen_len:int, # the request
                    tpot_s:float, # the mean time per output token (s)
                   ) -> dict:
-    "Bytes a decode step reads (the weights, and the cache at its mean length) and the bandwidth that implies."
+    "Bytes a decode step reads (weights, the cache at its mean length) and the bandwidth implied."
     # the cache holds prompt_len + 1 … prompt_len + gen_len - 1 tokens
     mean_context = prompt_len + gen_len / 2
     b = weight_bytes + bs * kv_bytes_per_token * mean_context

@@ -25,7 +25,7 @@ from .families import get_workload
 from .schema import kind_of, num_text, stepwise
 from .benchmark import (StopRule, CheckedPoint, check_point, check_precision,
                                        memory_estimate, bars_on)
-from .calibrate import measured_peak, peak_book, warm_up_device, _warmup_line
+from .calibrate import measured_peak, peak_book, warm_up_device, warmup_line
 from .peaks import PeakBook
 from .schema import (CONCURRENCY, STOP_FIELDS, Point, WorldSpec, SERVING_MODES,
                                     MODES, WEIGHTS, Result, UNCONVERGED_HINT, PRESETS,

@@ -1,4 +1,4 @@
-"""What the device did while timed (clocks, temperature, power, throttling, other processes, energy), and the verdict
+"""What the device did while timed (clocks, heat, power, throttling, other processes, energy)
 
 Docs: https://xl0.github.io/ready-steady-go/telemetry.html.md"""
 
@@ -54,7 +54,7 @@ SUMMARY_KEYS = ("n_samples", "seconds", "sm_clock_mhz", "max_sm_clock_mhz", "boo
 
 # %% ../nbs/01b_telemetry.ipynb #5b34ad69
 def _others(o:dict) -> tuple:
-    "Other processes on the device, and their PIDs: neither this one nor those above it (torchrun, its launcher)."
+    "Other processes on the device and their PIDs (not ours, torchrun's or its launcher's)."
     procs = o.get("processes")
     if not procs: return 0, ()
     pids = set(procs)
@@ -75,7 +75,7 @@ def _clock_summary(col) -> dict:
 
 # %% ../nbs/01b_telemetry.ipynb #1fd4e2b0
 def _mean_power(s:list) -> float|None:
-    "Mean power over the window: the energy counter's joules over the sampled span, else the readings' mean."
+    "Mean power in the window: the energy counter's joules over the span, else the readings' mean."
     e = [(o["t"], o["energy_mj"]) for o in s if o.get("t") is not None
          and o.get("energy_mj") is not None]
     # a counter that moved (see `window_energy`)
@@ -97,7 +97,7 @@ def _power_summary(col, s:list) -> dict:
 # %% ../nbs/01b_telemetry.ipynb #022e27b9
 def summarise(samples:list, # readings of one window (dicts; None for a failed read)
              ) -> dict:
-    "The window's clocks, temperature, power, throttle reasons and other processes (all keys of `SUMMARY_KEYS`)."
+    "The window's clocks, temperature, power, throttling and other processes (`SUMMARY_KEYS`)."
     s = [o for o in samples if o]
     col = lambda k: [o[k] for o in s if o.get(k) is not None]
     ts, masks, others = col("t"), col("reasons"), [_others(o) for o in s]
@@ -119,19 +119,25 @@ HOST_BOUND_TEXT = (f"{HOST_BOUND} (power far below its limit at a high clock: CU
 
 # %% ../nbs/01b_telemetry.ipynb #b2f6848a
 def _host_bound(s:dict, min_power_share:float, high_clock:float) -> bool:
-    "Whether the GPU waited on the host: mean power under `min_power_share` of its limit, the SM clock high."
+    "Did the GPU wait on the host: power under `min_power_share` of its limit, SM clock high."
     p, lim, clk = s.get("power_mean_w"), s.get("power_limit_w"), s.get("sm_clock_ratio")
     return bool(p and lim and clk is not None and p < min_power_share * lim and clk >= high_clock)
 
 # %% ../nbs/01b_telemetry.ipynb #82918830
 def conditions(summary:dict|None,             # `summarise`'s output for the window (None: no telemetry)
-               ci_target_met:bool|None=None,   # False when the automatic rule stopped at its time cap
+               # False when the automatic rule stopped at its time cap
+               ci_target_met:bool|None=None,
                alloc_retries:int|None=None,    # growth of `num_alloc_retries` over the window
-               min_clock_ratio:float=0.8,      # a median SM clock below this share of the boost clock is flagged
-               min_share:float=0.1,            # a throttle reason counts when active in at least this share of readings
-               steps:bool=False,               # the window ran a model's steps (host-bound is judged only then)
-               min_power_share:float=0.4,      # host-bound: mean power below this share of the limit ...
-               high_clock:float=0.85,          # ... while the SM clock is at least this share of boost
+               # a median SM clock below this share of the boost clock is flagged
+               min_clock_ratio:float=0.8,
+               # a throttle reason counts when active in at least this share of readings
+               min_share:float=0.1,
+               # the window ran a model's steps (host-bound is judged only then)
+               steps:bool=False,
+               # host-bound: mean power below this share of the limit ...
+               min_power_share:float=0.4,
+               # ... while the SM clock is at least this share of boost
+               high_clock:float=0.85,
               ) -> str|list:
     "`'ok'`, or the list of what was wrong while the point was timed."
     out, s = [], summary or {}
@@ -164,7 +170,7 @@ ENERGY_SOURCES = ("nvml-counter", "nvml-power", "rapl", "none")
 
 # %% ../nbs/01b_telemetry.ipynb #d4275e50
 def _rapl_joules(readings:list) -> float:
-    "Energy (J) between consecutive RAPL readings `{domain: (energy_uj, max_energy_range_uj)}`, undoing wrap-around."
+    "Joules between RAPL readings `{domain: (energy_uj, max_energy_range_uj)}`, unwrapped."
     total = 0
     for a, b in zip(readings, readings[1:]):
         for d in a.keys() & b.keys():
@@ -238,9 +244,10 @@ class RecordedReader:
 
 # %% ../nbs/01b_telemetry.ipynb #4f1c8292
 class Sampler:
-    "Background readings of a device between `start()` and `stop()`; `summary()` describes the window."
+    "Background readings of a device from `start()` to `stop()`; `summary()` describes the window."
     def __init__(self, reader,               # a callable returning one reading (a dict), e.g. `NvmlReader(dev)`
-                 interval:float|None=0.1):   # seconds between readings; None: only at start and stop
+                 # seconds between readings; None: only at start and stop
+                 interval:float|None=0.1):
         self.reader, self.interval, self.samples, self._thread = reader, interval, [], None
         self.read_errors, self.thread_cpu_s = 0, 0.0
     def _read(self):
@@ -287,9 +294,10 @@ def _nvml_keys(props) -> list:
 # %% ../nbs/01b_telemetry.ipynb #044cf5f9
 def nvml_handle(dev:torch.device|str,  # a CUDA device
                 nvml=None,             # the NVML module (`pynvml`; injectable for tests)
-                props=None,            # the device's properties (default: `torch.cuda.get_device_properties(dev)`)
+                # the device's properties (default: `torch.cuda.get_device_properties(dev)`)
+                props=None,
                ):
-    "The NVML handle of `dev`, found by UUID or PCI bus id (never by the CUDA index); None when NVML cannot find it."
+    "The NVML handle of `dev`, by UUID or PCI bus id (never CUDA's index); None if not found."
     nvml = nvml or pynvml
     props = props if props is not None else torch.cuda.get_device_properties(torch.device(dev))
     nvml.nvmlInit()
@@ -312,7 +320,7 @@ def _procs(nvml, h, kind:str="Compute") -> list|None:
 
 # %% ../nbs/01b_telemetry.ipynb #0571986c
 def _reasons_call(nvml, h):
-    "NVML's clock-event reasons call that works on this driver: the R535 name, else the older throttle-reasons one."
+    "NVML's clock-event reasons call on this driver: R535's name, else the older throttle one."
     for f in ("nvmlDeviceGetCurrentClocksEventReasons",
               "nvmlDeviceGetCurrentClocksThrottleReasons"):
         if (fn := getattr(nvml, f, None)) is not None and _try(fn, h) is not None: return fn
@@ -320,7 +328,7 @@ def _reasons_call(nvml, h):
 
 # %% ../nbs/01b_telemetry.ipynb #61b3fa57
 def _ancestors() -> tuple:
-    "PIDs of the processes above this one: its parent, the parent's parent, ... (under torchrun: torchrun, the launcher)."
+    "PIDs of this process's parent, its parent, … (under torchrun: torchrun, the launcher)."
     try: return tuple(q.pid for q in psutil.Process().parents())
     except psutil.Error: return (os.getppid(),)
 
@@ -419,7 +427,7 @@ def _apple_details(run=subprocess.run) -> dict:
 
 # %% ../nbs/01b_telemetry.ipynb #4358ae29
 def _nvidia_details(dev:torch.device, n, p) -> dict:
-    "SM count, clocks, power limits, UUID and PCIe link of a CUDA device, as far as NVML and CUDA tell them."
+    "SM count, clocks, power limits, UUID and PCIe link of a CUDA device, from NVML and CUDA."
     d, h = dict(sm_count=getattr(p, "multi_processor_count", None)), _try(nvml_handle, dev, n, p)
     if h is not None:
         mw = lambda v: None if v is None else v / 1e3
@@ -439,7 +447,8 @@ def _nvidia_details(dev:torch.device, n, p) -> dict:
 # %% ../nbs/01b_telemetry.ipynb #c505c14d
 def device_details(dev:torch.device|str,  # the device the runs use
                    nvml=None, props=None, # injectable NVML module and CUDA properties (tests)
-                   environ=None,          # the environment to read the allow-list from (default `os.environ`)
+                   # the environment to read the allow-list from (default `os.environ`)
+                   environ=None,
                    run=subprocess.run,    # runs `system_profiler`/`sysctl` on a Mac (injectable)
                   ) -> dict:
     "SM count, clocks, power limit, UUID and PCIe link (NVIDIA), GPU cores and memory (Apple), allow-listed variables."

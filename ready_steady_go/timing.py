@@ -1,4 +1,4 @@
-"""How a step is timed: the timers, the statistics and the timed loop, warm-up first, until the stop rule says done
+"""How a step is timed: timers, statistics, the timed loop (warm-up first) to the stop rule
 
 Docs: https://xl0.github.io/ready-steady-go/timing.html.md"""
 
@@ -34,10 +34,11 @@ class HostTimer:
 
 # %% ../nbs/01d_timing.ipynb #ea9d6664
 class BlockTimer:
-    "Mean step times of blocks of `per` steps, from the host clock with a synchronisation only at block edges."
+    "Mean step times of blocks of `per` steps, by the host clock, synchronised only at block edges."
     def __init__(self, sync,       # no-argument function that waits for the device
                  per:int=1,        # steps per block
-                 resize=None):     # `resize(step seconds) -> steps per block`, asked once, after the first block
+                 # `resize(step seconds) -> steps per block`, asked once, after the first block
+                 resize=None):
         self._sync, self.per, self._new, self.resize, self.dropped = sync, max(1, int(per)), [], resize, 0
     def start(self):
         self._sync(); self._t, self._n, self._first, self.dropped = time.perf_counter(), 0, True, 0
@@ -62,11 +63,12 @@ class BlockTimer:
 
 # %% ../nbs/01d_timing.ipynb #07bc3e1e
 class EventTimer:
-    "Step times from device events recorded on `stream` after each step, read once they have completed."
+    "Step times from device events recorded on `stream` after each step, read once completed."
     per = 1
     def __init__(self, event,      # an event type like `torch.cuda.Event`: `record(stream)`, `query`, `synchronize`, `elapsed_time`
                  stream,           # the stream the steps are queued on
-                 ahead:int=2):     # steps the host may queue beyond the last completed one before it waits
+                 # steps the host may queue beyond the last completed one before it waits
+                 ahead:int=2):
         self.event, self.stream, self.ahead, self._ev, self._read = event, stream, ahead, [], 0
     def _record(self):
         e = self.event(enable_timing=True); e.record(self.stream); return e
@@ -91,18 +93,20 @@ CudaTimer = EventTimer  # the name it had
 
 # %% ../nbs/01d_timing.ipynb #f8545bbe
 def make_timer(dev:torch.device) -> HostTimer|BlockTimer|EventTimer:
-    "The timer for `dev`: CUDA events on its stream, host-clock blocks on MPS, the host clock per step on a CPU."
+    "`dev`'s timer: CUDA events on its stream, host-clock blocks on MPS, per step on a CPU."
     if dev.type == "cuda": return EventTimer(torch.cuda.Event, torch.cuda.current_stream(dev))
     if dev.type == "mps": return BlockTimer(lambda: synchronize(dev))
     return HostTimer(dev)
 
 # %% ../nbs/01d_timing.ipynb #b1e0a002
 def request_timer(dev:torch.device, # the device the requests run on
-                  phases:bool=False, # laps inside one request (its prefill, each decode step): nothing waits between them
+                  # laps inside one request (its prefill, each decode step): nothing waits between them
+                  phases:bool=False,
                   event=None, # the event type on CUDA (default `torch.cuda.Event`)
-                  stream=None, # the stream the requests are queued on (default: the device's current one)
+                  # the stream the requests are queued on (default: the device's current one)
+                  stream=None,
                  ) -> HostTimer|EventTimer:
-    "The timer of served requests: each request waited for (a client's view), or with `phases` the laps of one request."
+    "Timer of served requests: each waited for (a client's view); with `phases`, one's laps."
     if dev.type != "cuda": return HostTimer(dev)
     return EventTimer(event or torch.cuda.Event, stream or torch.cuda.current_stream(dev),
                       ahead=10**9 if phases else 0)
@@ -128,19 +132,19 @@ class RunningStats:
     @property
     def std(self) -> float: return math.sqrt(self._m2 / (self.n - 1)) if self.n > 1 else math.inf
     def ci_rel(self) -> float:
-        "Half-width of the 95% CI of the mean, relative to the mean (also the throughput's, to first order)."
+        "The mean's 95% CI half-width over the mean (the throughput's too, to first order)."
         return (t975(self.n - 1) * self.std / math.sqrt(self.n) / self.mean if self.n > 1
                 and self.mean > 0 else math.inf)
 
 # %% ../nbs/01d_timing.ipynb #b93d7bb3
 def warming(steps:int, seconds:float):
-    "`more(n, elapsed)`: another synchronised warm-up step after `n` of them in `elapsed` s? (The last comes after.)"
+    "`more(n, elapsed)`: one more synchronised warm-up step after `n` in `elapsed` s?"
     return lambda n, elapsed: n < steps - 1 or bool(steps and elapsed < seconds)
 
 # %% ../nbs/01d_timing.ipynb #3c5e99a4
 def _warm_up(step, sync, steps:int, seconds:float, edge=lambda times: None, more=None) -> tuple[int,
                                                                                                 list, float]:
-    "Untimed steps (at least `steps`, `seconds`), `edge(times)` before the last, left in flight: (steps, times, s)."
+    "Untimed steps (`steps`, `seconds` at least), the last left in flight: (steps, times, s)."
     t0, n, times, more = time.perf_counter(), 0, [], more or warming(steps, seconds)
     while more(n, time.perf_counter() - t0):
         t = time.perf_counter(); step(); sync(); n += 1; times.append(time.perf_counter() - t)
@@ -151,7 +155,7 @@ def _warm_up(step, sync, steps:int, seconds:float, edge=lambda times: None, more
 
 # %% ../nbs/01d_timing.ipynb #0e4b13db
 def _window(step, timer, done, tick) -> dict:
-    "Time `step` until `done(launched, stats, elapsed, per)`: the step times, the steps launched, the host's seconds."
+    "Time `step` until `done(launched, stats, elapsed, per)`: times, steps, host seconds."
     stats, times, launched = RunningStats(), [], 0
     def take(new:list) -> list:
         for t in new: stats.add(t)
@@ -173,7 +177,7 @@ def _window(step, timer, done, tick) -> dict:
 
 # %% ../nbs/01d_timing.ipynb #e3e3221b
 def _trust(times:list, per:int, wall:float):
-    "`RuntimeError` when no step completed, or when the timer counted more time than the host saw pass."
+    "`RuntimeError` if no step completed, or the timer counted more time than the host saw pass."
     if not times: raise RuntimeError(f"no timed step completed in {wall:.1f} s")
     if sum(times) * per > 1.02 * wall + 1e-3:
         raise RuntimeError(f"the timer measured {sum(times) * per:.3f} s of steps in {wall:.3f} s "
@@ -188,14 +192,21 @@ def run_timed(step,           # one step; returns once the step is queued
                warmup:int=0,   # untimed steps, at least (0: none at all)
                warmup_seconds:float=0.0, # untimed seconds, at least (with `warmup` ≥ 1)
                sync=lambda: None, # no-argument function that waits for the device
-               on_warm=None,   # `on_warm(step times)` of the synchronised warm-up, its last step in flight
+               # `on_warm(step times)` of the synchronised warm-up, its last step in flight
+               on_warm=None,
                bar=None,       # a tqdm bar to advance, or None
-               sampler=None,   # a `telemetry.Sampler`: started before the last warm-up step, stopped after the window
-               probe=None,     # no-argument function returning one reading (`telemetry.read_now`), at both edges
-               done=None,      # `done(launched, stats, elapsed, per)`: stop now? (default: `rule.done`)
-               meet=None,      # no-argument function every process calls before the last warm-up step (a barrier)
-               say=None,       # `say(line)`: told at once when the minimum steps will run past the cap (`overrun`)
-               more=None,      # `more(n, elapsed)`: another warm-up step? (default: `warming(warmup, warmup_seconds)`)
+               # a `telemetry.Sampler`: started before the last warm-up step, stopped after the window
+               sampler=None,
+               # no-argument function returning one reading (`telemetry.read_now`), at both edges
+               probe=None,
+               # `done(launched, stats, elapsed, per)`: stop now? (default: `rule.done`)
+               done=None,
+               # no-argument function every process calls before the last warm-up step (a barrier)
+               meet=None,
+               # `say(line)`: told at once when the minimum steps will run past the cap (`overrun`)
+               say=None,
+               # `more(n, elapsed)`: another warm-up step? (default: `warming(warmup, warmup_seconds)`)
+               more=None,
               ) -> dict:
     "Warm up, then time `step` until `rule` says done: the step times and what the host saw."
     # a state of its own: not step 1
@@ -232,7 +243,7 @@ def run_timed(step,           # one step; returns once the step is queued
 
 # %% ../nbs/01d_timing.ipynb #78e5e82c
 def _warmed(bar, steps:int, seconds:float):
-    "The bar once warm: the warm-up named with its steps and length, and the bar's count and clock started afresh."
+    "The bar once warm: the warm-up named with its steps and length, the count and clock restarted."
     if steps and seconds >= 0.05:  # a step that took no time is not worth a word on every bar
         what = f"warmed up: {steps} step{'s' * (steps != 1)}, {seconds:.1f} s"
         bar.set_description_str(f"{bar.desc.removesuffix(': ')} ({what})", refresh=False)
@@ -254,7 +265,7 @@ def _tick(bar, rule, new, stats, *, per=1):
 def overrun(rule:StopRule, # the stop rule
             stats:RunningStats, # the step times so far
            ) -> float|None:
-    "Seconds the automatic rule's minimum steps (and seconds) take at the mean step so far, where past its cap; else None."
+    "Seconds the auto rule's minimum steps take at the mean step, where past its cap; else None."
     if rule.kind != "auto" or not stats.n: return None
     need = max(rule.min_steps * stats.mean, rule.min_seconds or 0)
     return need if need > 1.05 * rule.max_seconds else None
@@ -267,7 +278,7 @@ def overrun_text(rule:StopRule, stats:RunningStats, need:float) -> str:
 
 # %% ../nbs/01d_timing.ipynb #c28f858d
 def _block_steps(step_s:float, rule:StopRule, block_s:float=0.1) -> int:
-    "Steps per host-clock block of at most `block_s` seconds (one only for a longer step); a divisor of `n_batches`."
+    "Steps per host-clock block of at most `block_s` s (or one); a divisor of `n_batches`."
     k = max(1, math.floor(block_s / step_s + 1e-9)) if step_s > 0 else 1
     if rule.n_batches:
         k = max(d for d in range(1, min(k, rule.n_batches) + 1) if rule.n_batches % d == 0)
@@ -275,7 +286,7 @@ def _block_steps(step_s:float, rule:StopRule, block_s:float=0.1) -> int:
 
 # %% ../nbs/01d_timing.ipynb #93f60b86
 def size_blocks(timer:BlockTimer, times:list, rule:StopRule, block_s:float=0.1):
-    "Size `timer`'s blocks from the median of the last half of the warm-up's step times, and again after a block."
+    "Size `timer`'s blocks from the warm-up's later median step, and again after a block."
     timer.per = _block_steps(statistics.median(times[len(times) // 2:]) if times else 0, rule,
                              block_s)
     def resize(step_s):  # the first block, when it lasted under half or over 1.5 times the block time
@@ -285,7 +296,8 @@ def size_blocks(timer:BlockTimer, times:list, rule:StopRule, block_s:float=0.1):
 
 # %% ../nbs/01d_timing.ipynb #48ad84d1
 def step_stats(times:list, # step times in seconds, one per timed sample
-               bs:int,     # items per step (samples × items per sample: images, tokens, voxels, iterations)
+               # items per step (samples × items per sample: images, tokens, voxels, iterations)
+               bs:int,
                per:int=1,  # steps per timed sample (a block's mean step time on MPS)
               ) -> dict:
     "Throughput, its 95% CI, and the median and IQR of the step times."
@@ -304,10 +316,11 @@ def step_history(warm:list,    # the warm-up's step times (s), one per synchroni
                  times:list,   # the timed window's step times (s), one per sample of `per` steps
                  per:int,      # steps per timed sample (1, or a block on MPS)
                  items:float,  # items per step
-                 first:int|None=None, # the first timed step's number (default: after `warm`); the last warm-up
+                 # the first timed step's number (default: after `warm`); the last warm-up
+                 first:int|None=None,
                                       # step, left in flight under the first timed one, has no time of its own
                 ) -> list[dict]:
-    "Per-step history, warm-up first: `step` (the step that ended the sample), its seconds, throughput and `warmup`."
+    "Per-step history, warm-up first: `step` (ending a sample), seconds, throughput, `warmup`."
     row = lambda n, s, w: dict(step=n, step_s=s, throughput=items / s if s > 0 else None, warmup=w)
     out = [row(n, t, True) for n, t in enumerate(warm)]
     n = len(warm) if first is None else first
