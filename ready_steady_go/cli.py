@@ -56,7 +56,8 @@ def _accepts(a) -> str:
 
 # %% ../nbs/09_cli.ipynb #e7f387f1
 def _typed(a):
-    "`a`'s type conversion, refusing a value with a message that names the flag and what it accepts."
+    """`a`'s type conversion, refusing a value with a message that names the flag and
+    what it accepts."""
     conv = a.type
     def parse(v):
         try: return conv(v)
@@ -124,7 +125,8 @@ def _one_line(p:argparse.ArgumentParser, prog:str):
 
 # %% ../nbs/09_cli.ipynb #741a08c7
 def _in_dialect(p:argparse.ArgumentParser, a:argparse.Action, notes:dict):
-    "Flag `a` as every script spells it: a preset's note, `--quiet`, `--x/--no-x`, `_` aliases, one-line refusals."
+    """Flag `a` as every script spells it: a preset's note, `--quiet`, `--x/--no-x`, `_` aliases,
+    one-line refusals."""
     if a.dest in notes: a.help = f"{a.help} [{notes[a.dest]}]"
     # sweep(progress=True) is `--quiet`, as in every script
     if a.dest == "progress" and a.nargs == 0: _quiet(p, a)
@@ -151,7 +153,8 @@ def _underscored(p:argparse.ArgumentParser, a:argparse.Action):
 
 # %% ../nbs/09_cli.ipynb #281ccc81
 def _on_off(p:argparse.ArgumentParser, a:argparse.Action):
-    "A flag that is on by default (fastcore's `--no-x`) as `--x/--no-x`, its default in words; `_` spellings hidden."
+    """A flag that is on by default (fastcore's `--no-x`) as `--x/--no-x`, its default in words;
+    `_` spellings hidden."""
     name = a.dest.replace("_", "-")
     p._remove_action(a)
     for g in p._action_groups: g._group_actions[:] = [x for x in g._group_actions if x is not a]
@@ -166,14 +169,16 @@ def _on_off(p:argparse.ArgumentParser, a:argparse.Action):
 
 # %% ../nbs/09_cli.ipynb #8d1c62fc
 def _parse(func, prog:str, argv:list) -> tuple[list, dict]:
-    "Positional and keyword arguments for `func` from `argv`; a flag that cannot be read ends the process (status 2)."
+    """Positional and keyword arguments for `func` from `argv`;
+    a flag that cannot be read ends the process (status 2)."""
     args = vars(_parser(func, prog).parse_args(argv))
     args.pop("xtra", None); args.pop("pdb", None)
     return _pos_split(func, args)
 
 # %% ../nbs/09_cli.ipynb #c70b2780
 def console_script(func):
-    "A console-script entry point for the `call_parse` function `func`: parse, run, and turn a refusal into one line."
+    """A console-script entry point for the `call_parse` function `func`:
+    parse, run, and turn a refusal into one line."""
     @wraps(func)
     def main():
         prog = os.path.basename(sys.argv[0])
@@ -195,7 +200,8 @@ def _warning_lines(prog:str, func, *args, **kwargs):
 
 # %% ../nbs/09_cli.ipynb #1e7896b0
 def _refusal(prog:str, e:BadInput|OSError|TrackingError) -> str:
-    "The one line of a refused run: a bad value, what the file system said, or what W&B did not take (and what was kept)."
+    """The one line of a refused run: a bad value, what the file system said,
+    or what W&B did not take (and what was kept)."""
     # a name too long, a folder not writable, ...
     if isinstance(e, OSError): return f"{prog}: error: {first_line(e)}"
     return visible(f"{prog}: error: {' '.join(str(e).splitlines())}")
@@ -207,7 +213,8 @@ _PATCH = re.compile(f"{_WHOLE}(x{_WHOLE}){{2}}")
 
 # %% ../nbs/09_cli.ipynb #c89551a3
 def _size(size:str|None, model:str):
-    "`--size` as the workload takes it: a whole number, or `DxHxW` for a 3D U-Net; `BadInput` otherwise."
+    """`--size` as the workload takes it: a whole number, or `DxHxW` for a 3D U-Net;
+    `BadInput` otherwise."""
     if size is None: return None
     v = str(size).strip().lower()
     if _PATCH.fullmatch(v):
@@ -228,7 +235,8 @@ NOT_FLAGS = ("isolate",)
 # %% ../nbs/09_cli.ipynb #209659a6
 @dataclass
 class _Extras:
-    "The flags of `ready-steady-go` that are not a point's settings: how to read them, where the run goes, what is printed."
+    """The flags of `ready-steady-go` that are not a point's settings:
+    how to read them, where the run goes, what is printed."""
     fp16:bool=False            # same as --precision fp16 (2022 flag)
     # measure this device's matmul peak at this precision again (default: the stored one; measured once when there is none)
     measure_peak:bool=False
@@ -306,7 +314,8 @@ _LIST = (("image", "any timm name (resnet50, vit_base_patch16_224, …)",
 
 # %% ../nbs/09_cli.ipynb #282249e0
 def _size_text(fam:str, model:str, size) -> str:
-    "A default size with its unit: `224 px side`, `1024 tokens per sequence`, `4096×4096 matrix`, `2^26 elements`."
+    """A default size with its unit: `224 px side`, `1024 tokens per sequence`, `4096×4096 matrix`,
+    `2^26 elements`."""
     if fam == "op":
         return f"N = {size} (a {size}×{size} matrix)" if model in ("op:matmul", "op:host-add", "op:seed2022") else \
         f"N = 2^{size.bit_length() - 1} elements ({size * 4 / 2**20:,.0f} MiB in fp32)"
@@ -314,7 +323,8 @@ def _size_text(fam:str, model:str, size) -> str:
 
 # %% ../nbs/09_cli.ipynb #5ca1eb17
 def _check_prefixed(model:str):
-    "An `op:` or `data:` name that no op or pipeline has: `BadInput` with the nearest of that family (no torch)."
+    """An `op:` or `data:` name that no op or pipeline has:
+    `BadInput` with the nearest of that family (no torch)."""
     fam = (dict(op="op", data="data").get(str(model).partition(":")[0]) if ":" in str(model)
            else None)
     names = [r[1] for r in _LIST if r[0] == fam]
@@ -326,7 +336,8 @@ def _check_prefixed(model:str):
 
 # %% ../nbs/09_cli.ipynb #6ddac09b
 def _list_workloads() -> int:
-    "Print every workload family and op: what it measures, its unit, its default size and batch, with their units."
+    """Print every workload family and op: what it measures, its unit, its default size and batch,
+    with their units."""
     for fam, (unit, _, batch, opt, what) in _FAMILIES.items():
         print(f"{fam}: {what}; {unit}" + (f"; optimizer {opt}" if opt else ""))
         for f, model, size, bs, note in (r for r in _LIST if r[0] == fam):
@@ -338,7 +349,8 @@ def _list_workloads() -> int:
 
 # %% ../nbs/09_cli.ipynb #ec66a418
 def _family(f:_Flags) -> dict:
-    "The options of one family that were given (`workers`, `sliding_window`); `BadInput` for another family's."
+    """The options of one family that were given (`workers`, `sliding_window`);
+    `BadInput` for another family's."""
     family = {}
     if f.workers is not None:
         check_workers(f.workers)
@@ -355,7 +367,8 @@ def _family(f:_Flags) -> dict:
 
 # %% ../nbs/09_cli.ipynb #f7dd8851
 def _check_cache():
-    "The data-set cache (`RSG_CACHE`, where set) takes new files: found before any work, not as an error row after it."
+    """The data-set cache (`RSG_CACHE`, where set) takes new files:
+    found before any work, not as an error row after it."""
     if os.environ.get("RSG_CACHE"): writable_folder(os.environ["RSG_CACHE"], "RSG_CACHE")
 
 # %% ../nbs/09_cli.ipynb #57340f9c
@@ -378,7 +391,8 @@ def _check_words(f:_Flags):
 
 # %% ../nbs/09_cli.ipynb #e8ef4a68
 def _check_flags(f:_Flags) -> dict:
-    "Check and normalise the flags' own values, before anything heavy is imported; the family's options."
+    """Check and normalise the flags' own values, before anything heavy is imported;
+    the family's options."""
     if f.fp16:
         if str(f.precision).strip().lower() not in ("fp32", "fp16"):
             raise BadInput(f"--fp16 and --precision {f.precision} disagree: give one of them")
@@ -402,7 +416,8 @@ def _check_flags(f:_Flags) -> dict:
 
 # %% ../nbs/09_cli.ipynb #beb6da3b
 def _world(point:Point) -> int:
-    "The world size the point's torchrun flags ask for (1 without them), checked before anything is written."
+    """The world size the point's torchrun flags ask for (1 without them),
+    checked before anything is written."""
     if point.world == WorldSpec(): return 1
     from ready_steady_go.device import pick_device
     from ready_steady_go.launch import check_world
@@ -427,7 +442,8 @@ def _check_outputs(f:_Flags):
 
 # %% ../nbs/09_cli.ipynb #d15663ce
 def _peak(f:_Flags, p, say, multi:bool=False) -> float|None:
-    "The matmul peak of `p`'s device and precision: the stored one, or measured now and kept for every later run."
+    """The matmul peak of `p`'s device and precision:
+    the stored one, or measured now and kept for every later run."""
     from ready_steady_go.calibrate import measured_peak
     from ready_steady_go.runner import peak_off_device  # (imported by every run: `_measured`)
     from ready_steady_go.schema import num_text
@@ -443,7 +459,8 @@ def _peak(f:_Flags, p, say, multi:bool=False) -> float|None:
 
 # %% ../nbs/09_cli.ipynb #0c2ba98f
 def _checked_point(f:_Flags, point:Point, multi:bool):
-    "The point checked once, here: measured as it is (under torchrun: for its ranks too); who else measures: the session's."
+    """The point checked once, here: measured as it is (under torchrun: for its ranks too);
+    who else measures: the session's."""
     from ready_steady_go.benchmark import check_memory, check_point
     from ready_steady_go.launch import check_launch
     # what cannot run per rank: refused before anything is written
@@ -462,7 +479,8 @@ def _measuring_line(f:_Flags, p, fp:dict, world:int, multi:bool) -> str:
 
 # %% ../nbs/09_cli.ipynb #241e0e2e
 def _measured_in_journal(f:_Flags, p, fp:dict, peak:float|None, multi:bool, session):
-    "`_measured`, the point open in `session`'s journal meanwhile: a kill from here on is stored as `killed` by the next run."
+    """`_measured`, the point open in `session`'s journal meanwhile:
+    a kill from here on is stored as `killed` by the next run."""
     from ready_steady_go.launch import sigterm_as_interrupt
     # SIGTERM as Ctrl-C: torchrun's ranks end too
     with session.measuring(p.result().row(fp)), sigterm_as_interrupt():
@@ -470,7 +488,8 @@ def _measured_in_journal(f:_Flags, p, fp:dict, peak:float|None, multi:bool, sess
 
 # %% ../nbs/09_cli.ipynb #7edd1324
 def _measured(f:_Flags, p, peak:float|None, multi:bool):
-    "The checked point measured by the runner: here, or under torchrun as the flags ask (None: rank 0 is elsewhere)."
+    """The checked point measured by the runner: here, or under torchrun as the flags ask (None:
+    rank 0 is elsewhere)."""
     from ready_steady_go.runner import run_checked
     p = replace(p, peak_measured=peak)
     if multi: return run_checked(p, "torchrun")
@@ -489,7 +508,8 @@ def _recovered(rows:list[dict]):
 
 # %% ../nbs/09_cli.ipynb #f042c171
 def _finish(f:_Flags, r, fp:dict, say) -> int:
-    "Store the run (kept beside the store if it cannot be written), print it, send it to W&B: the exit status."
+    """Store the run (kept beside the store if it cannot be written), print it, send it to W&B:
+    the exit status."""
     row, kept = r.row(fp), None
     if not f.no_store:
         from ready_steady_go.store import save_runs
@@ -509,7 +529,8 @@ def _say(json:bool):
 
 # %% ../nbs/09_cli.ipynb #e9ffff9f
 def _to_wandb(row:dict, f:_Flags, say, history:list|None=None):
-    "Send a measured, stored run to W&B; if W&B cannot take it, say so in one line (the store keeps the run)."
+    """Send a measured, stored run to W&B; if W&B cannot take it, say so in one line
+    (the store keeps the run)."""
     from ready_steady_go.tracking import send_run
     try:
         url = send_run(row, f.wnb, f.wnb_project, f.wnb_entity, name=f.wnb_run, group=f.wnb_group,
@@ -689,7 +710,8 @@ def _rows(p:Path) -> int:
 
 # %% ../nbs/09_cli.ipynb #4987e8f6
 def _tables_written(out:Path) -> list[str]:
-    "A line per CSV table of the report: where it is and its rows, or why it has none (scaling: only when it has some)."
+    """A line per CSV table of the report: where it is and its rows, or why it has none (scaling:
+    only when it has some)."""
     lines, ranked = [], _rows(out/"summary.csv")
     for name in ("summary.csv", "average.csv", "time_to_train.csv", "scaling.csv"):
         if (n := _rows(out/name)): lines.append(f"  {out/name}: {n:,} row{'s' if n != 1 else ''}")
@@ -699,7 +721,8 @@ def _tables_written(out:Path) -> list[str]:
 
 # %% ../nbs/09_cli.ipynb #782670aa
 def _report_runs(sources:tuple, store):
-    "The runs to report on: the sources (read into a temporary store, no store changed), or the store."
+    """The runs to report on: the sources (read into a temporary store,
+    no store changed), or the store."""
     from ready_steady_go.store import check_store, read_runs
     from ready_steady_go.load import import_sources
     from ready_steady_go.schema import REPORT_COLUMNS  # only what the report reads
@@ -715,7 +738,8 @@ def _report_runs(sources:tuple, store):
 
 # %% ../nbs/09_cli.ipynb #106aee24
 def _check_report_light(sources:tuple, store, title:str, out, max_models:int|None):
-    "The report's flags that need nothing heavy to check, checked before anything heavy is imported."
+    """The report's flags that need nothing heavy to check,
+    checked before anything heavy is imported."""
     if sources and store:
         raise BadInput("give either --store or sources, not both: import the sources into the "
                        "store "
@@ -733,7 +757,8 @@ def _check_report_light(sources:tuple, store, title:str, out, max_models:int|Non
 
 # %% ../nbs/09_cli.ipynb #38304a9a
 def _prices(prices, price:list|None) -> dict:
-    "The prices of `--prices` and every `--price`; a file among them is read only if it is a readable file."
+    """The prices of `--prices` and every `--price`;
+    a file among them is read only if it is a readable file."""
     from ready_steady_go.analysis import parse_prices
     # a FIFO, /dev/zero: never read
     for v, flag in [(prices, "--prices"), *((v, "--price") for v in price or [])]:

@@ -19,30 +19,36 @@ from ready_steady_go.plots import (
     svg)
 
 # %% auto #0
-__all__ = ['most_measured', 'report_figures', 'figure_key', 'FigureCache', 'report_svgs']
+__all__ = ['file_slug', 'modes_in_order', 'has_ranking', 'family_rows', 'by_family', 'most_measured', 'report_figures',
+           'figure_key', 'FigureCache', 'ReportFigures', 'report_svgs']
 
 # %% ../nbs/08b_figures.ipynb #237bb70f
-def _slug(s:str) -> str:
-    "A file-name part: the name's safe characters; for a long name its first 40 and a hash (names have a limit)."
+def file_slug(s:str) -> str:
+    """A file-name part: the name's safe characters;
+    for a long name its first 40 and a hash (names have a limit)."""
     x = re.sub(r"[^A-Za-z0-9._-]+", "-", str(s)).strip("-") or "x"
     return (x if len(x) <= 48
             else x[:40].rstrip("-.") + "-" + hashlib.sha1(str(s).encode()).hexdigest()[:8])
 
 # %% ../nbs/08b_figures.ipynb #a133a159
-def _modes(df) -> list[str]:
+def modes_in_order(df) -> list[str]:
+    "The modes of `df`, training first, then inference, then any other; `-` (no mode) last."
     return sorted(df["mode"].unique(), key=lambda m: (m == "-", m != "train", m))
 
 # %% ../nbs/08b_figures.ipynb #71b0a7a8
-def _compared(d:pd.DataFrame) -> bool:  # two devices or more: a ranking
+def has_ranking(d:pd.DataFrame) -> bool:
+    "Do two devices or more compare in `d`: is there a ranking to draw?"
     return d["device"].nunique() >= 2
 
 # %% ../nbs/08b_figures.ipynb #40d0129a
-def _of_family(df:pd.DataFrame, fam:str) -> pd.DataFrame:
+def family_rows(df:pd.DataFrame, fam:str) -> pd.DataFrame:
+    "The rows of `df` of the workload family `fam` (all of them where `df` names no family)."
     return df[df["workload"] == fam] if "workload" in df else df
 
 # %% ../nbs/08b_figures.ipynb #a7cdab39
-def _by_family(avg:pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
-    "`(family, its rows, file-name suffix)`: one entry, no suffix, for one family; else image models first."
+def by_family(avg:pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
+    """`(family, its rows, file-name suffix)`: one entry, no suffix, for one family;
+    else image models first."""
     fams = list(dict.fromkeys(avg["workload"])) if "workload" in avg and len(avg) else []
     if len(fams) <= 1: return [(fams[0] if fams else "image", avg, "")]
     fams = sorted(fams, key=lambda f: (FAMILY_ORDER.index(f) if f in FAMILY_ORDER else 9, f))
@@ -52,7 +58,8 @@ def _by_family(avg:pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
 def most_measured(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
                   max_models:int|None=12, # per family, at most this many; None: every model
                  ) -> list[str]:
-    "The models (labels) a page draws: per family the `max_models` with the most runs, then by name; sorted."
+    """The models (labels) a page draws: per family the `max_models` with the most runs,
+    then by name; sorted."""
     if max_models is None: return sorted(t["label"].unique())
     fam = t["workload"] if "workload" in t else pd.Series("image", index=t.index)
     n = t.assign(_f=fam).groupby(["_f", "label"])["n_runs"].sum().reset_index()
@@ -61,19 +68,20 @@ def most_measured(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
 
 # %% ../nbs/08b_figures.ipynb #04ede72f
 def _figure_jobs(res:dict, models:list|None=None) -> list[tuple[str, str, object]]:
-    "`(file name, section, function drawing the figure)` for every figure of the report (per model: `models`)."
+    """`(file name, section, function drawing the figure)` for every figure of the report
+    (per model: `models`)."""
     jobs, best, t = [], res["best"], res["tidy"]
     # a family none of whose devices is ranked still has its speed-ups
-    for fam, fb, sfx in _by_family(best):
-        avg, sp = _of_family(res["average"], fam), _of_family(res["speedup"], fam)
-        for mode in _modes(fb):
-            if _compared(avg[avg["mode"] == mode]):  # a ranking of one device says nothing
+    for fam, fb, sfx in by_family(best):
+        avg, sp = family_rows(res["average"], fam), family_rows(res["speedup"], fam)
+        for mode in modes_in_order(fb):
+            if has_ranking(avg[avg["mode"] == mode]):  # a ranking of one device says nothing
                 jobs.append((f"average{sfx}-{mode}.svg", "overview",
                              partial(plot_average, avg, mode)))
             if (sp["mode"] == mode).any():
                 jobs.append((f"speedup{sfx}-{mode}.svg", "overview",
                              partial(plot_speedup, sp, mode)))
-    for mode in _modes(best):
+    for mode in modes_in_order(best):
         if "value" in res and (res["value"]["mode"] == mode).any():
             jobs.append((f"cost-{mode}.svg", "cost", partial(plot_cost, res["value"], mode)))
         eff = (res["efficiency"][res["efficiency"]["mode"] == mode] if "efficiency" in res
@@ -88,18 +96,18 @@ def _figure_jobs(res:dict, models:list|None=None) -> list[tuple[str, str, object
     # measured models, ranked or not
     for label in sorted(t["label"].unique()) if models is None else models:
         tl, bl = t_of[label], b_of.get(label, best.iloc[:0])
-        for mode in _modes(tl):
-            if _compared(bl[bl["mode"] == mode]):
-                jobs.append((f"relative-{_slug(label)}-{mode}.svg", label,
+        for mode in modes_in_order(tl):
+            if has_ranking(bl[bl["mode"] == mode]):
+                jobs.append((f"relative-{file_slug(label)}-{mode}.svg", label,
                              partial(plot_relative, bl, label, mode)))
             # a published table records no batch size; one batch size is one dot, which the tables
             # say better
             if tl.loc[tl["mode"] == mode, "bs"].nunique() > 1:
                 o = oom[oom["model"].isin(tl["model"].unique()) & oom["mode"].eq(mode)]
-                jobs.append((f"batch-{_slug(label)}-{mode}.svg", label,
+                jobs.append((f"batch-{file_slug(label)}-{mode}.svg", label,
                              partial(plot_batch, tl, label, mode, oom=o)))
     sc = res.get("scaling", pd.DataFrame(columns=["mode"]))
-    for mode in _modes(sc):
+    for mode in modes_in_order(sc):
         jobs.append((f"scaling-{mode}.svg", "scaling", partial(plot_scaling, sc, mode)))
     return jobs
 
@@ -111,7 +119,8 @@ def report_figures(res:dict, # `analyse(runs, prices)`
 
 # %% ../nbs/08b_figures.ipynb #c9e3b5d1
 def _hash_arg(h, x):
-    "Feed one argument of a figure into the hash `h`: a table by its columns, dtypes and values; else its repr."
+    """Feed one argument of a figure into the hash `h`: a table by its columns, dtypes and values;
+    else its repr."""
     if isinstance(x, pd.DataFrame):
         h.update(repr((list(x.columns), [str(t) for t in x.dtypes])).encode())
         try: h.update(pd.util.hash_pandas_object(x, index=False).to_numpy().tobytes())
@@ -122,7 +131,8 @@ def _hash_arg(h, x):
 # %% ../nbs/08b_figures.ipynb #0569f53b
 @lru_cache(None)
 def _plot_code() -> bytes:
-    "What the figures' look depends on besides their data: the plotting module and the libraries' versions."
+    """What the figures' look depends on besides their data:
+    the plotting module and the libraries' versions."""
     import matplotlib, seaborn
     # the module `svg` and every plot come from
     code = Path(sys.modules[svg.__module__].__file__).read_bytes()
@@ -131,7 +141,8 @@ def _plot_code() -> bytes:
 # %% ../nbs/08b_figures.ipynb #6e2e7f95
 def figure_key(draw:partial, # a figure job: a plotting function with its arguments
               ) -> str:
-    "The hash of everything that makes a figure: the plotting code, the function, its arguments (tables by value)."
+    """The hash of everything that makes a figure:
+    the plotting code, the function, its arguments (tables by value)."""
     h = hashlib.sha1(_plot_code())
     h.update(draw.func.__name__.encode())
     for x in (*draw.args, *(y for kv in sorted(draw.keywords.items()) for y in kv)): _hash_arg(h, x)
@@ -139,7 +150,8 @@ def figure_key(draw:partial, # a figure job: a plotting function with its argume
 
 # %% ../nbs/08b_figures.ipynb #0e86cc58
 class FigureCache:
-    "SVG figures on disk by `figure_key`, at most `max_mb` (least recently used out first); never an error."
+    """SVG figures on disk by `figure_key`, at most `max_mb` (least recently used out first);
+    never an error."""
     def __init__(self, path:str|Path|None=None, # the folder; default: $RSG_FIGURE_CACHE or ~/.cache/...
                  max_mb:float|None=None): # its bound; default: $RSG_FIGURE_CACHE_MB or 256
         env = os.environ.get("RSG_FIGURE_CACHE")
@@ -147,7 +159,8 @@ class FigureCache:
         self.max_bytes = (max_mb if max_mb is not None else cache_mb("RSG_FIGURE_CACHE_MB", 256)) * 2**20
 
     def get(self, key:str) -> str|None:
-        "The SVG kept under `key` (marked as used), if this user's key seals it (`store.read_sealed`); else None."
+        """The SVG kept under `key` (marked as used), if this user's key seals it
+        (`store.read_sealed`); else None."""
         p = self.path / f"{key}.svg"
         # another's file in a shared folder never enters a report
         if (f := read_sealed(p)) is None: return None
@@ -172,7 +185,8 @@ _WORKER = {}
 
 # %% ../nbs/08b_figures.ipynb #d83d6366
 def _worker_jobs(jobs:list):
-    "A drawing pool's initializer: the jobs its worker draws (handed over at the fork, never pickled)."
+    """A drawing pool's initializer: the jobs its worker draws (handed over at the fork,
+    never pickled)."""
     _WORKER["jobs"] = jobs
 
 # %% ../nbs/08b_figures.ipynb #a4c7bfcb
@@ -184,7 +198,8 @@ def _cpus() -> int:
 
 # %% ../nbs/08b_figures.ipynb #a1521e58
 class _Drawing:
-    "The SVG of each job, drawn in `workers` forked processes (None: one per CPU) while this one goes on, where that is safe."
+    """The SVG of each job, drawn in `workers` forked processes (None:
+    one per CPU) while this one goes on, where that is safe."""
     def __init__(self, jobs:list, workers:int|None):
         self.jobs, self.pool, self.pending = jobs, None, None
         n = min(len(jobs), workers or _cpus())
@@ -208,8 +223,9 @@ class _Drawing:
         if self.pool is not None: self.pool.terminate(); self.pool.join(); self.pool = None
 
 # %% ../nbs/08b_figures.ipynb #bc25eb02
-class _Figures:
-    "A report's figures: those whose data did not change from the cache, the others drawn meanwhile (`_Drawing`)."
+class ReportFigures:
+    """A report's figures: those whose data did not change from the cache,
+    the others drawn meanwhile (`_Drawing`)."""
     def __init__(self, res:dict, workers:int|None=None, models:list|None=None,
                  cache:FigureCache|None|bool=True):
         self.jobs = _figure_jobs(res, models)
@@ -222,7 +238,8 @@ class _Figures:
 
     @cached_property
     def marks(self) -> dict[str, tuple[str, str]]:
-        "`{file name: (section, a mark where its SVG goes)}`: a page can be made before the figures are drawn."
+        """`{file name: (section, a mark where its SVG goes)}`:
+        a page can be made before the figures are drawn."""
         token = secrets.token_hex(8)  # this report's own: no text of the runs can hold it
         return {name: (sec, f"\x00{token} {name}\x00") for name, sec, _ in self.jobs}
 
@@ -233,7 +250,8 @@ class _Figures:
         return page
 
     def svgs(self, stats:dict|None=None) -> dict[str, tuple[str, str]]:
-        "`{file name: (section, SVG text)}`, once every figure is drawn (each new one kept in the cache)."
+        """`{file name: (section, SVG text)}`, once every figure is drawn
+        (each new one kept in the cache)."""
         for i, s in zip(self.todo, self.drawing.result()):
             self.got[i] = s
             if self.cache: self.cache.put(self.keys[i], s)
@@ -250,5 +268,6 @@ def report_svgs(res:dict, # `analyse(runs, prices)`
                 cache:FigureCache|None|bool=True, # figures kept by their data's hash; True: `FigureCache()`
                 stats:dict|None=None, # if given, gets `drawn` and `cached`: the names of figures drawn and cached
                ) -> dict[str, tuple[str, str]]:
-    "`{file name: (section, SVG text)}` for every figure of the report; only figures whose data changed are drawn."
-    return _Figures(res, workers, models, cache).svgs(stats)
+    """`{file name: (section, SVG text)}` for every figure of the report;
+    only figures whose data changed are drawn."""
+    return ReportFigures(res, workers, models, cache).svgs(stats)

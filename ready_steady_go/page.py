@@ -21,10 +21,11 @@ from .health import fleet_outliers, outlier_sentence, read_checks
 from .store import read_history
 from .plots import plot_history
 from .figures import *
-from .figures import _modes
+from .figures import modes_in_order
 
 # %% auto #0
-__all__ = ['checks_page']
+__all__ = ['html_table', 'PageData', 'capitalised', 'per_family', 'per_mode', 'html_document', 'health_section', 'checks_page',
+           'history_section']
 
 # %% ../nbs/08c_page.ipynb #e5a0fc11
 _CSS = ("body{font-family:system-ui,-apple-system,'Segoe "
@@ -41,7 +42,8 @@ _CSS = ("body{font-family:system-ui,-apple-system,'Segoe "
 
 # %% ../nbs/08c_page.ipynb #0e94c5b9
 def _cell(v, floatfmt, right:bool=False) -> str:
-    "One table cell: numbers right-aligned and formatted (a format or a function), text escaped, missing values empty."
+    """One table cell: numbers right-aligned and formatted (a format or a function), text escaped,
+    missing values empty."""
     if v is None or v is pd.NA or (isinstance(v, (float, np.floating)) and np.isnan(v)):
         return "<td></td>"
     if isinstance(v, (bool, np.bool_)): return f"<td>{'yes' if v else 'no'}</td>"
@@ -52,8 +54,9 @@ def _cell(v, floatfmt, right:bool=False) -> str:
     return ('<td class="n">' if right else "<td>") + f"{html.escape(str(v))}</td>"
 
 # %% ../nbs/08c_page.ipynb #47e17d6a
-def _table(df:pd.DataFrame, floatfmt:str|dict=num_text, right=()) -> str:
-    "`df` as an HTML table: escaped headers, numbers right-aligned (`num_text`, `floatfmt` or a dict), `right` too."
+def html_table(df:pd.DataFrame, floatfmt:str|dict=num_text, right=()) -> str:
+    """`df` as an HTML table: escaped headers, numbers right-aligned (`num_text`,
+    `floatfmt` or a dict), `right` too."""
     num = (lambda c: c in right or pd.api.types.is_numeric_dtype(df[c])
            and not pd.api.types.is_bool_dtype(df[c]))
     head = "".join(('<th class="n">' if num(c) else "<th>") + html.escape(str(c)) + "</th>"
@@ -68,8 +71,9 @@ def _table(df:pd.DataFrame, floatfmt:str|dict=num_text, right=()) -> str:
 
 # %% ../nbs/08c_page.ipynb #f4ba2d7f
 @dataclass
-class _Page:
-    "What every section of the page reads: the runs, `analyse`'s tables, the figures as SVG, the title and the options."
+class PageData:
+    """What every section of the page reads: the runs, `analyse`'s tables, the figures as SVG,
+    the title and the options."""
     runs: pd.DataFrame
     res: dict
     figs: dict  # file name -> (section, SVG text)
@@ -89,7 +93,7 @@ class _Page:
                 if name in self.figs else "")
 
 # %% ../nbs/08c_page.ipynb #7ecf16b6
-def _cap(s:str) -> str: return s[:1].upper() + s[1:]  # `3D U-Nets` stays as it is
+def capitalised(s:str) -> str: return s[:1].upper() + s[1:]  # `3D U-Nets` stays as it is
 
 # %% ../nbs/08c_page.ipynb #c368bd60
 def _families(d:pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
@@ -101,18 +105,19 @@ def _families(d:pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
             for f in fams for x in [d[d["workload"] == f]]]
 
 # %% ../nbs/08c_page.ipynb #7853e738
-def _per_family(d:pd.DataFrame, part, level:int=4) -> list[str]:
-    "Per family of `d`, its name and unit as a heading (where several, or always at `level` 3) and `part(rows, unit)`."
+def per_family(d:pd.DataFrame, part, level:int=4) -> list[str]:
+    """Per family of `d`, its name and unit as a heading (where several,
+    or always at `level` 3) and `part(rows, unit)`."""
     fs = _families(d)
-    head = lambda f, u: (f"<h{level}>{html.escape(_cap(FAMILY_NAMES.get(f, f)))} "
+    head = lambda f, u: (f"<h{level}>{html.escape(capitalised(FAMILY_NAMES.get(f, f)))} "
                          f"({rate_name(u)})</h{level}>"
                          if len(fs) > 1 or level < 4 else "")
     return [p for f, x, u in fs for p in (head(f, u), part(x, u))]
 
 # %% ../nbs/08c_page.ipynb #cba71721
-def _per_mode(d:pd.DataFrame, part) -> list[str]:
+def per_mode(d:pd.DataFrame, part) -> list[str]:
     "Per mode of `d` (training first), a heading and what `part(mode)` gives: a figure, a table."
-    return [p for mode in _modes(d) for p in (f"<h3>{mode_name(mode).capitalize()}</h3>",
+    return [p for mode in modes_in_order(d) for p in (f"<h3>{mode_name(mode).capitalize()}</h3>",
                                               *part(mode))]
 
 # %% ../nbs/08c_page.ipynb #e3746493
@@ -120,7 +125,7 @@ _HEAD = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
          '<meta name="viewport" content="width=device-width,initial-scale=1">')
 
 # %% ../nbs/08c_page.ipynb #10461b76
-def _document(title:str, parts:list[str]) -> str:
+def html_document(title:str, parts:list[str]) -> str:
     "One self-contained HTML document of `parts`."
     return (_HEAD + f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n" + "\n".join(parts)
             + "\n</body></html>\n")
@@ -130,7 +135,8 @@ _RATES = ("TFLOP/s", "GB/s", "images/s")  # check lines whose values a fleet can
 
 # %% ../nbs/08c_page.ipynb #a6fbf2ba
 def _fleets(runs:pd.DataFrame, checks:pd.DataFrame) -> pd.DataFrame:
-    "Each machine against its peers: over the runs (per model, precision, mode, batch size) and the checks' rates."
+    """Each machine against its peers: over the runs (per model, precision, mode,
+    batch size) and the checks' rates."""
     named = (lambda d: d.assign(device_name=clean_device_names(d["device_name"]))
              if "device_name" in d else d)
     r = fleet_outliers(named(runs)).assign(of="runs") if "device_name" in runs else None
@@ -142,7 +148,8 @@ def _fleets(runs:pd.DataFrame, checks:pd.DataFrame) -> pd.DataFrame:
 
 # %% ../nbs/08c_page.ipynb #58a2da46
 def _latest_checks(checks:pd.DataFrame) -> pd.DataFrame:
-    "Per machine, its latest check: when, the device, its verdicts counted and the lines it flagged."
+    """Per machine, its latest check: when, the device,
+    its verdicts counted and the lines it flagged."""
     rows = []
     for cid in checks.groupby(["host", "gpu_uuid"], dropna=False, sort=False)["check_id"].last():
         g = checks[checks["check_id"] == cid]
@@ -169,7 +176,7 @@ def _fleet_table(fl:pd.DataFrame) -> pd.DataFrame:
                          "outlier": fl["flagged"]})
 
 # %% ../nbs/08c_page.ipynb #cc5f1b48
-def _health_section(pg:_Page) -> list[str]:
+def health_section(pg:PageData) -> list[str]:
     "Each machine's latest check, every check line stored, and each machine against its peers."
     store = pg.runs.attrs.get("store")
     checks = read_checks(store) if store else pd.DataFrame(columns=["unit"])
@@ -182,9 +189,9 @@ def _health_section(pg:_Page) -> list[str]:
                 "machine's latest, with what it flagged (what each check catches: "
                 "<code>ready-steady-go-check --help</code> and the project's <i>Check a rented "
                 "machine</i> page):</p>",
-                _table(_latest_checks(checks)),
+                html_table(_latest_checks(checks)),
                 f"<details><summary>Every check line stored ({len(checks)})</summary>",
-                _table(checks[["timestamp", "host", "device_name", "check", "measured", "unit",
+                html_table(checks[["timestamp", "host", "device_name", "check", "measured", "unit",
                                "expected",
                                "verdict", "note"]], "{:,.3g}"), "</details>"]
     if len(fl):
@@ -200,30 +207,32 @@ def _health_section(pg:_Page) -> list[str]:
         out += (["<ul>"] + [f"<li>{html.escape(outlier_sentence(r, r['of']))}</li>" for _,
                             r in bad.iterrows()]
                 + ["</ul>"]) if len(bad) else ["<p>No machine stands out from its peers.</p>"]
-        if len(bad): out.append(_table(_fleet_table(bad), "{:,.4g}"))
+        if len(bad): out.append(html_table(_fleet_table(bad), "{:,.4g}"))
         out += [f"<details><summary>Every machine against its peers ({len(fl)})</summary>",
-                _table(_fleet_table(fl), "{:,.4g}"), "</details>"]
+                html_table(_fleet_table(fl), "{:,.4g}"), "</details>"]
     return out
 
 # %% ../nbs/08c_page.ipynb #466ca6c6
 def checks_page(runs:pd.DataFrame, # the runs read from a store (`attrs["store"]` names it)
                 title:str="Ready, Steady, Go! benchmark report", # the page title
                ) -> str|None:
-    "The page of a store that holds checks and no runs: its Health section alone; None where there are runs or no checks."
+    """The page of a store that holds checks and no runs: its Health section alone;
+    None where there are runs or no checks."""
     store = runs.attrs.get("store") if isinstance(runs, pd.DataFrame) else None
     if store is None or len(runs) or not len(read_checks(store)): return None
-    pg = _Page(runs, {}, {}, title=title)
-    return _document(title, [f"<h1>{html.escape(title)}</h1>",
+    pg = PageData(runs, {}, {}, title=title)
+    return html_document(title, [f"<h1>{html.escape(title)}</h1>",
                              f'<p class="note">{html.escape(str(store))} holds the checks of '
                              "<code>ready-steady-go-check</code> and no benchmark runs: this page "
                              "is their Health "
                              "section. For throughput, rankings and costs, measure with "
                              "<code>ready-steady-go-sweep</code> into the same store.</p>",
-                             *_health_section(pg)])
+                             *health_section(pg)])
 
 # %% ../nbs/08c_page.ipynb #47225b27
-def _history_section(pg:_Page) -> list[str]:
-    "Throughput by step, for the runs whose per-step history the store holds (`ready-steady-go-import --history`)."
+def history_section(pg:PageData) -> list[str]:
+    """Throughput by step, for the runs whose per-step history the store holds
+    (`ready-steady-go-import --history`)."""
     store = pg.runs.attrs.get("store")
     hist = read_history(store) if store else pd.DataFrame(columns=["run_id"])
     hist = hist[hist["run_id"].isin(pg.runs["run_id"])] if "run_id" in pg.runs else hist.iloc[:0]

@@ -27,7 +27,7 @@ from matplotlib.transforms import Affine2D, IdentityTransform, ScaledTranslation
 from .analysis import FAMILY_NAMES, mode_name, num_text, rate_name
 
 # %% auto #0
-__all__ = ['PRECISION_ORDER', 'PRECISION_COLORS', 'precision_color', 'short', 'unit_name', 'titled', 'plot_relative',
+__all__ = ['PRECISION_ORDER', 'PRECISION_COLORS', 'precision_color', 'axes_grid', 'short', 'unit_name', 'titled', 'plot_relative',
            'plot_average', 'plot_speedup', 'plot_batch', 'plot_cost', 'plot_efficiency', 'svg', 'plot_scaling',
            'plot_history']
 
@@ -55,7 +55,8 @@ def _style(grid:bool=True): # False: the figure draws its own grid (`_grid`)
 
 # %% ../nbs/07_plots.ipynb #40317397
 def _precisions(ps) -> list[str]:
-    "Precisions in `PRECISION_ORDER` (each with its setups after it: `bf16`, `bf16, channels_last`), then the rest."
+    """Precisions in `PRECISION_ORDER` (each with its setups after it:
+    `bf16`, `bf16, channels_last`), then the rest."""
     first = lambda p: str(p).split(",")[0]
     n = len(PRECISION_ORDER)
     return sorted(dict.fromkeys(ps), key=lambda p: (PRECISION_ORDER.index(first(p))
@@ -72,15 +73,18 @@ def _fig(w, h, *, left=0.6, right=0.15, bottom=0.55, top=0.35, **kw) -> Figure:
 # %% ../nbs/07_plots.ipynb #b71251d6
 @lru_cache(32)
 def _blank(w:float, h:float, margins:tuple, rows:int, cols:int, space:tuple, style:int) -> bytes:
-    "A blank `_fig` with a `rows` × `cols` grid of axes (x shared, y by row), pickled; `style`: the rcParams' key."
+    """A blank `_fig` with a `rows` × `cols` grid of axes (x shared, y by row), pickled; `style`:
+    the rcParams' key."""
     fig = _fig(w, h, **dict(margins))
     fig.subplots_adjust(wspace=space[0], hspace=space[1])
     fig.subplots(rows, cols, sharex=True, sharey="row", squeeze=False)
     return pickle.dumps(fig)
 
 # %% ../nbs/07_plots.ipynb #c085393c
-def _axes(w:float, h:float, rows:int=1, cols:int=1, *, wspace=0.2, hspace=0.2, **margins) -> tuple[Figure, np.ndarray]:
-    "`_fig` with a grid of axes, unpickled from a blank one made once: a quarter of the time of building each."
+def axes_grid(w:float, h:float, rows:int=1, cols:int=1, *, wspace=0.2, hspace=0.2,
+              **margins) -> tuple[Figure, np.ndarray]:
+    """`_fig` with a grid of axes, unpickled from a blank one made once:
+    a quarter of the time of building each."""
     # a blank made under other rcParams is another blank
     style = hash(tuple(map(repr, mpl.rcParams.values())))
     fig = pickle.loads(_blank(w, h, tuple(sorted(margins.items())), rows, cols, (wspace, hspace),
@@ -89,7 +93,8 @@ def _axes(w:float, h:float, rows:int=1, cols:int=1, *, wspace=0.2, hspace=0.2, *
 
 # %% ../nbs/07_plots.ipynb #9a53515d
 class _Marks(Artist):
-    "Markers in many colours as one artist, a set per colour: a `Line2D` per colour costs far more to make and draw."
+    """Markers in many colours as one artist, a set per colour:
+    a `Line2D` per colour costs far more to make and draw."""
     def __init__(self, marker="o", # a matplotlib marker
                  ms:float=3.0, # its size, in points
                  mew:float=1.0, # the width of its edge, in points
@@ -105,7 +110,8 @@ class _Marks(Artist):
 
     @allow_rasterization
     def draw(self, renderer):
-        "Each group as one set of markers: in SVG, the mark is defined once and placed at every point."
+        """Each group as one set of markers:
+        in SVG, the mark is defined once and placed at every point."""
         if not self.get_visible(): return
         m = self.style
         size = m.get_transform() + Affine2D().scale(renderer.points_to_pixels(self.ms))
@@ -126,7 +132,8 @@ def _marks(ax, x, y, color, marker:str, **kw):
 # %% ../nbs/07_plots.ipynb #43ce3c9c
 @lru_cache(4096)
 def _text_box(s:str, size:float, rotation:float, font:tuple) -> tuple[float, float]:
-    "Width and height in points of the box around `s` at `size` points turned by `rotation`, as the SVG lays it out."
+    """Width and height in points of the box around `s` at `size` points turned by `rotation`,
+    as the SVG lays it out."""
     # `font`: the families in effect, as a key
     t = Figure(dpi=72).text(0, 0, s, fontsize=size, rotation=rotation)
     box = t.get_window_extent(RendererSVG(1, 1, io.StringIO()))
@@ -134,7 +141,8 @@ def _text_box(s:str, size:float, rotation:float, font:tuple) -> tuple[float, flo
 
 # %% ../nbs/07_plots.ipynb #18d09ebc
 def _fixed_label(axis, labels:list, rotation:float=0):
-    "`axis`' label placed once past its tick `labels`: matplotlib would measure every tick label again at each draw."
+    """`axis`' label placed once past its tick `labels`:
+    matplotlib would measure every tick label again at each draw."""
     x, rc = axis.axis_name == "x", mpl.rcParams
     size = FontProperties(size=rc[f"{axis.axis_name}tick.labelsize"]).get_size_in_points()
     font = (*rc["font.family"], *rc["font.sans-serif"])
@@ -147,7 +155,8 @@ def _fixed_label(axis, labels:list, rotation:float=0):
 
 # %% ../nbs/07_plots.ipynb #605a6494
 def _ticks_in_view(axis) -> tuple[list, list]:
-    "Where `axis`' locator puts its ticks inside the view, and their labels (each a whole value: no offset text)."
+    """Where `axis`' locator puts its ticks inside the view, and their labels (each a whole value:
+    no offset text)."""
     (lo, hi), f = sorted(axis.get_view_interval()), axis.get_major_formatter()
     tol = 1e-9 * (hi - lo)
     locs = [v for v in axis.get_majorticklocs() if lo - tol <= v <= hi + tol]
@@ -156,7 +165,8 @@ def _ticks_in_view(axis) -> tuple[list, list]:
 
 # %% ../nbs/07_plots.ipynb #41cc8e75
 def _tick_labels(ax, name:str, locs, labels, rotation:float=0):
-    "Tick labels as texts where matplotlib puts them, and no ticks: a tick is five artists, the dearest part."
+    """Tick labels as texts where matplotlib puts them, and no ticks:
+    a tick is five artists, the dearest part."""
     rc, x = mpl.rcParams, name == "x"
     pad = (rc[f"{name}tick.major.pad"] + rc[f"{name}tick.major.size"]) / 72  # inches
     at = (ax.get_xaxis_transform() if x else ax.get_yaxis_transform()) + ScaledTranslation(
@@ -174,7 +184,8 @@ def _tick_labels(ax, name:str, locs, labels, rotation:float=0):
 
 # %% ../nbs/07_plots.ipynb #8b98a8b8
 def _grid(ax, xs, ys):
-    "Grid lines at data `xs` and `ys` across the axes' limits as they are, one path: a tick's own line is five artists."
+    """Grid lines at data `xs` and `ys` across the axes' limits as they are, one path:
+    a tick's own line is five artists."""
     (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
     ends = [((x, y0), (x, y1)) for x in xs] + [((x0, y), (x1, y)) for y in ys]
     if not ends: return
@@ -191,7 +202,8 @@ def _text_width(labels, size=10) -> float:
 def short(s, # a device or model name
           n:int=40, # the most characters shown
          ) -> str:
-    "`s` cut to `n` characters with an ellipsis: a figure has room for a name, not for any name (tables show it whole)."
+    """`s` cut to `n` characters with an ellipsis:
+    a figure has room for a name, not for any name (tables show it whole)."""
     s = str(s)
     return s if len(s) <= n else s[:n - 1].rstrip() + "…"
 
@@ -207,7 +219,8 @@ def titled(d:pd.DataFrame, # the rows a figure draws, with `workload` where know
            what:str, # what the figure shows: `test_resnet`, `average over models`
            mode:str, # train, infer or `-`
           ) -> str:
-    "A figure's title: its family (when one), what it shows, and its mode: `Image models · test_resnet, training`."
+    """A figure's title: its family (when one), what it shows, and its mode:
+    `Image models · test_resnet, training`."""
     fams = d["workload"].dropna().unique() if "workload" in d else []
     name = FAMILY_NAMES.get(fams[0], str(fams[0])) if len(fams) == 1 else ""
     fam = name[:1].upper() + name[1:] + " · " if name else ""  # `3D U-Nets` as it is
@@ -215,7 +228,8 @@ def titled(d:pd.DataFrame, # the rows a figure draws, with `workload` where know
 
 # %% ../nbs/07_plots.ipynb #49eaf969
 def _select(df:pd.DataFrame, model:str, mode:str) -> pd.DataFrame:
-    "The rows of `model` (a label such as `test_resnet @64`, or a model measured at one size) in `mode`."
+    """The rows of `model` (a label such as `test_resnet @64`,
+    or a model measured at one size) in `mode`."""
     col = "label" if "label" in df and (df["label"] == model).any() else "model"
     d = df[(df[col] == model) & (df["mode"] == mode)]
     if d.empty: raise ValueError(f"no results for model {model!r} in mode {mode!r}")
@@ -230,7 +244,8 @@ _MISSED = dict(hatch="////", alpha=0.45)
 
 # %% ../nbs/07_plots.ipynb #90ac8be9
 def _whiskers(ax, d:pd.DataFrame, y:np.ndarray, v:np.ndarray, *, lo:str, hi:str, cap:float) -> tuple:
-    "Whiskers drawn, and `(end, none, cut)`: none for an unknown interval; one past `cap` is cut there and marked."
+    """Whiskers drawn, and `(end, none, cut)`: none for an unknown interval;
+    one past `cap` is cut there and marked."""
     l, u = d[lo].to_numpy(float), d[hi].to_numpy(float)
     none = np.isnan(l) | np.isnan(u)  # an unknown interval: no whisker and says so
     end = np.where(none, v, np.fmin(np.fmax(np.nan_to_num(u, nan=0.0), v), cap))
@@ -247,7 +262,8 @@ def _whiskers(ax, d:pd.DataFrame, y:np.ndarray, v:np.ndarray, *, lo:str, hi:str,
 
 # %% ../nbs/07_plots.ipynb #2cf3e2f8
 def _rects(ax, y:np.ndarray, v:np.ndarray, h:float, color, missed:np.ndarray):
-    "Bars from 0 to `v`, `h` tall and centred on `y`, as collections (a patch each costs far more); `missed`: hatched."
+    """Bars from 0 to `v`, `h` tall and centred on `y`, as collections
+    (a patch each costs far more); `missed`: hatched."""
     box = [[(0, a - h / 2), (b, a - h / 2), (b, a + h / 2), (0, a + h / 2)] for a, b in zip(y, v)]
     plain = dict(facecolors=[color], edgecolors=mpl.rcParams["patch.edgecolor"],
                  linewidths=mpl.rcParams["patch.linewidth"])
@@ -261,7 +277,8 @@ def _rects(ax, y:np.ndarray, v:np.ndarray, h:float, color, missed:np.ndarray):
 
 # %% ../nbs/07_plots.ipynb #56037503
 def _bar_legend(ax, precs:list, missed:bool, cut:bool):
-    "The precisions (the fastest first, as the bars read) and the marks used, beside the axes: never over a bar."
+    """The precisions (the fastest first, as the bars read) and the marks used, beside the axes:
+    never over a bar."""
     hs, ls = [Patch(facecolor=precision_color(p)) for p in precs[::-1]], precs[::-1]
     if missed:
         hs, ls = hs + [Patch(facecolor="white", edgecolor="0.3", hatch=_MISSED["hatch"])], ls + ["CI target missed"]
@@ -272,7 +289,8 @@ def _bar_legend(ax, precs:list, missed:bool, cut:bool):
 
 # %% ../nbs/07_plots.ipynb #fd8b78e1
 def _bar_axes(ax, labels:list, xmax:float):
-    "A bar chart's axes: a row per label (bottom up), x from 0 to `xmax`, grid lines down from the x ticks only."
+    """A bar chart's axes: a row per label (bottom up), x from 0 to `xmax`,
+    grid lines down from the x ticks only."""
     ax.set_ylim(-0.6, len(labels) - 0.4)
     ax.set_xlim(0, xmax)
     xs, xlabels = _ticks_in_view(ax.xaxis)
@@ -283,7 +301,8 @@ def _bar_axes(ax, labels:list, xmax:float):
 # %% ../nbs/07_plots.ipynb #8c5d3d54
 def _bars(ax, df:pd.DataFrame, value:str, *, lo:str|None=None, hi:str|None=None, fmt="{:.0f}",
           flag:str|None=None, names:dict|None=None, xmax:float=0):
-    "Grouped horizontal bars: a row per device (fastest on top), a bar per precision; `flag` marks missed targets."
+    """Grouped horizontal bars: a row per device (fastest on top), a bar per precision;
+    `flag` marks missed targets."""
     order = df.groupby("device")[value].max().sort_values().index.tolist()
     precs = _precisions(df["precision"])
     h, y0 = 0.8 / len(precs), {d: i for i, d in enumerate(order)}
@@ -317,11 +336,12 @@ def _height(n_dev, n_prec) -> float: return 1.2 + n_dev * max(0.32, 0.19 * max(1
 
 # %% ../nbs/07_plots.ipynb #91c0e440
 def _bar_fig(d:pd.DataFrame, names:dict|None=None) -> tuple:
-    "A figure for `_bars` of `d` and its axes: sized to its rows, with room for the device names and the legend."
+    """A figure for `_bars` of `d` and its axes:
+    sized to its rows, with room for the device names and the legend."""
     labels = [short((names or {}).get(x, x), 48) for x in d["device"].unique()]
     # never clipped
     legend = _text_width(["interval cut at the axis", *d["precision"].astype(str)], 9) + 0.75
-    fig, axs = _axes(8.6, max(1.9, _height(d["device"].nunique(), d["precision"].nunique())),
+    fig, axs = axes_grid(8.6, max(1.9, _height(d["device"].nunique(), d["precision"].nunique())),
                      left=_text_width(labels) + 0.25, right=legend)
     return fig, axs[0, 0]
 
@@ -330,7 +350,8 @@ def plot_relative(best:pd.DataFrame, # `relative(best_batch(...))` (or `analyse(
                   model:str, # the model to show (or its label, e.g. "test_resnet @64", when measured at several sizes)
                   mode:str="train", # train or infer
                  ) -> Figure:
-    "Relative throughput by device for one model and mode, a bar per precision, sorted by the fastest precision."
+    """Relative throughput by device for one model and mode, a bar per precision,
+    sorted by the fastest precision."""
     d = _select(best, model, mode)
     if d["relative"].isna().all():
         raise ValueError(f"no relative throughput for {model!r} ({mode}): one device of several "
@@ -347,7 +368,8 @@ def plot_relative(best:pd.DataFrame, # `relative(best_batch(...))` (or `analyse(
 
 # %% ../nbs/07_plots.ipynb #128bac02
 def _fewer(d:pd.DataFrame) -> dict[str, str]:
-    "Device labels that say how many models went into their average, where that is fewer than the others'."
+    """Device labels that say how many models went into their average,
+    where that is fewer than the others'."""
     if "of_models" not in d: return {}
     n = d.groupby("device")["n_models"].min()
     of = int(d["of_models"].max())
@@ -378,7 +400,8 @@ def plot_average(avg:pd.DataFrame, # `average(...)`
 def plot_speedup(sp:pd.DataFrame, # `speedup_ci(...)` or `speedup(...)` (averaged), e.g. `analyse(...)["speedup"]`
                  mode:str="train", # train or infer
                 ) -> Figure:
-    "Speed-up of each precision over fp32, by device, with its 95% interval where `sp` has one (`speedup_ci`)."
+    """Speed-up of each precision over fp32, by device, with its 95% interval where `sp` has one
+    (`speedup_ci`)."""
     d = sp[sp["mode"] == mode]
     if d.empty: raise ValueError(f"no speed-ups in mode {mode!r}: are there fp32 runs?")
     # several families: a row each, never one bar over another
@@ -399,7 +422,8 @@ def plot_speedup(sp:pd.DataFrame, # `speedup_ci(...)` or `speedup(...)` (average
 
 # %% ../nbs/07_plots.ipynb #34cadfe5
 def _lines(ax, xs:list, ys:list, colors:list, *, hollow:list|None=None):
-    "Lines with a dot per point: one `LineCollection` for the lines, one `_Marks` for the dots; `hollow`: open dots."
+    """Lines with a dot per point: one `LineCollection` for the lines, one `_Marks` for the dots;
+    `hollow`: open dots."""
     ax.add_collection(LineCollection([np.column_stack([x, y]) for x, y in zip(xs, ys)],
                                      colors=colors,
                                      linewidths=1.3, zorder=2), autolim=False)
@@ -420,13 +444,15 @@ def _bands(ax, xs:list, los:list, his:list, *, colors:list):
 
 # %% ../nbs/07_plots.ipynb #65a6fc45
 def _panels(d:pd.DataFrame, many:bool) -> pd.Series:
-    "Each row's column of a batch-size figure: its precision, with its setup where the figure shows several setups."
+    """Each row's column of a batch-size figure:
+    its precision, with its setup where the figure shows several setups."""
     s = d["setup"].astype(str) if "setup" in d else pd.Series("", index=d.index)
     return d["precision"].astype(str) + np.where(many & s.ne(""), ", " + s, "")
 
 # %% ../nbs/07_plots.ipynb #2f66bde5
 def _first_oom(oom:pd.DataFrame|None, d:pd.DataFrame, mode:str, many:bool=False) -> dict:
-    "`{(device, column): the smallest batch size that ran out of memory}` for `d`'s model in `mode`."
+    """`{(device, column): the smallest batch size that ran out of memory}` for `d`'s
+    model in `mode`."""
     if oom is None: return {}
     sel = oom if "size" not in oom or "size" not in d else oom[oom["size"].isin(d["size"].unique())]
     sel = sel[(sel["model"] == d["model"].iloc[0]) & (sel["mode"] == mode)]
@@ -434,7 +460,8 @@ def _first_oom(oom:pd.DataFrame|None, d:pd.DataFrame, mode:str, many:bool=False)
 
 # %% ../nbs/07_plots.ipynb #bcda22f0
 def _batch_lines(d:pd.DataFrame) -> tuple[dict, float]:
-    "Each (precision, device) line of `d` as numpy columns, and the y axis' top: a band far above the data is cut."
+    """Each (precision, device) line of `d` as numpy columns, and the y axis' top:
+    a band far above the data is cut."""
     ymax = float(d["throughput"].max())
     hi_f = d["throughput_hi"][np.isfinite(d["throughput_hi"])]
     ytop = max(ymax * 1.08, min(float(hi_f.max()) if len(hi_f) else 0.0, 1.5 * ymax) * 1.02)
@@ -447,7 +474,8 @@ def _batch_lines(d:pd.DataFrame) -> tuple[dict, float]:
 
 # %% ../nbs/07_plots.ipynb #c14beaeb
 def _batch_column(top, mem, p:str, gs:list, *, oom:dict) -> list:
-    "One precision's column: lines `gs` (device, line, colour) in their bands, × at first OOM, memory below."
+    """One precision's column: lines `gs` (device, line, colour) in their bands,
+    × at first OOM, memory below."""
     cs = [c for *_, c in gs]
     xs, ys = [g["bs"] for _, g, _ in gs], [g["throughput"] for _, g, _ in gs]
     _bands(top, xs, [g["throughput_lo"] for _, g, _ in gs], [g["throughput_hi"] for _, g, _ in gs],
@@ -466,13 +494,15 @@ def _batch_column(top, mem, p:str, gs:list, *, oom:dict) -> list:
 
 # %% ../nbs/07_plots.ipynb #7f95b757
 def _tick(y, _=None) -> str:
-    "An axis tick: `num_text` without trailing zeros (`4 k`, `0.5`, `25`), as ticks are round numbers."
+    """An axis tick: `num_text` without trailing zeros (`4 k`, `0.5`, `25`),
+    as ticks are round numbers."""
     m, _, p = num_text(y).partition(" ")
     return (m.rstrip("0").rstrip(".") if "." in m else m) + (f" {p}" if p else "")
 
 # %% ../nbs/07_plots.ipynb #5a1f86ef
 def _margins(v, base=None) -> tuple[float, float]:
-    "The limits matplotlib's autoscale gives values `v` (in log space where `base`): 5% beyond each end."
+    """The limits matplotlib's autoscale gives values `v` (in log space where `base`):
+    5% beyond each end."""
     v = np.asarray(v, float); v = v[np.isfinite(v)]
     lo, hi = (float(v.min()), float(v.max())) if len(v) else (0.0, 1.0)
     if lo == hi: lo, hi = (lo - 1, hi + 1) if base else (lo - 0.5, hi + 0.5)
@@ -481,7 +511,8 @@ def _margins(v, base=None) -> tuple[float, float]:
 
 # %% ../nbs/07_plots.ipynb #f66407e7
 def _batch_axes(axs, bss:list, xs:list, ylims:list, unit:str): # unit: the rate, `tokens/s`
-    "The shared log₂ batch-size axis with a label per batch size (its limits fit `xs`), the y axes and their labels."
+    """The shared log₂ batch-size axis with a label per batch size (its limits fit `xs`),
+    the y axes and their labels."""
     ax = axs[0, 0]  # the axes share x, and y by row: set up once
     ax.set_xscale("log", base=2); ax.xaxis.set_minor_locator(NullLocator())
     # set, not autoscaled: autoscaling shared axes runs once per artist
@@ -512,7 +543,8 @@ def plot_batch(t:pd.DataFrame, # `tidy(...)`
                mode:str="train", # train or infer
                oom:pd.DataFrame|None=None, # `oom_batch(runs)`, to mark the first OOM
               ) -> Figure:
-    "Throughput (and peak memory, where measured) against batch size, a line per device, a column per precision."
+    """Throughput (and peak memory, where measured) against batch size, a line per device,
+    a column per precision."""
     d = _select(t, model, mode)
     d = d[d["bs"].notna()]  # a published table has no batch size: nothing to draw against it
     if d.empty: raise ValueError(f"no batch sizes recorded for {model!r} in mode {mode!r}: "
@@ -532,7 +564,7 @@ def plot_batch(t:pd.DataFrame, # `tidy(...)`
     # the title always fits
     w = max(2.8 * len(precs) + 0.8 + legend_w, _text_width([title], 12) + 0.6)
     with _style(grid=False):
-        fig, axs = _axes(w, 5.4 if mem else 3.2, 2 if mem else 1, len(precs), wspace=0.08,
+        fig, axs = axes_grid(w, 5.4 if mem else 3.2, 2 if mem else 1, len(precs), wspace=0.08,
                          hspace=0.1, left=0.75,
                          right=legend_w, bottom=0.8, top=0.65)
         gss = {p: [(dev, lines[p, dev], colors[dev]) for dev in devs if (p, dev) in lines]
@@ -605,7 +637,8 @@ def plot_efficiency(eff:pd.DataFrame, # `efficiency(...)` (e.g. `analyse(runs)["
 # %% ../nbs/07_plots.ipynb #6fcfa7c3
 def svg(fig:Figure, # a figure from this module
        ) -> str:
-    "`fig` as an SVG element to inline in HTML: no XML prolog; its own width, shrunk to fit a narrower container."
+    """`fig` as an SVG element to inline in HTML: no XML prolog;
+    its own width, shrunk to fit a narrower container."""
     buf = io.StringIO()
     # the same figure, the same text: fixed ids and no date (a cache keyed by the figure's data can
     # keep it)
@@ -619,7 +652,8 @@ def svg(fig:Figure, # a figure from this module
 
 # %% ../nbs/07_plots.ipynb #4ee39c31
 def _scaling_labels(groups:list, top:float) -> list[str]:
-    "A legend entry per line: model, device, precision, its efficiency at the most GPUs; off the scale, says so."
+    """A legend entry per line: model, device, precision, its efficiency at the most GPUs;
+    off the scale, says so."""
     return [f"{m} · {dev} · {p} ({100 * g['efficiency'].iloc[-1]:.0f}% at "
             f"{g['world_size'].iloc[-1]}"
             + (", off the scale)" if g["speedup"].max() > top else ")") for (dev, m, p),
@@ -629,7 +663,8 @@ def _scaling_labels(groups:list, top:float) -> list[str]:
 def plot_scaling(sc:pd.DataFrame, # `scaling(runs)`
                  mode:str="train", # train or infer
                 ) -> Figure:
-    "Speed-up against the number of GPUs on a log₂ axis, a line per device, model and precision, with the ideal line."
+    """Speed-up against the number of GPUs on a log₂ axis, a line per device, model and precision,
+    with the ideal line."""
     d = sc[(sc["mode"] == mode) & sc["speedup"].notna()].sort_values("world_size")
     if d.empty:
         raise ValueError(f"no scaling results in mode {mode!r}: are there runs at more than one "
@@ -663,7 +698,8 @@ def plot_history(hist:pd.DataFrame, # per-step rows (`store.read_history`): run_
                  runs:pd.DataFrame, # the runs (run_id, model, device_name, precision, bs, throughput, unit)
                  most:int=6, # runs drawn at most, the latest first
                 ) -> Figure:
-    "Throughput by step for each run with a history, a panel each; warm-up steps grey, the run's throughput dashed."
+    """Throughput by step for each run with a history, a panel each;
+    warm-up steps grey, the run's throughput dashed."""
     r = runs[runs["run_id"].isin(hist["run_id"])].drop_duplicates("run_id")
     if "timestamp" in r: r = r.sort_values("timestamp", ascending=False)
     r = r.head(most)

@@ -22,11 +22,11 @@ from .store import safe_csv
 from .plots import plot_relative, svg
 from .tables import *
 from .figures import *
-from .figures import _Figures
+from .figures import ReportFigures
 from .page import *
-from .page import _Page
+from .page import PageData
 from .sections import *
-from .sections import _html
+from .sections import page_html
 
 # %% auto #0
 __all__ = ['PROGRESS_RUNS', 'PROGRESS_S', 'Report', 'check_max_models', 'ReportOptions', 'csv_columns', 'with_rate', 'report_of',
@@ -44,10 +44,12 @@ _all_ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME', 'FEED_COLS', 'summary_table'
 
 # %% ../nbs/08_report.ipynb #4390a8e7
 def _swap(tmp:Path, out:Path):
-    "Put the finished folder `tmp` where `out` is: the earlier report moved aside first, removed once `tmp` is in."
+    """Put the finished folder `tmp` where `out` is:
+    the earlier report moved aside first, removed once `tmp` is in."""
     old = None
     if out.exists():
-        old = Path(tempfile.mkdtemp(prefix=".rsg-report-old-", dir=out.parent)) / "old"; os.replace(out, old)
+        old = Path(tempfile.mkdtemp(prefix=".rsg-report-old-", dir=out.parent)) / "old"
+        os.replace(out, old)
     try: os.replace(tmp, out)
     except OSError:
         if old is not None: os.replace(old, out)  # the earlier report, whole again
@@ -61,7 +63,8 @@ class Report:
     files: dict[str, str] = field(default_factory=dict)
 
     def write(self, out:str|Path) -> Path: # the folder to write into (made if missing)
-        "Write every file under `out`, all or nothing (a temporary folder beside it, renamed into place); or `BadInput`."
+        """Write every file under `out`, all or nothing (a temporary folder beside it,
+        renamed into place); or `BadInput`."""
         out, tmp = check_report_folder(out), None
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -89,7 +92,8 @@ def check_max_models(n, # figures of at most this many models per family, or Non
 # %% ../nbs/08_report.ipynb #b3b8fc7a
 @dataclass(frozen=True)
 class ReportOptions:
-    "A report's options, each once with its default: `build_report`, `write_report` and the command take theirs from it."
+    """A report's options, each once with its default:
+    `build_report`, `write_report` and the command take theirs from it."""
     out:str|Path|None=None  # the folder for report.html, the CSV tables and figures/ (`write_report`)
     prices:object=None  # $/hour per device: a CSV path, "NAME=USD" strings, a dict (see `parse_prices`)
     title:str="Ready, Steady, Go! benchmark report"  # the page title
@@ -105,7 +109,8 @@ class ReportOptions:
     tpot_ms:float=TPOT_MS  # Serving: the bound on the time per output token a concurrency must meet (ms)
 
     def checked(self) -> ReportOptions:
-        "These options with prices and work parsed and every bound checked (and `out`, where given); or `BadInput`."
+        """These options with prices and work parsed and every bound checked (and `out`,
+        where given); or `BadInput`."""
         if self.out is not None: check_report_folder(self.out)
         works = {k: parse_works(getattr(self, k), f"--{k}") for k in ("train_for", "infer_for")}
         check_max_models(self.max_models)
@@ -128,7 +133,8 @@ def _called(f, args:tuple, kwargs:dict) -> tuple[pd.DataFrame, ReportOptions, di
 
 # %% ../nbs/08_report.ipynb #64773b44
 def _ignored(res:dict, prices:dict, work:dict):
-    "Warn, a line each, of a given amount of work that fits no family, and of a price that prices nothing ranked."
+    """Warn, a line each, of a given amount of work that fits no family,
+    and of a price that prices nothing ranked."""
     units = res["tidy"]["unit"].unique()
     for k, ws in work.items():
         if (no := unused_work(units, ws)):
@@ -142,15 +148,18 @@ def _ignored(res:dict, prices:dict, work:dict):
                       "table: its cost per unit is in the This machine table", stacklevel=3)
 
 # %% ../nbs/08_report.ipynb #163e3b7d
-def _this_machine(res:dict, runs:pd.DataFrame, device:str|None, prices:dict, work:dict) -> pd.DataFrame|None:
-    "The absolute numbers of the device the report opens with (`pick_device`), or None for several and none asked."
+def _this_machine(res:dict, runs:pd.DataFrame, device:str|None, prices:dict,
+                  work:dict) -> pd.DataFrame|None:
+    """The absolute numbers of the device the report opens with (`pick_device`),
+    or None for several and none asked."""
     _ignored(res, prices, work)
     dev = pick_device(res["tidy"], device)
     return None if dev is None else machine_table(res["tidy"], runs, dev, prices, **work)
 
 # %% ../nbs/08_report.ipynb #d0720684
 def _csv_files(res:dict) -> dict[str, str]:
-    "The report's CSV tables as text: summary, average, time to train, scaling (a header only, for one device)."
+    """The report's CSV tables as text: summary, average, time to train, scaling (a header only,
+    for one device)."""
     tables = {"summary.csv": summary_table(res["best"]),
               "average.csv": average_table(res["average"]),
               "time_to_train.csv": res["time_to_train"],
@@ -161,15 +170,18 @@ def _csv_files(res:dict) -> dict[str, str]:
 # %% ../nbs/08_report.ipynb #1c5ac4b7
 def csv_columns(cols, # a table's columns
                ) -> list[str]:
-    "The columns of its CSV file: `rate` after `unit`, so that the header says the throughput is per second."
+    """The columns of its CSV file: `rate` after `unit`,
+    so that the header says the throughput is per second."""
     cols = list(cols)  # a table of relative throughput (average.csv) has no rate
-    return cols if not {"unit", "throughput"} <= set(cols) or "rate" in cols else [*cols[:cols.index("unit") + 1], "rate",
-                                                              *cols[cols.index("unit") + 1:]]
+    if not {"unit", "throughput"} <= set(cols) or "rate" in cols: return cols
+    k = cols.index("unit") + 1
+    return [*cols[:k], "rate", *cols[k:]]
 
 # %% ../nbs/08_report.ipynb #a15df780
-def with_rate(table:pd.DataFrame, # a report table with `unit` (and `throughput` in that unit per second)
+def with_rate(table:pd.DataFrame, # a report table with `unit` (and `throughput` per second)
              ) -> pd.DataFrame:
-    "`table` with `rate` (`images/s`, `tokens/s`, `it/s`) after `unit`, as its CSV file has it (`csv_columns`)."
+    """`table` with `rate` (`images/s`, `tokens/s`, `it/s`) after `unit`, as its CSV file has it
+    (`csv_columns`)."""
     if not {"unit", "throughput"} <= set(table) or "rate" in table: return table
     return table.assign(rate=table["unit"].map(rate_name))[csv_columns(table.columns)]
 
@@ -194,7 +206,7 @@ def report_of(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysi
         t1 = time.perf_counter()
         say(f"analysis of {len(runs):,} runs: {t1 - t0:.1f} s")
         models, stats = most_measured(res["tidy"], o.max_models), {}
-        page = lambda figs: _html(_Page(runs, res, figs, title=o.title,
+        page = lambda figs: page_html(PageData(runs, res, figs, title=o.title,
                                         include=o.include_unconverged,
                                         only_valid=o.only_valid, models=models, tpot_ms=o.tpot_ms,
                                         prices=prices))
@@ -207,7 +219,8 @@ def report_of(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysi
 
 # %% ../nbs/08_report.ipynb #30520e59
 def build_report(*args, **kwargs) -> Report:
-    "Validate `runs` and the options (`ReportOptions`) and make every file of the report in memory; `BadInput` on bad input."
+    """Validate `runs` and the options (`ReportOptions`) and make every file of the report in
+    memory; `BadInput` on bad input."""
     runs, o, rest = _called(build_report, args, kwargs)
     return report_of(runs, o.checked(), **rest)
 
@@ -223,17 +236,20 @@ build_report.__signature__ = inspect.Signature([
 
 # %% ../nbs/08_report.ipynb #c0d06439
 def _drawn_with_page(res:dict, models:list|None, cache, stats:dict, page) -> dict[str, str]:
-    "The report's files: its tables, its figures and `page(figures)`, made while the figures are drawn elsewhere."
-    figures = _Figures(res, models=models, cache=cache)
+    """The report's files: its tables, its figures and `page(figures)`,
+    made while the figures are drawn elsewhere."""
+    figures = ReportFigures(res, models=models, cache=cache)
     try:
         files, marked = _csv_files(res), page(figures.marks)
         figs = figures.svgs(stats)
     finally: figures.drawing.close()
-    return files | {f"figures/{n}": s for n, (_, s) in figs.items()} | {"report.html": figures.filled(marked, figs)}
+    return (files | {f"figures/{n}": s for n, (_, s) in figs.items()}
+            | {"report.html": figures.filled(marked, figs)})
 
 # %% ../nbs/08_report.ipynb #475a9194
 def write_report(*args, **kwargs) -> Path:
-    "Write the report of `runs` to `out`; returns the path of `report.html`. Nothing is written on bad input."
+    """Write the report of `runs` to `out`; returns the path of `report.html`. Nothing is
+    written on bad input."""
     runs, o, _ = _called(write_report, args, kwargs)
     o = o.checked()  # the folder too, before any analysis
     return report_of(runs, o).write(o.out)
@@ -253,7 +269,8 @@ def say_stage(line:str, # what the stage did, and its time
               seconds:float, # how long it took
               n:int, # the runs in the report
              ):
-    "Print one stage's line on stderr: every stage from `PROGRESS_RUNS` runs, else one that took `PROGRESS_S` or more."
+    """Print one stage's line on stderr: every stage from `PROGRESS_RUNS` runs,
+    else one that took `PROGRESS_S` or more."""
     if n >= PROGRESS_RUNS or seconds >= PROGRESS_S:
         print(f"report: {line}", file=sys.stderr, flush=True)
 

@@ -22,14 +22,15 @@ from .analysis import (
     best_configs, cost_factors, cost_doubts, factor_sentence, precision_doubts, run_cost)
 from .plots import plot_relative, svg, unit_name
 from .tables import *
-from .tables import NO_TIME, _is_test, _timed
-from .figures import _by_family, _compared, _modes, _of_family, _slug
+from .tables import NO_TIME, is_test_model, worth_timing
+from .figures import by_family, has_ranking, modes_in_order, family_rows, file_slug
 from .page import *
-from .page import (
-    _Page, _cap, _per_family, _per_mode, _table, _health_section, _history_section, _document)
+from ready_steady_go.page import (
+    PageData, capitalised, per_family, per_mode, html_table, health_section, history_section,
+    html_document)
 
 # %% auto #0
-__all__ = ['PEAK_HEADER', 'energy_headers', 'model_index']
+__all__ = ['PEAK_HEADER', 'energy_headers', 'model_index', 'page_html']
 
 # %% ../nbs/08d_sections.ipynb #ec9beae4
 _HOW_TO_READ = ("<p>Throughput is each family's own unit per second (images/s for image models and "
@@ -52,8 +53,9 @@ _HOW_TO_READ = ("<p>Throughput is each family's own unit per second (images/s fo
     "interval</i> where a result has none.</p>")
 
 # %% ../nbs/08d_sections.ipynb #af814c7c
-def _intro(pg:_Page) -> list[str]:
-    "The title, what the numbers are for, what missed its CI target, how many runs went in, how to read them."
+def _intro(pg:PageData) -> list[str]:
+    """The title, what the numbers are for, what missed its CI target, how many runs went in,
+    how to read them."""
     e, runs, t = html.escape, pg.runs, pg.res["tidy"]
     st = (runs["status"].astype(str).value_counts() if "status" in runs
           else pd.Series({"ok": len(runs)}))
@@ -65,7 +67,7 @@ def _intro(pg:_Page) -> list[str]:
             _HOW_TO_READ]
 
 # %% ../nbs/08d_sections.ipynb #152d88e4
-def _pm(x) -> str: return "no interval" if pd.isna(x) else f"±{100 * x:.1f}%"
+def _interval_text(x) -> str: return "no interval" if pd.isna(x) else f"±{100 * x:.1f}%"
 
 # %% ../nbs/08d_sections.ipynb #73dd2492
 def _test_only(t:pd.DataFrame) -> str:
@@ -73,7 +75,7 @@ def _test_only(t:pd.DataFrame) -> str:
     # a matmul is no model
     real = ~t["workload"].isin(NO_TIME) if "workload" in t else pd.Series(True, index=t.index)
     d = t[real.to_numpy()]
-    only = d.assign(_t=_is_test(d["model"]).to_numpy()).groupby("device")["_t"].all()
+    only = d.assign(_t=is_test_model(d["model"]).to_numpy()).groupby("device")["_t"].all()
     if not only.any() or only.all(): return ""
     devs = ", ".join(html.escape(str(d)) for d in only.index[only])
     return (f'<p class="note"><b>{devs}: only tiny timm test models</b>, whose numbers show the '
@@ -82,8 +84,9 @@ def _test_only(t:pd.DataFrame) -> str:
 
 # %% ../nbs/08d_sections.ipynb #ca325bc3
 def _about(runs:pd.DataFrame, t:pd.DataFrame) -> str:
-    "What the numbers are for when they cannot rank hardware: every model a timm test model, or every device a CPU."
-    test = bool(_is_test(t["model"]).all())
+    """What the numbers are for when they cannot rank hardware:
+    every model a timm test model, or every device a CPU."""
+    test = bool(is_test_model(t["model"]).all())
     dt = runs["device_type"].dropna().astype(str) if "device_type" in runs else pd.Series([],
                                                                                           dtype=object)
     cpu = bool(len(dt)) and bool(dt.eq("cpu").all())
@@ -99,12 +102,14 @@ def _about(runs:pd.DataFrame, t:pd.DataFrame) -> str:
 
 # %% ../nbs/08d_sections.ipynb #bc7b238e
 def _convergence(res:dict, include:bool) -> list[str]:
-    "How many points missed their CI target and what became of them; a device with none converged gets the fix."
+    """How many points missed their CI target and what became of them;
+    a device with none converged gets the fix."""
     t, cv = res["tidy"], res["convergence"]
     u = t["unconverged"]
     if not u.any(): return []
-    why = (f"their 95% CI missed its target (median {_pm(t.loc[u, 'ci_rel'].median())} against "
-           f"{_pm(t.loc[u, 'target_ci'].median())})")
+    why = ("their 95% CI missed its target (median "
+           f"{_interval_text(t.loc[u, 'ci_rel'].median())} against "
+           f"{_interval_text(t.loc[u, 'target_ci'].median())})")
     # a point: one configuration at one batch size, its repeats combined (a best point: at its
     # fastest batch size)
     pts = (f"{int(u.sum())} of the {len(t)} measured points (a configuration at one batch size, "
@@ -132,7 +137,8 @@ _GUARD_HEADERS = {"scope": "compared", "factor": "what differs", "values": "valu
 
 # %% ../nbs/08d_sections.ipynb #d12e031a
 def _guard(res:dict) -> list[str]:
-    "The comparability guard's note above the ranking, its table folded under it; nothing when measured alike."
+    """The comparability guard's note above the ranking, its table folded under it;
+    nothing when measured alike."""
     g = res.get("comparability")
     if g is None or not len(g) or res["best"].empty: return []
     g = g.assign(scope=g["scope"].map({"devices": "devices on a model",
@@ -142,7 +148,7 @@ def _guard(res:dict) -> list[str]:
             'hardware, these change '
             'the numbers too: read the ranking and the speed-ups with them in mind.</p>',
             "<details><summary>What differs, per model and mode ranked together</summary>",
-            _table(g.drop(columns="devices").rename(columns=_GUARD_HEADERS)), "</details>"]
+            html_table(g.drop(columns="devices").rename(columns=_GUARD_HEADERS)), "</details>"]
 
 # %% ../nbs/08d_sections.ipynb #960b2d63
 def _flagged_note(best:pd.DataFrame, only_valid:bool) -> str:
@@ -176,25 +182,28 @@ def _num_or(x, fmt=num_text, inf="unbounded") -> str:
 
 # %% ../nbs/08d_sections.ipynb #8962f36f
 def _ci_text(lo, hi, fmt=num_text) -> str:
-    "A 95% interval as `lo to hi`; `no interval` where a bound is unknown (unknown is not a zero uncertainty)."
+    """A 95% interval as `lo to hi`; `no interval` where a bound is unknown
+    (unknown is not a zero uncertainty)."""
     return ("no interval" if pd.isna(lo) or pd.isna(hi)
             else f"{_num_or(lo, fmt)} to {_num_or(hi, fmt)}")
 
 # %% ../nbs/08d_sections.ipynb #e4197f8e
 def _target(met, tg) -> str:
-    t = "" if pd.isna(tg) else f" {_pm(tg)}"
+    t = "" if pd.isna(tg) else f" {_interval_text(tg)}"
     return "unknown" if pd.isna(met) else f"met{t}" if met else f"{MISSED_MARK} missed{t}"
 
 # %% ../nbs/08d_sections.ipynb #11eb91a3
 def _how_ran(d:pd.DataFrame) -> tuple[str, pd.Series]:
-    "The precision column of a table of best points: `configuration` where a layout or compile is named, else `precision`."
+    """The precision column of a table of best points:
+    `configuration` where a layout or compile is named, else `precision`."""
     if "configuration" not in d or d["configuration"].eq(d["precision"]).all():
         return "precision", d["precision"]
     return "configuration", d["configuration"]
 
 # %% ../nbs/08d_sections.ipynb #3b4c2b23
 def _points(d:pd.DataFrame, unit:str, relative:bool=True) -> pd.DataFrame:
-    "One family's best points as a table whose headers carry its unit, the interval and the CI target of each."
+    """One family's best points as a table whose headers carry its unit,
+    the interval and the CI target of each."""
     unit = rate_name(unit)
     d = d.sort_values(["mode", "label", *(["relative"] if relative else ["throughput"])],
                       ascending=[False, True, False])
@@ -215,7 +224,8 @@ def _points(d:pd.DataFrame, unit:str, relative:bool=True) -> pd.DataFrame:
 
 # %% ../nbs/08d_sections.ipynb #3eb8608b
 def _speedups(sp:pd.DataFrame, mode:str) -> pd.DataFrame:
-    "The precision speed-ups of one mode with their 95% intervals, in the figure's order (largest first)."
+    """The precision speed-ups of one mode with their 95% intervals, in the figure's order
+    (largest first)."""
     d = sp[sp["mode"] == mode]
     d = d.assign(_o=d.groupby("device")["speedup"].transform("max")).sort_values(["_o", "device",
                                                                                   "speedup"],
@@ -237,8 +247,9 @@ def _texts(xs) -> list:  # numbers as text, missing ones empty (and droppable)
 
 # %% ../nbs/08d_sections.ipynb #b0028765
 def _time_column(d:pd.DataFrame) -> tuple[str, list]:
-    "The time for each row's work: `time for 2T tokens` as the header when a family's rows share their work."
-    test, timed = _is_test(d["model"]).to_numpy(), _timed(d)
+    """The time for each row's work: `time for 2T tokens` as the header when a family's rows
+    share their work."""
+    test, timed = is_test_model(d["model"]).to_numpy(), worth_timing(d)
     ws = d.loc[timed, "work"].unique()
     one = len(ws) == 1
     cells = ["— (test model)" if t else "— (trains nothing)" if not k else s if one
@@ -248,7 +259,8 @@ def _time_column(d:pd.DataFrame) -> tuple[str, list]:
 
 # %% ../nbs/08d_sections.ipynb #8ad64dcb
 def _machine_rows(d:pd.DataFrame, unit:str) -> pd.DataFrame:
-    "One family's rows of the This machine table: every number in the family's unit, the unconverged marked."
+    """One family's rows of the This machine table:
+    every number in the family's unit, the unconverged marked."""
     r, (tname, times), (how, ran) = rate_name(unit), _time_column(d), _how_ran(d)
     ci = [_ci_text(a, b) for a, b in zip(d["throughput_lo"], d["throughput_hi"])]
     out = pd.DataFrame({"model": d["label"], how: ran, "mode": d["mode"].map(mode_name),
@@ -266,7 +278,8 @@ def _machine_rows(d:pd.DataFrame, unit:str) -> pd.DataFrame:
 
 # %% ../nbs/08d_sections.ipynb #74612838
 def _other_conditions(c) -> str:
-    "A point's conditions besides a missed CI target (its † says that): `ok`, or what else was wrong."
+    """A point's conditions besides a missed CI target (its † says that):
+    `ok`, or what else was wrong."""
     if not isinstance(c, str) or not c.strip(): return "not recorded"
     rest = [x.strip() for x in c.split(";") if x.strip()
             and not x.strip().startswith("CI not reached")]
@@ -277,15 +290,16 @@ def _other_conditions(c) -> str:
 _RIGHT = ("best throughput", "95% CI", "achieved FLOP/s")
 
 # %% ../nbs/08d_sections.ipynb #d4f40d8e
-def _machine_section(pg:_Page) -> list[str]:
-    "This machine: the one device's absolute numbers per family, model, precision and mode, every point in."
+def _machine_section(pg:PageData) -> list[str]:
+    """This machine: the one device's absolute numbers per family, model, precision and mode,
+    every point in."""
     m = pg.res.get("machine")
     if m is None or not len(m): return []
     n_u = int(m["unconverged"].sum())
     missed = (f" {n_u} of the {len(m)} best points missed their CI target: they are here, marked "
               f"{MISSED_MARK} with their "
               "interval, and left out of rankings." if n_u else "")
-    table = lambda d, u: (lambda x: _table(x, right=[c for c in x if c.startswith(_RIGHT)]))(_machine_rows(d, u))
+    table = lambda d, u: (lambda x: html_table(x, right=[c for c in x if c.startswith(_RIGHT)]))(_machine_rows(d, u))
     return [f"<h2>This machine: {html.escape(str(m['device'].iloc[0]))}</h2>",
             "<p>What this device did, in absolute numbers: each model, precision and mode at its "
             "fastest batch size, "
@@ -294,11 +308,12 @@ def _machine_section(pg:_Page) -> list[str]:
             "reports it, the time for each family's work (<code>--train_for</code>, "
             "<code>--infer_for</code>) and, "
             f"with <code>--price</code>, the cost.{missed}</p>", *_work_cost(m), _largest_note(m),
-            *_per_family(m, table, level=3)]
+            *per_family(m, table, level=3)]
 
 # %% ../nbs/08d_sections.ipynb #06679be4
 def _work_cost(m:pd.DataFrame) -> list[str]:
-    "One sentence on what the work costs on this device, for its fastest real model; nothing without a price."
+    """One sentence on what the work costs on this device, for its fastest real model;
+    nothing without a price."""
     if "work_usd" not in m or m["work_usd"].isna().all(): return []
     r = m[m["work_usd"].notna()].iloc[0]  # the first real model, in the table's order
     return ["<p>A price is per GPU-hour, so the cost of the work is its hours × the price × the "
@@ -316,7 +331,8 @@ def _few(xs, n:int=4) -> str:
 
 # %% ../nbs/08d_sections.ipynb #10a34a29
 def _left_out(sh:pd.DataFrame, mode:str, fam:str) -> list[str]:
-    "A sentence on the devices of one family and mode that share no model with those ranked (see `shared_models`)."
+    """A sentence on the devices of one family and mode that share no model with those ranked
+    (see `shared_models`)."""
     d, e = sh[sh["mode"] == mode], html.escape
     out, kept = d[~d["ranked"]], d[d["ranked"]]
     if out.empty: return []
@@ -335,16 +351,17 @@ def _left_out(sh:pd.DataFrame, mode:str, fam:str) -> list[str]:
             "the others; its own numbers are in its best points below.</p>"]
 
 # %% ../nbs/08d_sections.ipynb #8b82572f
-def _ranking_of(pg:_Page, av:pd.DataFrame, sp:pd.DataFrame, mode:str, *, fam:str, sfx:str) -> list[str]:
-    "One family's ranking in one mode (where two devices or more compare), then the speed-ups over fp32."
+def _ranking_of(pg:PageData, av:pd.DataFrame, sp:pd.DataFrame, mode:str, *, fam:str, sfx:str) -> list[str]:
+    """One family's ranking in one mode (where two devices or more compare),
+    then the speed-ups over fp32."""
     r = ranking(av, mode)
     out = [f"<h3>{mode_name(mode).capitalize()}: {FAMILY_NAMES.get(fam, fam)}</h3>",
-           *_left_out(_of_family(shared_models(pg.res["best"]), fam), mode,
+           *_left_out(family_rows(shared_models(pg.res["best"]), fam), mode,
                       FAMILY_NAMES.get(fam, fam))]
-    if _compared(av[av["mode"] == mode]):
+    if has_ranking(av[av["mode"] == mode]):
         out += [pg.fig(f"average{sfx}-{mode}.svg"),
                 "<p>Relative throughput, geometric mean over models (% of the "
-                "fastest), and how many models went in:</p>", _table(r)]
+                "fastest), and how many models went in:</p>", html_table(r)]
     if "models" in r and r["models"].astype(str).str.contains(" of ").any():
         out.append("<p>A device measured on fewer models than the others averages over those only: "
                    "its number is not comparable with theirs.</p>")
@@ -353,12 +370,13 @@ def _ranking_of(pg:_Page, av:pd.DataFrame, sp:pd.DataFrame, mode:str, *, fam:str
                 "<p>Speed-up of each precision over fp32 on the same device, "
                 f"{_basis_text(sp, mode)}, geometric "
                 "mean over models, with its 95% interval:</p>",
-                _table(_speedups(sp, mode), "{:,.2f}")]
+                html_table(_speedups(sp, mode), "{:,.2f}")]
     return out if len(out) > 1 else []
 
 # %% ../nbs/08d_sections.ipynb #eae0cde8
 def _basis_text(sp:pd.DataFrame, mode:str) -> str:
-    "How a mode's speed-ups were taken, in words: like for like, or between each precision's best configuration."
+    """How a mode's speed-ups were taken, in words:
+    like for like, or between each precision's best configuration."""
     if "basis" not in sp or sp.loc[sp["mode"] == mode, "basis"].eq(LIKE).all():
         return "in the same memory layout and compile setting"
     return ("between each precision's best configuration (layout and compile setting: the <i>taken "
@@ -366,22 +384,22 @@ def _basis_text(sp:pd.DataFrame, mode:str) -> str:
             "column says where they differ; the best points say which each is)")
 
 # %% ../nbs/08d_sections.ipynb #36c633d4
-def _ranking_section(pg:_Page) -> list[str]:
+def _ranking_section(pg:PageData) -> list[str]:
     "The ranking: the guard's note, then per family and mode the averages and speed-ups."
     best = pg.res["best"]
     out = ["<h2>Ranking</h2>", *_guard(pg.res), _flagged_note(best, pg.only_valid)]
     if best.empty:
         out.append("<p>Nothing is ranked: no point reached its CI target (see above).</p>")
-    elif not _compared(best):
+    elif not has_ranking(best):
         out.append(f"<p>One device, {html.escape(str(best['device'].iloc[0]))}: nothing to rank it "
                    "against, so its "
                    "numbers are absolute, under <i>This machine</i>. Rankings and relative bars "
                    "appear where two "
                    "devices or more measured a model (bring other machines' runs in with "
                    "<code>ready-steady-go-import</code>).</p>")
-    for fam, fb, sfx in _by_family(best):  # one family at a time: never tokens against images
-        av, sp = _of_family(pg.res["average"], fam), _of_family(pg.res["speedup"], fam)
-        for mode in _modes(fb): out += _ranking_of(pg, av, sp, mode, fam=fam, sfx=sfx)
+    for fam, fb, sfx in by_family(best):  # one family at a time: never tokens against images
+        av, sp = family_rows(pg.res["average"], fam), family_rows(pg.res["speedup"], fam)
+        for mode in modes_in_order(fb): out += _ranking_of(pg, av, sp, mode, fam=fam, sfx=sfx)
     if pg.include and best["unconverged"].any():
         out.append(f"<p>{MISSED_MARK}: ranked with points whose CI missed its target.</p>")
     return out
@@ -406,30 +424,33 @@ def _verdicts(value:pd.DataFrame, mode:str) -> pd.DataFrame:
     return v.rename(columns=_VALUE_HEADERS)
 
 # %% ../nbs/08d_sections.ipynb #fd59e5f9
-def _cost_section(pg:_Page) -> list[str]:
-    "Cost, with prices: per mode the value figure and verdicts against the cheapest, then $ per million units."
+def _cost_section(pg:PageData) -> list[str]:
+    """Cost, with prices: per mode the value figure and verdicts against the cheapest,
+    then $ per million units."""
     value, cost = pg.res.get("value"), pg.res.get("cost")
     if cost is None or not len(cost): return []  # no price, or none of a ranked device
     # no device ranked against another
     if value is None: value = pd.DataFrame(columns=["device", "mode"])
     out = ["<h2>Cost</h2><p>Prices are in $ per GPU-hour (one GPU for one hour), as given with "
            "<code>--price</code>: a run on several GPUs pays for each.</p>"]
-    if len(value) and _compared(value):  # against the cheapest: where there are two devices or more
+    # against the cheapest: where there are two devices or more
+    if len(value) and has_ranking(value):
         out += ["<p>The verdict compares each device with the cheapest: the price factor is exact, "
                 "the throughput "
                 "factor comes with its 95% interval; <i>value</i> is relative throughput per "
                 "$/hour; the frontier "
                 "holds the devices no other device beats on both price and speed.</p>",
-                *_per_mode(value, lambda m: (pg.fig(f"cost-{m}.svg"),
-                                             _table(_verdicts(value, m), "{:,.2f}")))]
+                *per_mode(value, lambda m: (pg.fig(f"cost-{m}.svg"),
+                                             html_table(_verdicts(value, m), "{:,.2f}")))]
     return out + ["<p>Cost per 1M images or tokens (per 1G voxels, per 1k iterations) at each "
                   "device's fastest "
-                  "precision:</p>", *_per_family(pg.res["cost"],
-                                                 lambda d, u: _table(cost_table(d, u)))]
+                  "precision:</p>", *per_family(pg.res["cost"],
+                                                 lambda d, u: html_table(cost_table(d, u)))]
 
 # %% ../nbs/08d_sections.ipynb #ae81d6c1
 def _measured_mfu(d:pd.DataFrame) -> pd.Series:
-    "MFU against the measured peak (%); where a run beat the peak even after it was measured again, the reason."
+    """MFU against the measured peak (%); where a run beat the peak even after it was measured
+    again, the reason."""
     v = (100 * d["mfu_measured"]).astype(object)
     if "conditions" not in d: return v
     c = d["conditions"].fillna("").astype(str)
@@ -440,7 +461,8 @@ def _measured_mfu(d:pd.DataFrame) -> pd.Series:
 def _env_peaks(env:pd.DataFrame, # the environments table (`analysis.environments`)
                runs:pd.DataFrame, # the runs, whose `measured_peak_tflops` is the peak of their environment
               ) -> pd.DataFrame:
-    "`env` with the measured matmul peak of each environment, per precision (TFLOP/s), as its runs recorded it."
+    """`env` with the measured matmul peak of each environment, per precision (TFLOP/s),
+    as its runs recorded it."""
     if "env_id" not in env: return env
     cols = ["env_id", "precision", "measured_peak_tflops"]
     r = runs[cols].dropna() if set(cols) <= set(runs) else pd.DataFrame(columns=cols)
@@ -464,13 +486,15 @@ _ENERGY_PER = dict(voxels=(1e6, "1M voxels"))
 # %% ../nbs/08d_sections.ipynb #d5a92b87
 def energy_headers(unit:str, # what a family counts: images, tokens, voxels, iterations
                   ) -> tuple[float, str, str, str]:
-    "How many of `unit` the energy is given for, and the energy table's headers: `J per token`, `tokens per kWh`, `tokens per $`."
+    """How many of `unit` the energy is given for, and the energy table's headers:
+    `J per token`, `tokens per kWh`, `tokens per $`."""
     n, per = _ENERGY_PER.get(str(unit), (1, _SINGULAR.get(str(unit), str(unit).removesuffix("s"))))
     return n, f"J per {per}", f"{unit} per kWh", f"{unit} per $"
 
 # %% ../nbs/08d_sections.ipynb #c8ebcc20
 def _efficiency_table(d:pd.DataFrame, unit:str) -> pd.DataFrame:
-    "One mode's and family's efficiency as shown: throughput, FLOP/s and MFU against both peaks, the conditions."
+    """One mode's and family's efficiency as shown:
+    throughput, FLOP/s and MFU against both peaks, the conditions."""
     out = pd.DataFrame({"device": d["device"], "model": d["label"] if "label" in d else d["model"],
                         "precision": d["precision"], "batch size": d["bs"],
                         f"throughput ({rate_name(unit)})": d["throughput"],
@@ -482,7 +506,8 @@ def _efficiency_table(d:pd.DataFrame, unit:str) -> pd.DataFrame:
 
 # %% ../nbs/08d_sections.ipynb #006449fa
 def _energy_table(d:pd.DataFrame, cost:pd.DataFrame|None, unit:str) -> pd.DataFrame:
-    "One mode's and family's energy, all in the family's `unit` (as its throughput): J per item, items per kWh and per $."
+    """One mode's and family's energy, all in the family's `unit` (as its throughput):
+    J per item, items per kWh and per $."""
     keys, (n, j, kwh, usd) = list(POINT_KEYS), energy_headers(unit)
     if cost is not None and len(cost):  # the cost's throughput counts the same items
         d = d.merge(cost[keys].assign(_per_usd=cost["samples_per_dollar"]), on=keys, how="left")
@@ -495,7 +520,7 @@ def _energy_table(d:pd.DataFrame, cost:pd.DataFrame|None, unit:str) -> pd.DataFr
     return out
 
 # %% ../nbs/08d_sections.ipynb #e08c529d
-def _efficiency_section(pg:_Page) -> list[str]:
+def _efficiency_section(pg:PageData) -> list[str]:
     "Efficiency, where any run recorded FLOP/s: per mode the MFU figure and table."
     eff = pg.res.get("efficiency", pd.DataFrame())
     if not (len(eff) and eff[list(EFFICIENCY_COLS)].notna().any().any()): return []
@@ -506,13 +531,14 @@ def _efficiency_section(pg:_Page) -> list[str]:
            "ran, and against the peak this device reached on a large matmul (measured peak). Empty "
            "where a run "
            "recorded none (a 2022 import; a CPU has no datasheet peak).</p>"]
-    table = lambda d, u: _table(_efficiency_table(d, u), right=("achieved FLOP/s",))
-    return out + _per_mode(eff, lambda m: (pg.fig(f"efficiency-{m}.svg"),
-                                           *_per_family(eff[eff["mode"] == m], table)))
+    table = lambda d, u: html_table(_efficiency_table(d, u), right=("achieved FLOP/s",))
+    return out + per_mode(eff, lambda m: (pg.fig(f"efficiency-{m}.svg"),
+                                           *per_family(eff[eff["mode"] == m], table)))
 
 # %% ../nbs/08d_sections.ipynb #81023ff3
-def _energy_section(pg:_Page) -> list[str]:
-    "Energy, where recorded: per mode and family the energy per item of its unit, items per kWh (and per dollar, with prices)."
+def _energy_section(pg:PageData) -> list[str]:
+    """Energy, where recorded: per mode and family the energy per item of its unit, items per kWh
+    (and per dollar, with prices)."""
     eff, runs = pg.res.get("efficiency", pd.DataFrame()), pg.runs
     if not (len(eff) and "energy_j" in runs
             and pd.to_numeric(runs["energy_j"], errors="coerce").notna().any()):
@@ -524,8 +550,8 @@ def _energy_section(pg:_Page) -> list[str]:
            "<i>none</i>: nothing could be read, which is not a zero), and how many items a kWh buys"
            + (", beside how many a dollar buys" if "cost" in pg.res else "") + ", at each best point.</p>"]
     cost = pg.res.get("cost")
-    table = lambda d, u: _table(_energy_table(d, cost, u), {energy_headers(u)[1]: "{:,.3g}"})
-    return out + _per_mode(eff, lambda m: _per_family(eff[eff["mode"] == m], table))
+    table = lambda d, u: html_table(_energy_table(d, cost, u), {energy_headers(u)[1]: "{:,.3g}"})
+    return out + per_mode(eff, lambda m: per_family(eff[eff["mode"] == m], table))
 
 # %% ../nbs/08d_sections.ipynb #31043257
 def _sources(sc:pd.DataFrame, runs:pd.DataFrame) -> str:
@@ -538,7 +564,8 @@ def _sources(sc:pd.DataFrame, runs:pd.DataFrame) -> str:
 
 # %% ../nbs/08d_sections.ipynb #bdc2f00c
 def _scaling_table(d:pd.DataFrame, units:dict) -> pd.DataFrame:
-    "One mode's scaling as the page shows it: throughput with its unit, speed-up and efficiency (%) per world size."
+    """One mode's scaling as the page shows it:
+    throughput with its unit, speed-up and efficiency (%) per world size."""
     tbl = pd.DataFrame({"device": d["device"], "model": d["model"], "precision": d["precision"],
                         "devices (world size)": d["world_size"],
                         "throughput (per s)": d["throughput"],
@@ -547,8 +574,9 @@ def _scaling_table(d:pd.DataFrame, units:dict) -> pd.DataFrame:
     return tbl.dropna(axis=1, how="all")
 
 # %% ../nbs/08d_sections.ipynb #bdc8a199
-def _scaling(pg:_Page) -> list[str]:
-    "The scaling section: per mode the speed-up figure and the table, where runs at more than one world size exist."
+def _scaling(pg:PageData) -> list[str]:
+    """The scaling section: per mode the speed-up figure and the table,
+    where runs at more than one world size exist."""
     res, runs, sc = pg.res, pg.runs, pg.res.get("scaling")
     if sc is None or sc.empty: return []
     # a published table's models are in no unit
@@ -572,13 +600,14 @@ def _scaling(pg:_Page) -> list[str]:
                    "single-device baseline that ran slow, or a published table's own anomaly. "
                    "Shown as given; the "
                    "figure marks such lines <i>off the scale</i>.</p>")
-    return out + _per_mode(sc, lambda m: (pg.fig(f"scaling-{m}.svg"),
-                                          _table(_scaling_table(sc[sc["mode"] == m], units),
+    return out + per_mode(sc, lambda m: (pg.fig(f"scaling-{m}.svg"),
+                                          html_table(_scaling_table(sc[sc["mode"] == m], units),
                                                  "{:,.2f}")))
 
 # %% ../nbs/08d_sections.ipynb #6f6ff161
 def _lm_section(t:pd.DataFrame, fig) -> list[str]:
-    "Tokens/s against micro-batch, a row per device and precision, a column per micro-batch; each model's figure."
+    """Tokens/s against micro-batch, a row per device and precision, a column per micro-batch;
+    each model's figure."""
     e, out = html.escape, ["<h2>Language models</h2><p>Tokens per second against the micro-batch "
                            "(sequences per "
                            "step), per device and precision, up to the first that ran out of "
@@ -587,7 +616,7 @@ def _lm_section(t:pd.DataFrame, fig) -> list[str]:
                            "of memory. Each "
                            "model's figure is under <i>Per model</i>.</p>"]
     for label in sorted(t["label"].unique()):
-        for mode in _modes(t[t["label"] == label]):
+        for mode in modes_in_order(t[t["label"] == label]):
             d = t[(t["label"] == label) & (t["mode"] == mode) & t["bs"].notna()]
             if d.empty: continue
             d = d.loc[d.groupby(["device", "precision", "bs"])["throughput"].idxmax()].assign(_x=_marked(d))
@@ -595,7 +624,7 @@ def _lm_section(t:pd.DataFrame, fig) -> list[str]:
             p.columns = [f"bs {int(c)}" for c in p.columns]
             # its figure is under Per model, drawn once
             out += [f"<h3>{e(label)}, {mode_name(mode)} (tokens/s)</h3>",
-                    _table(p.reset_index().fillna(""), right=list(p.columns))]
+                    html_table(p.reset_index().fillna(""), right=list(p.columns))]
     return out
 
 # %% ../nbs/08d_sections.ipynb #97e6c8f4
@@ -607,7 +636,8 @@ def _marked(d:pd.DataFrame) -> pd.Series:
 
 # %% ../nbs/08d_sections.ipynb #8ca1a66a
 def _op_section(t:pd.DataFrame, runs:pd.DataFrame) -> list[str]:
-    "Per device: each micro-op's iterations per second, and GB/s or TFLOP/s where the runs stored them."
+    """Per device: each micro-op's iterations per second,
+    and GB/s or TFLOP/s where the runs stored them."""
     b = best_batch(t)
     extra = [c for c in ("bandwidth_gbs", "tflops") if c in runs
              and pd.to_numeric(runs[c], errors="coerce").notna().any()]
@@ -627,19 +657,20 @@ def _op_section(t:pd.DataFrame, runs:pd.DataFrame) -> list[str]:
             "measures it the "
             "bandwidth or achieved FLOP/s. An op is one step, neither training nor inference. "
             f"{MISSED_MARK}: its CI "
-            "missed its target.</p>", _table(d, right=[c for c in d
+            "missed its target.</p>", html_table(d, right=[c for c in d
                                                        if c not in ("device", "op", "dtype")])]
 
 # %% ../nbs/08d_sections.ipynb #995feff4
 def _data_section(runs:pd.DataFrame) -> list[str]:
-    "Can this CPU feed its GPU: the input pipeline against each image model's training rate, with a verdict."
+    """Can this CPU feed its GPU: the input pipeline against each image model's training rate,
+    with a verdict."""
     ft = feed_table(runs)
     out = ["<h2>Input pipeline</h2><p>JPEG decoding and augmentation on the CPU (ImageNet-style, "
            "through a "
            "DataLoader) and, where a GPU trained on the same machine (same CPU model and core "
            "count), whether it "
            "can feed it: against each image model's fastest training rate there.</p>"]
-    if len(ft): out.append(_table(ft))
+    if len(ft): out.append(html_table(ft))
     elif "device_type" in runs and runs["device_type"].astype(str).eq("cpu").all():
         out.append("<p>No GPU in these runs, so nothing to feed: the pipeline's images/s stand "
                    "alone, to compare "
@@ -664,13 +695,14 @@ def _unet_section(t:pd.DataFrame) -> list[str]:
             f"best batch size ({MISSED_MARK}: its CI missed its target); the days to a number of "
             "iterations are under "
             # training first
-            "Time to train.</p>", _table(d.sort_values(["mode", "model", "device"],
+            "Time to train.</p>", html_table(d.sort_values(["mode", "model", "device"],
                                                        ascending=[False, True, True]),
                                          right=("throughput (voxels/s)",))]
 
 # %% ../nbs/08d_sections.ipynb #2c00feee
-def _family_sections(pg:_Page) -> list[str]:
-    "A section per workload family beyond image models: language models, 3D U-Nets, micro-ops, input pipeline."
+def _family_sections(pg:PageData) -> list[str]:
+    """A section per workload family beyond image models:
+    language models, 3D U-Nets, micro-ops, input pipeline."""
     t, runs = pg.res["tidy"], pg.runs
     if "workload" not in t: return []
     of = lambda f: t[t["workload"].eq(f)]
@@ -680,8 +712,9 @@ def _family_sections(pg:_Page) -> list[str]:
     return [p for f, make in sections.items() if t["workload"].eq(f).any() for p in make()]
 
 # %% ../nbs/08d_sections.ipynb #aba4e5bb
-def _serving_section(pg:_Page) -> list[str]:
-    "Serving: the throughput–latency curve, pp and tg at one sequence, the capacity at a TPOT bound, latency percentiles."
+def _serving_section(pg:PageData) -> list[str]:
+    """Serving: the throughput–latency curve, pp and tg at one sequence,
+    the capacity at a TPOT bound, latency percentiles."""
     gen, lat = generation_table(pg.runs), latency_table(pg.runs)
     if not len(gen) and not len(lat): return []
     one = pd.concat([gen.get("device", pd.Series(dtype=str)), lat.get("device", pd.Series(dtype=str))]).nunique() == 1
@@ -693,18 +726,18 @@ def _serving_section(pg:_Page) -> list[str]:
         out += ["<h3>Generation</h3>", svg(serving_curve(pg.runs, b)),
                 "<p>pp and tg at one sequence (llama-bench's view): prompt tokens/s of the "
                 "prefill, output tokens/s of "
-                "the decode.</p>", _table(pp_tg_table(pg.runs)),
+                "the decode.</p>", html_table(pp_tg_table(pg.runs)),
                 f"<p>The most concurrent sequences whose time per output token stays within {b:g} "
                 "ms "
                 "(<code>--tpot_ms</code>; its p99 where 1,000 steps were timed, else its median), "
                 "the output tokens/s "
                 "there and, with <code>--price</code>, the cost of a million output tokens:</p>",
-                _table(capacity_table(pg.runs, b, pg.prices)),
-                "<details><summary>Every concurrency</summary>" + _table(gen) + "</details>"]
+                html_table(capacity_table(pg.runs, b, pg.prices)),
+                "<details><summary>Every concurrency</summary>" + html_table(gen) + "</details>"]
     if len(lat):
         out += ["<h3>Request latency</h3><p>p99 only from 1,000 requests; the median with its 95% "
                 "interval.</p>",
-                _table(lat)]
+                html_table(lat)]
     return out
 
 # %% ../nbs/08d_sections.ipynb #24a70391
@@ -722,7 +755,7 @@ def _image_times(img:pd.DataFrame, tt:pd.DataFrame) -> list[str]:
            + e(_work_of(tt, img["label"], "train")) + ", inference " + e(_work_of(tt, img["label"],
                                                                                   "infer"))
            + ". Data loading is not in the benchmark, so read these as lower bounds.</p>"]
-    return out + _per_mode(img, lambda m: (_table(duration_table(img, m, tt)),))
+    return out + per_mode(img, lambda m: (html_table(duration_table(img, m, tt)),))
 
 # %% ../nbs/08d_sections.ipynb #c4f5df12
 _OTHER_TIMES = ("<p>Other families, each row for the work it names "
@@ -730,22 +763,24 @@ _OTHER_TIMES = ("<p>Other families, each row for the work it names "
 
 # %% ../nbs/08d_sections.ipynb #62c40379
 def _other_times(other:pd.DataFrame) -> list[str]:
-    "Other families' times, a table per family (its unit in the header), a row each for the work it names."
+    """Other families' times, a table per family (its unit in the header),
+    a row each for the work it names."""
     same = other["configuration"].eq(other["precision"]).all() if "configuration" in other else True
     # a layout named where one differs
     drop = ["seconds", "workload", "unit", *(["configuration"] if same else [])]
-    table = lambda d, u: _table(d.drop(columns=[c for c in drop if c in d]).dropna(axis=1, how="all").rename(
+    table = lambda d, u: html_table(d.drop(columns=[c for c in drop if c in d]).dropna(axis=1, how="all").rename(
         columns={"steps_per_minute": "steps per minute",
                  "throughput": f"throughput ({rate_name(u)})",
                  "price_per_gpu_hour": "price ($/GPU-hour)", "cost_usd": "cost of the work ($)",
                  "gpus": "GPUs"}))
-    return [_OTHER_TIMES, *_per_family(other, table)]
+    return [_OTHER_TIMES, *per_family(other, table)]
 
 # %% ../nbs/08d_sections.ipynb #89c3361c
-def _time_section(pg:_Page) -> list[str]:
-    "Time to train at each device's fastest precision: image models as a grid, other families by row; no tests."
+def _time_section(pg:PageData) -> list[str]:
+    """Time to train at each device's fastest precision:
+    image models as a grid, other families by row; no tests."""
     t, best = pg.res["tidy"], pg.res["best"]
-    out, tests = ["<h2>Time to train</h2>"], sorted(set(t.loc[_is_test(t["model"]).to_numpy(),
+    out, tests = ["<h2>Time to train</h2>"], sorted(set(t.loc[is_test_model(t["model"]).to_numpy(),
                                                               "model"]))
     if tests:
         out.append(f"<p>Not extrapolated for {', '.join(html.escape(m) for m in tests)}: test "
@@ -754,7 +789,7 @@ def _time_section(pg:_Page) -> list[str]:
                          "small inputs) for checking the pipeline, so their speed says nothing "
                          "about how long a "
                          "real model trains.</p>")
-    rest = best[~_is_test(best["model"]).to_numpy()]
+    rest = best[~is_test_model(best["model"]).to_numpy()]
     if not len(rest):
         return out + [("<p>Nothing else is ranked" if tests else "<p>Nothing is ranked (see above)") + ": the time for "
                       "each family's work at every measured point, converged or not, is in the "
@@ -779,7 +814,8 @@ _GPU_ONLY = ("device_capability", "driver", "cuda", "cudnn")
 
 # %% ../nbs/08d_sections.ipynb #62ba5dcf
 def _environments(envs:pd.DataFrame) -> pd.DataFrame:
-    "The environments as shown: friendly headers, no GPU columns on a CPU's row, no column that is empty everywhere."
+    """The environments as shown: friendly headers, no GPU columns on a CPU's row,
+    no column that is empty everywhere."""
     e = envs.copy()
     if "device_type" in e:
         for c in (c for c in _GPU_ONLY if c in e):
@@ -794,7 +830,8 @@ def _environments(envs:pd.DataFrame) -> pd.DataFrame:
 def model_index(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
                 models:list|None=None, # the models with figures on the page; None: every one
                ) -> pd.DataFrame:
-    "Every measured model: its family, devices, points, runs, and whether the page draws it (all are in the CSVs)."
+    """Every measured model: its family, devices, points, runs, and whether the page draws it
+    (all are in the CSVs)."""
     fam = t["workload"] if "workload" in t else pd.Series("image", index=t.index)
     g = t.assign(_f=fam.map(lambda f: FAMILY_NAMES.get(f, f))).groupby("label")
     out = g.agg(family=("_f", "first"), devices=("device", "nunique"),
@@ -806,8 +843,9 @@ def model_index(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
                            ignore_index=True)
 
 # %% ../nbs/08d_sections.ipynb #2b05cd8e
-def _per_model_section(pg:_Page) -> list[str]:
-    "Per model, every measured one ranked or not (or the most measured, and an index of all): its figures per mode."
+def _per_model_section(pg:PageData) -> list[str]:
+    """Per model, every measured one ranked or not (or the most measured, and an index of all):
+    its figures per mode."""
     t, out = pg.res["tidy"], ["<h2>Per model</h2>"]
     labels = sorted(t["label"].unique())
     if pg.models is not None and len(pg.models) < len(labels):
@@ -815,18 +853,19 @@ def _per_model_section(pg:_Page) -> list[str]:
                 f"{len(labels)}; every model is in the tables and CSVs (<code>--max_models</code> "
                 "draws more).</p>",
                 f"<details><summary>Every model measured ({len(labels)})</summary>",
-                _table(model_index(t, pg.models)), "</details>"]
+                html_table(model_index(t, pg.models)), "</details>"]
         labels = pg.models
     for label in labels:
-        figs = [f for mode in _modes(t[t["label"] == label])
-                for f in (pg.fig(f"relative-{_slug(label)}-{mode}.svg"), pg.fig(f"batch-{_slug(label)}-{mode}.svg")) if f]
+        figs = [f for mode in modes_in_order(t[t["label"] == label])
+                for f in (pg.fig(f"relative-{file_slug(label)}-{mode}.svg"), pg.fig(f"batch-{file_slug(label)}-{mode}.svg")) if f]
         # a model of one batch size: in the tables only
         if figs: out += [f"<h3>{html.escape(label)}</h3>", *figs]
     return out
 
 # %% ../nbs/08d_sections.ipynb #a54baec0
 def _largest_note(d:pd.DataFrame) -> str:
-    "A sentence naming the best points at the largest batch size measured, below any out-of-memory: lower bounds."
+    """A sentence naming the best points at the largest batch size measured,
+    below any out-of-memory: lower bounds."""
     if "at_largest" not in d or not d["at_largest"].any(): return ""
     x = d[d["at_largest"]]
     what = _few([f"{r.device} {r.label} {r.precision} {mode_name(r.mode)} (bs {r.bs})" for r in x.itertuples()], 6)
@@ -836,26 +875,28 @@ def _largest_note(d:pd.DataFrame) -> str:
             "faster still.</p>")
 
 # %% ../nbs/08d_sections.ipynb #e857c286
-def _points_section(pg:_Page) -> list[str]:
-    "The best points folded (and what missed its CI target, left out), then the environments the numbers came from."
+def _points_section(pg:PageData) -> list[str]:
+    """The best points folded (and what missed its CI target, left out),
+    then the environments the numbers came from."""
     best, t, out = pg.res["best"], pg.res["tidy"], []
     if len(best):
         out += ["<h2>Best points</h2>", _largest_note(best),
                 "<details><summary>Every device, model, precision and mode at its best batch size "
                 "(also in <code>summary.csv</code>)</summary>",
-                *_per_family(best, lambda d, u: _table(_points(d, u))), "</details>"]
+                *per_family(best, lambda d, u: html_table(_points(d, u))), "</details>"]
     left = t[t["unconverged"]] if not pg.include else t.iloc[:0]
     if len(left):
         out += ["<details><summary>Left out: the configurations whose points missed their CI "
                 "target, each at its "
                 "fastest batch size</summary>",
-                *_per_family(best_batch(left), lambda d, u: _table(_points(d, u, relative=False))),
+                *per_family(best_batch(left), lambda d, u: html_table(_points(d, u,
+                                                                              relative=False))),
                 "</details>"]
     return out + ["<h2>Environments</h2><p>Every distinct setup the runs came from, with the "
                   "matmul peak it reached "
                   "(the reference of <code>mfu_measured</code>; kept in the store's own table, "
                   "never as a run).</p>",
-                  _table(_environments(_env_peaks(pg.res["environments"], pg.runs)))]
+                  html_table(_environments(_env_peaks(pg.res["environments"], pg.runs)))]
 
 # %% ../nbs/08d_sections.ipynb #a147c920
 _FACTOR_HEADERS = {"precision": "best: precision", "bs": "micro-batch", "n_runs": "runs",
@@ -864,14 +905,16 @@ _FACTOR_HEADERS = {"precision": "best: precision", "bs": "micro-batch", "n_runs"
 
 # %% ../nbs/08d_sections.ipynb #cb5a3578
 def _dtypes(p:str) -> str:
-    "A precision as weights · autocast: `bf16` → `fp32 · bf16`, `pure bf16` → `bf16 · none`, `fp32` → `fp32 · none`."
+    """A precision as weights · autocast: `bf16` → `fp32 · bf16`, `pure bf16` → `bf16 · none`,
+    `fp32` → `fp32 · none`."""
     if m := re.fullmatch(r"pure (\w+)", p): return f"{m[1]} · none"
     if m := re.fullmatch(r"(\w+) \((\w+) weights\)", p): return f"{m[2]} · {m[1]}"
     return f"fp32 · {'none' if p == 'fp32' else p}"
 
 # %% ../nbs/08d_sections.ipynb #54a870f9
 def _configurations(d:pd.DataFrame, unit:str) -> list[str]:
-    "One model and mode: throughput per micro-batch and per precision (weights × autocast), and each device's best."
+    """One model and mode: throughput per micro-batch and per precision (weights × autocast),
+    and each device's best."""
     e, grid = html.escape, lambda c: d.pivot_table(index="device", columns=c, values="throughput",
                                                    aggfunc="max")
     mb = grid("bs").rename(columns=lambda b: f"micro-batch {int(b)}").rename_axis(columns=None).reset_index()
@@ -882,10 +925,10 @@ def _configurations(d:pd.DataFrame, unit:str) -> list[str]:
     best = best[["device", "precision", "bs", "throughput", "interval", "n_runs"]].rename(
         columns={**_FACTOR_HEADERS, "throughput": f"{unit}/s", "interval": "range or 95% CI"})
     return [f"<h4>{e(unit)}/s per micro-batch (at the best precision of each)</h4>",
-            _table(mb, "{:,.0f}"),
+            html_table(mb, "{:,.0f}"),
             f"<h4>{e(unit)}/s per weights · autocast dtype (at the best micro-batch of each)</h4>",
-            _table(dt, "{:,.0f}"),
-            "<h4>The best configuration of each device</h4>", _table(best, "{:,.0f}")]
+            html_table(dt, "{:,.0f}"),
+            "<h4>The best configuration of each device</h4>", html_table(best, "{:,.0f}")]
 
 # %% ../nbs/08d_sections.ipynb #85b2d738
 # else {:,.1f}
@@ -920,8 +963,9 @@ _TEAM_INTRO = ("<h2>Configurations and what a run costs</h2><p>Runs that record 
     "run's CI).</p>")
 
 # %% ../nbs/08d_sections.ipynb #9236d0f4
-def _team_section(pg:_Page) -> list[str]:
-    "Configurations per device and the cost of a run, for runs that record weights or a runtime; else nothing."
+def _team_section(pg:PageData) -> list[str]:
+    """Configurations per device and the cost of a run,
+    for runs that record weights or a runtime; else nothing."""
     runs, t = pg.runs, pg.res["tidy"]
     if not any(c in runs and runs[c].notna().any() for c in ("weights", "runtime_s")): return []
     out, m, cost = [_TEAM_INTRO], "label" if "label" in t else "model", pg.res.get("cost")
@@ -934,13 +978,13 @@ def _team_section(pg:_Page) -> list[str]:
         g = f[(f["model"] == label) & (f["mode"] == mode)] if f is not None else []
         if len(g):
             out += ["<h4>Cost and throughput against the cheapest</h4>",
-                    _table(_factor_table(g), _FACTOR_FMT),
+                    html_table(_factor_table(g), _FACTOR_FMT),
                            f"<p>{html.escape(factor_sentence(g))}</p>"]
     given = pg.res.get("prices")  # every priced run, on any number of GPUs
     rc = (run_cost(runs, dict(zip(given["device"], given["price_per_hour"]))) if given is not None
           else None)
     if rc is not None and len(rc := rc.dropna(subset=["cost_usd"])):
-        out.append("<details><summary>Each run's cost</summary>" + _table(
+        out.append("<details><summary>Each run's cost</summary>" + html_table(
             rc[["device", "model", "precision", "bs", "world_size", "throughput",
                 "throughput_per_gpu", "runtime_s",
                 "price_per_hour", "cost_usd"]].rename(columns={"world_size": "GPUs",
@@ -949,13 +993,14 @@ def _team_section(pg:_Page) -> list[str]:
     return out
 
 # %% ../nbs/08d_sections.ipynb #12e82109
-def _sanity_section(pg:_Page) -> list[str]:
-    "One line per result that is almost never the hardware (`precision_doubts`, `cost_doubts`), naming its runs."
+def _sanity_section(pg:PageData) -> list[str]:
+    """One line per result that is almost never the hardware (`precision_doubts`, `cost_doubts`),
+    naming its runs."""
     lines, cost = precision_doubts(pg.res["speedup"], pg.runs), pg.res.get("cost")
     prices = (dict(zip(cost["device"], cost["price_per_hour"])) if cost is not None and len(cost)
               else {})
     if prices: lines += cost_doubts(cost_factors(pg.res["tidy"], pg.runs, prices), pg.runs)
-    return [f'<p class="note"><b>Check</b>: {html.escape(_cap(l))}.</p>' for l in lines]
+    return [f'<p class="note"><b>Check</b>: {html.escape(capitalised(l))}.</p>' for l in lines]
 
 # %% ../nbs/08d_sections.ipynb #5ad24a6f
 _SECTIONS = (_intro, _sanity_section, _machine_section, _serving_section, _ranking_section,
@@ -963,9 +1008,9 @@ _SECTIONS = (_intro, _sanity_section, _machine_section, _serving_section, _ranki
              _scaling, _family_sections,
              _time_section, _per_model_section, _points_section,
              # in page order: Health after the environments, then Steps
-             _health_section, _history_section)
+             health_section, history_section)
 
 # %% ../nbs/08d_sections.ipynb #3cd182eb
-def _html(pg:_Page) -> str:
+def page_html(pg:PageData) -> str:
     "The page: every section in order, in one self-contained HTML document."
-    return _document(pg.title, [p for section in _SECTIONS for p in section(pg) if p])
+    return html_document(pg.title, [p for section in _SECTIONS for p in section(pg) if p])

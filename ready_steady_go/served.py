@@ -1,4 +1,4 @@
-"""Serving tables and the throughput–latency curve: generation at each concurrency, llama-bench's pp and tg, the highest concurrency that meets a TPOT bound and its cost per million output tokens, and request latency percentiles
+"""Serving tables and the throughput–latency curve: generation, pp and tg, capacity at a TPOT bound, latency
 
 Docs: https://xl0.github.io/ready-steady-go/served.html.md"""
 
@@ -10,7 +10,7 @@ import numpy as np, pandas as pd
 
 from .schema import SERVING_MODES, example_row, num_text
 from .analysis import clean_device_names, usable
-from .plots import _axes, svg
+from .plots import axes_grid, svg
 
 # %% auto #0
 __all__ = ['TPOT_MS', 'served_runs', 'generation_table', 'pp_tg_table', 'capacity_table', 'latency_table', 'serving_curve']
@@ -35,7 +35,8 @@ def served_runs(runs:pd.DataFrame, # the runs table
 
 # %% ../nbs/07a_served.ipynb #a4f0ec8e
 def _example_runs() -> pd.DataFrame:
-    "Made-up served runs: gpt2 generating on two GPUs at concurrency 1 to 64, resnet50's request latency on one."
+    """Made-up served runs: gpt2 generating on two GPUs at concurrency 1 to 64,
+    resnet50's request latency on one."""
     rows = []
     for dev, bw, tpot1 in (("NVIDIA H100 80GB HBM3", 3350.0, 4.0), ("NVIDIA H200", 4800.0, 3.0)):
         for bs in (1, 4, 16, 64):
@@ -69,7 +70,8 @@ def generation_table(runs:pd.DataFrame, # the runs table
     if not len(g): return g
     of = g["decode_bandwidth_gbs"] / g["datasheet_bandwidth_gbs"]
     return pd.DataFrame({"device": g["device"], "model": g["model"], "precision": g["precision"],
-        "prompt + new": g["prompt_len"].astype(int).astype(str) + " + " + g["gen_len"].astype(int).astype(str),
+        "prompt + new": (g["prompt_len"].astype(int).astype(str) + " + "
+                         + g["gen_len"].astype(int).astype(str)),
         "concurrency": g["bs"], "TTFT (ms)": g["ttft_ms"], "TPOT p50 (ms)": g["tpot_p50_ms"],
         "TPOT p99 (ms)": g["tpot_p99_ms"], "output tokens/s": g["decode_tps"],
         "tokens/s per sequence": g["decode_tps_per_seq"], "end to end tokens/s": g["throughput"],
@@ -79,20 +81,24 @@ def generation_table(runs:pd.DataFrame, # the runs table
 # %% ../nbs/07a_served.ipynb #6d813760
 def pp_tg_table(runs:pd.DataFrame, # the runs table
                ) -> pd.DataFrame:
-    "llama-bench's view: prompt processing (`pp<prompt>`) and token generation (`tg<new>`) tokens/s at one sequence."
+    """llama-bench's view: prompt processing (`pp<prompt>`) and token generation
+    (`tg<new>`) tokens/s at one sequence."""
     g = served_runs(runs, "generate")
     if not len(g): return g
     g = g[g["bs"].eq(1)]
     return pd.DataFrame({"device": g["device"], "model": g["model"], "precision": g["precision"],
-                         "test": "pp" + g["prompt_len"].astype(int).astype(str) + " / tg" + g["gen_len"].astype(int).astype(str),
-                         "pp tokens/s": g["prefill_tps"], "tg tokens/s": g["decode_tps"]}).reset_index(drop=True)
+                         "test": ("pp" + g["prompt_len"].astype(int).astype(str)
+                                  + " / tg" + g["gen_len"].astype(int).astype(str)),
+                         "pp tokens/s": g["prefill_tps"], "tg tokens/s": g["decode_tps"]}
+                        ).reset_index(drop=True)
 
 # %% ../nbs/07a_served.ipynb #277c4495
 def capacity_table(runs:pd.DataFrame, # the runs table
                    tpot_ms:float=TPOT_MS, # the bound on the time per output token
                    prices:dict|None=None, # $/hour per device name (`analysis.parse_prices`)
                   ) -> pd.DataFrame:
-    "Per device, model, precision and lengths: the highest concurrency whose TPOT meets `tpot_ms`, its tokens/s and cost."
+    """Per device, model, precision and lengths:
+    the highest concurrency whose TPOT meets `tpot_ms`, its tokens/s and cost."""
     g = served_runs(runs, "generate")
     if not len(g): return g
     g = g.assign(_tpot=g["tpot_p99_ms"].fillna(g["tpot_p50_ms"]),
@@ -131,9 +137,10 @@ def latency_table(runs:pd.DataFrame, # the runs table
 def serving_curve(runs:pd.DataFrame, # the runs table
                   tpot_ms:float=TPOT_MS, # the TPOT bound, drawn as a line
                  ):
-    "Aggregate output tokens/s against TPOT p50, one line per device, model and precision, a point per concurrency."
+    """Aggregate output tokens/s against TPOT p50, one line per device, model and precision,
+    a point per concurrency."""
     g = served_runs(runs, "generate")
-    fig, axs = _axes(7.0, 4.2, left=0.8, right=0.2, bottom=0.6, top=0.4)
+    fig, axs = axes_grid(7.0, 4.2, left=0.8, right=0.2, bottom=0.6, top=0.4)
     ax = axs[0, 0]
     for k, d in g.groupby(list(_GEN), sort=True):
         d = d.sort_values("bs")
@@ -142,6 +149,8 @@ def serving_curve(runs:pd.DataFrame, # the runs table
         for x, y, b in zip(d["tpot_p50_ms"], d["decode_tps"], d["bs"]):
             ax.annotate(str(int(b)), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
     ax.axvline(tpot_ms, ls=":", c="grey"); ax.set_yscale("log")
-    ax.set_xlabel("time per output token, p50 (ms)"); ax.set_ylabel("output tokens/s, all sequences")
-    ax.set_title("Generation: throughput against latency, a point per concurrency"); ax.legend(fontsize=7)
+    ax.set_xlabel("time per output token, p50 (ms)")
+    ax.set_ylabel("output tokens/s, all sequences")
+    ax.set_title("Generation: throughput against latency, a point per concurrency")
+    ax.legend(fontsize=7)
     return fig

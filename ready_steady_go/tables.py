@@ -1,4 +1,4 @@
-"""The report's tables from `analyse`'s results: summary, average, time to train, cost, feed and this machine
+"""The report's tables from `analyse`'s results: summary, average, time to train, cost, feed, this machine
 
 Docs: https://xl0.github.io/ready-steady-go/tables.html.md"""
 
@@ -19,8 +19,9 @@ from .analysis import _keyed, _model_col, _per_config
 from .plots import plot_relative
 
 # %% auto #0
-__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME', 'FEED_COLS', 'summary_table', 'average_table', 'time_to_train_table',
-           'duration_table', 'cost_table', 'feed_table', 'pick_device', 'machine_table']
+__all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME', 'FEED_COLS', 'summary_table', 'average_table', 'is_test_model',
+           'worth_timing', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table', 'pick_device',
+           'machine_table']
 
 # %% ../nbs/08a_tables.ipynb #37ce9eb4
 SUMMARY_COLS = ("device", "workload", "model", "precision", "mode", "bs", "unit", "throughput",
@@ -32,41 +33,47 @@ AVERAGE_COLS = ("device", "workload", "unit", "precision", "mode", "relative_mea
 # %% ../nbs/08a_tables.ipynb #452cede4
 def summary_table(best:pd.DataFrame, # `relative(best_batch(...))`
                  ) -> pd.DataFrame:
-    "One row per best point: device, family, model (` @size` where several), precision, mode, bs, unit, throughput, ..."
+    """One row per best point: device, family, model (` @size` where several), precision, mode, bs,
+    unit, throughput, ..."""
     d = best.assign(model=best["label"]) if "label" in best else best
     if "configuration" not in d: d = d.assign(configuration=d["precision"])
-    return d.sort_values(["mode", "workload", "model", "relative"],
-                         ascending=[False, True, True, False])[list(SUMMARY_COLS)].reset_index(drop=True)
+    d = d.sort_values(["mode", "workload", "model", "relative"],
+                      ascending=[False, True, True, False])
+    return d[list(SUMMARY_COLS)].reset_index(drop=True)
 
 # %% ../nbs/08a_tables.ipynb #5efb336b
 def average_table(avg:pd.DataFrame, # `average(...)`
                  ) -> pd.DataFrame:
-    "One row per (device, family, precision, mode): the arithmetic and geometric mean of relative throughput."
-    return avg.assign(unit=avg["workload"].map(FAMILY_UNITS))[list(AVERAGE_COLS)].reset_index(drop=True)
+    """One row per (device, family, precision, mode):
+    the arithmetic and geometric mean of relative throughput."""
+    avg = avg.assign(unit=avg["workload"].map(FAMILY_UNITS))
+    return avg[list(AVERAGE_COLS)].reset_index(drop=True)
 
 # %% ../nbs/08a_tables.ipynb #d8ebd0ed
-def _is_test(models) -> pd.Series:
-    "Per model: a tiny test stand-in (`test_resnet`, `test-gpt2`), whose speed says nothing about real training."
+def is_test_model(models) -> pd.Series:
+    """Per model: a tiny test stand-in (`test_resnet`, `test-gpt2`),
+    whose speed says nothing about real training."""
     return pd.Series(list(models), dtype=object).astype(str).str.startswith(("test_", "test-"))
 
 # %% ../nbs/08a_tables.ipynb #6cd22a2c
 NO_TIME = ("op", "data")  # families that train nothing: a matmul or a decoder has no time to train
 
 # %% ../nbs/08a_tables.ipynb #2780ba91
-def _timed(best:pd.DataFrame) -> np.ndarray:
+def worth_timing(best:pd.DataFrame) -> np.ndarray:
     "Per row: whether a time for the work means something (a real model of a family that trains)."
     fam = best["workload"] if "workload" in best else pd.Series("image", index=best.index)
-    return (~_is_test(best["model"]).to_numpy()) & ~fam.isin(NO_TIME).to_numpy()
+    return (~is_test_model(best["model"]).to_numpy()) & ~fam.isin(NO_TIME).to_numpy()
 
 # %% ../nbs/08a_tables.ipynb #3d1e06a4
-def time_to_train_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`), with `items_per_sample`
-                        train_for:str|dict|None=None, # the training work (`2T tokens`); default: each family's
+def time_to_train_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`)
+                        train_for:str|dict|None=None, # the training work (`2T tokens`)
                         infer_for:str|dict|None=None, # the inference work; default: each family's
-                        prices=None, # $ per GPU-hour per device (see `parse_prices`): the cost of the work
+                        prices=None, # $ per GPU-hour per device (see `parse_prices`)
                        ) -> pd.DataFrame:
-    """Per device, model and mode, at the device's fastest precision: steps per minute, the time for the work
-    and, with a price, its cost (`time_to_train`). Never for test models, micro-ops or the input pipeline."""
-    d = best[_timed(best)]
+    """Per device, model and mode, at its fastest precision: steps per minute, the time for the
+    work and, with a price, its cost (`time_to_train`). Never for test models, micro-ops or the
+    input pipeline."""
+    d = best[worth_timing(best)]
     if d.empty: return time_to_train(d, train_for, infer_for)
     d = d.loc[d.groupby(["device", _model_col(d), "mode"])["throughput"].idxmax()]
     out = time_to_train(d, train_for, infer_for, prices)
@@ -76,9 +83,10 @@ def time_to_train_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`
 # %% ../nbs/08a_tables.ipynb #b6436ee6
 def duration_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`)
                    mode:str="train", # train or infer
-                   tt:pd.DataFrame|None=None, # `time_to_train_table(...)` already made; default: made from `best`
+                   tt:pd.DataFrame|None=None, # `time_to_train_table(...)` already made; None: made here
                   ) -> pd.DataFrame:
-    "`time_to_train_table` of one mode (or `tt`'s rows for `best`'s models) as a device × model grid of durations."
+    """`time_to_train_table` of one mode (or `tt`'s rows for `best`'s models) as a device × model
+    grid of durations."""
     if tt is None: e = time_to_train_table(best[best["mode"] == mode])
     else: e = tt[tt["mode"].eq(mode) & tt["model"].isin(best[_model_col(best)])]
     if e.empty: return pd.DataFrame(columns=["device"])
@@ -86,13 +94,15 @@ def duration_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`)
            for c in e.get("cost_usd", pd.Series(np.nan, index=e.index))]
     how = e["configuration"] if "configuration" in e else e["precision"]
     e = e.assign(cell=e["duration"] + usd + " (" + how + ")")
-    return e.pivot(index="device", columns="model", values="cell").rename_axis(columns=None).reset_index().fillna("")
+    e = e.pivot(index="device", columns="model", values="cell").rename_axis(columns=None)
+    return e.reset_index().fillna("")
 
 # %% ../nbs/08a_tables.ipynb #b7ad7240
-def cost_table(cost:pd.DataFrame, # `cost(...)` of best points (e.g. `analyse(runs, prices)["cost"]`)
+def cost_table(cost:pd.DataFrame, # `cost(...)` of best points (`analyse(runs, prices)["cost"]`)
                unit:str="images", # what the throughput counts (one family's), for the headers
               ) -> pd.DataFrame:
-    "Per device, model and mode at the device's fastest precision: throughput, price, $ per 1M (1G, 1k) `unit`."
+    """Per device, model and mode at the device's fastest precision:
+    throughput, price, $ per 1M (1G, 1k) `unit`."""
     mc = _model_col(cost)
     c = cost.loc[cost.groupby(["device", mc, "mode"])["throughput"].idxmax()]
     c = c.sort_values(["mode", mc, "usd_per_million"], ascending=[False, True, True])
@@ -102,7 +112,8 @@ def cost_table(cost:pd.DataFrame, # `cost(...)` of best points (e.g. `analyse(ru
                          "batch size": c["bs"],
                          f"throughput ({rate_name(unit)})": c["throughput"],
                          "price ($/h)": c["price_per_hour"],
-                         f"$ per {cost_per(unit)[1]}": c["usd_per_million"] * cost_per(unit)[0] / 1e6})
+                         f"$ per {cost_per(unit)[1]}": (c["usd_per_million"] * cost_per(unit)[0]
+                                                        / 1e6)})
 
 # %% ../nbs/08a_tables.ipynb #a260e57a
 FEED_COLS = ("device", "model", "image size (px)", "training images/s", "pipeline",
@@ -110,7 +121,8 @@ FEED_COLS = ("device", "model", "image size (px)", "training images/s", "pipelin
 
 # %% ../nbs/08a_tables.ipynb #f3a708f6
 def _machine(df:pd.DataFrame) -> pd.Series:
-    "Which machine a run was on, as far as the runs say: its CPU and core count, else its environment id."
+    """Which machine a run was on, as far as the runs say:
+    its CPU and core count, else its environment id."""
     if "cpu" in df:
         return df["cpu"].astype(str) + " × " + (df["cpu_count"].astype(str) if "cpu_count" in df
                                                 else "")
@@ -130,7 +142,8 @@ def _feed_verdict(r, f) -> str:
 
 # %% ../nbs/08a_tables.ipynb #a26b0423
 def _feed_row(r, fs:pd.DataFrame) -> dict:
-    "One image model's training rate `r` against the pipeline of its machine at its image size (`fs`: every size)."
+    """One image model's training rate `r` against the pipeline of its machine at its image size
+    (`fs`: every size)."""
     same = fs[fs["size"] == r["size"]]
     if same.empty:
         got = ", ".join(f"{s} px" for s in sorted(fs["size"].unique()))
@@ -148,13 +161,15 @@ def _feed_row(r, fs:pd.DataFrame) -> dict:
 # %% ../nbs/08a_tables.ipynb #f9743fdf
 def feed_table(runs:pd.DataFrame, # the runs table
               ) -> pd.DataFrame:
-    "Per image model, size and device that trained: the same machine's pipeline at that size against it, a verdict."
+    """Per image model, size and device that trained:
+    the same machine's pipeline at that size against it, a verdict."""
     k = _keyed(runs); k = k[k["world_size"].eq(1)]
     k = k.assign(_m=_machine(k))
     gpu = k["device_type"].astype(str).ne("cpu") if "device_type" in k else pd.Series(True,
                                                                                       index=k.index)
     # a CPU that trains feeds itself: a verdict is for an accelerator only
-    data, img = k[k["workload"].eq("data")], k[k["workload"].eq("image") & k["mode"].eq("train") & gpu]
+    data = k[k["workload"].eq("data")]
+    img = k[k["workload"].eq("image") & k["mode"].eq("train") & gpu]
     if data.empty or img.empty: return pd.DataFrame(columns=list(FEED_COLS))
     need = img.loc[img.groupby(["_m", "device", "model", "size"])["throughput"].idxmax()]
     need = need[need["_m"].isin(set(data["_m"]))]
@@ -163,9 +178,10 @@ def feed_table(runs:pd.DataFrame, # the runs table
 
 # %% ../nbs/08a_tables.ipynb #51e7368f
 def pick_device(t:pd.DataFrame, # tidy runs
-                name:str|None=None, # a device name as the runs or CUDA write it; None: the only device, if one
+                name:str|None=None, # a device name as the runs or CUDA write it; None: the only one
                ) -> str|None:
-    "The device a report opens with: `name` (short or full, any case), else the only one; `BadInput` for an unknown."
+    """The device a report opens with: `name` (short or full, any case), else the only one;
+    `BadInput` for an unknown."""
     devs = sorted(t["device"].unique())
     if name is None: return devs[0] if len(devs) == 1 else None
     want = {str(name).strip().lower(), clean_device_name(name).lower()}
@@ -188,7 +204,8 @@ def machine_table(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
                   train_for=None, # training work per family (see `time_to_train`)
                   infer_for=None, # inference work per family
                  ) -> pd.DataFrame:
-    "One device's best point per model, precision and mode, converged or not: its absolute numbers, time and cost."
+    """One device's best point per model, precision and mode, converged or not:
+    its absolute numbers, time and cost."""
     mine = t[t["device"] == device]
     b = _absolute(best_batch(mine), runs)
     b["at_largest"] = at_largest(b, mine, oom_batch(runs)).to_numpy()
@@ -198,15 +215,13 @@ def machine_table(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
                                                                                            "_m"])
     tt = time_to_train(b, train_for, infer_for, prices)
     # a tiny stand-in's speed says nothing about real work; a matmul trains nothing
-    test = ~_timed(b)
+    test = ~worth_timing(b)
     price = parse_prices(prices).get(device, np.nan)
     q = np.array([cost_per(u)[0] for u in b["unit"]])
-    return b.assign(work=tt["work"].to_numpy(), seconds=np.where(test, np.nan,
-                                                                 pd.to_numeric(tt["seconds"],
-                                                                               errors="coerce")),
+    number = lambda c: pd.to_numeric(tt[c], errors="coerce").to_numpy(float)
+    return b.assign(work=tt["work"].to_numpy(), seconds=np.where(test, np.nan, number("seconds")),
                     duration=np.where(test, "", tt["duration"].to_numpy(object)),
                     price_per_hour=price,
-                    work_usd=np.where(test, np.nan,
-                                      pd.to_numeric(tt["cost_usd"], errors="coerce").to_numpy(float)),
+                    work_usd=np.where(test, np.nan, number("cost_usd")),
                     usd_per=price / 3600 / b["throughput"] * q,
                     cost_per=[cost_per(u)[1] for u in b["unit"]])
