@@ -35,7 +35,7 @@ def _inputs():
         yield "store", read_runs(Path(d) / "s.db")
 
 def _outputs(runs):
-    from ready_steady_go.analysis import analyse
+    from ready_steady_go.answers import analyse
     from ready_steady_go.report import build_report
     prices = {d[0]: round(0.2 + 2.5 * d[3] ** 1.5, 2) for d in DEVICES}
     out = {}

@@ -1,4 +1,4 @@
-"""From runs to answers: tidy runs, the best batch size, relative throughput, averages, speed-ups, cost, time to train
+"""From runs to answers: tidy runs, the best batch size, relative throughput, speed-ups, averages
 
 Docs: https://xl0.github.io/ready-steady-go/analysis.html.md"""
 
@@ -6,29 +6,22 @@ Docs: https://xl0.github.io/ready-steady-go/analysis.html.md"""
 
 # %% ../nbs/06_analysis.ipynb #b1a596d0
 from __future__ import annotations
-import math, os, re, warnings
+import math, re
 from contextlib import contextmanager
-from pathlib import Path
 
 import numpy as np, pandas as pd
 
-from .env import MAX_DIGITS, MAX_PRICE, BadInput
-from .schema import (FAMILY_UNITS, NO_MODE, NO_PRECISION, PEAK_BELOW, kind_of,
-                                    num_text, precision_2022)
+from .env import BadInput
+from .schema import FAMILY_UNITS, NO_MODE, NO_PRECISION, kind_of, precision_2022
 
 # %% auto #0
 __all__ = ['KEYS', 'POINT_KEYS', 'SETUP_FLAGS', 'REQUIRED', 'STEP_TIME_COLUMNS', 'WORLD_SIZE_COLUMNS', 'MEASURED_SOURCES',
-           'DEFAULT_LAYOUT', 'LIKE', 'EACH_BEST', 'ENV_COLS', 'DATASETS', 'DEFAULT_WORK', 'TIME_TO_TRAIN_COLS',
-           'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY_COLS', 'CONDITION_COLS', 'EFFECTIVE', 'SCALING_COLUMNS',
-           'MODE_NAMES', 'FACTOR_COLS', 'SLOW_PRECISION', 'RATE_NAMES', 'COST_PER', 'MISSED_MARK', 'FAMILY_ORDER',
-           'FAMILY_NAMES', 'clean_device_name', 'clean_device_names', 'weights_precision', 'ci_target_met', 'setups',
-           'world_sizes', 'usable', 'keyed_once', 'tidy', 'config_label', 'best_batch', 'at_largest', 'shared_models',
-           'relative', 'ratio_ci', 'throughput_ci_rel', 'speedup_ci', 'speedup', 'average', 'oom_batch', 'environments',
-           'parse_prices', 'cost', 'value_table', 'best_precision', 'dataset_size', 'time_for', 'human_duration',
-           'extrapolate', 'parse_work', 'work_text', 'parse_works', 'fits', 'unused_work', 'time_to_train',
-           'comparability', 'comparability_note', 'conditions_of', 'efficiency', 'scaling', 'convergence', 'flagged',
-           'analyse', 'mode_name', 'run_cost', 'best_configs', 'cost_factors', 'factor_sentence', 'precision_doubts',
-           'cost_doubts', 'rate_name', 'cost_per', 'ranking']
+           'DEFAULT_LAYOUT', 'LIKE', 'EACH_BEST', 'MODE_NAMES', 'RATE_NAMES', 'COST_PER', 'FAMILY_ORDER',
+           'FAMILY_NAMES', 'clean_device_name', 'clean_device_names', 'weights_precision', 'numeric', 'ci_target_met',
+           'setups', 'truthy', 'world_sizes', 'family_of', 'usable', 'model_labels', 'device_labels', 'keyed_once',
+           'keyed', 'tidy', 'config_label', 'best_batch', 'at_largest', 'model_column', 'shared_models', 'relative',
+           'ratio_ci', 'throughput_ci_rel', 'speedup_ci', 'speedup', 'average', 'oom_batch', 'mode_name', 'rate_name',
+           'cost_per']
 
 # %% ../nbs/06_analysis.ipynb #7abdf383
 _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
@@ -36,7 +29,7 @@ _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
 # %% ../nbs/06_analysis.ipynb #f18471fb
 def clean_device_name(name:str, # a device name as CUDA reports it
                      ) -> str:
-    "A short device name, the 2022 way: vendor and brand words out, dashes to spaces, whitespace collapsed."
+    "A short device name, the 2022 way: brand words out, dashes to spaces, whitespace collapsed."
     if name is None or (isinstance(name, float) and math.isnan(name)): return "unknown"
     return (" ".join(_BRANDS.sub(" ", str(name)).replace("-", " ").split()) or str(name).strip()
             or "unknown")
@@ -44,14 +37,15 @@ def clean_device_name(name:str, # a device name as CUDA reports it
 # %% ../nbs/06_analysis.ipynb #a310415d
 def clean_device_names(names:pd.Series, # device names as CUDA reports them, one per run
                       ) -> pd.Series:
-    "`clean_device_name` of each value, each distinct name cleaned once (a handful, however many runs)."
+    "`clean_device_name` of each value, each distinct name cleaned once (a handful in any table)."
     codes, distinct = pd.factorize(names, use_na_sentinel=False)  # a missing name is one of them
-    return pd.Series([clean_device_name(n) for n in distinct], dtype="str").iloc[codes].set_axis(names.index)
+    cleaned = pd.Series([clean_device_name(n) for n in distinct], dtype="str")
+    return cleaned.iloc[codes].set_axis(names.index)
 
 # %% ../nbs/06_analysis.ipynb #59c8c21f
-def weights_precision(df:pd.DataFrame, # runs with `precision` (the autocast) and perhaps `weights` (the parameters' dtype)
+def weights_precision(df:pd.DataFrame, # runs: `precision` (autocast), maybe `weights` (their dtype)
                      ) -> pd.Series:
-    "What ran, as one precision name: `precision`, or where the weights were not fp32, `pure bf16` or `bf16 (bf16 weights)`."
+    "What ran, as one name: `precision`, or where weights were not fp32 `pure bf16`, `bf16 (bf16 weights)`."
     if "weights" not in df: return df["precision"]
     w, p = df["weights"].astype(object).astype(str), df["precision"].astype(object).astype(str)
     other = df["weights"].notna() & ~w.isin(["fp32", "", "nan", "None", "<NA>"])
@@ -81,7 +75,7 @@ _TRUTH = {True: True, False: False, "true": True, "false": False, "1": True, "0"
 
 # %% ../nbs/06_analysis.ipynb #06f98565
 def _each_distinct(f, *cols) -> list:
-    "`[f(*row) for row in zip(*cols)]`, calling `f` once per distinct row: a handful, however many runs."
+    "`[f(*row) for row in zip(*cols)]`, calling `f` once per distinct row (a handful in any table)."
     cols = [pd.Series(c).reset_index(drop=True) for c in cols]
     key = np.zeros(len(cols[0]), dtype=np.int64)
     for c in cols:  # each column's codes (NaN one of them), folded into one code per distinct row
@@ -93,7 +87,7 @@ def _each_distinct(f, *cols) -> list:
     return vals[key].tolist()
 
 # %% ../nbs/06_analysis.ipynb #81f25b1d
-def _num(df:pd.DataFrame, c:str) -> pd.Series:
+def numeric(df:pd.DataFrame, c:str) -> pd.Series:
     "Column `c` as numbers (NaN where missing or unreadable), or all NaN when the table lacks it."
     if c not in df: return pd.Series(np.nan, index=df.index, dtype=float)
     return pd.to_numeric(df[c], errors="coerce").astype(float)
@@ -101,13 +95,14 @@ def _num(df:pd.DataFrame, c:str) -> pd.Series:
 # %% ../nbs/06_analysis.ipynb #0d18f7b1
 def ci_target_met(runs:pd.DataFrame, # the runs table
                  ) -> pd.Series:
-    "Per run: did its 95% CI reach the target? `ci_target_met` where recorded, else `ci_rel <= target_ci`; or `<NA>`."
+    "Per run: did its 95% CI reach its target? As recorded, else `ci_rel <= target_ci`, or `<NA>`."
     truth = lambda v: _TRUTH.get(v.strip().lower() if isinstance(v, str) else v, pd.NA)
     given = (pd.Series(_each_distinct(truth, runs["ci_target_met"].astype(object)),
                        index=runs.index, dtype=object)
              if "ci_target_met" in runs else pd.Series(pd.NA, index=runs.index, dtype=object))
-    ci = _num(runs, "ci_rel").fillna(_num(runs, "throughput_ci") / _num(runs, "throughput"))
-    tgt = _num(runs, "target_ci")
+    ci = numeric(runs, "ci_rel").fillna(numeric(runs, "throughput_ci") / numeric(runs,
+                                                                                 "throughput"))
+    tgt = numeric(runs, "target_ci")
     # a fixed number of steps has no target
     auto = ((runs["stop"].isna() | runs["stop"].astype(object).eq("auto")) if "stop" in runs
             else True)
@@ -119,7 +114,7 @@ def ci_target_met(runs:pd.DataFrame, # the runs table
 # %% ../nbs/06_analysis.ipynb #f17b51b6
 def setups(runs:pd.DataFrame, # the runs table
           ) -> pd.Series:
-    "How each run ran beside its precision: `channels_last`, `compiled`, both, or `\"\"` (default layout, eager)."
+    "How each run ran beside its precision: `channels_last`, `compiled`, both, or `\"\"` (neither)."
     on = lambda v: _TRUTH.get(v.strip().lower() if isinstance(v, str) else v, False) is True
     flags = [np.array(_each_distinct(on, runs[c].astype(object)), bool) if c in runs
              else np.zeros(len(runs), bool)
@@ -127,24 +122,30 @@ def setups(runs:pd.DataFrame, # the runs table
     words = [", ".join(w for w, f in zip(SETUP_FLAGS.values(), fs) if f) for fs in zip(*flags)]
     return pd.Series(words, index=runs.index, dtype=object)
 
+# %% ../nbs/06_analysis.ipynb #414475cc
+def truthy(s:pd.Series) -> pd.Series:
+    "A column of booleans as written anywhere (True, 'true', 1, '1.0'), missing as False."
+    on = lambda v: _TRUTH.get(v.strip().lower() if isinstance(v, str) else v, False) is True
+    return pd.Series(_each_distinct(on, s.astype(object)), index=s.index, dtype=bool)
+
 # %% ../nbs/06_analysis.ipynb #3392ada7
 def world_sizes(runs:pd.DataFrame, # the runs table
                ) -> pd.Series:
     "Each run's world size: the first of `WORLD_SIZE_COLUMNS` that it has, else 1."
     w = pd.Series(np.nan, index=runs.index)
-    for c in [c for c in WORLD_SIZE_COLUMNS if c in runs]: w = w.fillna(_num(runs, c))
+    for c in [c for c in WORLD_SIZE_COLUMNS if c in runs]: w = w.fillna(numeric(runs, c))
     return w.fillna(1).astype("int64")
 
 # %% ../nbs/06_analysis.ipynb #1fe27318
-def _kind_of(w) -> str:
-    "`schema.kind_of`, with a missing or empty value read as `image` (a record written before families)."
+def family_of(w) -> str:
+    "`schema.kind_of`, a missing or empty value read as `image` (a record from before families)."
     return "image" if str(w) in ("nan", "None", "<NA>", "") else kind_of(str(w))
 
 # %% ../nbs/06_analysis.ipynb #09d5413f
 # a family's unit, for a table that names only its workload
 
 def _patch_text(df:pd.DataFrame) -> pd.Series:
-    "A 3D patch as `DxHxW` where its sides differ, else \"\" (a cube is its `size`): keeps anisotropic U-Nets apart."
+    "A 3D patch as `DxHxW` where its sides differ, else \"\" (a cube is its `size`)."
     if "patch" not in df: return pd.Series("", index=df.index, dtype=object)
     p = df["patch"].astype(object).where(df["patch"].notna(), "").astype(str)
     # per distinct patch
@@ -153,7 +154,7 @@ def _patch_text(df:pd.DataFrame) -> pd.Series:
 
 # %% ../nbs/06_analysis.ipynb #d7fd49e5
 def _items_per_sample(df:pd.DataFrame) -> pd.Series:
-    "Items of the unit per sample where a table does not say: tokens per sequence, voxels per patch, 1 otherwise."
+    "Items of the unit per sample where not given: tokens per sequence, voxels per patch, else 1."
     sides = (lambda p, s: math.prod(int(x) for x in p.split("x")) if p else int(s) ** 3 if s
              else np.nan)
     raw = (df["patch"].astype(object).where(df["patch"].notna(), "").astype(str) if "patch" in df
@@ -165,17 +166,18 @@ def _items_per_sample(df:pd.DataFrame) -> pd.Series:
 
 # %% ../nbs/06_analysis.ipynb #e4404f3c
 def _from_steps(df:pd.DataFrame) -> pd.DataFrame:
-    "A table of \"N iterations took S seconds\": throughput from `n_batches`, seconds, `bs`, `items_per_sample`."
-    secs = next((_num(df, c) for c in STEP_TIME_COLUMNS if c in df), None)
+    "A table of \"N iterations took S seconds\": its throughput from those and `bs`."
+    secs = next((numeric(df, c) for c in STEP_TIME_COLUMNS if c in df), None)
     if secs is None or "n_batches" not in df: return df
-    tp = _num(df, "n_batches") / secs * pd.to_numeric(df["bs"], errors="coerce") * df["items_per_sample"]
+    bs = pd.to_numeric(df["bs"], errors="coerce")
+    tp = numeric(df, "n_batches") / secs * bs * df["items_per_sample"]
     if "throughput" not in df: df["throughput"] = np.nan
     df["throughput"] = pd.to_numeric(df["throughput"], errors="coerce").fillna(tp)
     return df
 
 # %% ../nbs/06_analysis.ipynb #36d0f63b
 def _stepwise(df:pd.DataFrame) -> pd.DataFrame:
-    "Micro-ops and the input pipeline as what they are: mode `-`, and precision `-` where none applies (a pipeline)."
+    "Micro-ops and the input pipeline as they are: mode `-`, and precision `-` where none applies."
     df["mode"] = df["mode"].astype(object).where(~df["workload"].isin(NO_MODE), "-")
     df["precision"] = df["precision"].astype(object).where(~df["workload"].isin(NO_PRECISION), "-")
     return df
@@ -191,8 +193,8 @@ def _with_defaults(runs:pd.DataFrame) -> pd.DataFrame:
     if "status" not in df: df["status"] = "ok"
     for c in ("throughput_ci", "peak_mem_mb"):
         if c not in df: df[c] = np.nan
-    for c in ("size", "seq_len"): df[c] = _num(df, c).fillna(0).astype("int64")
-    df["workload"] = _each_distinct(_kind_of, df["workload"]) if "workload" in df else "image"
+    for c in ("size", "seq_len"): df[c] = numeric(df, c).fillna(0).astype("int64")
+    df["workload"] = _each_distinct(family_of, df["workload"]) if "workload" in df else "image"
     # a language model's variant is its sequence length: a size beside it (earlier versions recorded
     # the image default) is none
     df.loc[df["workload"].eq("lm"), "size"] = 0
@@ -200,13 +202,14 @@ def _with_defaults(runs:pd.DataFrame) -> pd.DataFrame:
     df["patch"] = _patch_text(df)
     unit = df["workload"].map(FAMILY_UNITS)
     df["unit"] = df["unit"].astype(object).where(df["unit"].notna(), unit) if "unit" in df else unit
-    df["items_per_sample"] = _num(df, "items_per_sample").fillna(_items_per_sample(df))
+    df["items_per_sample"] = numeric(df, "items_per_sample").fillna(_items_per_sample(df))
     # samples per optimizer step, where micro-batches were accumulated
-    df["global_bs"] = _num(df, "global_bs")
+    df["global_bs"] = numeric(df, "global_bs")
     df = _from_steps(df)
     df["ci_target_met"] = ci_target_met(df)
-    df["ci_rel"] = _num(df, "ci_rel").fillna(_num(df, "throughput_ci") / _num(df, "throughput"))
-    df["target_ci"] = _num(df, "target_ci")
+    df["ci_rel"] = numeric(df, "ci_rel").fillna(numeric(df, "throughput_ci")
+                                                / numeric(df, "throughput"))
+    df["target_ci"] = numeric(df, "target_ci")
     df["device"] = df["device_name" if "device_name" in df else "device"].astype(object)
     df["world_size"] = world_sizes(df)
     df["setup"] = setups(df)
@@ -215,7 +218,7 @@ def _with_defaults(runs:pd.DataFrame) -> pd.DataFrame:
 # %% ../nbs/06_analysis.ipynb #06a6caf1
 def usable(runs:pd.DataFrame, # the runs table
           ) -> pd.DataFrame:
-    "The runs that finished with a positive throughput, with defaults for missing columns; `BadInput` if none."
+    "The runs that finished with a positive throughput, missing columns filled; `BadInput` if none."
     if not isinstance(runs, pd.DataFrame) or runs.empty:
         raise BadInput("no runs to analyse: the table is empty")
     # "1000 iterations took 1754 s": throughput from those
@@ -236,8 +239,8 @@ def usable(runs:pd.DataFrame, # the runs table
     return df[ok]
 
 # %% ../nbs/06_analysis.ipynb #5c6b19c5
-def _labels(t:pd.DataFrame) -> list[str]:
-    "The model's name, with ` @size` (and ` @seq_len tokens`) where the table holds it at more than one."
+def model_labels(t:pd.DataFrame) -> list[str]:
+    "The model's name, with ` @size` (` @seq_len tokens`) where the table holds several."
     many = {c: t.groupby("model")[c].transform("nunique").gt(1) for c in ("size", "seq_len")}
     pm = (t.groupby("model")["patch"].transform("nunique").gt(1) if "patch" in t
           else pd.Series(False, index=t.index))
@@ -249,7 +252,7 @@ def _labels(t:pd.DataFrame) -> list[str]:
 
 # %% ../nbs/06_analysis.ipynb #cc6cb5e0
 def _published(df:pd.DataFrame) -> pd.Series:
-    "Per run: who published it (`lambda` for a `source` of `lambda:<file>@<commit>`), or NaN for a measured run."
+    "Per run: who published it (`lambda` for a `source` of `lambda:<file>@<commit>`), or NaN (measured)."
     if "source" not in df: return pd.Series(np.nan, index=df.index, dtype=object)
     s = df["source"].astype(object).where(df["source"].notna(), "").astype(str)
     return pd.Series(_each_distinct(_publisher, s), index=df.index, dtype=object)
@@ -262,8 +265,8 @@ def _publisher(source:str):
             else s.split(":")[0])
 
 # %% ../nbs/06_analysis.ipynb #959cbc93
-def _devices(df:pd.DataFrame) -> pd.Series:
-    "Short device names (`clean_device_name`); a published table's marked ` (published: lambda)`, never merged."
+def device_labels(df:pd.DataFrame) -> pd.Series:
+    "Short device names; a published table's marked ` (published: lambda)`, never merged with ours."
     names = df["device"].unique()
     dev = df["device"].map(dict(zip(names, map(clean_device_name, names))))
     out = _each_distinct(lambda d, p: d if pd.isna(p) else f"{d} (published: {p})", dev,
@@ -277,7 +280,7 @@ _KEYED = {}
 # %% ../nbs/06_analysis.ipynb #162bd079
 @contextmanager
 def keyed_once():
-    "Within the block, `_keyed` of the same runs table is computed once (every table of a report reads it)."
+    "Within the block, `keyed` of one runs table is computed once (every report table reads it)."
     fresh = not _KEYED
     _KEYED.setdefault(None, None)  # open: nested blocks share it
     try: yield
@@ -285,13 +288,13 @@ def keyed_once():
         if fresh: _KEYED.clear()
 
 # %% ../nbs/06_analysis.ipynb #87ef6048
-def _keyed(runs:pd.DataFrame) -> pd.DataFrame:
-    "`usable` runs with short device names and integer batch sizes (empty where not recorded), as `tidy` groups them."
+def keyed(runs:pd.DataFrame) -> pd.DataFrame:
+    "`usable` runs with short device names and integer batch sizes, as `tidy` groups them."
     hit = _KEYED.get(id(runs))
     # a copy: callers add columns
     if hit is not None and hit[0] is runs: return hit[1].copy(deep=False)
     df = usable(runs)
-    df["device"] = _devices(df)
+    df["device"] = device_labels(df)
     df["bs"] = pd.to_numeric(df["bs"], errors="coerce").round().astype("Int64")
     if _KEYED: _KEYED[id(runs)] = (runs, df); return df.copy(deep=False)
     return df
@@ -299,8 +302,8 @@ def _keyed(runs:pd.DataFrame) -> pd.DataFrame:
 # %% ../nbs/06_analysis.ipynb #1befa049
 def tidy(runs:pd.DataFrame, # the runs table, one row per run
         ) -> pd.DataFrame:
-    "One row per point (`POINT_KEYS`: configuration, setup, bs): finished runs, short names, repeats' median."
-    df = _keyed(runs)
+    "One row per point (`POINT_KEYS`): finished runs, short names, the median of repeats."
+    df = keyed(runs)
     df["throughput_ci"] = pd.to_numeric(df["throughput_ci"], errors="coerce")
     df["peak_mem_mb"] = pd.to_numeric(df["peak_mem_mb"], errors="coerce")
     df["_met"] = df["ci_target_met"].map({True: 1.0, False: 0.0}).astype(float)  # NaN: unknown
@@ -324,7 +327,7 @@ def tidy(runs:pd.DataFrame, # the runs table, one row per run
     # ±100% or more: no upper bound
     hi = np.where(ci < 1, t["throughput"] / (1 - ci.clip(upper=1 - 1e-12)), np.inf)
     t["throughput_hi"] = np.where(one, hi, t["t_max"])
-    t["label"] = _labels(t)
+    t["label"] = model_labels(t)
     return t.drop(columns=["t_min", "t_max"])
 
 # %% ../nbs/06_analysis.ipynb #63b25ec7
@@ -336,9 +339,9 @@ def config_label(precision:str, # the precision (with its weights, see `weights_
                  setup:str, # how it ran (see `setups`): `channels_last`, `compiled`, both, or ""
                  family:str="image", # its family, which names its default layout
                  layouts:int=1, # how many layouts its family's runs hold (2: name each point's)
-                 compiles:int=1, # how many compile settings they hold (2: name each point's, compiled or eager)
+                 compiles:int=1, # how many compile settings they hold (2: say compiled or eager)
                 ) -> str:
-    "`bf16, channels_last, compiled`: a precision, with the layout and compile setting where the runs hold several."
+    "`bf16, channels_last, compiled`: a precision, with layout and compile where runs hold several."
     on, words = setup.split(", ") if setup else [], [str(precision)]
     if layouts > 1:
         words.append("channels_last" if "channels_last" in on
@@ -348,7 +351,7 @@ def config_label(precision:str, # the precision (with its weights, see `weights_
 
 # %% ../nbs/06_analysis.ipynb #9a8a866b
 def _configurations(best:pd.DataFrame, t:pd.DataFrame) -> list[str]:
-    "Each best point's `config_label`: layout and compile named where its family's runs hold more than one of each."
+    "Each best point's `config_label`: layout and compile named where its family holds several."
     fam = lambda d: d["workload"] if "workload" in d else pd.Series("image", index=d.index)
     ran = pd.DataFrame(dict(f=fam(t), l=t["setup"].str.contains("channels_last"),
                             c=t["setup"].str.contains("compiled")))
@@ -359,10 +362,10 @@ def _configurations(best:pd.DataFrame, t:pd.DataFrame) -> list[str]:
 
 # %% ../nbs/06_analysis.ipynb #e9879b87
 def best_batch(t:pd.DataFrame, # tidy runs (see `tidy`)
-               over_setups:bool=True, # the best over layouts and compile settings too; False: one per setup
+               over_setups:bool=True, # the best over layouts and compile too; False: one per setup
               ) -> pd.DataFrame:
-    """The fastest point of each (device, model, precision, mode): over batch sizes, layouts and compile settings, with
-    its `configuration` (`bf16, channels_last, compiled`)."""
+    """The fastest point of each (device, model, precision, mode) over batch sizes, layouts and
+    compile settings, with its `configuration` (`bf16, channels_last, compiled`)."""
     k = list(KEYS) + ([] if over_setups else ["setup"])
     b = t.loc[t.groupby(k, sort=True)["throughput"].idxmax()].reset_index(drop=True)
     return b.assign(configuration=_configurations(b, t))
@@ -370,17 +373,18 @@ def best_batch(t:pd.DataFrame, # tidy runs (see `tidy`)
 # %% ../nbs/06_analysis.ipynb #06ee9260
 def at_largest(best:pd.DataFrame, # best batch sizes (see `best_batch`)
                t:pd.DataFrame, # the tidy runs they were picked from
-               oom:pd.DataFrame|None=None, # `oom_batch(...)`: where a configuration ran out of memory
+               oom:pd.DataFrame|None=None, # `oom_batch(...)`: where they ran out of memory
               ) -> pd.Series:
-    """Per best point: fastest at the largest of two or more batch sizes measured, with no out-of-memory above it (a
-    larger may be faster)."""
+    """Per best point: fastest at the largest of two or more batch sizes measured, with no
+    out-of-memory above it (a larger may be faster)."""
     k = [*KEYS, "setup"]  # in the setup it was fastest in
     g = t.groupby(k, dropna=False)["bs"].agg(_top="max", _n="nunique").reset_index()
     top = best[k].merge(g, on=k, how="left")
     hit = (best["bs"].to_numpy() == top["_top"].to_numpy()) & (top["_n"].to_numpy() > 1)
     if oom is not None and len(oom):
         k = [c for c in k if c in oom]
-        o = best[k].merge(oom[k].drop_duplicates().assign(_o=True), on=k, how="left")["_o"].fillna(False).to_numpy(bool)
+        o = best[k].merge(oom[k].drop_duplicates().assign(_o=True), on=k, how="left")["_o"]
+        o = o.fillna(False).to_numpy(bool)
         hit &= ~o
     return pd.Series(np.asarray(pd.array(hit, dtype="boolean").fillna(False), bool),
                      index=best.index)
@@ -394,11 +398,11 @@ def _model_keys(df:pd.DataFrame) -> list[str]:
 def _family(df:pd.DataFrame) -> list[str]: return ["workload"] if "workload" in df else []
 
 # %% ../nbs/06_analysis.ipynb #3e42a9cf
-def _model_col(df:pd.DataFrame) -> str: return "label" if "label" in df else "model"
+def model_column(df:pd.DataFrame) -> str: return "label" if "label" in df else "model"
 
 # %% ../nbs/06_analysis.ipynb #67177983
 def _ranked_together(has:dict) -> set:
-    "Of `{device: its models}`, the devices ranked together: those that share a model, while all of them share one."
+    "Of `{device: its models}`, those ranked together: sharing a model, while all share one."
     common = lambda ds: set.intersection(*(has[d] for d in ds)) if ds else set()
     if len(has) == 1: return set(has)
     devs = {d for d, m in has.items() if any(m & has[e] for e in has if e != d)}
@@ -412,8 +416,8 @@ def _ranked_together(has:dict) -> set:
 # %% ../nbs/06_analysis.ipynb #2c938243
 def shared_models(best:pd.DataFrame, # best batch sizes (see `best_batch`)
                  ) -> pd.DataFrame:
-    "Per family, mode and device: whether it is `ranked`, its own `models` and the `shared` ones every ranked device measured."
-    mc, rows = _model_col(best), []
+    "Per family, mode and device: `ranked` or not, its `models`, those every ranked one measured."
+    mc, rows = model_column(best), []
     for key, g in best.groupby([*_family(best), "mode"], sort=True):
         has = {d: set(x[mc]) for d, x in g.groupby("device", sort=True)}
         devs = _ranked_together(has)
@@ -427,15 +431,16 @@ def shared_models(best:pd.DataFrame, # best batch sizes (see `best_batch`)
 # %% ../nbs/06_analysis.ipynb #2d7a4be4
 def relative(best:pd.DataFrame, # best batch sizes (see `best_batch`)
             ) -> pd.DataFrame:
-    """`best` with `relative`: 100 × throughput / the best of any device and precision on that model and mode (none
-    where one device of several measured it); `ranked`: its device and model are in that mode's ranking."""
+    """`best` with `relative`: 100 × throughput / the best of any device and precision on that model
+    and mode (none where one device of several measured it); `ranked`: in that mode's ranking."""
     top = best.groupby(_model_keys(best) + ["mode"])["throughput"].transform("max")
-    mc, on = _model_col(best), [*_family(best), "mode", "device"]
+    mc, on = model_column(best), [*_family(best), "mode", "device"]
     s = shared_models(best).explode("shared")
     pairs = set(map(tuple, s.loc[s["ranked"], [*on, "shared"]].itertuples(index=False)))
     ranked = [tuple(r) in pairs for r in best[[*on, mc]].itertuples(index=False)]
     n_dev = best.groupby([*_family(best), "mode"])["device"].transform("nunique")
-    alone = best.groupby(_model_keys(best) + ["mode"])["device"].transform("nunique").eq(1) & n_dev.gt(1)
+    one = best.groupby(_model_keys(best) + ["mode"])["device"].transform("nunique").eq(1)
+    alone = one & n_dev.gt(1)
     # a model only one device of several measured: 100 against itself says nothing
     top = top.where(~alone)
     return best.assign(relative=100 * best["throughput"] / top,
@@ -444,13 +449,13 @@ def relative(best:pd.DataFrame, # best batch sizes (see `best_batch`)
 
 # %% ../nbs/06_analysis.ipynb #de5d2591
 def ratio_ci(a, # numerators (throughputs), scalars or arrays
-             a_ci_rel, # their relative 95% half-widths (the CI below `a`, and above it unless `a_ci_rel_hi` is given)
+             a_ci_rel, # their relative 95% half-widths (below `a`; above too without `a_ci_rel_hi`)
              b, # denominators
-             b_ci_rel, # their relative 95% half-widths (below `b`; above it unless `b_ci_rel_hi` is given)
+             b_ci_rel, # their relative 95% half-widths (below `b`; above too without `b_ci_rel_hi`)
              *, a_ci_rel_hi=None, # relative half-widths above `a`, for an asymmetric interval
              b_ci_rel_hi=None, # relative half-widths above `b`
             ) -> tuple:
-    "`a / b` and its 95% interval `(ratio, lo, hi)`, propagated in log space; NaN bounds where a CI is unknown."
+    "`a / b` and its 95% interval `(ratio, lo, hi)`, in log space; NaN where a CI is unknown."
     a, b = np.asarray(a, float), np.asarray(b, float)
     r = [np.asarray(x, float) for x in (a_ci_rel, a_ci_rel if a_ci_rel_hi is None else a_ci_rel_hi,
                                          b_ci_rel, b_ci_rel if b_ci_rel_hi is None
@@ -465,9 +470,9 @@ def ratio_ci(a, # numerators (throughputs), scalars or arrays
     return ratio[()], lo[()], hi[()]
 
 # %% ../nbs/06_analysis.ipynb #e8d3b925
-def throughput_ci_rel(best:pd.DataFrame, # tidy runs or best points: `throughput`, `ci_rel` (or `throughput_ci`), ...
+def throughput_ci_rel(best:pd.DataFrame, # tidy runs or best points: `throughput`, `ci_rel`, ...
                      ) -> tuple[np.ndarray, np.ndarray]:
-    "Relative 95% half-widths below and above each throughput: the wider of its CI and its repeats' spread."
+    "Relative 95% half-widths below and above each throughput: the wider of CI and repeats' spread."
     thr = best["throughput"].to_numpy(float)
     # the CI of the mean step time: the throughput's is c/(1+c) below and c/(1-c) above
     if "ci_rel" in best:
@@ -476,7 +481,8 @@ def throughput_ci_rel(best:pd.DataFrame, # tidy runs or best points: `throughput
             lo, hi = c / (1 + c), np.where(c < 1, c / (1 - c), np.inf)
         hi = np.where(np.isnan(c), np.nan, hi)
     else:
-        lo = hi = best["throughput_ci"].to_numpy(float) / thr if "throughput_ci" in best else np.full(len(best), np.nan)
+        lo = hi = (best["throughput_ci"].to_numpy(float) / thr if "throughput_ci" in best
+                   else np.full(len(best), np.nan))
     if not {"n_runs", "throughput_lo", "throughput_hi"} <= set(best):
         return lo, np.array(hi, copy=True)
     # one run: `tidy`'s lo/hi are its own CI (or the value itself when it has none)
@@ -487,7 +493,7 @@ def throughput_ci_rel(best:pd.DataFrame, # tidy runs or best points: `throughput
 
 # %% ../nbs/06_analysis.ipynb #3b847d9d
 def _log_mean(d:pd.DataFrame, by:list[str], l, *, dl, dh, **agg) -> pd.DataFrame:
-    "Per group of `by`: `_geo`, exp of the mean of `l`, and `_geo_lo`/`_geo_hi` from half-widths as sqrt(Σh²)/n."
+    "Per group of `by`: `_geo`, exp of the mean of `l`; `_geo_lo`/`_geo_hi` as sqrt(Σh²)/n."
     x = d.assign(_l=np.asarray(l, float), _dl=np.asarray(dl, float) ** 2,
                  _dh=np.asarray(dh, float) ** 2)
     x["_na"] = x["_dl"].isna() | x["_dh"].isna()
@@ -510,8 +516,8 @@ def speedup_ci(best:pd.DataFrame, # best points (see `best_batch`; `over_setups=
                average:bool=True, # geometric mean over models per (device, precision, mode)
                like:bool=False, # pair points of the same setup (layout, compile) only
               ) -> pd.DataFrame:
-    """Throughput of each precision / that of `base` on the same device, model and mode, with its 95% interval, and
-    its `basis`: `LIKE` where both sides ran in the same layout and compile setting, else `EACH_BEST`."""
+    """Throughput of each precision / that of `base` on the same device, model and mode, with its 95%
+    interval and `basis`: `LIKE` where both ran in the same layout and compile, else `EACH_BEST`."""
     k = ["device", *_model_keys(best), "mode", *(["setup"] if like else [])]
     u = ["unconverged"] if "unconverged" in best else []
     lo, hi = throughput_ci_rel(best)
@@ -538,7 +544,7 @@ def speedup_ci(best:pd.DataFrame, # best points (see `best_batch`; `over_setups=
     out = _log_mean(m.assign(_u=m["unconverged"].astype(int) if u else 0,
                              _e=m["basis"].eq(EACH_BEST)),
                     ["device", "precision", "mode", *_family(m)], l, dl=dl, dh=dh,
-                    n_models=(_model_col(m), "nunique"), n_unconverged=("_u", "sum"),
+                    n_models=(model_column(m), "nunique"), n_unconverged=("_u", "sum"),
                     _e=("_e", "any"))
     out = out.rename(columns=dict(_geo="speedup", _geo_lo="speedup_lo", _geo_hi="speedup_hi"))
     # one pair of unlike setups: not like for like
@@ -552,16 +558,16 @@ def speedup(best:pd.DataFrame, # best batch sizes (see `best_batch`)
             base:str="fp32", # the precision to compare against
             average:bool=True, # geometric mean over models per (device, precision, mode)
            ) -> pd.DataFrame:
-    "Throughput of each precision / that of `base` on the same device, model and mode: `speedup_ci` without bounds."
+    "Throughput of each precision / that of `base` on one device, model and mode: no bounds."
     return speedup_ci(best, base, average).drop(columns=["speedup_lo", "speedup_hi"])
 
 # %% ../nbs/06_analysis.ipynb #57e36aa8
 def average(rel:pd.DataFrame, # relative throughput (see `relative`)
            ) -> pd.DataFrame:
-    "Per device, precision, mode (and family): the arithmetic and geometric mean of relative throughput over models."
+    "Per device, precision, mode (and family): the mean and geometric mean of relative throughput."
     # only the models every device ranked measured
     if "ranked" in rel: rel = rel[rel["ranked"].astype(bool)]
-    mc = _model_col(rel)
+    mc = model_column(rel)
     u = rel["unconverged"] if "unconverged" in rel else pd.Series(False, index=rel.index)
     # each model's own interval: the normaliser is common to every device
     lo, hi = throughput_ci_rel(rel) if "throughput" in rel else (np.full(len(rel), np.nan),) * 2
@@ -588,788 +594,11 @@ def average(rel:pd.DataFrame, # relative throughput (see `relative`)
 # %% ../nbs/06_analysis.ipynb #fad2aa02
 def oom_batch(runs:pd.DataFrame, # the runs table (not tidied: OOM rows are what we want)
              ) -> pd.DataFrame:
-    "The smallest batch size that ran out of memory, per (device, model, precision, mode) and setup."
+    "The smallest batch size that ran out of memory, per configuration (`KEYS`) and setup."
     if "status" not in runs: return pd.DataFrame(columns=list(POINT_KEYS))
     df = _with_defaults(runs[runs["status"].astype(str).eq("oom")])
-    df["device"] = _devices(df)
+    df["device"] = device_labels(df)
     return df.groupby([*KEYS, "setup"], sort=True)["bs"].min().reset_index()
-
-# %% ../nbs/06_analysis.ipynb #39f7534d
-ENV_COLS = ("device_name", "device_capability", "device_mem_gb", "device_count", "driver", "cuda",
-            "cudnn",
-            "torch", "timm", "python", "platform", "cpu", "cpu_count", "torch_threads", "env_id",
-            "device_type")
-
-# %% ../nbs/06_analysis.ipynb #3de9dcf4
-def _text(s:pd.Series) -> pd.Series:
-    "A column as plain text, missing values as '': NaN, None, <NA>, or the 'nan' that `astype(str)` made of them."
-    o = s.astype(object)
-    return o.where(o.notna(), "").map(str).replace({"nan": "", "None": "", "<NA>": ""})
-
-# %% ../nbs/06_analysis.ipynb #c8f933a7
-def environments(runs:pd.DataFrame, # the runs table
-                ) -> pd.DataFrame:
-    "One row per (device, distinct environment) with the number of runs from it."
-    cols = [c for c in ENV_COLS if c in runs]
-    dev = runs["device_name" if "device_name" in runs else "device"]
-    # count the distinct raw combinations first (a few, however many runs), then make them text: 10×
-    # faster than the other way round
-    df = pd.DataFrame({"device": dev.astype(object), **{c: runs[c] for c in cols}})
-    df = df.value_counts(dropna=False, sort=False).rename("runs").reset_index()
-    names = df["device"].unique()
-    df["device"] = df["device"].map(dict(zip(names, map(clean_device_name, names)))).fillna("unknown")
-    # missing values become '' explicitly: `astype(str)` keeps NaN on pandas 3, and a NaN key drops
-    # its group
-    for c in ["device", *cols]: df[c] = _text(df[c])
-    return df.groupby(["device", *cols], sort=True, dropna=False)["runs"].sum().reset_index()
-
-# %% ../nbs/06_analysis.ipynb #b122ac0b
-def _price(name, value) -> tuple[str, float]:
-    try: p = float(value)
-    except (TypeError, ValueError, OverflowError): p = float("nan")
-    if not 0 < p <= MAX_PRICE:  # NaN too
-        raise BadInput(f"price {value!r} for {name!r} is not a number of $ per GPU-hour above 0 "
-                       "and at most "
-                       f"{MAX_PRICE:,}")
-    return clean_device_name(str(name)), p
-
-# %% ../nbs/06_analysis.ipynb #8460732f
-def _is_table(p) -> bool:
-    "Whether prices `p` are a table (a dict, a DataFrame, a CSV file: one that is there, or named like one), not NAME=USD."
-    return (isinstance(p, (dict, pd.DataFrame, Path)) or os.path.exists(str(p))
-            or str(p).strip().lower().endswith(".csv"))
-
-# %% ../nbs/06_analysis.ipynb #247d407c
-def _once(pairs) -> dict[str, float]:
-    "Prices `(device, $/hour)` as a dict; `BadInput` naming a device priced twice at different prices."
-    out = {}
-    for k, v in pairs:
-        if out.get(k, v) != v:
-            raise BadInput(f"device {k!r} is priced twice ({out[k]:g} and {v:g} $/hour): give one "
-                           "price")
-        out[k] = v
-    return out
-
-# %% ../nbs/06_analysis.ipynb #ec8ff0da
-def _prices_file(path:str) -> dict[str, float]:
-    "Prices from a CSV file of device, price_per_hour; `BadInput` if it cannot be read."
-    try: df = pd.read_csv(path, skipinitialspace=True)
-    except (OSError, ValueError) as e:
-        why = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise BadInput(f"cannot read prices file {path!r}: {why}") from None
-    df.columns = [str(c).strip() for c in df.columns]
-    return parse_prices(df)
-
-# %% ../nbs/06_analysis.ipynb #d9fa1820
-def parse_prices(prices=None, # a CSV path, `"NAME=USD"` or `"NAME:USD"`, a dict, a DataFrame, or a list
-                ) -> dict[str, float]:
-    "Prices in $ per GPU-hour (one GPU for one hour) by short device name."
-    if prices is None: return {}
-    if isinstance(prices, dict): return _once(_price(k, v) for k, v in prices.items())
-    if isinstance(prices, pd.DataFrame):
-        missing = [c for c in ("device", "price_per_hour") if c not in prices]
-        if missing:
-            raise BadInput(f"prices table lacks the column(s) {', '.join(missing)}: needed are "
-                           "device, price_per_hour")
-        return _once(_price(k, v) for k, v in zip(prices["device"], prices["price_per_hour"]))
-    # the tables in turn, then the NAME=USD texts (each device once), which win
-    if isinstance(prices, (list, tuple)):
-        tables = [kv for p in prices if _is_table(p) for kv in parse_prices(p).items()]
-        return dict(tables) | _once(kv for p in prices if not _is_table(p)
-                                    for kv in parse_prices(p).items())
-    s = str(prices)
-    if _is_table(prices): return _prices_file(s)
-    sep = "=" if "=" in s else ":"
-    name, _, value = s.rpartition(sep)
-    if sep not in s:
-        raise BadInput(f"price {s!r} is neither NAME=USD, NAME:USD nor an existing CSV file: write "
-                       "it as \"RTX "
-                       "4090=0.69\"")
-    if not name.strip():
-        raise BadInput(f"price {s!r} names no device: write it as \"RTX 4090=0.69\"")
-    return dict([_price(name.strip(), value.strip())])
-
-# %% ../nbs/06_analysis.ipynb #9a6463ba
-def _known_prices(prices, devices) -> dict[str, float]:
-    p = parse_prices(prices)
-    unknown = sorted(set(p) - set(devices))
-    if unknown: warnings.warn(f"price given for device(s) not in the runs: {', '.join(unknown)} "
-                              f"(known: {', '.join(sorted(set(devices)))})", stacklevel=3)
-    return {k: v for k, v in p.items() if k in set(devices)}
-
-# %% ../nbs/06_analysis.ipynb #45de2ccb
-def cost(best:pd.DataFrame, # best batch sizes (see `best_batch`), or any table with device and throughput
-         prices, # $/hour per device (see `parse_prices`)
-        ) -> pd.DataFrame:
-    "`best` rows of priced devices with `price_per_hour` (per GPU), `samples_per_dollar` and `usd_per_million` samples."
-    p = _known_prices(prices, best["device"].unique())
-    out = best[best["device"].isin(list(p))].copy()
-    out["price_per_hour"] = out["device"].map(p).astype(float)
-    # a throughput of several GPUs pays for each of them
-    out["samples_per_dollar"] = out["throughput"] * 3600 / (out["price_per_hour"] * world_sizes(out))
-    out["usd_per_million"] = 1e6 / out["samples_per_dollar"]
-    return out.reset_index(drop=True)
-
-# %% ../nbs/06_analysis.ipynb #e8c74426
-def _pct(f:float) -> str:
-    d = (f - 1) * 100
-    if f >= 2: return f"{f:.1f}× the throughput"
-    return ("the same throughput" if abs(d) < 0.5
-            else f"{abs(d):.0f}% {'more' if d > 0 else 'less'} throughput")
-
-# %% ../nbs/06_analysis.ipynb #65f5571f
-def _against_cheapest(g:pd.DataFrame, stat:str) -> pd.DataFrame:
-    "One group's devices against its cheapest: price and throughput factors (95% interval), value, frontier, verdict."
-    g = g.sort_values(["price_per_hour", stat], ascending=[True, False])
-    cheap = g.iloc[0]
-    g = g.assign(throughput=g[stat], cost_factor=g["price_per_hour"] / cheap["price_per_hour"],
-                 value=g[stat] / g["price_per_hour"])
-    lo, hi = (g[f"{stat}_lo"], g[f"{stat}_hi"]) if f"{stat}_lo" in g else (np.nan, np.nan)
-    r_lo, r_hi = 1 - lo / g[stat], hi / g[stat] - 1  # relative half-widths of each device's mean
-    pick = lambda x: np.asarray(np.broadcast_to(x, len(g)), float)
-    f, f_lo, f_hi = ratio_ci(g[stat], pick(r_lo), float(cheap[stat]), pick(r_lo)[0],
-                             a_ci_rel_hi=pick(r_hi), b_ci_rel_hi=pick(r_hi)[0])
-    g = g.assign(throughput_factor=f, throughput_factor_lo=np.where(np.arange(len(g)) == 0, 1.0,
-                                                                    f_lo),
-                 throughput_factor_hi=np.where(np.arange(len(g)) == 0, 1.0, f_hi))
-    g["frontier"] = g["throughput"] > g["throughput"].cummax().shift(fill_value=-np.inf)
-    rows = zip(g["price_per_hour"], g["cost_factor"], g["throughput_factor"])
-    g["verdict"] = [f"the cheapest ({c:.2f} $/h)" if i == 0
-                    else f"{cf:.2f}× the price for {_pct(tf)}"
-                    for i, (c, cf, tf) in enumerate(rows)]
-    return g
-
-# %% ../nbs/06_analysis.ipynb #c1f0a992
-def value_table(avg:pd.DataFrame, # averages (see `average`) or `best_precision` of them
-                prices, # $/hour per device (see `parse_prices`)
-                by=("precision", "mode"), # the groups compared separately
-                stat:str="relative_geomean", # the throughput measure
-               ) -> pd.DataFrame:
-    "Per device: price, throughput, price and throughput factors against the cheapest device, value, frontier."
-    p = _known_prices(prices, avg["device"].unique())
-    df = avg[avg["device"].isin(list(p))].assign(price_per_hour=lambda d: d["device"].map(p).astype(float))
-    parts = [_against_cheapest(g, stat) for _, g in df.groupby(list(by), sort=True)]
-    cols = ["device", *by, *(["precision"] if "precision" in df and "precision" not in by else []),
-            "price_per_hour",
-            "throughput", "cost_factor", "throughput_factor", "throughput_factor_lo",
-            "throughput_factor_hi",
-            "value", "frontier", "verdict"]
-    return pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)
-
-# %% ../nbs/06_analysis.ipynb #369b5c01
-def best_precision(avg:pd.DataFrame, # averages (see `average`)
-                   stat:str="relative_geomean", # what "best" means
-                  ) -> pd.DataFrame:
-    "Per (device, mode), the row of the precision with the highest `stat`."
-    return avg.loc[avg.groupby(["device", "mode"], sort=True)[stat].idxmax()].reset_index(drop=True)
-
-# %% ../nbs/06_analysis.ipynb #8f73e6c5
-DATASETS = {"imagenet-1k": 1_281_167, "imagenet-1k-val": 50_000, "imagenet-21k": 14_197_122,
-            "cifar-10": 50_000,
-            "coco": 118_287}
-
-# %% ../nbs/06_analysis.ipynb #b65dcbe1
-def dataset_size(dataset:int|str, # a number of samples or a name in `DATASETS`
-                ) -> int:
-    "The number of samples in `dataset`."
-    if isinstance(dataset, (int, np.integer)) and dataset > 0: return int(dataset)
-    n = DATASETS.get(str(dataset).strip().lower())
-    if n is None:
-        raise BadInput(f"unknown data set {dataset!r}: give a number of samples or one of "
-                       f"{', '.join(DATASETS)}")
-    return n
-
-# %% ../nbs/06_analysis.ipynb #afc6f080
-def time_for(rate:float, # measured throughput, samples/s
-             samples:float|None=None, # a number of samples ...
-             *, steps:float|None=None, bs:int|None=None, # ... or of steps at batch size `bs` ...
-             epochs:float|None=None, dataset:int|str|None=None, # ... or of epochs over `dataset`
-            ) -> float:
-    "Seconds to process the given work at `rate`."
-    if samples is None and steps is not None and bs: samples = steps * bs
-    if samples is None and epochs is not None and dataset is not None:
-        samples = epochs * dataset_size(dataset)
-    if samples is None:
-        raise BadInput("say how much work: samples=N, steps=N with bs=B, or epochs=N with "
-                       "dataset=NAME|N")
-    return samples / rate
-
-# %% ../nbs/06_analysis.ipynb #08a761a0
-def human_duration(seconds:float, # a duration in seconds
-                  ) -> str:
-    "A duration a person reads at a glance: `15,527 years`, `3 d 4 h`, `5 h 12 min`, `2 min 5 s`, `12.3 s`."
-    if not math.isfinite(seconds): return "∞"
-    # not `5671205 d`
-    if (y := seconds / (365.25 * 86400)) >= 1:
-        return (f"{y:,.0f}" if y >= 100 else f"{y:.3g}") + " years"
-    s = round(seconds)
-    if seconds < 60: return f"{seconds:.3g} s"
-    for big, bn, small, sn in ((86400, "d", 3600, "h"), (3600, "h", 60, "min"),
-                               (60, "min", 1, "s")):
-        if s >= big:
-            return f"{s // big} {bn}" + (f" {s % big // small} {sn}" if s % big // small else "")
-
-# %% ../nbs/06_analysis.ipynb #1caafbe4
-def extrapolate(best:pd.DataFrame, # a table with a `throughput` (samples/s) column, e.g. best batch sizes
-                samples:float|None=None, # how much work: a number of samples ...
-                *, steps:float|None=None, # ... or of steps at each row's `bs` ...
-                epochs:float|None=None, dataset:int|str|None=None, # ... or of epochs over a data set
-               ) -> pd.DataFrame:
-    "`best` with `seconds` and a readable `duration` for the given work at each row's throughput."
-    if samples is None and steps is not None: n = steps * best["bs"]
-    elif samples is not None: n = samples
-    else: n = epochs * dataset_size(dataset) if epochs is not None and dataset is not None else None
-    if n is None:
-        raise BadInput("say how much work: samples=N, steps=N, or epochs=N with dataset=NAME|N")
-    secs = n / best["throughput"]
-    return best.assign(seconds=secs, duration=[human_duration(x) for x in secs])
-
-# %% ../nbs/06_analysis.ipynb #3eb633fb
-_SUFFIX = dict(k=1e3, K=1e3, M=1e6, G=1e9, B=1e9, T=1e12)
-_STEPS, _EPOCHS = ("step", "steps", "iteration", "iterations", "iter", "iters", "it"), ("epoch",
-                                                                                        "epochs")
-_UNITS = dict(image="images", images="images", token="tokens", tokens="tokens", voxel="voxels",
-              voxels="voxels")
-# ASCII digits (`\d` takes `²` too), few enough for `float` and `int` (`env.MAX_DIGITS`)
-_DIGITS = f"[0-9]{{1,{MAX_DIGITS}}}"
-_WORK_RE = re.compile(rf"\s*({_DIGITS}(?:\.[0-9]{{0,{MAX_DIGITS}}})?|\.{_DIGITS})\s*([kKMGBT]?)\s+([A-Za-z]+)"
-                      r"(?:\s+(?:of\s+)?(\S+))?\s*")
-_WHOLE = re.compile(_DIGITS)
-
-# %% ../nbs/06_analysis.ipynb #1376a34c
-def parse_work(text:str, # e.g. `100k steps`, `90 epochs imagenet-1k`, `2T tokens`, `8.1T voxels`, `1.28M images`
-               name:str="--train_for", # how the user knows it, for the refusal
-              ) -> dict:
-    "`{amount, what, dataset}`: `what` is `steps`, `epochs` (of `dataset`) or a unit; `BadInput` if it does not parse."
-    m = _WORK_RE.fullmatch(str(text)) if text is not None else None
-    bad = (f"{name} {str(text)[:80]!r} does not parse: give an amount and what it counts, e.g. "
-           "'100k steps', '90 epochs "
-           "imagenet-1k', '2T tokens', '8.1T voxels' or '1.28M images' (suffixes k, M, G, T)")
-    if not m: raise BadInput(bad)
-    amount, word, ds = float(m[1]) * _SUFFIX.get(m[2], 1), m[3].lower(), m[4]
-    if not amount > 0 or not math.isfinite(amount): raise BadInput(bad)
-    if word in _STEPS and ds is None: return dict(amount=amount, what="steps", dataset=None)
-    if word in _EPOCHS and ds is not None:
-        n = int(ds) if _WHOLE.fullmatch(ds) else None
-        # a known data set or a number of samples, else `BadInput`
-        dataset_size(ds if n is None else n)
-        return dict(amount=amount, what="epochs", dataset=ds.lower() if n is None else n)
-    if word in _UNITS and ds is None: return dict(amount=amount, what=_UNITS[word], dataset=None)
-    raise BadInput(bad)
-
-# %% ../nbs/06_analysis.ipynb #b87261f2
-def _amount(x:float) -> str:
-    "`100k`, `1.28M`, `2T`: an amount as people write it."
-    for s, f in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("k", 1e3)):
-        if x >= f: return f"{x / f:.3g}{s}"
-    return f"{x:.3g}"
-
-# %% ../nbs/06_analysis.ipynb #47a62415
-def work_text(w:dict) -> str:
-    "A parsed amount of work as text again: `100k steps`, `90 epochs imagenet-1k`, `1G tokens`."
-    if w["what"] == "epochs":
-        return f"{w['amount']:g} epoch{'s' if w['amount'] != 1 else ''} {w['dataset']}"
-    return f"{_amount(w['amount'])} {w['what']}"
-
-# %% ../nbs/06_analysis.ipynb #31f77c41
-DEFAULT_WORK = dict(train=dict(image="90 epochs imagenet-1k", data="90 epochs imagenet-1k",
-                               unet3d="100k steps",
-                               op="100k steps", lm="1B tokens"),
-                    infer=dict(image="1 epoch imagenet-1k-val", data="1 epoch imagenet-1k-val",
-                               unet3d="1T voxels",
-                               op="100k steps", lm="1B tokens"))
-TIME_TO_TRAIN_COLS = ("device", "workload", "model", "precision", "mode", "bs", "unit",
-                      "throughput",
-                      "steps_per_minute", "work", "seconds", "duration", "gpus",
-                      "price_per_gpu_hour", "cost_usd",
-                      "configuration")
-
-# %% ../nbs/06_analysis.ipynb #3b9ef204
-def parse_works(texts, # amounts of work: a text (commas between amounts), a list of them, a parsed dict, or None
-                name:str="--train_for", # how the user knows them, for the refusal
-               ) -> list[dict]:
-    "Every amount of `texts` parsed (see `parse_work`), in order; `[]` for none."
-    if texts is None: return []
-    if isinstance(texts, dict): return [texts]
-    items = [texts] if isinstance(texts, str) else list(texts)
-    return [w if isinstance(w, dict) else parse_work(s, name)
-            for w in items for s in ([w] if isinstance(w, dict) else str(w).split(","))]
-
-# %% ../nbs/06_analysis.ipynb #8cefbe54
-def fits(w:dict, # a parsed amount of work
-         unit:str, # what a family counts: images, tokens, voxels, iterations
-        ) -> bool:
-    "Whether `w` is work of `unit`: steps fit every family, epochs (of images) image families, else the same unit."
-    return w["what"] == "steps" or (unit == "images" if w["what"] == "epochs"
-                                    else w["what"] == unit)
-
-# %% ../nbs/06_analysis.ipynb #9d4bc31f
-def _work_for(ws:list, mode:str, unit:str, family:str) -> dict:
-    "The work a row is timed for: the first amount given for its mode that fits its unit, else its family's default."
-    return next((w for w in ws if fits(w, unit)),
-                None) or parse_work(DEFAULT_WORK.get(mode, DEFAULT_WORK["infer"]).get(family,
-                                                                                      "100k steps"))
-
-# %% ../nbs/06_analysis.ipynb #ec9fc902
-def unused_work(units, # the units of the rows the work is for
-                works, # amounts of work (see `parse_works`)
-               ) -> list[str]:
-    "The amounts of `works` that fit none of `units`: given, and used for nothing."
-    us = set(map(str, units))
-    return [work_text(w) for w in parse_works(works) if not any(fits(w, u) for u in us)]
-
-# %% ../nbs/06_analysis.ipynb #499e3ba1
-def _samples(w:dict, bs:float, ips:float) -> float:
-    "How many samples the work `w` is, at batch size `bs` and `ips` items per sample."
-    if w["what"] == "steps": return w["amount"] * bs
-    if w["what"] == "epochs": return w["amount"] * dataset_size(w["dataset"])
-    return w["amount"] / ips
-
-# %% ../nbs/06_analysis.ipynb #2213a285
-def time_to_train(best:pd.DataFrame, # best points (`analyse(...)["best"]`), with `unit`, `bs`, `items_per_sample`
-                  train_for:str|list|None=None, # work for training rows, each family the first that fits its unit
-                  infer_for:str|list|None=None, # work for inference rows (see `parse_works`); default: each family's
-                  prices=None, # $ per GPU-hour per device (see `parse_prices`): the work's cost where given
-                 ) -> pd.DataFrame:
-    "Per row of `best`: steps per minute, the time for the work of its mode and its cost, in `TIME_TO_TRAIN_COLS`."
-    given = {m: parse_works(w, f"--{m}_for") for m,
-             w in (("train", train_for), ("infer", infer_for))}
-    if best.empty: return pd.DataFrame(columns=list(TIME_TO_TRAIN_COLS))
-    unit = (best["unit"].astype(object).where(best["unit"].notna(), "images") if "unit" in best
-            else pd.Series("images", index=best.index))
-    fam = best["workload"].map(_kind_of) if "workload" in best else pd.Series("image",
-                                                                              index=best.index)
-    ips = (pd.to_numeric(best["items_per_sample"], errors="coerce").fillna(1)
-           if "items_per_sample" in best
-           else pd.Series(1.0, index=best.index))
-    # a step: an optimizer step
-    bs = _num(best, "global_bs").fillna(pd.to_numeric(best["bs"], errors="coerce"))
-    sps = best["throughput"] / ips  # samples per second
-    works = [_work_for(given.get(md, given["infer"]), md, u, f)
-             for md, u, f in zip(best["mode"], unit, fam)]
-    secs = [_samples(w, bs[i], ips[i]) / sps[i] for w, i in zip(works, best.index)]
-    mc = "label" if "label" in best else "model"
-    out = pd.DataFrame(dict(device=best["device"], workload=fam, model=best[mc],
-                            precision=best["precision"], mode=best["mode"],
-                            bs=best["bs"], unit=unit, throughput=best["throughput"],
-                            steps_per_minute=sps / bs * 60,
-                            work=[work_text(w) for w in works], seconds=secs))
-    out["duration"] = [human_duration(x) if pd.notna(x) else "" for x in out["seconds"]]
-    out["gpus"] = world_sizes(best)  # the rate is the whole world's: each of its GPUs is paid for
-    out["price_per_gpu_hour"] = out["device"].map(parse_prices(prices)).astype(float)
-    out["cost_usd"] = _num(out, "seconds") / 3600 * out["price_per_gpu_hour"] * out["gpus"]
-    # how it ran
-    out["configuration"] = best["configuration"] if "configuration" in best else best["precision"]
-    return out[list(TIME_TO_TRAIN_COLS)].reset_index(drop=True)
-
-# %% ../nbs/06_analysis.ipynb #0a696c5f
-_IMPORTED = ("wandb", "wandb-offline", "csv") # sources that may hold 2022 runs
-# what 2022 always did
-_2022_SETTINGS = dict(channels_last="off", compile="off", optimizer="sgd", fused="off")
-_NA = {"", "nan", "none", "<na>", "null", "nat"}
-
-# %% ../nbs/06_analysis.ipynb #0f8ff912
-def _unique_map(s:pd.Series, f) -> pd.Series:
-    "`f` over a column's distinct values only (a handful in any number of runs); missing stays missing."
-    codes, u = pd.factorize(s)  # missing: code -1, which picks the None at the end
-    mapped = np.array([None if str(v).strip().lower() in _NA else f(v) for v in u] + [None],
-                      dtype=object)
-    return pd.Series(mapped[codes], index=s.index)
-
-# %% ../nbs/06_analysis.ipynb #1936b6d3
-def _version(parts:int):
-    "The first `parts` numbers of a version string: `2.5.1+cu121` → `2.5` (2) or `2` (1)."
-    rx = re.compile(r"\s*(\d+(?:\.\d+){%d})" % (parts - 1))
-    return lambda v: (m := rx.match(str(v))) and m[1]
-
-# %% ../nbs/06_analysis.ipynb #ab006025
-def _major(v) -> float:
-    "The first number in `v`: `8.6` and 2022's `(8, 6)` → 8; NaN if none."
-    m = re.search(r"\d+", str(v))
-    return float(m[0]) if m else np.nan
-
-# %% ../nbs/06_analysis.ipynb #e333c1af
-def _cudnn_major(v) -> str|None:
-    "cuDNN's major version from `90100` (9.1.0), `8902` (8.9.2), `8.9.2` or `9`."
-    s = str(v).strip()
-    if not re.fullmatch(r"\d+(?:\.0)?", s): return _version(1)(s)
-    n = int(float(s))
-    return str(n // 10000 if n >= 10000 else n // 1000 if n >= 1000 else n)
-
-# %% ../nbs/06_analysis.ipynb #651566b1
-_ON_OFF = {"true": "on", "1": "on", "1.0": "on", "false": "off", "0": "off", "0.0": "off"}
-
-# %% ../nbs/06_analysis.ipynb #027a9873
-def _on_off(v) -> str|None: return _ON_OFF.get(str(v).strip().lower())
-
-# %% ../nbs/06_analysis.ipynb #7d2dd5e9
-def _source(v) -> str:
-    return "measured" if str(v).strip() in MEASURED_SOURCES else f"published ({str(v).strip()})"
-
-# %% ../nbs/06_analysis.ipynb #42d0276e
-FACTORS = dict(torch=("torch", _version(2)), cuda=("cuda", _version(1)),
-               cudnn=("cudnn", _cudnn_major),
-               fp32=("precision", None), source=("source", _source),
-               channels_last=("channels_last", _on_off),
-               compile=("compile", _on_off), fused=("fused", _on_off),
-               compile_mode=("compile_mode", lambda v: str(v).strip().lower()),
-               optimizer=("optimizer",
-                          # factor -> (the run column it reads, its normal form)
-                          lambda v: str(v).strip().lower()))
-FACTOR_LABELS = dict(torch="torch", cuda="CUDA", cudnn="cuDNN", fp32="fp32 semantics",
-                     source="source",
-                     channels_last="channels-last", compile="compile", fused="fused optimizer",
-                     compile_mode="compile mode", optimizer="optimizer")
-# scope -> (what is ranked together, what is compared within it); `label` is a model at its size and
-# sequence length
-COMPARED = dict(devices=(("label", "mode"), "device"),
-                precisions=(("device", "label", "mode"), "precision"))
-
-# %% ../nbs/06_analysis.ipynb #dbcee7d9
-def _from_2022(runs:pd.DataFrame, # runs
-               recorded:bool=True, # whether the table records `precision` (2022 tables do not)
-              ) -> pd.Series:
-    "Rows of the 2022 benchmark: a table without `precision`, or imported rows (W&B, CSV) without an `env_id`."
-    if not recorded or "precision" not in runs: return pd.Series(True, index=runs.index)
-    if "source" not in runs: return pd.Series(False, index=runs.index)
-    no_env = _unique_map(runs["env_id"], str).isna() if "env_id" in runs else True
-    return _unique_map(runs["source"], lambda v: str(v).strip() in _IMPORTED).eq(True) & no_env
-
-# %% ../nbs/06_analysis.ipynb #b4fc6d67
-def _fp32(df:pd.DataFrame, old:pd.Series) -> pd.Series:
-    "What an fp32 row ran: `strict`, or `TF32 convolutions by default` (2022, `fp32-default`) on a TF32 device."
-    p = df["precision"].astype(str)
-    cap = (_unique_map(df["device_capability"], _major).astype(float) if "device_capability" in df
-           else pd.Series(np.nan, index=df.index))
-    no_tf32 = cap.lt(8)
-    if "device_type" in df: no_tf32 |= df["device_type"].astype(str).isin(["cpu", "mps"])
-    default = (p.eq("fp32-default") | p.eq("fp32") & old) & ~no_tf32
-    # a GPU whose capability is not recorded: whether it had TF32 is unknown
-    unknown = default & cap.isna()
-    out = pd.Series(np.where(default, "TF32 convolutions by default", "strict"), index=df.index,
-                    dtype=object)
-    return out.where(p.isin(["fp32", "fp32-default"]) & ~unknown)
-
-# %% ../nbs/06_analysis.ipynb #1c7e6b6b
-def _factor(df:pd.DataFrame, factor:str, old:pd.Series) -> pd.Series|None:
-    "The normal form of one factor per run (None where unknown), or None when no run says."
-    col, f = FACTORS[factor]
-    if factor == "fp32": v = _fp32(df, old)
-    else:
-        v = _unique_map(df[col], f) if col in df else pd.Series(None, index=df.index, dtype=object)
-    if factor in _2022_SETTINGS: v = v.where(v.notna() | ~old, _2022_SETTINGS[factor])
-    # torch.compile came with torch 2.0: nothing before it was compiled
-    if factor == "compile" and "torch" in df:
-        v = v.where(v.notna() | ~_unique_map(df["torch"], _major).astype(float).lt(2), "off")
-    return v if v.notna().any() else None
-
-# %% ../nbs/06_analysis.ipynb #a00f8c2f
-def _natural(v:str) -> tuple:
-    "Sort key that puts `2.5` before `2.14` and `9` before `12`."
-    return tuple((0, int(x), "") if x.isdigit() else (1, 0, x) for x in re.split(r"[.\s]+", str(v)))
-
-# %% ../nbs/06_analysis.ipynb #48c1c341
-def _joined(xs) -> str: return ", ".join(sorted(set(map(str, xs)), key=_natural))
-
-# %% ../nbs/06_analysis.ipynb #426554fb
-def _counts(coded:list[tuple[np.ndarray, np.ndarray]], names:list[str], n:np.ndarray) -> pd.DataFrame:
-    "Runs (`n` per row) per distinct combination of factorized columns (codes, uniques); code -1 (unknown) left out."
-    known = np.logical_and.reduce([c >= 0 for c, _ in coded])
-    key = np.zeros(int(known.sum()), dtype=np.int64)
-    for c, u in coded: key = key * len(u) + c[known]
-    key, inv = np.unique(key, return_inverse=True)
-    n = np.bincount(inv.ravel(), weights=n[known]).astype(int)
-    cols = {}
-    for (c, u), name in zip(reversed(coded), reversed(names)):
-        key, code = np.divmod(key, len(u))
-        cols[name] = u[code]
-    return pd.DataFrame({k: cols[k] for k in names}).assign(n=n)
-
-# %% ../nbs/06_analysis.ipynb #bfc25677
-def _differences(columns:dict, value:tuple, n:np.ndarray, keys:list[str], *, member:str,
-                 factor:str, scope:str) -> list[dict]:
-    "One row per group of `keys` whose `member`s' setups (`n` runs each) differ in the factorized `value` of `factor`."
-    c = _counts([columns[k] for k in (*keys, member)] + [value], [*keys, "_m", "_v"], n)
-    c = c[c.groupby(keys)["_v"].transform("nunique") > 1]
-    groups = {}
-    for *g, m, v, n in c.itertuples(index=False): groups.setdefault(tuple(g), []).append((m, v, n))
-    rows = []
-    for g, mv in sorted(groups.items()):
-        g = dict(zip(keys, g))
-        by_v, by_m = {}, {}
-        for m, v, _ in mv: by_v.setdefault(v, []).append(m); by_m.setdefault(m, []).append(v)
-        rows.append(dict(scope=scope, factor=factor,
-                         values=", ".join(f"{v} ({_joined(by_v[v])})"
-                                          for v in sorted(by_v, key=_natural)),
-                         detail="; ".join(f"{m}: {_joined(by_m[m])}" for m in sorted(by_m)),
-                         devices=_joined(by_m) if member == "device" else g.get("device", ""),
-                         group=" ".join(str(x) for k, x in g.items() if k != "device"),
-                         n_runs=sum(n for *_, n in mv)))
-    return rows
-
-# %% ../nbs/06_analysis.ipynb #70dbcf5f
-def comparability(runs:pd.DataFrame, # the runs table (not tidied: the software columns are needed)
-                  by:dict=COMPARED, # scope -> (columns of what is ranked together, the column compared within it)
-                  factors=tuple(FACTORS), # what may differ (see `FACTORS`)
-                 ) -> pd.DataFrame:
-    "One row per difference in how results compared together were measured: scope, factor, values, detail, ..."
-    recorded = "precision" in runs
-    df = usable(runs)
-    # a W&B export of 2022 runs
-    if "torch" not in df and "pytorch" in df: df = df.rename(columns={"pytorch": "torch"})
-    compared = [c for keys, m in by.values() for c in (*keys, m)]
-    cols = [c for c in dict.fromkeys([*KEYS, *compared, *(FACTORS[f][0] for f in factors),
-                                      "device_capability", "device_type", "torch", "source", "env_id"]) if c in df]
-    # distinct setups: a few, however many runs
-    df = df[cols].value_counts(dropna=False, sort=False).rename("_n").reset_index()
-    df["device"] = _devices(df)  # named as the ranking names them
-    df["label"] = _labels(df)  # a model at its size and sequence length, named as `tidy` names it
-    old = _from_2022(df, recorded)
-    values = {f: pd.factorize(v) for f in FACTORS if f in factors
-              and (v := _factor(df, f, old)) is not None}
-    columns = {c: pd.factorize(df[c]) for c in dict.fromkeys(c for keys, m in by.values()
-                                                             for c in (*keys, m))}
-    rows = [r for scope, (keys, member) in by.items() for f, v in values.items()
-            if FACTORS[f][0] != member  # what is compared is not a difference
-            for r in _differences(columns, v, df["_n"].to_numpy(), list(keys), member=member,
-                                  factor=f, scope=scope)]
-    cols = ["scope", "factor", "values", "detail", "devices", "groups", "n_groups", "n_runs"]
-    if not rows: return pd.DataFrame(columns=cols)
-    out = pd.DataFrame(rows).groupby(["scope", "factor", "values", "detail", "devices"], sort=False)
-    return out.agg(groups=("group", "; ".join), n_groups=("group", "size"),
-                   n_runs=("n_runs", "sum")).reset_index()[cols]
-
-# %% ../nbs/06_analysis.ipynb #3de0d041
-def comparability_note(table:pd.DataFrame, # what `comparability` returns
-                       limit:int=6, # at most this many differences are spelled out
-                      ) -> str:
-    "The one-line note a ranking carries when its results were not measured alike; empty when they were."
-    if table is None or len(table) == 0: return ""
-    clauses = []
-    devs = table["devices"].where(table["scope"] != "devices", "")
-    for (scope, factor, devices), d in table.groupby(["scope", "factor", devs], sort=False):
-        seen = {}
-        for item in "; ".join(d["detail"]).split("; "):
-            m, _, vs = item.partition(": ")
-            seen.setdefault(m, set()).update(vs.split(", "))
-        inner = "; ".join(f"{m}: {_joined(vs)}" for m, vs in sorted(seen.items()))
-        where = "" if scope == "devices" else f" between {scope} on {devices}"
-        clauses.append(f"{FACTOR_LABELS.get(factor, factor)} differs{where} ({inner})")
-    more = (f"; and {len(clauses) - limit} more (see the comparability table)"
-            if len(clauses) > limit else "")
-    return "Not measured alike: " + "; ".join(clauses[:limit]) + more + "."
-
-# %% ../nbs/06_analysis.ipynb #908d5caf
-# always in the efficiency table (NaN where the runs did not record them)
-EFFICIENCY_COLS = ("tflops", "mfu", "mfu_measured")
-# in it where the runs recorded them (`samples_per_kwh` beside `joules_per_sample`)
-CONDITION_COLS = ("energy_j", "joules_per_sample", "energy_source", "conditions")
-
-# FLOP/s above the measured matmul peak, reached by fast convolution algorithms (Winograd, FFT): a
-# GPU working well
-EFFECTIVE = "effective FLOP/s (fast convolution algorithms)"
-
-# %% ../nbs/06_analysis.ipynb #414475cc
-def _truth(s:pd.Series) -> pd.Series:
-    "A column of booleans as written anywhere (True, 'true', 1, '1.0'), missing as False."
-    return pd.Series(_each_distinct(lambda v: _TRUTH.get(v.strip().lower() if isinstance(v, str) else v, False) is True,
-                                    s.astype(object)), index=s.index, dtype=bool)
-
-# %% ../nbs/06_analysis.ipynb #28660493
-def conditions_of(runs:pd.DataFrame, # the runs table
-                 ) -> pd.Series:
-    """Each run's `conditions` as a reader takes them: effective FLOP/s (`flops_effective`, or a GPU run whose only
-    condition is the measured peak below what it achieved) named `EFFECTIVE`, never as something wrong."""
-    c = _text(runs["conditions"]).str.strip() if "conditions" in runs else pd.Series("",
-                                                                                     index=runs.index)
-    gpu = _text(runs["device_type"]).eq("cuda") if "device_type" in runs else pd.Series(False,
-                                                                                        index=runs.index)
-    eff = (c.str.lower().eq(PEAK_BELOW) & gpu) | (_truth(runs["flops_effective"])
-                                                  if "flops_effective" in runs else False)
-    rest = c.str.split(";").map(lambda xs: [x.strip() for x in xs if x.strip()
-                                            and x.strip().lower() not in ("ok", PEAK_BELOW)]
-                                if isinstance(xs, list) else [])
-    named = rest.map(lambda xs: "; ".join(xs + [EFFECTIVE]))
-    out = c.where(~eff, named).astype(object)
-    out[out.eq("")] = np.nan  # none recorded stays missing
-    return out
-
-# %% ../nbs/06_analysis.ipynb #bef081f2
-def _per_config(runs:pd.DataFrame, cols:list[str], **more) -> pd.DataFrame:
-    "Per point (`POINT_KEYS`) of finished runs: the median of numeric `cols`, the distinct values of others."
-    df = _keyed(runs).assign(**more)  # `more`: columns beside the runs' own, by the runs' index
-    # effective FLOP/s named
-    if "conditions" in cols and "conditions" in df: df["conditions"] = conditions_of(df)
-    keys = list(POINT_KEYS)
-    num = [c for c in cols if c not in ("energy_source", "conditions")]
-    if num:
-        vals = df[keys].assign(**{c: pd.to_numeric(df[c], errors="coerce") for c in num})
-        out = vals.groupby(keys, sort=False, dropna=False)[num].median().reset_index()
-    else: out = df[keys].drop_duplicates()
-    joined = lambda s: "; ".join(sorted(map(str, s)))
-    # text: the distinct values of each configuration's repeats
-    for c in (c for c in cols if c not in num):
-        t = df[keys + [c]].dropna().drop_duplicates()
-        out = out.merge(t.groupby(keys, sort=False, dropna=False)[c].agg(joined).reset_index(),
-                        on=keys, how="left")
-    return out
-
-# %% ../nbs/06_analysis.ipynb #9b0a04a9
-def _energy(runs:pd.DataFrame) -> dict:
-    "`{\"joules_per_sample\": per run}` where only `energy_j` is recorded; else `{}`. Per item of the unit, as the engine gives it."
-    if "energy_j" not in runs or "joules_per_sample" in runs: return {}
-    # tokens, not sequences
-    items = _num(runs, "n_items").fillna(_num(runs, "throughput") * _num(runs, "seconds"))
-    return {"joules_per_sample": _num(runs, "energy_j") / items.where(items > 0)}
-
-# %% ../nbs/06_analysis.ipynb #2cdc8c69
-def efficiency(best:pd.DataFrame, # best batch sizes (see `best_batch`)
-               runs:pd.DataFrame|None=None, # the runs table, for the columns `best` does not carry
-              ) -> pd.DataFrame:
-    "Per configuration at its best batch size: throughput, TFLOP/s, MFU (datasheet and measured peak), energy."
-    keys = list(POINT_KEYS)
-    # energy joins by index
-    if runs is not None and not runs.index.is_unique: runs = runs.reset_index(drop=True)
-    # beside the runs: their keyed rows are read once per report
-    energy = {} if runs is None else _energy(runs)
-    lab = [c for c in ("label", "unit", "workload", "unconverged") if c in best]
-    cols = [c for c in EFFICIENCY_COLS + CONDITION_COLS if c in best]
-    out = best[keys + lab + ["throughput"] + cols]
-    have = set() if runs is None else {*runs, *energy}
-    more = [c for c in EFFICIENCY_COLS + CONDITION_COLS if c not in best and c in have]
-    if more: out = out.merge(_per_config(runs, more, **energy), on=keys, how="left")
-    out = out.assign(**{c: np.nan for c in EFFICIENCY_COLS if c not in out})
-    if "joules_per_sample" in out:
-        out = out.assign(samples_per_kwh=3.6e6 / out["joules_per_sample"].where(out["joules_per_sample"] > 0))
-    more = (c for c in (*CONDITION_COLS[:2], "samples_per_kwh", *CONDITION_COLS[2:]) if c in out)
-    out = out[keys + lab + ["throughput", *EFFICIENCY_COLS, *more]]
-    return out.sort_values(["mode", "model", "size", "seq_len", "precision", "mfu", "throughput"],
-                           ascending=[False, True, True, True, True, False, False],
-                           na_position="last", ignore_index=True)
-
-# %% ../nbs/06_analysis.ipynb #f7f988ff
-SCALING_COLUMNS = ("device", "model", "precision", "mode", "world_size", "throughput", "speedup",
-                   "efficiency", "workload",
-                   "unit")
-
-# %% ../nbs/06_analysis.ipynb #02207bf6
-def scaling(runs:pd.DataFrame, # the runs table, one row per run
-           ) -> pd.DataFrame:
-    "Per (device, model, precision, mode) and world size: best throughput, `speedup` over one device, `efficiency`."
-    df = _keyed(runs)  # short device names, a published table's marked; world sizes
-    # the batch of each device, in weak and strong scaling alike
-    df["_bs"] = _num(df, "per_device_bs").fillna(df["bs"].astype(float))
-    k = list(SCALING_COLUMNS[:4])
-    # each setup's median, then the best of the setups and batch sizes
-    med = df.groupby(k + ["world_size", "setup", "_bs"], dropna=False)["throughput"].median().reset_index()
-    best = med.groupby(k + ["world_size"], sort=True)["throughput"].max().reset_index()
-    best = best[best.groupby(k)["world_size"].transform("nunique") > 1]
-    one = best[best["world_size"] == 1].set_index(k)["throughput"].rename("_one")
-    best = best.join(one, on=k)
-    best["speedup"] = best["throughput"] / best["_one"]
-    best["efficiency"] = best["speedup"] / best["world_size"]
-    best = best.merge(df.drop_duplicates("model")[["model", "workload", "unit"]], on="model",
-                      how="left")
-    return best[list(SCALING_COLUMNS)].reset_index(drop=True)
-
-# %% ../nbs/06_analysis.ipynb #9709f1a4
-def convergence(t:pd.DataFrame, # tidy runs (see `tidy`)
-               ) -> pd.DataFrame:
-    "Per device: measured points, how many missed their CI target, the median CI of those and the target."
-    g = t.assign(_ci=t["ci_rel"].where(t["unconverged"]), _u=t["unconverged"].astype(int)).groupby("device", sort=True)
-    return g.agg(points=("throughput", "size"), unconverged=("_u", "sum"),
-                 ci_rel_missed=("_ci", "median"),
-                 target_ci=("target_ci", "median")).reset_index()
-
-# %% ../nbs/06_analysis.ipynb #7bb3f821
-def flagged(runs:pd.DataFrame, # the runs table
-           ) -> pd.Series:
-    """Per run: whether its `conditions` name something wrong with the device while it was timed (anything but `ok`,
-    `EFFECTIVE`, or a CI that missed its target, which says how long it was measured, and is marked on its own)."""
-    if "conditions" not in runs: return pd.Series(False, index=runs.index)
-    parts = conditions_of(runs).fillna("").str.lower().str.split(";")
-    fine = lambda x: x in ("", "ok", EFFECTIVE.lower()) or x.startswith("ci not reached")
-    return parts.map(lambda xs: any(not fine(x.strip()) for x in xs)).astype(bool)
-
-# %% ../nbs/06_analysis.ipynb #0da4e2f5
-def _ranked(runs:pd.DataFrame, best:pd.DataFrame) -> pd.DataFrame:
-    "The rows of `runs` behind the points of `best` (their configuration at its batch size): what is ranked."
-    keys = list(POINT_KEYS)
-    k = _keyed(runs)[keys]
-    on = k.reset_index().merge(best[keys].drop_duplicates(), on=keys)["index"]
-    return runs.loc[on]
-
-# %% ../nbs/06_analysis.ipynb #d317d3b7
-def _valid_only(runs:pd.DataFrame) -> pd.DataFrame:
-    "`runs` without those measured under flagged conditions; `BadInput` when none is left."
-    if not isinstance(runs, pd.DataFrame) or not len(runs): return runs
-    if (bad := flagged(runs)).all():
-        raise BadInput(f"every one of the {len(runs)} run(s) was measured under flagged "
-                                                    "conditions: without only_valid they are "
-                                                    "shown, marked")
-    return runs[~bad]
-
-# %% ../nbs/06_analysis.ipynb #699c8e0c
-def _single_device(every:pd.DataFrame) -> pd.DataFrame:
-    "The tidy rows at world size 1, what per-device tables compare; `BadInput` when there are none."
-    t = every[every["world_size"].eq(1)]
-    if t.empty:
-        sizes = ", ".join(map(str, sorted(every["world_size"].unique())))
-        raise BadInput("no single-device runs: every usable run used several devices (world sizes "
-                       f"{sizes}); "
-                       "measure world size 1 too (e.g. --nprocs 1,2) for the per-device tables and "
-                       "the scaling")
-    return t
-
-# %% ../nbs/06_analysis.ipynb #b762aeec
-def _priced(out:dict, prices) -> dict:
-    "`out` with `cost` of the ranked devices that have a price, and `value` of one family (image models where any)."
-    best, avg = out["best"], out["average"]
-    p = {k: v for k, v in parse_prices(prices).items() if k in set(best["device"])}
-    fams = list(dict.fromkeys(avg["workload"])) if "workload" in avg else []
-    one = avg if len(fams) <= 1 else avg[avg["workload"] == ("image" if "image" in fams
-                                                             else fams[0])]
-    # a device in no ranking has no value factor
-    ranked = {k: v for k, v in p.items() if k in set(one["device"])}
-    return out | dict(cost=cost(best, p), value=value_table(best_precision(one), ranked,
-                                                            by=("mode",)))
-
-# %% ../nbs/06_analysis.ipynb #32661a12
-def analyse(runs:pd.DataFrame, # the runs table
-            prices=None, # $/hour per device (see `parse_prices`), or None
-            include_unconverged:bool=False, # rank points whose CI missed its target too (marked); default: left out
-            only_valid:bool=False, # leave out the runs whose `conditions` are not `ok` (throttled, power cap, ...)
-           ) -> dict[str, pd.DataFrame]:
-    "Every analysis table of `runs`: tidy, best, average, speedup, oom, environments, ..., cost and value with prices."
-    with keyed_once(): return _analyse(runs, prices, include_unconverged, only_valid)
-
-# %% ../nbs/06_analysis.ipynb #1c39939a
-def _analyse(runs, prices, include_unconverged, only_valid):
-    "`analyse`, its runs keyed once."
-    if only_valid: runs = _valid_only(runs)
-    # per-device tables compare single devices; other world sizes are in `scaling`
-    t = _single_device(tidy(runs))
-    best = relative(best_batch(t if include_unconverged else t[~t["unconverged"]]))
-    # the device may do more at a larger batch
-    best["at_largest"] = at_largest(best, t, oom := oom_batch(runs))
-    # what tidy does not carry, beside each best point
-    more = [c for c in ("conditions",) if c in runs]
-    if more: best = best.merge(_per_config(runs, more), on=list(POINT_KEYS), how="left")
-    out = dict(tidy=t, best=best, average=average(best), shared=shared_models(best),
-               speedup=speedup_ci(best),
-               oom=oom,
-               environments=environments(runs), convergence=convergence(t),
-               efficiency=efficiency(best, runs),
-               scaling=scaling(runs),  # comparability: only what is ranked side by side
-               comparability=comparability(_ranked(runs, best)) if len(best)
-               else comparability(runs).iloc[:0])
-    if not prices: return out
-    # warns once, about devices that are in no run at all
-    p = _known_prices(prices, _keyed(runs)["device"].unique())
-    # the prices of devices in any run, at any number of GPUs (`run_cost` prices every run with
-    # them)
-    given = pd.DataFrame(dict(device=list(p), price_per_hour=list(p.values())), dtype=object)
-    return _priced(out, p) | dict(prices=given)
 
 # %% ../nbs/06_analysis.ipynb #a7813f09
 # how a page names each mode
@@ -1380,166 +609,6 @@ def mode_name(mode:str, # train, infer, or `-` (a micro-op or the input pipeline
              ) -> str:
     "What a reader calls `mode`: training, inference, one step (any other mode as it is)."
     return MODE_NAMES.get(mode, mode)
-
-# %% ../nbs/06_analysis.ipynb #a5de9afe
-def run_cost(runs:pd.DataFrame, # the runs table
-             prices, # $/hour per device (see `parse_prices`)
-            ) -> pd.DataFrame:
-    "Each usable run on a priced device: its configuration, runtime (s), price ($/h per GPU) and cost ($, all its GPUs)."
-    df = _keyed(runs)
-    p = _known_prices(prices, df["device"].unique())
-    df = df[df["device"].isin(list(p))].copy()
-    # a run of ours: warm-up and timed window
-    ours = _num(df, "warmup_seconds").fillna(0) + _num(df, "seconds")
-    df["runtime_s"] = _num(df, "runtime_s").fillna(ours.where(_num(df, "seconds") > 0))
-    df["price_per_hour"] = df["device"].map(p).astype(float)
-    gpus = world_sizes(df)  # a run on 8 GPUs pays for 8
-    df["cost_usd"] = df["runtime_s"] / 3600 * df["price_per_hour"] * gpus
-    df["throughput_per_gpu"] = df["throughput"] / gpus
-    cols = [*POINT_KEYS, "throughput", "throughput_per_gpu", "unit", "runtime_s", "price_per_hour",
-            "cost_usd"]
-    return df[[c for c in cols if c in df]].reset_index(drop=True)
-
-# %% ../nbs/06_analysis.ipynb #261689b0
-def best_configs(t:pd.DataFrame, # tidy runs (see `tidy`), one device each
-                ) -> pd.DataFrame:
-    "Per device, model and mode: the fastest configuration (precision with its weights, micro-batch)."
-    m = _model_col(t)
-    return t.loc[t.groupby(["device", m, "mode"], sort=True)["throughput"].idxmax()].reset_index(drop=True)
-
-# %% ../nbs/06_analysis.ipynb #861e6f09
-def _rel(v:pd.Series, lo:pd.Series, hi:pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    "Relative distances from `v` down to `lo` and up to `hi` (NaN where a bound is missing)."
-    v = v.to_numpy(float)
-    return (v - lo.to_numpy(float)) / v, (hi.to_numpy(float) - v) / v
-
-# %% ../nbs/06_analysis.ipynb #ed06453a
-def _per_config_cost(costs:pd.DataFrame) -> pd.DataFrame:
-    "The median cost of a configuration's runs, and their range when it was repeated."
-    g = costs.groupby(list(POINT_KEYS), dropna=False)["cost_usd"]
-    out = g.agg(cost_usd="median", cost_lo="min", cost_hi="max", cost_runs="count").reset_index()
-    one = out["cost_runs"].le(1)
-    out.loc[one, ["cost_lo", "cost_hi"]] = np.nan  # one run: its cost has no interval
-    return out
-
-# %% ../nbs/06_analysis.ipynb #fe4cd704
-def _factors(g:pd.DataFrame) -> pd.DataFrame:
-    "One model's devices against the cheapest per run (or per item, where a runtime is missing): both factors."
-    per_run = g["cost_usd"].notna().all()
-    cost = g["cost_usd"] if per_run else g["price_per_hour"] / g["throughput"]
-    g = g.assign(cost=cost).sort_values(["cost", "throughput"], ascending=[True, False])
-    c0 = t0 = g.iloc[0]
-    c_lo, c_hi = (_rel(g["cost"], g["cost_lo"], g["cost_hi"]) if per_run
-                  else (np.full(len(g), np.nan),) * 2)
-    t_lo, t_hi = throughput_ci_rel(g)
-    cf = ratio_ci(g["cost"], c_lo, c0["cost"], c_lo[0], a_ci_rel_hi=c_hi, b_ci_rel_hi=c_hi[0])
-    tf = ratio_ci(g["throughput"], t_lo, t0["throughput"], t_lo[0], a_ci_rel_hi=t_hi,
-                  b_ci_rel_hi=t_hi[0])
-    first = np.arange(len(g)) == 0  # the cheapest against itself: exactly 1
-    return g.assign(cost_basis="per run" if per_run else "per item", cost_factor=cf[0],
-                    cost_factor_lo=np.where(first, 1.0, cf[1]),
-                    cost_factor_hi=np.where(first, 1.0, cf[2]),
-                    throughput_factor=tf[0], throughput_factor_lo=np.where(first, 1.0, tf[1]),
-                    throughput_factor_hi=np.where(first, 1.0, tf[2]))
-
-# %% ../nbs/06_analysis.ipynb #6b835c39
-FACTOR_COLS = ("device", "model", "mode", "precision", "bs", "throughput", "unit", "n_runs",
-               "price_per_hour",
-               "cost_usd", "cost_basis", "cost_factor", "cost_factor_lo", "cost_factor_hi",
-               "throughput_factor",
-               "throughput_factor_lo", "throughput_factor_hi")
-
-# %% ../nbs/06_analysis.ipynb #942f3b00
-def cost_factors(t:pd.DataFrame, # tidy runs (see `tidy`), one device each
-                 runs:pd.DataFrame, # the runs table (for each run's runtime)
-                 prices, # $/hour per device (see `parse_prices`)
-                ) -> pd.DataFrame:
-    "Per model and mode, each priced device's best configuration: cost per run, cost and throughput factors (95%)."
-    best = best_configs(t)
-    p = _known_prices(prices, best["device"].unique())
-    best = best[best["device"].isin(list(p))].assign(price_per_hour=lambda d: d["device"].map(p).astype(float))
-    if best.empty: return pd.DataFrame(columns=list(FACTOR_COLS))
-    best = best.merge(_per_config_cost(run_cost(runs, p)), on=list(POINT_KEYS), how="left")
-    m = _model_col(best)
-    out = pd.concat([_factors(g) for _, g in best.groupby([m, "mode"], sort=True)],
-                    ignore_index=True)
-    return out.assign(model=out[m])[list(FACTOR_COLS)]
-
-# %% ../nbs/06_analysis.ipynb #29ffd419
-def _x(f, lo, hi) -> str:
-    "A factor with its interval: `1.66× (1.60–1.72)`, or `1.66×` without one."
-    return f"{f:.2f}×" + ("" if pd.isna(lo) or pd.isna(hi) or lo == hi else f" ({lo:.2f}–{hi:.2f})")
-
-# %% ../nbs/06_analysis.ipynb #2043091d
-def factor_sentence(f:pd.DataFrame, # `cost_factors(...)` of one model and mode, cheapest first
-                   ) -> str:
-    "The factor table in one sentence: each device's cost and throughput against the cheapest."
-    c, per = (f.iloc[0], "per run" if f["cost_basis"].iloc[0] == "per run"
-              else f"per {str(f['unit'].iloc[0]).removesuffix('s')}")
-    head = f"For {c['model']} {mode_name(c['mode'])}, the {c['device']} is the cheapest {per}"
-    rest = [f"the {r.device} costs {_x(r.cost_factor, r.cost_factor_lo, r.cost_factor_hi)} as much "
-            "for "
-            f"{_x(r.throughput_factor, r.throughput_factor_lo, r.throughput_factor_hi)} the "
-            "throughput"
-            for r in f.iloc[1:].itertuples()]
-    return head + ("; " + "; ".join(rest) if rest else "") + "."
-
-# %% ../nbs/06_analysis.ipynb #0368d6a0
-# a precision's speed-up over fp32 on a GPU below this: more likely mislabelled runs than hardware
-SLOW_PRECISION = 0.5
-
-# %% ../nbs/06_analysis.ipynb #acdeaa5b
-def _run_ids(df:pd.DataFrame) -> pd.Series:
-    "Each run's id; its row number in a table without ids."
-    return df["run_id"] if "run_id" in df else pd.Series([f"row {i}" for i in df.index],
-                                                         index=df.index)
-
-# %% ../nbs/06_analysis.ipynb #55a557b4
-def _ids(ids:pd.Series, shown:int=4) -> str:
-    "Run ids as a short list."
-    ids = [str(i) for i in ids]
-    return ", ".join(ids[:shown]) + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
-
-# %% ../nbs/06_analysis.ipynb #f0a6bb69
-def precision_doubts(speedup:pd.DataFrame, # `speedup_ci(...)`
-                     runs:pd.DataFrame, # the runs table (their ids and device types)
-                    ) -> list[str]:
-    "One line per precision slower than `SLOW_PRECISION` × fp32 on a GPU, naming its runs."
-    if speedup.empty: return []
-    df = _keyed(runs)
-    # unknown: not a GPU
-    kind = df["device_type"] if "device_type" in df else pd.Series("", index=df.index)
-    gpus = set(df.loc[kind.astype(str).eq("cuda"), "device"])
-    out = []
-    for r in speedup[speedup["speedup"].lt(SLOW_PRECISION) & speedup["device"].isin(gpus)].itertuples():
-        ids = _run_ids(df)[df["device"].eq(r.device) & df["precision"].eq(r.precision) & df["mode"].eq(r.mode)]
-        out.append(f"{r.precision} is {r.speedup:.2f}× as fast as fp32 on the {r.device} "
-                   f"({mode_name(r.mode)}; runs "
-                   f"{_ids(ids)}): under {SLOW_PRECISION}× on a GPU, check how their precision and "
-                   "rate were read")
-    return out
-
-# %% ../nbs/06_analysis.ipynb #c9993901
-def cost_doubts(factors:pd.DataFrame, # `cost_factors(...)`
-                runs:pd.DataFrame, # the runs table (their ids)
-               ) -> list[str]:
-    "One line per model whose cheapest device per run is not the cheapest by price ÷ throughput per GPU, naming runs."
-    out, df = [], _keyed(runs)
-    for (model, mode), g in factors[factors["cost_basis"].eq("per run")].groupby(["model", "mode"],
-                                                                                 sort=True):
-        by_rate = g.assign(_c=g["price_per_hour"] / g["throughput"]).sort_values("_c")
-        cheap, rate = g["device"].iloc[0], by_rate["device"].iloc[0]
-        if cheap == rate: continue
-        # `model` may be a label (`gpt2 @1024 tokens`): its runs are those of the model it starts
-        # with
-        of = np.array([str(model).startswith(str(x)) for x in df["model"]], dtype=bool)
-        ids = _run_ids(df)[of & df["mode"].eq(mode) & df["device"].isin([cheap, rate])]
-        out.append(f"for {model} {mode_name(mode)} the {cheap} is the cheapest per run, but the "
-                   f"{rate} per "
-                   f"{str(g['unit'].iloc[0]).removesuffix('s')} (price ÷ throughput per GPU; runs "
-                   f"{_ids(ids)}): the "
-                   "runs did different work, or a runtime or GPU count is wrong")
-    return out
 
 # %% ../nbs/06_analysis.ipynb #31fd1b8d
 # a rate as a header names it, and what a cost is given per (said once in the methodology)
@@ -1556,37 +625,8 @@ def rate_name(unit:str, # what a family counts: images, tokens, voxels, iteratio
 # %% ../nbs/06_analysis.ipynb #889743ac
 def cost_per(unit:str, # what a family counts
             ) -> tuple[float, str]:
-    "How many of `unit` a price is given for, and their name: `(1e6, '1M tokens')`, `(1e9, '1G voxels')`."
+    "How many of `unit` a price is given for, and their name: `(1e6, '1M tokens')`."
     return COST_PER.get(str(unit), (1e6, f"1M {unit}"))
-
-# %% ../nbs/06_analysis.ipynb #9822c1d1
-MISSED_MARK = "†" # beside a number whose CI missed its target
-# a ranking's columns: the lowest precision (usually the fastest) first
-_PRECISION_FIRST = ("fp16", "bf16", "tf32", "fp32")
-
-# %% ../nbs/06_analysis.ipynb #3084c1a0
-def _models_text(d:pd.DataFrame, devices) -> list[str]:
-    "How many models went into each device's average: `3`, or `2 of 3` where it is fewer than in its mode."
-    n, of = d.groupby("device")["n_models"].min(), d.groupby("device")["of_models"].max()
-    return [f"{n[x]}" if n[x] == of[x] else f"{n[x]} of {of[x]}" for x in devices]
-
-# %% ../nbs/06_analysis.ipynb #60a45454
-def ranking(avg:pd.DataFrame, # `average(...)`
-            mode:str="train", # train or infer
-           ) -> pd.DataFrame:
-    "Per device, the geometric mean of relative throughput (%) of each precision, and how many models went in."
-    d = avg[avg["mode"] == mode]
-    p = d.pivot(index="device", columns="precision", values="relative_geomean")
-    p = p[[c for c in _PRECISION_FIRST if c in p] + [c for c in p if c not in _PRECISION_FIRST]]
-    p.columns = [f"{c} (%)" for c in p.columns]
-    p = p.assign(_max=p.max(axis=1)).sort_values("_max", ascending=False).drop(columns="_max")
-    if "of_models" in d: p["models"] = _models_text(d, p.index)
-    out = p.rename_axis(index="device", columns=None).reset_index()
-    # ranked with points that missed their target, as asked: say so beside the name
-    if "n_unconverged" in d:
-        u = d.groupby("device")["n_unconverged"].sum()
-        out["device"] = [f"{x} {MISSED_MARK}" if u.get(x, 0) else x for x in out["device"]]
-    return out
 
 # %% ../nbs/06_analysis.ipynb #5a1e7c3f
 FAMILY_ORDER = ("image", "lm", "unet3d", "op", "data") # how pages order the families

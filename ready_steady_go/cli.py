@@ -759,7 +759,7 @@ def _check_report_light(sources:tuple, store, title:str, out, max_models:int|Non
 def _prices(prices, price:list|None) -> dict:
     """The prices of `--prices` and every `--price`;
     a file among them is read only if it is a readable file."""
-    from ready_steady_go.analysis import parse_prices
+    from ready_steady_go.costs import parse_prices
     # a FIFO, /dev/zero: never read
     for v, flag in [(prices, "--prices"), *((v, "--price") for v in price or [])]:
         if v is not None and (os.path.lexists(str(v)) or str(v).strip().lower().endswith(".csv")):

@@ -11,8 +11,9 @@ from functools import cached_property, lru_cache, partial
 from pathlib import Path
 import pandas as pd
 from .env import cache_mb, gc_paused
-from .analysis import (FAMILY_ORDER, TIME_TO_TRAIN_COLS, analyse, ranking,
-                                      time_to_train)
+from .analysis import FAMILY_ORDER
+from .timetotrain import TIME_TO_TRAIN_COLS, time_to_train
+from .answers import analyse, ranking
 from .store import can_fork, prune_files, read_sealed, write_sealed
 from ready_steady_go.plots import (
     plot_average, plot_batch, plot_cost, plot_efficiency, plot_relative, plot_scaling, plot_speedup,

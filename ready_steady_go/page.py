@@ -12,11 +12,11 @@ from dataclasses import dataclass
 import numpy as np, pandas as pd
 from .served import capacity_table
 from .analysis import (
-    FAMILY_NAMES, FAMILY_ORDER, FAMILY_UNITS, TIME_TO_TRAIN_COLS, analyse, clean_device_name,
-    flagged,
-    mode_name, num_text, rate_name, time_to_train)
+    FAMILY_NAMES, FAMILY_ORDER, clean_device_name, mode_name, rate_name, clean_device_names)
+from .timetotrain import TIME_TO_TRAIN_COLS, time_to_train
+from .answers import analyse, flagged
+from .schema import FAMILY_UNITS, num_text
 from .plots import plot_relative, svg, unit_name
-from .analysis import clean_device_names
 from .health import fleet_outliers, outlier_sentence, read_checks
 from .store import read_history
 from .plots import plot_history

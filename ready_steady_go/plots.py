@@ -24,7 +24,8 @@ from matplotlib.path import Path
 from matplotlib.ticker import FuncFormatter, NullLocator, ScalarFormatter
 from matplotlib.transforms import Affine2D, IdentityTransform, ScaledTranslation
 
-from .analysis import FAMILY_NAMES, mode_name, num_text, rate_name
+from .analysis import FAMILY_NAMES, mode_name, rate_name
+from .schema import num_text
 
 # %% auto #0
 __all__ = ['PRECISION_ORDER', 'PRECISION_COLORS', 'precision_color', 'axes_grid', 'short', 'unit_name', 'titled', 'plot_relative',

@@ -15,9 +15,11 @@ from .env import (
     REPORT_MARKER, BadInput, check_number, check_report_folder, report_unwritable, visible)
 from .served import TPOT_MS
 from .schema import REPORT_COLUMNS, params_of
-from .analysis import (
-    SCALING_COLUMNS, TIME_TO_TRAIN_COLS, analyse, best_batch, flagged, keyed_once, num_text,
-    parse_prices, parse_works, ranking, rate_name, time_to_train, unused_work)
+from .analysis import best_batch, keyed_once, rate_name
+from .costs import parse_prices
+from .timetotrain import TIME_TO_TRAIN_COLS, parse_works, time_to_train, unused_work
+from .answers import SCALING_COLUMNS, analyse, flagged, ranking
+from .schema import num_text
 from .store import safe_csv
 from .plots import plot_relative, svg
 from .tables import *

@@ -13,13 +13,15 @@ from .served import (
     capacity_table, generation_table, latency_table, pp_tg_table, serving_curve)
 from .schema import PEAK_BELOW
 from .analysis import (
-    DEFAULT_WORK, EFFICIENCY_COLS, FAMILY_NAMES, POINT_KEYS, MEASURED_SOURCES, MISSED_MARK,
-    TIME_TO_TRAIN_COLS, analyse, best_batch, comparability_note, cost_per, flagged, mode_name,
-    num_text,
-    ranking, shared_models, EFFECTIVE, LIKE, at_largest, rate_name, time_to_train)
-from .analysis import _per_config
-from .analysis import (
+    FAMILY_NAMES, POINT_KEYS, MEASURED_SOURCES, best_batch, cost_per, mode_name, shared_models,
+    LIKE, at_largest, rate_name)
+from .costs import (
     best_configs, cost_factors, cost_doubts, factor_sentence, precision_doubts, run_cost)
+from .timetotrain import DEFAULT_WORK, TIME_TO_TRAIN_COLS, time_to_train
+from ready_steady_go.answers import (
+    EFFICIENCY_COLS, MISSED_MARK, analyse, comparability_note, flagged, ranking, EFFECTIVE,
+    per_config)
+from .schema import num_text
 from .plots import plot_relative, svg, unit_name
 from .tables import *
 from .tables import NO_TIME, is_test_model, worth_timing
@@ -642,7 +644,7 @@ def _op_section(t:pd.DataFrame, runs:pd.DataFrame) -> list[str]:
     extra = [c for c in ("bandwidth_gbs", "tflops") if c in runs
              and pd.to_numeric(runs[c], errors="coerce").notna().any()]
     if extra:
-        pc = _per_config(runs, extra)
+        pc = per_config(runs, extra)
         b = b.merge(pc[[c for c in pc if c in (*POINT_KEYS, *extra)]], on=list(POINT_KEYS),
                     how="left")
     num = lambda c, f: _texts(num_text(x * f) for x in pd.to_numeric(b[c], errors="coerce"))

@@ -10,12 +10,12 @@ import time, warnings
 import numpy as np, pandas as pd
 from .env import BadInput
 from .analysis import (
-    EFFICIENCY_COLS, FAMILY_ORDER, FAMILY_UNITS, POINT_KEYS, TIME_TO_TRAIN_COLS, analyse,
-    best_batch,
-    clean_device_name, cost_per, mode_name, num_text, parse_prices, at_largest, oom_batch,
-    rate_name,
-    ratio_ci, throughput_ci_rel, time_to_train)
-from .analysis import _keyed, _model_col, _per_config
+    FAMILY_ORDER, POINT_KEYS, best_batch, clean_device_name, cost_per, mode_name, at_largest,
+    oom_batch, rate_name, ratio_ci, throughput_ci_rel, keyed, model_column)
+from .costs import parse_prices
+from .timetotrain import TIME_TO_TRAIN_COLS, time_to_train
+from .answers import EFFICIENCY_COLS, analyse, per_config
+from .schema import FAMILY_UNITS, num_text
 from .plots import plot_relative
 
 # %% auto #0
@@ -75,7 +75,7 @@ def time_to_train_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`
     input pipeline."""
     d = best[worth_timing(best)]
     if d.empty: return time_to_train(d, train_for, infer_for)
-    d = d.loc[d.groupby(["device", _model_col(d), "mode"])["throughput"].idxmax()]
+    d = d.loc[d.groupby(["device", model_column(d), "mode"])["throughput"].idxmax()]
     out = time_to_train(d, train_for, infer_for, prices)
     return out.sort_values(["mode", "model", "seconds"], ascending=[False, True, True],
                            ignore_index=True)
@@ -88,7 +88,7 @@ def duration_table(best:pd.DataFrame, # best points (`analyse(...)["best"]`)
     """`time_to_train_table` of one mode (or `tt`'s rows for `best`'s models) as a device × model
     grid of durations."""
     if tt is None: e = time_to_train_table(best[best["mode"] == mode])
-    else: e = tt[tt["mode"].eq(mode) & tt["model"].isin(best[_model_col(best)])]
+    else: e = tt[tt["mode"].eq(mode) & tt["model"].isin(best[model_column(best)])]
     if e.empty: return pd.DataFrame(columns=["device"])
     usd = [f" · ${num_text(c)}" if pd.notna(c) else ""
            for c in e.get("cost_usd", pd.Series(np.nan, index=e.index))]
@@ -103,7 +103,7 @@ def cost_table(cost:pd.DataFrame, # `cost(...)` of best points (`analyse(runs, p
               ) -> pd.DataFrame:
     """Per device, model and mode at the device's fastest precision:
     throughput, price, $ per 1M (1G, 1k) `unit`."""
-    mc = _model_col(cost)
+    mc = model_column(cost)
     c = cost.loc[cost.groupby(["device", mc, "mode"])["throughput"].idxmax()]
     c = c.sort_values(["mode", mc, "usd_per_million"], ascending=[False, True, True])
     return pd.DataFrame({"mode": c["mode"].map(mode_name), "device": c["device"], "model": c[mc],
@@ -163,7 +163,7 @@ def feed_table(runs:pd.DataFrame, # the runs table
               ) -> pd.DataFrame:
     """Per image model, size and device that trained:
     the same machine's pipeline at that size against it, a verdict."""
-    k = _keyed(runs); k = k[k["world_size"].eq(1)]
+    k = keyed(runs); k = k[k["world_size"].eq(1)]
     k = k.assign(_m=_machine(k))
     gpu = k["device_type"].astype(str).ne("cpu") if "device_type" in k else pd.Series(True,
                                                                                       index=k.index)
@@ -193,7 +193,7 @@ def pick_device(t:pd.DataFrame, # tidy runs
 def _absolute(b:pd.DataFrame, runs:pd.DataFrame) -> pd.DataFrame:
     "`b` with TFLOP/s, MFU and conditions from `runs` (NaN where none was recorded)."
     more = [c for c in (*EFFICIENCY_COLS, "conditions") if c in runs and c not in b]
-    if more: b = b.merge(_per_config(runs, more), on=list(POINT_KEYS), how="left")
+    if more: b = b.merge(per_config(runs, more), on=list(POINT_KEYS), how="left")
     return b.assign(**{c: np.nan for c in EFFICIENCY_COLS if c not in b})
 
 # %% ../nbs/08a_tables.ipynb #00945e10
