@@ -263,13 +263,13 @@ def _desktop(s) -> bool:
 
 # %% ../nbs/05a_health.ipynb #53e8d088
 def _persistence_row(s):
-    pm = s.get("persistence")
+    persistence = s.get("persistence")
     # persistence matters on a headless server, where nothing else holds the driver
-    if pm == 0 and _desktop(s):
-        return check_row("persistence mode", pm, "", 1, "NVML", "ok",
+    if persistence == 0 and _desktop(s):
+        return check_row("persistence mode", persistence, "", 1, "NVML", "ok",
                          "off: a desktop, whose display keeps the driver up")
-    why = {0: "off: the driver is set up anew for each process", None: "not readable"}.get(pm, "")
-    return check_row("persistence mode", pm, "", 1, "NVML", "ok" if pm else "low" if pm is not None
+    why = {0: "off: the driver is set up anew for each process", None: "not readable"}.get(persistence, "")
+    return check_row("persistence mode", persistence, "", 1, "NVML", "ok" if persistence else "low" if persistence is not None
                      else "skipped", why)
 
 # %% ../nbs/05a_health.ipynb #9b1edf1d
@@ -306,7 +306,7 @@ def judge_state(s:dict, # the machine's state: `read_state`'s keys
                                _ecc_row, _driver_row)]
 
 # %% ../nbs/05a_health.ipynb #5721136b
-def _nv(n, name:str, *a):
+def _nvml_call(n, name:str, *a):
     "NVML call `name` of module `n`; None where the function is missing or the device does not support it."
     f = getattr(n, name, None)
     try: return f(*a) if f else None
@@ -318,22 +318,22 @@ def _retired(n, h) -> int|None:
     causes = [getattr(n, f"NVML_PAGE_RETIREMENT_CAUSE_{c}", None)
               for c in ("MULTIPLE_SINGLE_BIT_ECC_ERRORS",
                                                                              "DOUBLE_BIT_ECC_ERROR")]
-    pages = [_nv(n, "nvmlDeviceGetRetiredPages", h, c) for c in causes if c is not None]
+    pages = [_nvml_call(n, "nvmlDeviceGetRetiredPages", h, c) for c in causes if c is not None]
     return (sum(len(p) for p in pages if p is not None) if any(p is not None for p in pages)
             else None)
 
 # %% ../nbs/05a_health.ipynb #866f41cd
 def _mig_state(n, h, p) -> bool|None:
     "True on a MIG slice or with MIG on, False with it off, None when NVML cannot say."
-    mig = _nv(n, "nvmlDeviceGetMigMode", h)
+    mig = _nvml_call(n, "nvmlDeviceGetMigMode", h)
     if str(getattr(p, "uuid", "")).startswith("MIG-"): return True
     return None if mig is None else bool(mig[0])
 
 # %% ../nbs/05a_health.ipynb #ddd4bf4d
 def _error_state(n, h) -> dict:
     "Volatile uncorrected ECC errors, retired pages and pending row remaps."
-    rows = _nv(n, "nvmlDeviceGetRemappedRows", h)  # corrected, uncorrected, pending, failed
-    ecc = _nv(n, "nvmlDeviceGetTotalEccErrors", h, n.NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+    rows = _nvml_call(n, "nvmlDeviceGetRemappedRows", h)  # corrected, uncorrected, pending, failed
+    ecc = _nvml_call(n, "nvmlDeviceGetTotalEccErrors", h, n.NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
               n.NVML_VOLATILE_ECC)
     return dict(ecc_uncorrected=ecc, retired_pages=_retired(n, h),
                 remapped_rows_pending=int(bool(rows[2] or rows[3])) if rows else None)
@@ -352,10 +352,10 @@ def read_state(dev:torch.device|str, # the CUDA device
     now = summarise([NvmlReader(dev, n, p)()])
     return dict(s, other_processes=now["other_processes"], other_pids=now["other_pids"],
                 mig=_mig_state(n, h, p),
-                persistence=_nv(n, "nvmlDeviceGetPersistenceMode", h),
-                display=_nv(n, "nvmlDeviceGetDisplayActive", h),
+                persistence=_nvml_call(n, "nvmlDeviceGetPersistenceMode", h),
+                display=_nvml_call(n, "nvmlDeviceGetDisplayActive", h),
                 **_error_state(n, h),
-                driver=_nv(n, "nvmlSystemGetDriverVersion"))
+                driver=_nvml_call(n, "nvmlSystemGetDriverVersion"))
 
 # %% ../nbs/05a_health.ipynb #607f0c33
 def judge_feed(pipeline:float,     # input pipeline images/s with every worker
@@ -398,11 +398,11 @@ def judge_disk(gbs:float,             # sequential read GB/s, past the page cach
     return check_row(f"disk read ({folder})", gbs, "GB/s", want, src, v, how)
 
 # %% ../nbs/05a_health.ipynb #1476a9c7
-_BLOCK = 8 << 20
+_DIRECT_BLOCK = 8 << 20
 
 # %% ../nbs/05a_health.ipynb #daee3552
 def read_direct(path:str|Path, # the file
-                block:int=_BLOCK, # bytes per read
+                block:int=_DIRECT_BLOCK, # bytes per read
                ) -> tuple:
     "Read `path` start to end past the page cache (`O_DIRECT`, else the cache dropped first): (bytes, how)."
     try: fd, how = os.open(path, os.O_RDONLY | os.O_DIRECT), "read with O_DIRECT"
@@ -420,7 +420,7 @@ def read_direct(path:str|Path, # the file
     return n, how
 
 # %% ../nbs/05a_health.ipynb #c53e5e53
-def _write_file(path:Path, size:int, block:int=_BLOCK):
+def _write_file(path:Path, size:int, block:int=_DIRECT_BLOCK):
     "`size` bytes of incompressible data, on the disk (fsync) and out of the page cache."
     data = os.urandom(block)
     with open(path, "wb") as f:
@@ -497,7 +497,7 @@ def verdict_line(table:pd.DataFrame, # `judge`'s table
     return "verdict: healthy" + (f" ({len(low)} low: {', '.join(low)})" if low else "")
 
 # %% ../nbs/05a_health.ipynb #c21ceeeb
-def _num(v, unit:str="") -> str:
+def _number_text(v, unit:str="") -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)): return ""
     return f"{v:,.3g} {unit}".strip() if abs(v) < 100 else f"{v:,.0f} {unit}".strip()
 
@@ -507,9 +507,9 @@ def check_table_text(table:pd.DataFrame, # `judge`'s table
                     ) -> str:
     "The check's table for a terminal: check, measured, should reach, verdict, why."
     cut = lambda s: s if len(s) <= width else s[:width - 1] + "…"
-    t = pd.DataFrame({"check": table["check"], "measured": [_num(m, u) for m,
+    t = pd.DataFrame({"check": table["check"], "measured": [_number_text(m, u) for m,
                                                             u in zip(table.measured, table.unit)],
-                      "should reach": [_num(e, u) for e, u in zip(table.expected, table.unit)],
+                      "should reach": [_number_text(e, u) for e, u in zip(table.expected, table.unit)],
                       "verdict": table["verdict"], "why": table["note"].fillna("").map(cut)})
     w = {c: max([len(c), *t[c].str.len()]) for c in t}
     cell = lambda c, s: s.rjust(w[c]) if c in ("measured", "should reach") else s.ljust(w[c])
@@ -533,7 +533,7 @@ def _supported(dev:torch.device) -> tuple:
     return tuple(p for p in PEAK_PRECISIONS if runs(p))
 
 # %% ../nbs/05a_health.ipynb #c0125a57
-def _ok(measure, model, dev, **kw):
+def _measured_or_none(measure, model, dev, **kw):
     "`measure`'s result for one point, or None when it did not finish (out of memory, an error)."
     r = measure(model, device=dev, progress=False, **kw)
     return r if r.status == "ok" else None
@@ -547,7 +547,7 @@ def train_rate(dev:torch.device, # the GPU
     "ResNet-50's fastest training result over `sizes` (its best batch size), or None."
     best = None
     for bs in sizes:
-        r = _ok(measure, "resnet50", dev, bs=bs, precision=precision, n_seconds=2, warmup=3)
+        r = _measured_or_none(measure, "resnet50", dev, bs=bs, precision=precision, n_seconds=2, warmup=3)
         if r is None: break
         if best is None or r.throughput > best.throughput: best = r
     return best
@@ -567,7 +567,7 @@ def _gpu_readings(r:dict, dev:torch.device, seconds:float, measure, say):
     "Copies, link, state, training rate and sustained load of a GPU, into `r`."
     say("pinned copies and the PCIe link")
     for d in ("h2d", "d2h"):
-        if m := _ok(measure, f"op:{d}", dev, bs=1, n_seconds=2, warmup=2):
+        if m := _measured_or_none(measure, f"op:{d}", dev, bs=1, n_seconds=2, warmup=2):
             r["copies"][d] = m.bandwidth_gbs; r["ci"][COPY_CHECKS[d]] = m.ci_rel
     r["link"], r["state"] = link_under_load(dev), read_state(dev)
     prec = "bf16" if "bf16" in r["matmul"] else "fp16"
@@ -579,21 +579,21 @@ def _gpu_readings(r:dict, dev:torch.device, seconds:float, measure, say):
 # %% ../nbs/05a_health.ipynb #23700501
 def _matmul_readings(r, dev, gpu, measure):
     for p in _supported(dev):
-        if m := _ok(measure, "op:matmul", dev, bs=1, size=8192 if gpu else 1024, precision=p,
+        if m := _measured_or_none(measure, "op:matmul", dev, bs=1, size=8192 if gpu else 1024, precision=p,
                     mode="infer",
                     n_seconds=2 if gpu else 1.5, warmup=2):
             r["matmul"][p], r["ci"][f"matmul {p}"] = m.tflops, m.ci_rel
 
 # %% ../nbs/05a_health.ipynb #81045f98
 def _memory_reading(r, dev, gpu, measure):
-    if m := _ok(measure, "op:add", dev, bs=1, size=None if gpu else 2**24, n_seconds=2 if gpu
+    if m := _measured_or_none(measure, "op:add", dev, bs=1, size=None if gpu else 2**24, n_seconds=2 if gpu
                 else 1.5, warmup=2):
         r["memory_gbs"], r["ci"]["memory bandwidth"] = m.bandwidth_gbs, m.ci_rel
 
 # %% ../nbs/05a_health.ipynb #59430e3d
 def _pipeline_reading(r, gpu, measure):
     wl = get_workload("data:imagenet")
-    if m := _ok(measure, wl, "cpu", bs=64 if gpu else 32, n_seconds=5 if gpu else 4, warmup=2):
+    if m := _measured_or_none(measure, wl, "cpu", bs=64 if gpu else 32, n_seconds=5 if gpu else 4, warmup=2):
         r["pipeline"], r["workers"] = m.throughput, wl.workers
 
 # %% ../nbs/05a_health.ipynb #2e575f3e
@@ -702,7 +702,7 @@ def run_check(device:str|torch.device="auto", # the device to check
     "Check this machine: (the stamped table, None or the line saying where it was kept when the store failed)."
     folder = check_folder(folder)
     check_numbers(seconds=seconds)  # from 1 s to a day (`env.NUMBERS`)
-    check_int(disk_bytes, "disk_bytes", min=_BLOCK)
+    check_int(disk_bytes, "disk_bytes", min=_DIRECT_BLOCK)
     if store is not None: check_store(store)
     dev = pick_device(device)  # before any work
     # one measurement per device
@@ -746,13 +746,13 @@ def _compare(g:pd.DataFrame, value:str, ci:str) -> list:
     out = []
     for m, v in g.groupby("_machine"):
         peers = g.loc[g["_machine"] != m, value].astype(float)
-        pm, me = peers.median(), _one_machine(v, value, ci)
-        if not pm > 0: continue  # a count of zero (no other process, no ECC error) has no ratio
-        rel = lambda x: None if x is None else x / pm - 1
-        apart = me["lo"] is not None and (me["hi"] < pm or me["lo"] > pm)
-        out.append(dict(machine=m, **me, peers_median=pm, n_peers=len(peers), diff=rel(me["value"]),
+        peers_mid, me = peers.median(), _one_machine(v, value, ci)
+        if not peers_mid > 0: continue  # a count of zero (no other process, no ECC error) has no ratio
+        rel = lambda x: None if x is None else x / peers_mid - 1
+        apart = me["lo"] is not None and (me["hi"] < peers_mid or me["lo"] > peers_mid)
+        out.append(dict(machine=m, **me, peers_median=peers_mid, n_peers=len(peers), diff=rel(me["value"]),
                         diff_lo=rel(me["lo"]), diff_hi=rel(me["hi"]),
-                        flagged=bool(apart and abs(me["value"] / pm - 1) >= FLEET_MIN_DIFF
+                        flagged=bool(apart and abs(me["value"] / peers_mid - 1) >= FLEET_MIN_DIFF
                                      and _beyond_spread(me["value"], peers))))
     return out
 

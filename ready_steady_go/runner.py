@@ -30,7 +30,8 @@ from .launch import (LAUNCHER, LaunchResult, check_launch, check_world,
 
 # %% auto #0
 __all__ = ['MARK', 'FAIL', 'HOWS', 'answer', 'say_failed', 'answers', 'failed', 'in_child', 'isolated', 'peak_off_device',
-           'ddp_settings', 'TorchrunWorld', 'launch', 'launched', 'how_of', 'run', 'record_of', 'run_checked']
+           'ddp_settings', 'TorchrunWorld', 'rank_main', 'launch', 'launched', 'how_of', 'run', 'record_of',
+           'run_checked']
 
 # %% ../nbs/04c_runner.ipynb #bf74d2f0
 # stdout line prefixes: the result; a failed rank's status
@@ -259,7 +260,7 @@ def _as_world(res:Result, kw:dict) -> LaunchResult:
                                                  "strong")}})
 
 # %% ../nbs/04c_runner.ipynb #ebcb6fad
-def _rank_main():
+def rank_main():
     "One rank: settings as JSON in argv[1]; rank 0 prints the record, a failed rank its status."
     die_with_parent()  # torchrun gone (killed with -9): this rank goes too
     kw, rank = json.loads(sys.argv[1]), int(os.environ["RANK"])

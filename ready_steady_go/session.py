@@ -28,7 +28,7 @@ def _journal(store) -> Path:
     p = Path(store).expanduser(); return p.with_name(p.name + JOURNAL_SUFFIX)
 
 # %% ../nbs/03c_session.ipynb #d917922a
-def _me() -> dict:
+def _this_process() -> dict:
     "This process, as the journal names it: pid, host, start time (a pid is reused; a pid and its start are not), command."
     me = psutil.Process()
     return dict(pid=me.pid, host=socket.gethostname(), started=me.create_time(),
@@ -85,7 +85,7 @@ def point_started(row:dict, # the point's record without measurements (its setti
                   store:str|Path=DEFAULT_STORE, # the SQLite file the point's row goes into
                  ) -> str|None:
     "Note in the journal beside `store` that this process measures the point of `row`; returns the entry's id."
-    try: _append(store, {**_me(), "row": {k: json_value(v) for k, v in row.items()}})
+    try: _append(store, {**_this_process(), "row": {k: json_value(v) for k, v in row.items()}})
     except (OSError, BadInput): return None  # no journal: the point is measured all the same
     return row["run_id"]
 
@@ -140,7 +140,7 @@ def _settle(store, recover:bool) -> list[dict]:
 
 # %% ../nbs/03c_session.ipynb #93f220ef
 # what every rank runs: how its processes are known
-WORKER = "from ready_steady_go.runner import _rank_main; _rank_main()"
+WORKER = "from ready_steady_go.runner import rank_main; rank_main()"
 
 # %% ../nbs/03c_session.ipynb #e54d43ae
 def _same_device(a, b) -> bool:

@@ -120,7 +120,7 @@ def warm_text(w:dict, # what `warm_up_device` saw
     return f"warming the device up: {rate}, not steady yet after {w['seconds']:.1f} s — going on"
 
 # %% ../nbs/05_sweep.ipynb #c1e2e57e
-def _s(n:int) -> str: return "" if n == 1 else "s"  # 1 point, 2 points
+def _plural(n:int) -> str: return "" if n == 1 else "s"  # 1 point, 2 points
 
 # %% ../nbs/05_sweep.ipynb #b4dc9efc
 def _table_text(df:pd.DataFrame) -> str:
@@ -167,29 +167,29 @@ class SweepSummary:
     def __str__(self):
         return "\n".join([
             _table_text(self.table), "", *_skip_lines(self.skipped), *_mark_lines(self.table),
-            f"{self.measured} point{_s(self.measured)} measured, {self.resumed} already in the "
+            f"{self.measured} point{_plural(self.measured)} measured, {self.resumed} already in the "
             "store, "
             f"{len(self.skipped)} skipped after OOM, {self.errors} errors; {self.seconds:.1f} s",
             f"results: {self.store} (env_id {self.env_id}); report: ready-steady-go-report --store "
             f"{self.store}"])
 
 # %% ../nbs/05_sweep.ipynb #a4060f55
-def _num(v) -> float|None:
+def _stored_number(v) -> float|None:
     "A stored number, None for missing or NaN."
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
 
 # %% ../nbs/05_sweep.ipynb #e8b9e298
-def _met(r:dict) -> bool:
+def _ci_met(r:dict) -> bool:
     "Whether a row's CI reached its target (rows stored before `ci_target_met` existed: from `ci_rel` and `target_ci`)."
-    if _num(r.get("ci_target_met")) is not None: return bool(r["ci_target_met"])
-    ci, t = _num(r.get("ci_rel")), _num(r.get("target_ci"))
+    if _stored_number(r.get("ci_target_met")) is not None: return bool(r["ci_target_met"])
+    ci, t = _stored_number(r.get("ci_rel")), _stored_number(r.get("target_ci"))
     return ci is not None and t is not None and ci <= t
 
 # %% ../nbs/05_sweep.ipynb #efe6f74d
 def _by_bs(mine:list) -> tuple:
     "A combination's ok rows by batch size (means over repeats) and its best batch size (off the memory edge if any)."
-    ok = pd.DataFrame([dict(bs=r["bs"], throughput=r["throughput"], ci_rel=r["ci_rel"], met=_met(r),
-                            edge=bool(_num(r.get("alloc_retries")))) for r in mine
+    ok = pd.DataFrame([dict(bs=r["bs"], throughput=r["throughput"], ci_rel=r["ci_rel"], met=_ci_met(r),
+                            edge=bool(_stored_number(r.get("alloc_retries")))) for r in mine
                        if r["status"] == "ok"],
                       columns=["bs", "throughput", "ci_rel", "met", "edge"])
     if not len(ok): return None, None
@@ -249,7 +249,7 @@ def _tables(combos:dict, launched:bool) -> pd.DataFrame:
 # %% ../nbs/05_sweep.ipynb #9c98b02b
 def sweep(*args, **kwargs) -> SweepSummary:
     "Measure the model × precision × mode × batch-size (× world-size) matrix into `store`: OOM boundaries, resume, progress."
-    return _run(_plan(**inspect.signature(sweep).bind(*args, **kwargs).arguments))
+    return _run_plan(_plan(**inspect.signature(sweep).bind(*args, **kwargs).arguments))
 
 # its parameters: its own (`schema.sweep_params`), then the settings of a point it passes on
 # (`schema.Point`)
@@ -537,7 +537,7 @@ def _wandb(a:dict) -> dict:
     return dict(mode=mode, project=a["wnb_project"], entity=a["wnb_entity"], group=a["wnb_group"])
 
 # %% ../nbs/05_sweep.ipynb #2b4f2ff8
-_RUN = ("repeats", "warmup", "device_warmup", "find_max_bs", "isolate", "force", "wait", "progress",
+_RUN_OPTIONS = ("repeats", "warmup", "device_warmup", "find_max_bs", "isolate", "force", "wait", "progress",
         "measure_peak")
 
 # %% ../nbs/05_sweep.ipynb #cefb37d5
@@ -551,7 +551,7 @@ def _plan(**kw) -> SweepPlan:
     a["base"] = Point.of(device=str(a["dev"]), optimizer=a["optimizer"], warmup=a["warmup"],
                          **{k: a[k] for k in STOP_FIELDS})
     plan = SweepPlan(**{k: a[k] for k in ("dev", "models", "precisions", "modes", "batch_sizes",
-                                          *_RUN)},
+                                          *_RUN_OPTIONS)},
                      variants=_variants(a), rule=a["base"].stop, nprocs=nprocs or [1],
                      launch=nprocs is not None, started=t0,
                      threads=a["preset_values"].get("threads") if a["dev"].type == "cpu" else None)
@@ -815,7 +815,7 @@ def _warm_first(run:_Sweep):
 def _say_how_to_resume(run:_Sweep, e:KeyboardInterrupt):
     "What stopped the sweep (Ctrl-C or SIGTERM), what it has stored, and how to go on."
     how = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
-    _say(f"{how}: {run.measured} point{_s(run.measured)} measured and stored in {run.plan.store}; "
+    _say(f"{how}: {run.measured} point{_plural(run.measured)} measured and stored in {run.plan.store}; "
          "run the same command again to resume")
 
 # %% ../nbs/05_sweep.ipynb #adb6e040
@@ -862,9 +862,9 @@ def _peaks(plan:SweepPlan):
         if (flops := peak_off_device(**kw)): plan.book.found[(str(plan.dev), p)] = flops
 
 # %% ../nbs/05_sweep.ipynb #190720a8
-def _run(plan:SweepPlan) -> SweepSummary:
+def _run_plan(plan:SweepPlan) -> SweepSummary:
     "Run a plan: the measured peaks, then every point under the device's lock; the summary printed with `progress`."
-    with _threads(plan.threads): return _run_plan(plan)
+    with _threads(plan.threads): return _run_in_session(plan)
 
 # %% ../nbs/05_sweep.ipynb #3d4b96e1
 @contextmanager
@@ -876,8 +876,8 @@ def _threads(n:int|None):
     finally: torch.set_num_threads(before)
 
 # %% ../nbs/05_sweep.ipynb #882f1cfa
-def _run_plan(plan:SweepPlan) -> SweepSummary:
-    "`_run` with the threads set."
+def _run_in_session(plan:SweepPlan) -> SweepSummary:
+    "The plan's points in the device's session (`_run_plan` sets the threads first)."
     # what exists now (torch, timm, ...) is never garbage: the gc.collect() after each point skips
     # it
     gc.freeze()
@@ -895,7 +895,7 @@ def _log_wandb(row:dict, wb:dict):
     "Log a stored row to W&B; on failure warn once and stop trying (the store already has the row)."
     from ready_steady_go.tracking import send_run
     # LM points differ by length
-    seq = f"-seq{int(row['seq_len'])}" if _num(row.get("seq_len")) is not None else ""
+    seq = f"-seq{int(row['seq_len'])}" if _stored_number(row.get("seq_len")) is not None else ""
     name = (f"{row['model']}{seq}-{row['precision']}-{row['mode']}-bs{row['bs']}-r{row['run_number']}"
             + (f"-ws{_world(row)}" if _world(row) > 1 else ""))
     try: send_run(row, wb["mode"], wb["project"], wb["entity"], name=name, group=wb["group"])
