@@ -104,7 +104,8 @@ def _matmul_row(device_name, p, got):
 def judge_matmul(device_name:str,  # the device name as CUDA reports it
                  tflops:dict,      # measured dense matmul TFLOP/s per precision
                 ) -> list:
-    "Each precision's matmul TFLOP/s against a known-good figure of the model (`KNOWN_GOOD`), else the datasheet."
+    """Each precision's matmul TFLOP/s against a known-good figure of the model (`KNOWN_GOOD`), else
+    the datasheet."""
     return [_matmul_row(device_name, p, got) for p, got in tflops.items()]
 
 # %% ../nbs/05a_health.ipynb #388daae2
@@ -135,13 +136,15 @@ _COPY_WHY = ("PCI-SIG rate per lane after encoding × lanes: healthy pinned copi
 
 # %% ../nbs/05a_health.ipynb #3257373b
 def link_gbs(gen:int|None, width:int|None) -> float|None:
-    "What a PCIe link of generation `gen` and `width` lanes carries each way, GB/s (None when unknown)."
+    """What a PCIe link of generation `gen` and `width` lanes carries each way, GB/s (None when
+    unknown)."""
     return PCIE_GBS[gen] * width if gen in PCIE_GBS and width else None
 
 # %% ../nbs/05a_health.ipynb #32a59c30
 def judge_link(link:dict, # `pcie_gen`, `pcie_width`, `pcie_gen_max`, `pcie_width_max`, read while copies ran
               ) -> dict:
-    "The PCIe link under load against its maximum: a narrower or older link than the card's is flagged."
+    """The PCIe link under load against its maximum: a narrower or older link than the card's is
+    flagged."""
     g, w, gm, wm = (link.get(k) for k in ("pcie_gen", "pcie_width", "pcie_gen_max",
                                           "pcie_width_max"))
     if not (g and w): return skipped("PCIe link under load", "NVML gave no PCIe link")
@@ -179,7 +182,8 @@ def link_under_load(dev:torch.device|str, # the CUDA device
                     load=None,            # queues work that keeps the link busy (default: 50 pinned `op:h2d` copies)
                     sync=None,            # waits for that work (default: `synchronize(dev)`)
                    ) -> dict:
-    "The PCIe link's generation and width read while copies keep it busy (an idle link drops its generation)."
+    """The PCIe link's generation and width read while copies keep it busy (an idle link drops its
+    generation)."""
     (load or get_workload("op:h2d").make_step(dev, 50))()  # queued, asynchronous on a GPU
     link = (read or (lambda: device_details(dev)))()
     (sync or (lambda: synchronize(torch.device(dev))))()
@@ -212,7 +216,8 @@ def judge_sustained(throughputs:list, # per window, in time order (e.g. 30 windo
                     unit:str="images/s", # what the throughputs count
                     min_share:float=0.1, # a reason counts when active in at least this share of readings
                    ) -> list:
-    "Throughput in the last third against the first, and the clocks, temperature, power and reasons seen."
+    """Throughput in the last third against the first, and the clocks, temperature, power and
+    reasons seen."""
     first, last = thirds(throughputs)
     drop = 1 - last / first
     share = summary.get("throttle_share") or {}
@@ -232,7 +237,8 @@ def sustained_load(step,                  # one training step
                    clock=time.perf_counter, # the clock (injectable)
                    sampler=None,          # `start()`, `stop() -> summary` (`make_sampler(dev)`; a replay in tests)
                   ) -> tuple:
-    "Run `step` for `seconds` in windows: (items/s of each window, the telemetry summary of the whole time)."
+    """Run `step` for `seconds` in windows: (items/s of each window, the telemetry summary of the
+    whole time)."""
     sampler = (sampler or Sampler(lambda: None, None)).start()
     tps, t0 = [], clock()
     while clock() - t0 < seconds:
@@ -258,18 +264,20 @@ def _mig_row(s):
 
 # %% ../nbs/05a_health.ipynb #09f72f50
 def _desktop(s) -> bool:
-    "A display is active on the GPU, or it is a GeForce card: a desktop, whose display keeps the driver loaded."
+    """A display is active on the GPU, or it is a GeForce card: a desktop, whose display keeps the
+    driver loaded."""
     return bool(s.get("display")) or "geforce" in str(s.get("device_name", "")).lower()
 
 # %% ../nbs/05a_health.ipynb #53e8d088
 def _persistence_row(s):
-    pm = s.get("persistence")
+    persistence = s.get("persistence")
     # persistence matters on a headless server, where nothing else holds the driver
-    if pm == 0 and _desktop(s):
-        return check_row("persistence mode", pm, "", 1, "NVML", "ok",
+    if persistence == 0 and _desktop(s):
+        return check_row("persistence mode", persistence, "", 1, "NVML", "ok",
                          "off: a desktop, whose display keeps the driver up")
-    why = {0: "off: the driver is set up anew for each process", None: "not readable"}.get(pm, "")
-    return check_row("persistence mode", pm, "", 1, "NVML", "ok" if pm else "low" if pm is not None
+    why = {0: "off: the driver is set up anew for each process", None: "not readable"}.get(persistence, "")
+    return check_row("persistence mode", persistence, "", 1, "NVML", "ok" if persistence else "low"
+                     if persistence is not None
                      else "skipped", why)
 
 # %% ../nbs/05a_health.ipynb #9b1edf1d
@@ -306,8 +314,9 @@ def judge_state(s:dict, # the machine's state: `read_state`'s keys
                                _ecc_row, _driver_row)]
 
 # %% ../nbs/05a_health.ipynb #5721136b
-def _nv(n, name:str, *a):
-    "NVML call `name` of module `n`; None where the function is missing or the device does not support it."
+def _nvml_call(n, name:str, *a):
+    """NVML call `name` of module `n`; None where the function is missing or the device does not
+    support it."""
     f = getattr(n, name, None)
     try: return f(*a) if f else None
     except Exception: return None
@@ -318,22 +327,22 @@ def _retired(n, h) -> int|None:
     causes = [getattr(n, f"NVML_PAGE_RETIREMENT_CAUSE_{c}", None)
               for c in ("MULTIPLE_SINGLE_BIT_ECC_ERRORS",
                                                                              "DOUBLE_BIT_ECC_ERROR")]
-    pages = [_nv(n, "nvmlDeviceGetRetiredPages", h, c) for c in causes if c is not None]
+    pages = [_nvml_call(n, "nvmlDeviceGetRetiredPages", h, c) for c in causes if c is not None]
     return (sum(len(p) for p in pages if p is not None) if any(p is not None for p in pages)
             else None)
 
 # %% ../nbs/05a_health.ipynb #866f41cd
 def _mig_state(n, h, p) -> bool|None:
     "True on a MIG slice or with MIG on, False with it off, None when NVML cannot say."
-    mig = _nv(n, "nvmlDeviceGetMigMode", h)
+    mig = _nvml_call(n, "nvmlDeviceGetMigMode", h)
     if str(getattr(p, "uuid", "")).startswith("MIG-"): return True
     return None if mig is None else bool(mig[0])
 
 # %% ../nbs/05a_health.ipynb #ddd4bf4d
 def _error_state(n, h) -> dict:
     "Volatile uncorrected ECC errors, retired pages and pending row remaps."
-    rows = _nv(n, "nvmlDeviceGetRemappedRows", h)  # corrected, uncorrected, pending, failed
-    ecc = _nv(n, "nvmlDeviceGetTotalEccErrors", h, n.NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+    rows = _nvml_call(n, "nvmlDeviceGetRemappedRows", h)  # corrected, uncorrected, pending, failed
+    ecc = _nvml_call(n, "nvmlDeviceGetTotalEccErrors", h, n.NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
               n.NVML_VOLATILE_ECC)
     return dict(ecc_uncorrected=ecc, retired_pages=_retired(n, h),
                 remapped_rows_pending=int(bool(rows[2] or rows[3])) if rows else None)
@@ -343,7 +352,8 @@ def read_state(dev:torch.device|str, # the CUDA device
                nvml=None,            # the NVML module (`pynvml`; a replay in tests)
                props=None,           # the device's properties (default: `torch.cuda.get_device_properties(dev)`)
               ) -> dict:
-    "The machine's state as NVML tells it: PCIe link, power limits, processes, MIG, persistence, ECC, driver."
+    """The machine's state as NVML tells it: PCIe link, power limits, processes, MIG, persistence,
+    ECC, driver."""
     n = nvml or pynvml
     p = props if props is not None else torch.cuda.get_device_properties(torch.device(dev))
     s = dict(device_details(dev, nvml=n, props=p), device_name=p.name)
@@ -352,10 +362,10 @@ def read_state(dev:torch.device|str, # the CUDA device
     now = summarise([NvmlReader(dev, n, p)()])
     return dict(s, other_processes=now["other_processes"], other_pids=now["other_pids"],
                 mig=_mig_state(n, h, p),
-                persistence=_nv(n, "nvmlDeviceGetPersistenceMode", h),
-                display=_nv(n, "nvmlDeviceGetDisplayActive", h),
+                persistence=_nvml_call(n, "nvmlDeviceGetPersistenceMode", h),
+                display=_nvml_call(n, "nvmlDeviceGetDisplayActive", h),
                 **_error_state(n, h),
-                driver=_nv(n, "nvmlSystemGetDriverVersion"))
+                driver=_nvml_call(n, "nvmlSystemGetDriverVersion"))
 
 # %% ../nbs/05a_health.ipynb #607f0c33
 def judge_feed(pipeline:float,     # input pipeline images/s with every worker
@@ -398,13 +408,14 @@ def judge_disk(gbs:float,             # sequential read GB/s, past the page cach
     return check_row(f"disk read ({folder})", gbs, "GB/s", want, src, v, how)
 
 # %% ../nbs/05a_health.ipynb #1476a9c7
-_BLOCK = 8 << 20
+_DIRECT_BLOCK = 8 << 20
 
 # %% ../nbs/05a_health.ipynb #daee3552
 def read_direct(path:str|Path, # the file
-                block:int=_BLOCK, # bytes per read
+                block:int=_DIRECT_BLOCK, # bytes per read
                ) -> tuple:
-    "Read `path` start to end past the page cache (`O_DIRECT`, else the cache dropped first): (bytes, how)."
+    """Read `path` start to end past the page cache (`O_DIRECT`, else the cache dropped first):
+    (bytes, how)."""
     try: fd, how = os.open(path, os.O_RDONLY | os.O_DIRECT), "read with O_DIRECT"
     except (OSError, AttributeError):  # no O_DIRECT here (tmpfs, macOS)
         fd = os.open(path, os.O_RDONLY)
@@ -420,7 +431,7 @@ def read_direct(path:str|Path, # the file
     return n, how
 
 # %% ../nbs/05a_health.ipynb #c53e5e53
-def _write_file(path:Path, size:int, block:int=_BLOCK):
+def _write_file(path:Path, size:int, block:int=_DIRECT_BLOCK):
     "`size` bytes of incompressible data, on the disk (fsync) and out of the page cache."
     data = os.urandom(block)
     with open(path, "wb") as f:
@@ -434,7 +445,8 @@ def disk_read(folder:str|Path=".",   # the folder whose disk is read
               reader=read_direct,    # `reader(path) -> (bytes, how)` (injectable)
               clock=time.perf_counter, # the clock (injectable)
              ) -> dict:
-    "Sequential read GB/s of a file written in `folder` and read back past the page cache; the file is removed."
+    """Sequential read GB/s of a file written in `folder` and read back past the page cache; the
+    file is removed."""
     path = Path(folder) / f".rsg-check-{uuid.uuid4().hex[:8]}.bin"
     try:
         # a SIGTERM (`kill`, a scheduler) ends it through `finally`: the file goes too
@@ -483,7 +495,8 @@ def skipped_line(table:pd.DataFrame) -> str|None:
 # %% ../nbs/05a_health.ipynb #f09fee3d
 def verdict_line(table:pd.DataFrame, # `judge`'s table
                 ) -> str:
-    "The check in one line: `verdict: healthy`, `verdict: N flagged: …`, or `verdict: nothing to judge on this machine (…)`."
+    """The check in one line: `verdict: healthy`, `verdict: N flagged: …`, or `verdict: nothing to
+    judge on this machine (…)`."""
     v = table["verdict"]
     bad = table.loc[v.eq("flagged"), "check"].tolist()
     if bad: return f"verdict: {len(bad)} flagged: {', '.join(bad)}"
@@ -497,7 +510,7 @@ def verdict_line(table:pd.DataFrame, # `judge`'s table
     return "verdict: healthy" + (f" ({len(low)} low: {', '.join(low)})" if low else "")
 
 # %% ../nbs/05a_health.ipynb #c21ceeeb
-def _num(v, unit:str="") -> str:
+def _number_text(v, unit:str="") -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)): return ""
     return f"{v:,.3g} {unit}".strip() if abs(v) < 100 else f"{v:,.0f} {unit}".strip()
 
@@ -507,9 +520,10 @@ def check_table_text(table:pd.DataFrame, # `judge`'s table
                     ) -> str:
     "The check's table for a terminal: check, measured, should reach, verdict, why."
     cut = lambda s: s if len(s) <= width else s[:width - 1] + "…"
-    t = pd.DataFrame({"check": table["check"], "measured": [_num(m, u) for m,
+    t = pd.DataFrame({"check": table["check"], "measured": [_number_text(m, u) for m,
                                                             u in zip(table.measured, table.unit)],
-                      "should reach": [_num(e, u) for e, u in zip(table.expected, table.unit)],
+                      "should reach": [_number_text(e, u) for e,
+                                       u in zip(table.expected, table.unit)],
                       "verdict": table["verdict"], "why": table["note"].fillna("").map(cut)})
     w = {c: max([len(c), *t[c].str.len()]) for c in t}
     cell = lambda c, s: s.rjust(w[c]) if c in ("measured", "should reach") else s.ljust(w[c])
@@ -533,7 +547,7 @@ def _supported(dev:torch.device) -> tuple:
     return tuple(p for p in PEAK_PRECISIONS if runs(p))
 
 # %% ../nbs/05a_health.ipynb #c0125a57
-def _ok(measure, model, dev, **kw):
+def _measured_or_none(measure, model, dev, **kw):
     "`measure`'s result for one point, or None when it did not finish (out of memory, an error)."
     r = measure(model, device=dev, progress=False, **kw)
     return r if r.status == "ok" else None
@@ -547,7 +561,8 @@ def train_rate(dev:torch.device, # the GPU
     "ResNet-50's fastest training result over `sizes` (its best batch size), or None."
     best = None
     for bs in sizes:
-        r = _ok(measure, "resnet50", dev, bs=bs, precision=precision, n_seconds=2, warmup=3)
+        r = _measured_or_none(measure, "resnet50", dev, bs=bs, precision=precision, n_seconds=2,
+                              warmup=3)
         if r is None: break
         if best is None or r.throughput > best.throughput: best = r
     return best
@@ -567,7 +582,7 @@ def _gpu_readings(r:dict, dev:torch.device, seconds:float, measure, say):
     "Copies, link, state, training rate and sustained load of a GPU, into `r`."
     say("pinned copies and the PCIe link")
     for d in ("h2d", "d2h"):
-        if m := _ok(measure, f"op:{d}", dev, bs=1, n_seconds=2, warmup=2):
+        if m := _measured_or_none(measure, f"op:{d}", dev, bs=1, n_seconds=2, warmup=2):
             r["copies"][d] = m.bandwidth_gbs; r["ci"][COPY_CHECKS[d]] = m.ci_rel
     r["link"], r["state"] = link_under_load(dev), read_state(dev)
     prec = "bf16" if "bf16" in r["matmul"] else "fp16"
@@ -579,21 +594,24 @@ def _gpu_readings(r:dict, dev:torch.device, seconds:float, measure, say):
 # %% ../nbs/05a_health.ipynb #23700501
 def _matmul_readings(r, dev, gpu, measure):
     for p in _supported(dev):
-        if m := _ok(measure, "op:matmul", dev, bs=1, size=8192 if gpu else 1024, precision=p,
+        if m := _measured_or_none(measure, "op:matmul", dev, bs=1, size=8192 if gpu else 1024,
+                                  precision=p,
                     mode="infer",
                     n_seconds=2 if gpu else 1.5, warmup=2):
             r["matmul"][p], r["ci"][f"matmul {p}"] = m.tflops, m.ci_rel
 
 # %% ../nbs/05a_health.ipynb #81045f98
 def _memory_reading(r, dev, gpu, measure):
-    if m := _ok(measure, "op:add", dev, bs=1, size=None if gpu else 2**24, n_seconds=2 if gpu
+    if m := _measured_or_none(measure, "op:add", dev, bs=1, size=None if gpu else 2**24, n_seconds=2
+                              if gpu
                 else 1.5, warmup=2):
         r["memory_gbs"], r["ci"]["memory bandwidth"] = m.bandwidth_gbs, m.ci_rel
 
 # %% ../nbs/05a_health.ipynb #59430e3d
 def _pipeline_reading(r, gpu, measure):
     wl = get_workload("data:imagenet")
-    if m := _ok(measure, wl, "cpu", bs=64 if gpu else 32, n_seconds=5 if gpu else 4, warmup=2):
+    if m := _measured_or_none(measure, wl, "cpu", bs=64 if gpu else 32, n_seconds=5 if gpu else 4,
+                              warmup=2):
         r["pipeline"], r["workers"] = m.throughput, wl.workers
 
 # %% ../nbs/05a_health.ipynb #2e575f3e
@@ -604,7 +622,8 @@ def gather(device:str|torch.device="auto", # the device to check
            measure=benchmark,       # measures one point (`benchmark`; injectable)
            say=lambda msg: None,    # progress lines
           ) -> dict:
-    "Every reading the check judges, measured on this machine (the GPU parts only where there is a CUDA GPU)."
+    """Every reading the check judges, measured on this machine (the GPU parts only where there is a
+    CUDA GPU)."""
     dev = pick_device(device); gpu = dev.type == "cuda"
     r = dict(device_name=torch.cuda.get_device_name(dev) if gpu else cpu_name(), gpu=gpu,
              folder=str(folder),
@@ -631,7 +650,8 @@ def stamped(table:pd.DataFrame, # `judge`'s table
             r:dict,             # the readings it judged
             host:str|None=None, # the machine's name (default: this one's)
            ) -> pd.DataFrame:
-    "The table with what tells this check apart in a fleet: one id, the time, host, GPU UUID and device."
+    """The table with what tells this check apart in a fleet: one id, the time, host, GPU UUID and
+    device."""
     uid = (r.get("state") or {}).get("gpu_uuid")
     stamp = dict(check_id=uuid.uuid4().hex, timestamp=datetime.now(timezone.utc).isoformat(),
                  host=host or platform.node(), gpu_uuid=uid, device_name=r.get("device_name"))
@@ -641,19 +661,22 @@ def stamped(table:pd.DataFrame, # `judge`'s table
 def write_checks(table:pd.DataFrame, # `stamped` check lines
                  store:str|Path=DEFAULT_STORE, # the SQLite store (its `checks` table)
                 ) -> int:
-    "Add check lines to the store's `checks` table (made on first use), all or none; returns how many."
+    """Add check lines to the store's `checks` table (made on first use), all or none; returns how
+    many."""
     return add_table_rows(table[list(_STORED)], CHECKS_TABLE, store)
 
 # %% ../nbs/05a_health.ipynb #600b59eb
 def read_checks(store:str|Path=DEFAULT_STORE, # the SQLite store
                ) -> pd.DataFrame:
-    "Every check line stored, oldest first (empty where the store or its `checks` table does not exist)."
+    """Every check line stored, oldest first (empty where the store or its `checks` table does not
+    exist)."""
     df = read_store_table(store, CHECKS_TABLE)  # read-only: a store in a read-only folder reads too
     return pd.DataFrame(columns=list(_STORED)) if df is None else df
 
 # %% ../nbs/05a_health.ipynb #e3beaf1d
 def _append_csv(table:pd.DataFrame, f:Path):
-    "Add `table` to the CSV file `f` as the store writes CSV (formulas inert), its header only in a new file."
+    """Add `table` to the CSV file `f` as the store writes CSV (formulas inert), its header only in
+    a new file."""
     # never through a link
     fd = open_own(f, os.O_WRONLY | os.O_APPEND | os.O_CREAT, "unsaved checks file")
     with os.fdopen(fd, "a", newline="") as out:
@@ -664,7 +687,8 @@ def _append_csv(table:pd.DataFrame, f:Path):
 def save_checks(table:pd.DataFrame, # `stamped` check lines
                 store:str|Path=DEFAULT_STORE, # the SQLite store
                ) -> str|None:
-    "Store the lines; if the store cannot take them, keep them in a CSV beside it (or here) and say where."
+    """Store the lines; if the store cannot take them, keep them in a CSV beside it (or here) and
+    say where."""
     try: write_checks(table, store); return None
     except (sqlite3.Error, OSError, BadInput) as e: why = first_line(e)
     for f in (Path(str(store) + ".checks.unsaved.csv"), Path("rsg-checks.unsaved.csv")):
@@ -699,10 +723,11 @@ def run_check(device:str|torch.device="auto", # the device to check
               measure=benchmark,      # measures one point (injectable)
               say=lambda msg: None,   # progress lines
              ) -> tuple:
-    "Check this machine: (the stamped table, None or the line saying where it was kept when the store failed)."
+    """Check this machine: (the stamped table, None or the line saying where it was kept when the
+    store failed)."""
     folder = check_folder(folder)
     check_numbers(seconds=seconds)  # from 1 s to a day (`env.NUMBERS`)
-    check_int(disk_bytes, "disk_bytes", min=_BLOCK)
+    check_int(disk_bytes, "disk_bytes", min=_DIRECT_BLOCK)
     if store is not None: check_store(store)
     dev = pick_device(device)  # before any work
     # one measurement per device
@@ -718,7 +743,8 @@ FLEET_COLUMNS = ("device", "what", "machine", "value", "lo", "hi", "peers_median
 
 # %% ../nbs/05a_health.ipynb #0d67b1d9
 def machines(df:pd.DataFrame) -> pd.Series:
-    "Which machine each row is from, by its fingerprint: host and GPU UUID where known (NA where neither is)."
+    """Which machine each row is from, by its fingerprint: host and GPU UUID where known (NA where
+    neither is)."""
     out = pd.Series(pd.NA, index=df.index, dtype="string")
     for c in ("host", "gpu_uuid"):
         if c in df: s = df[c].astype("string"); out = (out + " · " + s).fillna(out).fillna(s)
@@ -735,7 +761,8 @@ def _one_machine(v:pd.DataFrame, value:str, ci:str) -> dict:
 
 # %% ../nbs/05a_health.ipynb #2bb5048d
 def _beyond_spread(x:float, peers:pd.Series, z:float=3.0) -> bool:
-    "Whether `x` lies more than `z` scaled median absolute deviations from `peers`' median (always, with < 3 peers)."
+    """Whether `x` lies more than `z` scaled median absolute deviations from `peers`' median
+    (always, with < 3 peers)."""
     if len(peers) < 3: return True
     mad = 1.4826 * (peers - peers.median()).abs().median()
     return mad == 0 or abs(x - peers.median()) > z * mad
@@ -746,13 +773,15 @@ def _compare(g:pd.DataFrame, value:str, ci:str) -> list:
     out = []
     for m, v in g.groupby("_machine"):
         peers = g.loc[g["_machine"] != m, value].astype(float)
-        pm, me = peers.median(), _one_machine(v, value, ci)
-        if not pm > 0: continue  # a count of zero (no other process, no ECC error) has no ratio
-        rel = lambda x: None if x is None else x / pm - 1
-        apart = me["lo"] is not None and (me["hi"] < pm or me["lo"] > pm)
-        out.append(dict(machine=m, **me, peers_median=pm, n_peers=len(peers), diff=rel(me["value"]),
+        peers_mid, me = peers.median(), _one_machine(v, value, ci)
+        # a count of zero (no other process, no ECC error) has no ratio
+        if not peers_mid > 0: continue
+        rel = lambda x: None if x is None else x / peers_mid - 1
+        apart = me["lo"] is not None and (me["hi"] < peers_mid or me["lo"] > peers_mid)
+        out.append(dict(machine=m, **me, peers_median=peers_mid, n_peers=len(peers),
+                        diff=rel(me["value"]),
                         diff_lo=rel(me["lo"]), diff_hi=rel(me["hi"]),
-                        flagged=bool(apart and abs(me["value"] / pm - 1) >= FLEET_MIN_DIFF
+                        flagged=bool(apart and abs(me["value"] / peers_mid - 1) >= FLEET_MIN_DIFF
                                      and _beyond_spread(me["value"], peers))))
     return out
 
@@ -763,7 +792,8 @@ def fleet_outliers(df:pd.DataFrame, # runs (or stored check lines), with `host` 
                    ci:str="ci_rel",        # each row's relative 95% half-width
                    device:str="device_name", # the device model
                   ) -> pd.DataFrame:
-    "Per device model and measurement on ≥2 machines: each machine against its peers' median; outliers flagged."
+    """Per device model and measurement on ≥2 machines: each machine against its peers' median;
+    outliers flagged."""
     if value not in df or device not in df: return pd.DataFrame(columns=list(FLEET_COLUMNS))
     # a table that does not record one (no bs) is not split by it
     what = [c for c in what if c in df]

@@ -49,7 +49,8 @@ def _whole(v, name:str, lo:int=1, hi:int|None=None) -> int:
 
 # %% ../nbs/04a_launch.ipynb #0797644d
 def _rendezvous(nnodes:int, master_addr:str|None, rdzv_endpoint:str|None, rdzv_id:str|None=None):
-    "`BadInput` unless several machines have one place to meet, given one way (and one job name there)."
+    """`BadInput` unless several machines have one place to meet, given one way (and one job name
+    there)."""
     if master_addr and rdzv_endpoint:
         raise BadInput(f"--master_addr {master_addr!r} and --rdzv_endpoint {rdzv_endpoint!r} both "
                        "given: "
@@ -70,7 +71,8 @@ def _at_most(nproc_per_node:int, n:int, what:str):
 
 # %% ../nbs/04a_launch.ipynb #baf6665c
 def _devices(nproc_per_node:int, device_type:str, n_devices:int|None):
-    "`BadInput` unless this machine has a device for each of its processes (on CPU: a core for each)."
+    """`BadInput` unless this machine has a device for each of its processes (on CPU: a core for
+    each)."""
     if device_type == "cpu":
         _at_most(nproc_per_node, n_devices or os.cpu_count() or 1, "CPU core(s)")
     if device_type == "cuda":
@@ -83,7 +85,8 @@ def _devices(nproc_per_node:int, device_type:str, n_devices:int|None):
 
 # %% ../nbs/04a_launch.ipynb #0f8c2b10
 def _check_strong(bs:int, world:int):
-    "`BadInput` unless the global batch `bs` of strong scaling divides evenly between the `world`'s devices."
+    """`BadInput` unless the global batch `bs` of strong scaling divides evenly between the
+    `world`'s devices."""
     if bs % world: raise BadInput(f"--strong with batch size {bs} and world size {world}: "
                                   "the global batch must divide evenly between the devices")
 
@@ -111,7 +114,8 @@ _OWN = ("run_id", "threads", "peak_measured", "progress", "node_rank", "cuda_ind
 # %% ../nbs/04a_launch.ipynb #d749df63
 def rendezvous_id(settings:str, # the ranks' settings, JSON
                  ) -> str:
-    "The id every machine of a job derives alike: a crc32 of the settings, less what each machine has of its own."
+    """The id every machine of a job derives alike: a crc32 of the settings, less what each machine
+    has of its own."""
     same = _common(json.loads(settings))
     return f"rsg-{zlib.crc32(json.dumps(same, sort_keys=True).encode()):08x}"
 
@@ -139,7 +143,8 @@ def torchrun_command(settings:str,            # the ranks' settings, JSON
 
 # %% ../nbs/04a_launch.ipynb #5aa036a8
 def _c10d(endpoint:str, job:str, join_timeout:float) -> list[str]:
-    "torchrun's options to meet at a c10d rendezvous: every machine running the same point joins the same job."
+    """torchrun's options to meet at a c10d rendezvous: every machine running the same point joins
+    the same job."""
     return ["--rdzv_backend=c10d", f"--rdzv_endpoint={endpoint}", f"--rdzv_id={job}",
             f"--rdzv_conf=join_timeout={join_timeout:.0f}"]
 
@@ -168,7 +173,8 @@ class Terminated(KeyboardInterrupt):
 # %% ../nbs/04a_launch.ipynb #96663f5a
 @contextmanager
 def sigterm_as_interrupt():
-    "In the block, SIGTERM raises `Terminated` (a `KeyboardInterrupt`) in the main thread; elsewhere, nothing."
+    """In the block, SIGTERM raises `Terminated` (a `KeyboardInterrupt`) in the main thread;
+    elsewhere, nothing."""
     if threading.current_thread() is not threading.main_thread(): yield; return
     def raise_(signum, frame): raise Terminated("terminated by SIGTERM")
     old = signal.signal(signal.SIGTERM, raise_)
@@ -182,7 +188,8 @@ _NOT_PER_RANK = dict(op="micro-ops", data="the input pipeline")
 def check_launch(point:Point, # the point, its world asking for torchrun
                  **call,      # the record's options (`check_point`): run_id, peak_measured
                 ) -> CheckedPoint:
-    "The point checked by the engine (`check_point`), and its world (`check_world`); `BadInput` in one line for what cannot run under torchrun."
+    """The point checked by the engine (`check_point`), and its world (`check_world`); `BadInput` in
+    one line for what cannot run under torchrun."""
     p, n = check_point(point, **{**call, "progress": False}), point.world.nproc_per_node
     if (kind := p.workload.kind) in _NOT_PER_RANK:
         raise BadInput(f"{p.workload.model}: the {kind} family ({_NOT_PER_RANK[kind]}) has nothing "

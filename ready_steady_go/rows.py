@@ -30,14 +30,16 @@ _FORMULA_STARTS = "'=+@\t\r\n-"  # the first characters `_FORMULA` can match
 
 # %% ../nbs/03b_rows.ipynb #3c180ca3
 def _distinct(s:pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    "`(codes, values)` of a column's distinct values (-1: missing); every cell its own where one is unhashable (a dict)."
+    """`(codes, values)` of a column's distinct values (-1: missing); every cell its own where one
+    is unhashable (a dict)."""
     try: codes, u = pd.factorize(s)
     except TypeError: return np.arange(len(s)), s.to_numpy(dtype=object)
     return codes, np.asarray(u, dtype=object)
 
 # %% ../nbs/03b_rows.ipynb #36a969c8
 def _mapped(s:pd.Series, f, starts:str) -> np.ndarray|None:
-    "Column `s` with `f` applied to its cells that begin with one of `starts`, once per distinct value; None if unchanged."
+    """Column `s` with `f` applied to its cells that begin with one of `starts`, once per distinct
+    value; None if unchanged."""
     col = s.to_numpy(dtype=object)
     # a C loop over the first characters
     may = np.flatnonzero(np.isin(col.astype("U1"), list(starts)))
@@ -52,7 +54,8 @@ def _mapped(s:pd.Series, f, starts:str) -> np.ndarray|None:
 
 # %% ../nbs/03b_rows.ipynb #06850e70
 def _map_text(df:pd.DataFrame, f, starts:str) -> pd.DataFrame:
-    "`df` with `f` applied to every text cell that begins with one of `starts` (`f` keeps the others as they are)."
+    """`df` with `f` applied to every text cell that begins with one of `starts` (`f` keeps the
+    others as they are)."""
     text = [k for k, t in df.dtypes.items() if t == object or pd.api.types.is_string_dtype(t)]
     out = None
     for k in text if len(df) else []:
@@ -71,7 +74,8 @@ def _unquote(v): return v[1:] if isinstance(v, str) and v[:1] == "'" and _FORMUL
 # %% ../nbs/03b_rows.ipynb #fe4c77fa
 def spreadsheet_safe(df:pd.DataFrame, # a table about to be written as CSV
                     ) -> pd.DataFrame:
-    "`df` with every text cell a spreadsheet would run as a formula quoted with a leading `'` (OWASP)."
+    """`df` with every text cell a spreadsheet would run as a formula quoted with a leading `'`
+    (OWASP)."""
     return _map_text(df, _quote, _FORMULA_STARTS)
 
 # %% ../nbs/03b_rows.ipynb #30283e20
@@ -82,7 +86,8 @@ def unquote_formulas(df:pd.DataFrame, # a table read from a CSV, text as it came
 
 # %% ../nbs/03b_rows.ipynb #c1f35829
 def _holds_cr(df:pd.DataFrame) -> bool:
-    "Whether a column name or a text cell of `df` holds a carriage return (each distinct value looked at once)."
+    """Whether a column name or a text cell of `df` holds a carriage return (each distinct value
+    looked at once)."""
     text = [k for k, t in df.dtypes.items() if t == object or pd.api.types.is_string_dtype(t)]
     return any("\r" in str(k) for k in df.columns) or any(
         isinstance(v, str) and "\r" in v for k in text
@@ -92,7 +97,8 @@ def _holds_cr(df:pd.DataFrame) -> bool:
 def safe_csv(df:pd.DataFrame, # a table about to be written as CSV
              f=None, # a file (or its path) to write into; None: return the text
             ) -> str|None:
-    "`df` as CSV a spreadsheet reads as it is: formulas quoted with `'`, and every cell holding a line break quoted."
+    """`df` as CSV a spreadsheet reads as it is: formulas quoted with `'`, and every cell holding a
+    line break quoted."""
     # the csv module quotes a cell holding a character of the line ending: with `\n` alone, a bare
     # `\r` is left unquoted, and a spreadsheet starts a new row there (and reads what follows as a
     # formula)
@@ -105,7 +111,8 @@ def export_csv(store:str|Path, # the SQLite file to export
                force:bool=False, # replace `path` even if it is a SQLite database (never the store itself)
                **where, # the same filters as `read_runs`
               ) -> int:
-    "Write the store's runs to a CSV file through a temporary file renamed into place; returns how many rows it has."
+    """Write the store's runs to a CSV file through a temporary file renamed into place; returns how
+    many rows it has."""
     src, out = check_store(store), Path(path).expanduser()
     if out.exists() and out.resolve() == src.resolve():
         raise BadInput(f"CSV path {str(path)!r} is the store being exported: accepted is another "
@@ -148,7 +155,8 @@ MAX_THROUGHPUT = 1e15  # per second: beyond any physical rate of any unit (a typ
 
 # %% ../nbs/03b_rows.ipynb #cad90ab6
 def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str, pd.Series|None]:
-    "A mask of the present values of column `k` that are refused, what is accepted instead, and (a numeric column) its numbers."
+    """A mask of the present values of column `k` that are refused, what is accepted instead, and (a
+    numeric column) its numbers."""
     # any text will do
     if typ is str and k not in _CHOICES: return pd.Series(False, index=s.index), "", None
     texts = isinstance(s.dtype, pd.StringDtype)
@@ -165,13 +173,15 @@ def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str, pd.Series|No
 
 # %% ../nbs/03b_rows.ipynb #6056e03e
 def _mostly_distinct(s:pd.Series) -> bool:
-    "Whether most of a column's first thousand values differ (a measured number): finding them all would not pay."
+    """Whether most of a column's first thousand values differ (a measured number): finding them all
+    would not pay."""
     head = s.iloc[:1000]
     return head.nunique() > len(head) // 2
 
 # %% ../nbs/03b_rows.ipynb #d0a30972
 def _spread(num:pd.Series, codes:np.ndarray, index:pd.Index) -> pd.Series:
-    "Each row's number from its distinct value's (`codes` as `_distinct` gives them; -1, a missing value: NaN)."
+    """Each row's number from its distinct value's (`codes` as `_distinct` gives them; -1, a missing
+    value: NaN)."""
     return pd.Series(np.append(num.to_numpy(dtype=float), np.nan)[codes], index=index)
 
 # %% ../nbs/03b_rows.ipynb #87c058c9
@@ -185,7 +195,8 @@ def _stripped(s:pd.Series) -> tuple[pd.Series, pd.Series]:
 
 # %% ../nbs/03b_rows.ipynb #e68b8866
 def _parsed(s:pd.Series) -> tuple[pd.Series, pd.Series]:
-    "`(present, numbers)` of text values: each parsed as it is, and stripped only where that fails (a few, if any)."
+    """`(present, numbers)` of text values: each parsed as it is, and stripped only where that fails
+    (a few, if any)."""
     num = pd.Series(pd.to_numeric(s.to_numpy(dtype=object), errors="coerce"), index=s.index).astype(float)
     again = num.isna().to_numpy() & s.notna().to_numpy()
     if not again.any(): return s.notna(), num
@@ -195,7 +206,8 @@ def _parsed(s:pd.Series) -> tuple[pd.Series, pd.Series]:
 
 # %% ../nbs/03b_rows.ipynb #625ee81c
 def _numbers(s:pd.Series, texts:bool) -> tuple[pd.Series, pd.Series]:
-    "`(present, numbers)` of values `s` (`texts`: all of them text, as a CSV gives them; else as `str` shows them)."
+    """`(present, numbers)` of values `s` (`texts`: all of them text, as a CSV gives them; else as
+    `str` shows them)."""
     if texts: return _parsed(s)
     present, strs = _stripped(s)
     return present, pd.to_numeric(strs, errors="coerce").astype(float).reindex(s.index)
@@ -217,7 +229,8 @@ def _refused_values(s:pd.Series, k:str, typ:type, texts:bool=False) -> tuple[pd.
 # %% ../nbs/03b_rows.ipynb #7c7677b1
 def _refused_numbers(present:pd.Series, num:pd.Series, k:str, typ:type) -> tuple[pd.Series, str,
                                                                                  pd.Series]:
-    "`_refused_values` of a numeric column, from which values are present and their numbers (NaN: none)."
+    """`_refused_values` of a numeric column, from which values are present and their numbers (NaN:
+    none)."""
     lo = 1 if k in _AT_LEAST_1 else 0
     bad = num.isna() | ~np.isfinite(num) | (num < lo) | ((num <= 0) if k in _ABOVE_0 else False)
     if typ is int: bad |= (num != np.floor(num)) | (num > _MAX_INT)
@@ -232,7 +245,8 @@ def _refused_numbers(present:pd.Series, num:pd.Series, k:str, typ:type) -> tuple
 # %% ../nbs/03b_rows.ipynb #3eb0a189
 def checked_rows(df:pd.DataFrame, # runs as read from a file or W&B, values as they came (strings or objects)
                 ) -> tuple[dict, dict]:
-    "`(invalid_rows(df), numbers)`: each numeric column as parsed by the check, aligned with `df` (NaN: missing or no number)."
+    """`(invalid_rows(df), numbers)`: each numeric column as parsed by the check, aligned with `df`
+    (NaN: missing or no number)."""
     out, numbers = {}, {}
     for k, typ in COLUMNS.items():
         if k not in df: continue
@@ -245,7 +259,8 @@ def checked_rows(df:pd.DataFrame, # runs as read from a file or W&B, values as t
 
 # %% ../nbs/03b_rows.ipynb #1fec5352
 def _wrong_units(df:pd.DataFrame) -> dict:
-    "Why each row whose `unit` is not its family's is refused (`unit` 'voxels' of a language model; families of ours only)."
+    """Why each row whose `unit` is not its family's is refused (`unit` 'voxels' of a language
+    model; families of ours only)."""
     if "unit" not in df or "workload" not in df: return {}
     fam = pd.Series([kind_of(str(w).strip().lower()) for w in df["workload"]], index=df.index)
     want, unit = fam.map(FAMILY_UNITS), df["unit"].astype(object)
@@ -258,12 +273,14 @@ def _wrong_units(df:pd.DataFrame) -> dict:
 # %% ../nbs/03b_rows.ipynb #74be586a
 def invalid_rows(df:pd.DataFrame, # runs as read from a file or W&B, values as they came (strings or objects)
                 ) -> dict:
-    "Why each refused row is refused: `{index: reason}` for rows with a schema column of a wrong type or out of range."
+    """Why each refused row is refused: `{index: reason}` for rows with a schema column of a wrong
+    type or out of range."""
     return checked_rows(df)[0]
 
 # %% ../nbs/03b_rows.ipynb #66348c32
 def _unique(names:list[str]) -> list[str]:
-    "`names` with each repeat renamed `name.1`, `name.2`, … (skipping names already taken), in one pass."
+    """`names` with each repeat renamed `name.1`, `name.2`, … (skipping names already taken), in one
+    pass."""
     taken, first, count, out = set(names), set(), {}, []
     for n in names:
         if n not in first: first.add(n); out.append(n); continue
@@ -279,7 +296,8 @@ MAX_LINE_BYTES = 8 * 2**20  # one line of a CSV of runs: a W&B export's widest i
 def check_lines(path:str|Path, # a text file about to be parsed
                 limit:int=MAX_LINE_BYTES, # the longest line accepted, in bytes
                ):
-    "Refuse, in one line, a file with a line longer than `limit` bytes: read in 1 MiB pieces, never held whole."
+    """Refuse, in one line, a file with a line longer than `limit` bytes: read in 1 MiB pieces,
+    never held whole."""
     run = 0  # bytes since the last newline
     with open(path, "rb") as f:
         while piece := f.read(2**20):
@@ -295,7 +313,8 @@ def check_lines(path:str|Path, # a text file about to be parsed
 def read_table(path:str|Path, # a CSV file
                **kw, # `pd.read_csv`'s options
               ) -> pd.DataFrame:
-    "`pd.read_csv(path, **kw)`, repeated column names renamed `name.1`, … with a warning, in linear time."
+    """`pd.read_csv(path, **kw)`, repeated column names renamed `name.1`, … with a warning, in
+    linear time."""
     # a CSV whose 200 MB sit on one line: csv and pandas would hold it whole, for minutes
     check_lines(path)
     try:

@@ -30,7 +30,8 @@ from .launch import (LAUNCHER, LaunchResult, check_launch, check_world,
 
 # %% auto #0
 __all__ = ['MARK', 'FAIL', 'HOWS', 'answer', 'say_failed', 'answers', 'failed', 'in_child', 'isolated', 'peak_off_device',
-           'ddp_settings', 'TorchrunWorld', 'launch', 'launched', 'how_of', 'run', 'record_of', 'run_checked']
+           'ddp_settings', 'TorchrunWorld', 'rank_main', 'launch', 'launched', 'how_of', 'run', 'record_of',
+           'run_checked']
 
 # %% ../nbs/04c_runner.ipynb #bf74d2f0
 # stdout line prefixes: the result; a failed rank's status
@@ -92,7 +93,8 @@ def in_child(job:str,     # point, warmup or peak
 
 # %% ../nbs/04c_runner.ipynb #4641d860
 def _child_main():
-    "In the child: the job of argv[1] run with the parent's threads, its answer printed as one marked line."
+    """In the child: the job of argv[1] run with the parent's threads, its answer printed as one
+    marked line."""
     # the parent killed with -9: this point goes too, and measures nothing beside the next one
     die_with_parent()
     a = json.loads(sys.argv[1])
@@ -128,7 +130,8 @@ def peak_off_device(dev:str,              # the device
                     progress:bool=False,  # say on stderr that the peak is being measured
                     device_warmup:float|None=None, # the warm-up's cap before measuring (0: none)
                    ) -> float|None:
-    "`calibrate.measured_peak`, with every CUDA measurement in a fresh process: this one opens no CUDA context."
+    """`calibrate.measured_peak`, with every CUDA measurement in a fresh process: this one opens no
+    CUDA context."""
     kw = dict(dev=str(dev), precision=precision, store=None if store is None else str(store),
               progress=progress,
               device_warmup=device_warmup)
@@ -145,13 +148,15 @@ _LATE = "RSG_TEST_LATE"
 
 # %% ../nbs/04c_runner.ipynb #441bbe01
 def _late(rank:int) -> float:
-    "Seconds this rank's DDP constructor is held back by the test hook `RSG_TEST_LATE=rank:seconds` (else 0)."
+    """Seconds this rank's DDP constructor is held back by the test hook
+    `RSG_TEST_LATE=rank:seconds` (else 0)."""
     r, _, s = os.environ.get(_LATE, "").partition(":")
     return float(s) if r == str(rank) else 0.0
 
 # %% ../nbs/04c_runner.ipynb #dda5de0b
 def _faulty(step, rank:int):
-    "`step`, or (test hook `RSG_TEST_FAULT=rank:kind`) a step that fails at its first call on that rank."
+    """`step`, or (test hook `RSG_TEST_FAULT=rank:kind`) a step that fails at its first call on that
+    rank."""
     r, _, kind = os.environ.get(_FAULT, "").partition(":")
     if r != str(rank): return step
     def bad():
@@ -163,7 +168,8 @@ def _faulty(step, rank:int):
 
 # %% ../nbs/04c_runner.ipynb #25f83c9d
 def _rank_failed(e:BaseException, rank:int):
-    "Say that this rank failed, and end it: no clean-up that could wait on a peer (torchrun stops the others)."
+    """Say that this rank failed, and end it: no clean-up that could wait on a peer (torchrun stops
+    the others)."""
     say_failed(e, rank)
     os._exit(1)
 
@@ -173,14 +179,16 @@ _DDP = ("broadcast_buffers", "bucket_cap_mb", "static_graph", "find_unused_param
 
 # %% ../nbs/04c_runner.ipynb #4e1340be
 def ddp_settings(m:DDP) -> str:
-    "The settings `m` runs with, as the record keeps them: `broadcast_buffers=True bucket_cap_mb=25 ...`."
+    """The settings `m` runs with, as the record keeps them: `broadcast_buffers=True
+    bucket_cap_mb=25 ...`."""
     got = {k: getattr(m, k, None) for k in _DDP}
     if cap := getattr(m, "bucket_bytes_cap", None): got["bucket_cap_mb"] = round(cap / 2**20, 3)
     return " ".join(f"{k}={v}" for k, v in got.items())
 
 # %% ../nbs/04c_runner.ipynb #66306bc9
 class TorchrunWorld(World):
-    "A torchrun rank: DDP for training, rank 0's stop decision, one start for all, every rank's numbers on rank 0."
+    """A torchrun rank: DDP for training, rank 0's stop decision, one start for all, every rank's
+    numbers on rank 0."""
     def __init__(self, dev:torch.device, ctrl=None, sync_every:int=1):
         self.dev, self.ctrl, self.sync_every, self.ddp = dev, ctrl, sync_every, None
         self.rank, self.size = dist.get_rank(), dist.get_world_size()
@@ -226,7 +234,8 @@ class TorchrunWorld(World):
 
 # %% ../nbs/04c_runner.ipynb #42c0ac8a
 def _join(kw:dict) -> TorchrunWorld:
-    "This rank's world: its device, the process group, and (with NCCL) a host group for flags and gathering."
+    """This rank's world: its device, the process group, and (with NCCL) a host group for flags and
+    gathering."""
     cuda, local = kw["backend"] == "nccl", int(os.environ["LOCAL_RANK"])
     dev = (torch.device("cuda", local if kw["cuda_index"] is None else kw["cuda_index"]) if cuda
            else torch.device("cpu"))
@@ -240,7 +249,8 @@ def _join(kw:dict) -> TorchrunWorld:
 
 # %% ../nbs/04c_runner.ipynb #0a3d5508
 def _rank_point(kw:dict, world:TorchrunWorld) -> Result:
-    "This rank's share of the point, measured by the engine (after the device's warm-up, unless its cap is 0)."
+    """This rank's share of the point, measured by the engine (after the device's warm-up, unless
+    its cap is 0)."""
     # None: the device's default cap
     if kw["device_warmup"] != 0: warm_up_device(world.dev, kw["device_warmup"])
     point = Point.from_json(kw["point"]).replace(bs=kw["per_device_bs"], device=str(world.dev))
@@ -252,14 +262,15 @@ def _rank_point(kw:dict, world:TorchrunWorld) -> Result:
 
 # %% ../nbs/04c_runner.ipynb #ed4fd18e
 def _as_world(res:Result, kw:dict) -> LaunchResult:
-    "`res` as the record of the whole world: the batch as asked, the world it ran in, one device name."
+    """`res` as the record of the whole world: the batch as asked, the world it ran in, one device
+    name."""
     return LaunchResult(**{**asdict(res), "bs": kw["bs"], "device": kw["device_name"],
                            "run_id": kw["call"]["run_id"],
                            **{k: kw[k] for k in ("per_device_bs", "world_size", "nnodes", "backend",
                                                  "strong")}})
 
 # %% ../nbs/04c_runner.ipynb #ebcb6fad
-def _rank_main():
+def rank_main():
     "One rank: settings as JSON in argv[1]; rank 0 prints the record, a failed rank its status."
     die_with_parent()  # torchrun gone (killed with -9): this rank goes too
     kw, rank = json.loads(sys.argv[1]), int(os.environ["RANK"])
@@ -275,7 +286,8 @@ _WATCHDOG = re.compile(r"watchdog caught collective operation timeout|collective
 
 # %% ../nbs/04c_runner.ipynb #3d3b4bbe
 def _died(who:str, code:int, err:str) -> str:
-    "Why a rank ended without a result, by its exit status: NCCL's watchdog (SIGABRT), the OOM killer (SIGKILL), ..."
+    """Why a rank ended without a result, by its exit status: NCCL's watchdog (SIGABRT), the OOM
+    killer (SIGKILL), ..."""
     if code == -signal.SIGABRT or _WATCHDOG.search(err):
         return f"NCCL collective timed out on {who} (a peer hung or died)"
     why = (f": {KILLED}" if code == -signal.SIGKILL
@@ -303,7 +315,8 @@ def _silent(rc:int, err:str) -> tuple[str, str]:
 
 # %% ../nbs/04c_runner.ipynb #b8f961b6
 def _outcome(rc:int, out:str, err:str, failure) -> LaunchResult|None:
-    "The result in torchrun's output: rank 0's record, else `failure(status, error)` (None: rank 0 is elsewhere)."
+    """The result in torchrun's output: rank 0's record, else `failure(status, error)` (None: rank 0
+    is elsewhere)."""
     got, fails = answers(out)
     if got and rc == 0: return LaunchResult(**got)
     # a node without global rank 0: the record is node 0's to keep
@@ -327,7 +340,8 @@ def _kill(p:subprocess.Popen):
 
 # %% ../nbs/04c_runner.ipynb #f6f2cdc4
 def _torchrun(cmd:list[str], threads:int, timeout:float, failure) -> LaunchResult|None:
-    "Run torchrun's `cmd` for at most `timeout` seconds; its outcome (`failure(status, error)`: a failed record)."
+    """Run torchrun's `cmd` for at most `timeout` seconds; its outcome (`failure(status, error)`: a
+    failed record)."""
     with sigterm_as_interrupt():
         # its own process group; the parent's death stops it (and it its ranks)
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -349,7 +363,8 @@ def _torchrun(cmd:list[str], threads:int, timeout:float, failure) -> LaunchResul
 
 # %% ../nbs/04c_runner.ipynb #77d858c9
 def _waiting(w:WorldSpec, join_timeout:float) -> str|None:
-    "With several machines, say at once where this one waits for the others, and for how long; that place."
+    """With several machines, say at once where this one waits for the others, and for how long;
+    that place."""
     if w.nnodes < 2: return None
     where = w.rdzv_endpoint or f"{w.master_addr}:{w.master_port or 29500}"
     who = "node 0" if w.node_rank and not w.rdzv_endpoint else "the other machine(s)"
@@ -359,7 +374,8 @@ def _waiting(w:WorldSpec, join_timeout:float) -> str|None:
 
 # %% ../nbs/04c_runner.ipynb #bb93871e
 def _rank_settings(p:CheckedPoint, **how) -> dict:
-    "What every rank is given, as JSON: the point as asked, its record's options, and the world it runs in."
+    """What every rank is given, as JSON: the point as asked, its record's options, and the world it
+    runs in."""
     cuda, w = p.dev.type == "cuda", p.point.world
     return dict(point=asdict(p.point), call=dict(run_id=p.run_id or new_run_id(),
                                                  peak_measured=p.peak_measured),
@@ -374,7 +390,8 @@ def _rank_settings(p:CheckedPoint, **how) -> dict:
 
 # %% ../nbs/04c_runner.ipynb #b395454e
 def _gave_up(r:LaunchResult|None, where:str, join_timeout:float):
-    "A machine that waited past the join timeout and has no result: its error says where it waited, and how long."
+    """A machine that waited past the join timeout and has no result: its error says where it
+    waited, and how long."""
     if r is not None and r.status == "error" and "without a result" in (r.error or ""):
         r.error = f"gave up after {join_timeout:g} s waiting at {where}: {r.error}"
 
@@ -424,7 +441,8 @@ HOWS = ("inline", "isolated", "torchrun")
 
 # %% ../nbs/04c_runner.ipynb #f130479b
 def how_of(point:Point) -> str:
-    "Where `point` says it runs: under torchrun for several processes (or machines), isolated, or here."
+    """Where `point` says it runs: under torchrun for several processes (or machines), isolated, or
+    here."""
     return "torchrun" if point.world.launched else "isolated" if point.isolate else "inline"
 
 # %% ../nbs/04c_runner.ipynb #f8335ef7
@@ -432,7 +450,8 @@ def run(point:Point,        # the point to measure
         how:str|None=None,  # inline, isolated or torchrun (default: the point's own, `how_of`)
         **options,          # the record's (`check_point`: progress, run_id, peak_measured); torchrun's (`launch`)
        ) -> Result|None:
-    "Measure one point where `how` says, always with the same engine: checked once, here; None without rank 0."
+    """Measure one point where `how` says, always with the same engine: checked once, here; None
+    without rank 0."""
     how = check_choice(how or how_of(point), HOWS, "how")
     call = {k: options.pop(k) for k in CALL_OPTIONS if k in options}
     if options and how != "torchrun":
@@ -444,7 +463,8 @@ def run(point:Point,        # the point to measure
 def record_of(p:CheckedPoint, # a checked point
               how:str,        # where it runs: inline, isolated or torchrun
              ) -> Result:
-    "The record of `p` before it is measured, as where it runs will make it (under torchrun: the world's record)."
+    """The record of `p` before it is measured, as where it runs will make it (under torchrun: the
+    world's record)."""
     return _as_world(p.result(), _rank_settings(p)) if how == "torchrun" else p.result()
 
 # %% ../nbs/04c_runner.ipynb #3f24de3d

@@ -28,8 +28,9 @@ def _journal(store) -> Path:
     p = Path(store).expanduser(); return p.with_name(p.name + JOURNAL_SUFFIX)
 
 # %% ../nbs/03c_session.ipynb #d917922a
-def _me() -> dict:
-    "This process, as the journal names it: pid, host, start time (a pid is reused; a pid and its start are not), command."
+def _this_process() -> dict:
+    """This process, as the journal names it: pid, host, start time (a pid is reused; a pid and its
+    start are not), command."""
     me = psutil.Process()
     return dict(pid=me.pid, host=socket.gethostname(), started=me.create_time(),
                 cmd=" ".join(me.cmdline())[:300])
@@ -40,7 +41,8 @@ MAX_JOURNAL = 16 * 2**20
 
 # %% ../nbs/03c_session.ipynb #6ee534e5
 def _entry(line:str) -> dict|None:
-    "A journal line as its entry (a point started, or one done), or None for a line that is neither (a write cut short)."
+    """A journal line as its entry (a point started, or one done), or None for a line that is
+    neither (a write cut short)."""
     try: e = json.loads(line)
     except ValueError: return None
     if not isinstance(e, dict): return None
@@ -52,7 +54,8 @@ def _entry(line:str) -> dict|None:
 # %% ../nbs/03c_session.ipynb #4c6c7906
 def journal_entries(text:str, # a journal's text
                    ) -> tuple[list[dict], int]:
-    "The points a journal holds open (started, not done), and how many of its lines are no entry (skipped)."
+    """The points a journal holds open (started, not done), and how many of its lines are no entry
+    (skipped)."""
     es = [_entry(l) for l in text.splitlines() if l.strip()]
     done = {e["done"] for e in es if e is not None and "done" in e}
     return [e for e in es if e is not None and "row" in e and e["row"]["run_id"] not in done], sum(e is None for e in es)
@@ -60,21 +63,24 @@ def journal_entries(text:str, # a journal's text
 # %% ../nbs/03c_session.ipynb #b74c786d
 def open_points(store:str|Path=DEFAULT_STORE, # the SQLite file
                ) -> tuple[list[dict], int]:
-    "`journal_entries` of the journal beside `store` (none if there is none); `BadInput` if it is not a regular file."
+    """`journal_entries` of the journal beside `store` (none if there is none); `BadInput` if it is
+    not a regular file."""
     try: data = read_own(_journal(store), MAX_JOURNAL, "journal")
     except OSError: return [], 0
     return journal_entries(data.decode("utf-8", "replace"))
 
 # %% ../nbs/03c_session.ipynb #e882f955
 def _alive(e:dict) -> bool:
-    "Whether the process of journal entry `e` still runs (on another host: assumed so, it cannot be asked)."
+    """Whether the process of journal entry `e` still runs (on another host: assumed so, it cannot
+    be asked)."""
     if e.get("host") != socket.gethostname(): return True
     try: return abs(psutil.Process(e["pid"]).create_time() - e["started"]) < 1
     except (psutil.Error, KeyError, TypeError): return False
 
 # %% ../nbs/03c_session.ipynb #c001cec7
 def _append(store, entry:dict):
-    "One line at the end of the journal beside `store`, written through (a kill right after loses nothing)."
+    """One line at the end of the journal beside `store`, written through (a kill right after loses
+    nothing)."""
     # never through a link
     fd = open_own(_journal(store), os.O_WRONLY | os.O_APPEND | os.O_CREAT, "journal")
     try: os.write(fd, (json.dumps(entry, default=str) + "\n").encode()); os.fsync(fd)
@@ -84,8 +90,9 @@ def _append(store, entry:dict):
 def point_started(row:dict, # the point's record without measurements (its settings; `run_id` names the entry)
                   store:str|Path=DEFAULT_STORE, # the SQLite file the point's row goes into
                  ) -> str|None:
-    "Note in the journal beside `store` that this process measures the point of `row`; returns the entry's id."
-    try: _append(store, {**_me(), "row": {k: json_value(v) for k, v in row.items()}})
+    """Note in the journal beside `store` that this process measures the point of `row`; returns the
+    entry's id."""
+    try: _append(store, {**_this_process(), "row": {k: json_value(v) for k, v in row.items()}})
     except (OSError, BadInput): return None  # no journal: the point is measured all the same
     return row["run_id"]
 
@@ -113,12 +120,14 @@ def _open_journal(store) -> int|None:
 # %% ../nbs/03c_session.ipynb #08a12b30
 def recover_killed(store:str|Path=DEFAULT_STORE, # the SQLite file
                   ) -> list[dict]:
-    "Store as `killed` every point of the journal whose process is gone without finishing it; returns their rows."
+    """Store as `killed` every point of the journal whose process is gone without finishing it;
+    returns their rows."""
     return _settle(store, recover=True)
 
 # %% ../nbs/03c_session.ipynb #c4e60878
 def _settle(store, recover:bool) -> list[dict]:
-    "Keep only the open entries of the journal (those of live processes, with `recover`), and store the dead as killed."
+    """Keep only the open entries of the journal (those of live processes, with `recover`), and
+    store the dead as killed."""
     fd = _open_journal(store)
     if fd is None: return []
     try:
@@ -140,11 +149,12 @@ def _settle(store, recover:bool) -> list[dict]:
 
 # %% ../nbs/03c_session.ipynb #93f220ef
 # what every rank runs: how its processes are known
-WORKER = "from ready_steady_go.runner import _rank_main; _rank_main()"
+WORKER = "from ready_steady_go.runner import rank_main; rank_main()"
 
 # %% ../nbs/03c_session.ipynb #e54d43ae
 def _same_device(a, b) -> bool:
-    "Whether devices `a` and `b` (`cpu`, `cuda`, `cuda:1`) may be the same one (`cuda` alone: every GPU)."
+    """Whether devices `a` and `b` (`cpu`, `cuda`, `cuda:1`) may be the same one (`cuda` alone:
+    every GPU)."""
     (ta, _, ia), (tb, _, ib) = str(a).partition(":"), str(b).partition(":")
     return ta == tb and (not ia or not ib or ia == ib)
 
@@ -162,7 +172,8 @@ def launcher() -> str: return f"{os.getpid()}:{psutil.Process().create_time():.3
 
 # %% ../nbs/03c_session.ipynb #a92c0dd3
 def _adopted(q:psutil.Process) -> bool:
-    "Whether the torchrun above rank `q` (or `q` itself) was handed to init: what launched it is gone."
+    """Whether the torchrun above rank `q` (or `q` itself) was handed to init: what launched it is
+    gone."""
     try:
         while (up := q.parent()) is not None and any(WORKER in a for a in up.cmdline()): q = up
         return up is None or up.pid == 1
@@ -170,7 +181,8 @@ def _adopted(q:psutil.Process) -> bool:
 
 # %% ../nbs/03c_session.ipynb #b5c711f1
 def _orphan(q:psutil.Process) -> bool:
-    "Whether the process that launched rank or torchrun `q` is gone: a leftover, nobody waits for it."
+    """Whether the process that launched rank or torchrun `q` is gone: a leftover, nobody waits for
+    it."""
     try: pid, _, t = q.environ().get(LAUNCHER, "").partition(":")
     except psutil.Error: pid = ""
     if not pid: return _adopted(q)  # launched by an older version, or its environment unreadable
@@ -179,7 +191,8 @@ def _orphan(q:psutil.Process) -> bool:
 
 # %% ../nbs/03c_session.ipynb #5e75fdb0
 def _ranks(device) -> dict[int, str]:
-    "Leftover torchrun launches and ranks of this tool on `device`, known by their command line: pid -> what it is."
+    """Leftover torchrun launches and ranks of this tool on `device`, known by their command line:
+    pid -> what it is."""
     found = {}
     for q in psutil.process_iter(["pid", "cmdline"]):
         cmd = q.info["cmdline"] or []
@@ -198,7 +211,8 @@ def _zombie(pid:int) -> bool:
 
 # %% ../nbs/03c_session.ipynb #8a062cc1
 def _tool_process(e:dict) -> bool:
-    "Whether the process of journal entry `e` runs this tool: its command line names it, or is the one the entry noted."
+    """Whether the process of journal entry `e` runs this tool: its command line names it, or is the
+    one the entry noted."""
     try: cmd = psutil.Process(e["pid"]).cmdline()
     except psutil.Error: return False
     return " ".join(cmd)[:300] == e.get("cmd") or any(n in a for a in cmd
@@ -207,7 +221,9 @@ def _tool_process(e:dict) -> bool:
 
 # %% ../nbs/03c_session.ipynb #bf80015c
 def _journalled(store, device) -> tuple[dict[int, str], list[str]]:
-    "Live processes of this tool whose point on `device` is open in the journal beside `store` (pid -> the point); and, in words, the open entries that name none here (another host's, another program's)."
+    """Live processes of this tool whose point on `device` is open in the journal beside `store`
+    (pid -> the point); and, in words, the open entries that name none here (another host's,
+    another program's)."""
     found, stray = {}, []
     # lines that are no entry are skipped (said once, by `store.recover_killed`)
     for e in open_points(store)[0]:
@@ -225,7 +241,8 @@ def _journalled(store, device) -> tuple[dict[int, str], list[str]]:
 def others_measuring(device, # the device about to be measured
                      store=None, # the store whose journal names the points being measured (None: ranks only)
                     ) -> dict[int, str]:
-    "Other processes of this tool measuring on `device` now (leftover ranks, a run into `store`): pid -> what it is."
+    """Other processes of this tool measuring on `device` now (leftover ranks, a run into `store`):
+    pid -> what it is."""
     found = {**(_journalled(store, device)[0] if store is not None else {}), **_ranks(device)}
     ours = _ours()
     return {pid: what for pid, what in sorted(found.items()) if pid not in ours}
@@ -235,7 +252,8 @@ def check_alone(device, # the device about to be measured
                 store=None, # the store its results go into
                 wait:float=10, # seconds to wait for them to go (ranks of an ended launch die with it)
                ):
-    "`BadInput` naming the other processes of this tool that measure on `device`: a point beside them is not normal."
+    """`BadInput` naming the other processes of this tool that measure on `device`: a point beside
+    them is not normal."""
     end = time.monotonic() + wait
     while (others := others_measuring(device, store)) and time.monotonic() < end: time.sleep(0.5)
     if store is not None and (stray := _journalled(store, device)[1]):
@@ -251,7 +269,8 @@ def check_alone(device, # the device about to be measured
 
 # %% ../nbs/03c_session.ipynb #ad34b851
 class DeviceSession:
-    "Measuring on one device into one store: its lock held, no other run of this tool on it, each point in the journal."
+    """Measuring on one device into one store: its lock held, no other run of this tool on it, each
+    point in the journal."""
     def __init__(self,
                  store:str|Path|None, # the store the rows go into (None: none, and no journal)
                  device, # the device measured on (`torch.device` or its name)
@@ -275,7 +294,8 @@ class DeviceSession:
 
     @contextmanager
     def measuring(self, row:dict): # the point's record as it is stored if its process is killed (its settings)
-        "The point of `row` open in the journal for the block: a kill inside it is stored as `killed` by the next run."
+        """The point of `row` open in the journal for the block: a kill inside it is stored as
+        `killed` by the next run."""
         entry = (None if self.store is None
                  else point_started({**row, "status": "killed", "error": KILLED}, self.store))
         try: yield entry

@@ -44,7 +44,8 @@ def _as_bool(s:pd.Series) -> pd.Series:
 
 # %% ../nbs/03_store.ipynb #f5956136
 def _as_type(s:pd.Series, typ:type) -> pd.Series:
-    "Column `s` in the schema's dtype for `typ` (a column read from the store already has it: taken as it is)."
+    """Column `s` in the schema's dtype for `typ` (a column read from the store already has it:
+    taken as it is)."""
     if typ is bool: return _as_bool(s)
     if s.dtype == _DTYPES[typ]: return s
     if typ is str: return s.astype("str")
@@ -54,7 +55,8 @@ def _as_type(s:pd.Series, typ:type) -> pd.Series:
 
 # %% ../nbs/03_store.ipynb #3e3cbed3
 def _missing(index:pd.Index, typ:type) -> pd.Series:
-    "A column no row has, in the schema's dtype for `typ`: one missing value typed as `_as_type` types it, repeated."
+    """A column no row has, in the schema's dtype for `typ`: one missing value typed as `_as_type`
+    types it, repeated."""
     one = _as_type(pd.Series([None] * min(len(index), 1), dtype=object), typ)  # no row: `bool`
     return pd.Series(one.array.take(np.zeros(len(index), dtype=np.intp)), index=index)
 
@@ -124,7 +126,8 @@ def _is_dir(p:Path) -> bool:
 
 # %% ../nbs/03_store.ipynb #25a78f76
 def _check_name(p:Path, path):
-    "Refuse a path the file system cannot hold: a name over NAME_MAX bytes (room kept for `-wal`) or over PATH_MAX."
+    """Refuse a path the file system cannot hold: a name over NAME_MAX bytes (room kept for `-wal`)
+    or over PATH_MAX."""
     d = next((a for a in [p.parent, *p.parent.parents] if _is_dir(a)), Path("."))
     try: name_max, path_max = os.pathconf(d, "PC_NAME_MAX"), os.pathconf(d, "PC_PATH_MAX")
     except (OSError, ValueError): name_max, path_max = 255, 4096
@@ -158,7 +161,8 @@ def _check_writable(p:Path, path):
 def check_store(path:str|Path=DEFAULT_STORE, # the SQLite file; created on the first write
                 write:bool=False, # also make sure the store can be written (before a measurement)
                ) -> Path:
-    "Refuse a store that is a folder, not ours, without a parent or (`write`) not writable; creates nothing."
+    """Refuse a store that is a folder, not ours, without a parent or (`write`) not writable;
+    creates nothing."""
     p = Path(path).expanduser()
     _check_name(p, path)
     if p.is_dir(): raise BadInput(f"store {str(path)!r} is a directory: accepted is {_ACCEPTED}")
@@ -228,7 +232,8 @@ def _connect(p:Path) -> sqlite3.Connection:
 
 # %% ../nbs/03_store.ipynb #8a127069
 def _identify(con:sqlite3.Connection):
-    "Give a store without one its identity: a random number in its header (`user_version`) that read snapshots are named by."
+    """Give a store without one its identity: a random number in its header (`user_version`) that
+    read snapshots are named by."""
     if con.execute("PRAGMA user_version").fetchone()[0]: return
     try: con.execute(f"PRAGMA user_version={secrets.randbelow(2**31 - 1) + 1}")
     except sqlite3.OperationalError: pass  # a store that cannot be written: read whole each time
@@ -246,7 +251,8 @@ CREATE TRIGGER IF NOT EXISTS rsg_deleted AFTER DELETE ON runs BEGIN UPDATE rsg_c
 # among a snapshot's changes their count, which `_load_snapshot` checks as well
 
 def _count_changes(con:sqlite3.Connection):
-    "Give a store without them the triggers that count its changes (`store_changes`); an older store gets them here."
+    """Give a store without them the triggers that count its changes (`store_changes`); an older
+    store gets them here."""
     if con.execute("SELECT count(*) FROM sqlite_master WHERE type='trigger' AND name LIKE 'rsg_%'").fetchone()[0] == 2:
         return
     try: con.executescript(f"BEGIN IMMEDIATE; {_CHANGES} COMMIT;")
@@ -271,7 +277,8 @@ def _cell(v):
 
 # %% ../nbs/03_store.ipynb #2eca87f4
 def _sql_value(v, t:type|None):
-    "One value of a dict row as its column's plain Python type (None when missing), without pandas: cheap for one run."
+    """One value of a dict row as its column's plain Python type (None when missing), without
+    pandas: cheap for one run."""
     if isinstance(v, np.generic): v = v.item()
     if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)): return None
     if t is None or isinstance(v, t) and not (t is int and isinstance(v, bool)): return _cell(v)
@@ -305,7 +312,8 @@ _WRITE_ROWS = 50_000  # rows turned into Python values at a time
 
 # %% ../nbs/03_store.ipynb #9076989e
 class _LazyRows:
-    "A frame's rows as tuples for sqlite3, made a chunk at a time: a million runs never stand as Python values at once."
+    """A frame's rows as tuples for sqlite3, made a chunk at a time: a million runs never stand as
+    Python values at once."""
     def __init__(self, df:pd.DataFrame): self.df = df
     def __len__(self) -> int: return len(self.df)
     def missing_ids(self) -> int: return int(self.df["run_id"].isna().sum())
@@ -325,7 +333,8 @@ def _sql_column(s:pd.Series) -> list:
 def write_rows(rows:dict|list[dict]|pd.DataFrame, # one run record, a list of them, or a DataFrame of them
                store:str|Path=DEFAULT_STORE, # the SQLite file
               ) -> int:
-    "Add runs to the store in one transaction, leaving those already there (same `run_id`); returns how many were added."
+    """Add runs to the store in one transaction, leaving those already there (same `run_id`);
+    returns how many were added."""
     try:
         with gc_paused(): return _write_rows(rows, store)
     # never a sqlite traceback
@@ -333,7 +342,8 @@ def write_rows(rows:dict|list[dict]|pd.DataFrame, # one run record, a list of th
 
 # %% ../nbs/03_store.ipynb #6e02a67b
 class StoreError(BadInput):
-    "The store could not take the rows (locked, full, read-only, a number SQLite cannot hold): nothing was added."
+    """The store could not take the rows (locked, full, read-only, a number SQLite cannot hold):
+    nothing was added."""
     def __init__(self, store, e:Exception):
         self.why = (str(e).splitlines() or [type(e).__name__])[0]
         super().__init__(f"store {str(store)!r} could not be written ({self.why}): nothing was "
@@ -365,7 +375,8 @@ def _write_rows(rows, store):
 
 # %% ../nbs/03_store.ipynb #7455a7d0
 def _insert(con:sqlite3.Connection, p:Path, names:list[str], values) -> int:
-    "Insert `values` (rows of columns `names`) in one transaction, a large frame's snapshot kept after; how many were added."
+    """Insert `values` (rows of columns `names`) in one transaction, a large frame's snapshot kept
+    after; how many were added."""
     cols, marks = ", ".join(f'"{k}"' for k in names), ", ".join("?" * len(names))
     con.execute("BEGIN IMMEDIATE")
     try:
@@ -380,7 +391,8 @@ def _insert(con:sqlite3.Connection, p:Path, names:list[str], values) -> int:
 
 # %% ../nbs/03_store.ipynb #762e4a34
 def _sql_to_column(vs:np.ndarray, typ:type|None):
-    "One column as SQLite returned it, straight into the schema's dtype: no per-value inference (5× `read_sql_query`)."
+    """One column as SQLite returned it, straight into the schema's dtype: no per-value inference
+    (5× `read_sql_query`)."""
     if typ is float: return vs.astype(float)  # None becomes NaN
     if typ is int: return pd.array(vs, dtype="Int64")
     if typ is bool: return _as_bool(pd.Series(pd.array(vs, dtype="Int64")))
@@ -410,7 +422,8 @@ def _runs_cache() -> Path:
 
 # %% ../nbs/03_store.ipynb #8d990ea4
 def _snapshot_file(con:sqlite3.Connection, p:Path, names:list[str]) -> Path|None:
-    "The snapshot of columns `names` of store `p`, named by path, identity, columns and types; None without an identity."
+    """The snapshot of columns `names` of store `p`, named by path, identity, columns and types;
+    None without an identity."""
     sid = con.execute("PRAGMA user_version").fetchone()[0]
     if not sid or "run_id" not in names: return None
     key = json.dumps([_SNAPSHOT_VERSION, str(p.resolve()), sid, names, _columns(con),
@@ -419,7 +432,8 @@ def _snapshot_file(con:sqlite3.Connection, p:Path, names:list[str]) -> Path|None
 
 # %% ../nbs/03_store.ipynb #92929f22
 def _load_snapshot(f:Path, con:sqlite3.Connection) -> tuple[int, pd.DataFrame|None]:
-    "`(last rowid, rows)` of snapshot `f` while the store still begins with its rows, changed in none; else `(0, None)`."
+    """`(last rowid, rows)` of snapshot `f` while the store still begins with its rows, changed in
+    none; else `(0, None)`."""
     changes = store_changes(con)
     # unpickled only if this user wrote it
     if changes is None or (fh := read_sealed(f)) is None: return 0, None
@@ -434,7 +448,8 @@ def _load_snapshot(f:Path, con:sqlite3.Connection) -> tuple[int, pd.DataFrame|No
 
 # %% ../nbs/03_store.ipynb #6e4f9c32
 def _save_snapshot(f:Path, last:int, changes:int, df:pd.DataFrame):
-    "Keep `df`, the store's rows up to rowid `last` after `changes` (`store_changes`), in `f`; never an error."
+    """Keep `df`, the store's rows up to rowid `last` after `changes` (`store_changes`), in `f`;
+    never an error."""
     # a repeated text is one object (`_shared`; pandas' CSV parser shares them too), which pickle
     # writes once
     write_sealed(f, lambda fh: pickle.dump((last, changes, df), fh,
@@ -443,13 +458,15 @@ def _save_snapshot(f:Path, last:int, changes:int, df:pd.DataFrame):
 
 # %% ../nbs/03_store.ipynb #1b9b4f92
 def can_fork() -> bool:
-    "Whether this process may fork a worker: the platform forks, and no other thread holds a lock the child would wait on."
+    """Whether this process may fork a worker: the platform forks, and no other thread holds a lock
+    the child would wait on."""
     return ("fork" in mp.get_all_start_methods() and not mp.current_process().daemon
             and threading.active_count() == 1)
 
 # %% ../nbs/03_store.ipynb #320ffb42
 def _keep_snapshot(f:Path, last:int, changes:int, df:pd.DataFrame):
-    "`_save_snapshot` in a forked process where that is safe, the reader going on meanwhile (joined at exit); else here."
+    """`_save_snapshot` in a forked process where that is safe, the reader going on meanwhile
+    (joined at exit); else here."""
     if can_fork():
         try:
             mp.get_context("fork").Process(target=_save_snapshot, args=(f, last, changes, df)).start(); return
@@ -480,13 +497,15 @@ def _read_runs(store, where, columns=None):
 
 # %% ../nbs/03_store.ipynb #201f675b
 def read_families(df:pd.DataFrame) -> pd.DataFrame:
-    "Records written before workload families say `timm`: read, they say what it means (`kind_of`: `image`)."
+    """Records written before workload families say `timm`: read, they say what it means (`kind_of`:
+    `image`)."""
     df["workload"] = df["workload"].replace({"timm": kind_of("timm")})
     return df
 
 # %% ../nbs/03_store.ipynb #15f1d4bf
 def _select(con:sqlite3.Connection, where:dict, keep:set|None=None, p:Path|None=None) -> pd.DataFrame:
-    "The runs matching `where` (their columns in `keep` and the extras; None: all), in the schema's dtypes."
+    """The runs matching `where` (their columns in `keep` and the extras; None: all), in the
+    schema's dtypes."""
     cols = _columns(con)
     if not cols: return pd.DataFrame()
     bad = [k for k in where if k not in cols]
@@ -503,7 +522,8 @@ def _select(con:sqlite3.Connection, where:dict, keep:set|None=None, p:Path|None=
 
 # %% ../nbs/03_store.ipynb #4c5c5f8a
 def _fetch(con:sqlite3.Connection, names:list[str], cols:dict, where:str="", args=()) -> tuple[pd.DataFrame, int]:
-    "Columns `names` of the rows matching `where` (SQL), in rowid order and the schema's dtypes; and the last rowid."
+    """Columns `names` of the rows matching `where` (SQL), in rowid order and the schema's dtypes;
+    and the last rowid."""
     sql = (f"SELECT rowid, {', '.join(f'{chr(34)}{k}{chr(34)}' for k in names)} FROM runs{where} "
            "ORDER BY rowid")
     typ = lambda k: COLUMNS.get(k) or _PY_TYPES.get(cols[k])
@@ -529,7 +549,8 @@ def _typed_batches(cur:sqlite3.Cursor, types:list) -> list[list]:
 
 # %% ../nbs/03_store.ipynb #32a14494
 def _pre_typed(vs:np.ndarray, typ:type|None):
-    "A batch of one column, its Python values let go: numbers as arrays, repeated texts as one object each."
+    """A batch of one column, its Python values let go: numbers as arrays, repeated texts as one
+    object each."""
     if typ is float: return vs.astype(float)
     if typ in (int, bool): return pd.array(vs, dtype="Int64")
     if typ is str: return _shared(vs)
@@ -537,7 +558,8 @@ def _pre_typed(vs:np.ndarray, typ:type|None):
 
 # %% ../nbs/03_store.ipynb #a8c9b436
 def _shared(vs:np.ndarray) -> np.ndarray:
-    "The same values, each distinct one a single object (a model name read a million times is kept once)."
+    """The same values, each distinct one a single object (a model name read a million times is kept
+    once)."""
     codes, uniques = pd.factorize(vs)
     # not a view of the whole batch
     if not len(uniques) or len(uniques) == len(vs): return vs.copy()
@@ -554,7 +576,8 @@ def _column_of(batches:list[list], i:int):
 
 # %% ../nbs/03_store.ipynb #268a86cb
 def _snapshotted(con:sqlite3.Connection, p:Path, names:list[str], cols:dict) -> pd.DataFrame:
-    "Every run: those of a valid snapshot from it, the rest from SQLite; the snapshot renewed once it lags 10% behind."
+    """Every run: those of a valid snapshot from it, the rest from SQLite; the snapshot renewed once
+    it lags 10% behind."""
     f, changes = _snapshot_file(con, p, names), store_changes(con)
     last, old = _load_snapshot(f, con) if f else (0, None)
     new, end = _fetch(con, names, cols, " WHERE rowid > ?", [last])
@@ -580,7 +603,8 @@ def _last_rowid(con:sqlite3.Connection) -> int:
 
 # %% ../nbs/03_store.ipynb #f4658f7d
 def _typed_as(s:pd.Series, typ:type|None) -> bool:
-    "Whether every value of `s` is of `typ` already, so that SQLite keeps it as it is and a read gives it back unchanged."
+    """Whether every value of `s` is of `typ` already, so that SQLite keeps it as it is and a read
+    gives it back unchanged."""
     if typ is str: return isinstance(s.dtype, pd.StringDtype)
     if typ is float: return s.dtype.kind == "f"
     if typ is int: return pd.api.types.is_integer_dtype(s) and not pd.api.types.is_bool_dtype(s)
@@ -588,7 +612,8 @@ def _typed_as(s:pd.Series, typ:type|None) -> bool:
 
 # %% ../nbs/03_store.ipynb #57ee7f57
 def _read_types(df:pd.DataFrame, names:list[str], cols:dict) -> dict|None:
-    "The type a read gives each of columns `names`, or None if SQLite may change a value of `df` on the way in."
+    """The type a read gives each of columns `names`, or None if SQLite may change a value of `df`
+    on the way in."""
     types = {k: COLUMNS.get(k) or _PY_TYPES.get(cols[k]) for k in names}
     if any(t is None or cols[k] != _SQL_TYPES[t] or (k in df and not _typed_as(df[k], t)) for k,
            t in types.items()):
@@ -598,7 +623,8 @@ def _read_types(df:pd.DataFrame, names:list[str], cols:dict) -> dict|None:
 
 # %% ../nbs/03_store.ipynb #9a07e5c8
 def _as_read(s:pd.Series|None, n:int, typ:type):
-    "Column `s` of rows just written (None: a column they leave empty) as a read of them returns it (`_sql_to_column`)."
+    """Column `s` of rows just written (None: a column they leave empty) as a read of them returns
+    it (`_sql_to_column`)."""
     if s is None:  # one missing value as a read types it, repeated
         one = _sql_to_column(np.full(1, None, dtype=object), typ)
         return (one.array if isinstance(one, pd.Series) else one).take(np.zeros(n, dtype=np.intp))
@@ -617,7 +643,8 @@ def _read_back(df:pd.DataFrame, types:dict) -> pd.DataFrame:
 
 # %% ../nbs/03_store.ipynb #9c1e5a08
 def _snapshot_written(con:sqlite3.Connection, p:Path, df:pd.DataFrame, end0:int):
-    "After a large write of all of `df` (rowids after `end0`): the snapshot a report's read would keep, made from `df`."
+    """After a large write of all of `df` (rowids after `end0`): the snapshot a report's read would
+    keep, made from `df`."""
     try:
         # small, or some rows were there
         if 10 * len(df) < SNAPSHOT_ROWS or _last_rowid(con) - end0 != len(df): return
@@ -642,7 +669,8 @@ def _snapshot_written(con:sqlite3.Connection, p:Path, df:pd.DataFrame, end0:int)
 
 # %% ../nbs/03_store.ipynb #f2ef1aa8
 def _between(con:sqlite3.Connection, names:list[str], cols:dict, old:pd.DataFrame|None, last:int, end:int) -> pd.DataFrame:
-    "Snapshot `old` (up to rowid `last`; None: no rows) and the rows after it up to rowid `end`, read from SQLite."
+    """Snapshot `old` (up to rowid `last`; None: no rows) and the rows after it up to rowid `end`,
+    read from SQLite."""
     mid = _fetch(con, names, cols, " WHERE rowid > ? AND rowid <= ?", [last, end])[0]
     return mid if old is None else _appended(old, mid, cols)
 
@@ -662,7 +690,8 @@ def json_value(v): # a value of a run record
 def save_runs(rows:dict|list[dict], # one run record or a list of them
               store:str|Path=DEFAULT_STORE, # the SQLite file
              ) -> str|None:
-    "Write runs to the store; if that fails, keep them in a JSON-lines file (or on stdout) and say where, in one line."
+    """Write runs to the store; if that fails, keep them in a JSON-lines file (or on stdout) and say
+    where, in one line."""
     rows = [rows] if isinstance(rows, dict) else list(rows)
     try: write_rows(rows, store); return None
     # never lost for a value
@@ -701,7 +730,8 @@ def _peaks_table(con:sqlite3.Connection):
 def write_peak(peak:dict, # a measured peak: the keys of `PEAK_COLUMNS` (`sizes` may be a dict)
                store:str|Path=DEFAULT_STORE, # the SQLite file
               ) -> bool:
-    "Keep `peak` for its environment and precision if it beats the stored one or is of a newer method; True if kept."
+    """Keep `peak` for its environment and precision if it beats the stored one or is of a newer
+    method; True if kept."""
     p, row = check_store(store), [_sql_value(_cell(peak.get(k)), t) for k,
                                   t in PEAK_COLUMNS.items()]
     names = ", ".join(f'"{k}"' for k in PEAK_COLUMNS)
@@ -738,7 +768,8 @@ def read_peaks(store:str|Path=DEFAULT_STORE, # the SQLite file
 def save_peak(peak:dict, # as `write_peak` takes it
               store:str|Path=DEFAULT_STORE, # the SQLite file
              ) -> str|None:
-    "`write_peak`, or the one line that says why the store could not keep the peak (the run goes on)."
+    """`write_peak`, or the one line that says why the store could not keep the peak (the run goes
+    on)."""
     try: write_peak(peak, store); return None
     except (sqlite3.Error, OSError, BadInput) as e:
         why = (str(e).splitlines() or [type(e).__name__])[0]
@@ -754,7 +785,8 @@ HISTORY_COLUMNS = dict(run_id=str, step=int, step_s=float, throughput=float, war
 def write_history(steps:pd.DataFrame, # per-step rows: `HISTORY_COLUMNS` (missing ones left empty)
                   store:str|Path=DEFAULT_STORE, # the SQLite file
                  ) -> int:
-    "Keep per-step rows in the store's `history` table, a step already there replaced: the rows written."
+    """Keep per-step rows in the store's `history` table, a step already there replaced: the rows
+    written."""
     p = check_store(store, write=True)
     if not len(steps): return 0
     rows = [tuple(_sql_value(_cell(v), t) for v, t in zip(r, HISTORY_COLUMNS.values()))
@@ -799,7 +831,8 @@ _KEY_DEFAULTS = dict(world_size=1, backend=None, workload="image", seq_len=None,
 
 # %% ../nbs/03_store.ipynb #774bead9
 def _key_text(v) -> str:
-    "A size or length as text, the same from a number, a float read back or a string: `64`, `32x128x128`, `None`."
+    """A size or length as text, the same from a number, a float read back or a string: `64`,
+    `32x128x128`, `None`."""
     if v is None or (isinstance(v, float) and math.isnan(v)): return "None"
     if isinstance(v, str):
         sides = v.strip().lower().split("x")
@@ -836,7 +869,8 @@ def combination_of(k:tuple, # `point_key`'s identity
 def stored_points(store:Path, # the SQLite file
                   env_id:str, # the environment (`env.env_id`)
                  ) -> dict:
-    "Rows of `store` from environment `env_id` with status ok, oom or killed, by point identity (latest wins)."
+    """Rows of `store` from environment `env_id` with status ok, oom or killed, by point identity
+    (latest wins)."""
     df = read_runs(store, env_id=env_id, status=["ok", "oom", "killed"])
     out = {}
     for r in df.astype(object).where(df.notna(), None).to_dict("records"):
@@ -852,14 +886,16 @@ _ROWS_NAMES = {"spreadsheet_safe", "unquote_formulas", "safe_csv", "export_csv",
 
 # %% ../nbs/03_store.ipynb #e11b4782
 def __getattr__(name:str):
-    "The names of runs as CSV, where earlier code imports them from `store`: handed over from `rows` on first use."
+    """The names of runs as CSV, where earlier code imports them from `store`: handed over from
+    `rows` on first use."""
     if name in _ROWS_NAMES: return getattr(importlib.import_module("ready_steady_go.rows"), name)
     raise AttributeError(f"module 'ready_steady_go.store' has no attribute {name!r}")
 
 # %% ../nbs/03_store.ipynb #16232b0d
 def connect_store(store:str|Path=DEFAULT_STORE, # the SQLite file
                  ) -> sqlite3.Connection:
-    "A connection to the store for a table beside the runs: the path checked, the runs table made if new. Close it after."
+    """A connection to the store for a table beside the runs: the path checked, the runs table made
+    if new. Close it after."""
     return _connect(check_store(store))
 
 # %% ../nbs/03_store.ipynb #d816adf9
@@ -887,7 +923,8 @@ def add_table_rows(rows:pd.DataFrame, # the rows, their columns those of the tab
 def read_store_table(store:str|Path=DEFAULT_STORE, # the SQLite file
                      table:str="runs", # a table beside the runs (`checks`, `peaks`, ...)
                     ) -> pd.DataFrame|None:
-    "Every row of `table`, oldest first, read without writing beside the store; None where it has no such table."
+    """Every row of `table`, oldest first, read without writing beside the store; None where it has
+    no such table."""
     p = check_store(store)
     if not p.exists() or not p.stat().st_size or table not in _tables(p): return None
     return _read_only(p, lambda con: pd.read_sql_query(f'SELECT * FROM "{table}" ORDER BY rowid',

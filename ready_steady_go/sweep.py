@@ -107,25 +107,28 @@ def _next_probe(c:_Combo) -> int|None:
 
 # %% ../nbs/05_sweep.ipynb #3d65dffb
 def _device_warmup(dev:torch.device, max_seconds:float|None, isolate:bool=False) -> dict|None:
-    "The sweep's device warm-up, here or (with `isolate`) in a fresh process, so this one holds no GPU memory."
+    """The sweep's device warm-up, here or (with `isolate`) in a fresh process, so this one holds no
+    GPU memory."""
     if not isolate: return warm_up_device(dev, max_seconds)
     return in_child("warmup", dict(device=str(dev), max_seconds=max_seconds))[0]
 
 # %% ../nbs/05_sweep.ipynb #2fd44641
 def warm_text(w:dict, # what `warm_up_device` saw
              ) -> str:
-    "The device warm-up in plain words, the sweep's first line: its rate, and whether it settled or the sweep goes on."
+    """The device warm-up in plain words, the sweep's first line: its rate, and whether it settled
+    or the sweep goes on."""
     x = w["throughput"]
     rate = f"{x:,.0f} {w['unit']}/s" if x >= 100 else f"{x:.3g} {w['unit']}/s"
     if w["steady"]: return f"the device is warm: {rate}, steady after {w['seconds']:.1f} s"
     return f"warming the device up: {rate}, not steady yet after {w['seconds']:.1f} s — going on"
 
 # %% ../nbs/05_sweep.ipynb #c1e2e57e
-def _s(n:int) -> str: return "" if n == 1 else "s"  # 1 point, 2 points
+def _plural(n:int) -> str: return "" if n == 1 else "s"  # 1 point, 2 points
 
 # %% ../nbs/05_sweep.ipynb #b4dc9efc
 def _table_text(df:pd.DataFrame) -> str:
-    "The summary table as text, `-` for what is missing, throughputs in three figures as the report shows them."
+    """The summary table as text, `-` for what is missing, throughputs in three figures as the
+    report shows them."""
     if not len(df): return "(no points)"
     df = df.assign(throughput=[num_text(x) if x is not None and x == x else None
                                for x in df["throughput"]])
@@ -155,7 +158,8 @@ def _mark_lines(df:pd.DataFrame) -> list:
 # %% ../nbs/05_sweep.ipynb #066ee086
 @dataclass
 class SweepSummary:
-    "What a sweep did: the best-batch table, the out-of-memory boundaries, the skipped points, where the rows are."
+    """What a sweep did: the best-batch table, the out-of-memory boundaries, the skipped points,
+    where the rows are."""
     table:pd.DataFrame         # one row per model × precision × mode
     store:str                  # the SQLite file the rows are in
     env_id:str                 # the environment fingerprint's id
@@ -168,29 +172,33 @@ class SweepSummary:
     def __str__(self):
         return "\n".join([
             _table_text(self.table), "", *_skip_lines(self.skipped), *_mark_lines(self.table),
-            f"{self.measured} point{_s(self.measured)} measured, {self.resumed} already in the "
+            f"{self.measured} point{_plural(self.measured)} measured, {self.resumed} already in "
+            "the "
             "store, "
             f"{len(self.skipped)} skipped after OOM, {self.errors} errors; {self.seconds:.1f} s",
             f"results: {self.store} (env_id {self.env_id}); report: ready-steady-go-report --store "
             f"{self.store}"])
 
 # %% ../nbs/05_sweep.ipynb #a4060f55
-def _num(v) -> float|None:
+def _stored_number(v) -> float|None:
     "A stored number, None for missing or NaN."
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
 
 # %% ../nbs/05_sweep.ipynb #e8b9e298
-def _met(r:dict) -> bool:
-    "Whether a row's CI reached its target (rows stored before `ci_target_met` existed: from `ci_rel` and `target_ci`)."
-    if _num(r.get("ci_target_met")) is not None: return bool(r["ci_target_met"])
-    ci, t = _num(r.get("ci_rel")), _num(r.get("target_ci"))
+def _ci_met(r:dict) -> bool:
+    """Whether a row's CI reached its target (rows stored before `ci_target_met` existed: from
+    `ci_rel` and `target_ci`)."""
+    if _stored_number(r.get("ci_target_met")) is not None: return bool(r["ci_target_met"])
+    ci, t = _stored_number(r.get("ci_rel")), _stored_number(r.get("target_ci"))
     return ci is not None and t is not None and ci <= t
 
 # %% ../nbs/05_sweep.ipynb #efe6f74d
 def _by_bs(mine:list) -> tuple:
-    "A combination's ok rows by batch size (means over repeats) and its best batch size (off the memory edge if any)."
-    ok = pd.DataFrame([dict(bs=r["bs"], throughput=r["throughput"], ci_rel=r["ci_rel"], met=_met(r),
-                            edge=bool(_num(r.get("alloc_retries")))) for r in mine
+    """A combination's ok rows by batch size (means over repeats) and its best batch size (off the
+    memory edge if any)."""
+    ok = pd.DataFrame([dict(bs=r["bs"], throughput=r["throughput"], ci_rel=r["ci_rel"],
+                            met=_ci_met(r),
+                            edge=bool(_stored_number(r.get("alloc_retries")))) for r in mine
                        if r["status"] == "ok"],
                       columns=["bs", "throughput", "ci_rel", "met", "edge"])
     if not len(ok): return None, None
@@ -202,13 +210,15 @@ def _by_bs(mine:list) -> tuple:
 
 # %% ../nbs/05_sweep.ipynb #2a51cd6e
 def _ci_text(g:pd.DataFrame, best) -> str:
-    "The best point's CI as text: `!` when it missed its target, `~` when it was at the edge of memory."
+    """The best point's CI as text: `!` when it missed its target, `~` when it was at the edge of
+    memory."""
     mark = ("" if g.met[best] else " !") + (" ~" if g.edge[best] else "")
     return (f"±{100*g.ci_rel[best]:.1f}%" if not pd.isna(g.ci_rel[best]) else "no CI") + mark
 
 # %% ../nbs/05_sweep.ipynb #1f497efb
 def _table_row(combo:tuple, c:_Combo) -> dict:
-    "The summary of one (variant, precision, mode): best batch size and throughput in its unit, the OOM boundary."
+    """The summary of one (variant, precision, mode): best batch size and throughput in its unit,
+    the OOM boundary."""
     (vid, p, md), mine = combo, c.rows
     g, best = _by_bs(mine)
     unit = next((r["unit"] for r in mine if isinstance(r.get("unit"), str)), "images")
@@ -240,7 +250,8 @@ def _world(r:dict) -> int: return int(r.get("world_size") or 1)
 
 # %% ../nbs/05_sweep.ipynb #95297266
 def _tables(combos:dict, launched:bool) -> pd.DataFrame:
-    "`_table` for each world size, the world sizes of a combination side by side (a `world_size` column in a series)."
+    """`_table` for each world size, the world sizes of a combination side by side (a `world_size`
+    column in a series)."""
     if not launched: return _table({k[:3]: c for k, c in combos.items()})
     parts = [_table({k[:3]: c}) for k, c in combos.items()]
     df = pd.concat(parts, ignore_index=True)
@@ -249,8 +260,9 @@ def _tables(combos:dict, launched:bool) -> pd.DataFrame:
 
 # %% ../nbs/05_sweep.ipynb #9c98b02b
 def sweep(*args, **kwargs) -> SweepSummary:
-    "Measure the model × precision × mode × batch-size (× world-size) matrix into `store`: OOM boundaries, resume, progress."
-    return _run(_plan(**inspect.signature(sweep).bind(*args, **kwargs).arguments))
+    """Measure the model × precision × mode × batch-size (× world-size) matrix into `store`: OOM
+    boundaries, resume, progress."""
+    return _run_plan(_plan(**inspect.signature(sweep).bind(*args, **kwargs).arguments))
 
 # its parameters: its own (`schema.sweep_params`), then the settings of a point it passes on
 # (`schema.Point`)
@@ -265,7 +277,8 @@ def _bss(v:dict, mode:str) -> list:
 # %% ../nbs/05_sweep.ipynb #7c822fdc
 @dataclass
 class SweepPlan:
-    "A checked sweep: the variants to measure, the stop rule, the device and store, and how to run them."
+    """A checked sweep: the variants to measure, the stop rule, the device and store, and how to run
+    them."""
     dev:torch.device           # the device measured on
     models:list                # model names, checked
     precisions:list            # precisions asked for (each variant keeps those its family runs)
@@ -293,7 +306,8 @@ class SweepPlan:
     book:PeakBook = field(default_factory=PeakBook) # the matmul peaks found (`_peaks`), for every point
     @property
     def n_points(self) -> int:
-        "How many points the matrix has: each variant with its own precisions, modes and batch sizes."
+        """How many points the matrix has: each variant with its own precisions, modes and batch
+        sizes."""
         per = sum(len(v["precisions"]) * len(_bss(v, md)) for v in self.variants.values()
                   for md in v["modes"])
         return per * self.repeats * len(self.nprocs)
@@ -316,7 +330,8 @@ def _check_workers(workers):
 
 # %% ../nbs/05_sweep.ipynb #d9c383dc
 def _arguments(kw:dict) -> dict:
-    "`sweep`'s arguments: its defaults where not given, then the preset's (or the engine's) for those left as None."
+    """`sweep`'s arguments: its defaults where not given, then the preset's (or the engine's) for
+    those left as None."""
     a = inspect.signature(sweep).bind(**kw); a.apply_defaults()
     a = dict(a.arguments, given={k for k, v in a.arguments.items() if v is not None})
     a["preset_values"] = {**ENGINE_DEFAULTS, **PRESETS[check_choice(a["preset"], tuple(PRESETS),
@@ -329,7 +344,8 @@ def _arguments(kw:dict) -> dict:
 
 # %% ../nbs/05_sweep.ipynb #fcf5d41a
 def _matrix(a:dict) -> dict:
-    "The device and the lists of the matrix, each item checked: models, precisions it can run, modes, batch sizes."
+    """The device and the lists of the matrix, each item checked: models, precisions it can run,
+    modes, batch sizes."""
     dev = pick_device(a["device"])
     return dict(dev=dev, models=[check_model(m) for m in _items(a["models"], "models")],
                 precisions=list(dict.fromkeys(check_precision(p, dev)
@@ -354,7 +370,8 @@ def _layouts(a:dict, dev) -> list[bool]:
 
 # %% ../nbs/05_sweep.ipynb #aad61969
 def _accumulation(a:dict) -> dict:
-    "The weights dtypes to cross and the global batch to hold, checked: `global_bs` only for a training sweep."
+    """The weights dtypes to cross and the global batch to hold, checked: `global_bs` only for a
+    training sweep."""
     ws = list(dict.fromkeys(check_choice(w, WEIGHTS, "weights")
                             for w in _items(a.get("weights") or "fp32", "weights")))
     g = None if a.get("global_bs") is None else check_int(a["global_bs"], "global_bs")
@@ -368,7 +385,8 @@ def _accumulation(a:dict) -> dict:
 
 # %% ../nbs/05_sweep.ipynb #bb3b4745
 def _check_per_rank(models:list):
-    "`BadInput` for the first of `models` that is a micro-op or an input pipeline: nothing of theirs runs per rank."
+    """`BadInput` for the first of `models` that is a micro-op or an input pipeline: nothing of
+    theirs runs per rank."""
     if per := [m for m in models if m.partition(":")[0] in ("op", "data")]:
         raise BadInput(f"{per[0]}: the {per[0].partition(':')[0]} family has nothing to run on "
                        "each rank under "
@@ -377,7 +395,8 @@ def _check_per_rank(models:list):
 
 # %% ../nbs/05_sweep.ipynb #191f3f04
 def _worlds(a:dict) -> list|None:
-    "The world sizes of `--nprocs` (None: one process, no torchrun), each refused now if this machine cannot run it."
+    """The world sizes of `--nprocs` (None: one process, no torchrun), each refused now if this
+    machine cannot run it."""
     if a["nprocs"] is None: return None
     ns, dev = _nprocs(a["nprocs"]), a["dev"]
     _check_per_rank(a["models"])
@@ -393,7 +412,8 @@ def _worlds(a:dict) -> list|None:
 
 # %% ../nbs/05_sweep.ipynb #864b561d
 def _sizes(value) -> list:
-    "`--size` as a list: whole numbers for sides, `DxHxW` text for 3D patches (`64`, `64,96`, `32x128x128`)."
+    """`--size` as a list: whole numbers for sides, `DxHxW` text for 3D patches (`64`, `64,96`,
+    `32x128x128`)."""
     if value is None: return [None]
     out = []
     for v in (_items(value, "size") if isinstance(value, (str, list, tuple)) else [value]):
@@ -408,12 +428,14 @@ def _sizes(value) -> list:
 
 # %% ../nbs/05_sweep.ipynb #17a69bdf
 def _size_text(wl) -> str:
-    "What identifies a workload's size in a point and in the summary: `seq 1024`, `64`, `32x128x128`, `` for none."
+    """What identifies a workload's size in a point and in the summary: `seq 1024`, `64`,
+    `32x128x128`, `` for none."""
     return f"seq {wl.seq_len}" if wl.kind == "lm" else "" if wl.size is None else str(wl.size)
 
 # %% ../nbs/05_sweep.ipynb #2433ddd8
 def _model_sizes(model:str, kind:str, a:dict) -> list:
-    "A model's sizes: `--size` for image and 3D U-Net models when given, else the preset's for it, else the preset's."
+    """A model's sizes: `--size` for image and 3D U-Net models when given, else the preset's for it,
+    else the preset's."""
     mine, spatial = a["preset_values"].get("sizes", {}).get(model), kind in ("image", "unet3d")
     if a["size"] is not None and spatial: return _sizes(a["size"])
     return ([mine] if mine is not None else _sizes(a["preset_values"].get("size")) if spatial
@@ -421,13 +443,15 @@ def _model_sizes(model:str, kind:str, a:dict) -> list:
 
 # %% ../nbs/05_sweep.ipynb #f7af4b71
 def _family_bs(kind:str, a:dict) -> list:
-    "A family's batch sizes: those given (or the preset's, for image models), else the preset's for it, or its own."
+    """A family's batch sizes: those given (or the preset's, for image models), else the preset's
+    for it, or its own."""
     if kind == "image" or "batch_sizes" in a["given"]: return list(a["batch_sizes"])
     return list(a["preset_values"].get("family_bs", {}).get(kind) or [DEFAULT_BS[kind]])
 
 # %% ../nbs/05_sweep.ipynb #1d73254f
 def _variant(model:str, wl, bss:list, a:dict, **asked) -> dict:
-    "One workload's point (`asked`: its size, lengths, options), checked like a single run's at its first combination."
+    """One workload's point (`asked`: its size, lengths, options), checked like a single run's at
+    its first combination."""
     precs = (["fp32"] if wl.kind == "data" else [p for p in a["precisions"] if p in wl.precisions]
              or ["fp32"])
     # one step whatever the mode
@@ -450,7 +474,8 @@ def _variant(model:str, wl, bss:list, a:dict, **asked) -> dict:
 
 # %% ../nbs/05_sweep.ipynb #28e0b4fa
 def _serving(model:str, kind:str, a:dict) -> list:
-    "The serving modes `model` runs: those asked that its family has (generate: LMs), and a preset's for the models it names."
+    """The serving modes `model` runs: those asked that its family has (generate: LMs), and a
+    preset's for the models it names."""
     names = {} if "modes" in a["given"] else a["preset_values"].get("serving", {})
     asked = list(dict.fromkeys([m for m in a["modes"] if m in SERVING_MODES] + list(names)))
     fits = lambda m: kind == "lm" if m == "generate" else kind in ("image", "lm", "unet3d")
@@ -458,7 +483,8 @@ def _serving(model:str, kind:str, a:dict) -> list:
 
 # %% ../nbs/05_sweep.ipynb #b3fad827
 def _serving_bs(mode:str, kind:str, a:dict) -> list:
-    "Batch sizes of a serving mode: those given, the preset's for the mode, concurrency 1 to 256 (a CPU: 4) to generate."
+    """Batch sizes of a serving mode: those given, the preset's for the mode, concurrency 1 to 256
+    (a CPU: 4) to generate."""
     if "batch_sizes" in a["given"]: return list(a["batch_sizes"])
     if b := a["preset_values"].get("mode_bs", {}).get(mode): return list(b)
     return (list(CONCURRENCY["cpu" if a["dev"].type == "cpu" else "gpu"]) if mode == "generate"
@@ -466,7 +492,8 @@ def _serving_bs(mode:str, kind:str, a:dict) -> list:
 
 # %% ../nbs/05_sweep.ipynb #64aed916
 def _generation(m:str, a:dict) -> dict:
-    "The generate variant of the language model `m`: its prompt and new tokens, concurrency as its batch sizes."
+    """The generate variant of the language model `m`: its prompt and new tokens, concurrency as its
+    batch sizes."""
     wl = get_workload(m, seq_len=a["prompt_len"], gen_len=128 if a["gen_len"] is None
                       else a["gen_len"])
     asked = dict(prompt_len=a["prompt_len"], gen_len=wl.gen_len)
@@ -474,7 +501,8 @@ def _generation(m:str, a:dict) -> dict:
 
 # %% ../nbs/05_sweep.ipynb #0fa880ac
 def _variants(a:dict) -> dict:
-    "Each model with its family's sizes, sequence lengths, batch sizes, precisions and modes, by `model|size` id."
+    """Each model with its family's sizes, sequence lengths, batch sizes, precisions and modes, by
+    `model|size` id."""
     lens = a["preset_values"].get("seq_lens") if a["seq_lens"] is None else _counts(a["seq_lens"],
                                                                                     "seq_lens",
                                                                                     "sequence length")
@@ -518,7 +546,8 @@ _ASK_ABOVE = 600  # seconds of measuring on a CPU above which a sweep needs `yes
 
 # %% ../nbs/05_sweep.ipynb #d7969c8e
 def _check_time(plan:SweepPlan, yes:bool):
-    "Refuse a CPU sweep whose measuring could take over `_ASK_ABOVE` s, unless `yes`: how long, as an upper bound."
+    """Refuse a CPU sweep whose measuring could take over `_ASK_ABOVE` s, unless `yes`: how long, as
+    an upper bound."""
     r = plan.rule
     if plan.dev.type != "cpu" or r.n_batches: return  # a step-count stop has no time bound to give
     n, per = plan.n_points, r.n_seconds or r.max_seconds
@@ -538,12 +567,14 @@ def _wandb(a:dict) -> dict:
     return dict(mode=mode, project=a["wnb_project"], entity=a["wnb_entity"], group=a["wnb_group"])
 
 # %% ../nbs/05_sweep.ipynb #2b4f2ff8
-_RUN = ("repeats", "warmup", "device_warmup", "find_max_bs", "isolate", "force", "wait", "progress",
+_RUN_OPTIONS = ("repeats", "warmup", "device_warmup", "find_max_bs", "isolate", "force", "wait",
+                "progress",
         "measure_peak")
 
 # %% ../nbs/05_sweep.ipynb #cefb37d5
 def _plan(**kw) -> SweepPlan:
-    "`sweep(**kw)` checked into a plan: a bad value is refused with one line before anything runs or is written."
+    """`sweep(**kw)` checked into a plan: a bad value is refused with one line before anything runs
+    or is written."""
     t0, a = time.perf_counter(), _arguments(kw)
     a.update(_matrix(a))
     nprocs = _worlds(a)
@@ -552,7 +583,7 @@ def _plan(**kw) -> SweepPlan:
     a["base"] = Point.of(device=str(a["dev"]), optimizer=a["optimizer"], warmup=a["warmup"],
                          **{k: a[k] for k in STOP_FIELDS})
     plan = SweepPlan(**{k: a[k] for k in ("dev", "models", "precisions", "modes", "batch_sizes",
-                                          *_RUN)},
+                                          *_RUN_OPTIONS)},
                      variants=_variants(a), rule=a["base"].stop, nprocs=nprocs or [1],
                      launch=nprocs is not None, started=t0,
                      threads=a["preset_values"].get("threads") if a["dev"].type == "cpu" else None)
@@ -572,7 +603,8 @@ class _PlanPoint(NamedTuple):
 
 # %% ../nbs/05_sweep.ipynb #d70c38b2
 def _order(plan:SweepPlan) -> list:
-    "The points in the order they run: repeats outermost, then variant, precision, mode, world size, batch size."
+    """The points in the order they run: repeats outermost, then variant, precision, mode, world
+    size, batch size."""
     return [_PlanPoint(rn=rn, vid=vid, precision=p, mode=md, n=n, bs=bs)
             for rn in range(1, plan.repeats + 1)
             for vid, v in plan.variants.items() for p in v["precisions"] for md in v["modes"]
@@ -581,7 +613,8 @@ def _order(plan:SweepPlan) -> list:
 
 # %% ../nbs/05_sweep.ipynb #a0e66ce0
 def _point(plan:SweepPlan, pt:_PlanPoint) -> Point:
-    "A plan's point: its variant's, at the batch size, precision, mode, repeat and world size of `pt`."
+    """A plan's point: its variant's, at the batch size, precision, mode, repeat and world size of
+    `pt`."""
     world = {"nproc_per_node": pt.n} if plan.launch else {}
     return plan.variants[pt.vid]["point"].replace(bs=pt.bs, precision=pt.precision, mode=pt.mode,
                                                   run_number=pt.rn,
@@ -589,14 +622,16 @@ def _point(plan:SweepPlan, pt:_PlanPoint) -> Point:
 
 # %% ../nbs/05_sweep.ipynb #7d8983bb
 def _checked(plan:SweepPlan, pt:_PlanPoint) -> CheckedPoint:
-    "A plan's point checked, once: every later look at it (its identity, its memory, its run) takes this one."
+    """A plan's point checked, once: every later look at it (its identity, its memory, its run)
+    takes this one."""
     if pt not in plan.checked:
         plan.checked[pt] = check_point(_point(plan, pt), progress=plan.progress)
     return plan.checked[pt]
 
 # %% ../nbs/05_sweep.ipynb #d4a64022
 def _record(plan:SweepPlan, pt:_PlanPoint) -> Result:
-    "The record a point is stored as, before it is measured (under torchrun: the world's, as its ranks make it)."
+    """The record a point is stored as, before it is measured (under torchrun: the world's, as its
+    ranks make it)."""
     return record_of(_checked(plan, pt), "torchrun" if plan.launch else "inline")
 
 # %% ../nbs/05_sweep.ipynb #1cd41936
@@ -614,13 +649,15 @@ def _name(plan:SweepPlan, vid:str) -> str:
 
 # %% ../nbs/05_sweep.ipynb #e90b9a3b
 def _combination_text(plan:SweepPlan, pt:_PlanPoint) -> str:
-    "A point's combination in messages: `test_resnet fp32 train`, with ` × 2` in a series of world sizes."
+    """A point's combination in messages: `test_resnet fp32 train`, with ` × 2` in a series of world
+    sizes."""
     return f"{_name(plan, pt.vid)} {pt.precision} {pt.mode}" + (f" × {pt.n}" if plan.launch else "")
 
 # %% ../nbs/05_sweep.ipynb #23327da2
 @dataclass
 class _Sweep:
-    "A sweep under way: its plan, what the store had, what each combination has shown, the rows so far."
+    """A sweep under way: its plan, what the store had, what each combination has shown, the rows so
+    far."""
     plan:SweepPlan
     fp:dict                    # the environment fingerprint
     done:dict                  # stored points by identity (none with `force`)
@@ -636,7 +673,8 @@ class _Sweep:
 
 # %% ../nbs/05_sweep.ipynb #8b34140b
 def _start(plan:SweepPlan, session:DeviceSession|None=None) -> _Sweep:
-    "A sweep's state at its start (in `session`): the stored points of this environment and what they say about each combination."
+    """A sweep's state at its start (in `session`): the stored points of this environment and what
+    they say about each combination."""
     fp = fingerprint(plan.dev)
     # points an earlier run started and never finished: killed
     for r in session.recovered if session else []:
@@ -652,7 +690,8 @@ def _start(plan:SweepPlan, session:DeviceSession|None=None) -> _Sweep:
 
 # %% ../nbs/05_sweep.ipynb #b12d3d93
 def _resume(run:_Sweep):
-    "What earlier runs of this command found, whatever the repeat: the batch sizes that fit and those that did not."
+    """What earlier runs of this command found, whatever the repeat: the batch sizes that fit and
+    those that did not."""
     ib = POINT_KEY.index("bs")
     for (vid, p, md, n), c in run.combos.items():
         first = _bss(run.plan.variants[vid], md)[0]
@@ -669,17 +708,20 @@ def _todo(run:_Sweep, i:int=0) -> int:
 
 # %% ../nbs/05_sweep.ipynb #8c61a99f
 def _peak_of(plan:SweepPlan, precision:str) -> float|None:
-    "The matmul peak the sweep found at `precision` (`_peaks`): given to every point, here or in another process."
+    """The matmul peak the sweep found at `precision` (`_peaks`): given to every point, here or in
+    another process."""
     return plan.book.get(plan.dev, precision)
 
 # %% ../nbs/05_sweep.ipynb #8e6e29b0
 def _started(run:_Sweep, pt:_PlanPoint) -> dict:
-    "The row a point is stored as if its process is killed while measuring it: its settings, status `killed`."
+    """The row a point is stored as if its process is killed while measuring it: its settings,
+    status `killed`."""
     return {**_record(run.plan, pt).row(run.fp), "status": "killed", "error": KILLED}
 
 # %% ../nbs/05_sweep.ipynb #ca3822fc
 def _memory(run:_Sweep, pt:_PlanPoint) -> int|None:
-    "A CPU point's memory estimate in bytes, all its processes together (`benchmark.memory_estimate`); None elsewhere."
+    """A CPU point's memory estimate in bytes, all its processes together
+    (`benchmark.memory_estimate`); None elsewhere."""
     if run.plan.dev.type != "cpu": return None
     p = _checked(run.plan, pt)
     need = memory_estimate(p.workload, pt.bs, pt.mode, p.optimizer)
@@ -687,7 +729,8 @@ def _memory(run:_Sweep, pt:_PlanPoint) -> int|None:
 
 # %% ../nbs/05_sweep.ipynb #6f644bda
 def _too_big(run:_Sweep, pt:_PlanPoint) -> bool:
-    "Whether a CPU point's estimate exceeds the available memory (said in one line); `force` runs it anyway."
+    """Whether a CPU point's estimate exceeds the available memory (said in one line); `force` runs
+    it anyway."""
     need, have = _memory(run, pt), psutil.virtual_memory().available
     if need is None or need <= have or run.plan.force: return False
     _say(f"{_combination_text(run.plan, pt)} bs {pt.bs}: needs about {need / 2**30:,.1f} GiB of "
@@ -698,7 +741,8 @@ def _too_big(run:_Sweep, pt:_PlanPoint) -> bool:
 
 # %% ../nbs/05_sweep.ipynb #175f177b
 def _rank_warmup(run:_Sweep, n:int) -> float|None:
-    "The ranks' device warm-up cap at a point of world size `n`: the plan's at the first such point, else 0 (none)."
+    """The ranks' device warm-up cap at a point of world size `n`: the plan's at the first such
+    point, else 0 (none)."""
     if run.plan.device_warmup == 0 or n in run.warmed: return 0
     # each GPU is warmed before its first point, as one GPU is before the sweep's first
     run.warmed.add(n)
@@ -706,7 +750,8 @@ def _rank_warmup(run:_Sweep, n:int) -> float|None:
 
 # %% ../nbs/05_sweep.ipynb #c03ea5cb
 def _run_where(run:_Sweep, pt:_PlanPoint, big:bool):
-    "The checked point run as the plan says: under torchrun (its ranks warmed first), isolated (a big CPU point too), or here."
+    """The checked point run as the plan says: under torchrun (its ranks warmed first), isolated (a
+    big CPU point too), or here."""
     plan = run.plan
     p = replace(_checked(plan, pt), peak_measured=_peak_of(plan, pt.precision))
     if plan.launch: return run_checked(p, "torchrun", device_warmup=_rank_warmup(run, pt.n))
@@ -732,14 +777,16 @@ def _measure_now(run:_Sweep, pt:_PlanPoint) -> dict:
 
 # %% ../nbs/05_sweep.ipynb #57832535
 def _count(run:_Sweep, pt:_PlanPoint) -> str:
-    "`3/14`: the points measured so far, of those measured and still to run (`3` for a bisection's probe)."
+    """`3/14`: the points measured so far, of those measured and still to run (`3` for a bisection's
+    probe)."""
     i = next((k for k, q in enumerate(run.points) if q == pt), None)
     return f"{run.measured}" if i is None else f"{run.measured}/{run.measured + _todo(run, i + 1)}"
 
 # %% ../nbs/05_sweep.ipynb #658fe3c3
 def point_text(r:dict, # a stored row of a point that ran
               ) -> str:
-    "A measured point in one line, for a log: throughput (three figures) with its interval, the verdict, the warm-up."
+    """A measured point in one line, for a log: throughput (three figures) with its interval, the
+    verdict, the warm-up."""
     ci = r.get("ci_rel")
     tp = f"{num_text(r['throughput'])} {r.get('unit') or 'items'}/s " + ("(no interval)"
                                                                          if ci is None or ci != ci
@@ -767,7 +814,8 @@ def _measure(run:_Sweep, pt:_PlanPoint) -> str:
 
 # %% ../nbs/05_sweep.ipynb #5242e3eb
 def _bisect(run:_Sweep, pt:_PlanPoint):
-    "After a combination's first OOM: probe between the largest batch size that fit and the smallest that did not."
+    """After a combination's first OOM: probe between the largest batch size that fit and the
+    smallest that did not."""
     c, what = run.combos[pt.combo], _combination_text(run.plan, pt)
     c.bisected = True
     while (b := _next_probe(c)) is not None:
@@ -788,7 +836,8 @@ def _skip_note(run:_Sweep, pt:_PlanPoint):
 
 # %% ../nbs/05_sweep.ipynb #04ebc233
 def _visit(run:_Sweep, i:int):
-    "The `i`-th point: skipped above an OOM, else measured; after an OOM, the bisection and what it rules out."
+    """The `i`-th point: skipped above an OOM, else measured; after an OOM, the bisection and what
+    it rules out."""
     pt = run.points[i]
     c = run.combos[pt.combo]
     if _ident(run.plan, pt) not in run.done and c.skips(pt.bs):
@@ -805,7 +854,8 @@ def _visit(run:_Sweep, i:int):
 
 # %% ../nbs/05_sweep.ipynb #f712f62b
 def _warm_first(run:_Sweep):
-    "The device warm-up, once, before the first point that will be measured (none when nothing is left)."
+    """The device warm-up, once, before the first point that will be measured (none when nothing is
+    left)."""
     if not _todo(run) or run.plan.device_warmup == 0: return
     # torchrun's ranks warm their own devices (`_rank_warmup`): this process stays off them
     if run.plan.launch: return
@@ -816,7 +866,8 @@ def _warm_first(run:_Sweep):
 def _say_how_to_resume(run:_Sweep, e:KeyboardInterrupt):
     "What stopped the sweep (Ctrl-C or SIGTERM), what it has stored, and how to go on."
     how = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
-    _say(f"{how}: {run.measured} point{_s(run.measured)} measured and stored in {run.plan.store}; "
+    _say(f"{how}: {run.measured} point{_plural(run.measured)} measured and stored in "
+         f"{run.plan.store}; "
          "run the same command again to resume")
 
 # %% ../nbs/05_sweep.ipynb #adb6e040
@@ -851,7 +902,8 @@ def _summary(run:_Sweep) -> SweepSummary:
 
 # %% ../nbs/05_sweep.ipynb #dbab00de
 def _peaks(plan:SweepPlan):
-    "The matmul peak at each precision, once, for every point's `mfu_measured` (kept in the store per environment)."
+    """The matmul peak at each precision, once, for every point's `mfu_measured` (kept in the store
+    per environment)."""
     # a CPU sweep uses a stored one only (`ready-steady-go --measure_peak` makes one)
     for p in plan.precisions:
         kw = dict(dev=str(plan.dev), precision=p, store=str(plan.store),
@@ -863,22 +915,24 @@ def _peaks(plan:SweepPlan):
         if (flops := peak_off_device(**kw)): plan.book.found[(str(plan.dev), p)] = flops
 
 # %% ../nbs/05_sweep.ipynb #190720a8
-def _run(plan:SweepPlan) -> SweepSummary:
-    "Run a plan: the measured peaks, then every point under the device's lock; the summary printed with `progress`."
-    with _threads(plan.threads): return _run_plan(plan)
+def _run_plan(plan:SweepPlan) -> SweepSummary:
+    """Run a plan: the measured peaks, then every point under the device's lock; the summary printed
+    with `progress`."""
+    with _threads(plan.threads): return _run_in_session(plan)
 
 # %% ../nbs/05_sweep.ipynb #3d4b96e1
 @contextmanager
 def _threads(n:int|None):
-    "torch's intra-op threads set to `n` for the block (a CPU sweep; None: left as they are), then restored."
+    """torch's intra-op threads set to `n` for the block (a CPU sweep; None: left as they are), then
+    restored."""
     before = torch.get_num_threads()
     if n: torch.set_num_threads(n)
     try: yield
     finally: torch.set_num_threads(before)
 
 # %% ../nbs/05_sweep.ipynb #882f1cfa
-def _run_plan(plan:SweepPlan) -> SweepSummary:
-    "`_run` with the threads set."
+def _run_in_session(plan:SweepPlan) -> SweepSummary:
+    "The plan's points in the device's session (`_run_plan` sets the threads first)."
     # what exists now (torch, timm, ...) is never garbage: the gc.collect() after each point skips
     # it
     gc.freeze()
@@ -896,7 +950,7 @@ def _log_wandb(row:dict, wb:dict):
     "Log a stored row to W&B; on failure warn once and stop trying (the store already has the row)."
     from ready_steady_go.tracking import send_run
     # LM points differ by length
-    seq = f"-seq{int(row['seq_len'])}" if _num(row.get("seq_len")) is not None else ""
+    seq = f"-seq{int(row['seq_len'])}" if _stored_number(row.get("seq_len")) is not None else ""
     name = (f"{row['model']}{seq}-{row['precision']}-{row['mode']}-bs{row['bs']}-r{row['run_number']}"
             + (f"-ws{_world(row)}" if _world(row) > 1 else ""))
     try: send_run(row, wb["mode"], wb["project"], wb["entity"], name=name, group=wb["group"])

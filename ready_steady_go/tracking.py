@@ -29,7 +29,8 @@ SEND_TIMEOUT_S = 60
 
 # %% ../nbs/04_tracking.ipynb #3bd098f3
 def has_api_key() -> bool:
-    "True where wandb finds an API key for its server (environment, netrc or settings); the key is never read out."
+    """True where wandb finds an API key for its server (environment, netrc or settings); the key is
+    never read out."""
     try:
         host = wandb.env.get_base_url(wandb_setup.singleton().settings.base_url)
         return wbauth.authenticate_session(host=host, source="ready-steady-go", prompt=False,
@@ -42,7 +43,8 @@ def _base_url() -> str: return wandb.env.get_base_url(wandb_setup.singleton().se
 # %% ../nbs/04_tracking.ipynb #26e27b32
 def wandb_unreachable(timeout:float=WANDB_TIMEOUT_S, # seconds to wait for an answer
                      ) -> str|None:
-    "None where W&B's server answers an HTTP request within `timeout` seconds; else what happened, in words."
+    """None where W&B's server answers an HTTP request within `timeout` seconds; else what happened,
+    in words."""
     import urllib.error, urllib.request
     url = _base_url()
     try: urllib.request.urlopen(url, timeout=timeout).close()
@@ -53,7 +55,8 @@ def wandb_unreachable(timeout:float=WANDB_TIMEOUT_S, # seconds to wait for an an
 # %% ../nbs/04_tracking.ipynb #1677e326
 def wandb_api(timeout:float=WANDB_TIMEOUT_S, # seconds each request may take
              ):
-    "A `wandb.Api()` whose requests give up after `timeout` seconds; `TrackingError` in one line where W&B does not answer."
+    """A `wandb.Api()` whose requests give up after `timeout` seconds; `TrackingError` in one line
+    where W&B does not answer."""
     if why := wandb_unreachable(timeout):
         raise TrackingError(f"W&B server {why}: nothing was read from it; try again "
                                                               "when it answers, or import a CSV "
@@ -120,13 +123,15 @@ def wandb_keys(row:dict, # a run record
 
 # %% ../nbs/04_tracking.ipynb #09ec4c15
 def _run_dirs(root:Path, run_id:str) -> set[Path]:
-    "The folders W&B makes under `root` for the run `run_id`: `run-DATE-ID` online, `offline-run-DATE-ID` offline."
+    """The folders W&B makes under `root` for the run `run_id`: `run-DATE-ID` online,
+    `offline-run-DATE-ID` offline."""
     return {p for p in root.glob(f"*run-*-{glob.escape(run_id)}") if p.is_dir()
             and not p.is_symlink()}
 
 # %% ../nbs/04_tracking.ipynb #50f523d6
 def _tidy(root:Path, run_id:str, before:set[Path]):
-    "Remove what a failed start of `run_id` made under `root`, and only that: never another process's run."
+    """Remove what a failed start of `run_id` made under `root`, and only that: never another
+    process's run."""
     for d in _run_dirs(root, run_id) - before: shutil.rmtree(d, ignore_errors=True)
     # `latest-run` and the debug logs, where they point into the folder just removed
     for l in root.glob("*"):
@@ -140,7 +145,8 @@ _INHERITED_SERVICE = os.environ.get("WANDB_SERVICE")
 
 # %% ../nbs/04_tracking.ipynb #1a76ee9e
 def _own_service():
-    "Forget a W&B service this process inherited: another process's, it may never answer; W&B starts one of its own."
+    """Forget a W&B service this process inherited: another process's, it may never answer; W&B
+    starts one of its own."""
     if _INHERITED_SERVICE and os.environ.get("WANDB_SERVICE") == _INHERITED_SERVICE:
         del os.environ["WANDB_SERVICE"]
 
@@ -154,7 +160,8 @@ def start_run(mode:str="disabled", # disabled, offline or online
               run_id:str|None=None, # W&B run id; pass the record's run_id so both stay one run (default: a new one)
               init_timeout:float=15, # seconds W&B waits for its server to accept the run
              ):
-    "Start a W&B run, or raise `TrackingError` saying how long it tried; a failed start leaves no folder behind."
+    """Start a W&B run, or raise `TrackingError` saying how long it tried; a failed start leaves no
+    folder behind."""
     # init_timeout bounds it
     mode = check_wandb(mode, project=project, entity=entity, name=name, group=group, reach=False)
     root, run_id = Path(os.environ.get("WANDB_DIR") or ".")/"wandb", run_id or new_run_id()
@@ -185,7 +192,8 @@ def start_run(mode:str="disabled", # disabled, offline or online
 # %% ../nbs/04_tracking.ipynb #5e0d7a02
 def within(seconds:float, # the longest wait
            fn, *args, **kwargs): # the call, and what it is given
-    "`fn(*args, **kwargs)` in a daemon thread: its value or its exception, or `TimeoutError` after `seconds`."
+    """`fn(*args, **kwargs)` in a daemon thread: its value or its exception, or `TimeoutError` after
+    `seconds`."""
     box = {}
     def call():
         try: box["value"] = fn(*args, **kwargs)
@@ -200,7 +208,8 @@ def within(seconds:float, # the longest wait
 
 # %% ../nbs/04_tracking.ipynb #282f9214
 def _send(run, row:dict, finish:bool, history:list|None):
-    "Every W&B call a finished run makes: the config, the history, the summary, and the end of the run."
+    """Every W&B call a finished run makes: the config, the history, the summary, and the end of the
+    run."""
     config, summary = wandb_keys(row)
     run.config.update(config, allow_val_change=True)
     if history: log_history(run, history)
@@ -226,7 +235,8 @@ def log_run(run, # the run `start_run` returned
             history:list|None=None, # per-step rows (`benchmark.step_history`) to send as W&B history first
             timeout:float|None=None, # seconds W&B may take over it (default: `SEND_TIMEOUT_S`)
            ):
-    "Put a finished run record into its W&B run's config and summary (and its history); `TrackingError` after `timeout`."
+    """Put a finished run record into its W&B run's config and summary (and its history);
+    `TrackingError` after `timeout`."""
     seconds = SEND_TIMEOUT_S if timeout is None else timeout
     try: within(seconds, _send, run, row, finish, history)
     except TimeoutError: raise TrackingError(left_on_disk(run, seconds)) from None
@@ -241,7 +251,8 @@ HISTORY_KEYS = dict(throughput="step/throughput", step_s="step/seconds", warmup=
 def log_history(run, # the run `start_run` returned
                 history:list, # per-step rows: `step`, `step_s`, `throughput`, `warmup` (and `loss` where a step gives one)
                ):
-    "Send per-step rows as W&B history at their own step, so W&B's charts show the run over time, warm-up marked."
+    """Send per-step rows as W&B history at their own step, so W&B's charts show the run over time,
+    warm-up marked."""
     for h in history:
         run.log({w: _plain(h[k]) for k, w in HISTORY_KEYS.items() if h.get(k) is not None},
                 step=int(h["step"]))
@@ -255,7 +266,8 @@ def send_run(row:dict, # a finished run record (stored first: W&B is the last th
              group:str|None=None, # run group, e.g. a sweep
              history:list|None=None, # per-step rows to send as W&B history
             ) -> str|None:
-    "Send one run record to W&B as a run of its own id: the run's URL (None offline), or W&B's error."
+    """Send one run record to W&B as a run of its own id: the run's URL (None offline), or W&B's
+    error."""
     run = start_run(mode, project=project, entity=entity, name=name, group=group,
                     run_id=row["run_id"])
     # offline: a warning, not a URL
