@@ -1,4 +1,4 @@
-"""Is this box healthy? A ninety-second check of a machine against what its hardware should do, and fleet outliers
+"""Is this box healthy? A ninety-second check of a machine against what its hardware should do
 
 Docs: https://xl0.github.io/ready-steady-go/health.html.md"""
 
@@ -29,11 +29,11 @@ from .session import DeviceSession
 # %% auto #0
 __all__ = ['VERDICTS', 'CHECK_COLUMNS', 'MATMUL_BAND', 'KNOWN_BAND', 'KNOWN_GOOD', 'MEMORY_BAND', 'PCIE_GBS', 'COPY_BAND',
            'COPY_CHECKS', 'SUSTAINED_DROP', 'JPEG_BYTES', 'DISK_FLOORS', 'GPU_CHECKS', 'CHECKS_TABLE', 'STAMP_COLUMNS',
-           'FLEET_MIN_DIFF', 'FLEET_COLUMNS', 'check_row', 'skipped', 'banded', 'judge_matmul', 'judge_memory',
-           'link_gbs', 'judge_link', 'judge_copies', 'link_under_load', 'thirds', 'judge_sustained', 'sustained_load',
-           'judge_state', 'read_state', 'judge_feed', 'judge_disk', 'read_direct', 'disk_read', 'judge', 'skipped_line',
-           'verdict_line', 'check_table_text', 'sources_text', 'train_rate', 'gather', 'stamped', 'write_checks',
-           'read_checks', 'save_checks', 'check_folder', 'run_check', 'machines', 'fleet_outliers', 'outlier_sentence']
+           'check_row', 'skipped', 'banded', 'judge_matmul', 'judge_memory', 'link_gbs', 'judge_link', 'judge_copies',
+           'link_under_load', 'thirds', 'judge_sustained', 'sustained_load', 'judge_state', 'read_state', 'judge_feed',
+           'judge_disk', 'read_direct', 'disk_read', 'judge', 'skipped_line', 'verdict_line', 'check_table_text',
+           'sources_text', 'train_rate', 'gather', 'stamped', 'write_checks', 'read_checks', 'save_checks',
+           'check_folder', 'run_check']
 
 # %% ../nbs/05a_health.ipynb #80b3b15a
 VERDICTS = ("ok", "low", "flagged", "skipped")
@@ -734,87 +734,3 @@ def run_check(device:str|torch.device="auto", # the device to check
     with DeviceSession(None, dev): r = gather(dev, folder, seconds, disk_bytes, measure, say)
     table = stamped(judge(r), r)
     return table, (save_checks(table, store) if store is not None else None)
-
-# %% ../nbs/05a_health.ipynb #c1f8b382
-FLEET_MIN_DIFF = 0.05  # a machine closer than this to its peers' median is never an outlier
-FLEET_COLUMNS = ("device", "what", "machine", "value", "lo", "hi", "peers_median", "n_peers",
-                 "diff", "diff_lo",
-                 "diff_hi", "flagged")
-
-# %% ../nbs/05a_health.ipynb #0d67b1d9
-def machines(df:pd.DataFrame) -> pd.Series:
-    """Which machine each row is from, by its fingerprint: host and GPU UUID where known (NA where
-    neither is)."""
-    out = pd.Series(pd.NA, index=df.index, dtype="string")
-    for c in ("host", "gpu_uuid"):
-        if c in df: s = df[c].astype("string"); out = (out + " · " + s).fillna(out).fillna(s)
-    return out
-
-# %% ../nbs/05a_health.ipynb #bb6f7614
-def _one_machine(v:pd.DataFrame, value:str, ci:str) -> dict:
-    "A machine's value (median of its rows) and its interval: the span of its rows' 95% intervals."
-    x, c = v[value].astype(float), (v[ci].astype(float) if ci in v
-                                    else pd.Series(float("nan"), index=v.index))
-    has = c.notna().all()
-    return dict(value=x.median(), lo=(x * (1 - c)).min() if has else None, hi=(x * (1 + c)).max()
-                if has else None)
-
-# %% ../nbs/05a_health.ipynb #2bb5048d
-def _beyond_spread(x:float, peers:pd.Series, z:float=3.0) -> bool:
-    """Whether `x` lies more than `z` scaled median absolute deviations from `peers`' median
-    (always, with < 3 peers)."""
-    if len(peers) < 3: return True
-    mad = 1.4826 * (peers - peers.median()).abs().median()
-    return mad == 0 or abs(x - peers.median()) > z * mad
-
-# %% ../nbs/05a_health.ipynb #91a8cc7e
-def _compare(g:pd.DataFrame, value:str, ci:str) -> list:
-    "Each machine of `g` (one device model, one measurement) against the median of its peers' rows."
-    out = []
-    for m, v in g.groupby("_machine"):
-        peers = g.loc[g["_machine"] != m, value].astype(float)
-        peers_mid, me = peers.median(), _one_machine(v, value, ci)
-        # a count of zero (no other process, no ECC error) has no ratio
-        if not peers_mid > 0: continue
-        rel = lambda x: None if x is None else x / peers_mid - 1
-        apart = me["lo"] is not None and (me["hi"] < peers_mid or me["lo"] > peers_mid)
-        out.append(dict(machine=m, **me, peers_median=peers_mid, n_peers=len(peers),
-                        diff=rel(me["value"]),
-                        diff_lo=rel(me["lo"]), diff_hi=rel(me["hi"]),
-                        flagged=bool(apart and abs(me["value"] / peers_mid - 1) >= FLEET_MIN_DIFF
-                                     and _beyond_spread(me["value"], peers))))
-    return out
-
-# %% ../nbs/05a_health.ipynb #4b9ac221
-def fleet_outliers(df:pd.DataFrame, # runs (or stored check lines), with `host` and/or `gpu_uuid` columns
-                   what=("model", "precision", "mode", "bs"), # the columns that say what was measured
-                   value:str="throughput", # the column compared
-                   ci:str="ci_rel",        # each row's relative 95% half-width
-                   device:str="device_name", # the device model
-                  ) -> pd.DataFrame:
-    """Per device model and measurement on ≥2 machines: each machine against its peers' median;
-    outliers flagged."""
-    if value not in df or device not in df: return pd.DataFrame(columns=list(FLEET_COLUMNS))
-    # a table that does not record one (no bs) is not split by it
-    what = [c for c in what if c in df]
-    d = df.assign(_machine=machines(df))
-    d = d[d["_machine"].notna() & pd.to_numeric(d[value], errors="coerce").notna() & d[device].notna()]
-    if "status" in d: d = d[d["status"].astype(str).eq("ok")]
-    rows = []
-    for key, g in d.groupby([device, *what], dropna=False, sort=True):
-        if g["_machine"].nunique() < 2: continue
-        label = " ".join(str(k) for k in key[1:] if pd.notna(k))
-        rows += [dict(device=key[0], what=label, **c) for c in _compare(g, value, ci)]
-    return pd.DataFrame(rows, columns=list(FLEET_COLUMNS))
-
-# %% ../nbs/05a_health.ipynb #da1139f6
-def outlier_sentence(r, # one row of `fleet_outliers`
-                     unit:str="runs", # what the peers' rows are
-                    ) -> str:
-    "The row in words: how far this machine is from the median of its peers, and its interval."
-    side = lambda x: f"{abs(100 * x):.0f}% {'below' if x < 0 else 'above'}"
-    iv = (f" (95% interval: {side(r['diff_lo'])} to {side(r['diff_hi'])})" if pd.notna(r["diff_lo"])
-          else " (no interval)")
-    return (f"this {r['device']} ({r['machine']}) is {side(r['diff'])} the median of "
-            f"{r['n_peers']} {r['device']} "
-            f"{unit} on {r['what']}{iv}")

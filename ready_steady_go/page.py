@@ -17,7 +17,8 @@ from .timetotrain import TIME_TO_TRAIN_COLS, time_to_train
 from .answers import analyse, flagged
 from .schema import FAMILY_UNITS, num_text
 from .plots import plot_relative, svg, unit_name
-from .health import fleet_outliers, outlier_sentence, read_checks
+from .health import read_checks
+from .fleet import fleet_outliers, outlier_sentence
 from .store import read_history
 from .plots import plot_history
 from .figures import *

@@ -28,7 +28,8 @@ from .figures import ReportFigures
 from .page import *
 from .page import PageData
 from .sections import *
-from .sections import page_html
+from .details import *
+from .details import page_html
 
 # %% auto #0
 __all__ = ['PROGRESS_RUNS', 'PROGRESS_S', 'Report', 'check_max_models', 'ReportOptions', 'csv_columns', 'with_rate', 'report_of',

@@ -1,4 +1,4 @@
-"""Each section of the report's page, in page order: from the runs, `analyse`'s tables and the figures
+"""The page's first half: intro, This machine, ranking, cost, efficiency, energy and scaling
 
 Docs: https://xl0.github.io/ready-steady-go/sections.html.md"""
 
@@ -6,33 +6,26 @@ Docs: https://xl0.github.io/ready-steady-go/sections.html.md"""
 
 # %% ../nbs/08d_sections.ipynb #e73dfc05
 from __future__ import annotations
-import html, re, time, warnings
+import html
 from datetime import datetime, timezone
 import numpy as np, pandas as pd
-from .served import (
-    capacity_table, generation_table, latency_table, pp_tg_table, serving_curve)
 from .schema import PEAK_BELOW
-from .analysis import (
-    FAMILY_NAMES, POINT_KEYS, MEASURED_SOURCES, best_batch, cost_per, mode_name, shared_models,
-    LIKE, at_largest, rate_name)
-from .costs import (
-    best_configs, cost_factors, cost_doubts, factor_sentence, precision_doubts, run_cost)
-from .timetotrain import DEFAULT_WORK, TIME_TO_TRAIN_COLS, time_to_train
-from ready_steady_go.answers import (
-    EFFICIENCY_COLS, MISSED_MARK, analyse, comparability_note, flagged, ranking, EFFECTIVE,
-    per_config)
+from ready_steady_go.analysis import (
+    FAMILY_NAMES, POINT_KEYS, MEASURED_SOURCES, cost_per, mode_name, shared_models, LIKE,
+    rate_name)
+from .answers import (
+    EFFICIENCY_COLS, MISSED_MARK, analyse, comparability_note, flagged, ranking, EFFECTIVE)
 from .schema import num_text
-from .plots import plot_relative, svg, unit_name
 from .tables import *
 from .tables import NO_TIME, is_test_model, worth_timing
-from .figures import by_family, has_ranking, modes_in_order, family_rows, file_slug
+from .figures import by_family, has_ranking, modes_in_order, family_rows
 from .page import *
-from ready_steady_go.page import (
-    PageData, capitalised, per_family, per_mode, html_table, health_section, history_section,
-    html_document)
+from .page import PageData, per_family, per_mode, html_table
 
 # %% auto #0
-__all__ = ['PEAK_HEADER', 'energy_headers', 'model_index', 'page_html']
+__all__ = ['PEAK_HEADER', 'intro_section', 'ci_text', 'points_table', 'texts_or_none', 'marked_throughputs', 'largest_note',
+           'machine_section', 'ranking_section', 'cost_section', 'env_peaks', 'energy_headers', 'efficiency_section',
+           'energy_section', 'scaling_section']
 
 # %% ../nbs/08d_sections.ipynb #ec9beae4
 _HOW_TO_READ = ("<p>Throughput is each family's own unit per second (images/s for image models and "
@@ -55,7 +48,7 @@ _HOW_TO_READ = ("<p>Throughput is each family's own unit per second (images/s fo
     "interval</i> where a result has none.</p>")
 
 # %% ../nbs/08d_sections.ipynb #af814c7c
-def _intro(pg:PageData) -> list[str]:
+def intro_section(pg:PageData) -> list[str]:
     """The title, what the numbers are for, what missed its CI target, how many runs went in,
     how to read them."""
     e, runs, t = html.escape, pg.runs, pg.res["tidy"]
@@ -183,7 +176,7 @@ def _num_or(x, fmt=num_text, inf="unbounded") -> str:
     return "" if pd.isna(x) else inf if np.isinf(x) else fmt(x) if callable(fmt) else fmt.format(x)
 
 # %% ../nbs/08d_sections.ipynb #8962f36f
-def _ci_text(lo, hi, fmt=num_text) -> str:
+def ci_text(lo, hi, fmt=num_text) -> str:
     """A 95% interval as `lo to hi`; `no interval` where a bound is unknown
     (unknown is not a zero uncertainty)."""
     return ("no interval" if pd.isna(lo) or pd.isna(hi)
@@ -203,7 +196,7 @@ def _how_ran(d:pd.DataFrame) -> tuple[str, pd.Series]:
     return "configuration", d["configuration"]
 
 # %% ../nbs/08d_sections.ipynb #3b4c2b23
-def _points(d:pd.DataFrame, unit:str, relative:bool=True) -> pd.DataFrame:
+def points_table(d:pd.DataFrame, unit:str, relative:bool=True) -> pd.DataFrame:
     """One family's best points as a table whose headers carry its unit,
     the interval and the CI target of each."""
     unit = rate_name(unit)
@@ -212,7 +205,7 @@ def _points(d:pd.DataFrame, unit:str, relative:bool=True) -> pd.DataFrame:
     how, ran = _how_ran(d)
     out = pd.DataFrame({"device": d["device"], "model": d["label"], how: ran, "mode": d["mode"],
                         "batch size": d["bs"], f"throughput ({unit})": d["throughput"],
-                        f"95% CI ({unit})": [_ci_text(a, b) for a,
+                        f"95% CI ({unit})": [ci_text(a, b) for a,
                                              b in zip(d["throughput_lo"], d["throughput_hi"])],
                         "CI (±%)": 100 * d["ci_rel"],
                         "CI target": [_target(m, g) for m,
@@ -236,7 +229,7 @@ def _speedups(sp:pd.DataFrame, mode:str) -> pd.DataFrame:
                                                                                             False])
     out = pd.DataFrame({"device": d["device"], "precision": d["precision"],
                         "speed-up over fp32 (×)": d["speedup"],
-                        "95% CI (×)": [_ci_text(a, b, "{:.2f}") for a,
+                        "95% CI (×)": [ci_text(a, b, "{:.2f}") for a,
                                        b in zip(d["speedup_lo"], d["speedup_hi"])],
                         "models": d["n_models"]})
     # a best against a best
@@ -244,8 +237,15 @@ def _speedups(sp:pd.DataFrame, mode:str) -> pd.DataFrame:
     return out
 
 # %% ../nbs/08d_sections.ipynb #b1d0b451
-def _texts(xs) -> list:  # numbers as text, missing ones empty (and droppable)
+def texts_or_none(xs) -> list:  # numbers as text, missing ones empty (and droppable)
     return [x or None for x in xs]
+
+# %% ../nbs/08d_sections.ipynb #97e6c8f4
+def marked_throughputs(d:pd.DataFrame) -> pd.Series:
+    "Each throughput as text, three significant figures, with † where its CI missed its target."
+    return pd.Series([num_text(x) + (f" {MISSED_MARK}" if u else "") for x,
+                      u in zip(d["throughput"], d["unconverged"])],
+                     index=d.index, dtype=object)
 
 # %% ../nbs/08d_sections.ipynb #b0028765
 def _time_column(d:pd.DataFrame) -> tuple[str, list]:
@@ -264,12 +264,12 @@ def _machine_rows(d:pd.DataFrame, unit:str) -> pd.DataFrame:
     """One family's rows of the This machine table:
     every number in the family's unit, the unconverged marked."""
     r, (tname, times), (how, ran) = rate_name(unit), _time_column(d), _how_ran(d)
-    ci = [_ci_text(a, b) for a, b in zip(d["throughput_lo"], d["throughput_hi"])]
+    ci = [ci_text(a, b) for a, b in zip(d["throughput_lo"], d["throughput_hi"])]
     out = pd.DataFrame({"model": d["label"], how: ran, "mode": d["mode"].map(mode_name),
                         "batch size": d["bs"],
                         f"best throughput ({r}, 95% CI)": [f"{x} ({c})" for x,
-                                                           c in zip(_marked(d), ci)],
-                        "achieved FLOP/s": _texts(num_text(x * 1e12) for x in d["tflops"]),
+                                                           c in zip(marked_throughputs(d), ci)],
+                        "achieved FLOP/s": texts_or_none(num_text(x * 1e12) for x in d["tflops"]),
                         "MFU (%)": 100 * d["mfu"],
                         "MFU, measured peak (%)": 100 * d["mfu_measured"],
                         "peak memory (MiB)": d["peak_mem_mb"], tname: times,
@@ -287,12 +287,30 @@ def _other_conditions(c) -> str:
             and not x.strip().startswith("CI not reached")]
     return "; ".join(rest) or "ok"
 
+# %% ../nbs/08d_sections.ipynb #05be310b
+def _few(xs, n:int=4) -> str:
+    "Up to `n` names, then how many more: `a, b, c, d and 3 more`."
+    xs = list(xs)
+    return ", ".join(xs[:n]) + (f" and {len(xs) - n} more" if len(xs) > n else "")
+
+# %% ../nbs/08d_sections.ipynb #a54baec0
+def largest_note(d:pd.DataFrame) -> str:
+    """A sentence naming the best points at the largest batch size measured,
+    below any out-of-memory: lower bounds."""
+    if "at_largest" not in d or not d["at_largest"].any(): return ""
+    x = d[d["at_largest"]]
+    what = _few([f"{r.device} {r.label} {r.precision} {mode_name(r.mode)} (bs {r.bs})" for r in x.itertuples()], 6)
+    return ('<p class="note">Best at the largest batch size measured, so the device may do more: '
+            f'{html.escape(what)}. '
+            "Nothing ran out of memory there: a larger batch (<code>--batch_sizes</code>) may be "
+            "faster still.</p>")
+
 # %% ../nbs/08d_sections.ipynb #816832cf
 # numbers written as text (a mark, a prefix): right-aligned
 _RIGHT = ("best throughput", "95% CI", "achieved FLOP/s")
 
 # %% ../nbs/08d_sections.ipynb #d4f40d8e
-def _machine_section(pg:PageData) -> list[str]:
+def machine_section(pg:PageData) -> list[str]:
     """This machine: the one device's absolute numbers per family, model, precision and mode,
     every point in."""
     m = pg.res.get("machine")
@@ -309,7 +327,7 @@ def _machine_section(pg:PageData) -> list[str]:
             "where the device "
             "reports it, the time for each family's work (<code>--train_for</code>, "
             "<code>--infer_for</code>) and, "
-            f"with <code>--price</code>, the cost.{missed}</p>", *_work_cost(m), _largest_note(m),
+            f"with <code>--price</code>, the cost.{missed}</p>", *_work_cost(m), largest_note(m),
             *per_family(m, table, level=3)]
 
 # %% ../nbs/08d_sections.ipynb #06679be4
@@ -324,12 +342,6 @@ def _work_cost(m:pd.DataFrame) -> list[str]:
             f"{html.escape(str(r['label']))} ({r['precision']}, {r['duration']} on 1 GPU) costs "
             f"${num_text(r['work_usd'])}; the <i>cost of that work</i> column gives it for every "
             "model.</p>"]
-
-# %% ../nbs/08d_sections.ipynb #05be310b
-def _few(xs, n:int=4) -> str:
-    "Up to `n` names, then how many more: `a, b, c, d and 3 more`."
-    xs = list(xs)
-    return ", ".join(xs[:n]) + (f" and {len(xs) - n} more" if len(xs) > n else "")
 
 # %% ../nbs/08d_sections.ipynb #10a34a29
 def _left_out(sh:pd.DataFrame, mode:str, fam:str) -> list[str]:
@@ -386,7 +398,7 @@ def _basis_text(sp:pd.DataFrame, mode:str) -> str:
             "column says where they differ; the best points say which each is)")
 
 # %% ../nbs/08d_sections.ipynb #36c633d4
-def _ranking_section(pg:PageData) -> list[str]:
+def ranking_section(pg:PageData) -> list[str]:
     "The ranking: the guard's note, then per family and mode the averages and speed-ups."
     best = pg.res["best"]
     out = ["<h2>Ranking</h2>", *_guard(pg.res), _flagged_note(best, pg.only_valid)]
@@ -416,7 +428,7 @@ _VALUE_HEADERS = {"price_per_hour": "price ($/h)", "throughput": "relative throu
 def _verdicts(value:pd.DataFrame, mode:str) -> pd.DataFrame:
     "One mode's value table as shown: each verdict with the 95% interval of its throughput factor."
     v = value[value["mode"] == mode].drop(columns="mode")
-    ci = [None if i == 0 else _ci_text(a, b, "{:.2f}")
+    ci = [None if i == 0 else ci_text(a, b, "{:.2f}")
           for i, (a, b) in enumerate(zip(v["throughput_factor_lo"], v["throughput_factor_hi"]))]
     v["verdict"] = [x if c is None else f"{x} (no interval)" if c == "no interval"
                     else f"{x} (95% CI {c}×)"
@@ -426,7 +438,7 @@ def _verdicts(value:pd.DataFrame, mode:str) -> pd.DataFrame:
     return v.rename(columns=_VALUE_HEADERS)
 
 # %% ../nbs/08d_sections.ipynb #fd59e5f9
-def _cost_section(pg:PageData) -> list[str]:
+def cost_section(pg:PageData) -> list[str]:
     """Cost, with prices: per mode the value figure and verdicts against the cheapest,
     then $ per million units."""
     value, cost = pg.res.get("value"), pg.res.get("cost")
@@ -460,7 +472,7 @@ def _measured_mfu(d:pd.DataFrame) -> pd.Series:
     return v.where(~below, f"none ({EFFECTIVE})")
 
 # %% ../nbs/08d_sections.ipynb #13bf025d
-def _env_peaks(env:pd.DataFrame, # the environments table (`analysis.environments`)
+def env_peaks(env:pd.DataFrame, # the environments table (`analysis.environments`)
                runs:pd.DataFrame, # the runs, whose `measured_peak_tflops` is the peak of their environment
               ) -> pd.DataFrame:
     """`env` with the measured matmul peak of each environment, per precision (TFLOP/s),
@@ -500,7 +512,7 @@ def _efficiency_table(d:pd.DataFrame, unit:str) -> pd.DataFrame:
     out = pd.DataFrame({"device": d["device"], "model": d["label"] if "label" in d else d["model"],
                         "precision": d["precision"], "batch size": d["bs"],
                         f"throughput ({rate_name(unit)})": d["throughput"],
-                        "achieved FLOP/s": _texts(num_text(x * 1e12) for x in d["tflops"]),
+                        "achieved FLOP/s": texts_or_none(num_text(x * 1e12) for x in d["tflops"]),
                         "MFU (%)": 100 * d["mfu"],
                         "MFU, measured peak (%)": _measured_mfu(d)})
     if "conditions" in d: out["conditions"] = d["conditions"].fillna("not recorded")
@@ -522,7 +534,7 @@ def _energy_table(d:pd.DataFrame, cost:pd.DataFrame|None, unit:str) -> pd.DataFr
     return out
 
 # %% ../nbs/08d_sections.ipynb #e08c529d
-def _efficiency_section(pg:PageData) -> list[str]:
+def efficiency_section(pg:PageData) -> list[str]:
     "Efficiency, where any run recorded FLOP/s: per mode the MFU figure and table."
     eff = pg.res.get("efficiency", pd.DataFrame())
     if not (len(eff) and eff[list(EFFICIENCY_COLS)].notna().any().any()): return []
@@ -538,7 +550,7 @@ def _efficiency_section(pg:PageData) -> list[str]:
                                            *per_family(eff[eff["mode"] == m], table)))
 
 # %% ../nbs/08d_sections.ipynb #81023ff3
-def _energy_section(pg:PageData) -> list[str]:
+def energy_section(pg:PageData) -> list[str]:
     """Energy, where recorded: per mode and family the energy per item of its unit, items per kWh
     (and per dollar, with prices)."""
     eff, runs = pg.res.get("efficiency", pd.DataFrame()), pg.runs
@@ -576,7 +588,7 @@ def _scaling_table(d:pd.DataFrame, units:dict) -> pd.DataFrame:
     return tbl.dropna(axis=1, how="all")
 
 # %% ../nbs/08d_sections.ipynb #bdc8a199
-def _scaling(pg:PageData) -> list[str]:
+def scaling_section(pg:PageData) -> list[str]:
     """The scaling section: per mode the speed-up figure and the table,
     where runs at more than one world size exist."""
     res, runs, sc = pg.res, pg.runs, pg.res.get("scaling")
@@ -605,414 +617,3 @@ def _scaling(pg:PageData) -> list[str]:
     return out + per_mode(sc, lambda m: (pg.fig(f"scaling-{m}.svg"),
                                           html_table(_scaling_table(sc[sc["mode"] == m], units),
                                                  "{:,.2f}")))
-
-# %% ../nbs/08d_sections.ipynb #6f6ff161
-def _lm_section(t:pd.DataFrame, fig) -> list[str]:
-    """Tokens/s against micro-batch, a row per device and precision, a column per micro-batch;
-    each model's figure."""
-    e, out = html.escape, ["<h2>Language models</h2><p>Tokens per second against the micro-batch "
-                           "(sequences per "
-                           "step), per device and precision, up to the first that ran out of "
-                           "memory: the comparison "
-                           "people make for GPT-2 and Llama training. Empty: not measured or out "
-                           "of memory. Each "
-                           "model's figure is under <i>Per model</i>.</p>"]
-    for label in sorted(t["label"].unique()):
-        for mode in modes_in_order(t[t["label"] == label]):
-            d = t[(t["label"] == label) & (t["mode"] == mode) & t["bs"].notna()]
-            if d.empty: continue
-            d = d.loc[d.groupby(["device", "precision", "bs"])["throughput"].idxmax()].assign(_x=_marked(d))
-            p = d.pivot(index=["device", "precision"], columns="bs", values="_x")
-            p.columns = [f"bs {int(c)}" for c in p.columns]
-            # its figure is under Per model, drawn once
-            out += [f"<h3>{e(label)}, {mode_name(mode)} (tokens/s)</h3>",
-                    html_table(p.reset_index().fillna(""), right=list(p.columns))]
-    return out
-
-# %% ../nbs/08d_sections.ipynb #97e6c8f4
-def _marked(d:pd.DataFrame) -> pd.Series:
-    "Each throughput as text, three significant figures, with † where its CI missed its target."
-    return pd.Series([num_text(x) + (f" {MISSED_MARK}" if u else "") for x,
-                      u in zip(d["throughput"], d["unconverged"])],
-                     index=d.index, dtype=object)
-
-# %% ../nbs/08d_sections.ipynb #8ca1a66a
-def _op_section(t:pd.DataFrame, runs:pd.DataFrame) -> list[str]:
-    """Per device: each micro-op's iterations per second,
-    and GB/s or TFLOP/s where the runs stored them."""
-    b = best_batch(t)
-    extra = [c for c in ("bandwidth_gbs", "tflops") if c in runs
-             and pd.to_numeric(runs[c], errors="coerce").notna().any()]
-    if extra:
-        pc = per_config(runs, extra)
-        b = b.merge(pc[[c for c in pc if c in (*POINT_KEYS, *extra)]], on=list(POINT_KEYS),
-                    how="left")
-    num = lambda c, f: _texts(num_text(x * f) for x in pd.to_numeric(b[c], errors="coerce"))
-    d = pd.DataFrame({"device": b["device"], "op": b["label"], "dtype": b["precision"],
-                      "it/s": _marked(b),
-                      **{dict(bandwidth_gbs="bandwidth (B/s)", tflops="achieved FLOP/s")[c]:
-                         num(c, dict(bandwidth_gbs=1e9, tflops=1e12)[c]) for c in extra}})
-    d = d.sort_values(["op", "device", "dtype"], ignore_index=True)
-    return ["<h2>Micro-ops</h2><p>A tiny operation in a loop, per device: iterations per second "
-            "(the sanity check: "
-            "a card behind a narrow PCIe link or throttling shows here first), and where the op "
-            "measures it the "
-            "bandwidth or achieved FLOP/s. An op is one step, neither training nor inference. "
-            f"{MISSED_MARK}: its CI "
-            "missed its target.</p>", html_table(d, right=[c for c in d
-                                                       if c not in ("device", "op", "dtype")])]
-
-# %% ../nbs/08d_sections.ipynb #995feff4
-def _data_section(runs:pd.DataFrame) -> list[str]:
-    """Can this CPU feed its GPU: the input pipeline against each image model's training rate,
-    with a verdict."""
-    ft = feed_table(runs)
-    out = ["<h2>Input pipeline</h2><p>JPEG decoding and augmentation on the CPU (ImageNet-style, "
-           "through a "
-           "DataLoader) and, where a GPU trained on the same machine (same CPU model and core "
-           "count), whether it "
-           "can feed it: against each image model's fastest training rate there.</p>"]
-    if len(ft): out.append(html_table(ft))
-    elif "device_type" in runs and runs["device_type"].astype(str).eq("cpu").all():
-        out.append("<p>No GPU in these runs, so nothing to feed: the pipeline's images/s stand "
-                   "alone, to compare "
-                   "with a GPU's training rate (import that machine's runs beside these).</p>")
-    else:
-        out.append("<p>No image model was trained on a GPU of a machine whose pipeline was "
-                   "measured: no verdict.</p>")
-    return out
-
-# %% ../nbs/08d_sections.ipynb #0443b189
-def _unet_section(t:pd.DataFrame) -> list[str]:
-    "Voxels per second and iterations per minute of each 3D U-Net at its best batch size."
-    u = best_batch(t)
-    ips = (pd.to_numeric(u["items_per_sample"], errors="coerce") if "items_per_sample" in u
-           else np.nan)
-    d = pd.DataFrame({"device": u["device"], "model": u["label"], "precision": u["precision"],
-                      "mode": u["mode"].map(mode_name), "batch size": u["bs"],
-                      "throughput (voxels/s)": _marked(u),
-                      "iterations/min": u["throughput"] / (ips * pd.to_numeric(u["bs"], errors="coerce")) * 60})
-    return ["<h2>3D U-Nets</h2><p>Voxels per second and iterations (steps) per minute at each "
-            "configuration's "
-            f"best batch size ({MISSED_MARK}: its CI missed its target); the days to a number of "
-            "iterations are under "
-            # training first
-            "Time to train.</p>", html_table(d.sort_values(["mode", "model", "device"],
-                                                       ascending=[False, True, True]),
-                                         right=("throughput (voxels/s)",))]
-
-# %% ../nbs/08d_sections.ipynb #2c00feee
-def _family_sections(pg:PageData) -> list[str]:
-    """A section per workload family beyond image models:
-    language models, 3D U-Nets, micro-ops, input pipeline."""
-    t, runs = pg.res["tidy"], pg.runs
-    if "workload" not in t: return []
-    of = lambda f: t[t["workload"].eq(f)]
-    sections = dict(lm=lambda: _lm_section(of("lm"), pg.fig),
-                    unet3d=lambda: _unet_section(of("unet3d")),
-                    op=lambda: _op_section(of("op"), runs), data=lambda: _data_section(runs))
-    return [p for f, make in sections.items() if t["workload"].eq(f).any() for p in make()]
-
-# %% ../nbs/08d_sections.ipynb #aba4e5bb
-def _serving_section(pg:PageData) -> list[str]:
-    """Serving: the throughput–latency curve, pp and tg at one sequence,
-    the capacity at a TPOT bound, latency percentiles."""
-    gen, lat = generation_table(pg.runs), latency_table(pg.runs)
-    if not len(gen) and not len(lat): return []
-    one = pd.concat([gen.get("device", pd.Series(dtype=str)), lat.get("device", pd.Series(dtype=str))]).nunique() == 1
-    out = [f"<h2>{'This machine: serving' if one else 'Serving'}</h2><p>Requests timed one by one, "
-           "each waited for as "
-           "a client waits; never ranked with the throughput of <code>infer</code>.</p>"]
-    if len(gen):
-        b = pg.tpot_ms
-        out += ["<h3>Generation</h3>", svg(serving_curve(pg.runs, b)),
-                "<p>pp and tg at one sequence (llama-bench's view): prompt tokens/s of the "
-                "prefill, output tokens/s of "
-                "the decode.</p>", html_table(pp_tg_table(pg.runs)),
-                f"<p>The most concurrent sequences whose time per output token stays within {b:g} "
-                "ms "
-                "(<code>--tpot_ms</code>; its p99 where 1,000 steps were timed, else its median), "
-                "the output tokens/s "
-                "there and, with <code>--price</code>, the cost of a million output tokens:</p>",
-                html_table(capacity_table(pg.runs, b, pg.prices)),
-                "<details><summary>Every concurrency</summary>" + html_table(gen) + "</details>"]
-    if len(lat):
-        out += ["<h3>Request latency</h3><p>p99 only from 1,000 requests; the median with its 95% "
-                "interval.</p>",
-                html_table(lat)]
-    return out
-
-# %% ../nbs/08d_sections.ipynb #24a70391
-def _work_of(tt:pd.DataFrame, models, mode:str) -> str:
-    "The work the times of `models` in `mode` are for, as `tt` says, else an image model's default."
-    w = tt.loc[tt["model"].isin(models) & tt["mode"].eq(mode), "work"]
-    return w.iloc[0] if len(w) else DEFAULT_WORK[mode]["image"]
-
-# %% ../nbs/08d_sections.ipynb #723e50eb
-def _image_times(img:pd.DataFrame, tt:pd.DataFrame) -> list[str]:
-    "Image models' times as a device × model grid per mode."
-    e = html.escape
-    out = ["<p>Image models, at the measured rate, with the fastest precision of each device: "
-           "training is "
-           + e(_work_of(tt, img["label"], "train")) + ", inference " + e(_work_of(tt, img["label"],
-                                                                                  "infer"))
-           + ". Data loading is not in the benchmark, so read these as lower bounds.</p>"]
-    return out + per_mode(img, lambda m: (html_table(duration_table(img, m, tt)),))
-
-# %% ../nbs/08d_sections.ipynb #c4f5df12
-_OTHER_TIMES = ("<p>Other families, each row for the work it names "
-                "(steps per minute = throughput / (bs × items per sample) × 60):</p>")
-
-# %% ../nbs/08d_sections.ipynb #62c40379
-def _other_times(other:pd.DataFrame) -> list[str]:
-    """Other families' times, a table per family (its unit in the header),
-    a row each for the work it names."""
-    same = other["configuration"].eq(other["precision"]).all() if "configuration" in other else True
-    # a layout named where one differs
-    drop = ["seconds", "workload", "unit", *(["configuration"] if same else [])]
-    table = lambda d, u: html_table(d.drop(columns=[c for c in drop if c in d]).dropna(axis=1, how="all").rename(
-        columns={"steps_per_minute": "steps per minute",
-                 "throughput": f"throughput ({rate_name(u)})",
-                 "price_per_gpu_hour": "price ($/GPU-hour)", "cost_usd": "cost of the work ($)",
-                 "gpus": "GPUs"}))
-    return [_OTHER_TIMES, *per_family(other, table)]
-
-# %% ../nbs/08d_sections.ipynb #89c3361c
-def _time_section(pg:PageData) -> list[str]:
-    """Time to train at each device's fastest precision:
-    image models as a grid, other families by row; no tests."""
-    t, best = pg.res["tidy"], pg.res["best"]
-    out, tests = ["<h2>Time to train</h2>"], sorted(set(t.loc[is_test_model(t["model"]).to_numpy(),
-                                                              "model"]))
-    if tests:
-        out.append(f"<p>Not extrapolated for {', '.join(html.escape(m) for m in tests)}: test "
-                   "models are tiny "
-                   "stand-ins (random weights, "
-                         "small inputs) for checking the pipeline, so their speed says nothing "
-                         "about how long a "
-                         "real model trains.</p>")
-    rest = best[~is_test_model(best["model"]).to_numpy()]
-    if not len(rest):
-        return out + [("<p>Nothing else is ranked" if tests else "<p>Nothing is ranked (see above)") + ": the time for "
-                      "each family's work at every measured point, converged or not, is in the "
-                      "<i>This machine</i> "
-                      "table where the report holds one device.</p>"]
-    tt = pg.res["time_to_train"] if "time_to_train" in pg.res else time_to_train_table(best)
-    img = rest[rest["workload"].eq("image").to_numpy()] if "workload" in rest else rest
-    other = tt[~tt["model"].isin(img["label"] if len(img) else [])]
-    return out + (_image_times(img, tt) if len(img) else []) + (_other_times(other) if len(other)
-                                                                else [])
-
-# %% ../nbs/08d_sections.ipynb #4773f5dc
-_ENV_HEADERS = {"device_name": "device name", "device_capability": "compute capability",
-                "device_mem_gb": "device memory (GB)", "device_count": "devices",
-                "driver": "driver", "cuda": "CUDA",
-                "cudnn": "cuDNN", "torch": "PyTorch", "timm": "timm", "python": "Python",
-                "platform": "platform",
-                "cpu": "CPU", "cpu_count": "CPU cores", "torch_threads": "torch threads",
-                "env_id": "environment"}
-# nothing a CPU or an Apple GPU row has
-_GPU_ONLY = ("device_capability", "driver", "cuda", "cudnn")
-
-# %% ../nbs/08d_sections.ipynb #62ba5dcf
-def _environments(envs:pd.DataFrame) -> pd.DataFrame:
-    """The environments as shown: friendly headers, no GPU columns on a CPU's row,
-    no column that is empty everywhere."""
-    e = envs.copy()
-    if "device_type" in e:
-        for c in (c for c in _GPU_ONLY if c in e):
-            e[c] = e[c].where(e["device_type"].eq("cuda"), "")
-    # the short name says it all
-    same = "device_name" in e and e["device_name"].eq(e["device"]).all()
-    e = e.drop(columns=[c for c in ("device_type", *(["device_name"] if same else [])) if c in e])
-    e = e[[c for c in e if not e[c].astype(str).isin(["", "nan", "None"]).all()]]
-    return e.rename(columns=_ENV_HEADERS)
-
-# %% ../nbs/08d_sections.ipynb #69b40632
-def model_index(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
-                models:list|None=None, # the models with figures on the page; None: every one
-               ) -> pd.DataFrame:
-    """Every measured model: its family, devices, points, runs, and whether the page draws it
-    (all are in the CSVs)."""
-    fam = t["workload"] if "workload" in t else pd.Series("image", index=t.index)
-    g = t.assign(_f=fam.map(lambda f: FAMILY_NAMES.get(f, f))).groupby("label")
-    out = g.agg(family=("_f", "first"), devices=("device", "nunique"),
-                points=("throughput", "size"),
-                runs=("n_runs", "sum")).reset_index().rename(columns={"label": "model"})
-    shown = set(out["model"] if models is None else models)
-    out["figures"] = np.where(out["model"].isin(shown), "below", "in the CSVs")
-    return out.sort_values(["family", "runs", "model"], ascending=[True, False, True],
-                           ignore_index=True)
-
-# %% ../nbs/08d_sections.ipynb #2b05cd8e
-def _per_model_section(pg:PageData) -> list[str]:
-    """Per model, every measured one ranked or not (or the most measured, and an index of all):
-    its figures per mode."""
-    t, out = pg.res["tidy"], ["<h2>Per model</h2>"]
-    labels = sorted(t["label"].unique())
-    if pg.models is not None and len(pg.models) < len(labels):
-        out += [f"<p>Figures of the {len(pg.models)} most-measured models of each family's "
-                f"{len(labels)}; every model is in the tables and CSVs (<code>--max_models</code> "
-                "draws more).</p>",
-                f"<details><summary>Every model measured ({len(labels)})</summary>",
-                html_table(model_index(t, pg.models)), "</details>"]
-        labels = pg.models
-    for label in labels:
-        figs = [f for mode in modes_in_order(t[t["label"] == label])
-                for f in (pg.fig(f"relative-{file_slug(label)}-{mode}.svg"), pg.fig(f"batch-{file_slug(label)}-{mode}.svg")) if f]
-        # a model of one batch size: in the tables only
-        if figs: out += [f"<h3>{html.escape(label)}</h3>", *figs]
-    return out
-
-# %% ../nbs/08d_sections.ipynb #a54baec0
-def _largest_note(d:pd.DataFrame) -> str:
-    """A sentence naming the best points at the largest batch size measured,
-    below any out-of-memory: lower bounds."""
-    if "at_largest" not in d or not d["at_largest"].any(): return ""
-    x = d[d["at_largest"]]
-    what = _few([f"{r.device} {r.label} {r.precision} {mode_name(r.mode)} (bs {r.bs})" for r in x.itertuples()], 6)
-    return ('<p class="note">Best at the largest batch size measured, so the device may do more: '
-            f'{html.escape(what)}. '
-            "Nothing ran out of memory there: a larger batch (<code>--batch_sizes</code>) may be "
-            "faster still.</p>")
-
-# %% ../nbs/08d_sections.ipynb #e857c286
-def _points_section(pg:PageData) -> list[str]:
-    """The best points folded (and what missed its CI target, left out),
-    then the environments the numbers came from."""
-    best, t, out = pg.res["best"], pg.res["tidy"], []
-    if len(best):
-        out += ["<h2>Best points</h2>", _largest_note(best),
-                "<details><summary>Every device, model, precision and mode at its best batch size "
-                "(also in <code>summary.csv</code>)</summary>",
-                *per_family(best, lambda d, u: html_table(_points(d, u))), "</details>"]
-    left = t[t["unconverged"]] if not pg.include else t.iloc[:0]
-    if len(left):
-        out += ["<details><summary>Left out: the configurations whose points missed their CI "
-                "target, each at its "
-                "fastest batch size</summary>",
-                *per_family(best_batch(left), lambda d, u: html_table(_points(d, u,
-                                                                              relative=False))),
-                "</details>"]
-    return out + ["<h2>Environments</h2><p>Every distinct setup the runs came from, with the "
-                  "matmul peak it reached "
-                  "(the reference of <code>mfu_measured</code>; kept in the store's own table, "
-                  "never as a run).</p>",
-                  html_table(_environments(_env_peaks(pg.res["environments"], pg.runs)))]
-
-# %% ../nbs/08d_sections.ipynb #a147c920
-_FACTOR_HEADERS = {"precision": "best: precision", "bs": "micro-batch", "n_runs": "runs",
-                   "price_per_hour": "price ($/h)",
-                   "cost_usd": "cost ($)"}
-
-# %% ../nbs/08d_sections.ipynb #cb5a3578
-def _dtypes(p:str) -> str:
-    """A precision as weights · autocast: `bf16` → `fp32 · bf16`, `pure bf16` → `bf16 · none`,
-    `fp32` → `fp32 · none`."""
-    if m := re.fullmatch(r"pure (\w+)", p): return f"{m[1]} · none"
-    if m := re.fullmatch(r"(\w+) \((\w+) weights\)", p): return f"{m[2]} · {m[1]}"
-    return f"fp32 · {'none' if p == 'fp32' else p}"
-
-# %% ../nbs/08d_sections.ipynb #54a870f9
-def _configurations(d:pd.DataFrame, unit:str) -> list[str]:
-    """One model and mode: throughput per micro-batch and per precision (weights × autocast),
-    and each device's best."""
-    e, grid = html.escape, lambda c: d.pivot_table(index="device", columns=c, values="throughput",
-                                                   aggfunc="max")
-    mb = grid("bs").rename(columns=lambda b: f"micro-batch {int(b)}").rename_axis(columns=None).reset_index()
-    dt = grid("precision").rename(columns=_dtypes).rename_axis(columns=None).reset_index()
-    best = best_configs(d)
-    best = best.assign(interval=[_ci_text(a, b, "{:,.0f}") for a,
-                                 b in zip(best["throughput_lo"], best["throughput_hi"])])
-    best = best[["device", "precision", "bs", "throughput", "interval", "n_runs"]].rename(
-        columns={**_FACTOR_HEADERS, "throughput": f"{unit}/s", "interval": "range or 95% CI"})
-    return [f"<h4>{e(unit)}/s per micro-batch (at the best precision of each)</h4>",
-            html_table(mb, "{:,.0f}"),
-            f"<h4>{e(unit)}/s per weights · autocast dtype (at the best micro-batch of each)</h4>",
-            html_table(dt, "{:,.0f}"),
-            "<h4>The best configuration of each device</h4>", html_table(best, "{:,.0f}")]
-
-# %% ../nbs/08d_sections.ipynb #85b2d738
-# else {:,.1f}
-_FACTOR_FMT = {"price ($/h)": "{:,.2f}", "cost per run ($)": "{:,.2f}", "cost ($)": "{:,.2f}"}
-
-# %% ../nbs/08d_sections.ipynb #f3c164af
-def _factor_table(f:pd.DataFrame) -> pd.DataFrame:
-    "`cost_factors` as shown: each factor with its interval."
-    x = lambda a, lo, hi: [f"{v:.2f}" + ("" if pd.isna(l) or pd.isna(h) or l == h
-                                         else f" ({l:.2f}–{h:.2f})")
-                           for v, l, h in zip(f[a], f[lo], f[hi])]
-    out = f[["device", "precision", "bs", "throughput", "n_runs", "price_per_hour", "cost_usd"]].assign(
-        cost_factor=x("cost_factor", "cost_factor_lo", "cost_factor_hi"),
-        throughput_factor=x("throughput_factor", "throughput_factor_lo", "throughput_factor_hi"))
-    basis = f["cost_basis"].iloc[0]
-    return out.rename(columns={**_FACTOR_HEADERS, "throughput": f"{f['unit'].iloc[0]}/s",
-                               "cost_usd": "cost per run ($)" if basis == "per run" else "cost ($)",
-                               "cost_factor": f"cost factor {basis} (×, 95%)",
-                               "throughput_factor": "throughput factor (×, 95%)"})
-
-# %% ../nbs/08d_sections.ipynb #50bdd33a
-_TEAM_INTRO = ("<h2>Configurations and what a run costs</h2><p>Runs that record the parameters' "
-               "dtype (<i>pure bf16</i>:"
-    " bf16 weights without autocast) or their runtime, such as a team's own training runs imported "
-    "with "
-    "<code>--map</code> or read by a recipe (Hugging Face Trainer, nanoGPT): the throughput per "
-    "micro-batch and per "
-    "weights × autocast on each device, each device's "
-    "best configuration, and, with prices, what one run cost there (runtime × $/hour per GPU × its "
-    "GPUs) against the cheapest device. "
-    "A factor's interval comes from the repeats of both configurations (their range, or a single "
-    "run's CI).</p>")
-
-# %% ../nbs/08d_sections.ipynb #9236d0f4
-def _team_section(pg:PageData) -> list[str]:
-    """Configurations per device and the cost of a run,
-    for runs that record weights or a runtime; else nothing."""
-    runs, t = pg.runs, pg.res["tidy"]
-    if not any(c in runs and runs[c].notna().any() for c in ("weights", "runtime_s")): return []
-    out, m, cost = [_TEAM_INTRO], "label" if "label" in t else "model", pg.res.get("cost")
-    prices = (dict(zip(cost["device"], cost["price_per_hour"])) if cost is not None and len(cost)
-              else {})
-    f = cost_factors(t, runs, prices) if prices else None
-    for (label, mode), d in t[t["bs"].notna()].groupby([m, "mode"], sort=True):
-        out += [f"<h3>{html.escape(str(label))}, {mode_name(mode)}</h3>",
-                *_configurations(d, unit_name(d))]
-        g = f[(f["model"] == label) & (f["mode"] == mode)] if f is not None else []
-        if len(g):
-            out += ["<h4>Cost and throughput against the cheapest</h4>",
-                    html_table(_factor_table(g), _FACTOR_FMT),
-                           f"<p>{html.escape(factor_sentence(g))}</p>"]
-    given = pg.res.get("prices")  # every priced run, on any number of GPUs
-    rc = (run_cost(runs, dict(zip(given["device"], given["price_per_hour"]))) if given is not None
-          else None)
-    if rc is not None and len(rc := rc.dropna(subset=["cost_usd"])):
-        out.append("<details><summary>Each run's cost</summary>" + html_table(
-            rc[["device", "model", "precision", "bs", "world_size", "throughput",
-                "throughput_per_gpu", "runtime_s",
-                "price_per_hour", "cost_usd"]].rename(columns={"world_size": "GPUs",
-                                                               "throughput_per_gpu": "per GPU",
-                "price_per_hour": "price ($/h per GPU)", "cost_usd": "cost ($)"}), "{:,.2f}") + "</details>")
-    return out
-
-# %% ../nbs/08d_sections.ipynb #12e82109
-def _sanity_section(pg:PageData) -> list[str]:
-    """One line per result that is almost never the hardware (`precision_doubts`, `cost_doubts`),
-    naming its runs."""
-    lines, cost = precision_doubts(pg.res["speedup"], pg.runs), pg.res.get("cost")
-    prices = (dict(zip(cost["device"], cost["price_per_hour"])) if cost is not None and len(cost)
-              else {})
-    if prices: lines += cost_doubts(cost_factors(pg.res["tidy"], pg.runs, prices), pg.runs)
-    return [f'<p class="note"><b>Check</b>: {html.escape(capitalised(l))}.</p>' for l in lines]
-
-# %% ../nbs/08d_sections.ipynb #5ad24a6f
-_SECTIONS = (_intro, _sanity_section, _machine_section, _serving_section, _ranking_section,
-             _cost_section, _team_section, _efficiency_section, _energy_section,
-             _scaling, _family_sections,
-             _time_section, _per_model_section, _points_section,
-             # in page order: Health after the environments, then Steps
-             health_section, history_section)
-
-# %% ../nbs/08d_sections.ipynb #3cd182eb
-def page_html(pg:PageData) -> str:
-    "The page: every section in order, in one self-contained HTML document."
-    return html_document(pg.title, [p for section in _SECTIONS for p in section(pg) if p])
