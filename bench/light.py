@@ -32,7 +32,7 @@ def timed(argv:list) -> tuple[float, int, str]:
 def heavy(module:str, args:list) -> list:
     "The heavy libraries a console script's `main` imports to answer `args`, in a fresh process."
     code = (f"import atexit, sys\natexit.register(lambda: print(sorted(set({HEAVY!r}) & set(sys.modules))))\n"
-            f"from ready_steady_go.cli import {module} as main\nsys.argv = {['x', *args]!r}\nmain()")
+            f"from ready_steady_go.{'cli' if module in ('rsg_main', 'sweep_main') else 'commands'} import {module} as main\nsys.argv = {['x', *args]!r}\nmain()")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip().splitlines()
     return out[-1] if out else "?"
 

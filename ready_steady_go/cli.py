@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/cli.html.md"""
 
 # %% ../nbs/09_cli.ipynb #2403a6e4
 from __future__ import annotations
-import argparse, difflib, inspect, json as _json, os, re, sys, tempfile
+import argparse, contextlib, difflib, inspect, io, json as _json, os, re, sys, tempfile
 import typing, warnings
 from dataclasses import dataclass, fields, make_dataclass, replace
 from functools import wraps
@@ -20,19 +20,17 @@ from .env import (MAX_DIGITS, NUMBERS, BadInput, TrackingError, cache_mb,
                                  check_choice, check_int, check_number,
                                  check_numbers, check_path, check_workers, first_line,
                                  readable_file, writable_folder)
-from .env import check_report_folder, visible
+from .env import visible
 from .device import check_device_name, check_unlocked
 # light: no torch, no pandas
-from .schema import (check_endpoint, COMPILE_MODES, MODES, OPTIMIZERS, PRECISIONS,
-                                    WEIGHTS, DEFAULT_STORE, ENGINE_DEFAULTS, POINT_FIELDS, PRESETS,
-                                    STATUSES, WANDB_MODES, Point, WorldSpec,
-                                    params_of, sweep_params, sweep_signature,
-                                    check_rdzv_id)
+from .schema import (COMPILE_MODES, MODES, OPTIMIZERS, PRECISIONS, WEIGHTS,
+                                    POINT_FIELDS, STATUSES, Point, WorldSpec, params_of)
+from .options import (DEFAULT_STORE, ENGINE_DEFAULTS, PRESETS, WANDB_MODES,
+                                     check_endpoint, check_rdzv_id, sweep_params, sweep_signature)
 
 # %% auto #0
-__all__ = ['NOT_FLAGS', 'rsg_main', 'sweep_main', 'import_main', 'export_main', 'report_main', 'check_main', 'console_script',
-           'ready_steady_go', 'ready_steady_go_sweep', 'ready_steady_go_import', 'ready_steady_go_export',
-           'ready_steady_go_report', 'ready_steady_go_check']
+__all__ = ['NOT_FLAGS', 'rsg_main', 'sweep_main', 'console_script', 'run_cli', 'takes', 'ready_steady_go',
+           'ready_steady_go_sweep']
 
 # %% ../nbs/09_cli.ipynb #15cf1c15
 _KINDS = {"int": "a whole number", "float": "a number", "path": "a path", "str": "text",
@@ -206,6 +204,18 @@ def _refusal(prog:str, e:BadInput|OSError|TrackingError) -> str:
     if isinstance(e, OSError): return f"{prog}: error: {first_line(e)}"
     return visible(f"{prog}: error: {' '.join(str(e).splitlines())}")
 
+# %% ../nbs/09_cli.ipynb #2e78b14c
+def run_cli(main, *args, env=None):
+    "Run console-script `main` with `args`: (exit status, stdout, stderr)."
+    out, err, argv = io.StringIO(), io.StringIO(), sys.argv
+    sys.argv = [main.__name__.replace("_", "-"), *map(str, args)]
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try: main(); code = 0
+            except SystemExit as e: code = e.code if isinstance(e.code, int) else 1
+    finally: sys.argv = argv
+    return code, out.getvalue(), err.getvalue()
+
 # %% ../nbs/09_cli.ipynb #16b341f2
 _EXIT = dict(ok=0, oom=3, error=1, killed=1)
 _WHOLE = f"[0-9]{{1,{MAX_DIGITS}}}"  # ASCII digits (`\d` takes `٢` too), few enough for `int`
@@ -265,7 +275,7 @@ def _point(f:_Flags) -> Point:
     return Point.of(**{k: getattr(f, k) for k in POINT_FIELDS if k not in NOT_FLAGS})
 
 # %% ../nbs/09_cli.ipynb #94d3adc2
-def _takes(params:list):
+def takes(params:list):
     "Decorator: the function's `**flags` are `params`, each annotated with its help (`--help`)."
     def deco(f):
         f.__signature__ = inspect.Signature(params)
@@ -544,7 +554,7 @@ def _to_wandb(row:dict, f:_Flags, say, history:list|None=None):
 
 # %% ../nbs/09_cli.ipynb #d453efb4
 @call_parse
-@_takes(_FLAGS)
+@takes(_FLAGS)
 def ready_steady_go(**flags):
     "Measure the training or inference throughput of one model at one batch size and precision."
     f = _Flags(**flags)
@@ -610,253 +620,9 @@ def _preset_notes() -> dict[str, str]:
         if vs: out[k] = "preset " + ", ".join(vs)
     return out
 
-# the sweep's flags, with no torch imported: its parameters as `schema` writes them
+# the sweep's flags, with no torch imported: its parameters as `options` writes them
 ready_steady_go_sweep.__signature__, ready_steady_go_sweep.__delwrap__ = sweep_signature(), sweep_params
 ready_steady_go_sweep.__help_notes__ = _preset_notes
 
 # %% ../nbs/09_cli.ipynb #e7e0f318
 sweep_main = console_script(ready_steady_go_sweep)
-
-# %% ../nbs/09_cli.ipynb #b0d6e1c9
-@call_parse
-def ready_steady_go_import(
-    *sources:str,             # W&B entity/project paths, offline run folders, CSV exports or SQLite stores
-    store:str|Path=DEFAULT_STORE, # the SQLite store to import into
-    strict:bool=False,        # refuse the whole import if any row is invalid (default: skip those rows and list them)
-    map:Annotated[str,
-                  "COLUMN=KEY: where another team's runs keep a run-record column, a flat key or a "
-                  "dotted path "
-                  "into the config (throughput=train/throughput/current); fallbacks KEY|KEY, "
-                  "products "
-                  "KEY*KEY*NUMBER (throughput=train_samples_per_second*n_positions); runs of "
-                  "Hugging Face Trainer "
-                  "and nanoGPT need none; repeat for more", {"action": "append"}]=None,
-    map_file:str|Path=None,   # a TOML file of a team's keys: a [map] table (COLUMN = "KEY") and a [set] table
-    set:Annotated[str,
-                  "COLUMN=VALUE that every imported run has (unit=tokens, workload=lm); repeat for "
-                  "more",
-                  {"action": "append"}]=None,
-    history:bool=False,       # also read each W&B and offline run's per-step history (for the report's steps plot)
-):
-    "Import runs from W&B, W&B offline runs, CSV exports, JSON-lines files or other stores into the local store."
-    if not sources:
-        raise BadInput("no source given: accepted are W&B entity/project paths, offline run "
-                       "folders, "
-                                   "CSV files or SQLite stores")
-    check_path(store, "--store")
-    from ready_steady_go.keymaps import missing_line, parse_keymap
-    from ready_steady_go.load import import_sources, nothing_line, unmatched_line, _invalid_line
-    # before anything is read
-    km = parse_keymap(map, map_file, set) if (map or map_file or set) else None
-    c = import_sources(list(sources), store, strict=strict, keymap=km, history=history)
-    print(f"read {c['read']:,} runs from {c['sources']} source(s): {c['added']:,} added to "
-          f"{store}, "
-          f"{c['duplicates']:,} already there")
-    if c["not_finished"] or c["bad_throughput"]:
-        print(f"skipped {c['not_finished']:,} run(s) that did not finish and "
-              f"{c['bad_throughput']:,} "
-              "without a usable throughput")
-    if c.get("missing"): print(missing_line(c["missing"]))
-    if c["invalid"]: print(f"skipped {_invalid_line(c['invalid'])}")
-    if history:
-        print(f"read the per-step history of {c['history']['runs']:,} run(s): "
-              f"{c['history']['steps']:,} steps")
-    if c.get("unmatched"): warnings.warn(unmatched_line(c["unmatched"]))
-    if not c["read"]: raise BadInput(nothing_line(c))  # exit status 2: nothing came in
-
-# %% ../nbs/09_cli.ipynb #be2ab176
-import_main = console_script(ready_steady_go_import)
-
-# %% ../nbs/09_cli.ipynb #9fa1408c
-def _check_exists(store, hint:str=""):
-    "Refuse a store that is not there, before anything heavy is imported."
-    if not Path(store).expanduser().exists():
-        raise BadInput(f"store {str(store)!r} does not exist: run ready-steady-go or "
-                       f"ready-steady-go-sweep first{hint}")
-
-# %% ../nbs/09_cli.ipynb #a9d1db74
-@call_parse
-def ready_steady_go_export(
-    csv:str|Path,             # the CSV file to write
-    store:str|Path=DEFAULT_STORE, # the SQLite store to read
-    status:str=None,          # only runs with this status: ok, oom or error (default: all)
-    force:bool=False,         # write over the CSV path even if it is another SQLite file (never the store itself)
-):
-    "Write the runs in the local store to a CSV file, one row per run."
-    if status is not None: status = check_choice(status, STATUSES, "--status")
-    out = check_path(csv, "CSV path"); check_path(store, "--store")
-    if not out.parent.is_dir():
-        raise BadInput(f"CSV path {str(csv)!r} must be a file in an existing folder")
-    _check_exists(store)  # before pandas is imported
-    from ready_steady_go.store import check_store
-    from ready_steady_go.rows import export_csv
-    check_store(store)
-    # refuses the store itself, and other SQLite files unless --force
-    n = export_csv(store, out, force, **(dict(status=status) if status else {}))
-    print(f"wrote {n:,} runs to {csv}")
-
-# %% ../nbs/09_cli.ipynb #7307e377
-export_main = console_script(ready_steady_go_export)
-
-# %% ../nbs/09_cli.ipynb #f14da557
-_WHY_EMPTY = {"summary.csv": "no point reached its CI target (see the report)",
-              "average.csv": "no point reached its CI target (see the report)",
-              "time_to_train.csv": "nothing ranked but test models, whose time is never "
-                                   "extrapolated (see the report)"}
-
-# %% ../nbs/09_cli.ipynb #c1802655
-def _rows(p:Path) -> int:
-    return max(0, len(p.read_text(encoding="utf-8").splitlines()) - 1) if p.exists() else 0
-
-# %% ../nbs/09_cli.ipynb #4987e8f6
-def _tables_written(out:Path) -> list[str]:
-    """A line per CSV table of the report: where it is and its rows, or why it has none (scaling:
-    only when it has some)."""
-    lines, ranked = [], _rows(out/"summary.csv")
-    for name in ("summary.csv", "average.csv", "time_to_train.csv", "scaling.csv"):
-        if (n := _rows(out/name)): lines.append(f"  {out/name}: {n:,} row{'s' if n != 1 else ''}")
-        elif name in _WHY_EMPTY:
-            lines.append(f"  {name}: 0 rows — {_WHY_EMPTY[name if ranked else 'summary.csv']}")
-    return lines
-
-# %% ../nbs/09_cli.ipynb #782670aa
-def _report_runs(sources:tuple, store):
-    """The runs to report on: the sources (read into a temporary store,
-    no store changed), or the store."""
-    from ready_steady_go.store import check_store, read_runs
-    from ready_steady_go.load import import_sources
-    from ready_steady_go.schema import REPORT_COLUMNS  # only what the report reads
-    if sources:
-        with tempfile.TemporaryDirectory() as d:
-            import_sources(list(sources), Path(d)/"runs.db")
-            return read_runs(Path(d)/"runs.db", columns=REPORT_COLUMNS)
-    store = store or DEFAULT_STORE
-    check_store(store)
-    runs = read_runs(store, columns=REPORT_COLUMNS)
-    runs.attrs["store"] = str(store)  # the report's Health section reads the store's checks
-    return runs
-
-# %% ../nbs/09_cli.ipynb #106aee24
-def _check_report_light(sources:tuple, store, title:str, out, max_models:int|None):
-    """The report's flags that need nothing heavy to check,
-    checked before anything heavy is imported."""
-    if sources and store:
-        raise BadInput("give either --store or sources, not both: import the sources into the "
-                       "store "
-                                         "first to combine them")
-    if not str(title).strip():
-        raise BadInput(f"--title {title!r} is empty: accepted is the report's title, e.g. \"GPUs "
-                       "for our lab\"")
-    # before 4 s of imports (and matplotlib's cache)
-    check_path(out, "--out", folder=True); check_report_folder(out)
-    if store is not None: check_path(store, "--store")
-    if not sources: _check_exists(store or DEFAULT_STORE, ", or give sources")
-    if max_models is not None: check_int(max_models, "--max_models", min=1, max=10**6)
-    # the caches' bounds, before any work
-    cache_mb("RSG_FIGURE_CACHE_MB", 256); cache_mb("RSG_RUNS_CACHE_MB", 2048)
-
-# %% ../nbs/09_cli.ipynb #38304a9a
-def _prices(prices, price:list|None) -> dict:
-    """The prices of `--prices` and every `--price`;
-    a file among them is read only if it is a readable file."""
-    from ready_steady_go.costs import parse_prices
-    # a FIFO, /dev/zero: never read
-    for v, flag in [(prices, "--prices"), *((v, "--price") for v in price or [])]:
-        if v is not None and (os.path.lexists(str(v)) or str(v).strip().lower().endswith(".csv")):
-            readable_file(v, flag)
-    return parse_prices([p for p in [prices, *(price or [])] if p])
-
-# %% ../nbs/09_cli.ipynb #960fa2c0
-@call_parse
-def ready_steady_go_report(
-    *sources:str,             # W&B entity/project paths, offline run folders, CSV exports or stores (default: --store)
-    store:str|Path=None,      # the SQLite store to read (default: rsg-results.db, when no source is given)
-    # the folder to write report.html, summary.csv, average.csv, time_to_train.csv, scaling.csv and figures/ into
-    out:str|Path="rsg-report",
-    prices:str|Path=None,     # a CSV of prices in $ per GPU-hour: columns device, price_per_hour
-    price:Annotated[str,
-                    "a device's price in $ per GPU-hour, e.g. \"RTX 4090=0.69\" (repeat for more)",
-                    {"action": "append"}]=None,
-    title:str="Ready, Steady, Go! benchmark report", # the report's title
-    include_unconverged:bool=False, # rank points whose CI missed its target too (marked); by default they are left out
-    # leave out results measured under flagged conditions (throttling, a power cap, another process...)
-    only_valid:bool=False,
-    train_for:Annotated[str,
-                        "the training work, e.g. \"90 epochs imagenet-1k\" or \"2T tokens\" "
-                        "(repeat, or commas, for "
-                        "several): each family takes the first that fits its unit (steps fit all), "
-                        "else its own "
-                        "(images: 90 epochs imagenet-1k, tokens: 1B, voxels and ops: 100k steps)", {"action": "append"}]=None,
-    infer_for:Annotated[str,
-                        "the inference work, e.g. \"1 epoch imagenet-1k-val\", \"8.1T voxels\" "
-                        "(repeat for several; "
-                        "default: each family's own)", {"action": "append"}]=None,
-    device:str=None,          # the device the report opens with, its absolute numbers (default: the only one, if one)
-    max_models:int=12,        # per family, draw the figures of at most this many models, the most measured (all: CSVs)
-    tpot_ms:float=50.0,       # Serving: the time per output token a concurrency must meet (ms)
-):
-    "Write an HTML report, summary tables and figures from the runs in a store or other sources."
-    _check_report_light(sources, store, title, out, max_models)
-    check_number(tpot_ms, "--tpot_ms", min=0, min_inclusive=False, unit="ms")
-    from ready_steady_go.report import ReportOptions, report_of, timed_read
-    # every option checked at once (the folder again: it may have changed), before the runs are read
-    o = ReportOptions(out=out, prices=_prices(prices, price), title=title,
-                      include_unconverged=include_unconverged,
-                      only_valid=only_valid, train_for=train_for, infer_for=infer_for,
-                      device=device,
-                      max_models=max_models, tpot_ms=tpot_ms).checked()
-    runs = timed_read(_report_runs, sources, store)  # says how long it took, where that is long
-    page = report_of(runs, o).write(o.out)
-    if not len(runs):
-        print(f"report: {page} (no runs: the Health section of the store's checks)"); return
-    print(f"report: {page} ({len(runs):,} runs)")
-    for line in _tables_written(Path(out)): print(line)
-
-# %% ../nbs/09_cli.ipynb #ff297bf4
-report_main = console_script(ready_steady_go_report)
-
-# %% ../nbs/09_cli.ipynb #187248ea
-def _print_checks(table):
-    "The table of checks, where its expected figures come from, and which GPU checks were skipped."
-    from ready_steady_go.health import (GPU_CHECKS, check_table_text, sources_text, skipped_line,
-                                        verdict_line)
-    # the GPU checks skipped for one reason: said once, below, not a row each
-    line = skipped_line(table)
-    print(check_table_text(table[~(table["check"].isin(GPU_CHECKS) & table["verdict"].eq("skipped"))] if line else table))
-    if (src := sources_text(table)): print("where the expected figures come from:\n" + src)
-    if line: print(f"GPU checks {line}")
-    print(verdict_line(table))
-
-# %% ../nbs/09_cli.ipynb #0e169bce
-@call_parse
-def ready_steady_go_check(
-    folder:str=".",           # the folder whose disk is read (a file of --disk_gb is written there, read back, removed)
-    store:str|Path=DEFAULT_STORE, # the SQLite store whose `checks` table gets the lines
-    device:str="auto",        # the device to check: auto, cpu, cuda, cuda:N
-    seconds:float=30.0,       # sustained load on a GPU, in seconds
-    disk_gb:float=1.0,        # the disk check's file, in GiB
-    no_store:bool=False,      # print the table only; store nothing
-    quiet:bool=False,         # no progress lines on stderr
-):
-    "Check this machine against what its hardware should do: one table of checks, each with its verdict."
-    import time
-    check_numbers(seconds=seconds)
-    check_number(disk_gb, "--disk_gb", min=0.01, max=64, unit="GiB")
-    if not no_store: check_path(store, "--store")
-    check_unlocked(device)  # another run measures on it: refused before torch is imported
-    from ready_steady_go.health import run_check
-    say, t0 = ((lambda m: None) if quiet else (lambda m: print(f"checking {m}", file=sys.stderr)),
-               time.perf_counter())
-    table, kept = run_check(device, folder, None if no_store else store, seconds,
-                            int(disk_gb * 2**30), say=say)
-    print(f"{table['device_name'].iloc[0]} on {table['host'].iloc[0]}, checked in "
-          f"{time.perf_counter() - t0:.0f} s")
-    _print_checks(table)
-    if kept: print(f"ready-steady-go-check: {kept}", file=sys.stderr)
-    elif not no_store:
-        print(f"stored {len(table)} lines in {store} (table checks, check "
-              f"{table['check_id'].iloc[0][:8]})")
-    return 1 if table["verdict"].eq("flagged").any() else 0
-
-# %% ../nbs/09_cli.ipynb #c09ab013
-check_main = console_script(ready_steady_go_check)

@@ -16,7 +16,8 @@ from .env import BadInput, check_int
 from .benchmark import CheckedPoint, check_point
 # who measures on a device is the device session's: the names ranks and runners use, from there
 from .session import LAUNCHER, WORKER, launcher
-from .schema import Point, Result, WorldSpec, check_endpoint, check_rdzv_id
+from .schema import Point, Result, WorldSpec
+from .options import check_endpoint, check_rdzv_id
 
 
 # %% auto #0

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np, pandas as pd
 from .env import (
     REPORT_MARKER, BadInput, check_number, check_report_folder, report_unwritable, visible)
-from .served import TPOT_MS
+from .options import ReportOptions, check_max_models
 from .schema import REPORT_COLUMNS, params_of
 from .analysis import best_batch, keyed_once, rate_name
 from .costs import parse_prices
@@ -32,15 +32,16 @@ from .details import *
 from .details import page_html
 
 # %% auto #0
-__all__ = ['PROGRESS_RUNS', 'PROGRESS_S', 'Report', 'check_max_models', 'ReportOptions', 'csv_columns', 'with_rate', 'report_of',
-           'build_report', 'write_report', 'say_stage', 'timed_read', 'SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME',
+__all__ = ['PROGRESS_RUNS', 'PROGRESS_S', 'Report', 'csv_columns', 'with_rate', 'report_of', 'build_report', 'write_report',
+           'say_stage', 'timed_read', 'ReportOptions', 'check_max_models', 'SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME',
            'FEED_COLS', 'summary_table', 'average_table', 'time_to_train_table', 'duration_table', 'cost_table',
            'feed_table', 'pick_device', 'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache',
            'report_svgs', 'PEAK_HEADER', 'energy_headers', 'model_index', 'checks_page']
 
 # %% ../nbs/08_report.ipynb #81862bec
 # the names of the tables, figures and page rooms, still importable from here
-_all_ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME', 'FEED_COLS', 'summary_table', 'average_table',
+_all_ = ['ReportOptions', 'check_max_models', 'SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME',
+         'FEED_COLS', 'summary_table', 'average_table',
          'time_to_train_table', 'duration_table', 'cost_table', 'feed_table', 'pick_device',
          'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache',
          'report_svgs', 'PEAK_HEADER', 'energy_headers', 'model_index', 'checks_page']
@@ -83,42 +84,6 @@ class Report:
         finally:
             if tmp is not None: shutil.rmtree(tmp, ignore_errors=True)
         return out / "report.html"
-
-# %% ../nbs/08_report.ipynb #5d5c5173
-def check_max_models(n, # figures of at most this many models per family, or None for every model
-                    ) -> int|None:
-    "`n` if it is None or a whole number of at least 1; else `BadInput` in one line."
-    if n is None or (isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 1):
-        return n
-    raise BadInput(f"--max_models {n!r}: accepted is a whole number of models of at least 1")
-
-# %% ../nbs/08_report.ipynb #b3b8fc7a
-@dataclass(frozen=True)
-class ReportOptions:
-    """A report's options, each once with its default:
-    `build_report`, `write_report` and the command take theirs from it."""
-    out:str|Path|None=None  # the folder for report.html, the CSV tables and figures/ (`write_report`)
-    prices:object=None  # $/hour per device: a CSV path, "NAME=USD" strings, a dict (see `parse_prices`)
-    title:str="Ready, Steady, Go! benchmark report"  # the page title
-    include_unconverged:bool=False  # rank points whose CI missed its target (marked); default: left out
-    only_valid:bool=False  # leave out results whose `conditions` are not `ok` (see `analysis.flagged`)
-    # training work, several for several families (`90 epochs imagenet-1k`, `2T tokens`): each family the first
-    # that fits its unit, else its own
-    train_for:str|list|None=None
-    infer_for:str|list|None=None  # the inference work (`8.1T voxels`); default: each family's
-    device:str|None=None  # the device the report opens with (default: the only one, if one)
-    max_models:int|None=12  # per family, figures of at most this many models (the most measured)
-    cache:bool=True  # take figures whose data did not change from the figure cache (`FigureCache`)
-    tpot_ms:float=TPOT_MS  # Serving: the bound on the time per output token a concurrency must meet (ms)
-
-    def checked(self) -> ReportOptions:
-        """These options with prices and work parsed and every bound checked (and `out`,
-        where given); or `BadInput`."""
-        if self.out is not None: check_report_folder(self.out)
-        works = {k: parse_works(getattr(self, k), f"--{k}") for k in ("train_for", "infer_for")}
-        check_max_models(self.max_models)
-        check_number(self.tpot_ms, "--tpot_ms", min=0, min_inclusive=False, unit="ms")
-        return replace(self, prices=parse_prices(self.prices), **works)
 
 # %% ../nbs/08_report.ipynb #9a192a4e
 _POSITIONAL = inspect.Parameter.POSITIONAL_OR_KEYWORD

@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/schema.html.md"""
 
 # %% ../nbs/00a_schema.ipynb #73db07f7
 from __future__ import annotations
-import dataclasses, inspect, json, re, typing, uuid
+import dataclasses, importlib, inspect, json, re, typing, uuid
 from dataclasses import dataclass, field, asdict, fields
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,10 +18,8 @@ from .env import BadInput, check_int, check_number
 __all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'SERVING_MODES', 'OPTIMIZERS', 'COMPILE_MODES', 'STATUSES',
            'FAMILY_UNITS', 'NO_MODE', 'NO_PRECISION', 'UNCONVERGED_HINT', 'FIXED_STOP_HINT', 'PEAK_BELOW', 'HOST_BOUND',
            'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'REPORT_COLUMNS', 'POINT_FIELDS', 'RUN_FIELDS',
-           'STOP_FIELDS', 'DEFAULT_STORE', 'WANDB_MODES', 'PRESETS', 'CONCURRENCY', 'ENGINE_DEFAULTS', 'SWEEP_POINT',
-           'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text', 'example_row', 'StopRule',
-           'WorldSpec', 'Point', 'params_of', 'settings_of', 'check_rdzv_id', 'check_endpoint', 'torchrun_options',
-           'sweep_params', 'sweep_signature']
+           'STOP_FIELDS', 'OPTIONS_NAMES', 'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text',
+           'example_row', 'StopRule', 'WorldSpec', 'Point', 'params_of', 'settings_of']
 
 # %% ../nbs/00a_schema.ipynb #49bb6b09
 SCHEMA_VERSION = 1  # bumped when a column changes meaning; adding a column is not a new version
@@ -715,147 +713,15 @@ def settings_of(p:Point) -> dict:
     "What `benchmark` takes from a point: every field but how it runs."
     return {k: v for k, v in p.flat().items() if k not in RUN_FIELDS}
 
-# %% ../nbs/00a_schema.ipynb #0223d1d4
-# printable ASCII, no space: a key in torchrun's rendezvous store
-_RDZV_ID = re.compile(r"[!-~]{1,128}")
+# %% ../nbs/00a_schema.ipynb #6d91dd8f
+# the commands' shared options, as earlier code imports them from here
+OPTIONS_NAMES = {"check_rdzv_id", "check_endpoint", "torchrun_options", "DEFAULT_STORE",
+                 "WANDB_MODES", "PRESETS", "CONCURRENCY", "ENGINE_DEFAULTS", "SWEEP_POINT",
+                 "sweep_params", "sweep_signature"}
 
-# %% ../nbs/00a_schema.ipynb #329f85bb
-def check_rdzv_id(rdzv_id:str|None, # the rendezvous id asked for (None: derived from the settings)
-                  rdzv_endpoint:str|None=None, # the c10d rendezvous where it names a job
-                 ):
-    "`BadInput` unless `rdzv_id` is None, or one printable word given with an endpoint."
-    if rdzv_id is None: return
-    if not _RDZV_ID.fullmatch(str(rdzv_id)):
-        raise BadInput(f"--rdzv_id {rdzv_id!r}: accepted is 1 to 128 printable ASCII characters "
-                       "without spaces, "
-                       "the same on every machine, e.g. --rdzv_id job-42")
-    if not rdzv_endpoint:
-        raise BadInput(f"--rdzv_id {rdzv_id!r} names a job at a c10d rendezvous: give "
-                       "--rdzv_endpoint host:port too")
-
-# %% ../nbs/00a_schema.ipynb #8a04e873
-# host[:port]; an IPv6 host in brackets; the port in ASCII digits (`\d` takes `٢٩٤١١` too), few
-# enough for `int`
-_HOST_PORT = re.compile(r"(\[[0-9a-fA-F:]+\]|[\w.-]+)(?::([0-9]{1,5}))?")
-
-# %% ../nbs/00a_schema.ipynb #8f85a7ee
-def check_endpoint(v:str, # the `--rdzv_endpoint` given
-                  ) -> str:
-    "`v` as `host[:port]`, the port 1 to 65535; else `BadInput` (torchrun would fail silently)."
-    s = str(v).strip()
-    if not (m := _HOST_PORT.fullmatch(s)):
-        raise BadInput(f"--rdzv_endpoint {str(v)[:80]!r}: accepted is host[:port], the port in "
-                       "digits 0-9, "
-                       "e.g. 10.0.0.1:29400")
-    if m[2] is not None and not 1 <= int(m[2]) <= 65535:
-        raise BadInput(f"--rdzv_endpoint {v!r}: port {int(m[2])} must be a whole number at least 1 "
-                       "and at most 65535")
-    return s
-
-# %% ../nbs/00a_schema.ipynb #83b9be01
-def torchrun_options(p:Point) -> dict:
-    "How `p` runs under torchrun: its world's settings, by their flat names."
-    return asdict(p.world)
-
-# %% ../nbs/00a_schema.ipynb #5f951ec4
-DEFAULT_STORE = "rsg-results.db"  # the SQLite results file in the working directory
-WANDB_MODES = ("disabled", "offline", "online")
-_POW2 = [2**i for i in range(3, 13)]  # 8 … 4096
-# 1 … 128 sequences: the micro-batches of the GPT-2 comparisons
-_MICRO = [2**i for i in range(8)]
-_2022 = ["resnet50", "vgg19", "swin_s3_base_224", "gpt2", "unet3d"]
-PRESETS = dict(
-    quick=dict(models=["test_resnet", "test_convnext", "test_vit", "test-gpt2", "test-unet3d",
-                       "op:matmul",
-                       "data:imagenet"], precisions=["fp32"], modes=["train"],
-               batch_sizes=[4, 8, 16],
-               family_bs=dict(lm=[2, 4], unet3d=[2], op=[1], data=[16]), size=64,
-               sizes={"test-unet3d": 32, "op:matmul": 256, "data:imagenet": 64}, seq_lens=[64],
-               workers=1, repeats=1,
-               target_ci=0.03, min_steps=5, min_seconds=0.3, max_seconds=3.0, warmup=1,
-               device_warmup=1.0, threads=1,
-               # served: one latency and one generate combination, tiny
-               serving=dict(latency=["test_resnet"], generate=["test-gpt2"]),
-               mode_bs=dict(latency=[1], generate=[1, 2]),
-               prompt_len=32, gen_len=8),
-    # on a GPU, image models in both memory layouts: a precision's best may be its channels_last one
-    standard=dict(models=_2022, precisions=["fp32", "fp16"], modes=["train"], batch_sizes=_POW2,
-                  family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None,
-                  repeats=1,
-                  gpu_layouts=["nchw", "channels_last"]),
-    full=dict(models=_2022, precisions=["fp32", "fp16", "bf16"], modes=["train", "infer"],
-              batch_sizes=_POW2,
-              family_bs=dict(lm=[8, 16, 32, 64], unet3d=[2]), seq_lens=[1024], size=None, repeats=1,
-              gpu_layouts=["nchw", "channels_last"]),
-    llm=dict(models=["gpt2", "gpt2-medium", "llama-160m", "llama-1b"],
-             precisions=["fp32", "bf16", "fp16"],
-             modes=["train"], batch_sizes=_MICRO, family_bs=dict(lm=_MICRO), size=None, repeats=1),
-    # inference as it is served: request latency of image models and the 3D U-Net, generation of LMs
-    # over concurrency
-    serve=dict(models=["gpt2", "llama-1b", "resnet50", "unet3d"], precisions=["bf16"],
-               modes=["latency", "generate"],
-               batch_sizes=[1, 8, 32], family_bs=dict(unet3d=[1]), size=None, repeats=1,
-               serving=dict(latency=["resnet50", "unet3d"], generate=["gpt2", "llama-1b"])),
-)
-# concurrent sequences a generate sweep goes through, stopping at out-of-memory, unless batch sizes
-# are given
-CONCURRENCY = dict(gpu=[2**i for i in range(9)], cpu=[1, 2, 4])
-# where a preset says nothing: the engine's stop rule and warm-up (a point's), and the device
-# warm-up's own default
-ENGINE_DEFAULTS = dict({f.name: f.default for f in fields(StopRule)}, warmup=Point.warmup,
-                       device_warmup=None)
-
-# %% ../nbs/00a_schema.ipynb #4a6aff60
-SWEEP_POINT = ("prompt_len", "gen_len", "device", "workers", *STOP_FIELDS, "warmup",
-               "channels_last", "compile", "optimizer", "global_bs", "isolate")
-
-# %% ../nbs/00a_schema.ipynb #7b88788d
-def sweep_params(
-    # model names of any family (timm, gpt2, unet3d, op:matmul, data:imagenet), comma-separated or a list (default: the preset's)
-    models:str|list|None=None,
-    # fp32, tf32, fp16, bf16 (default: the preset's; standard: fp32,fp16)
-    precisions:str|list|None=None,
-    # train, infer, latency, generate (LMs only) (default: the preset's; standard: train)
-    modes:str|list|None=None,
-    # batch sizes for every model, run smallest first (default: the preset's for image models, each other family's own)
-    batch_sizes:str|list|None=None,
-    # image side or 3D patch (64, 32x128x128), comma-separated to sweep several: image and 3D U-Net models (default: the preset's; standard: each model's own)
-    size:str|list|None=None,
-    # tokens per sequence for language models, comma-separated (default: the preset's, else each model's own)
-    seq_lens:str|list|None=None,
-    # parameters' dtypes crossed with the precisions, fp32, bf16, fp16 (image models and LMs; default: fp32)
-    weights:str|list|None=None,
-    # image models' memory layouts, nchw and/or channels_last (default: --channels_last's; standard and full on a GPU: both)
-    layouts:str|list|None=None,
-    # world sizes, e.g. 1,2,4: each point under torchrun with that many processes, one per device (default: one process, no torchrun)
-    nprocs:str|list|None=None,
-    # how many times to measure each point, `run_number` 1…repeats (default: the preset's, 1)
-    repeats:int|None=None,
-    # quick, standard (the 2022 matrix, an LM and a 3D U-Net), full (+ bf16 and infer), llm or serve (latency and generation)
-    preset:str="standard",
-    find_max_bs:bool=False,        # after an OOM, bisect to the largest batch size that fits
-    # measure again points the store already has, and CPU points over the memory estimate
-    force:bool=False,
-    # go ahead with a CPU sweep whose measuring could take over 10 minutes
-    yes:bool=False,
-    # if another sweep is measuring on this device into this store, wait for it (else exit at once)
-    wait:bool=False,
-    store:str|Path=DEFAULT_STORE,  # the SQLite results file
-    wnb:str="disabled",            # W&B: disabled, offline or online
-    wnb_project:str="ready-steady-go", # W&B project
-    wnb_entity:str|None=None,      # W&B user or team
-    wnb_group:str|None=None,       # W&B group for the sweep's runs
-    # cap in seconds of the device warm-up before the first point (default: 60 on a GPU, 3 on a CPU; 0: off; at most 600)
-    device_warmup:float|None=None,
-    progress:bool=True,            # progress bars on stderr and the summary table on stdout
-    # measure the matmul peak at each precision first, for `mfu_measured` (a CPU uses a stored one; --no_measure_peak: skip)
-    measure_peak:bool=True,
-    ):
-    "The sweep's own parameters (`sweep` adds `Point`'s `SWEEP_POINT`)."
-
-# %% ../nbs/00a_schema.ipynb #6f25b09c
-def sweep_signature() -> inspect.Signature:
-    "`sweep`'s signature: its own parameters, then the `Point` ones it passes on (None: preset's)."
-    own = list(inspect.signature(sweep_params, eval_str=True).parameters.values())
-    from_point = params_of(Point, only=SWEEP_POINT, **{k: None for k in ENGINE_DEFAULTS})
-    return inspect.Signature([*own, *from_point])
+# %% ../nbs/00a_schema.ipynb #7f9e65f0
+def __getattr__(name:str):
+    "The commands' shared options, where earlier code imports them from `schema`: from `options`."
+    if name in OPTIONS_NAMES:
+        return getattr(importlib.import_module("ready_steady_go.options"), name)
+    raise AttributeError(f"module 'ready_steady_go.schema' has no attribute {name!r}")

@@ -9,15 +9,14 @@ from __future__ import annotations
 import numpy as np, pandas as pd
 
 from .schema import SERVING_MODES, example_row, num_text
+from .options import TPOT_MS
 from .analysis import clean_device_names, usable
 from .plots import axes_grid, svg
 
 # %% auto #0
-__all__ = ['TPOT_MS', 'served_runs', 'generation_table', 'pp_tg_table', 'capacity_table', 'latency_table', 'serving_curve']
+__all__ = ['served_runs', 'generation_table', 'pp_tg_table', 'capacity_table', 'latency_table', 'serving_curve']
 
 # %% ../nbs/07a_served.ipynb #021ad717
-# the default bound on the time per output token: a reader reads about 10 to 20 tokens a second
-TPOT_MS = 50.0
 _GEN = ("device", "model", "precision", "prompt_len", "gen_len")
 
 # %% ../nbs/07a_served.ipynb #97cff61e

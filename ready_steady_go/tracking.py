@@ -16,7 +16,8 @@ from wandb.sdk import wandb_setup
 from wandb.sdk.lib import wbauth
 
 from .env import BadInput, TrackingError, first_line
-from .schema import WANDB_MODES, COLUMN_GROUPS, new_run_id
+from .schema import COLUMN_GROUPS, new_run_id
+from .options import WANDB_MODES
 
 # %% auto #0
 __all__ = ['WANDB_TIMEOUT_S', 'SEND_TIMEOUT_S', 'HISTORY_KEYS', 'has_api_key', 'wandb_unreachable', 'wandb_api', 'check_wandb',
