@@ -219,7 +219,7 @@ _HERE = {}  # (env_id, precision): the peak this process measured, for a store t
 # %% ../nbs/02a_calibrate.ipynb #c71dd0f4
 def _stored_peak(store, env_id:str, precision:str) -> float|None:
     "The peak `store` keeps for `env_id` at `precision` (FLOP/s), if it is of the current method."
-    from ready_steady_go.store import read_peaks
+    from ready_steady_go.side_tables import read_peaks
     if store is None or not Path(store).exists(): return None
     rows = read_peaks(store, env_id=env_id, precision=precision)
     rows = rows[rows["method"].astype(float) >= PEAK_METHOD]
@@ -242,7 +242,7 @@ def measured_peak(dev:str|torch.device="auto", # the device
                  ) -> float|None:
     "Achievable matmul FLOP/s of `dev` at `precision`: kept per environment, else measured."
     from ready_steady_go.env import fingerprint
-    from ready_steady_go.store import save_peak
+    from ready_steady_go.side_tables import save_peak
     dev = pick_device(dev); precision = check_precision(precision, dev, "infer")
     fp, key = fingerprint(dev), (str(dev), precision)
     kept = _stored_peak(store, fp["env_id"], precision)

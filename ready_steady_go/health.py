@@ -21,7 +21,8 @@ from .telemetry import (NvmlReader, Sampler, summarise, nvml_handle, device_deta
                                        make_sampler)
 from .families import get_workload
 from .benchmark import benchmark, check_precision, precision_flags
-from .store import DEFAULT_STORE, add_table_rows, check_store, read_store_table
+from .store import DEFAULT_STORE, check_store
+from .side_tables import add_table_rows, read_store_table
 from .rows import safe_csv
 from .launch import sigterm_as_interrupt
 from .session import DeviceSession

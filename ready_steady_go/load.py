@@ -17,8 +17,9 @@ from wandb.util import get_core_path
 
 from .env import BadInput, gc_paused, path_trouble
 from .schema import COLUMNS, SCHEMA_VERSION, kind_of, precision_2022
-from .store import (DEFAULT_STORE, HISTORY_COLUMNS, SQLITE_HEADER, check_store,
-                                   read_runs, runs_frame, write_history, write_rows)
+from .store import (DEFAULT_STORE, SQLITE_HEADER, check_store, read_runs, runs_frame,
+                                   write_rows)
+from .side_tables import HISTORY_COLUMNS, write_history
 from .rows import checked_rows, read_table, unquote_formulas
 from .tracking import HISTORY_KEYS, TrackingError, has_api_key, wandb_api
 from .keymaps import (RECIPES, KeyMap, as_number, column_of, is_present, lacking,

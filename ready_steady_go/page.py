@@ -19,7 +19,7 @@ from .schema import FAMILY_UNITS, num_text
 from .plots import plot_relative, svg, unit_name
 from .health import read_checks
 from .fleet import fleet_outliers, outlier_sentence
-from .store import read_history
+from .side_tables import read_history
 from .plots import plot_history
 from .figures import *
 from .figures import modes_in_order

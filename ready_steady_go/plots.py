@@ -695,7 +695,7 @@ def plot_scaling(sc:pd.DataFrame, # `scaling(runs)`
     return fig
 
 # %% ../nbs/07_plots.ipynb #0993b354
-def plot_history(hist:pd.DataFrame, # per-step rows (`store.read_history`): run_id, step, throughput, warmup
+def plot_history(hist:pd.DataFrame, # per-step rows (`side_tables.read_history`): run_id, step, throughput, warmup
                  runs:pd.DataFrame, # the runs (run_id, model, device_name, precision, bs, throughput, unit)
                  most:int=6, # runs drawn at most, the latest first
                 ) -> Figure:

@@ -17,16 +17,14 @@ import pandas as pd
 
 from .env import BadInput, cache_mb, gc_paused, path_trouble
 from .cache import prune_files, read_sealed, write_sealed
-from .schema import DEFAULT_STORE, COLUMNS, REPORT_COLUMNS, kind_of, stepwise
+from .schema import DEFAULT_STORE, COLUMNS, REPORT_COLUMNS, kind_of
 
 # %% auto #0
-__all__ = ['SQLITE_HEADER', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'KILLED', 'PEAK_COLUMNS', 'HISTORY_COLUMNS', 'POINT_KEY',
-           'runs_frame', 'check_store', 'write_rows', 'StoreError', 'read_runs', 'read_families', 'json_value',
-           'save_runs', 'write_peak', 'read_peaks', 'save_peak', 'write_history', 'read_history', 'point_key',
-           'combination_of', 'stored_points', 'connect_store', 'add_table_rows', 'read_store_table']
+__all__ = ['SQLITE_HEADER', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'KILLED', 'runs_frame', 'read_only', 'table_names', 'check_store',
+           'write_rows', 'StoreError', 'read_runs', 'read_families', 'json_value', 'save_runs', 'connect_store']
 
 # %% ../nbs/03_store.ipynb #4c1159a5
-_DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
+DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
 BOOL_TEXT = {"true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}
 
 # %% ../nbs/03_store.ipynb #2450af97
@@ -47,11 +45,11 @@ def _as_type(s:pd.Series, typ:type) -> pd.Series:
     """Column `s` in the schema's dtype for `typ` (a column read from the store already has it:
     taken as it is)."""
     if typ is bool: return _as_bool(s)
-    if s.dtype == _DTYPES[typ]: return s
+    if s.dtype == DTYPES[typ]: return s
     if typ is str: return s.astype("str")
     s = pd.to_numeric(s, errors="coerce")
     return (s.round().astype("Int64") if typ is int and s.dtype.kind == "f"
-            else s.astype(_DTYPES[typ]))
+            else s.astype(DTYPES[typ]))
 
 # %% ../nbs/03_store.ipynb #3e3cbed3
 def _missing(index:pd.Index, typ:type) -> pd.Series:
@@ -87,7 +85,7 @@ def _sidecar(p:Path, suffix:str) -> Path: return p.with_name(p.name + suffix)
 def _stamp(p:Path) -> tuple: s = p.stat(); return s.st_ino, s.st_size, s.st_mtime_ns
 
 # %% ../nbs/03_store.ipynb #780c4f34
-def _read_only(p:Path, read):
+def read_only(p:Path, read):
     "`read(con)` on a read-only connection to the store `p` that creates no file beside it."
     uri = p.resolve().as_uri()
     for _ in range(10):
@@ -114,10 +112,10 @@ def _read_only(p:Path, read):
             finally: con.close()
 
 # %% ../nbs/03_store.ipynb #80d9bf1a
-def _tables(path:Path) -> set[str]:
+def table_names(path:Path) -> set[str]:
     "The tables of an existing SQLite file, opened read-only."
     q = "SELECT name FROM sqlite_master WHERE type='table'"
-    return _read_only(path, lambda con: {r[0] for r in con.execute(q)})
+    return read_only(path, lambda con: {r[0] for r in con.execute(q)})
 
 # %% ../nbs/03_store.ipynb #dc2ea35d
 def _is_dir(p:Path) -> bool:
@@ -180,7 +178,7 @@ def check_store(path:str|Path=DEFAULT_STORE, # the SQLite file; created on the f
                            "accepted is "
                            f"{_ACCEPTED}")
         if head:
-            try: tables = _tables(p)
+            try: tables = table_names(p)
             except sqlite3.Error as e:
                 raise BadInput(f"store {str(path)!r} cannot be opened ({e}): accepted is "
                                                       f"{_ACCEPTED}") from None
@@ -195,8 +193,8 @@ def check_store(path:str|Path=DEFAULT_STORE, # the SQLite file; created on the f
     return p
 
 # %% ../nbs/03_store.ipynb #f5f9f2a5
-_SQL_TYPES = {str: "TEXT", int: "INTEGER", float: "REAL", bool: "BOOLEAN"}
-_PY_TYPES = {v: k for k, v in _SQL_TYPES.items()}
+SQL_TYPES = {str: "TEXT", int: "INTEGER", float: "REAL", bool: "BOOLEAN"}
+_PY_TYPES = {v: k for k, v in SQL_TYPES.items()}
 
 # %% ../nbs/03_store.ipynb #6ebedeaa
 def _sql_type(s:pd.Series) -> str:
@@ -220,14 +218,14 @@ def _connect(p:Path) -> sqlite3.Connection:
     # 64 MiB: a large import's run_id index stays in memory (15% faster)
     con.execute("PRAGMA cache_size=-65536")
     key = lambda k: " PRIMARY KEY NOT NULL" if k == "run_id" else ""
-    cols = ", ".join(f'"{k}" {_SQL_TYPES[t]}{key(k)}' for k, t in COLUMNS.items())
+    cols = ", ".join(f'"{k}" {SQL_TYPES[t]}{key(k)}' for k, t in COLUMNS.items())
     con.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols})")
     _identify(con)
     _count_changes(con)
     known = _columns(con)
     # a store written by an older schema gains the newer columns, empty for its old rows
     for k, t in COLUMNS.items():
-        if k not in known: _add_column(con, k, _SQL_TYPES[t])
+        if k not in known: _add_column(con, k, SQL_TYPES[t])
     return con
 
 # %% ../nbs/03_store.ipynb #8a127069
@@ -270,18 +268,18 @@ def _columns(con:sqlite3.Connection) -> dict[str, str]:
     return {r[1]: r[2] for r in con.execute("PRAGMA table_info(runs)")}
 
 # %% ../nbs/03_store.ipynb #0a2a896c
-def _cell(v):
+def sql_cell(v):
     if isinstance(v, (dict, list, tuple)): return json.dumps(v, default=str)
     if isinstance(v, np.generic): return v.item()
     return v
 
 # %% ../nbs/03_store.ipynb #2eca87f4
-def _sql_value(v, t:type|None):
+def sql_value(v, t:type|None):
     """One value of a dict row as its column's plain Python type (None when missing), without
     pandas: cheap for one run."""
     if isinstance(v, np.generic): v = v.item()
     if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)): return None
-    if t is None or isinstance(v, t) and not (t is int and isinstance(v, bool)): return _cell(v)
+    if t is None or isinstance(v, t) and not (t is int and isinstance(v, bool)): return sql_cell(v)
     try:
         if t is bool: return BOOL_TEXT.get(v.strip().lower()) if isinstance(v, str) else bool(v)
         if t is int: return int(round(float(v)))
@@ -295,8 +293,8 @@ def _dict_rows(rows:list[dict]) -> tuple[list[str], list[tuple], dict[str, str]]
     extra = {}
     for k in names[len(COLUMNS):]:
         v = next((r[k] for r in rows if r.get(k) is not None), None)
-        extra[k] = _SQL_TYPES.get(type(v.item() if isinstance(v, np.generic) else v), "TEXT")
-    return names, [tuple(_sql_value(r.get(k), COLUMNS.get(k)) for k in names) for r in rows], extra
+        extra[k] = SQL_TYPES.get(type(v.item() if isinstance(v, np.generic) else v), "TEXT")
+    return names, [tuple(sql_value(r.get(k), COLUMNS.get(k)) for k in names) for r in rows], extra
 
 # %% ../nbs/03_store.ipynb #939249c2
 def _frame_rows(df:pd.DataFrame) -> tuple[list[str], list[tuple], dict[str, str]]:
@@ -327,7 +325,7 @@ def _sql_column(s:pd.Series) -> list:
     "A column as plain Python values for sqlite3, missing values as None."
     vs = s.astype(object).where(s.notna(), None).tolist()
     # only untyped extras can hold lists or numpy scalars
-    return [_cell(v) for v in vs] if s.dtype == object else vs
+    return [sql_cell(v) for v in vs] if s.dtype == object else vs
 
 # %% ../nbs/03_store.ipynb #dfc208b3
 def write_rows(rows:dict|list[dict]|pd.DataFrame, # one run record, a list of them, or a DataFrame of them
@@ -491,7 +489,7 @@ def _read_runs(store, where, columns=None):
                        "columns")
     read = lambda con: _select(con, where, keep, p)
     df = runs_frame(pd.DataFrame() if not p.exists() or not p.stat().st_size
-                    else _read_only(p, read))
+                    else read_only(p, read))
     if keep is not None: df = df[[c for c in df.columns if c in keep or c not in COLUMNS]]
     return read_families(df) if "workload" in df else df
 
@@ -517,7 +515,7 @@ def _select(con:sqlite3.Connection, where:dict, keep:set|None=None, p:Path|None=
     conds, args = [], []
     for k, v in where.items():
         vs = list(v) if isinstance(v, (list, tuple, set)) else [v]
-        conds.append(f'"{k}" IN ({", ".join("?"*len(vs))})'); args += [_cell(x) for x in vs]
+        conds.append(f'"{k}" IN ({", ".join("?"*len(vs))})'); args += [sql_cell(x) for x in vs]
     return _fetch(con, names, cols, " WHERE " + " AND ".join(conds) if conds else "", args)[0]
 
 # %% ../nbs/03_store.ipynb #4c5c5f8a
@@ -615,7 +613,7 @@ def _read_types(df:pd.DataFrame, names:list[str], cols:dict) -> dict|None:
     """The type a read gives each of columns `names`, or None if SQLite may change a value of `df`
     on the way in."""
     types = {k: COLUMNS.get(k) or _PY_TYPES.get(cols[k]) for k in names}
-    if any(t is None or cols[k] != _SQL_TYPES[t] or (k in df and not _typed_as(df[k], t)) for k,
+    if any(t is None or cols[k] != SQL_TYPES[t] or (k in df and not _typed_as(df[k], t)) for k,
            t in types.items()):
         # text into a number column, a number into a text one, an untyped extra: read back instead
         return None
@@ -714,171 +712,6 @@ def save_runs(rows:dict|list[dict], # one run record or a list of them
             "stdout as JSON lines; save them to a .jsonl file and add them with "
             "ready-steady-go-import")
 
-# %% ../nbs/03_store.ipynb #ed4524a9
-PEAK_COLUMNS = dict(env_id=str, precision=str, device=str, device_name=str, tflops=float,
-                    best_size=int,
-                    sizes=str, ci_rel=float, iqr_rel=float, matmuls_per_step=int, method=int,
-                    timestamp=str)
-
-# %% ../nbs/03_store.ipynb #9d380cbd
-def _peaks_table(con:sqlite3.Connection):
-    "Create the `peaks` table if it is missing."
-    cols = ", ".join(f'"{k}" {_SQL_TYPES[t]}' for k, t in PEAK_COLUMNS.items())
-    con.execute(f"CREATE TABLE IF NOT EXISTS peaks ({cols}, PRIMARY KEY (env_id, precision))")
-
-# %% ../nbs/03_store.ipynb #5d18df67
-def write_peak(peak:dict, # a measured peak: the keys of `PEAK_COLUMNS` (`sizes` may be a dict)
-               store:str|Path=DEFAULT_STORE, # the SQLite file
-              ) -> bool:
-    """Keep `peak` for its environment and precision if it beats the stored one or is of a newer
-    method; True if kept."""
-    p, row = check_store(store), [_sql_value(_cell(peak.get(k)), t) for k,
-                                  t in PEAK_COLUMNS.items()]
-    names = ", ".join(f'"{k}"' for k in PEAK_COLUMNS)
-    sets = ", ".join(f'"{k}"=excluded."{k}"' for k in PEAK_COLUMNS)
-    sql = (f"INSERT INTO peaks ({names}) VALUES ({', '.join('?' * len(row))}) ON CONFLICT(env_id, "
-           "precision) "
-           f"DO UPDATE SET {sets} WHERE excluded.method > peaks.method OR excluded.tflops > "
-           "peaks.tflops")
-    with gc_paused():
-        con = _connect(p)  # the runs table too: a store is a store, whichever table came first
-        try:
-            _peaks_table(con); before = con.total_changes
-            con.execute(sql, row)
-            return con.total_changes > before
-        finally: con.close()
-
-# %% ../nbs/03_store.ipynb #4cd4dd74
-def read_peaks(store:str|Path=DEFAULT_STORE, # the SQLite file
-               **where, # column=value filters, ANDed (`env_id`, `precision`, ...)
-              ) -> pd.DataFrame:
-    "The measured peaks kept in `store` (an empty table when it has none)."
-    p, empty = check_store(store), pd.DataFrame(columns=list(PEAK_COLUMNS))
-    if bad := sorted(set(where) - set(PEAK_COLUMNS)):
-        raise BadInput(f"unknown peak column(s) {', '.join(bad)}: accepted are "
-                       f"{', '.join(PEAK_COLUMNS)}")
-    if not p.exists() or not p.stat().st_size or "peaks" not in _tables(p): return empty
-    sql = "SELECT * FROM peaks" + "".join(f' {"WHERE" if i == 0 else "AND"} "{k}" = ?' for i,
-                                          k in enumerate(where))
-    df = _read_only(p, lambda con: pd.read_sql_query(sql, con,
-                                                     params=[_cell(v) for v in where.values()]))
-    return df if len(df) else empty
-
-# %% ../nbs/03_store.ipynb #b12c1df3
-def save_peak(peak:dict, # as `write_peak` takes it
-              store:str|Path=DEFAULT_STORE, # the SQLite file
-             ) -> str|None:
-    """`write_peak`, or the one line that says why the store could not keep the peak (the run goes
-    on)."""
-    try: write_peak(peak, store); return None
-    except (sqlite3.Error, OSError, BadInput) as e:
-        why = (str(e).splitlines() or [type(e).__name__])[0]
-    return (f"store {str(store)!r} could not keep the measured peak ({why}): "
-            f"{peak.get('tflops') or 0:,.3f} TFLOP/s "
-            "at this precision is used by this process only, and measured again next time")
-
-# %% ../nbs/03_store.ipynb #a0aa53c5
-HISTORY_COLUMNS = dict(run_id=str, step=int, step_s=float, throughput=float, warmup=bool,
-                       loss=float)
-
-# %% ../nbs/03_store.ipynb #43ce8cce
-def write_history(steps:pd.DataFrame, # per-step rows: `HISTORY_COLUMNS` (missing ones left empty)
-                  store:str|Path=DEFAULT_STORE, # the SQLite file
-                 ) -> int:
-    """Keep per-step rows in the store's `history` table, a step already there replaced: the rows
-    written."""
-    p = check_store(store, write=True)
-    if not len(steps): return 0
-    rows = [tuple(_sql_value(_cell(v), t) for v, t in zip(r, HISTORY_COLUMNS.values()))
-            for r in steps.reindex(columns=list(HISTORY_COLUMNS)).itertuples(index=False)]
-    cols = ", ".join(f'"{k}" {_SQL_TYPES[t]}' for k, t in HISTORY_COLUMNS.items())
-    names = ", ".join(f'"{k}"' for k in HISTORY_COLUMNS)
-    sql = (f"INSERT OR REPLACE INTO history ({names}) VALUES "
-           f"({', '.join('?' * len(HISTORY_COLUMNS))})")
-    with gc_paused():
-        con = _connect(p)
-        try:
-            con.execute(f"CREATE TABLE IF NOT EXISTS history ({cols}, PRIMARY KEY (run_id, step))")
-            con.execute("BEGIN")
-            try: con.executemany(sql, rows); con.execute("COMMIT")
-            except BaseException: con.execute("ROLLBACK"); raise  # all of a run's steps, or none
-        finally: con.close()
-    return len(rows)
-
-# %% ../nbs/03_store.ipynb #402d10a9
-def read_history(store:str|Path=DEFAULT_STORE, # the SQLite file
-                ) -> pd.DataFrame:
-    "Every run's per-step history, in step order (an empty table when the store has none)."
-    p = check_store(store)
-    empty = pd.DataFrame({k: pd.Series(dtype=_DTYPES[t]) for k, t in HISTORY_COLUMNS.items()})
-    if not p.exists() or not p.stat().st_size or "history" not in _tables(p): return empty
-    df = _read_only(p, lambda con: pd.read_sql_query("SELECT * FROM history ORDER BY run_id, step",
-                                                     con))
-    return df.astype({"step": "Int64", "step_s": "float64", "throughput": "float64", "loss": "float64"}).assign(
-        warmup=df.warmup.astype(bool))
-
-# %% ../nbs/03_store.ipynb #5e1d2a7b
-POINT_KEY = ("workload", "model", "size", "seq_len", "precision", "mode", "bs", "device",
-             "channels_last", "compile",
-        "optimizer", "stop", "run_number", "world_size", "backend", "weights", "global_bs",
-             "gen_len", "fused",
-        "loss_scale")
-# what a row without them means: one process, not under torchrun; an image model; GradScaler's own
-# loss scale
-_KEY_DEFAULTS = dict(world_size=1, backend=None, workload="image", seq_len=None, patch=None,
-                     weights="fp32", global_bs=None,
-                     gen_len=None, fused=False, loss_scale=None)
-
-# %% ../nbs/03_store.ipynb #774bead9
-def _key_text(v) -> str:
-    """A size or length as text, the same from a number, a float read back or a string: `64`,
-    `32x128x128`, `None`."""
-    if v is None or (isinstance(v, float) and math.isnan(v)): return "None"
-    if isinstance(v, str):
-        sides = v.strip().lower().split("x")
-        cube = len(set(sides)) == 1 and sides[0].isdigit()  # a cube `32x32x32` is `32`
-        return str(int(sides[0])) if cube else v.strip()
-    return str(int(v))
-
-# %% ../nbs/03_store.ipynb #63bcb8eb
-def point_key(d:dict, # a run record, or a point's settings
-             ) -> tuple:
-    "The identity of a point, from a run record or a point's settings."
-    d = {**_KEY_DEFAULTS, **{k: v for k, v in d.items() if k not in _KEY_DEFAULTS
-                             or not pd.isna(v)}}
-    # anisotropic patch: no `size`
-    d["workload"], d["size"] = kind_of(str(d["workload"])), d["patch"] or d["size"]
-    # an op's plan says train, its record `-`
-    d["mode"], d["precision"] = stepwise(d["workload"], d["mode"], d["precision"])
-    return tuple(bool(d[k]) if k in ("channels_last", "compile", "fused")
-                 else int(d[k]) if k in ("bs", "run_number", "world_size")
-                 else _key_text(d[k]) if k in ("size", "seq_len", "global_bs", "gen_len")
-                 else f"{float(d[k]):g}" if k == "loss_scale" and d[k] is not None else str(d[k])
-                 for k in POINT_KEY)
-
-# %% ../nbs/03_store.ipynb #3da73c2b
-_BS_RUN = (POINT_KEY.index("bs"), POINT_KEY.index("run_number"))
-
-# %% ../nbs/03_store.ipynb #8829b3ed
-def combination_of(k:tuple, # `point_key`'s identity
-                  ) -> tuple:
-    "A point's identity without its batch size and repeat number: the combination it belongs to."
-    return tuple(v for i, v in enumerate(k) if i not in _BS_RUN)
-
-# %% ../nbs/03_store.ipynb #e672ed36
-def stored_points(store:Path, # the SQLite file
-                  env_id:str, # the environment (`env.env_id`)
-                 ) -> dict:
-    """Rows of `store` from environment `env_id` with status ok, oom or killed, by point identity
-    (latest wins)."""
-    df = read_runs(store, env_id=env_id, status=["ok", "oom", "killed"])
-    out = {}
-    for r in df.astype(object).where(df.notna(), None).to_dict("records"):
-        try: out[point_key(r)] = r
-        # a row without complete settings (an import) is not a point of ours
-        except (TypeError, ValueError): pass
-    return out
-
 # %% ../nbs/03_store.ipynb #0182f601
 _ROWS_NAMES = {"spreadsheet_safe", "unquote_formulas", "safe_csv", "export_csv", "MAX_THROUGHPUT",
                "checked_rows",
@@ -897,35 +730,3 @@ def connect_store(store:str|Path=DEFAULT_STORE, # the SQLite file
     """A connection to the store for a table beside the runs: the path checked, the runs table made
     if new. Close it after."""
     return _connect(check_store(store))
-
-# %% ../nbs/03_store.ipynb #d816adf9
-def add_table_rows(rows:pd.DataFrame, # the rows, their columns those of the table
-                   table:str, # a table beside the runs (`checks`), made with `rows`' columns on first use
-                   store:str|Path=DEFAULT_STORE, # the SQLite file
-                  ) -> int:
-    "Add `rows` to `table` in one transaction (all of them or none); how many."
-    cols = ", ".join(f'"{c}"' for c in rows.columns)
-    values = rows.astype(object).where(rows.notna(), None).values.tolist()
-    with gc_paused():
-        con = connect_store(store)
-        try:
-            con.execute(f'CREATE TABLE IF NOT EXISTS "{table}" ({cols})')
-            con.execute("BEGIN IMMEDIATE")
-            try:
-                con.executemany(f'INSERT INTO "{table}" ({cols}) VALUES '
-                                f'({", ".join("?" * len(rows.columns))})', values)
-            except BaseException: con.execute("ROLLBACK"); raise
-            con.execute("COMMIT")
-        finally: con.close()
-    return len(values)
-
-# %% ../nbs/03_store.ipynb #1832e1e4
-def read_store_table(store:str|Path=DEFAULT_STORE, # the SQLite file
-                     table:str="runs", # a table beside the runs (`checks`, `peaks`, ...)
-                    ) -> pd.DataFrame|None:
-    """Every row of `table`, oldest first, read without writing beside the store; None where it has
-    no such table."""
-    p = check_store(store)
-    if not p.exists() or not p.stat().st_size or table not in _tables(p): return None
-    return _read_only(p, lambda con: pd.read_sql_query(f'SELECT * FROM "{table}" ORDER BY rowid',
-                                                       con))

@@ -6,81 +6,32 @@ Docs: https://xl0.github.io/ready-steady-go/sweep.html.md"""
 
 # %% ../nbs/05_sweep.ipynb #30ebac37
 from __future__ import annotations
-import gc, inspect, json, math, os, re, subprocess, sys, time
+import gc, inspect, math, sys, time
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field, asdict, replace
-from pathlib import Path
-from typing import NamedTuple
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 import psutil
 import torch
 from tqdm import tqdm
 
-from .env import (BadInput, check_choice, check_int, check_numbers, check_path,
-                                 check_workers, visible)
-from .device import pick_device, fingerprint
-from .workloads import DEFAULT_BS, check_model
-from .families import get_workload
-from .schema import kind_of, num_text, stepwise
-from .benchmark import (StopRule, CheckedPoint, check_point, check_precision,
-                                       memory_estimate, bars_on)
-from .calibrate import measured_peak, peak_book, warm_up_device, warmup_line
-from .peaks import PeakBook
-from .schema import (CONCURRENCY, STOP_FIELDS, Point, WorldSpec, SERVING_MODES,
-                                    MODES, WEIGHTS, Result, UNCONVERGED_HINT, PRESETS,
-                                    ENGINE_DEFAULTS, sweep_params, sweep_signature)
-from .store import (POINT_KEY, combination_of, point_key, stored_points)
-from .store import DEFAULT_STORE, KILLED, check_store, read_runs, save_runs
+from .env import visible
+from .device import fingerprint
+from .schema import num_text, stepwise
+from .benchmark import memory_estimate, bars_on
+from .calibrate import measured_peak, warm_up_device
+from .schema import UNCONVERGED_HINT, sweep_params, sweep_signature
+from .plan import POINT_KEY, combination_of, stored_points
+from .store import KILLED, save_runs
 from .session import DeviceSession
-from .launch import Terminated, check_world, sigterm_as_interrupt
-from .runner import in_child, peak_off_device, record_of, run_checked
+from .launch import Terminated, sigterm_as_interrupt
+from .runner import in_child, peak_off_device, run_checked
+from .plan import (SweepPlan, PlanPoint, plan_sweep, points_in_order, checked_point,
+                                  point_record, point_ident, variant_bss, variant_name,
+                                  combination_text, say)
 
 # %% auto #0
-__all__ = ['warm_text', 'SweepSummary', 'sweep', 'SweepPlan']
-
-# %% ../nbs/05_sweep.ipynb #3ff61e4e
-def _say(msg:str):
-    "A line on stderr that does not break the progress bars."
-    tqdm.write(visible(msg), file=sys.stderr)  # names as they are stored: no bidirectional tricks
-
-# %% ../nbs/05_sweep.ipynb #e0ff72bc
-def _items(value, what:str) -> list:
-    "`value` (a comma-separated string or a list) as a non-empty list without duplicates."
-    if isinstance(value, str): items = [s.strip() for s in value.split(",")]
-    elif isinstance(value, (list, tuple)):
-        items = [s.strip() if isinstance(s, str) else s for s in value]
-    else: raise BadInput(f"--{what} {value!r} must be a comma-separated list or a list")
-    if not items or items == [""]: raise BadInput(f"--{what} is empty: give at least one value")
-    if any(s == "" for s in items):
-        raise BadInput(f"--{what} {value!r} has an empty entry: remove the extra comma")
-    out = list(dict.fromkeys(items))
-    if len(out) < len(items):
-        twice = dict.fromkeys(str(s) for s in items if items.count(s) > 1)
-        _say(f"note: duplicate {what} {', '.join(twice)} dropped")
-    return out
-
-# %% ../nbs/05_sweep.ipynb #afc2cb12
-def _counts(value, what:str, noun:str) -> list[int]:
-    "`value` as increasing positive whole numbers; `noun` names one of them in a refusal."
-    out = []
-    for b in _items(value, what):
-        ok = (isinstance(b, int) and not isinstance(b, bool)) or (isinstance(b, str)
-                                                                  and re.fullmatch(r"\+?\d+", b))
-        if not ok or int(b) < 1:
-            raise BadInput(f"{noun} {b!r} in --{what} is not a whole number of at least 1")
-        out.append(int(b))
-    return sorted(set(_items(out, what)))
-
-# %% ../nbs/05_sweep.ipynb #3483866b
-def _batch_sizes(value) -> list[int]:
-    "Batch sizes as increasing positive whole numbers."
-    return _counts(value, "batch_sizes", "batch size")
-
-# %% ../nbs/05_sweep.ipynb #127eadf8
-def _nprocs(value) -> list[int]:
-    "World sizes (processes, one per device) as increasing positive whole numbers."
-    return _counts(value, "nprocs", "world size")
+__all__ = ['warm_text', 'SweepSummary', 'sweep']
 
 # %% ../nbs/05_sweep.ipynb #6f32e174
 @dataclass
@@ -262,396 +213,12 @@ def _tables(combos:dict, launched:bool) -> pd.DataFrame:
 def sweep(*args, **kwargs) -> SweepSummary:
     """Measure the model × precision × mode × batch-size (× world-size) matrix into `store`: OOM
     boundaries, resume, progress."""
-    return _run_plan(_plan(**inspect.signature(sweep).bind(*args, **kwargs).arguments))
+    return _run_plan(plan_sweep(**inspect.signature(sweep).bind(*args, **kwargs).arguments))
 
 # its parameters: its own (`schema.sweep_params`), then the settings of a point it passes on
 # (`schema.Point`)
 sweep.__signature__ = sweep_signature().replace(return_annotation="SweepSummary")
 sweep.__delwrap__ = sweep_params  # the help of its own parameters
-
-# %% ../nbs/05_sweep.ipynb #8ba15153
-def _bss(v:dict, mode:str) -> list:
-    "A variant's batch sizes in `mode`: a serving mode's own, else the variant's."
-    return v.get("mode_bss", {}).get(mode) or v["bss"]
-
-# %% ../nbs/05_sweep.ipynb #7c822fdc
-@dataclass
-class SweepPlan:
-    """A checked sweep: the variants to measure, the stop rule, the device and store, and how to run
-    them."""
-    dev:torch.device           # the device measured on
-    models:list                # model names, checked
-    precisions:list            # precisions asked for (each variant keeps those its family runs)
-    modes:list                 # modes asked for
-    batch_sizes:list           # batch sizes for image models (and for every model when given), increasing
-    variants:dict              # `model|size` id: its `point`, model, kind, wl, size, bss, precisions, modes, ...
-    rule:StopRule              # the stop rule, checked
-    repeats:int = 1            # passes over the matrix
-    warmup:int = 5             # untimed steps before each point
-    device_warmup:float|None = None # the device warm-up's cap (None: the device's default; 0: off)
-    nprocs:list = field(default_factory=lambda: [1]) # world sizes
-    launch:bool = False        # every point under torchrun (a series of world sizes)
-    store:Path|None = None     # the SQLite store, checked writable
-    wnb:dict = field(default_factory=lambda: dict(mode="disabled")) # W&B mode, project, entity, group
-    find_max_bs:bool = False   # bisect after an OOM
-    isolate:bool = False       # every point in a fresh process
-    force:bool = False         # measure again what the store has
-    wait:bool = False          # wait for another sweep on this device
-    progress:bool = True       # progress bars and the printed summary
-    measure_peak:bool = True   # measure the matmul peak at each precision first
-    threads:int|None = None    # torch's threads on a CPU while the sweep runs (None: as they are)
-    started:float = field(default_factory=time.perf_counter) # when the sweep began
-    checked:dict = field(default_factory=dict) # `_PlanPoint`: its point, checked once (`_checked`)
-    idents:dict = field(default_factory=dict)  # `_PlanPoint`: its identity in the store (`_ident`)
-    book:PeakBook = field(default_factory=PeakBook) # the matmul peaks found (`_peaks`), for every point
-    @property
-    def n_points(self) -> int:
-        """How many points the matrix has: each variant with its own precisions, modes and batch
-        sizes."""
-        per = sum(len(v["precisions"]) * len(_bss(v, md)) for v in self.variants.values()
-                  for md in v["modes"])
-        return per * self.repeats * len(self.nprocs)
-    @property
-    def sizes(self) -> dict:
-        "Each model's first size."
-        out = {}
-        for v in self.variants.values(): out.setdefault(v["model"], v["size"])
-        return out
-
-# %% ../nbs/05_sweep.ipynb #5c979e03
-_FROM_PRESET = ("models", "precisions", "modes", "batch_sizes", "repeats", "workers", *STOP_FIELDS,
-                "warmup", "device_warmup",
-                "prompt_len", "gen_len")
-
-# %% ../nbs/05_sweep.ipynb #e0af4548
-def _check_workers(workers):
-    "Refuse `--workers` that is not a whole number from 0 to a few per core (`env.check_workers`)."
-    check_workers(workers)
-
-# %% ../nbs/05_sweep.ipynb #d9c383dc
-def _arguments(kw:dict) -> dict:
-    """`sweep`'s arguments: its defaults where not given, then the preset's (or the engine's) for
-    those left as None."""
-    a = inspect.signature(sweep).bind(**kw); a.apply_defaults()
-    a = dict(a.arguments, given={k for k, v in a.arguments.items() if v is not None})
-    a["preset_values"] = {**ENGINE_DEFAULTS, **PRESETS[check_choice(a["preset"], tuple(PRESETS),
-                                                                    "preset")]}
-    a.update({k: a["preset_values"].get(k) for k in _FROM_PRESET if a[k] is None})
-    # finite and in range, first
-    check_numbers(**{k: a[k] for k in ("repeats", *STOP_FIELDS, "warmup", "device_warmup")})
-    _check_workers(a["workers"])
-    return a
-
-# %% ../nbs/05_sweep.ipynb #fcf5d41a
-def _matrix(a:dict) -> dict:
-    """The device and the lists of the matrix, each item checked: models, precisions it can run,
-    modes, batch sizes."""
-    dev = pick_device(a["device"])
-    return dict(dev=dev, models=[check_model(m) for m in _items(a["models"], "models")],
-                precisions=list(dict.fromkeys(check_precision(p, dev)
-                                              for p in _items(a["precisions"], "precisions"))),
-                modes=list(dict.fromkeys(check_choice(m, MODES, "mode")
-                                         for m in _items(a["modes"], "modes"))),
-                batch_sizes=_batch_sizes(a["batch_sizes"]), layouts=_layouts(a, dev),
-                **_accumulation(a))
-
-# %% ../nbs/05_sweep.ipynb #d39d2c5b
-LAYOUTS = ("nchw", "channels_last")  # image models' memory layouts a sweep can cross
-
-# %% ../nbs/05_sweep.ipynb #dac8e2a5
-def _layouts(a:dict, dev) -> list[bool]:
-    """The `channels_last` settings an image model runs: `--layouts`, else `--channels_last` alone, else the
-    preset's on a GPU (standard, full: both), else NCHW."""
-    if a.get("layouts") is not None:
-        return list(dict.fromkeys(check_choice(x, LAYOUTS, "layouts") == "channels_last"
-                                  for x in _items(a["layouts"], "layouts")))
-    if a.get("channels_last") or dev.type != "cuda": return [bool(a.get("channels_last"))]
-    return [x == "channels_last" for x in a.get("preset_values", {}).get("gpu_layouts", ["nchw"])]
-
-# %% ../nbs/05_sweep.ipynb #aad61969
-def _accumulation(a:dict) -> dict:
-    """The weights dtypes to cross and the global batch to hold, checked: `global_bs` only for a
-    training sweep."""
-    ws = list(dict.fromkeys(check_choice(w, WEIGHTS, "weights")
-                            for w in _items(a.get("weights") or "fp32", "weights")))
-    g = None if a.get("global_bs") is None else check_int(a["global_bs"], "global_bs")
-    if g is not None and "infer" in _items(a["modes"], "modes"):
-        raise BadInput(f"global_bs {g} holds the samples per optimizer step: accepted with --modes "
-                       "train only")
-    if a.get("nprocs") is not None and (ws != ["fp32"] or g is not None):
-        raise BadInput("weights and global_bs are for one process: leave them out with --nprocs "
-                       "(torchrun)")
-    return dict(weights=ws, global_bs=g)
-
-# %% ../nbs/05_sweep.ipynb #bb3b4745
-def _check_per_rank(models:list):
-    """`BadInput` for the first of `models` that is a micro-op or an input pipeline: nothing of
-    theirs runs per rank."""
-    if per := [m for m in models if m.partition(":")[0] in ("op", "data")]:
-        raise BadInput(f"{per[0]}: the {per[0].partition(':')[0]} family has nothing to run on "
-                       "each rank under "
-                       "torchrun: leave it out of --models with --nprocs, or sweep it without "
-                       "--nprocs")
-
-# %% ../nbs/05_sweep.ipynb #191f3f04
-def _worlds(a:dict) -> list|None:
-    """The world sizes of `--nprocs` (None: one process, no torchrun), each refused now if this
-    machine cannot run it."""
-    if a["nprocs"] is None: return None
-    ns, dev = _nprocs(a["nprocs"]), a["dev"]
-    _check_per_rank(a["models"])
-    for n in ns:  # more processes than devices: refused now, not when that point comes
-        try: check_world(WorldSpec(n), device_type=dev.type)
-        except BadInput as e:
-            raise BadInput(str(e).replace(f"--nproc_per_node {n}", f"world size {n} in --nprocs", 1)) from None
-    if dev.type == "cuda" and (dev.index or 0) and max(ns) > 1:
-        raise BadInput(f"device {a['device']!r} with --nprocs {','.join(map(str, ns))}: give "
-                       "--device cuda; "
-                       "rank i uses cuda:i (choose GPUs with CUDA_VISIBLE_DEVICES)")
-    return ns
-
-# %% ../nbs/05_sweep.ipynb #864b561d
-def _sizes(value) -> list:
-    """`--size` as a list: whole numbers for sides, `DxHxW` text for 3D patches (`64`, `64,96`,
-    `32x128x128`)."""
-    if value is None: return [None]
-    out = []
-    for v in (_items(value, "size") if isinstance(value, (str, list, tuple)) else [value]):
-        if isinstance(v, str) and not re.fullmatch(r"[-+]?\d+|\d+x\d+x\d+", v.strip().lower()):
-            raise BadInput(f"--size {v!r}: accepted is a whole number (64) or, for a 3D U-Net, "
-                           "DxHxW (32x128x128)")
-        if isinstance(v, str): v = int(v) if re.fullmatch(r"[-+]?\d+", v) else v.strip().lower()
-        out.append(v)
-    for v in out:
-        if isinstance(v, (int, float)) and not isinstance(v, bool): check_numbers(size=v)
-    return out
-
-# %% ../nbs/05_sweep.ipynb #17a69bdf
-def _size_text(wl) -> str:
-    """What identifies a workload's size in a point and in the summary: `seq 1024`, `64`,
-    `32x128x128`, `` for none."""
-    return f"seq {wl.seq_len}" if wl.kind == "lm" else "" if wl.size is None else str(wl.size)
-
-# %% ../nbs/05_sweep.ipynb #2433ddd8
-def _model_sizes(model:str, kind:str, a:dict) -> list:
-    """A model's sizes: `--size` for image and 3D U-Net models when given, else the preset's for it,
-    else the preset's."""
-    mine, spatial = a["preset_values"].get("sizes", {}).get(model), kind in ("image", "unet3d")
-    if a["size"] is not None and spatial: return _sizes(a["size"])
-    return ([mine] if mine is not None else _sizes(a["preset_values"].get("size")) if spatial
-            else [None])
-
-# %% ../nbs/05_sweep.ipynb #f7af4b71
-def _family_bs(kind:str, a:dict) -> list:
-    """A family's batch sizes: those given (or the preset's, for image models), else the preset's
-    for it, or its own."""
-    if kind == "image" or "batch_sizes" in a["given"]: return list(a["batch_sizes"])
-    return list(a["preset_values"].get("family_bs", {}).get(kind) or [DEFAULT_BS[kind]])
-
-# %% ../nbs/05_sweep.ipynb #1d73254f
-def _variant(model:str, wl, bss:list, a:dict, **asked) -> dict:
-    """One workload's point (`asked`: its size, lengths, options), checked like a single run's at
-    its first combination."""
-    precs = (["fp32"] if wl.kind == "data" else [p for p in a["precisions"] if p in wl.precisions]
-             or ["fp32"])
-    # one step whatever the mode
-    modes = a["modes"][:1] if wl.kind in ("op", "data") else a["modes"]
-    cl, co = (bool(a["channels_last"]) and wl.memory_format is not None, bool(a["compile"])
-              and wl.compilable)
-    # the micro-batches: the batch sizes dividing it
-    g = a.get("global_bs") if wl.kind in ("image", "lm") else None
-    if g and not (bss := [b for b in bss if b <= g and g % b == 0]):
-        raise BadInput(f"global_bs {g}: none of the batch sizes of {model} divides it; give "
-                       "--batch_sizes that do")
-    point = a["base"].replace(model=model, channels_last=cl, compile=co, global_bs=g, **asked)
-    c = check_point(point.replace(bs=bss[0], precision=precs[0], mode=modes[0]))
-    return dict(point=point, model=model, kind=wl.kind, wl=wl, size=wl.size, seq_len=wl.seq_len,
-                bss=bss, precisions=precs,
-                modes=modes, optimizer=c.optimizer, channels_last=cl, compile=co, unit=wl.unit,
-                device="cpu" if wl.forced_device else None, workers=a["workers"]
-                if wl.kind == "data" else None,
-                global_bs=g, weights="fp32")
-
-# %% ../nbs/05_sweep.ipynb #28e0b4fa
-def _serving(model:str, kind:str, a:dict) -> list:
-    """The serving modes `model` runs: those asked that its family has (generate: LMs), and a
-    preset's for the models it names."""
-    names = {} if "modes" in a["given"] else a["preset_values"].get("serving", {})
-    asked = list(dict.fromkeys([m for m in a["modes"] if m in SERVING_MODES] + list(names)))
-    fits = lambda m: kind == "lm" if m == "generate" else kind in ("image", "lm", "unet3d")
-    return [m for m in asked if fits(m) and (m not in names or model in names[m])]
-
-# %% ../nbs/05_sweep.ipynb #b3fad827
-def _serving_bs(mode:str, kind:str, a:dict) -> list:
-    """Batch sizes of a serving mode: those given, the preset's for the mode, concurrency 1 to 256
-    (a CPU: 4) to generate."""
-    if "batch_sizes" in a["given"]: return list(a["batch_sizes"])
-    if b := a["preset_values"].get("mode_bs", {}).get(mode): return list(b)
-    return (list(CONCURRENCY["cpu" if a["dev"].type == "cpu" else "gpu"]) if mode == "generate"
-            else _family_bs(kind, a))
-
-# %% ../nbs/05_sweep.ipynb #64aed916
-def _generation(m:str, a:dict) -> dict:
-    """The generate variant of the language model `m`: its prompt and new tokens, concurrency as its
-    batch sizes."""
-    wl = get_workload(m, seq_len=a["prompt_len"], gen_len=128 if a["gen_len"] is None
-                      else a["gen_len"])
-    asked = dict(prompt_len=a["prompt_len"], gen_len=wl.gen_len)
-    return {**_variant(m, wl, _serving_bs("generate", "lm", a), {**a, "modes": ["generate"]}, **asked), "gen_len": wl.gen_len}
-
-# %% ../nbs/05_sweep.ipynb #0fa880ac
-def _variants(a:dict) -> dict:
-    """Each model with its family's sizes, sequence lengths, batch sizes, precisions and modes, by
-    `model|size` id."""
-    lens = a["preset_values"].get("seq_lens") if a["seq_lens"] is None else _counts(a["seq_lens"],
-                                                                                    "seq_lens",
-                                                                                    "sequence length")
-    out, plain = {}, [m for m in a["modes"] if m not in SERVING_MODES]
-    for m in a["models"]:
-        kind = get_workload(m).kind
-        served = _serving(m, kind, a)
-        # op, data: one step
-        modes = (plain[:1] if kind in ("op", "data") else plain) + [s for s in served
-                                                                    if s == "latency"]
-        opts = {"workers": a["workers"]} if kind == "data" else {}
-        lays = a.get("layouts") or [bool(a["channels_last"])]
-        for sz in _model_sizes(m, kind, a) if modes else []:
-            for L in (lens or [None]) if kind == "lm" else [None]:
-                wl = get_workload(m, sz, seq_len=L, **opts)
-                # each layout: another variant
-                for cl in lays if kind == "image" else [bool(a["channels_last"])]:
-                    v = _variant(m, wl, _family_bs(kind, a),
-                                 {**a, "modes": modes, "channels_last": cl}, size=sz, seq_len=L,
-                                 **opts)
-                    v["mode_bss"] = {s: _serving_bs(s, kind, a) for s in modes
-                                     if s in SERVING_MODES}
-                    lay = "|channels_last" if cl and len(lays) > 1 else ""
-                    # another dtype too
-                    for w in a.get("weights", ["fp32"]) if kind in ("image", "lm") else ["fp32"]:
-                        vid = f"{m}|{_size_text(wl)}{lay}" + ("" if w == "fp32"
-                                                              else f"|{w} weights")
-                        out[vid] = {**v, "weights": w, "point": v["point"].replace(weights=w)}
-        if "generate" in served:
-            g = _generation(m, a)
-            out[f"{m}|seq {g['seq_len']}+{g['gen_len']}"] = g
-        # nothing of what was asked applies: the family's own refusal
-        if not modes and "generate" not in served:
-            check_point(a["base"].replace(model=m, bs=1, precision=a["precisions"][0],
-                                          mode=a["modes"][0]))
-            raise BadInput(f"none of --modes {','.join(a['modes'])} applies to {m} ({kind})")
-    return out
-
-# %% ../nbs/05_sweep.ipynb #f25bdc91
-_ASK_ABOVE = 600  # seconds of measuring on a CPU above which a sweep needs `yes`
-
-# %% ../nbs/05_sweep.ipynb #d7969c8e
-def _check_time(plan:SweepPlan, yes:bool):
-    """Refuse a CPU sweep whose measuring could take over `_ASK_ABOVE` s, unless `yes`: how long, as
-    an upper bound."""
-    r = plan.rule
-    if plan.dev.type != "cpu" or r.n_batches: return  # a step-count stop has no time bound to give
-    n, per = plan.n_points, r.n_seconds or r.max_seconds
-    if n * per > _ASK_ABOVE and not yes:
-        raise BadInput(f"this sweep on a CPU is {n} points of up to {per:g} s each: "
-                       f"up to {n * per / 60:.0f} minutes of measuring (an upper bound; model "
-                       "building and warm-up "
-                       "come on top): add --yes to go ahead, or use --preset quick")
-
-# %% ../nbs/05_sweep.ipynb #78c01a73
-def _wandb(a:dict) -> dict:
-    "The W&B settings, checked (wandb is imported only when it is used)."
-    mode = str(a["wnb"]).strip().lower()
-    if mode != "disabled" or a["wnb_entity"] is not None or a["wnb_group"] is not None:
-        from ready_steady_go.tracking import check_wandb  # imports wandb: only when it is used
-        mode = check_wandb(mode, a["wnb_project"], a["wnb_entity"], group=a["wnb_group"])
-    return dict(mode=mode, project=a["wnb_project"], entity=a["wnb_entity"], group=a["wnb_group"])
-
-# %% ../nbs/05_sweep.ipynb #2b4f2ff8
-_RUN_OPTIONS = ("repeats", "warmup", "device_warmup", "find_max_bs", "isolate", "force", "wait",
-                "progress",
-        "measure_peak")
-
-# %% ../nbs/05_sweep.ipynb #cefb37d5
-def _plan(**kw) -> SweepPlan:
-    """`sweep(**kw)` checked into a plan: a bad value is refused with one line before anything runs
-    or is written."""
-    t0, a = time.perf_counter(), _arguments(kw)
-    a.update(_matrix(a))
-    nprocs = _worlds(a)
-    # what every point of the sweep shares: the device, the stop rule, the warm-up, the optimizer
-    # asked for
-    a["base"] = Point.of(device=str(a["dev"]), optimizer=a["optimizer"], warmup=a["warmup"],
-                         **{k: a[k] for k in STOP_FIELDS})
-    plan = SweepPlan(**{k: a[k] for k in ("dev", "models", "precisions", "modes", "batch_sizes",
-                                          *_RUN_OPTIONS)},
-                     variants=_variants(a), rule=a["base"].stop, nprocs=nprocs or [1],
-                     launch=nprocs is not None, started=t0,
-                     threads=a["preset_values"].get("threads") if a["dev"].type == "cpu" else None)
-    _check_time(plan, a["yes"])
-    # before any measurement, not after
-    plan.store = check_store(check_path(a["store"], "--store"), write=True)
-    plan.wnb = _wandb(a)
-    plan.book = peak_book(plan.store)  # peaks found, and measured again into this store
-    return plan
-
-# %% ../nbs/05_sweep.ipynb #0f998af1
-class _PlanPoint(NamedTuple):
-    "One point of a plan."
-    rn:int; vid:str; precision:str; mode:str; n:int; bs:int  # repeat, variant, precision, mode, world size, batch size
-    @property
-    def combo(self) -> tuple: return (self.vid, self.precision, self.mode, self.n)
-
-# %% ../nbs/05_sweep.ipynb #d70c38b2
-def _order(plan:SweepPlan) -> list:
-    """The points in the order they run: repeats outermost, then variant, precision, mode, world
-    size, batch size."""
-    return [_PlanPoint(rn=rn, vid=vid, precision=p, mode=md, n=n, bs=bs)
-            for rn in range(1, plan.repeats + 1)
-            for vid, v in plan.variants.items() for p in v["precisions"] for md in v["modes"]
-            for n in plan.nprocs
-            for bs in _bss(v, md)]
-
-# %% ../nbs/05_sweep.ipynb #a0e66ce0
-def _point(plan:SweepPlan, pt:_PlanPoint) -> Point:
-    """A plan's point: its variant's, at the batch size, precision, mode, repeat and world size of
-    `pt`."""
-    world = {"nproc_per_node": pt.n} if plan.launch else {}
-    return plan.variants[pt.vid]["point"].replace(bs=pt.bs, precision=pt.precision, mode=pt.mode,
-                                                  run_number=pt.rn,
-                                                  **world)
-
-# %% ../nbs/05_sweep.ipynb #7d8983bb
-def _checked(plan:SweepPlan, pt:_PlanPoint) -> CheckedPoint:
-    """A plan's point checked, once: every later look at it (its identity, its memory, its run)
-    takes this one."""
-    if pt not in plan.checked:
-        plan.checked[pt] = check_point(_point(plan, pt), progress=plan.progress)
-    return plan.checked[pt]
-
-# %% ../nbs/05_sweep.ipynb #d4a64022
-def _record(plan:SweepPlan, pt:_PlanPoint) -> Result:
-    """The record a point is stored as, before it is measured (under torchrun: the world's, as its
-    ranks make it)."""
-    return record_of(_checked(plan, pt), "torchrun" if plan.launch else "inline")
-
-# %% ../nbs/05_sweep.ipynb #1cd41936
-def _ident(plan:SweepPlan, pt:_PlanPoint) -> tuple:
-    "A point's identity in the store: its record's (`store.point_key`), worked out once."
-    if pt not in plan.idents: plan.idents[pt] = point_key(_record(plan, pt).row())
-    return plan.idents[pt]
-
-# %% ../nbs/05_sweep.ipynb #fa26bd35
-def _name(plan:SweepPlan, vid:str) -> str:
-    "A variant in messages: an image model by its name; `gpt2 seq 128`, `unet3d 64`."
-    v = plan.variants[vid]
-    plain = v["kind"] == "image" and v["weights"] == "fp32" and not vid.endswith("|channels_last")
-    return v["model"] if plain else " ".join(vid.replace("|", " ").split())
-
-# %% ../nbs/05_sweep.ipynb #e90b9a3b
-def _combination_text(plan:SweepPlan, pt:_PlanPoint) -> str:
-    """A point's combination in messages: `test_resnet fp32 train`, with ` × 2` in a series of world
-    sizes."""
-    return f"{_name(plan, pt.vid)} {pt.precision} {pt.mode}" + (f" × {pt.n}" if plan.launch else "")
 
 # %% ../nbs/05_sweep.ipynb #23327da2
 @dataclass
@@ -661,7 +228,7 @@ class _Sweep:
     plan:SweepPlan
     fp:dict                    # the environment fingerprint
     done:dict                  # stored points by identity (none with `force`)
-    points:list                # `_PlanPoint`s in the order they run
+    points:list                # `PlanPoint`s in the order they run
     combos:dict = field(default_factory=dict) # (variant, precision, mode, world size): `_Combo`
     rows:list = field(default_factory=list)   # rows of the points visited, in order
     measured:int = 0           # points measured now
@@ -678,11 +245,11 @@ def _start(plan:SweepPlan, session:DeviceSession|None=None) -> _Sweep:
     fp = fingerprint(plan.dev)
     # points an earlier run started and never finished: killed
     for r in session.recovered if session else []:
-        _say(f"{r['model']} {r['precision']} {r['mode']} bs {r['bs']}: KILLED in an earlier run "
+        say(f"{r['model']} {r['precision']} {r['mode']} bs {r['bs']}: KILLED in an earlier run "
              f"({KILLED}): stored, "
              "and larger batch sizes of it are skipped")
     run = _Sweep(plan=plan, fp=fp, done={} if plan.force
-                 else stored_points(plan.store, fp["env_id"]), points=_order(plan),
+                 else stored_points(plan.store, fp["env_id"]), points=points_in_order(plan),
                  session=session)
     run.combos = {pt.combo: _Combo() for pt in run.points}
     _resume(run)
@@ -694,8 +261,9 @@ def _resume(run:_Sweep):
     those that did not."""
     ib = POINT_KEY.index("bs")
     for (vid, p, md, n), c in run.combos.items():
-        first = _bss(run.plan.variants[vid], md)[0]
-        same = combination_of(_ident(run.plan, _PlanPoint(rn=1, vid=vid, precision=p, mode=md, n=n,
+        first = variant_bss(run.plan.variants[vid], md)[0]
+        same = combination_of(point_ident(run.plan,
+                                          PlanPoint(rn=1, vid=vid, precision=p, mode=md, n=n,
                                                           bs=first)))
         for k, r in run.done.items():
             if combination_of(k) == same: (c.ok if r["status"] == "ok" else c.oom).add(k[ib])
@@ -703,7 +271,7 @@ def _resume(run:_Sweep):
 # %% ../nbs/05_sweep.ipynb #5d9233a4
 def _todo(run:_Sweep, i:int=0) -> int:
     "How many points from the `i`-th on will still run, as far as is known now."
-    return sum(_ident(run.plan, pt) not in run.done and not run.combos[pt.combo].skips(pt.bs)
+    return sum(point_ident(run.plan, pt) not in run.done and not run.combos[pt.combo].skips(pt.bs)
                for pt in run.points[i:])
 
 # %% ../nbs/05_sweep.ipynb #8c61a99f
@@ -713,27 +281,27 @@ def _peak_of(plan:SweepPlan, precision:str) -> float|None:
     return plan.book.get(plan.dev, precision)
 
 # %% ../nbs/05_sweep.ipynb #8e6e29b0
-def _started(run:_Sweep, pt:_PlanPoint) -> dict:
+def _started(run:_Sweep, pt:PlanPoint) -> dict:
     """The row a point is stored as if its process is killed while measuring it: its settings,
     status `killed`."""
-    return {**_record(run.plan, pt).row(run.fp), "status": "killed", "error": KILLED}
+    return {**point_record(run.plan, pt).row(run.fp), "status": "killed", "error": KILLED}
 
 # %% ../nbs/05_sweep.ipynb #ca3822fc
-def _memory(run:_Sweep, pt:_PlanPoint) -> int|None:
+def _memory(run:_Sweep, pt:PlanPoint) -> int|None:
     """A CPU point's memory estimate in bytes, all its processes together
     (`benchmark.memory_estimate`); None elsewhere."""
     if run.plan.dev.type != "cpu": return None
-    p = _checked(run.plan, pt)
+    p = checked_point(run.plan, pt)
     need = memory_estimate(p.workload, pt.bs, pt.mode, p.optimizer)
     return need and need * pt.n
 
 # %% ../nbs/05_sweep.ipynb #6f644bda
-def _too_big(run:_Sweep, pt:_PlanPoint) -> bool:
+def _too_big(run:_Sweep, pt:PlanPoint) -> bool:
     """Whether a CPU point's estimate exceeds the available memory (said in one line); `force` runs
     it anyway."""
     need, have = _memory(run, pt), psutil.virtual_memory().available
     if need is None or need <= have or run.plan.force: return False
-    _say(f"{_combination_text(run.plan, pt)} bs {pt.bs}: needs about {need / 2**30:,.1f} GiB of "
+    say(f"{combination_text(run.plan, pt)} bs {pt.bs}: needs about {need / 2**30:,.1f} GiB of "
          "host memory by estimate, "
          f"{have / 2**30:,.1f} GiB is available: not run (the kernel would kill it); --force to "
          "try anyway")
@@ -749,16 +317,16 @@ def _rank_warmup(run:_Sweep, n:int) -> float|None:
     return run.plan.device_warmup  # None: the device's default cap
 
 # %% ../nbs/05_sweep.ipynb #c03ea5cb
-def _run_where(run:_Sweep, pt:_PlanPoint, big:bool):
+def _run_where(run:_Sweep, pt:PlanPoint, big:bool):
     """The checked point run as the plan says: under torchrun (its ranks warmed first), isolated (a
     big CPU point too), or here."""
     plan = run.plan
-    p = replace(_checked(plan, pt), peak_measured=_peak_of(plan, pt.precision))
+    p = replace(checked_point(plan, pt), peak_measured=_peak_of(plan, pt.precision))
     if plan.launch: return run_checked(p, "torchrun", device_warmup=_rank_warmup(run, pt.n))
     return run_checked(p, "isolated" if plan.isolate or big else "inline", book=plan.book)
 
 # %% ../nbs/05_sweep.ipynb #f20efc86
-def _measure_now(run:_Sweep, pt:_PlanPoint) -> dict:
+def _measure_now(run:_Sweep, pt:PlanPoint) -> dict:
     "Measure a point and store its row (then log it to W&B); say why when it did not succeed."
     p = run.plan
     big = (need := _memory(run, pt)) is not None and need > psutil.virtual_memory().available / 4
@@ -766,17 +334,17 @@ def _measure_now(run:_Sweep, pt:_PlanPoint) -> dict:
     with run.session.measuring(_started(run, pt)) if run.session else nullcontext():
         r = _run_where(run, pt, big).row(run.fp)
         kept = save_runs(r, p.store)
-    if kept: _say(kept)  # the store failed: the row is in a file beside it
+    if kept: say(kept)  # the store failed: the row is in a file beside it
     if p.wnb["mode"] != "disabled": _log_wandb(r, p.wnb)
     run.measured += 1; run.bar.update(1)
     if r["status"] != "ok":
-        _say(f"{_combination_text(p, pt)} bs {pt.bs}: {r['status'].upper()}: {r['error']}")
+        say(f"{combination_text(p, pt)} bs {pt.bs}: {r['status'].upper()}: {r['error']}")
     elif p.progress and run.bar.disable:
-        _say(f"[{_count(run, pt)}] {_combination_text(p, pt)} bs {pt.bs}: {point_text(r)}")
+        say(f"[{_count(run, pt)}] {combination_text(p, pt)} bs {pt.bs}: {point_text(r)}")
     return r
 
 # %% ../nbs/05_sweep.ipynb #57832535
-def _count(run:_Sweep, pt:_PlanPoint) -> str:
+def _count(run:_Sweep, pt:PlanPoint) -> str:
     """`3/14`: the points measured so far, of those measured and still to run (`3` for a bisection's
     probe)."""
     i = next((k for k, q in enumerate(run.points) if q == pt), None)
@@ -800,9 +368,9 @@ def point_text(r:dict, # a stored row of a point that ran
     return tp + verdict + warm
 
 # %% ../nbs/05_sweep.ipynb #3c17bca3
-def _measure(run:_Sweep, pt:_PlanPoint) -> str:
+def _measure(run:_Sweep, pt:PlanPoint) -> str:
     "A point's status, from the store or measured now; its combination notes whether it fit."
-    k = _ident(run.plan, pt)
+    k = point_ident(run.plan, pt)
     if k in run.done: run.resumed += 1; r = run.done[k]
     else: r = _measure_now(run, pt)
     c = run.combos[pt.combo]
@@ -813,25 +381,25 @@ def _measure(run:_Sweep, pt:_PlanPoint) -> str:
     return r["status"]
 
 # %% ../nbs/05_sweep.ipynb #5242e3eb
-def _bisect(run:_Sweep, pt:_PlanPoint):
+def _bisect(run:_Sweep, pt:PlanPoint):
     """After a combination's first OOM: probe between the largest batch size that fit and the
     smallest that did not."""
-    c, what = run.combos[pt.combo], _combination_text(run.plan, pt)
+    c, what = run.combos[pt.combo], combination_text(run.plan, pt)
     c.bisected = True
     while (b := _next_probe(c)) is not None:
-        _say(f"{what}: out of memory at bs {c.first_oom}, {c.max_ok or 0} fits: trying bs {b}")
-        run.bar.total += _ident(run.plan, pt._replace(bs=b)) not in run.done; run.bar.refresh()
+        say(f"{what}: out of memory at bs {c.first_oom}, {c.max_ok or 0} fits: trying bs {b}")
+        run.bar.total += point_ident(run.plan, pt._replace(bs=b)) not in run.done; run.bar.refresh()
         if _measure(run, pt._replace(bs=b)) not in ("ok", "oom"): break
-    if c.max_ok: _say(f"{what}: largest batch size that fits: {c.max_ok} (bisected)")
+    if c.max_ok: say(f"{what}: largest batch size that fits: {c.max_ok} (bisected)")
 
 # %% ../nbs/05_sweep.ipynb #098f4c0a
-def _skip_note(run:_Sweep, pt:_PlanPoint):
+def _skip_note(run:_Sweep, pt:PlanPoint):
     "Name the larger batch sizes of an out-of-memory point's combination that will not run."
     c, p = run.combos[pt.combo], run.plan
     later = [b for b in p.variants[pt.vid]["bss"]
-             if b > pt.bs and _ident(p, pt._replace(bs=b)) not in run.done and c.skips(b)]
+             if b > pt.bs and point_ident(p, pt._replace(bs=b)) not in run.done and c.skips(b)]
     if later:
-        _say(f"{_combination_text(p, pt)}: out of memory at bs {c.first_oom}: skipping bs "
+        say(f"{combination_text(p, pt)}: out of memory at bs {c.first_oom}: skipping bs "
              f"{', '.join(map(str, later))}")
 
 # %% ../nbs/05_sweep.ipynb #04ebc233
@@ -840,12 +408,12 @@ def _visit(run:_Sweep, i:int):
     it rules out."""
     pt = run.points[i]
     c = run.combos[pt.combo]
-    if _ident(run.plan, pt) not in run.done and c.skips(pt.bs):
+    if point_ident(run.plan, pt) not in run.done and c.skips(pt.bs):
         c.skipped.append((pt.bs, pt.rn)); return
     # as if it ran out of memory: nothing larger runs
-    if _ident(run.plan, pt) not in run.done and _too_big(run, pt):
+    if point_ident(run.plan, pt) not in run.done and _too_big(run, pt):
         c.oom.add(pt.bs); c.skipped.append((pt.bs, pt.rn)); return
-    run.bar.set_postfix_str(f"{_combination_text(run.plan, pt)} bs {pt.bs}" + (f" run {pt.rn}"
+    run.bar.set_postfix_str(f"{combination_text(run.plan, pt)} bs {pt.bs}" + (f" run {pt.rn}"
                                                                                if run.plan.repeats > 1 else ""))
     status = _measure(run, pt)
     if status == "oom" and run.plan.find_max_bs and not c.bisected: _bisect(run, pt)
@@ -860,13 +428,13 @@ def _warm_first(run:_Sweep):
     # torchrun's ranks warm their own devices (`_rank_warmup`): this process stays off them
     if run.plan.launch: return
     run.warm = _device_warmup(run.plan.dev, run.plan.device_warmup, run.plan.isolate)
-    if run.warm: _say(warm_text(run.warm))
+    if run.warm: say(warm_text(run.warm))
 
 # %% ../nbs/05_sweep.ipynb #c5938604
 def _say_how_to_resume(run:_Sweep, e:KeyboardInterrupt):
     "What stopped the sweep (Ctrl-C or SIGTERM), what it has stored, and how to go on."
     how = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
-    _say(f"{how}: {run.measured} point{_plural(run.measured)} measured and stored in "
+    say(f"{how}: {run.measured} point{_plural(run.measured)} measured and stored in "
          f"{run.plan.store}; "
          "run the same command again to resume")
 
@@ -890,7 +458,7 @@ def _loop(run:_Sweep):
 def _summary(run:_Sweep) -> SweepSummary:
     "What the sweep did, from its state."
     p = run.plan
-    skipped = [dict(model=_name(p, vid), precision=pr, mode=md, bs=bs, run_number=rn,
+    skipped = [dict(model=variant_name(p, vid), precision=pr, mode=md, bs=bs, run_number=rn,
                     **({"world_size": n} if p.launch else {}))
                for (vid, pr, md, n), c in run.combos.items() for bs, rn in c.skipped]
     return SweepSummary(table=_tables(run.combos, p.launch), store=str(p.store),
@@ -955,4 +523,4 @@ def _log_wandb(row:dict, wb:dict):
             + (f"-ws{_world(row)}" if _world(row) > 1 else ""))
     try: send_run(row, wb["mode"], wb["project"], wb["entity"], name=name, group=wb["group"])
     except Exception as e:  # W&B down, or refusing: the sweep goes on, the store has every row
-        _say(f"W&B: {e}; the rest of this sweep is stored locally only"); wb["mode"] = "disabled"
+        say(f"W&B: {e}; the rest of this sweep is stored locally only"); wb["mode"] = "disabled"
