@@ -16,8 +16,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from synth_runs import synth_runs, DEVICES
 
 def _inputs():
-    from ready_steady_go.load import import_sources
-    from ready_steady_go.store import read_runs
+    from ready_steady_go.keep.load import import_sources
+    from ready_steady_go.keep.store import read_runs
     fx = ROOT / "nbs" / "fixtures"
     for f in ("runs.csv", "mixed_cpu_gpu.csv", "mixed_stacks.csv", "unet3d_iterations.csv", "wandb_export_2022.csv"):
         yield f.replace(".csv", ""), pd.read_csv(fx / f)
@@ -35,8 +35,8 @@ def _inputs():
         yield "store", read_runs(Path(d) / "s.db")
 
 def _outputs(runs):
-    from ready_steady_go.answers import analyse
-    from ready_steady_go.report import build_report
+    from ready_steady_go.analyse.answers import analyse
+    from ready_steady_go.show.report import build_report
     prices = {d[0]: round(0.2 + 2.5 * d[3] ** 1.5, 2) for d in DEVICES}
     out = {}
     with warnings.catch_warnings():

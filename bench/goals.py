@@ -41,8 +41,8 @@ def many_models(n_models=500, n_runs=50_000):
 
 def _rereport(store, out):
     "One new run into `store`, then read -> report -> write with the figure cache as the first report left it."
-    from ready_steady_go.store import read_runs, write_rows
-    from ready_steady_go.report import build_report
+    from ready_steady_go.keep.store import read_runs, write_rows
+    from ready_steady_go.show.report import build_report
     from ready_steady_go.schema import REPORT_COLUMNS
     one = read_runs(store, columns=REPORT_COLUMNS).iloc[[0]].assign(run_id="one-new-run",
                                                                    throughput=lambda d: d["throughput"] * 1.01)
@@ -71,7 +71,7 @@ def main():
     a = ap.parse_args()
     os.environ["RSG_FIGURE_CACHE"] = cache = tempfile.mkdtemp(prefix="rsg-goals-cache-")  # empty: 1. draws all
     os.environ["RSG_RUNS_CACHE"] = tempfile.mkdtemp(prefix="rsg-goals-runs-")  # no snapshot: 1. reads every row
-    import ready_steady_go.report, ready_steady_go.load  # noqa: F401  (module imports: not counted)
+    import ready_steady_go.show.report, ready_steady_go.keep.load  # noqa: F401  (module imports: not counted)
     rows = []
     with tempfile.TemporaryDirectory() as d:
         t, rep, runs, path = once(_csv(_runs(a.runs), "100k"), PRICES, Path(d) / "r1", a.runs, keep=Path(d) / "s.db")

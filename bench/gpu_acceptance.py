@@ -139,7 +139,7 @@ def cpu_plan(seconds:float=0.3) -> list[Item]:
 
 def gpu_notebooks() -> list[str]:
     "The notebooks with `#| gpu` cells, by name."
-    return sorted(f.name for f in (ROOT / "nbs").glob("*.ipynb") if "#| gpu" in f.read_text())
+    return sorted(f.name for f in (ROOT / "nbs").rglob("*.ipynb") if "#| gpu" in f.read_text())
 
 
 def cut(items:list[Item], budget:float) -> tuple[list[Item], list[Item]]:
@@ -163,22 +163,22 @@ def plan_text(kept:list[Item], dropped:list[Item], budget:float) -> str:
 
 
 def _stored(store:Path, env_id:str) -> set:
-    from ready_steady_go.plan import stored_points
+    from ready_steady_go.keep.store import stored_points
     return set(stored_points(store, env_id)) if store.exists() else set()
 
 
 def _key(p:Point, torchrun:bool) -> tuple:
     "The store's identity of point `p` (its run number included), from its record as the engine writes it."
-    from ready_steady_go.benchmark import check_point
-    from ready_steady_go.runner import record_of
-    from ready_steady_go.plan import point_key
+    from ready_steady_go.measure.benchmark import check_point
+    from ready_steady_go.measure.runner import record_of
+    from ready_steady_go.keep.store import point_key
     return point_key(record_of(check_point(p), "torchrun" if torchrun else "inline").row())
 
 
 def run_point(it:Item, dev, fp:dict, store:Path, done:set, say) -> list[dict]:
     "Both runs of a point, each stored as it finishes (skipped where the store has it): their rows."
-    from ready_steady_go.runner import run
-    from ready_steady_go.store import save_runs
+    from ready_steady_go.measure.runner import run
+    from ready_steady_go.keep.store import save_runs
     rows = []
     for n in (1, 2):
         p = replace(it.point, device=str(dev), run_number=n)
@@ -196,7 +196,7 @@ def run_point(it:Item, dev, fp:dict, store:Path, done:set, say) -> list[dict]:
 
 def run_health(dev, store:Path, say) -> str:
     "The health check (shorter sustained load), its lines stored; skipped when the store has a check of this GPU."
-    from ready_steady_go.health import check_table_text, read_checks, run_check
+    from ready_steady_go.measure.health import check_table_text, read_checks, run_check
     if store.exists() and len(read_checks(store)): return "stored already"
     table, kept = run_check(dev, folder=store.parent, store=store, seconds=10, disk_bytes=2**28)
     if kept: say(f"  {kept}")
@@ -312,7 +312,7 @@ def summary_md(dev:str, name:str, lines:list[dict], timing:list[tuple], estimate
 
 def health_md(store:Path) -> str:
     "The newest health check kept in `store`, as a section of the summary (empty without one)."
-    from ready_steady_go.health import check_table_text, read_checks
+    from ready_steady_go.measure.health import check_table_text, read_checks
     checks = read_checks(store) if store.exists() else None
     if checks is None or not len(checks): return ""
     last = checks[checks.check_id == checks.sort_values("timestamp").check_id.iloc[-1]]
@@ -368,9 +368,9 @@ def main(argv=None):
 def execute(a, dev_key:str, name:str, kept:list[Item], dropped:list[Item], t0:float) -> int:
     "Run the plan's items in order, each stored as it finishes, stopping where the budget ends; write CSV and summary."
     import pandas as pd
-    from ready_steady_go.calibrate import warm_up_device
+    from ready_steady_go.measure.calibrate import warm_up_device
     from ready_steady_go.env import fingerprint, pick_device
-    from ready_steady_go.store import export_csv, read_runs
+    from ready_steady_go.keep.store import export_csv, read_runs
     out = Path(a.out)
     csv, md = out / f"{dev_key}-acceptance.csv", out / f"{dev_key}-acceptance.md"
     snap = snapshots(dev_key, Path(a.snapshots), exclude=csv)  # read before this run's CSV replaces the last one

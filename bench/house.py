@@ -11,7 +11,11 @@ ROOT = Path(__file__).resolve().parents[1]
 GOALS = dict(export_median_lines=12, export_median_defs=1.3, code_cells_with_output=0.25, long_lines=0.05,
              largest_module=800)
 
-def notebooks(): return sorted((ROOT/"nbs").glob("*.ipynb"))
+def notebooks(root:Path|None=None):
+    "Every page: the notebooks in nbs/ and its stages' folders (not fixtures, not hidden files)."
+    nbs = (root or ROOT)/"nbs"
+    return sorted(p for p in nbs.rglob("*.ipynb") if (r := p.relative_to(nbs)).parts[0] != "fixtures"
+                  and not any(x.startswith((".", "_")) for x in r.parts))
 def cells(nb): return json.loads(nb.read_text())["cells"]
 def src(c): return "".join(c["source"])
 def is_export(c): return c["cell_type"] == "code" and re.match(r"\s*#\|\s*export", src(c)) is not None
@@ -29,10 +33,10 @@ def figures() -> dict:
     lines = [len([l for l in src(c).splitlines() if l.strip() and not l.lstrip().startswith("#|")]) for c in export]
     defs = [n_defs(src(c)) for c in export if n_defs(src(c))]
     code = [c for nb in notebooks() for c in cells(nb) if c["cell_type"] == "code"]
-    mods = {p.name: len(p.read_text().splitlines()) for p in (ROOT/"ready_steady_go").glob("*.py")
-            if p.name != "_modidx.py"}
-    pylines = [l for p in (ROOT/"ready_steady_go").glob("*.py") if p.name != "_modidx.py"
-               for l in p.read_text().splitlines()]
+    pkg = ROOT/"ready_steady_go"
+    files = [p for p in pkg.rglob("*.py") if p.name != "_modidx.py"]
+    mods = {p.relative_to(pkg).as_posix(): len(p.read_text().splitlines()) for p in files if p.name != "__init__.py"}
+    pylines = [l for p in files for l in p.read_text().splitlines()]
     return dict(export_cells=len(export), export_median_lines=st.median(lines), export_median_defs=st.median(defs),
                 largest_export_cell=max(lines), code_cells=len(code),
                 code_cells_with_output=sum(bool(c.get("outputs")) for c in code) / len(code),

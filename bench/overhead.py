@@ -13,9 +13,9 @@ import argparse, statistics, time
 
 import torch
 
-from ready_steady_go.benchmark import _AMP, benchmark, precision_flags
+from ready_steady_go.measure.benchmark import _AMP, benchmark, precision_flags
 from ready_steady_go.env import pick_device, synchronize
-from ready_steady_go.families import TimmClassifier
+from ready_steady_go.measure.families import TimmClassifier
 
 
 def plain_loop(wl, bs, dev, precision, mode, steps, warmup):

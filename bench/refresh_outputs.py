@@ -2,7 +2,7 @@
 
     python bench/refresh_outputs.py                      # every page, one after the other
     python bench/refresh_outputs.py --workers 2          # two pages at a time
-    python bench/refresh_outputs.py --only 05_sweep 09_cli
+    python bench/refresh_outputs.py --only 05_sweep 09_cli   # pages by file name, in whichever folder
     python bench/refresh_outputs.py --stale              # only the pages whose outputs are older than their code
     python bench/refresh_outputs.py --check              # say which pages are stale; change nothing (exit 1 if any)
 
@@ -106,7 +106,11 @@ def output_text(o: dict) -> str:
         ("\n".join(o.get("traceback", [])) if o.get("output_type") == "error" else "")
 
 
-def _pages(nbs: Path = NBS): return sorted(p for p in nbs.glob("*.ipynb") if not p.name.startswith((".", "_")))
+def _pages(nbs: Path = NBS):
+    "The site's pages: every notebook under `nbs`, in its stage's folder or at the top (not fixtures, not hidden)."
+    return sorted(p for p in nbs.rglob("*.ipynb") if (r := p.relative_to(nbs)).parts[0] != "fixtures"
+                  and not any(x.startswith((".", "_")) for x in r.parts))
+def page_name(p: Path, nbs: Path = NBS) -> str: return p.relative_to(nbs).as_posix()  # `measure/05_sweep.ipynb`
 def has_outputs(nb: dict) -> bool: return any(c.get("outputs") for c in _cells(nb))
 
 
@@ -136,8 +140,8 @@ def stale_pages(nbs: Path = NBS, pkg: Path = PKG, retired=RETIRED):
     stale, skipped = {}, []
     for p in _pages(nbs):
         nb = _read(p)
-        if not has_outputs(nb): skipped.append(p.name); continue
-        if r := problems(p.name, nb, record, pkg, retired): stale[p.name] = r
+        if not has_outputs(nb): skipped.append(page_name(p, nbs)); continue
+        if r := problems(page_name(p, nbs), nb, record, pkg, retired): stale[page_name(p, nbs)] = r
     return stale, skipped
 
 
@@ -195,17 +199,17 @@ def execute(path: str) -> tuple[str, float, str | None]:
             tb = err.getvalue().splitlines()
             cell = next((m[1] for l in tb if (m := re.search(r"Executing Cell #(\d+)", l))), "?")
             exc = [l for l in tb if re.match(r"^([\w.]+\.)?[A-Z]\w*(Error|Exception|Interrupt|Expired|Exit)\b", l)]
-            return src.name, time.time() - t0, f"cell #{cell}: {(exc or ['a cell failed'])[-1][:120]} (traceback: {log})"
+            return page_name(src), time.time() - t0, f"cell #{cell}: {(exc or ['a cell failed'])[-1][:120]} (traceback: {log})"
         new, nb = _read(tmp), _read(src)
         fresh = _cells(new)
-        if len(fresh) != len(_cells(nb)): return src.name, time.time() - t0, "the page changed while it ran"
+        if len(fresh) != len(_cells(nb)): return page_name(src), time.time() - t0, "the page changed while it ran"
         for c, f in zip(_cells(nb), fresh): c["outputs"] = clean_outputs(f.get("outputs", []))
         src.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
         from nbdev.clean import nbdev_clean
         nbdev_clean(fname=str(src))
-        return src.name, time.time() - t0, None
+        return page_name(src), time.time() - t0, None
     except Exception as e:
-        return src.name, time.time() - t0, f"{type(e).__name__}: {e}"[:200]
+        return page_name(src), time.time() - t0, f"{type(e).__name__}: {e}"[:200]
     finally: tmp.unlink(missing_ok=True)
 
 
@@ -221,14 +225,17 @@ def _record(name: str, nbs: Path = NBS):
 
 
 def _pick(only, stale_only):
-    pages = [p.name for p in _pages()]
+    pages = [page_name(p) for p in _pages()]
     if only:
+        # a page by its file name, with or without `.ipynb` and its folder: 05_sweep, nbs/measure/05_sweep.ipynb
+        by_name = {Path(p).name: p for p in pages}
         names = [Path(o).name if o.endswith(".ipynb") else f"{Path(o).name}.ipynb" for o in only]
-        bad = [n for n in names if n not in pages]
+        bad = [n for n in names if n not in by_name]
         if bad:
-            print(f"--only: no page {', '.join(bad)} in {NBS}; pages are notebooks such as {pages[0]}", file=sys.stderr)
+            print(f"--only: no page {', '.join(bad)} in {NBS}; pages are notebooks such as {Path(pages[0]).name}",
+                  file=sys.stderr)
             sys.exit(2)
-        pages = names
+        pages = [by_name[n] for n in names]
     if stale_only:
         st, skipped = stale_pages()
         pages = [p for p in pages if p in st]
@@ -261,11 +268,11 @@ def main(argv=None):
         for wave in ([p for p in pages if p not in last], last):
             for fut in as_completed([ex.submit(execute, str(NBS / p)) for p in wave]):
                 name, secs, err = fut.result()
-                if err: failed += 1; print(f"FAILED   {name:24} {secs:5.0f} s  {err}; its old outputs are kept", flush=True)
+                if err: failed += 1; print(f"FAILED   {name:34} {secs:5.0f} s  {err}; its old outputs are kept", flush=True)
                 else:
                     _record(name)
                     mods = ", ".join(documented(_read(NBS / name))) or "no module"
-                    print(f"ok       {name:24} {secs:5.0f} s  documents {mods}", flush=True)
+                    print(f"ok       {name:34} {secs:5.0f} s  documents {mods}", flush=True)
     print(f"{len(pages) - failed} refreshed, {failed} failed")
     sys.exit(1 if failed else 0)
 

@@ -23,7 +23,7 @@ def _cpu() -> float:
 
 def wandb_export(runs):
     "The runs table as W&B's web UI exports a project of this version's runs: Name, State, Created, ID, config and summary keys."
-    from ready_steady_go.tracking import wandb_keys  # noqa: F401  (the key names below are the ones it sends)
+    from ready_steady_go.keep.tracking import wandb_keys  # noqa: F401  (the key names below are the ones it sends)
     d = runs.drop(columns=["run_id", "timestamp", "source"])
     return d.assign(fp16=runs.precision.eq("fp16"), pytorch=runs.torch, gpu_mem=(runs.device_mem_gb * 2**30).round().astype("int64"),
                     duration=runs.seconds).pipe(lambda d: d.__class__({"Name": [f"run-{i}" for i in range(len(d))], "State": "finished",
@@ -37,8 +37,8 @@ def timed(fn, name, t):
 def once(csv, prices, out, n, keep=None):
     "CSV -> store -> report, each stage timed; `keep`: the store's path, kept (default: a temporary one)."
     from ready_steady_go import load as loading
-    from ready_steady_go.store import read_runs
-    from ready_steady_go.report import build_report
+    from ready_steady_go.keep.store import read_runs
+    from ready_steady_go.show.report import build_report
     from ready_steady_go.schema import REPORT_COLUMNS
     t, c0 = {}, _cpu()
     load, write = loading._LOADERS["csv"], loading.write_rows
@@ -74,7 +74,7 @@ def main():
     import pandas as pd
     os.environ.setdefault("RSG_FIGURE_CACHE", tempfile.mkdtemp(prefix="rsg-bench-figures-"))  # empty: every figure drawn
     os.environ.setdefault("RSG_RUNS_CACHE", tempfile.mkdtemp(prefix="rsg-bench-runs-"))  # no snapshot: every row read
-    import ready_steady_go.report, ready_steady_go.load  # noqa: F401
+    import ready_steady_go.show.report, ready_steady_go.keep.load  # noqa: F401
     t_import = time.perf_counter() - t0
 
     t0 = time.perf_counter()

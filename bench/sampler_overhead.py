@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 
 from ready_steady_go.env import pick_device, synchronize
-from ready_steady_go.telemetry import NvmlReader, RecordedReader, Sampler
+from ready_steady_go.measure.telemetry import NvmlReader, RecordedReader, Sampler
 
 
 def make_step(dev, hidden, bs, layers=4):

@@ -15,9 +15,9 @@ from dataclasses import asdict
 
 import torch
 
-from ready_steady_go.benchmark import benchmark
+from ready_steady_go.measure.benchmark import benchmark
 from ready_steady_go.env import pick_device
-from ready_steady_go.sweep import _run_point
+from ready_steady_go.measure.sweep import _run_point
 
 
 def cv(xs): return statistics.stdev(xs) / statistics.mean(xs) if len(xs) > 1 else float("nan")

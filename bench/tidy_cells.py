@@ -2,7 +2,7 @@
 
     python bench/tidy_cells.py --check               # figures now and after; writes nothing
     python bench/tidy_cells.py --check --keep DIR    # ... and keeps the tidied copy in DIR
-    python bench/tidy_cells.py --write               # tidy nbs/*.ipynb in place, then nbdev-export
+    python bench/tidy_cells.py --write               # tidy every notebook in nbs/ in place, then nbdev-export
     python bench/tidy_cells.py --write --docstrings  # also split long one-line docstrings
 
 What it does, and only this:
@@ -408,7 +408,8 @@ def export(root:Path):
     subprocess.run(["nbdev-export"], cwd=root, check=True, capture_output=True)
 
 def modules(root:Path) -> dict:
-    return {p.name: p.read_text() for p in sorted((root/"ready_steady_go").glob("*.py"))
+    pkg = root/"ready_steady_go"
+    return {p.relative_to(pkg).as_posix(): p.read_text() for p in sorted(pkg.rglob("*.py"))
             if p.name != "_modidx.py"}
 
 def compare(before:dict, after:dict) -> list:
@@ -422,9 +423,10 @@ from pathlib import Path
 from fastcore.docments import docments
 sys.path.insert(0, sys.argv[1])
 out = {}
-for p in sorted(Path(sys.argv[1], "ready_steady_go").glob("*.py")):
+pkg = Path(sys.argv[1], "ready_steady_go")
+for p in sorted(pkg.rglob("*.py")):
     if p.stem.startswith("_"): continue
-    m = importlib.import_module("ready_steady_go." + p.stem)
+    m = importlib.import_module(".".join(("ready_steady_go", *p.relative_to(pkg).with_suffix("").parts)))
     for k, o in vars(m).items():
         mine = getattr(o, "__module__", "") == m.__name__
         if (inspect.isfunction(o) or inspect.isclass(o)) and mine:
@@ -461,12 +463,12 @@ def figures_of(root:Path) -> dict:
     house.ROOT = root
     try: f = house.figures()
     finally: house.ROOT = old
-    code = [c for p in sorted((root/"nbs").glob("*.ipynb")) for c in house.cells(p)
+    code = [c for p in house.notebooks(root) for c in house.cells(p)
             if c["cell_type"] == "code"]
     return f | dict(code_cells_showing_once_run=sum(map(shows, code)) / len(code))
 
 def tidy_tree(root:Path, docstrings=False) -> list:
-    return [p.name for p in sorted((root/"nbs").glob("*.ipynb")) if tidy_nb(p, docstrings)]
+    return [p.relative_to(root/"nbs").as_posix() for p in house.notebooks(root) if tidy_nb(p, docstrings)]
 
 def show(before:dict, after:dict):
     for k, v in before.items():
@@ -508,7 +510,7 @@ def main():
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--check", action="store_true",
                    help="print the figures now and after a tidy; write nothing")
-    g.add_argument("--write", action="store_true", help="tidy nbs/*.ipynb in place and export")
+    g.add_argument("--write", action="store_true", help="tidy every notebook in nbs/ in place and export")
     g.add_argument("--selftest", action="store_true", help="check the ways on small cells")
     ap.add_argument("--docstrings", action="store_true", help="also split long one-line docstrings")
     ap.add_argument("--root", type=Path, default=ROOT, help="the project's folder")

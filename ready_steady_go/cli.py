@@ -21,7 +21,7 @@ from .env import (MAX_DIGITS, NUMBERS, BadInput, TrackingError, cache_mb,
                                  check_numbers, check_path, check_workers, first_line,
                                  readable_file, writable_folder)
 from .env import visible
-from .device import check_device_name, check_unlocked
+from .measure.device import check_device_name, check_unlocked
 # light: no torch, no pandas
 from .schema import (COMPILE_MODES, MODES, OPTIMIZERS, PRECISIONS, WEIGHTS,
                                     POINT_FIELDS, STATUSES, Point, WorldSpec, params_of)
@@ -429,8 +429,8 @@ def _world(point:Point) -> int:
     """The world size the point's torchrun flags ask for (1 without them),
     checked before anything is written."""
     if point.world == WorldSpec(): return 1
-    from ready_steady_go.device import pick_device
-    from ready_steady_go.launch import check_world
+    from ready_steady_go.measure.device import pick_device
+    from ready_steady_go.measure.launch import check_world
     return check_world(point.world, device_type=pick_device(point.device).type,
                        strong_bs=point.bs if point.strong else None)
 
@@ -438,13 +438,13 @@ def _world(point:Point) -> int:
 def _check_outputs(f:_Flags):
     "A store that can be written and W&B settings that can work, found before measuring, not after."
     if not f.no_store:
-        from ready_steady_go.store import check_store
+        from ready_steady_go.keep.store import check_store
         check_store(check_path(f.store, "--store"), write=True)
     _check_wnb_off(f.wnb, wnb_project=None if f.wnb_project == _Flags.wnb_project
                    else f.wnb_project,
                    wnb_entity=f.wnb_entity, wnb_run=f.wnb_run, wnb_group=f.wnb_group)
     if f.wnb != "disabled":
-        from ready_steady_go.tracking import check_wandb
+        from ready_steady_go.keep.tracking import check_wandb
         f.wnb = check_wandb(f.wnb, project=f.wnb_project, entity=f.wnb_entity, name=f.wnb_run,
                             group=f.wnb_group)
     if f.wnb_history and f.wnb == "disabled":
@@ -454,8 +454,9 @@ def _check_outputs(f:_Flags):
 def _peak(f:_Flags, p, say, multi:bool=False) -> float|None:
     """The matmul peak of `p`'s device and precision:
     the stored one, or measured now and kept for every later run."""
-    from ready_steady_go.calibrate import measured_peak
-    from ready_steady_go.runner import peak_off_device  # (imported by every run: `_measured`)
+    from ready_steady_go.measure.calibrate import measured_peak
+    # (imported by every run: `_measured`)
+    from ready_steady_go.measure.runner import peak_off_device
     from ready_steady_go.schema import num_text
     measure = True if f.measure_peak else None if not f.no_store else False
     # torchrun's parent opens no CUDA context: rank 0 would see it
@@ -471,8 +472,8 @@ def _peak(f:_Flags, p, say, multi:bool=False) -> float|None:
 def _checked_point(f:_Flags, point:Point, multi:bool):
     """The point checked once, here: measured as it is (under torchrun: for its ranks too);
     who else measures: the session's."""
-    from ready_steady_go.benchmark import check_memory, check_point
-    from ready_steady_go.launch import check_launch
+    from ready_steady_go.measure.benchmark import check_memory, check_point
+    from ready_steady_go.measure.launch import check_launch
     # what cannot run per rank: refused before anything is written
     if multi: p = check_launch(point)
     # the kernel would kill it
@@ -491,7 +492,7 @@ def _measuring_line(f:_Flags, p, fp:dict, world:int, multi:bool) -> str:
 def _measured_in_journal(f:_Flags, p, fp:dict, peak:float|None, multi:bool, session):
     """`_measured`, the point open in `session`'s journal meanwhile:
     a kill from here on is stored as `killed` by the next run."""
-    from ready_steady_go.launch import sigterm_as_interrupt
+    from ready_steady_go.measure.launch import sigterm_as_interrupt
     # SIGTERM as Ctrl-C: torchrun's ranks end too
     with session.measuring(p.result().row(fp)), sigterm_as_interrupt():
         return _measured(f, p, peak, multi)
@@ -500,17 +501,17 @@ def _measured_in_journal(f:_Flags, p, fp:dict, peak:float|None, multi:bool, sess
 def _measured(f:_Flags, p, peak:float|None, multi:bool):
     """The checked point measured by the runner: here, or under torchrun as the flags ask (None:
     rank 0 is elsewhere)."""
-    from ready_steady_go.runner import run_checked
+    from ready_steady_go.measure.runner import run_checked
     p = replace(p, peak_measured=peak)
     if multi: return run_checked(p, "torchrun")
     # a run that beats the peak has it measured again, and kept
-    from ready_steady_go.calibrate import peak_book
+    from ready_steady_go.measure.calibrate import peak_book
     return run_checked(p, "inline", book=peak_book(None if f.no_store else f.store))
 
 # %% ../nbs/09_cli.ipynb #2a40533a
 def _recovered(rows:list[dict]):
     "Say which points of earlier runs were found killed (and stored so by the device session)."
-    from ready_steady_go.store import KILLED
+    from ready_steady_go.keep.store import KILLED
     for r in rows:
         print(f"ready-steady-go: an earlier run of {r['model']} {r['precision']} {r['mode']} bs "
               f"{r['bs']} never "
@@ -522,7 +523,7 @@ def _finish(f:_Flags, r, fp:dict, say) -> int:
     the exit status."""
     row, kept = r.row(fp), None
     if not f.no_store:
-        from ready_steady_go.store import save_runs
+        from ready_steady_go.keep.store import save_runs
         kept = save_runs(row, f.store)
     say(r.summary())
     if kept: print(f"ready-steady-go: {kept}", file=sys.stderr)
@@ -541,7 +542,7 @@ def _say(json:bool):
 def _to_wandb(row:dict, f:_Flags, say, history:list|None=None):
     """Send a measured, stored run to W&B; if W&B cannot take it, say so in one line
     (the store keeps the run)."""
-    from ready_steady_go.tracking import send_run
+    from ready_steady_go.keep.tracking import send_run
     try:
         url = send_run(row, f.wnb, f.wnb_project, f.wnb_entity, name=f.wnb_run, group=f.wnb_group,
                        history=history if f.wnb_history else None)
@@ -564,8 +565,8 @@ def ready_steady_go(**flags):
     world, multi = _world(point), point.world.launched
     _check_outputs(f)
     p = _checked_point(f, point, multi)
-    from ready_steady_go.device import fingerprint
-    from ready_steady_go.session import DeviceSession
+    from ready_steady_go.measure.device import fingerprint
+    from ready_steady_go.measure.session import DeviceSession
     # the device's lock, nothing else of ours on it, the journal: one measurement per device,
     # whatever store
     with DeviceSession(None if f.no_store else f.store, p.dev) as session:
@@ -601,7 +602,7 @@ def ready_steady_go_sweep(*args, **kwargs):
                    else wp)
     # a second sweep on this device into this store: refused before torch is imported
     if not kwargs.get("wait"): check_unlocked(kwargs.get("device") or "auto", wait_flag=True)
-    from ready_steady_go.sweep import sweep
+    from ready_steady_go.measure.sweep import sweep
     s = sweep(*args, **kwargs)
     return 1 if s.errors else 0
 

@@ -14,7 +14,7 @@ from fastcore.script import call_parse
 
 from .env import (BadInput, cache_mb, check_choice, check_int, check_number,
                                  check_numbers, check_path, check_report_folder, readable_file)
-from .device import check_unlocked
+from .measure.device import check_unlocked
 # light: no torch, no pandas
 from .schema import STATUSES, params_of
 from .options import DEFAULT_STORE, ReportOptions
@@ -51,8 +51,9 @@ def ready_steady_go_import(
                        "folders, "
                                    "CSV files or SQLite stores")
     check_path(store, "--store")
-    from ready_steady_go.keymaps import missing_line, parse_keymap
-    from ready_steady_go.load import import_sources, nothing_line, unmatched_line, _invalid_line
+    from ready_steady_go.keep.keymaps import missing_line, parse_keymap
+    from ready_steady_go.keep.load import (import_sources, nothing_line, unmatched_line,
+                                           _invalid_line)
     # before anything is read
     km = parse_keymap(map, map_file, set) if (map or map_file or set) else None
     c = import_sources(list(sources), store, strict=strict, keymap=km, history=history)
@@ -95,8 +96,8 @@ def ready_steady_go_export(
     if not out.parent.is_dir():
         raise BadInput(f"CSV path {str(csv)!r} must be a file in an existing folder")
     _check_exists(store)  # before pandas is imported
-    from ready_steady_go.store import check_store
-    from ready_steady_go.rows import export_csv
+    from ready_steady_go.keep.store import check_store
+    from ready_steady_go.keep.rows import export_csv
     check_store(store)
     # refuses the store itself, and other SQLite files unless --force
     n = export_csv(store, out, force, **(dict(status=status) if status else {}))
@@ -130,8 +131,8 @@ def _tables_written(out:Path) -> list[str]:
 def _report_runs(sources:tuple, store):
     """The runs to report on: the sources (read into a temporary store,
     no store changed), or the store."""
-    from ready_steady_go.store import check_store, read_runs
-    from ready_steady_go.load import import_sources
+    from ready_steady_go.keep.store import check_store, read_runs
+    from ready_steady_go.keep.load import import_sources
     from ready_steady_go.schema import REPORT_COLUMNS  # only what the report reads
     if sources:
         with tempfile.TemporaryDirectory() as d:
@@ -166,7 +167,7 @@ def _check_report_light(sources:tuple, store, title:str, out, max_models:int|Non
 def _prices(prices, price:list|None) -> dict:
     """The prices of `--prices` and every `--price`;
     a file among them is read only if it is a readable file."""
-    from ready_steady_go.costs import parse_prices
+    from ready_steady_go.analyse.costs import parse_prices
     # a FIFO, /dev/zero: never read
     for v, flag in [(prices, "--prices"), *((v, "--price") for v in price or [])]:
         if v is not None and (os.path.lexists(str(v)) or str(v).strip().lower().endswith(".csv")):
@@ -215,7 +216,7 @@ def ready_steady_go_report(*sources, **flags):
     sources, store, price = f.pop("sources"), f.pop("store"), f.pop("price")
     _check_report_light(sources, store, f["title"], f["out"], f["max_models"])
     check_number(f["tpot_ms"], "--tpot_ms", min=0, min_inclusive=False, unit="ms")
-    from ready_steady_go.report import report_of, timed_read
+    from ready_steady_go.show.report import report_of, timed_read
     # every option checked at once (the folder again: it may have changed), before the runs are read
     o = ReportOptions(**f | dict(prices=_prices(f["prices"], price))).checked()
     runs = timed_read(_report_runs, sources, store)  # says how long it took, where that is long
@@ -231,7 +232,8 @@ report_main = console_script(ready_steady_go_report)
 # %% ../nbs/09a_commands.ipynb #187248ea
 def _print_checks(table):
     "The table of checks, where its expected figures come from, and which GPU checks were skipped."
-    from ready_steady_go.health import (GPU_CHECKS, check_table_text, sources_text, skipped_line,
+    from ready_steady_go.measure.health import (GPU_CHECKS, check_table_text, sources_text,
+                                                skipped_line,
                                         verdict_line)
     # the GPU checks skipped for one reason: said once, below, not a row each
     line = skipped_line(table)
@@ -258,7 +260,7 @@ def ready_steady_go_check(
     check_number(disk_gb, "--disk_gb", min=0.01, max=64, unit="GiB")
     if not no_store: check_path(store, "--store")
     check_unlocked(device)  # another run measures on it: refused before torch is imported
-    from ready_steady_go.health import run_check
+    from ready_steady_go.measure.health import run_check
     say, t0 = ((lambda m: None) if quiet else (lambda m: print(f"checking {m}", file=sys.stderr)),
                time.perf_counter())
     table, kept = run_check(device, folder, None if no_store else store, seconds,

@@ -427,19 +427,20 @@ _DEVICE_NAMES = {"mps_available", "check_device_name", "pick_device", "synchroni
 def __getattr__(name:str):
     "The device's names, where earlier code imports them from `env`: handed over from `device` on first use."
     if name in _DEVICE_NAMES:
-        return getattr(importlib.import_module("ready_steady_go.device"), name)
+        return getattr(importlib.import_module("ready_steady_go.measure.device"), name)
     raise AttributeError(f"module 'ready_steady_go.env' has no attribute {name!r}")
 
 # %% ../nbs/00_env.ipynb #c1f1207e
-_IMPORT = re.compile(r"^\s*from (?:\.|ready_steady_go\.)(\w+) import", re.M)
+# `from .store`, `from ..keep.store`, `from ready_steady_go.keep.store`: the room is the last name
+_IMPORT = re.compile(r"^\s*from (?:\.+|ready_steady_go\.)(?:\w+\.)*(\w+) import", re.M)
 
 # %% ../nbs/00_env.ipynb #385f7436
 def import_graph(folder:str|Path|None=None, # the package's folder (default: this package's)
                 ) -> dict[str, set]:
-    "Each module of the package and the package modules it imports, anywhere in it."
+    "Each room of the package, in any stage's folder, and the rooms it imports, anywhere in it."
     folder = Path(folder or Path(__file__).parent)
     return {p.stem: set(_IMPORT.findall(p.read_text(encoding="utf-8"))) - {p.stem}
-            for p in sorted(folder.glob("*.py")) if not p.stem.startswith("_")}
+            for p in sorted(folder.rglob("*.py")) if not p.stem.startswith("_")}
 
 # %% ../nbs/00_env.ipynb #049f705c
 def import_cycle(graph:dict) -> list|None:

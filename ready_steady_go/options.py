@@ -220,8 +220,8 @@ class ReportOptions:
         """These options with prices and work parsed and every bound checked (and `out`,
         where given); or `BadInput`."""
         # the parsers read CSVs: imported here, so that the options stay light
-        from ready_steady_go.costs import parse_prices
-        from ready_steady_go.timetotrain import parse_works
+        from ready_steady_go.analyse.costs import parse_prices
+        from ready_steady_go.analyse.timetotrain import parse_works
         if self.out is not None: check_report_folder(self.out)
         works = {k: parse_works(getattr(self, k), f"--{k}") for k in ("train_for", "infer_for")}
         check_max_models(self.max_models)

@@ -1,0 +1,1 @@
+"""Analyse: from runs to answers (best configurations, speed-ups with intervals, cost, time to train, scaling, comparability)."""
