@@ -163,7 +163,7 @@ def plan_text(kept:list[Item], dropped:list[Item], budget:float) -> str:
 
 
 def _stored(store:Path, env_id:str) -> set:
-    from ready_steady_go.keep.store import stored_points
+    from ready_steady_go.measure.plan import stored_points
     return set(stored_points(store, env_id)) if store.exists() else set()
 
 
@@ -171,7 +171,7 @@ def _key(p:Point, torchrun:bool) -> tuple:
     "The store's identity of point `p` (its run number included), from its record as the engine writes it."
     from ready_steady_go.measure.benchmark import check_point
     from ready_steady_go.measure.runner import record_of
-    from ready_steady_go.keep.store import point_key
+    from ready_steady_go.measure.plan import point_key
     return point_key(record_of(check_point(p), "torchrun" if torchrun else "inline").row())
 
 

@@ -13,7 +13,7 @@ import argparse, statistics, time
 
 import torch
 
-from ready_steady_go.measure.benchmark import _AMP, benchmark, precision_flags
+from ready_steady_go.measure.benchmark import AMP_DTYPES, benchmark, precision_flags
 from ready_steady_go.env import pick_device, synchronize
 from ready_steady_go.measure.families import TimmClassifier
 
@@ -22,7 +22,7 @@ def plain_loop(wl, bs, dev, precision, mode, steps, warmup):
     "The loop a user would write by hand: no events, no statistics, synchronise at the edges."
     model = wl.build().to(dev)
     x, y = wl.batch(bs, dev)
-    amp = torch.autocast(dev.type, dtype=_AMP[precision]) if precision in _AMP else torch.autocast(dev.type, enabled=False)
+    amp = torch.autocast(dev.type, dtype=AMP_DTYPES[precision]) if precision in AMP_DTYPES else torch.autocast(dev.type, enabled=False)
     if mode == "train":
         model.train()
         opt = torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9)

@@ -36,7 +36,7 @@ def timed(fn, name, t):
 
 def once(csv, prices, out, n, keep=None):
     "CSV -> store -> report, each stage timed; `keep`: the store's path, kept (default: a temporary one)."
-    from ready_steady_go import load as loading
+    from ready_steady_go.keep import load as loading
     from ready_steady_go.keep.store import read_runs
     from ready_steady_go.show.report import build_report
     from ready_steady_go.schema import REPORT_COLUMNS

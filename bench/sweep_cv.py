@@ -17,17 +17,23 @@ import torch
 
 from ready_steady_go.measure.benchmark import benchmark
 from ready_steady_go.env import pick_device
-from ready_steady_go.measure.sweep import _run_point
+from ready_steady_go.measure.runner import run
+from ready_steady_go.schema import Point
 
 
 def cv(xs): return statistics.stdev(xs) / statistics.mean(xs) if len(xs) > 1 else float("nan")
 
 
 def timed(kw, isolate=False):
-    "A point measured by `_run_point` (the sweep's own path), with the wall time of the whole call."
-    t = time.perf_counter(); r = _run_point(kw, isolate); dt = time.perf_counter() - t
+    "A point measured by `run` (the sweep's own path), with the wall time of the whole call."
+    t = time.perf_counter(); r = run_point(kw, isolate); dt = time.perf_counter() - t
     if r.status != "ok": sys.exit(f"{kw['model']} bs {kw['bs']}: {r.status}: {r.error}")
     return r, dt
+
+
+def run_point(kw:dict, isolate=False):
+    "One point from flat settings, here or in a fresh process, as the sweep runs it."
+    return run(Point.of(**kw), "isolated" if isolate else "inline")
 
 
 def stop_rules(a):
@@ -85,7 +91,7 @@ def compare_isolate(models, base, a):
     for i in range(a.repeats):
         here.append(timed(kw)[0].throughput); iso.append(timed(kw, isolate=True)[0].throughput)
         print(f"  run {i+1}: in process {here[-1]:10.1f}/s   isolated {iso[-1]:10.1f}/s", flush=True)
-    oom = _run_point({**kw, "bs": 2**30, "n_batches": 2})
+    oom = run_point({**kw, "bs": 2**30, "n_batches": 2})
     print(f"  an out-of-memory point in this process: {oom.status} ({oom.error[:60]}...)")
     after = [timed(kw)[0].throughput for _ in range(a.repeats)]
     m = statistics.mean
