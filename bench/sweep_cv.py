@@ -33,7 +33,8 @@ def timed(kw, isolate=False):
 
 def run_point(kw:dict, isolate=False):
     "One point from flat settings, here or in a fresh process, as the sweep runs it."
-    return run(Point.of(**kw), "isolated" if isolate else "inline")
+    settings = {k: v for k, v in kw.items() if k != "progress"}
+    return run(Point.of(**settings), "isolated" if isolate else "inline", progress=kw.get("progress", False))
 
 
 def stop_rules(a):
@@ -70,7 +71,8 @@ def main():
             for k, rule in rules.items():
                 r, dt = timed(dict(model=m, **base, **rule, run_number=i + 1))
                 res[k].append((r.throughput, r.seconds, dt))
-                print(f"  {m:18s} {k:5s} run {i+1}: {r.throughput:10.1f}/s ±{100*r.ci_rel:4.1f}%  {r.n_steps:5d} steps  "
+                ci = "  no CI" if r.ci_rel is None else f"±{100 * r.ci_rel:4.1f}%"
+                print(f"  {m:18s} {k:5s} run {i+1}: {r.throughput:10.1f}/s {ci}  {r.n_steps:5d} steps  "
                       f"{r.seconds:6.1f} s timed  {dt:6.1f} s wall", flush=True)
         rows.append((m, res))
     print(f"\n{'model':18s} {'CV auto':>8s} {'CV fixed':>9s} {'s auto':>8s} {'s fixed':>8s} {'time fixed/auto':>16s}")
