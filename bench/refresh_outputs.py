@@ -244,7 +244,7 @@ def _pick(only, stale_only):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", nargs="+", metavar="NOTEBOOK", help="these pages (05_sweep or nbs/05_sweep.ipynb)")
+    ap.add_argument("--only", nargs="+", metavar="NOTEBOOK", help="these pages, by file name in any folder (05_sweep or nbs/measure/05_sweep.ipynb)")
     ap.add_argument("--stale", action="store_true", help="only the pages whose outputs are stale or missing")
     ap.add_argument("--check", action="store_true", help="print what is stale and exit 1 if anything is; run nothing")
     ap.add_argument("--workers", type=int, default=1, help="pages run at a time (default 1)")
