@@ -28,7 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the checkout's library, installed or not (the GPU machine has only a copy)
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))  # torchrun's ranks
-from ready_steady_go.schema import Point, BadInput  # torch-free: `--plan` imports no torch
+from ready_steady_go.schema import Point  # torch-free: `--plan` imports no torch
+from ready_steady_go.env import BadInput
 
 LAMBDA = ROOT / "nbs/fixtures/published/lambda-v2-resnet50.csv"
 RESULTS = ROOT / "results"
@@ -369,8 +370,9 @@ def execute(a, dev_key:str, name:str, kept:list[Item], dropped:list[Item], t0:fl
     "Run the plan's items in order, each stored as it finishes, stopping where the budget ends; write CSV and summary."
     import pandas as pd
     from ready_steady_go.measure.calibrate import warm_up_device
-    from ready_steady_go.env import fingerprint, pick_device
-    from ready_steady_go.keep.store import export_csv, read_runs
+    from ready_steady_go.measure.device import fingerprint, pick_device
+    from ready_steady_go.keep.store import read_runs
+    from ready_steady_go.keep.rows import export_csv
     out = Path(a.out)
     csv, md = out / f"{dev_key}-acceptance.csv", out / f"{dev_key}-acceptance.md"
     snap = snapshots(dev_key, Path(a.snapshots), exclude=csv)  # read before this run's CSV replaces the last one

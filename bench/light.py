@@ -2,7 +2,7 @@
 
 Each command runs as a user types it, in a fresh process (the console script found beside this Python),
 `--rounds` times; the figure is the median wall time. The lock refusal is a second sweep on a device whose
-lock this script holds (`env.device_lock`), into a temporary store. Printed: each case's median, its ratio
+lock this script holds (`device.device_lock`), into a temporary store. Printed: each case's median, its ratio
 to the 1 s goal, and whether torch (or another heavy library) was imported to answer.
 
     python bench/light.py
@@ -11,7 +11,7 @@ to the 1 s goal, and whether torch (or another heavy library) was imported to an
 import argparse, shutil, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 
-from ready_steady_go.env import device_lock
+from ready_steady_go.measure.device import device_lock
 
 GOAL_S = 1.0
 HEAVY = ("torch", "timm", "transformers", "monai", "pandas", "wandb")

@@ -14,7 +14,7 @@ import argparse, statistics, time
 import torch
 
 from ready_steady_go.measure.benchmark import AMP_DTYPES, benchmark, precision_flags
-from ready_steady_go.env import pick_device, synchronize
+from ready_steady_go.measure.device import pick_device, synchronize
 from ready_steady_go.measure.families import TimmClassifier
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import torch
 
-from ready_steady_go.env import pick_device, synchronize
+from ready_steady_go.measure.device import pick_device, synchronize
 from ready_steady_go.measure.telemetry import NvmlReader, RecordedReader, Sampler
 
 

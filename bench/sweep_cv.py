@@ -16,7 +16,7 @@ from dataclasses import asdict
 import torch
 
 from ready_steady_go.measure.benchmark import benchmark
-from ready_steady_go.env import pick_device
+from ready_steady_go.measure.device import pick_device
 from ready_steady_go.measure.runner import run
 from ready_steady_go.schema import Point
 

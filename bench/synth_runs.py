@@ -37,7 +37,7 @@ def _fp(dev):
               driver="535.104.05", cuda="12.1", cudnn=90100, torch="2.5.1+cu121", timm="1.0.31", python="3.11.9",
               platform="Linux-5.15.0-91-generic-x86_64-with-glibc2.35", cpu=cpu, cpu_count=32, torch_threads=16)
     keys = ("device_name", "device_capability", "device_mem_gb", "driver", "cuda", "cudnn", "torch", "timm",
-            "python", "platform", "cpu", "cpu_count", "torch_threads")  # as ready_steady_go.env.env_id
+            "python", "platform", "cpu", "cpu_count", "torch_threads")  # as ready_steady_go.measure.device.env_id
     fp["env_id"] = hashlib.sha1(json.dumps({k: fp.get(k) for k in keys}, sort_keys=True, default=str).encode()).hexdigest()[:12]
     return fp
 

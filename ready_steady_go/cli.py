@@ -26,7 +26,7 @@ from .measure.device import check_device_name, check_unlocked
 from .schema import (COMPILE_MODES, MODES, OPTIMIZERS, PRECISIONS, WEIGHTS,
                                     POINT_FIELDS, STATUSES, Point, WorldSpec, params_of)
 from .options import (DEFAULT_STORE, ENGINE_DEFAULTS, PRESETS, WANDB_MODES,
-                                     check_endpoint, check_rdzv_id, sweep_params, sweep_signature)
+                                     check_endpoint, check_rdzv_id, sweep_signature)
 
 # %% auto #0
 __all__ = ['NOT_FLAGS', 'rsg_main', 'sweep_main', 'console_script', 'run_cli', 'takes', 'ready_steady_go',
@@ -622,7 +622,7 @@ def _preset_notes() -> dict[str, str]:
     return out
 
 # the sweep's flags, with no torch imported: its parameters as `options` writes them
-ready_steady_go_sweep.__signature__, ready_steady_go_sweep.__delwrap__ = sweep_signature(), sweep_params
+ready_steady_go_sweep.__signature__ = sweep_signature()
 ready_steady_go_sweep.__help_notes__ = _preset_notes
 
 # %% ../nbs/09_cli.ipynb #e7e0f318

@@ -24,6 +24,36 @@ from .cli import console_script, takes
 __all__ = ['import_main', 'export_main', 'REPORT_FLAGS', 'report_main', 'check_main', 'ready_steady_go_import',
            'ready_steady_go_export', 'called_with', 'ready_steady_go_report', 'ready_steady_go_check']
 
+# %% ../nbs/09a_commands.ipynb #bb8c10d7
+def _check_sources(sources:tuple, # what an import was given
+                   store, # the store it imports into
+                  ):
+    "`BadInput` before any work: no source given, or a store that cannot be written there."
+    if not sources:
+        raise BadInput("no source given: accepted are W&B entity/project paths, offline run folders, "
+                       "CSV files or SQLite stores")
+    check_path(store, "--store")
+
+# %% ../nbs/09a_commands.ipynb #064a60df
+def _import_lines(c:dict, # `import_sources`' counts
+                  store, # the store it imported into
+                  history:bool, # whether the runs' per-step history was read
+                 ) -> list[str]:
+    "What an import says it did: runs read and added, runs skipped and why, history read."
+    from ready_steady_go.keep.keymaps import missing_line
+    from ready_steady_go.keep.load import _invalid_line
+    out = [f"read {c['read']:,} runs from {c['sources']} source(s): {c['added']:,} added to {store}, "
+           f"{c['duplicates']:,} already there"]
+    if c["not_finished"] or c["bad_throughput"]:
+        out.append(f"skipped {c['not_finished']:,} run(s) that did not finish and "
+                   f"{c['bad_throughput']:,} without a usable throughput")
+    if c.get("missing"): out.append(missing_line(c["missing"]))
+    if c["invalid"]: out.append(f"skipped {_invalid_line(c['invalid'])}")
+    if history:
+        out.append(f"read the per-step history of {c['history']['runs']:,} run(s): "
+                   f"{c['history']['steps']:,} steps")
+    return out
+
 # %% ../nbs/09a_commands.ipynb #b0d6e1c9
 @call_parse
 def ready_steady_go_import(
@@ -46,29 +76,13 @@ def ready_steady_go_import(
     history:bool=False,       # also read each W&B and offline run's per-step history (for the report's steps plot)
 ):
     "Import runs from W&B, W&B offline runs, CSV exports, JSON-lines files or other stores into the local store."
-    if not sources:
-        raise BadInput("no source given: accepted are W&B entity/project paths, offline run "
-                       "folders, "
-                                   "CSV files or SQLite stores")
-    check_path(store, "--store")
-    from ready_steady_go.keep.keymaps import missing_line, parse_keymap
-    from ready_steady_go.keep.load import (import_sources, nothing_line, unmatched_line,
-                                           _invalid_line)
+    _check_sources(sources, store)
+    from ready_steady_go.keep.keymaps import parse_keymap
+    from ready_steady_go.keep.load import import_sources, nothing_line, unmatched_line
     # before anything is read
     km = parse_keymap(map, map_file, set) if (map or map_file or set) else None
     c = import_sources(list(sources), store, strict=strict, keymap=km, history=history)
-    print(f"read {c['read']:,} runs from {c['sources']} source(s): {c['added']:,} added to "
-          f"{store}, "
-          f"{c['duplicates']:,} already there")
-    if c["not_finished"] or c["bad_throughput"]:
-        print(f"skipped {c['not_finished']:,} run(s) that did not finish and "
-              f"{c['bad_throughput']:,} "
-              "without a usable throughput")
-    if c.get("missing"): print(missing_line(c["missing"]))
-    if c["invalid"]: print(f"skipped {_invalid_line(c['invalid'])}")
-    if history:
-        print(f"read the per-step history of {c['history']['runs']:,} run(s): "
-              f"{c['history']['steps']:,} steps")
+    for line in _import_lines(c, store, history): print(line)
     if c.get("unmatched"): warnings.warn(unmatched_line(c["unmatched"]))
     if not c["read"]: raise BadInput(nothing_line(c))  # exit status 2: nothing came in
 
@@ -216,9 +230,9 @@ def ready_steady_go_report(*sources, **flags):
     sources, store, price = f.pop("sources"), f.pop("store"), f.pop("price")
     _check_report_light(sources, store, f["title"], f["out"], f["max_models"])
     check_number(f["tpot_ms"], "--tpot_ms", min=0, min_inclusive=False, unit="ms")
-    from ready_steady_go.show.report import report_of, timed_read
+    from ready_steady_go.show.report import checked_options, report_of, timed_read
     # every option checked at once (the folder again: it may have changed), before the runs are read
-    o = ReportOptions(**f | dict(prices=_prices(f["prices"], price))).checked()
+    o = checked_options(ReportOptions(**f | dict(prices=_prices(f["prices"], price))))
     runs = timed_read(_report_runs, sources, store)  # says how long it took, where that is long
     page = report_of(runs, o).write(o.out)
     if not len(runs):

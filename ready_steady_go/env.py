@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/env.html.md"""
 
 # %% ../nbs/00_env.ipynb #31ac4092
 from __future__ import annotations
-import errno, gc, importlib, math, numbers, os, re, stat, sys, tempfile
+import ast, errno, gc, importlib, math, numbers, os, re, stat, sys, tempfile
 from contextlib import contextmanager
 from pathlib import Path
 try: import fcntl
@@ -415,32 +415,48 @@ def gc_paused():
     finally:
         if was: gc.enable()
 
-# %% ../nbs/00_env.ipynb #156e4918
-_DEVICE_NAMES = {"mps_available", "check_device_name", "pick_device", "synchronize",
-                 "reset_peak_memory", "peak_memory_mb",
-                 "free_memory", "device_name", "LOCK_DIR_VAR", "lock_dir", "gpu_uuid", "device_key",
-                 "lock_path",
-                 "device_lock", "check_unlocked", "cpu_name", "nvidia_driver", "env_id",
-                 "fingerprint"}
-
-# %% ../nbs/00_env.ipynb #c1010259
-def __getattr__(name:str):
-    "The device's names, where earlier code imports them from `env`: handed over from `device` on first use."
-    if name in _DEVICE_NAMES:
-        return getattr(importlib.import_module("ready_steady_go.measure.device"), name)
-    raise AttributeError(f"module 'ready_steady_go.env' has no attribute {name!r}")
-
 # %% ../nbs/00_env.ipynb #c1f1207e
-# `from .store`, `from ..keep.store`, `from ready_steady_go.keep.store`: the room is the last name
-_IMPORT = re.compile(r"^\s*from (?:\.+|ready_steady_go\.)(?:\w+\.)*(\w+) import", re.M)
+def _absolute(node:ast.ImportFrom, # a `from … import` line
+              package:str, # the package of the module it is in, e.g. `ready_steady_go.keep`
+             ) -> str:
+    "The module a `from … import` names, a relative one (`from ..env`) resolved against `package`."
+    if not node.level: return node.module
+    parts = package.split(".")
+    return ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+
+# %% ../nbs/00_env.ipynb #23762322
+# the calls that import a module named by a string: `importlib.import_module("…")`, and this room's own
+_BY_NAME = {"import_module", "import_hiding", "Lazy"}
+
+# %% ../nbs/00_env.ipynb #5f13b943
+def _imported(node:ast.AST, # any node of a module's syntax tree
+              package:str, # the package of that module, for relative imports
+             ) -> list[str]:
+    "The dotted names a node imports: `import`, `from … import` (the module and each name), by name."
+    if isinstance(node, ast.Import): return [a.name for a in node.names]
+    if isinstance(node, ast.ImportFrom):
+        base = _absolute(node, package)
+        return [base, *(f"{base}.{a.name}" for a in node.names)]
+    if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)): return []
+    f = node.func
+    return [str(node.args[0].value)] if getattr(f, "attr", getattr(f, "id", None)) in _BY_NAME else []
+
+# %% ../nbs/00_env.ipynb #2d3f2d07
+def _rooms_imported(p:Path, # a module of the package
+                    folder:Path, # the package's folder
+                   ) -> set[str]:
+    "The rooms (last names) of the package that the module at `p` imports, anywhere in it."
+    package = ".".join((folder.name, *p.relative_to(folder).parent.parts))
+    names = {m for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))) for m in _imported(n, package)}
+    return {m.rpartition(".")[2] for m in names if m.split(".")[0] == folder.name}
 
 # %% ../nbs/00_env.ipynb #385f7436
 def import_graph(folder:str|Path|None=None, # the package's folder (default: this package's)
                 ) -> dict[str, set]:
-    "Each room of the package, in any stage's folder, and the rooms it imports, anywhere in it."
+    "Each room of the package, in any stage's folder, and the rooms it imports: at its top, in a function, by name."
     folder = Path(folder or Path(__file__).parent)
-    return {p.stem: set(_IMPORT.findall(p.read_text(encoding="utf-8"))) - {p.stem}
-            for p in sorted(folder.rglob("*.py")) if not p.stem.startswith("_")}
+    rooms = {p.stem: p for p in sorted(folder.rglob("*.py")) if not p.stem.startswith("_")}
+    return {r: _rooms_imported(p, folder) & rooms.keys() - {r} for r, p in rooms.items()}
 
 # %% ../nbs/00_env.ipynb #049f705c
 def import_cycle(graph:dict) -> list|None:

@@ -14,7 +14,7 @@ from .schema import STOP_FIELDS, Point, StopRule, params_of
 
 # %% auto #0
 __all__ = ['DEFAULT_STORE', 'WANDB_MODES', 'PRESETS', 'CONCURRENCY', 'ENGINE_DEFAULTS', 'SWEEP_POINT', 'TPOT_MS', 'check_rdzv_id',
-           'check_endpoint', 'torchrun_options', 'sweep_params', 'sweep_signature', 'check_max_models', 'ReportOptions']
+           'check_endpoint', 'torchrun_options', 'SweepOptions', 'sweep_signature', 'check_max_models', 'ReportOptions']
 
 # %% ../nbs/00ab_options.ipynb #0223d1d4
 # printable ASCII, no space: a key in torchrun's rendezvous store
@@ -111,63 +111,63 @@ SWEEP_POINT = ("prompt_len", "gen_len", "device", "workers", *STOP_FIELDS, "warm
                "channels_last", "compile", "optimizer", "global_bs", "isolate")
 
 # %% ../nbs/00ab_options.ipynb #7b88788d
-def sweep_params(
+@dataclass(frozen=True)
+class SweepOptions:
+    "A sweep's own options, each with its default and help (`sweep` adds `Point`'s `SWEEP_POINT`)."
     # model names of any family (timm, gpt2, unet3d, op:matmul, data:imagenet), comma-separated or
     # a list (default: the preset's)
-    models:str|list|None=None,
+    models:str|list|None=None
     # fp32, tf32, fp16, bf16 (default: the preset's; standard: fp32,fp16)
-    precisions:str|list|None=None,
+    precisions:str|list|None=None
     # train, infer, latency, generate (LMs only) (default: the preset's; standard: train)
-    modes:str|list|None=None,
+    modes:str|list|None=None
     # batch sizes for every model, run smallest first (default: the preset's for image models, each
     # other family's own)
-    batch_sizes:str|list|None=None,
+    batch_sizes:str|list|None=None
     # image side or 3D patch (64, 32x128x128), comma-separated to sweep several: image and 3D U-Net
     # models (default: the preset's; standard: each model's own)
-    size:str|list|None=None,
+    size:str|list|None=None
     # tokens per sequence for language models, comma-separated (default: the preset's, else each
     # model's own)
-    seq_lens:str|list|None=None,
+    seq_lens:str|list|None=None
     # parameters' dtypes crossed with the precisions, fp32, bf16, fp16 (image models and LMs;
     # default: fp32)
-    weights:str|list|None=None,
+    weights:str|list|None=None
     # image models' memory layouts, nchw and/or channels_last (default: --channels_last's; standard
     # and full on a GPU: both)
-    layouts:str|list|None=None,
+    layouts:str|list|None=None
     # world sizes, e.g. 1,2,4: each point under torchrun with that many processes, one per device
     # (default: one process, no torchrun)
-    nprocs:str|list|None=None,
+    nprocs:str|list|None=None
     # how many times to measure each point, `run_number` 1…repeats (default: the preset's, 1)
-    repeats:int|None=None,
+    repeats:int|None=None
     # quick, standard (the 2022 matrix, an LM and a 3D U-Net), full (+ bf16 and infer), llm or
     # serve (latency and generation)
-    preset:str="standard",
-    find_max_bs:bool=False,        # after an OOM, bisect to the largest batch size that fits
+    preset:str="standard"
+    find_max_bs:bool=False        # after an OOM, bisect to the largest batch size that fits
     # measure again points the store already has, and CPU points over the memory estimate
-    force:bool=False,
+    force:bool=False
     # go ahead with a CPU sweep whose measuring could take over 10 minutes
-    yes:bool=False,
+    yes:bool=False
     # if another sweep is measuring on this device into this store, wait for it (else exit at once)
-    wait:bool=False,
-    store:str|Path=DEFAULT_STORE,  # the SQLite results file
-    wnb:str="disabled",            # W&B: disabled, offline or online
-    wnb_project:str="ready-steady-go", # W&B project
-    wnb_entity:str|None=None,      # W&B user or team
-    wnb_group:str|None=None,       # W&B group for the sweep's runs
+    wait:bool=False
+    store:str|Path=DEFAULT_STORE  # the SQLite results file
+    wnb:str="disabled"            # W&B: disabled, offline or online
+    wnb_project:str="ready-steady-go" # W&B project
+    wnb_entity:str|None=None      # W&B user or team
+    wnb_group:str|None=None       # W&B group for the sweep's runs
     # cap in seconds of the device warm-up before the first point (default: 60 on a GPU, 3 on a
     # CPU; 0: off; at most 600)
-    device_warmup:float|None=None,
-    progress:bool=True,            # progress bars on stderr and the summary table on stdout
+    device_warmup:float|None=None
+    progress:bool=True            # progress bars on stderr and the summary table on stdout
     # measure the matmul peak at each precision first, for `mfu_measured` (a CPU uses a stored one;
     # --no_measure_peak: skip)
-    measure_peak:bool=True,
-    ):
-    "The sweep's own parameters (`sweep` adds `Point`'s `SWEEP_POINT`)."
+    measure_peak:bool=True
 
 # %% ../nbs/00ab_options.ipynb #6f25b09c
 def sweep_signature() -> inspect.Signature:
     "`sweep`'s signature: its own parameters, then the `Point` ones it passes on (None: preset's)."
-    own = list(inspect.signature(sweep_params, eval_str=True).parameters.values())
+    own = params_of(SweepOptions, kind=inspect.Parameter.POSITIONAL_OR_KEYWORD)
     from_point = params_of(Point, only=SWEEP_POINT, **{k: None for k in ENGINE_DEFAULTS})
     return inspect.Signature([*own, *from_point])
 
@@ -215,15 +215,3 @@ class ReportOptions:
     max_models:int|None=12
     cache:bool=True  # take figures whose data did not change from the figure cache (`FigureCache`)
     tpot_ms:float=TPOT_MS  # Serving: the time per output token a concurrency must meet (ms)
-
-    def checked(self) -> ReportOptions:
-        """These options with prices and work parsed and every bound checked (and `out`,
-        where given); or `BadInput`."""
-        # the parsers read CSVs: imported here, so that the options stay light
-        from ready_steady_go.analyse.costs import parse_prices
-        from ready_steady_go.analyse.timetotrain import parse_works
-        if self.out is not None: check_report_folder(self.out)
-        works = {k: parse_works(getattr(self, k), f"--{k}") for k in ("train_for", "infer_for")}
-        check_max_models(self.max_models)
-        check_number(self.tpot_ms, "--tpot_ms", min=0, min_inclusive=False, unit="ms")
-        return replace(self, prices=parse_prices(self.prices), **works)

@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/schema.html.md"""
 
 # %% ../nbs/00a_schema.ipynb #73db07f7
 from __future__ import annotations
-import dataclasses, importlib, inspect, json, re, typing, uuid
+import dataclasses, inspect, json, re, typing, uuid
 from dataclasses import dataclass, field, asdict, fields
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,8 +18,8 @@ from .env import BadInput, check_int, check_number
 __all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'SERVING_MODES', 'OPTIMIZERS', 'COMPILE_MODES', 'STATUSES',
            'FAMILY_UNITS', 'NO_MODE', 'NO_PRECISION', 'UNCONVERGED_HINT', 'FIXED_STOP_HINT', 'PEAK_BELOW', 'HOST_BOUND',
            'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'REPORT_COLUMNS', 'POINT_FIELDS', 'RUN_FIELDS',
-           'STOP_FIELDS', 'OPTIONS_NAMES', 'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text',
-           'example_row', 'StopRule', 'WorldSpec', 'Point', 'params_of', 'settings_of']
+           'STOP_FIELDS', 'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text', 'example_row',
+           'StopRule', 'WorldSpec', 'Point', 'params_of', 'settings_of']
 
 # %% ../nbs/00a_schema.ipynb #49bb6b09
 SCHEMA_VERSION = 1  # bumped when a column changes meaning; adding a column is not a new version
@@ -216,7 +216,7 @@ class Result:
 
 # %% ../nbs/00a_schema.ipynb #53ea6fc5
 IDENTITY = dict(run_id=str, timestamp=str, schema_version=int, source=str)
-FINGERPRINT = dict(  # what `env.fingerprint` records about the machine and software
+FINGERPRINT = dict(  # what `device.fingerprint` records about the machine and software
     device_type=str, device_name=str, device_capability=str, device_mem_gb=float, device_count=int,
     driver=str,
     cuda=str, cudnn=str, torch=str, timm=str, python=str, platform=str, cpu=str, cpu_count=int,
@@ -712,16 +712,3 @@ def _help(f:dataclasses.Field, doc:str, defaults:dict) -> str:
 def settings_of(p:Point) -> dict:
     "What `benchmark` takes from a point: every field but how it runs."
     return {k: v for k, v in p.flat().items() if k not in RUN_FIELDS}
-
-# %% ../nbs/00a_schema.ipynb #6d91dd8f
-# the commands' shared options, as earlier code imports them from here
-OPTIONS_NAMES = {"check_rdzv_id", "check_endpoint", "torchrun_options", "DEFAULT_STORE",
-                 "WANDB_MODES", "PRESETS", "CONCURRENCY", "ENGINE_DEFAULTS", "SWEEP_POINT",
-                 "sweep_params", "sweep_signature"}
-
-# %% ../nbs/00a_schema.ipynb #7f9e65f0
-def __getattr__(name:str):
-    "The commands' shared options, where earlier code imports them from `schema`: from `options`."
-    if name in OPTIONS_NAMES:
-        return getattr(importlib.import_module("ready_steady_go.options"), name)
-    raise AttributeError(f"module 'ready_steady_go.schema' has no attribute {name!r}")

@@ -17,12 +17,12 @@ from wandb.util import get_core_path
 
 from ..env import BadInput, gc_paused, path_trouble
 from ..schema import COLUMNS, SCHEMA_VERSION, kind_of, precision_2022
-from .store import (DEFAULT_STORE, SQLITE_HEADER, check_store, read_runs,
-                                        runs_frame,
-                                   write_rows)
+from .store import SQLITE_HEADER, check_store, read_runs, runs_frame, write_rows
+from ..options import DEFAULT_STORE
 from .side_tables import HISTORY_COLUMNS, write_history
 from .rows import checked_rows, read_table, unquote_formulas
-from .tracking import HISTORY_KEYS, TrackingError, has_api_key, wandb_api
+from .tracking import HISTORY_KEYS, has_api_key, wandb_api
+from ..env import TrackingError
 from .keymaps import (RECIPES, KeyMap, as_number, column_of, is_present,
                                           lacking,
                                      lookup, map_distinct, mapped_value, missing_line, run_states,
@@ -198,6 +198,8 @@ def _from_2022(d:pd.DataFrame) -> pd.DataFrame:
                         lambda n: isinstance(n, str) and RECIPES[n].ours).astype(bool)
     for k, v in _2022_DEFAULTS.items():
         d[k] = column_of(d, k).astype(object).where(~ours | column_of(d, k).notna(), v)
+    # what an import may assume of a family, read by name: this stage is torch-free, and so imports
+    # no family (a 2022 run of ours measured images at 224 pixels when its size is missing)
     image = ours & map_distinct(d["workload"], lambda w: kind_of(str(w)) == "image").astype(bool)
     # a LM has none
     size = column_of(d, "size").astype(object)

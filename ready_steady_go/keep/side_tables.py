@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..env import BadInput, gc_paused
-from ..schema import DEFAULT_STORE
+from ..options import DEFAULT_STORE
 from .store import (DTYPES, SQL_TYPES, check_store, connect_store, read_only,
                                    sql_cell, sql_value, table_names)
 

@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/keep/store.html.md"""
 
 # %% ../../nbs/keep/03_store.ipynb #7b58a1f6
 from __future__ import annotations
-import hashlib, importlib, json, math, os, pickle, secrets, shutil, sqlite3
+import hashlib, json, math, os, pickle, secrets, shutil, sqlite3
 import sys, tempfile
 import threading, time
 import multiprocessing as mp
@@ -17,7 +17,8 @@ import pandas as pd
 
 from ..env import BadInput, cache_mb, gc_paused, path_trouble
 from .cache import prune_files, read_sealed, write_sealed
-from ..schema import DEFAULT_STORE, COLUMNS, REPORT_COLUMNS, kind_of
+from ..options import DEFAULT_STORE
+from ..schema import COLUMNS, REPORT_COLUMNS, kind_of
 
 # %% auto #0
 __all__ = ['SQLITE_HEADER', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'KILLED', 'runs_frame', 'read_only', 'table_names', 'check_store',
@@ -711,19 +712,6 @@ def save_runs(rows:dict|list[dict], # one run record or a list of them
             "run(s) printed on "
             "stdout as JSON lines; save them to a .jsonl file and add them with "
             "ready-steady-go-import")
-
-# %% ../../nbs/keep/03_store.ipynb #0182f601
-_ROWS_NAMES = {"spreadsheet_safe", "unquote_formulas", "safe_csv", "export_csv", "MAX_THROUGHPUT",
-               "checked_rows",
-               "invalid_rows", "MAX_LINE_BYTES", "check_lines", "read_table", "read_csv"}
-
-# %% ../../nbs/keep/03_store.ipynb #e11b4782
-def __getattr__(name:str):
-    """The names of runs as CSV, where earlier code imports them from `store`: handed over from
-    `rows` on first use."""
-    if name in _ROWS_NAMES:
-        return getattr(importlib.import_module("ready_steady_go.keep.rows"), name)
-    raise AttributeError(f"module 'ready_steady_go.keep.store' has no attribute {name!r}")
 
 # %% ../../nbs/keep/03_store.ipynb #16232b0d
 def connect_store(store:str|Path=DEFAULT_STORE, # the SQLite file

@@ -225,13 +225,13 @@ def _datasheet_peak(dev:torch.device, precision:str) -> float|None:
     return None  # CPUs have no datasheet row: no guess
 
 # %% ../../nbs/measure/02_benchmark.ipynb #3689d02e
-def _verdict(res:Result, tele:dict|None, rule:StopRule) -> str:
+def _verdict(res:Result, tele:dict|None, rule:StopRule, steps:bool=True) -> str:
     "`conditions` of the window, with the engine's own findings."
     v = conditions(tele if tele and tele.get("n_samples") else None,
                    # a fixed count or time has no CI target to miss
                    ci_target_met=res.ci_target_met if rule.kind == "auto" else None,
                    alloc_retries=res.alloc_retries,
-                   steps=kind_of(res.workload) in ("image", "lm", "unet3d"))
+                   steps=steps)  # a model's steps: host-bound is judged only then
     v = [] if v == "ok" else list(v)
     if res.compile_fallback: v.append("compiled but fell back to eager")
     return conditions_text(v or "ok")
@@ -244,7 +244,7 @@ def _check_loss_scale(v, # the `loss_scale` asked for (None: GradScaler's dynami
     if v is None: return
     check_number(v, "loss_scale", min=0, min_inclusive=False,
                  accepted="a positive number, e.g. 256")
-    if s["precision"] != "fp16" or s["mode"] != "train" or s["workload"].kind in ("op", "data"):
+    if s["precision"] != "fp16" or s["mode"] != "train" or not s["workload"].trains:
         raise BadInput(f"loss_scale {v!r} applies to fp16 training of a model (it replaces "
                        "GradScaler's dynamic "
                        f"scale), not to {s['workload'].model} {s['mode']} {s['precision']}: leave "
@@ -256,7 +256,7 @@ def _check_weights(a:Point, # the point as asked
                   ) -> dict:
     "`weights` and `global_bs` as the point can run them (image models, LMs); else `BadInput`."
     w, g, wl, bs = check_choice(a.weights, WEIGHTS, "weights"), a.global_bs, s["workload"], s["bs"]
-    if (w != "fp32" or g is not None) and wl.kind not in ("image", "lm"):
+    if w not in wl.weights or (g is not None and not wl.accumulates):
         raise BadInput("weights and global_bs apply to image models and language models, not to "
                        f"{wl.model}")
     if w == "fp16" and s["precision"] == "fp16" and s["mode"] == "train":
@@ -338,7 +338,7 @@ def check_point(point:Point, # the point as asked
         raise BadInput(f"unknown option(s) {', '.join(bad)}: accepted are {', '.join(CALL_OPTIONS)}")
     s, p = check_settings(point), point
     wl, dev = s["workload"], s["dev"]
-    if p.fused and wl.kind in ("op", "data"):
+    if p.fused and not wl.trains:
         raise BadInput(f"fused applies to an optimizer, and {wl.model} has none: leave --fused out")
     _check_loss_scale(p.loss_scale, s)
     if p.compile: check_choice(p.compile_mode or "default", COMPILE_MODES, "compile mode")
@@ -620,7 +620,7 @@ def _measure(res:Result, p:CheckedPoint, world:World):
     _fill_efficiency(res, p, peak_devices(p.dev, world))
     _fill_serving(res, out, p, step)
     # every rank's: one that throttles shows
-    res.conditions = _union([_verdict(res, t, p.rule) for t in teles])
+    res.conditions = _union([_verdict(res, t, p.rule, p.workload.trains) for t in teles])
     if res.lat_n is not None and res.lat_n < REQUESTS and p.rule.kind == "auto":
         res.conditions = conditions_text([*([] if res.conditions == "ok"
                                             else res.conditions.split("; ")),
@@ -717,7 +717,7 @@ def memory_estimate(wl:Workload, # the workload
                    ) -> int|None:
     "Bytes one step of `wl` at `bs` needs: weights, gradients and optimizer states, activations; None if not traceable."
     # micro-ops and the input pipeline are small by design
-    if wl.kind not in ("image", "lm", "unet3d"): return None
+    if not wl.memory_estimable: return None
     try: params, step = _traced(wl, mode)
     except Exception: return None
     copies = 1 + (1 + dict(sgd=1, adamw=2).get(optimizer, 2) if mode == "train" else 0)

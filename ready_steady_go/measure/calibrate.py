@@ -13,7 +13,8 @@ from pathlib import Path
 
 import torch
 
-from ..env import gc_paused, pick_device, synchronize
+from ..env import gc_paused
+from .device import pick_device, synchronize
 from ..schema import StopRule, num_text
 from .families import MicroOp, get_workload
 from .peaks import PeakBook
@@ -242,7 +243,7 @@ def measured_peak(dev:str|torch.device="auto", # the device
                   book:PeakBook|None=None,
                  ) -> float|None:
     "Achievable matmul FLOP/s of `dev` at `precision`: kept per environment, else measured."
-    from ready_steady_go.env import fingerprint
+    from ready_steady_go.measure.device import fingerprint
     from ready_steady_go.keep.side_tables import save_peak
     dev = pick_device(dev); precision = check_precision(precision, dev, "infer")
     fp, key = fingerprint(dev), (str(dev), precision)
@@ -270,11 +271,11 @@ def _noted(book:PeakBook|None, key:tuple, flops:float) -> float:
     return flops
 
 # %% ../../nbs/measure/02a_calibrate.ipynb #120b9972
-def example_peak(device:str|torch.device="cpu", # the device whose environment (`env.fingerprint`) keeps it
+def example_peak(device:str|torch.device="cpu", # the device whose environment (`device.fingerprint`) keeps it
                  **kw,                           # fields to change: `tflops`, `precision`, ...
                 ) -> dict:
     "A made-up matmul peak of `device`, kept as `measured_peak` keeps one: tests measure none."
-    from ready_steady_go.env import fingerprint
+    from ready_steady_go.measure.device import fingerprint
     dev = pick_device(device); fp = fingerprint(dev)
     return dict(env_id=fp["env_id"], precision="fp32", device=str(dev),
                 device_name=fp["device_name"], tflops=0.1,

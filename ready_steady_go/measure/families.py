@@ -18,11 +18,11 @@ from torch.nn import functional as F
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 from ..env import MAX_SIZE, BadInput, import_hiding
-from ..schema import kind_of
-from .workloads import (DEFAULT_BS, DTYPES, KINDS, LM_CONFIGS, OPS,
-                                               PIPELINES,
-                                       UNET3D_CONFIGS, Workload, amp_context, check_elements,
-                                       check_model, family_of, timed_generation, timm)
+from ..schema import SERVING_MODES, WEIGHTS, kind_of
+from .workloads import (DEFAULT_BS, DTYPES, FAMILIES, LM_CONFIGS, OPS,
+                                               PIPELINES, UNET3D_CONFIGS, Workload, amp_context,
+                                               check_elements, check_model, family_of, register,
+                                               timed_generation, timm)
 
 # %% auto #0
 __all__ = ['TimmClassifier', 'LanguageModel', 'sdpa_backend', 'kv_cache_bytes', 'decoder', 'generation_step', 'parse_patch',
@@ -32,6 +32,8 @@ __all__ = ['TimmClassifier', 'LanguageModel', 'sdpa_backend', 'kv_cache_bytes', 
 class TimmClassifier(Workload):
     "A timm image classifier trained or run on random images and labels."
     kind, unit, default_bs, memory_format = "image", "images", DEFAULT_BS["image"], torch.channels_last
+    serving_modes, memory_estimable, weights, accumulates = ("latency",), True, WEIGHTS, True
+    spatial = both_layouts = sweeps_batch_sizes = name_alone = True
     def __init__(self,
                  model:str,            # timm model name
                  size:int|None=None,   # image side in pixels (default: the model's own input size)
@@ -73,8 +75,11 @@ class TimmClassifier(Workload):
 class LanguageModel(Workload):
     "A causal language model with random weights, trained on (or run over) random token sequences."
     kind, unit, optimizer, default_bs, configs = "lm", "tokens", "adamw", DEFAULT_BS["lm"], LM_CONFIGS
+    serving_modes, memory_estimable, weights, accumulates = SERVING_MODES, True, WEIGHTS, True
+    sequence = True
     # counted on fake tensors: transformers reads a mask value the meta device cannot give
     count_fake = True
+    def size_text(self) -> str: return f"seq {self.seq_len}"  # its size: the sequence length
 
     def __init__(self,
                  model:str,              # a name in `LanguageModel.configs`
@@ -320,6 +325,7 @@ class UNet3D(Workload):
     "A 3D U-Net (MONAI `BasicUNet`) trained on or run over random patches, Dice + cross-entropy."
     kind, unit, default_bs, configs = "unet3d", "voxels", DEFAULT_BS["unet3d"], UNET3D_CONFIGS
     memory_format = torch.channels_last_3d
+    serving_modes, memory_estimable, spatial = ("latency",), True, True
     def __init__(self,
                  model:str="unet3d",        # a name in `UNet3D.configs`
                  size:int|str|None=None,    # patch: cube side or `DxHxW` (default: the model's)
@@ -461,6 +467,7 @@ def _repeated(one, bs:int):
 class MicroOp(Workload):
     "A tiny operation run in a loop: a matmul, an add, a host↔device copy, or the blog's host-add."
     kind, unit, default_bs, ops, compilable = "op", "iterations", DEFAULT_BS["op"], OPS, False
+    trains = False  # one iteration whatever the mode
 
     def __init__(self,
                  model:str,            # `op:NAME`, NAME in `MicroOp.ops`
@@ -562,6 +569,7 @@ class ImagePipeline(Workload):
     "JPEGs decoded and augmented on the CPU through a `DataLoader`: the rate it can feed a GPU."
     kind, unit, default_bs, forced_device = "data", "images", DEFAULT_BS["data"], "cpu"
     pipelines, compilable = PIPELINES, False
+    trains, timed_precision, sweep_options = False, False, ("workers",)  # one batch, on the CPU
     def __init__(self,
                  model:str="data:imagenet", # `data:imagenet`
                  size:int|None=None,        # crop side (default 224)
@@ -606,8 +614,7 @@ class ImagePipeline(Workload):
         return step
 
 # %% ../../nbs/measure/01e_families.ipynb #f03c3c12
-_FAMILIES = dict(image=TimmClassifier, lm=LanguageModel, unet3d=UNet3D, op=MicroOp,
-                 data=ImagePipeline)
+for _f in (TimmClassifier, LanguageModel, UNet3D, MicroOp, ImagePipeline): register(_f)
 
 # %% ../../nbs/measure/01e_families.ipynb #9cf107ad
 def _mismatch(workload, model, kind) -> BadInput:
@@ -631,7 +638,7 @@ def _new_workload(model:str, kind:str, size, seq_len, kw) -> Workload:
         raise BadInput(f"seq_len {seq_len!r} applies to language models, not to {model} ({kind})")
     # from the command line
     if kind != "unet3d" and isinstance(size, str) and size.strip().isdigit(): size = int(size)
-    return _FAMILIES[kind](model, size, **kw)
+    return FAMILIES[kind](model, size, **kw)
 
 # %% ../../nbs/measure/01e_families.ipynb #2f6e28a7
 def get_workload(model:str|Workload,      # a name (`resnet50`, `gpt2`, `op:matmul`, …) or a workload
@@ -642,8 +649,8 @@ def get_workload(model:str|Workload,      # a name (`resnet50`, `gpt2`, `op:matm
                 ) -> Workload:
     "The workload for `model`."
     want = None if workload is None else kind_of(str(workload).strip().lower())
-    if want is not None and want not in KINDS:
-        raise BadInput(f"unknown workload {workload!r}: accepted are {', '.join(KINDS)}")
+    if want is not None and want not in FAMILIES:
+        raise BadInput(f"unknown workload {workload!r}: accepted are {', '.join(FAMILIES)}")
     if isinstance(model, Workload): wl = model
     else:
         kind = family_of(check_model(model))

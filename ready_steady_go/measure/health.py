@@ -22,7 +22,8 @@ from .telemetry import (NvmlReader, Sampler, summarise, nvml_handle,
                                        make_sampler)
 from .families import get_workload
 from .benchmark import benchmark, check_precision, precision_flags
-from ..keep.store import DEFAULT_STORE, check_store
+from ..keep.store import check_store
+from ..options import DEFAULT_STORE
 from ..keep.side_tables import add_table_rows, read_store_table
 from ..keep.rows import safe_csv
 from .launch import sigterm_as_interrupt

@@ -182,9 +182,6 @@ def sigterm_as_interrupt():
     try: yield
     finally: signal.signal(signal.SIGTERM, old)
 
-# %% ../../nbs/measure/04a_launch.ipynb #4a55c486
-_NOT_PER_RANK = dict(op="micro-ops", data="the input pipeline")
-
 # %% ../../nbs/measure/04a_launch.ipynb #8cbf02b3
 def check_launch(point:Point, # the point, its world asking for torchrun
                  **call,      # the record's options (`check_point`): run_id, peak_measured
@@ -192,8 +189,8 @@ def check_launch(point:Point, # the point, its world asking for torchrun
     """The point checked by the engine (`check_point`), and its world (`check_world`); `BadInput` in
     one line for what cannot run under torchrun."""
     p, n = check_point(point, **{**call, "progress": False}), point.world.nproc_per_node
-    if (kind := p.workload.kind) in _NOT_PER_RANK:
-        raise BadInput(f"{p.workload.model}: the {kind} family ({_NOT_PER_RANK[kind]}) has nothing "
+    if not p.workload.trains:  # one step of its own: a micro-op, the input pipeline
+        raise BadInput(f"{p.workload.model}: the {p.workload.kind} family has nothing "
                        "to run on each "
                        "rank under torchrun: measure it in one process (no --nproc_per_node, "
                        "--nnodes or --nprocs)")

@@ -150,7 +150,7 @@ def _normal(name:str) -> str:
     return " ".join(_DROP.sub(" ", re.sub(r"[-_/,()]", " ", str(name).lower())).split())
 
 # %% ../../nbs/measure/01a_peaks.ipynb #75a7a659
-def peak_row(device_name:str|None, # the device name as CUDA (or `env.cpu_name` on a Mac) reports it
+def peak_row(device_name:str|None, # the device name as CUDA (or `device.cpu_name` on a Mac) reports it
             ) -> str|None:
     "The table row `device_name` is, or None when it is not in the table (or ambiguous)."
     if not device_name: return None
@@ -158,7 +158,7 @@ def peak_row(device_name:str|None, # the device name as CUDA (or `env.cpu_name` 
     return hits.pop() if len(hits) == 1 else None
 
 # %% ../../nbs/measure/01a_peaks.ipynb #d421a43c
-def peak_flops(device_name:str|None, # the name CUDA (or `env.cpu_name` on a Mac) reports
+def peak_flops(device_name:str|None, # the name CUDA (or `device.cpu_name` on a Mac) reports
                # `fp32`, `tf32`, `fp16` or `bf16` (`fp32-default` has no single peak: None)
                precision:str,
                # Apple only: the GPU core count (the same name comes with several)

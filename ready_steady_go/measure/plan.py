@@ -19,14 +19,15 @@ from tqdm import tqdm
 from ..env import (BadInput, check_choice, check_int, check_numbers, check_path,
                                  check_workers, visible)
 from .device import pick_device
-from .workloads import DEFAULT_BS, check_model
+from .workloads import FAMILIES, check_model, family_of
 from .families import get_workload
-from .benchmark import StopRule, CheckedPoint, check_point, check_precision
+from .benchmark import CheckedPoint, check_point, check_precision
+from ..schema import StopRule
 from .calibrate import peak_book
 from .peaks import PeakBook
-from ..schema import (CONCURRENCY, STOP_FIELDS, Point, WorldSpec, SERVING_MODES,
-                                    MODES, WEIGHTS, Result, PRESETS, ENGINE_DEFAULTS,
-                                    sweep_signature, kind_of, stepwise)
+from ..schema import (STOP_FIELDS, Point, WorldSpec, SERVING_MODES, MODES, WEIGHTS,
+                                    Result, kind_of, stepwise)
+from ..options import CONCURRENCY, PRESETS, ENGINE_DEFAULTS, sweep_signature
 from ..keep.store import check_store, read_runs
 from .launch import check_world
 from .runner import record_of
@@ -195,10 +196,10 @@ def _accumulation(a:dict) -> dict:
 
 # %% ../../nbs/measure/04d_plan.ipynb #bb3b4745
 def _check_per_rank(models:list):
-    """`BadInput` for the first of `models` that is a micro-op or an input pipeline: nothing of
-    theirs runs per rank."""
-    if per := [m for m in models if m.partition(":")[0] in ("op", "data")]:
-        raise BadInput(f"{per[0]}: the {per[0].partition(':')[0]} family has nothing to run on "
+    """`BadInput` for the first of `models` whose family does not train (a micro-op, an input
+    pipeline): nothing of theirs runs per rank."""
+    if per := [m for m in models if (f := FAMILIES.get(family_of(m))) and not f.trains]:
+        raise BadInput(f"{per[0]}: the {family_of(per[0])} family has nothing to run on "
                        "each rank under "
                        "torchrun: leave it out of --models with --nprocs, or sweep it without "
                        "--nprocs")
@@ -236,40 +237,34 @@ def _sizes(value) -> list:
         if isinstance(v, (int, float)) and not isinstance(v, bool): check_numbers(size=v)
     return out
 
-# %% ../../nbs/measure/04d_plan.ipynb #17a69bdf
-def _size_text(wl) -> str:
-    """What identifies a workload's size in a point and in the summary: `seq 1024`, `64`,
-    `32x128x128`, `` for none."""
-    return f"seq {wl.seq_len}" if wl.kind == "lm" else "" if wl.size is None else str(wl.size)
-
 # %% ../../nbs/measure/04d_plan.ipynb #2433ddd8
-def _model_sizes(model:str, kind:str, a:dict) -> list:
-    """A model's sizes: `--size` for image and 3D U-Net models when given, else the preset's for it,
-    else the preset's."""
-    mine, spatial = a["preset_values"].get("sizes", {}).get(model), kind in ("image", "unet3d")
-    if a["size"] is not None and spatial: return _sizes(a["size"])
-    return ([mine] if mine is not None else _sizes(a["preset_values"].get("size")) if spatial
+def _model_sizes(model:str, wl, a:dict) -> list:
+    """A model's sizes: `--size` for a family whose size is a side (images, 3D patches) when given,
+    else the preset's for it, else the preset's."""
+    mine = a["preset_values"].get("sizes", {}).get(model)
+    if a["size"] is not None and wl.spatial: return _sizes(a["size"])
+    return ([mine] if mine is not None else _sizes(a["preset_values"].get("size")) if wl.spatial
             else [None])
 
 # %% ../../nbs/measure/04d_plan.ipynb #f7af4b71
-def _family_bs(kind:str, a:dict) -> list:
-    """A family's batch sizes: those given (or the preset's, for image models), else the preset's
-    for it, or its own."""
-    if kind == "image" or "batch_sizes" in a["given"]: return list(a["batch_sizes"])
-    return list(a["preset_values"].get("family_bs", {}).get(kind) or [DEFAULT_BS[kind]])
+def _family_bs(wl, a:dict) -> list:
+    """A family's batch sizes: those given (or the preset's, for a family that sweeps them: image
+    models), else the preset's for it, or its own."""
+    if wl.sweeps_batch_sizes or "batch_sizes" in a["given"]: return list(a["batch_sizes"])
+    return list(a["preset_values"].get("family_bs", {}).get(wl.kind) or [wl.default_bs])
 
 # %% ../../nbs/measure/04d_plan.ipynb #1d73254f
 def _variant(model:str, wl, bss:list, a:dict, **asked) -> dict:
     """One workload's point (`asked`: its size, lengths, options), checked like a single run's at
     its first combination."""
-    precs = (["fp32"] if wl.kind == "data" else [p for p in a["precisions"] if p in wl.precisions]
-             or ["fp32"])
+    precs = ([p for p in a["precisions"] if p in wl.precisions] or ["fp32"] if wl.timed_precision
+             else ["fp32"])
     # one step whatever the mode
-    modes = a["modes"][:1] if wl.kind in ("op", "data") else a["modes"]
+    modes = a["modes"] if wl.trains else a["modes"][:1]
     cl, co = (bool(a["channels_last"]) and wl.memory_format is not None, bool(a["compile"])
               and wl.compilable)
     # the micro-batches: the batch sizes dividing it
-    g = a.get("global_bs") if wl.kind in ("image", "lm") else None
+    g = a.get("global_bs") if wl.accumulates else None
     if g and not (bss := [b for b in bss if b <= g and g % b == 0]):
         raise BadInput(f"global_bs {g}: none of the batch sizes of {model} divides it; give "
                        "--batch_sizes that do")
@@ -278,27 +273,26 @@ def _variant(model:str, wl, bss:list, a:dict, **asked) -> dict:
     return dict(point=point, model=model, kind=wl.kind, wl=wl, size=wl.size, seq_len=wl.seq_len,
                 bss=bss, precisions=precs,
                 modes=modes, optimizer=c.optimizer, channels_last=cl, compile=co, unit=wl.unit,
-                device="cpu" if wl.forced_device else None, workers=a["workers"]
-                if wl.kind == "data" else None,
+                device="cpu" if wl.forced_device else None,
+                workers=a["workers"] if "workers" in wl.sweep_options else None,
                 global_bs=g, weights="fp32")
 
 # %% ../../nbs/measure/04d_plan.ipynb #28e0b4fa
-def _serving(model:str, kind:str, a:dict) -> list:
+def _serving(model:str, wl, a:dict) -> list:
     """The serving modes `model` runs: those asked that its family has (generate: LMs), and a
     preset's for the models it names."""
     names = {} if "modes" in a["given"] else a["preset_values"].get("serving", {})
     asked = list(dict.fromkeys([m for m in a["modes"] if m in SERVING_MODES] + list(names)))
-    fits = lambda m: kind == "lm" if m == "generate" else kind in ("image", "lm", "unet3d")
-    return [m for m in asked if fits(m) and (m not in names or model in names[m])]
+    return [m for m in asked if m in wl.serving_modes and (m not in names or model in names[m])]
 
 # %% ../../nbs/measure/04d_plan.ipynb #b3fad827
-def _serving_bs(mode:str, kind:str, a:dict) -> list:
+def _serving_bs(mode:str, wl, a:dict) -> list:
     """Batch sizes of a serving mode: those given, the preset's for the mode, concurrency 1 to 256
     (a CPU: 4) to generate."""
     if "batch_sizes" in a["given"]: return list(a["batch_sizes"])
     if b := a["preset_values"].get("mode_bs", {}).get(mode): return list(b)
     return (list(CONCURRENCY["cpu" if a["dev"].type == "cpu" else "gpu"]) if mode == "generate"
-            else _family_bs(kind, a))
+            else _family_bs(wl, a))
 
 # %% ../../nbs/measure/04d_plan.ipynb #64aed916
 def _generation(m:str, a:dict) -> dict:
@@ -307,49 +301,70 @@ def _generation(m:str, a:dict) -> dict:
     wl = get_workload(m, seq_len=a["prompt_len"], gen_len=128 if a["gen_len"] is None
                       else a["gen_len"])
     asked = dict(prompt_len=a["prompt_len"], gen_len=wl.gen_len)
-    return {**_variant(m, wl, _serving_bs("generate", "lm", a), {**a, "modes": ["generate"]}, **asked), "gen_len": wl.gen_len}
+    v = _variant(m, wl, _serving_bs("generate", wl, a), {**a, "modes": ["generate"]}, **asked)
+    return {**v, "gen_len": wl.gen_len}
 
 # %% ../../nbs/measure/04d_plan.ipynb #0fa880ac
+def _layouts_of(wl, a:dict) -> list:
+    "The memory layouts a sweep measures `wl` in: those asked, where its family tries both (images)."
+    one = [bool(a["channels_last"])]
+    return (a.get("layouts") or one) if wl.both_layouts else one
+
+# %% ../../nbs/measure/04d_plan.ipynb #d289f748
+def _weights_of(wl, a:dict) -> list:
+    "The parameters' dtypes a sweep measures `wl` with: those asked that its family holds, else fp32."
+    return [w for w in a.get("weights", ["fp32"]) if w in wl.weights] or ["fp32"]
+
+# %% ../../nbs/measure/04d_plan.ipynb #6cba59d8
+def _model_modes(wl, served:list, a:dict) -> list:
+    """The modes a sweep measures a model in: one step's where its family does not train, then
+    latency where it serves."""
+    plain = [m for m in a["modes"] if m not in SERVING_MODES]
+    return (plain if wl.trains else plain[:1]) + [s for s in served if s == "latency"]
+
+# %% ../../nbs/measure/04d_plan.ipynb #b911f817
+def _sized_variants(m:str, fam, modes:list, a:dict, **asked) -> dict:
+    """One size of model `m` (`asked`: its size, sequence length, options), a variant for each
+    memory layout and parameters' dtype, by id."""
+    wl, lays, out = get_workload(m, **asked), _layouts_of(fam, a), {}
+    for cl in lays:
+        v = _variant(m, wl, _family_bs(fam, a), {**a, "modes": modes, "channels_last": cl}, **asked)
+        v["mode_bss"] = {s: _serving_bs(s, fam, a) for s in modes if s in SERVING_MODES}
+        lay = "|channels_last" if cl and len(lays) > 1 else ""
+        for w in _weights_of(fam, a):
+            vid = f"{m}|{wl.size_text()}{lay}" + ("" if w == "fp32" else f"|{w} weights")
+            out[vid] = {**v, "weights": w, "point": v["point"].replace(weights=w)}
+    return out
+
+# %% ../../nbs/measure/04d_plan.ipynb #6813216d
+def _model_variants(m:str, lens:list|None, a:dict) -> dict:
+    """Every variant of model `m` by id: its sizes, sequence lengths, layouts, dtypes and its
+    generation; `BadInput` if no mode asked applies to it."""
+    fam = get_workload(m)
+    served, opts, out = _serving(m, fam, a), {k: a[k] for k in fam.sweep_options}, {}
+    modes = _model_modes(fam, served, a)
+    for sz in _model_sizes(m, fam, a) if modes else []:
+        for L in (lens or [None]) if fam.sequence else [None]:
+            out |= _sized_variants(m, fam, modes, a, size=sz, seq_len=L, **opts)
+    if "generate" in served:
+        g = _generation(m, a)
+        out[f"{m}|seq {g['seq_len']}+{g['gen_len']}"] = g
+    if not modes and "generate" not in served: _none_applies(m, fam, a)
+    return out
+
+# %% ../../nbs/measure/04d_plan.ipynb #9870dca3
+def _none_applies(m:str, fam, a:dict):
+    "`BadInput` for model `m`, none of whose modes was asked: its family's own refusal, else one line."
+    check_point(a["base"].replace(model=m, bs=1, precision=a["precisions"][0], mode=a["modes"][0]))
+    raise BadInput(f"none of --modes {','.join(a['modes'])} applies to {m} ({fam.kind})")
+
+# %% ../../nbs/measure/04d_plan.ipynb #365d261d
 def _variants(a:dict) -> dict:
     """Each model with its family's sizes, sequence lengths, batch sizes, precisions and modes, by
     `model|size` id."""
-    lens = a["preset_values"].get("seq_lens") if a["seq_lens"] is None else _counts(a["seq_lens"],
-                                                                                    "seq_lens",
-                                                                                    "sequence length")
-    out, plain = {}, [m for m in a["modes"] if m not in SERVING_MODES]
-    for m in a["models"]:
-        kind = get_workload(m).kind
-        served = _serving(m, kind, a)
-        # op, data: one step
-        modes = (plain[:1] if kind in ("op", "data") else plain) + [s for s in served
-                                                                    if s == "latency"]
-        opts = {"workers": a["workers"]} if kind == "data" else {}
-        lays = a.get("layouts") or [bool(a["channels_last"])]
-        for sz in _model_sizes(m, kind, a) if modes else []:
-            for L in (lens or [None]) if kind == "lm" else [None]:
-                wl = get_workload(m, sz, seq_len=L, **opts)
-                # each layout: another variant
-                for cl in lays if kind == "image" else [bool(a["channels_last"])]:
-                    v = _variant(m, wl, _family_bs(kind, a),
-                                 {**a, "modes": modes, "channels_last": cl}, size=sz, seq_len=L,
-                                 **opts)
-                    v["mode_bss"] = {s: _serving_bs(s, kind, a) for s in modes
-                                     if s in SERVING_MODES}
-                    lay = "|channels_last" if cl and len(lays) > 1 else ""
-                    # another dtype too
-                    for w in a.get("weights", ["fp32"]) if kind in ("image", "lm") else ["fp32"]:
-                        vid = f"{m}|{_size_text(wl)}{lay}" + ("" if w == "fp32"
-                                                              else f"|{w} weights")
-                        out[vid] = {**v, "weights": w, "point": v["point"].replace(weights=w)}
-        if "generate" in served:
-            g = _generation(m, a)
-            out[f"{m}|seq {g['seq_len']}+{g['gen_len']}"] = g
-        # nothing of what was asked applies: the family's own refusal
-        if not modes and "generate" not in served:
-            check_point(a["base"].replace(model=m, bs=1, precision=a["precisions"][0],
-                                          mode=a["modes"][0]))
-            raise BadInput(f"none of --modes {','.join(a['modes'])} applies to {m} ({kind})")
-    return out
+    lens = (a["preset_values"].get("seq_lens") if a["seq_lens"] is None
+            else _counts(a["seq_lens"], "seq_lens", "sequence length"))
+    return {vid: v for m in a["models"] for vid, v in _model_variants(m, lens, a).items()}
 
 # %% ../../nbs/measure/04d_plan.ipynb #f25bdc91
 _ASK_ABOVE = 600  # seconds of measuring on a CPU above which a sweep needs `yes`
@@ -454,7 +469,7 @@ def combination_of(k:tuple, # `point_key`'s identity
 
 # %% ../../nbs/measure/04d_plan.ipynb #e672ed36
 def stored_points(store:Path, # the SQLite file
-                  env_id:str, # the environment (`env.env_id`)
+                  env_id:str, # the environment (`device.env_id`)
                  ) -> dict:
     """Rows of `store` from environment `env_id` with status ok, oom or killed, by point identity
     (latest wins)."""
@@ -516,7 +531,7 @@ def point_ident(plan:SweepPlan, pt:PlanPoint) -> tuple:
 def variant_name(plan:SweepPlan, vid:str) -> str:
     "A variant in messages: an image model by its name; `gpt2 seq 128`, `unet3d 64`."
     v = plan.variants[vid]
-    plain = v["kind"] == "image" and v["weights"] == "fp32" and not vid.endswith("|channels_last")
+    plain = v["wl"].name_alone and v["weights"] == "fp32" and not vid.endswith("|channels_last")
     return v["model"] if plain else " ".join(vid.replace("|", " ").split())
 
 # %% ../../nbs/measure/04d_plan.ipynb #e90b9a3b

@@ -19,14 +19,15 @@ from tqdm import tqdm
 
 from ..env import BadInput, check_choice, check_int, check_number, first_line
 from .benchmark import (CALL_OPTIONS, CheckedPoint, World, check_point,
-                                       measure_point, warming, is_oom)
+                                               measure_point, is_oom)
+from .timing import warming
 from .calibrate import measured_peak, warm_up_device
 from ..schema import Point, Result, WorldSpec, new_run_id
 from ..keep.store import KILLED
 from .peaks import PeakBook
-from .launch import (LAUNCHER, LaunchResult, check_launch, check_world,
-                                    die_with_parent, launcher,
-                                    sigterm_as_interrupt, torchrun_command)
+from .launch import (LaunchResult, check_launch, check_world,
+                                            die_with_parent, sigterm_as_interrupt, torchrun_command)
+from .session import LAUNCHER, launcher
 
 # %% auto #0
 __all__ = ['MARK', 'FAIL', 'HOWS', 'answer', 'say_failed', 'answers', 'failed', 'in_child', 'isolated', 'peak_off_device',

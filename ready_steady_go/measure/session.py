@@ -14,7 +14,8 @@ import psutil
 
 from ..env import BadInput, open_own, read_own
 from .device import device_lock
-from ..keep.store import DEFAULT_STORE, KILLED, json_value, save_runs
+from ..keep.store import KILLED, json_value, save_runs
+from ..options import DEFAULT_STORE
 
 # %% auto #0
 __all__ = ['JOURNAL_SUFFIX', 'MAX_JOURNAL', 'WORKER', 'LAUNCHER', 'journal_entries', 'open_points', 'point_started',

@@ -20,7 +20,8 @@ from .device import fingerprint
 from ..schema import num_text, stepwise
 from .benchmark import memory_estimate, bars_on
 from .calibrate import measured_peak, warm_up_device
-from ..schema import UNCONVERGED_HINT, sweep_params, sweep_signature
+from ..schema import UNCONVERGED_HINT
+from ..options import sweep_signature
 from .plan import POINT_KEY, combination_of, stored_points
 from ..keep.store import KILLED, save_runs
 from .session import DeviceSession
@@ -216,10 +217,10 @@ def sweep(*args, **kwargs) -> SweepSummary:
     boundaries, resume, progress."""
     return _run_plan(plan_sweep(**inspect.signature(sweep).bind(*args, **kwargs).arguments))
 
-# its parameters: its own (`schema.sweep_params`), then the settings of a point it passes on
+# its parameters: its own (`options.SweepOptions`), then the settings of a point it passes on
 # (`schema.Point`)
 sweep.__signature__ = sweep_signature().replace(return_annotation="SweepSummary")
-sweep.__delwrap__ = sweep_params  # the help of its own parameters
+
 
 # %% ../../nbs/measure/05_sweep.ipynb #23327da2
 @dataclass

@@ -14,7 +14,8 @@ from pathlib import Path
 import psutil, pynvml, torch
 
 # not `env`: env imports this module (its fingerprint)
-from ..schema import BadInput, HOST_BOUND
+from ..schema import HOST_BOUND
+from ..env import BadInput
 
 # %% auto #0
 __all__ = ['THROTTLE_REASONS', 'SUMMARY_KEYS', 'HOST_BOUND_TEXT', 'ENERGY_SOURCES', 'ENV_ALLOW', 'DETAIL_KEYS', 'reason_names',

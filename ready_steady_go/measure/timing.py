@@ -10,7 +10,7 @@ import math, statistics, time
 
 import torch
 
-from ..env import synchronize
+from .device import synchronize
 from ..schema import StopRule
 
 # %% auto #0
@@ -184,6 +184,39 @@ def _trust(times:list, per:int, wall:float):
                            "of host time: "
                            "its clock cannot be trusted")
 
+# %% ../../nbs/measure/01d_timing.ipynb #78d30157
+def _edge(meet, probe, sampler, edges:dict):
+    "What runs at the timed window's edge, once: every rank meets, the first reading, the sampler on."
+    def edge(times):
+        # every rank launches its in-flight step, and starts its window, together
+        if meet is not None: meet()
+        edges["first"] = probe() if probe else None
+        if sampler is not None: sampler.start()
+    return edge
+
+# %% ../../nbs/measure/01d_timing.ipynb #40cf5e11
+def _ticker(bar, rule:StopRule, per:int, say):
+    "`tick(new, stats)` after each timed block: the bar advanced, and `say` told once of an overrun."
+    told = []
+    def tick(new, stats):
+        if bar is not None: _tick(bar, rule, new, stats, per=per)
+        if say is not None and not told and (need := overrun(rule, stats)):
+            told.append(need); say(overrun_text(rule, stats, need))
+    return tick
+
+# %% ../../nbs/measure/01d_timing.ipynb #d550d0b7
+def _timed(w:dict, timer, warm:tuple, tele, probes:tuple, warmup:int) -> dict:
+    "The window's record, with the warm-up's steps and times, the telemetry and the edges' readings."
+    n, synced, warm_s = warm
+    _trust(w["times"], timer.per, w["wall_seconds"])
+    # a first block that only sized the others: warm-up, in effect
+    dropped = getattr(timer, "dropped", 0)
+    # the sampler's window holds the in-flight warm-up step and every launched step: energy is over
+    # all of them
+    return dict(w, per=timer.per, warmup_steps=n + dropped, warmup_seconds=warm_s,
+                warmup_times=synced, telemetry=tele, probes=probes,
+                covered=w["launched"] + (1 if warmup else 0))
+
 # %% ../../nbs/measure/01d_timing.ipynb #c4ea89ae
 def run_timed(step,           # one step; returns once the step is queued
                timer,          # `HostTimer`, `BlockTimer` or `EventTimer`
@@ -212,34 +245,16 @@ def run_timed(step,           # one step; returns once the step is queued
     # a state of its own: not step 1
     if bar is not None: bar.set_postfix_str("warming up", refresh=True)
     edges, tele = {}, None
-    def edge(times):
-        # every rank launches its in-flight step, and starts its window, together
-        if meet is not None: meet()
-        edges["first"] = probe() if probe else None
-        if sampler is not None: sampler.start()
     try:
-        # `edge` runs once, always
-        n, synced, warm_s = _warm_up(step, sync, warmup, warmup_seconds, edge, more)
-        if bar is not None: _warmed(bar, n, warm_s)
-        if on_warm: on_warm(synced)
-        told = []
-        def tick(new, stats):
-            if bar is not None: _tick(bar, rule, new, stats, per=timer.per)
-            if say is not None and not told and (need := overrun(rule, stats)):
-                told.append(need); say(overrun_text(rule, stats, need))
-        w = _window(step, timer, done or rule.done, tick)
+        # the edge runs once, always
+        warm = _warm_up(step, sync, warmup, warmup_seconds, _edge(meet, probe, sampler, edges), more)
+        if bar is not None: _warmed(bar, warm[0], warm[2])
+        if on_warm: on_warm(warm[1])
+        w = _window(step, timer, done or rule.done, _ticker(bar, rule, timer.per, say))
     finally:
         # also when a step failed: no reader thread is left behind
         if sampler is not None: tele = sampler.stop()
-    last = probe() if probe else None
-    _trust(w["times"], timer.per, w["wall_seconds"])
-    # a first block that only sized the others: warm-up, in effect
-    dropped = getattr(timer, "dropped", 0)
-    # the sampler's window holds the in-flight warm-up step and every launched step: energy is over
-    # all of them
-    return dict(w, per=timer.per, warmup_steps=n + dropped, warmup_seconds=warm_s,
-                warmup_times=synced, telemetry=tele,
-                probes=(edges.get("first"), last), covered=w["launched"] + (1 if warmup else 0))
+    return _timed(w, timer, warm, tele, (edges.get("first"), probe() if probe else None), warmup)
 
 # %% ../../nbs/measure/01d_timing.ipynb #78e5e82c
 def _warmed(bar, steps:int, seconds:float):

@@ -18,12 +18,12 @@ from torch.utils.flop_counter import FlopCounterMode
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 from ..env import MAX_SIZE, BadInput, Lazy
-from ..schema import PRECISIONS
+from ..schema import FAMILY_UNITS, PRECISIONS
 
 # %% auto #0
-__all__ = ['LM_CONFIGS', 'UNET3D_CONFIGS', 'OPS', 'OP_NOTES', 'PIPELINES', 'DEFAULT_BS', 'KINDS', 'UNITS', 'DTYPES',
+__all__ = ['LM_CONFIGS', 'UNET3D_CONFIGS', 'OPS', 'OP_NOTES', 'PIPELINES', 'DEFAULT_BS', 'KINDS', 'UNITS', 'DTYPES', 'FAMILIES',
            'check_elements', 'list_workloads', 'amp_context', 'FixedScale', 'host_sync', 'model_step', 'conv_share',
-           'timed_generation', 'Workload', 'family_of', 'check_model']
+           'timed_generation', 'Workload', 'register', 'family_of', 'check_model']
 
 # %% ../../nbs/measure/01_workloads.ipynb #adbf61fd
 # timm tries W&B for its own logging, which is not used here: 0.3 s a process
@@ -250,6 +250,18 @@ class Workload:
     default_bs, optimizer, forced_device = 1, "sgd", None
     # what it can run; the channels-last format, if any
     precisions, memory_format, compilable = PRECISIONS, None, True
+    # what the engine, a sweep and the memory estimate read of a family; a new family says its own.
+    # a model's training or inference step (False: one step whatever the mode, as ops and pipelines)
+    trains = True
+    serving_modes = ()        # the serving modes it runs: `latency`, `generate`
+    memory_estimable = False  # whether `memory_estimate` can trace its step
+    timed_precision = True    # whether a precision applies (a CPU pipeline has none)
+    weights, accumulates = ("fp32",), False  # its parameters' dtypes; micro-batches to a `global_bs`
+    # a sweep: `--size` is a side (pixels, voxels); `--seq_lens` are its sizes; both memory layouts
+    spatial = sequence = both_layouts = False
+    sweeps_batch_sizes = False  # the sweep's `--batch_sizes` are its own, not only when given
+    sweep_options = ()          # the sweep's options it takes (`workers`)
+    name_alone = False          # a message names a variant by its model alone (its own size)
 
     @property
     def key(self) -> tuple: return (self.kind, self.model, self.size, self.seq_len)
@@ -258,6 +270,13 @@ class Workload:
     def __repr__(self):
         seq = f", seq_len={self.seq_len}" if self.seq_len else ""
         return f"{type(self).__name__}({self.model!r}, size={self.size}{seq})"
+    def size_text(self) -> str:
+        "What names its size in a point and a summary: `64`, `32x128x128`, `` for none."
+        return "" if self.size is None else str(self.size)
+    @classmethod
+    def knows(cls, name:str) -> bool:
+        "Whether `name` is one of this family's models (the built-in families': `family_of`)."
+        return False
 
     def flops_per_sample(self, mode:str="train") -> float|None:
         "Counted FLOPs per item in one step of `mode` (3× forward to `train`); `None` if uncountable."
@@ -279,11 +298,11 @@ class Workload:
         if precision not in self.precisions:
             raise BadInput(f"{self.model} runs at {', '.join(self.precisions)}, not precision "
                            f"{precision!r}")
-        if mode == "generate" and self.kind != "lm":
+        if mode == "generate" and "generate" not in self.serving_modes:
             raise BadInput("mode generate is for language models (gpt2, llama-1b, ...), not "
                            f"{self.model} ({self.kind}): "
                            "accepted for it are train, infer and latency")
-        if mode == "latency" and self.kind in ("op", "data"):
+        if mode == "latency" and "latency" not in self.serving_modes:
             raise BadInput(f"mode latency times requests of a model: {self.model} ({self.kind}) "
                            "has no inference step; "
                            "accepted are image models, language models and 3D U-Nets")
@@ -329,6 +348,17 @@ class Workload:
 @lru_cache(None)
 def _timm_names() -> tuple: return tuple(timm.list_models())
 
+# %% ../../nbs/measure/01_workloads.ipynb #7a61fc53
+FAMILIES = {}  # kind: its `Workload` class; each family joins with `register`
+
+# %% ../../nbs/measure/01_workloads.ipynb #b7a67125
+def register(family:type, # a `Workload` subclass: its `kind`, `unit`, what it says of itself, `knows`
+            ) -> type:
+    "Add a family: its models are found by name, and a sweep, the store and the report take its runs."
+    FAMILIES[family.kind] = family
+    FAMILY_UNITS.setdefault(family.kind, family.unit)  # what its rows count, for the report's tables
+    return family
+
 # %% ../../nbs/measure/01_workloads.ipynb #527060b9
 def family_of(name:str) -> str|None:
     "The kind whose family knows `name`, or None."
@@ -336,6 +366,7 @@ def family_of(name:str) -> str|None:
     if name.startswith("data:"): return "data" if name[5:] in PIPELINES else None
     if name in LM_CONFIGS: return "lm"
     if name in UNET3D_CONFIGS: return "unet3d"
+    if k := next((k for k, f in FAMILIES.items() if f.knows(name)), None): return k
     return "image" if timm.is_model(timm.models.split_model_name_tag(name)[0]) else None
 
 # %% ../../nbs/measure/01_workloads.ipynb #df4b2088

@@ -14,7 +14,8 @@ from ..env import cache_mb, gc_paused
 from ..analyse.analysis import FAMILY_ORDER
 from ..analyse.timetotrain import TIME_TO_TRAIN_COLS, time_to_train
 from ..analyse.answers import analyse, ranking
-from ..keep.store import can_fork, prune_files, read_sealed, write_sealed
+from ..keep.store import can_fork
+from ..keep.cache import prune_files, read_sealed, write_sealed
 from ready_steady_go.show.plots import (
     plot_average, plot_batch, plot_cost, plot_efficiency, plot_relative, plot_scaling, plot_speedup,
     svg)

@@ -21,7 +21,7 @@ from ..analyse.timetotrain import (TIME_TO_TRAIN_COLS, parse_works, time_to_trai
                                                  unused_work)
 from ..analyse.answers import SCALING_COLUMNS, analyse, flagged, ranking
 from ..schema import num_text
-from ..keep.store import safe_csv
+from ..keep.rows import safe_csv
 from .plots import plot_relative, svg
 from .tables import *
 from .figures import *
@@ -33,19 +33,8 @@ from .details import *
 from .details import page_html
 
 # %% auto #0
-__all__ = ['PROGRESS_RUNS', 'PROGRESS_S', 'Report', 'csv_columns', 'with_rate', 'report_of', 'build_report', 'write_report',
-           'say_stage', 'timed_read', 'ReportOptions', 'check_max_models', 'SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME',
-           'FEED_COLS', 'summary_table', 'average_table', 'time_to_train_table', 'duration_table', 'cost_table',
-           'feed_table', 'pick_device', 'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache',
-           'report_svgs', 'PEAK_HEADER', 'energy_headers', 'model_index', 'checks_page']
-
-# %% ../../nbs/show/08_report.ipynb #81862bec
-# the names of the tables, figures and page rooms, still importable from here
-_all_ = ['ReportOptions', 'check_max_models', 'SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME',
-         'FEED_COLS', 'summary_table', 'average_table',
-         'time_to_train_table', 'duration_table', 'cost_table', 'feed_table', 'pick_device',
-         'machine_table', 'most_measured', 'report_figures', 'figure_key', 'FigureCache',
-         'report_svgs', 'PEAK_HEADER', 'energy_headers', 'model_index', 'checks_page']
+__all__ = ['PROGRESS_RUNS', 'PROGRESS_S', 'Report', 'checked_options', 'csv_columns', 'with_rate', 'report_of', 'build_report',
+           'write_report', 'say_stage', 'timed_read']
 
 # %% ../../nbs/show/08_report.ipynb #4390a8e7
 def _swap(tmp:Path, out:Path):
@@ -99,6 +88,16 @@ def _called(f, args:tuple, kwargs:dict) -> tuple[pd.DataFrame, ReportOptions, di
     a = inspect.signature(f).bind(*args, **kwargs).arguments
     names = {g.name for g in fields(ReportOptions)}
     return a.pop("runs"), ReportOptions(**{k: a.pop(k) for k in list(a) if k in names}), a
+
+# %% ../../nbs/show/08_report.ipynb #dd8f0003
+def checked_options(o:ReportOptions, # a report's options, as given
+                   ) -> ReportOptions:
+    "`o` with prices and work parsed and every bound checked (and `out`, where given); or `BadInput`."
+    if o.out is not None: check_report_folder(o.out)
+    works = {k: parse_works(getattr(o, k), f"--{k}") for k in ("train_for", "infer_for")}
+    check_max_models(o.max_models)
+    check_number(o.tpot_ms, "--tpot_ms", min=0, min_inclusive=False, unit="ms")
+    return replace(o, prices=parse_prices(o.prices), **works)
 
 # %% ../../nbs/show/08_report.ipynb #64773b44
 def _ignored(res:dict, prices:dict, work:dict):
@@ -156,7 +155,7 @@ def with_rate(table:pd.DataFrame, # a report table with `unit` (and `throughput`
 
 # %% ../../nbs/show/08_report.ipynb #e5548fb8
 def report_of(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysis.tidy`)
-              o:ReportOptions, # the report's options, checked (`ReportOptions.checked`)
+              o:ReportOptions, # the report's options, checked (`checked_options`)
               timings:dict|None=None, # if given, seconds spent per stage are added to it
              ) -> Report:
     "Every file of the report of `runs` in memory, made as `o` asks."
@@ -191,7 +190,7 @@ def build_report(*args, **kwargs) -> Report:
     """Validate `runs` and the options (`ReportOptions`) and make every file of the report in
     memory; `BadInput` on bad input."""
     runs, o, rest = _called(build_report, args, kwargs)
-    return report_of(runs, o.checked(), **rest)
+    return report_of(runs, checked_options(o), **rest)
 
 # its parameters: the runs, then the options (`ReportOptions`, less where to write), then what is
 # timed
@@ -220,7 +219,7 @@ def write_report(*args, **kwargs) -> Path:
     """Write the report of `runs` to `out`; returns the path of `report.html`. Nothing is
     written on bad input."""
     runs, o, _ = _called(write_report, args, kwargs)
-    o = o.checked()  # the folder too, before any analysis
+    o = checked_options(o)  # the folder too, before any analysis
     return report_of(runs, o).write(o.out)
 
 # its parameters: the runs, then the options (`ReportOptions`), `out` first and needed
