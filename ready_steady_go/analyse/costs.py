@@ -205,24 +205,32 @@ def _per_config_cost(costs:pd.DataFrame) -> pd.DataFrame:
     return out
 
 # %% ../../nbs/analyse/06a_costs.ipynb #fe4cd704
-def _factors(g:pd.DataFrame) -> pd.DataFrame:
-    "A model's devices against the cheapest per run (per item without a runtime): the factors."
-    per_run = g["cost_usd"].notna().all()
-    cost = g["cost_usd"] if per_run else g["price_per_hour"] / g["throughput"]
-    g = g.assign(cost=cost).sort_values(["cost", "throughput"], ascending=[True, False])
-    c0 = t0 = g.iloc[0]
-    c_lo, c_hi = (_rel(g["cost"], g["cost_lo"], g["cost_hi"]) if per_run
-                  else (np.full(len(g), np.nan),) * 2)
+def _by_cost(best:pd.DataFrame, keys:list) -> pd.DataFrame:
+    """`best` per model and mode (`keys`), cheapest first: per run where every device has a runtime
+    (`_pr`), else per item."""
+    best = best[best[keys].notna().all(axis=1)]  # as a groupby: a row without a key is in no group
+    pr = ~best["cost_usd"].isna().groupby([best[k] for k in keys]).transform("any")
+    cost = best["cost_usd"].where(pr, best["price_per_hour"] / best["throughput"])
+    return best.assign(cost=cost, _pr=pr).sort_values([*keys, "cost", "throughput"],
+                                                      ascending=[True, True, True, False])
+
+# %% ../../nbs/analyse/06a_costs.ipynb #2704f9b1
+def _factors(g:pd.DataFrame, keys:list) -> pd.DataFrame:
+    """Each model's devices against its cheapest (`_by_cost`), every model at once: the factors,
+    exactly 1 for the cheapest."""
+    first = ~g.duplicated(keys).to_numpy()
+    at = np.flatnonzero(first)[np.cumsum(first) - 1]  # each row's cheapest: its group's first row
+    pr, c_lo, c_hi = g["_pr"].to_numpy(bool), np.full(len(g), np.nan), np.full(len(g), np.nan)
+    if pr.any(): c_lo[pr], c_hi[pr] = _rel(*(g.loc[pr, c] for c in ("cost", "cost_lo", "cost_hi")))
     t_lo, t_hi = throughput_ci_rel(g)
-    cf = ratio_ci(g["cost"], c_lo, c0["cost"], c_lo[0], a_ci_rel_hi=c_hi, b_ci_rel_hi=c_hi[0])
-    tf = ratio_ci(g["throughput"], t_lo, t0["throughput"], t_lo[0], a_ci_rel_hi=t_hi,
-                  b_ci_rel_hi=t_hi[0])
-    first = np.arange(len(g)) == 0  # the cheapest against itself: exactly 1
-    return g.assign(cost_basis="per run" if per_run else "per item", cost_factor=cf[0],
+    c, t = g["cost"].to_numpy(float), g["throughput"].to_numpy(float)
+    cf = ratio_ci(c, c_lo, c[at], c_lo[at], a_ci_rel_hi=c_hi, b_ci_rel_hi=c_hi[at])
+    tf = ratio_ci(t, t_lo, t[at], t_lo[at], a_ci_rel_hi=t_hi, b_ci_rel_hi=t_hi[at])
+    return g.assign(cost_basis=np.where(pr, "per run", "per item"), cost_factor=cf[0],
                     cost_factor_lo=np.where(first, 1.0, cf[1]),
                     cost_factor_hi=np.where(first, 1.0, cf[2]),
                     throughput_factor=tf[0], throughput_factor_lo=np.where(first, 1.0, tf[1]),
-                    throughput_factor_hi=np.where(first, 1.0, tf[2]))
+                    throughput_factor_hi=np.where(first, 1.0, tf[2])).reset_index(drop=True)
 
 # %% ../../nbs/analyse/06a_costs.ipynb #6b835c39
 FACTOR_COLS = ("device", "model", "mode", "precision", "bs", "throughput", "unit", "n_runs",
@@ -243,10 +251,9 @@ def cost_factors(t:pd.DataFrame, # tidy runs (see `tidy`), one device each
     best = best.assign(price_per_hour=best["device"].map(p).astype(float))
     if best.empty: return pd.DataFrame(columns=list(FACTOR_COLS))
     best = best.merge(_per_config_cost(run_cost(runs, p)), on=list(POINT_KEYS), how="left")
-    m = model_column(best)
-    out = pd.concat([_factors(g) for _, g in best.groupby([m, "mode"], sort=True)],
-                    ignore_index=True)
-    return out.assign(model=out[m])[list(FACTOR_COLS)]
+    keys = [model_column(best), "mode"]
+    out = _factors(_by_cost(best, keys), keys)  # every model at once: a model a frame is slow
+    return out.assign(model=out[keys[0]])[list(FACTOR_COLS)]
 
 # %% ../../nbs/analyse/06a_costs.ipynb #29ffd419
 def _x(f, lo, hi) -> str:
@@ -305,23 +312,38 @@ def precision_doubts(speedup:pd.DataFrame, # `speedup_ci(...)`
     return out
 
 # %% ../../nbs/analyse/06a_costs.ipynb #c9993901
+def _cheapest(f:pd.DataFrame) -> pd.DataFrame:
+    """Per model and mode of `cost_factors`' rows (cheapest per run first): its first row, with
+    `rate`, the cheapest device by price ÷ throughput."""
+    keys = ["model", "mode"]
+    by_rate = f.assign(_c=f["price_per_hour"] / f["throughput"]).sort_values([*keys, "_c"])
+    rate = by_rate.drop_duplicates(keys).set_index(keys)["device"]
+    first = f[f[keys].notna().all(axis=1)].drop_duplicates(keys).set_index(keys)
+    return first.assign(rate=rate).sort_index()
+
+# %% ../../nbs/analyse/06a_costs.ipynb #11e73bbf
+def _runs_of(df:pd.DataFrame):
+    """`ids(model, mode, devices)`: the ids of `df`'s runs of `model` (or of the model a label such
+    as `gpt2 @1024 tokens` starts with) in `mode` on `devices`."""
+    ids, (mc, mu) = _run_ids(df), pd.factorize(df["model"], use_na_sentinel=False)
+    mu, mode, dev = [str(x) for x in mu], df["mode"].to_numpy(), df["device"].to_numpy()
+    def of(model:str, m:str, devices:list) -> pd.Series:
+        # each distinct model tried once, not each run
+        i = np.flatnonzero(np.array([str(model).startswith(x) for x in mu], dtype=bool)[mc])
+        return ids.iloc[i[(mode[i] == m) & np.array([d in devices for d in dev[i]], dtype=bool)]]
+    return of
+
+# %% ../../nbs/analyse/06a_costs.ipynb #fe312607
 def cost_doubts(factors:pd.DataFrame, # `cost_factors(...)`
                 runs:pd.DataFrame, # the runs table (their ids)
                ) -> list[str]:
     "One line, naming runs, per model whose cheapest device per run is not by price ÷ throughput."
-    out, df = [], keyed(runs)
-    for (model, mode), g in factors[factors["cost_basis"].eq("per run")].groupby(["model", "mode"],
-                                                                                 sort=True):
-        by_rate = g.assign(_c=g["price_per_hour"] / g["throughput"]).sort_values("_c")
-        cheap, rate = g["device"].iloc[0], by_rate["device"].iloc[0]
-        if cheap == rate: continue
-        # `model` may be a label (`gpt2 @1024 tokens`): its runs are those of the model it starts
-        # with
-        of = np.array([str(model).startswith(str(x)) for x in df["model"]], dtype=bool)
-        ids = _run_ids(df)[of & df["mode"].eq(mode) & df["device"].isin([cheap, rate])]
-        out.append(f"for {model} {mode_name(mode)} the {cheap} is the cheapest per run, but the "
-                   f"{rate} per "
-                   f"{str(g['unit'].iloc[0]).removesuffix('s')} (price ÷ throughput per GPU; runs "
-                   f"{_ids(ids)}): the "
-                   "runs did different work, or a runtime or GPU count is wrong")
-    return out
+    c = _cheapest(factors[factors["cost_basis"].eq("per run")])
+    c = c[c["device"] != c["rate"]]
+    if c.empty: return []
+    ids = _runs_of(keyed(runs))
+    return [f"for {model} {mode_name(mode)} the {r.device} is the cheapest per run, but the "
+            f"{r.rate} per {str(r.unit).removesuffix('s')} (price ÷ throughput per GPU; runs "
+            f"{_ids(ids(model, mode, [r.device, r.rate]))}): the "
+            "runs did different work, or a runtime or GPU count is wrong"
+            for (model, mode), r in zip(c.index, c.itertuples())]

@@ -263,13 +263,16 @@ def _wrong_units(df:pd.DataFrame) -> dict:
     """Why each row whose `unit` is not its family's is refused (`unit` 'voxels' of a language
     model; families of ours only)."""
     if "unit" not in df or "workload" not in df: return {}
-    fam = pd.Series([kind_of(str(w).strip().lower()) for w in df["workload"]], index=df.index)
-    want, unit = fam.map(FAMILY_UNITS), df["unit"].astype(object)
-    given = unit.notna() & unit.astype(str).str.strip().ne("")
-    bad = want.notna() & given & unit.astype(str).str.strip().ne(want)
-    return {i: f"unit {str(unit[i])[:40]!r} is not what the {fam[i]} family counts: accepted is "
-               f"{want[i]}"
-            for i in df.index[bad.to_numpy(dtype=bool)]}
+    # each distinct workload and unit judged once: a handful, however many runs
+    wc, ws = pd.factorize(pd.Series([str(w) for w in df["workload"]], dtype=object))
+    fam = [kind_of(w.strip().lower()) for w in ws]
+    want = np.array([FAMILY_UNITS.get(f) for f in fam], dtype=object)
+    unit = df["unit"].astype(object)
+    uc, us = pd.factorize(unit)  # -1: missing, neither given nor judged
+    texts = np.array([*(str(u).strip() for u in us), ""], dtype=object)
+    bad = (want[wc] != None) & (texts[uc] != "") & (texts[uc] != want[wc])  # noqa: E711
+    return {df.index[j]: f"unit {str(unit.iloc[j])[:40]!r} is not what the {fam[wc[j]]} family "
+                         f"counts: accepted is {want[wc[j]]}" for j in np.flatnonzero(bad)}
 
 # %% ../../nbs/keep/03b_rows.ipynb #74be586a
 def invalid_rows(df:pd.DataFrame, # runs as read from a file or W&B, values as they came (strings or objects)
