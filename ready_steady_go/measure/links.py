@@ -19,7 +19,7 @@ from .launch import die_with_parent
 # %% auto #0
 __all__ = ['COLLECTIVES', 'COLLECTIVE_COLUMNS', 'PCIE_PATHS', 'PATH_WORDS', 'NVLINK_GBS', 'BUSBW_BAND', 'bus_factor',
            'collective_sizes', 'bandwidth_row', 'collective_op', 'time_calls', 'measure_collectives', 'run_collectives',
-           'read_box', 'replay_nvml', 'active_links', 'link_matrix', 'judge_nvlinks', 'expected_busbw',
+           'in_processes', 'read_box', 'replay_nvml', 'active_links', 'link_matrix', 'judge_nvlinks', 'expected_busbw',
            'judge_collectives', 'peer_copy_gbs', 'peer_matrix']
 
 # %% ../../nbs/measure/04e_links.ipynb #404f12d5
@@ -196,6 +196,32 @@ def run_collectives(nproc:int,          # ranks: one process each (on CUDA, one 
     finally: _end_all(procs)
     if isinstance(got, str): raise RuntimeError(f"collectives on {nproc} ranks failed: {got}")
     return pd.DataFrame(got, columns=list(COLLECTIVE_COLUMNS))
+
+# %% ../../nbs/measure/04e_links.ipynb #54afd68e
+def _one(fn, i, item, q):
+    die_with_parent()
+    try: q.put((i, fn(item)))
+    except Exception as e: q.put((i, f"failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"))
+
+# %% ../../nbs/measure/04e_links.ipynb #0a485f92
+def in_processes(fn,              # `fn(item) -> result` (picklable result)
+                 items:list,      # one process each, all at once
+                 spawn:bool=False, # spawn (CUDA) rather than fork
+                 timeout:float=600, # seconds for all of them; then each is ended
+                ) -> list:
+    "`fn(item)` for each item, each in its own process at once: its result, or `failed: <why>`."
+    ctx = mp.get_context("spawn" if spawn else "fork")
+    q, out = ctx.Queue(), [None] * len(items)
+    procs = [ctx.Process(target=_one, args=(fn, i, it, q), daemon=True) for i, it in enumerate(items)]
+    end = time.monotonic() + timeout
+    try:
+        for p in procs: p.start()
+        for _ in items:
+            try: i, res = q.get(timeout=max(0.1, end - time.monotonic())); out[i] = res
+            except queue.Empty: break
+    finally: _end_all(procs)
+    return [f"failed: no result within {timeout:g} s (exit status {p.exitcode})" if r is None else r
+            for r, p in zip(out, procs)]
 
 # %% ../../nbs/measure/04e_links.ipynb #220cfa0c
 # NVML's common-ancestor levels, in `nvidia-smi topo -m`'s words
