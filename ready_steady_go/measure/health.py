@@ -27,6 +27,12 @@ from ..keep.side_tables import add_table_rows, read_store_table
 from ..keep.rows import safe_csv
 from .launch import sigterm_as_interrupt
 from .session import DeviceSession
+from .fleet import sibling_outliers
+from .links import (in_processes, judge_collectives, judge_nvlinks, link_matrix,
+                                           read_box, run_collectives)
+from .integrity import (judge_counters, judge_integrity, read_counters, sdc_probe,
+                                               xid_events, xid_watch)
+from ..keep.side_tables import write_collectives
 
 # %% auto #0
 __all__ = ['VERDICTS', 'CHECK_COLUMNS', 'MATMUL_BAND', 'KNOWN_BAND', 'KNOWN_GOOD', 'MEMORY_BAND', 'PCIE_GBS', 'COPY_BAND',
@@ -38,7 +44,8 @@ __all__ = ['VERDICTS', 'CHECK_COLUMNS', 'MATMUL_BAND', 'KNOWN_BAND', 'KNOWN_GOOD
            'check_folder', 'run_check']
 
 # %% ../../nbs/measure/05a_health.ipynb #80b3b15a
-VERDICTS = ("ok", "low", "flagged", "skipped")
+# worst last: a GPU that computes wrong results is the most serious finding there is
+VERDICTS = ("ok", "low", "skipped", "failed", "flagged", "wrong results")
 CHECK_COLUMNS = ("check", "measured", "unit", "expected", "source", "verdict", "note")
 
 # %% ../../nbs/measure/05a_health.ipynb #6b0ff818
@@ -81,6 +88,11 @@ KNOWN_GOOD = {
     ("H200", "bf16"): (656.0, 665.0,
                        "known-good: a healthy H200 sustained 656-665 TFLOP/s (66-67% of the 989.4 "
                        "datasheet) in this check at 3377798, 2026-11"),
+    ("H100 SXM", "bf16"): (656.0, 665.0,
+                           "known-good, derived from the H200's (not yet measured on an H100): the "
+                           "same GH100 die, 132 SMs, 1980 MHz boost and 700 W limit; a dense 8192² "
+                           "GEMM is bound by compute, so the H100's slower memory (3.35 against "
+                           "4.8 TB/s) does not enter"),
 }
 _MATMUL_WHY = ("generic band ≥50% of the datasheet peak (no known-good figure for this model): the "
                "peak assumes the "
@@ -471,6 +483,16 @@ def _gpu_rows(r:dict) -> list:
                                                                                "not measured")]
     return rows + judge_state(r.get("state") or {})
 
+# %% ../../nbs/measure/05a_health.ipynb #e6c1032b
+def _failed_rows(rows:list, failed:dict) -> list:
+    "Each started check that failed (`{check: why}`) as a `failed` line: in place of its skipped line, or added."
+    at = {r["check"]: i for i, r in enumerate(rows)}
+    for check, why in failed.items():
+        row = check_row(check, None, verdict="failed", note=f"failed: {why}")
+        if check in at: rows[at[check]] = row
+        else: rows.append(row)
+    return rows
+
 # %% ../../nbs/measure/05a_health.ipynb #5a7e72f7
 def judge(r:dict, # readings: `gather`'s output, or a replay of one
          ) -> pd.DataFrame:
@@ -486,7 +508,7 @@ def judge(r:dict, # readings: `gather`'s output, or a replay of one
     if r.get("disk"):
         rows.append(judge_disk(r["disk"]["gbs"], r.get("folder", "."), r.get("train"),
                                r["disk"]["how"]))
-    return pd.DataFrame(rows, columns=list(CHECK_COLUMNS))
+    return pd.DataFrame(_failed_rows(rows, r.get("failed") or {}), columns=list(CHECK_COLUMNS))
 
 # %% ../../nbs/measure/05a_health.ipynb #47ce58c2
 def skipped_line(table:pd.DataFrame) -> str|None:
@@ -497,11 +519,12 @@ def skipped_line(table:pd.DataFrame) -> str|None:
 # %% ../../nbs/measure/05a_health.ipynb #f09fee3d
 def verdict_line(table:pd.DataFrame, # `judge`'s table
                 ) -> str:
-    """The check in one line: `verdict: healthy`, `verdict: N flagged: …`, or `verdict: nothing to
+    """The check in one line: `verdict: healthy`, `verdict: N flagged: …` (and `wrong results`, `failed`), or `verdict: nothing to
     judge on this machine (…)`."""
     v = table["verdict"]
-    bad = table.loc[v.eq("flagged"), "check"].tolist()
-    if bad: return f"verdict: {len(bad)} flagged: {', '.join(bad)}"
+    bad = [(w, table.loc[v.eq(w), "check"].tolist()) for w in ("wrong results", "flagged", "failed")]
+    if any(c for _, c in bad):
+        return "verdict: " + "; ".join(f"{len(c)} {w}: {', '.join(c)}" for w, c in bad if c)
     # nothing was held against a figure
     if not (v.isin(["ok", "low"]) & table["expected"].notna()).any():
         why = dict.fromkeys(n.split(";")[0].strip()
@@ -554,6 +577,17 @@ def _measured_or_none(measure, model, dev, **kw):
     r = measure(model, device=dev, progress=False, **kw)
     return r if r.status == "ok" else None
 
+# %% ../../nbs/measure/05a_health.ipynb #6150c37b
+def _tried(r:dict, check:str, measure, model, dev, **kw):
+    "`measure`'s result for one point; None when it did not finish, the reason kept in `r['failed'][check]`."
+    try: m = measure(model, device=dev, progress=False, **kw)
+    except Exception as e: why = f"{type(e).__name__}: {first_line(e)}"
+    else:
+        if m.status == "ok": return m
+        why = f"{m.status}: {(str(getattr(m, 'error', None) or 'no reason given').splitlines() or [''])[0]}"
+    r.setdefault("failed", {})[check] = why
+    return None
+
 # %% ../../nbs/measure/05a_health.ipynb #a40258f9
 def train_rate(dev:torch.device, # the GPU
                precision:str,    # fp16 or bf16
@@ -584,7 +618,7 @@ def _gpu_readings(r:dict, dev:torch.device, seconds:float, measure, say):
     "Copies, link, state, training rate and sustained load of a GPU, into `r`."
     say("pinned copies and the PCIe link")
     for d in ("h2d", "d2h"):
-        if m := _measured_or_none(measure, f"op:{d}", dev, bs=1, n_seconds=2, warmup=2):
+        if m := _tried(r, COPY_CHECKS[d], measure, f"op:{d}", dev, bs=1, n_seconds=2, warmup=2):
             r["copies"][d] = m.bandwidth_gbs; r["ci"][COPY_CHECKS[d]] = m.ci_rel
     r["link"], r["state"] = link_under_load(dev), read_state(dev)
     prec = "bf16" if "bf16" in r["matmul"] else "fp16"
@@ -596,7 +630,7 @@ def _gpu_readings(r:dict, dev:torch.device, seconds:float, measure, say):
 # %% ../../nbs/measure/05a_health.ipynb #23700501
 def _matmul_readings(r, dev, gpu, measure):
     for p in _supported(dev):
-        if m := _measured_or_none(measure, "op:matmul", dev, bs=1, size=8192 if gpu else 1024,
+        if m := _tried(r, f"matmul {p}", measure, "op:matmul", dev, bs=1, size=8192 if gpu else 1024,
                                   precision=p,
                     mode="infer",
                     n_seconds=2 if gpu else 1.5, warmup=2):
@@ -604,7 +638,7 @@ def _matmul_readings(r, dev, gpu, measure):
 
 # %% ../../nbs/measure/05a_health.ipynb #81045f98
 def _memory_reading(r, dev, gpu, measure):
-    if m := _measured_or_none(measure, "op:add", dev, bs=1, size=None if gpu else 2**24, n_seconds=2
+    if m := _tried(r, "memory bandwidth", measure, "op:add", dev, bs=1, size=None if gpu else 2**24, n_seconds=2
                               if gpu
                 else 1.5, warmup=2):
         r["memory_gbs"], r["ci"]["memory bandwidth"] = m.bandwidth_gbs, m.ci_rel
@@ -612,7 +646,7 @@ def _memory_reading(r, dev, gpu, measure):
 # %% ../../nbs/measure/05a_health.ipynb #59430e3d
 def _pipeline_reading(r, gpu, measure):
     wl = get_workload("data:imagenet")
-    if m := _measured_or_none(measure, wl, "cpu", bs=64 if gpu else 32, n_seconds=5 if gpu else 4,
+    if m := _tried(r, "CPU feeds the GPU", measure, wl, "cpu", bs=64 if gpu else 32, n_seconds=5 if gpu else 4,
                               warmup=2):
         r["pipeline"], r["workers"] = m.throughput, wl.workers
 
@@ -623,6 +657,7 @@ def gather(device:str|torch.device="auto", # the device to check
            disk_bytes:int=2**30,    # the disk check's file
            measure=benchmark,       # measures one point (`benchmark`; injectable)
            say=lambda msg: None,    # progress lines
+           whole:bool=True,         # the input pipeline and the disk too (once per machine, not per GPU)
           ) -> dict:
     """Every reading the check judges, measured on this machine (the GPU parts only where there is a
     CUDA GPU)."""
@@ -636,10 +671,12 @@ def gather(device:str|torch.device="auto", # the device to check
     say("memory bandwidth (op:add)")
     _memory_reading(r, dev, gpu, measure)
     if gpu: _gpu_readings(r, dev, seconds, measure, say)
+    if not whole: return r
     say("input pipeline with every worker")
     _pipeline_reading(r, gpu, measure)
     say(f"disk: sequential read of {disk_bytes / 2**30:g} GiB in {folder}")
-    r["disk"] = disk_read(folder, disk_bytes)
+    try: r["disk"] = disk_read(folder, disk_bytes)
+    except OSError as e: r.setdefault("failed", {})[f"disk read ({folder})"] = first_line(e)
     return r
 
 # %% ../../nbs/measure/05a_health.ipynb #3176004e
