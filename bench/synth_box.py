@@ -34,6 +34,10 @@ def readings(rnd, name, mem, matmul, train, pcie, links):
                 link=dict(pcie_gen=5 if pcie > 40 else 4, pcie_width=16, pcie_gen_max=5 if pcie > 40 else 4,
                           pcie_width_max=16, pcie_loaded=True),
                 train=round(train * rnd.uniform(.995, 1.005)),
+                sustained=dict(throughputs=[round(train * rnd.uniform(.995, 1.005), 1) for _ in range(30)],
+                               summary=dict(sm_clock_ratio=.87, temp_max_c=68, power_mean_w=690 if links else 345,
+                                            default_power_limit_w=700 if links else 350, throttle=["power cap"],
+                                            throttle_share={"power cap": .9})),
                 state=dict(other_processes=0, other_pids=[], mig=False, persistence=1, power_limit_w=700 if links else 350,
                            default_power_limit_w=700 if links else 350, ecc_uncorrected=0, retired_pages=0,
                            remapped_rows_pending=0, driver="550.54.15"))

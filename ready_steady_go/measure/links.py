@@ -315,7 +315,7 @@ def judge_nvlinks(box:dict, # `read_box`'s output
     got = [active_links(g) for g in box["gpus"]]
     most = max((a for a, _, _ in got), default=0)
     if not most: return []
-    return [dict(gpu_index=g["index"], pci_bus_id=g["bus_id"], check="NVLinks active", measured=a,
+    return [dict(gpu_index=g["index"], pci_bus_id=g["bus_id"], check="NVLinks active", measured=a, unit="links",
                  expected=most, source=f"the most any GPU of this box has (NVLink {v or '?'})",
                  verdict="ok" if a >= most else "flagged",
                  note=f"{a} of {n} links active" + ("" if a >= most else f": {most - a} down"))
