@@ -17,8 +17,8 @@ from .store import (DTYPES, SQL_TYPES, check_store, connect_store, read_only,
                                    sql_cell, sql_value, table_names)
 
 # %% auto #0
-__all__ = ['PEAK_COLUMNS', 'HISTORY_COLUMNS', 'write_peak', 'read_peaks', 'save_peak', 'write_history', 'read_history',
-           'add_table_rows', 'read_store_table']
+__all__ = ['PEAK_COLUMNS', 'HISTORY_COLUMNS', 'COLLECTIVES_TABLE', 'write_peak', 'read_peaks', 'save_peak', 'write_history',
+           'read_history', 'add_table_rows', 'read_store_table', 'write_collectives', 'read_collectives']
 
 # %% ../../nbs/keep/03d_side_tables.ipynb #ed4524a9
 PEAK_COLUMNS = dict(env_id=str, precision=str, device=str, device_name=str, tflops=float,
@@ -123,6 +123,13 @@ def read_history(store:str|Path=DEFAULT_STORE, # the SQLite file
     return df.astype({"step": "Int64", "step_s": "float64", "throughput": "float64", "loss": "float64"}).assign(
         warmup=df.warmup.astype(bool))
 
+# %% ../../nbs/keep/03d_side_tables.ipynb #ed5702e0
+def _add_columns(con:sqlite3.Connection, table:str, columns):
+    "Add to `table` each of `columns` it lacks."
+    have = {r[1] for r in con.execute(f'PRAGMA table_info("{table}")')}
+    for c in columns:
+        if c not in have: con.execute(f'ALTER TABLE "{table}" ADD COLUMN "{c}"')
+
 # %% ../../nbs/keep/03d_side_tables.ipynb #d816adf9
 def add_table_rows(rows:pd.DataFrame, # the rows, their columns those of the table
                    table:str, # a table beside the runs (`checks`), made with `rows`' columns on first use
@@ -135,6 +142,7 @@ def add_table_rows(rows:pd.DataFrame, # the rows, their columns those of the tab
         con = connect_store(store)
         try:
             con.execute(f'CREATE TABLE IF NOT EXISTS "{table}" ({cols})')
+            _add_columns(con, table, rows.columns)  # a table made by an older version
             con.execute("BEGIN IMMEDIATE")
             try:
                 con.executemany(f'INSERT INTO "{table}" ({cols}) VALUES '
@@ -154,3 +162,21 @@ def read_store_table(store:str|Path=DEFAULT_STORE, # the SQLite file
     if not p.exists() or not p.stat().st_size or table not in table_names(p): return None
     return read_only(p, lambda con: pd.read_sql_query(f'SELECT * FROM "{table}" ORDER BY rowid',
                                                        con))
+
+# %% ../../nbs/keep/03d_side_tables.ipynb #6c14ab72
+COLLECTIVES_TABLE = "collectives"
+
+# %% ../../nbs/keep/03d_side_tables.ipynb #e523d409
+def write_collectives(lines:pd.DataFrame, # `links.run_collectives`' lines, with `check_id`, `host`, `timestamp`
+                      store:str|Path=DEFAULT_STORE, # the SQLite file
+                     ) -> int:
+    "Add collective lines to the store's `collectives` table, all or none; how many."
+    return add_table_rows(lines, COLLECTIVES_TABLE, check_store(store, write=True))
+
+# %% ../../nbs/keep/03d_side_tables.ipynb #9b29089b
+def read_collectives(store:str|Path=DEFAULT_STORE, # the SQLite file
+                    ) -> pd.DataFrame:
+    "Every collective line stored, oldest first (empty where there are none)."
+    df = read_store_table(store, COLLECTIVES_TABLE)
+    return pd.DataFrame(columns=["check_id", "collective", "bytes", "ranks", "backend", "time_us",
+                                 "algbw_gbs", "busbw_gbs"]) if df is None else df

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pandas as pd
 
 # %% auto #0
-__all__ = ['FLEET_MIN_DIFF', 'FLEET_COLUMNS', 'machines', 'fleet_outliers', 'outlier_sentence']
+__all__ = ['FLEET_MIN_DIFF', 'FLEET_COLUMNS', 'SIBLING_UNITS', 'machines', 'fleet_outliers', 'outlier_sentence',
+           'sibling_outliers']
 
 # %% ../../nbs/measure/05b_fleet.ipynb #c1f8b382
 FLEET_MIN_DIFF = 0.05  # a machine closer than this to its peers' median is never an outlier
@@ -95,3 +96,32 @@ def outlier_sentence(r, # one row of `fleet_outliers`
     return (f"this {r['device']} ({r['machine']}) is {side(r['diff'])} the median of "
             f"{r['n_peers']} {r['device']} "
             f"{unit} on {r['what']}{iv}")
+
+# %% ../../nbs/measure/05b_fleet.ipynb #106a34f6
+SIBLING_UNITS = ("TFLOP/s", "GB/s", "images/s")  # checks compared between siblings: more is better
+
+# %% ../../nbs/measure/05b_fleet.ipynb #f92997a0
+def _sibling_line(gi, g:pd.DataFrame, n_gpus:int) -> dict:
+    "One GPU's line: the checks on which it is 5% or more below its siblings' median, beyond their spread."
+    why = []
+    for check, v, peers in g:
+        mid = peers.median()
+        if mid > 0 and v <= (1 - FLEET_MIN_DIFF) * mid and _beyond_spread(v, peers):
+            why.append(f"{check} {100 * (1 - v / mid):.0f}% below")
+    return dict(gpu_index=gi, check="against its siblings", measured=None, unit="", expected=None,
+                source=f"the median of the other {n_gpus - 1} GPUs of this box",
+                verdict="flagged" if why else "ok",
+                note="; ".join(why) if why else f"within {100 * FLEET_MIN_DIFF:.0f}% or their spread")
+
+# %% ../../nbs/measure/05b_fleet.ipynb #e02abe87
+def sibling_outliers(lines:pd.DataFrame, # check lines of one box: `gpu_index`, `check`, `measured`, `unit`
+                    ) -> list:
+    "One line per GPU: flagged when it is 5% or more below its siblings' median on a check, beyond their spread."
+    d = lines[lines["unit"].isin(SIBLING_UNITS) & pd.to_numeric(lines["measured"], errors="coerce").notna()]
+    gpus = sorted(lines["gpu_index"].dropna().unique())
+    if len(gpus) < 2: return []
+    per = {gi: [] for gi in gpus}
+    for check, g in d.groupby("check"):
+        v = g.set_index("gpu_index")["measured"].astype(float)
+        for gi in v.index: per[gi].append((check, v[gi], v.drop(gi)))
+    return [_sibling_line(gi, per[gi], len(gpus)) for gi in gpus]

@@ -6,6 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/measure/health.html.md"""
 
 # %% ../../nbs/measure/05a_health.ipynb #aff7ae3c
 from __future__ import annotations
+from contextlib import ExitStack
 import math, mmap, os, platform, sqlite3, statistics, sys, time, uuid
 from datetime import datetime, timezone
 from pathlib import Path
@@ -28,18 +29,26 @@ from ..keep.side_tables import add_table_rows, read_store_table
 from ..keep.rows import safe_csv
 from .launch import sigterm_as_interrupt
 from .session import DeviceSession
+from .fleet import sibling_outliers
+from .links import (COLLECTIVES, in_processes, judge_collectives, judge_nvlinks, link_matrix,
+                                           read_box, run_collectives)
+from .integrity import (judge_counters, judge_integrity, read_counters, sdc_probe,
+                                               xid_events, xid_watch)
+from ..keep.side_tables import write_collectives, read_collectives
 
 # %% auto #0
 __all__ = ['VERDICTS', 'CHECK_COLUMNS', 'MATMUL_BAND', 'KNOWN_BAND', 'KNOWN_GOOD', 'MEMORY_BAND', 'PCIE_GBS', 'COPY_BAND',
-           'COPY_CHECKS', 'SUSTAINED_DROP', 'JPEG_BYTES', 'DISK_FLOORS', 'GPU_CHECKS', 'CHECKS_TABLE', 'STAMP_COLUMNS',
-           'check_row', 'skipped', 'banded', 'judge_matmul', 'judge_memory', 'link_gbs', 'judge_link', 'judge_copies',
-           'link_under_load', 'thirds', 'judge_sustained', 'sustained_load', 'judge_state', 'read_state', 'judge_feed',
-           'judge_disk', 'read_direct', 'disk_read', 'judge', 'skipped_line', 'verdict_line', 'check_table_text',
-           'sources_text', 'train_rate', 'gather', 'stamped', 'write_checks', 'read_checks', 'save_checks',
-           'check_folder', 'run_check']
+           'COPY_CHECKS', 'SUSTAINED_DROP', 'JPEG_BYTES', 'DISK_FLOORS', 'GPU_CHECKS', 'GPU_COLUMNS', 'CHECK_GROUPS',
+           'ACTIONS', 'CHECKS_TABLE', 'STAMP_COLUMNS', 'LINKS_TABLE', 'check_row', 'skipped', 'banded', 'judge_matmul',
+           'judge_memory', 'link_gbs', 'judge_link', 'judge_copies', 'link_under_load', 'thirds', 'judge_sustained',
+           'sustained_load', 'judge_state', 'read_state', 'judge_feed', 'judge_disk', 'read_direct', 'disk_read',
+           'judge', 'skipped_line', 'verdict_line', 'check_table_text', 'sources_text', 'judge_box', 'box_verdict_line',
+           'check_matrix', 'what_to_do', 'one_gpu', 'gather_box', 'train_rate', 'gather', 'stamped', 'write_checks',
+           'read_checks', 'save_checks', 'check_folder', 'run_box', 'run_check']
 
 # %% ../../nbs/measure/05a_health.ipynb #80b3b15a
-VERDICTS = ("ok", "low", "flagged", "skipped")
+# worst last: a GPU that computes wrong results is the most serious finding there is
+VERDICTS = ("ok", "low", "skipped", "failed", "flagged", "wrong results")
 CHECK_COLUMNS = ("check", "measured", "unit", "expected", "source", "verdict", "note")
 
 # %% ../../nbs/measure/05a_health.ipynb #6b0ff818
@@ -82,6 +91,11 @@ KNOWN_GOOD = {
     ("H200", "bf16"): (656.0, 665.0,
                        "known-good: a healthy H200 sustained 656-665 TFLOP/s (66-67% of the 989.4 "
                        "datasheet) in this check at 3377798, 2026-11"),
+    ("H100 SXM", "bf16"): (656.0, 665.0,
+                           "known-good, derived from the H200's (not yet measured on an H100): the "
+                           "same GH100 die, 132 SMs, 1980 MHz boost and 700 W limit; a dense 8192² "
+                           "GEMM is bound by compute, so the H100's slower memory (3.35 against "
+                           "4.8 TB/s) does not enter"),
 }
 _MATMUL_WHY = ("generic band ≥50% of the datasheet peak (no known-good figure for this model): the "
                "peak assumes the "
@@ -472,6 +486,16 @@ def _gpu_rows(r:dict) -> list:
                                                                                "not measured")]
     return rows + judge_state(r.get("state") or {})
 
+# %% ../../nbs/measure/05a_health.ipynb #e6c1032b
+def _failed_rows(rows:list, failed:dict) -> list:
+    "Each started check that failed (`{check: why}`) as a `failed` line: in place of its skipped line, or added."
+    at = {r["check"]: i for i, r in enumerate(rows)}
+    for check, why in failed.items():
+        row = check_row(check, None, verdict="failed", note=f"failed: {why}")
+        if check in at: rows[at[check]] = row
+        else: rows.append(row)
+    return rows
+
 # %% ../../nbs/measure/05a_health.ipynb #5a7e72f7
 def judge(r:dict, # readings: `gather`'s output, or a replay of one
          ) -> pd.DataFrame:
@@ -487,7 +511,7 @@ def judge(r:dict, # readings: `gather`'s output, or a replay of one
     if r.get("disk"):
         rows.append(judge_disk(r["disk"]["gbs"], r.get("folder", "."), r.get("train"),
                                r["disk"]["how"]))
-    return pd.DataFrame(rows, columns=list(CHECK_COLUMNS))
+    return pd.DataFrame(_failed_rows(rows, r.get("failed") or {}), columns=list(CHECK_COLUMNS))
 
 # %% ../../nbs/measure/05a_health.ipynb #47ce58c2
 def skipped_line(table:pd.DataFrame) -> str|None:
@@ -498,11 +522,12 @@ def skipped_line(table:pd.DataFrame) -> str|None:
 # %% ../../nbs/measure/05a_health.ipynb #f09fee3d
 def verdict_line(table:pd.DataFrame, # `judge`'s table
                 ) -> str:
-    """The check in one line: `verdict: healthy`, `verdict: N flagged: …`, or `verdict: nothing to
+    """The check in one line: `verdict: healthy`, `verdict: N flagged: …` (and `wrong results`, `failed`), or `verdict: nothing to
     judge on this machine (…)`."""
     v = table["verdict"]
-    bad = table.loc[v.eq("flagged"), "check"].tolist()
-    if bad: return f"verdict: {len(bad)} flagged: {', '.join(bad)}"
+    bad = [(w, table.loc[v.eq(w), "check"].tolist()) for w in ("wrong results", "flagged", "failed")]
+    if any(c for _, c in bad):
+        return "verdict: " + "; ".join(f"{len(c)} {w}: {', '.join(c)}" for w, c in bad if c)
     # nothing was held against a figure
     if not (v.isin(["ok", "low"]) & table["expected"].notna()).any():
         why = dict.fromkeys(n.split(";")[0].strip()
@@ -540,6 +565,135 @@ def sources_text(table:pd.DataFrame) -> str:
     src = table.loc[table["source"].fillna("").ne(""), ["check", "source"]].drop_duplicates("source")
     return "\n".join(f"  {c}: {s}" for c, s in src.itertuples(index=False))
 
+# %% ../../nbs/measure/05a_health.ipynb #ad53296f
+GPU_COLUMNS = ("gpu_index", "gpu_uuid", "pci_bus_id")
+
+# %% ../../nbs/measure/05a_health.ipynb #40035392
+def _one_gpu_lines(g) -> pd.DataFrame:
+    "A GPU's own lines from its readings, or its one `failed` line when its process gave none."
+    if isinstance(g, dict) and "readings" in g: return judge(g["readings"]).assign(gpu_index=g["index"])
+    why = g.get("failed") if isinstance(g, dict) else str(g).removeprefix("failed: ")
+    return pd.DataFrame([check_row("GPU checks", None, verdict="failed", note=f"failed: {why}")]).assign(
+        gpu_index=g.get("index") if isinstance(g, dict) else None)
+
+# %% ../../nbs/measure/05a_health.ipynb #14ea7c85
+def judge_box(box:dict,  # `gpus` (each: `index`, `uuid`, `bus_id`, `readings`, `counters`, `digest`...), `ancestor`
+              collectives:pd.DataFrame|None=None, # `links.run_collectives`' lines over all the GPUs
+             ) -> pd.DataFrame:
+    "Every line of a box: each GPU's own, against its siblings, its NVLinks, its result, its counters; the links."
+    gpus = box["gpus"]
+    per = pd.concat([_one_gpu_lines(g) for g in gpus], ignore_index=True)
+    ok = [g for g in gpus if isinstance(g, dict) and "readings" in g]
+    extra = (sibling_outliers(per) + judge_nvlinks(dict(box, gpus=ok)) + judge_integrity([g for g in ok if "digest" in g])
+             + [judge_counters(g) for g in ok if "counters" in g])
+    extra += judge_collectives(collectives, dict(box, gpus=ok)) if collectives is not None else []
+    t = pd.concat([per, pd.DataFrame(extra)], ignore_index=True)
+    ids = {g["index"]: (g.get("uuid"), g.get("bus_id")) for g in ok}
+    t["gpu_uuid"] = t["gpu_index"].map(lambda i: ids.get(i, (None, None))[0])
+    t["pci_bus_id"] = t["gpu_index"].map(lambda i: ids.get(i, (None, None))[1])
+    return t.sort_values("gpu_index", kind="stable", na_position="last")[[*GPU_COLUMNS, *CHECK_COLUMNS]]
+
+# %% ../../nbs/measure/05a_health.ipynb #7dd460f0
+def box_verdict_line(table:pd.DataFrame, # `judge_box`'s lines
+                    ) -> str:
+    "The box in one line: each GPU with a line flagged, failed or wrong, by index and bus id, the worst first."
+    worst = {v: i for i, v in enumerate(reversed(VERDICTS))}
+    bad = table[table["verdict"].isin(["wrong results", "flagged", "failed"])]
+    if not len(bad): return verdict_line(table)
+    who = lambda i, b: f"GPU {int(i)} ({b})" if pd.notna(i) else "the box"
+    parts = []
+    for (i, b), g in bad.groupby(["gpu_index", "pci_bus_id"], dropna=False, sort=False):
+        g = g.sort_values("verdict", key=lambda s: s.map(worst))
+        parts.append((worst[g.verdict.iloc[0]], f"{who(i, b)} {g.verdict.iloc[0]}: {', '.join(g.check)}"))
+    n = bad["gpu_index"].dropna().nunique()
+    return (f"verdict: {n} of {table['gpu_index'].nunique()} GPUs flagged: "
+            + "; ".join(s for _, s in sorted(parts, key=lambda x: x[0])))
+
+# %% ../../nbs/measure/05a_health.ipynb #c24c2837
+CHECK_GROUPS = {  # a line's check (its start) -> its column in the matrix
+    "matmul": "matmul", "memory bandwidth": "memory", "PCIe link": "PCIe", "pinned copy": "copies",
+    "sustained": "sustained", "other processes": "state", "MIG": "state", "persistence": "state",
+    "power limit": "state", "ECC errors": "state", "driver": "state", "against its siblings": "siblings",
+    "NVLinks": "NVLinks", "same result": "result", "error counters": "counters", "GPU checks": "checks",
+    "CPU feeds": "pipeline", "disk read": "disk", "all-reduce": "collectives", "collectives": "collectives"}
+
+# %% ../../nbs/measure/05a_health.ipynb #e201df5d
+def check_matrix(table:pd.DataFrame, # check lines with `gpu_index` (`judge_box`, or stored ones)
+                ) -> pd.DataFrame:
+    "GPU × kind of check, each cell the worst verdict of its lines; box-wide lines in a row `box`."
+    col = lambda c: next((v for k, v in CHECK_GROUPS.items() if str(c).startswith(k)), "other")
+    rank = {v: i for i, v in enumerate(VERDICTS)}
+    t = table.assign(_col=table["check"].map(col), _rank=table["verdict"].map(rank),
+                     _row=[f"GPU {int(i)}" + (f" · {b}" if isinstance(b, str) else "") if pd.notna(i) else "box"
+                           for i, b in zip(table["gpu_index"], table.get("pci_bus_id", [None] * len(table)))])
+    worst = t.sort_values("_rank").groupby(["_row", "_col"], sort=False)["verdict"].last().unstack()
+    cols = [c for c in dict.fromkeys(CHECK_GROUPS.values()) if c in worst] + (["other"] if "other" in worst else [])
+    rows = sorted(worst.index, key=lambda r: (r == "box", int(r.split()[1]) if r != "box" else 0))
+    return worst.loc[rows, cols].fillna("").rename_axis(index=None, columns=None)
+
+# %% ../../nbs/measure/05a_health.ipynb #ee8b6f2b
+ACTIONS = {  # a flagged line's check (its start) -> what to do
+    "same result": "stop: this GPU computes wrong results (silent data corruption); do not train on it, "
+                   "ask the provider to replace it",
+    "NVLinks active": "links are down: every all-reduce runs at the pace of the fewest links; ask the "
+                      "provider to reset or service the board (`nvidia-smi nvlink -s` shows which)",
+    "against its siblings": "slower than its siblings: check it alone (`--device cuda:N`); if it stays "
+                            "slow, it holds back every step of a DDP run: ask for another GPU",
+    "error counters": "errors counted during the check: a rising PCIe replay count is a marginal slot or "
+                      "riser, rising ECC or an XID failing hardware; ask the provider",
+    "all-reduce busbw": "the collectives are slow for these links: check NCCL's settings (NCCL_P2P_DISABLE, "
+                        "NVLS), the topology above, and `nvidia-smi topo -m`",
+    "GPU checks": "this GPU's checks did not finish: run `ready-steady-go-check --device cuda:N` for the "
+                  "reason",
+}
+
+# %% ../../nbs/measure/05a_health.ipynb #0f40f245
+def what_to_do(table:pd.DataFrame, # check lines (`judge` or `judge_box`)
+              ) -> list:
+    "One line per kind of finding: who, and what to do (other flagged lines: their own `why`)."
+    bad = table[table["verdict"].isin(["wrong results", "flagged", "failed"])]
+    # the worst first
+    bad, out = bad.sort_values("verdict", kind="stable", key=lambda s: -s.map(VERDICTS.index)), {}
+    for _, r in bad.iterrows():
+        act = next((a for k, a in ACTIONS.items() if r["check"].startswith(k)), None)
+        key = act or f"{r['check']}: {r['note']}"
+        who = f"GPU {int(r['gpu_index'])}" if pd.notna(r.get("gpu_index")) else "the box"
+        out.setdefault(key, []).append(who)
+    return [f"{', '.join(dict.fromkeys(w))}: {a}" for a, w in out.items()]
+
+# %% ../../nbs/measure/05a_health.ipynb #80cb8f74
+def _ids(dev:torch.device) -> tuple:
+    "(NVML handle, UUID, PCI bus id) of a CUDA device."
+    h = nvml_handle(dev)
+    dec = lambda v: v.decode() if isinstance(v, bytes) else v
+    return h, dec(pynvml.nvmlDeviceGetUUID(h)), dec(pynvml.nvmlDeviceGetPciInfo(h).busId)
+
+# %% ../../nbs/measure/05a_health.ipynb #1684f70c
+def one_gpu(job:dict) -> dict:
+    "In a GPU's own process: its readings, its seeded matmul, its counters before and after, its ids."
+    dev = torch.device("cuda", job["index"]); torch.cuda.set_device(dev)
+    h, uid, bus = _ids(dev)
+    before, xids = read_counters(h), xid_watch([h])
+    r = gather(dev, job["folder"], job["seconds"], job["disk_bytes"], whole=job["index"] == 0)
+    probe = sdc_probe(dev)
+    after = dict(read_counters(h), xid=[x for _, x in xid_events(xids)])
+    return dict(index=job["index"], uuid=uid, bus_id=bus, name=r["device_name"], readings=r,
+                counters=dict(before=before, after=after), **probe)
+
+# %% ../../nbs/measure/05a_health.ipynb #cd910ba5
+def gather_box(indices:list,     # the GPUs, by CUDA index
+               folder="." ,      # the disk GPU 0 reads
+               seconds:float=30.0, disk_bytes:int=2**30, # sustained load, the disk check's file
+               one=one_gpu,      # `one(job) -> dict` in each GPU's process (injectable)
+               spawn:bool=True,  # spawned processes (CUDA cannot be forked)
+               timeout:float=900, # seconds for all of them
+              ) -> list:
+    "Each GPU's readings, all GPUs at once, one process each; a GPU that gave none: `failed: <why>`."
+    jobs = [dict(index=i, folder=str(folder), seconds=seconds, disk_bytes=disk_bytes) for i in indices]
+    out = in_processes(one, jobs, spawn=spawn, timeout=timeout)
+    return [o if isinstance(o, dict) else dict(index=i, failed=str(o).removeprefix("failed: "))
+            for i, o in zip(indices, out)]
+
 # %% ../../nbs/measure/05a_health.ipynb #a6c8a941
 def _supported(dev:torch.device) -> tuple:
     "The precisions `dev` runs natively (fp32 only on a CPU)."
@@ -554,6 +708,17 @@ def _measured_or_none(measure, model, dev, **kw):
     "`measure`'s result for one point, or None when it did not finish (out of memory, an error)."
     r = measure(model, device=dev, progress=False, **kw)
     return r if r.status == "ok" else None
+
+# %% ../../nbs/measure/05a_health.ipynb #6150c37b
+def _tried(r:dict, check:str, measure, model, dev, **kw):
+    "`measure`'s result for one point; None when it did not finish, the reason kept in `r['failed'][check]`."
+    try: m = measure(model, device=dev, progress=False, **kw)
+    except Exception as e: why = f"{type(e).__name__}: {first_line(e)}"
+    else:
+        if m.status == "ok": return m
+        why = f"{m.status}: {(str(getattr(m, 'error', None) or 'no reason given').splitlines() or [''])[0]}"
+    r.setdefault("failed", {})[check] = why
+    return None
 
 # %% ../../nbs/measure/05a_health.ipynb #a40258f9
 def train_rate(dev:torch.device, # the GPU
@@ -585,7 +750,7 @@ def _gpu_readings(r:dict, dev:torch.device, seconds:float, measure, say):
     "Copies, link, state, training rate and sustained load of a GPU, into `r`."
     say("pinned copies and the PCIe link")
     for d in ("h2d", "d2h"):
-        if m := _measured_or_none(measure, f"op:{d}", dev, bs=1, n_seconds=2, warmup=2):
+        if m := _tried(r, COPY_CHECKS[d], measure, f"op:{d}", dev, bs=1, n_seconds=2, warmup=2):
             r["copies"][d] = m.bandwidth_gbs; r["ci"][COPY_CHECKS[d]] = m.ci_rel
     r["link"], r["state"] = link_under_load(dev), read_state(dev)
     prec = "bf16" if "bf16" in r["matmul"] else "fp16"
@@ -597,7 +762,7 @@ def _gpu_readings(r:dict, dev:torch.device, seconds:float, measure, say):
 # %% ../../nbs/measure/05a_health.ipynb #23700501
 def _matmul_readings(r, dev, gpu, measure):
     for p in _supported(dev):
-        if m := _measured_or_none(measure, "op:matmul", dev, bs=1, size=8192 if gpu else 1024,
+        if m := _tried(r, f"matmul {p}", measure, "op:matmul", dev, bs=1, size=8192 if gpu else 1024,
                                   precision=p,
                     mode="infer",
                     n_seconds=2 if gpu else 1.5, warmup=2):
@@ -605,7 +770,7 @@ def _matmul_readings(r, dev, gpu, measure):
 
 # %% ../../nbs/measure/05a_health.ipynb #81045f98
 def _memory_reading(r, dev, gpu, measure):
-    if m := _measured_or_none(measure, "op:add", dev, bs=1, size=None if gpu else 2**24, n_seconds=2
+    if m := _tried(r, "memory bandwidth", measure, "op:add", dev, bs=1, size=None if gpu else 2**24, n_seconds=2
                               if gpu
                 else 1.5, warmup=2):
         r["memory_gbs"], r["ci"]["memory bandwidth"] = m.bandwidth_gbs, m.ci_rel
@@ -613,7 +778,7 @@ def _memory_reading(r, dev, gpu, measure):
 # %% ../../nbs/measure/05a_health.ipynb #59430e3d
 def _pipeline_reading(r, gpu, measure):
     wl = get_workload("data:imagenet")
-    if m := _measured_or_none(measure, wl, "cpu", bs=64 if gpu else 32, n_seconds=5 if gpu else 4,
+    if m := _tried(r, "CPU feeds the GPU", measure, wl, "cpu", bs=64 if gpu else 32, n_seconds=5 if gpu else 4,
                               warmup=2):
         r["pipeline"], r["workers"] = m.throughput, wl.workers
 
@@ -624,6 +789,7 @@ def gather(device:str|torch.device="auto", # the device to check
            disk_bytes:int=2**30,    # the disk check's file
            measure=benchmark,       # measures one point (`benchmark`; injectable)
            say=lambda msg: None,    # progress lines
+           whole:bool=True,         # the input pipeline and the disk too (once per machine, not per GPU)
           ) -> dict:
     """Every reading the check judges, measured on this machine (the GPU parts only where there is a
     CUDA GPU)."""
@@ -637,28 +803,36 @@ def gather(device:str|torch.device="auto", # the device to check
     say("memory bandwidth (op:add)")
     _memory_reading(r, dev, gpu, measure)
     if gpu: _gpu_readings(r, dev, seconds, measure, say)
+    if not whole: return r
     say("input pipeline with every worker")
     _pipeline_reading(r, gpu, measure)
     say(f"disk: sequential read of {disk_bytes / 2**30:g} GiB in {folder}")
-    r["disk"] = disk_read(folder, disk_bytes)
+    try: r["disk"] = disk_read(folder, disk_bytes)
+    except OSError as e: r.setdefault("failed", {})[f"disk read ({folder})"] = first_line(e)
     return r
 
 # %% ../../nbs/measure/05a_health.ipynb #3176004e
 CHECKS_TABLE = "checks"
 STAMP_COLUMNS = ("check_id", "timestamp", "host", "gpu_uuid", "device_name")
-_STORED = (*STAMP_COLUMNS, *CHECK_COLUMNS, "ci_rel")
+# a box's lines each keep their GPU's index and PCI bus id (its UUID is a stamp column)
+_STORED = (*STAMP_COLUMNS, "gpu_index", "pci_bus_id", *CHECK_COLUMNS, "ci_rel")
+LINKS_TABLE = "links"  # a box's link matrix: one row per ordered pair of GPUs
 
 # %% ../../nbs/measure/05a_health.ipynb #fc3177a0
 def stamped(table:pd.DataFrame, # `judge`'s table
             r:dict,             # the readings it judged
             host:str|None=None, # the machine's name (default: this one's)
            ) -> pd.DataFrame:
-    """The table with what tells this check apart in a fleet: one id, the time, host, GPU UUID and
-    device."""
-    uid = (r.get("state") or {}).get("gpu_uuid")
+    """The table with what tells this check apart in a fleet: one id, the time, host, GPU (UUID,
+    index, bus id) and device."""
+    ids = dict(gpu_uuid=(r.get("state") or {}).get("gpu_uuid"), gpu_index=r.get("gpu_index"),
+               pci_bus_id=r.get("pci_bus_id"))
     stamp = dict(check_id=uuid.uuid4().hex, timestamp=datetime.now(timezone.utc).isoformat(),
-                 host=host or platform.node(), gpu_uuid=uid, device_name=r.get("device_name"))
-    return table.assign(**stamp, ci_rel=table["check"].map(r.get("ci") or {}))[list(_STORED)]
+                 host=host or platform.node(), device_name=r.get("device_name"))
+    # a box's lines bring their own GPU's ids
+    t = table.assign(**stamp, **{k: v for k, v in ids.items() if k not in table},
+                     ci_rel=table["check"].map(r.get("ci") or {}))
+    return t[list(_STORED)]
 
 # %% ../../nbs/measure/05a_health.ipynb #16d7c8f7
 def write_checks(table:pd.DataFrame, # `stamped` check lines
@@ -717,6 +891,49 @@ def check_folder(folder, # the folder the user named
                                                  "a temporary file there")
     return p
 
+# %% ../../nbs/measure/05a_health.ipynb #55c06f88
+def _collectives(n:int, device:str, say, timeout:float=600) -> tuple:
+    "(`run_collectives`' lines or None, the lines of the check they give)."
+    say(f"collectives on {n} ranks ({'NCCL' if device == 'cuda' else 'gloo, a stand-in'})")
+    try: df = run_collectives(n, device, timeout=timeout)
+    except RuntimeError as e:
+        return None, [check_row(f"collectives ({n} ranks)", None, verdict="failed", note=f"failed: {first_line(e)}")]
+    return df, []
+
+# %% ../../nbs/measure/05a_health.ipynb #c544cfc5
+def _save_side(table:pd.DataFrame, coll, matrix, store) -> str|None:
+    "Keep the collectives and the link matrix beside the check's lines; the line saying why not."
+    stamp = table[["check_id", "timestamp", "host"]].iloc[0].to_dict()
+    try:
+        if coll is not None: write_collectives(coll.assign(**stamp), store)
+        if matrix is not None:
+            pairs = matrix.stack().rename("link").rename_axis(["gpu_a", "gpu_b"]).reset_index()
+            add_table_rows(pairs.assign(**stamp), LINKS_TABLE, store)
+    except (sqlite3.Error, OSError, BadInput) as e: return f"collectives and links not kept: {first_line(e)}"
+    return None
+
+# %% ../../nbs/measure/05a_health.ipynb #fc293b7c
+def _box_ids(topo:dict, gpus:list) -> list:
+    "Each GPU's readings joined with its NVML topology, matched by UUID (CUDA's order need not be NVML's)."
+    by = {t["uuid"]: t for t in topo["gpus"]}
+    return [dict(by.get(g.get("uuid"), {}), **g) if "readings" in g else g for g in gpus]
+
+# %% ../../nbs/measure/05a_health.ipynb #8c63d287
+def run_box(n:int,                 # GPUs, CUDA indices 0…n-1
+            folder:str|Path=".", seconds:float=30.0, disk_bytes:int=2**30, # as `run_check`
+            say=lambda msg: None,  # progress lines
+           ) -> tuple:
+    "Check every GPU of this box at once, their links and collectives: (lines, collectives, link matrix)."
+    with ExitStack() as held:  # every GPU's lock, for the whole check
+        for i in range(n): held.enter_context(DeviceSession(None, torch.device("cuda", i)))
+        say(f"{n} GPUs at once, one process each")
+        gpus = gather_box(list(range(n)), folder, seconds, disk_bytes)
+        topo = read_box()
+        coll, failed = _collectives(n, "cuda", say)
+    box = dict(topo, gpus=_box_ids(topo, gpus))
+    lines = pd.concat([judge_box(box, coll), pd.DataFrame(failed)], ignore_index=True)
+    return lines, coll, link_matrix(topo)
+
 # %% ../../nbs/measure/05a_health.ipynb #1066cfd5
 def run_check(device:str|torch.device="auto", # the device to check
               folder:str|Path=".",    # the folder whose disk is read
@@ -725,15 +942,30 @@ def run_check(device:str|torch.device="auto", # the device to check
               disk_bytes:int=2**30,   # the disk check's file
               measure=benchmark,      # measures one point (injectable)
               say=lambda msg: None,   # progress lines
+              nproc_per_node:int|None=None, # collectives on this many ranks (gloo on a CPU; NCCL on GPUs)
              ) -> tuple:
-    """Check this machine: (the stamped table, None or the line saying where it was kept when the
+    """Check this machine (every GPU at once on a box): (the stamped table, None or the line saying where it was kept when the
     store failed)."""
     folder = check_folder(folder)
     check_numbers(seconds=seconds)  # from 1 s to a day (`env.NUMBERS`)
     check_int(disk_bytes, "disk_bytes", min=_DIRECT_BLOCK)
     if store is not None: check_store(store)
+    if nproc_per_node is not None: check_int(nproc_per_node, "--nproc_per_node", min=2, max=1024)
     dev = pick_device(device)  # before any work
-    # one measurement per device
-    with DeviceSession(None, dev): r = gather(dev, folder, seconds, disk_bytes, measure, say)
-    table = stamped(judge(r), r)
-    return table, (save_checks(table, store) if store is not None else None)
+    coll, matrix = None, None
+    if str(device) in ("auto", "cuda") and dev.type == "cuda" and torch.cuda.device_count() > 1:
+        lines, coll, matrix = run_box(torch.cuda.device_count(), folder, seconds, disk_bytes, say)
+        r = dict(device_name=torch.cuda.get_device_name(dev))
+    else:
+        # one measurement per device
+        with DeviceSession(None, dev): r = gather(dev, folder, seconds, disk_bytes, measure, say)
+        r.update(gpu_index=dev.index if dev.type == "cuda" else None)
+        lines = judge(r)
+        if nproc_per_node:
+            coll, failed = _collectives(nproc_per_node, dev.type, say)
+            more = failed + (judge_collectives(coll) if coll is not None else [])
+            lines = pd.concat([lines, pd.DataFrame(more)], ignore_index=True)
+    table = stamped(lines, r)
+    if store is None: return table, None
+    kept = save_checks(table, store)
+    return table, kept or _save_side(table, coll, matrix, store)
