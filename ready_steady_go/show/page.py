@@ -36,7 +36,7 @@ _CSS = ("body{font-family:system-ui,-apple-system,'Segoe "
         "figure{margin:1em 0}\ntable{border-collapse:collapse;font-size:.85em;margin:.5em 0 1.5em}"
         "th,td{border:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}\n"
         "th{background:#f4f4f4}.n{text-align:right;white-space:nowrap}th.n{white-space:normal}td:first-child{white-space:nowrap}"
-        ".meta{color:#666}.scroll{overflow-x:auto}\n"
+        ".meta{color:#666}.scroll{overflow-x:auto}.wrap td{white-space:normal;overflow-wrap:anywhere}\n"
         ".note{background:#fff8e1;border-left:4px solid #f0b400;padding:.5em .8em}\n"
         "details summary{cursor:pointer;font-weight:600;margin:.5em "
         "0}code{background:#f4f4f4;padding:0 .2em}")
