@@ -136,7 +136,7 @@ def _family_sections(pg:PageData) -> list[str]:
 
 # %% ../../nbs/show/08e_details.ipynb #bc0f6324
 def _serving_title(pg:PageData, devs:list) -> str:
-    "The serving section's heading: the devices it shows; This machine's, by its name, where it is that one."
+    "The serving section's heading: its devices; This machine's by name, where it is that one."
     m, names = pg.res.get("machine"), html.escape(", ".join(map(str, devs)))
     if m is not None and len(m) and list(devs) == [m["device"].iloc[0]]:
         return f"This machine: {names}, serving"
@@ -260,11 +260,12 @@ def _environments(envs:pd.DataFrame) -> pd.DataFrame:
 # %% ../../nbs/show/08e_details.ipynb #137252b5
 def _across(e:pd.DataFrame) -> pd.DataFrame:
     """The environments shown as the page can hold them: a row per fact, a column per environment
-    (named by its device, and its id where a device has several), so 18 facts never outrun 1400 px."""
+    (named by its device, and its id where a device has several): 18 facts never outrun 1400 px."""
     if "device" not in e or e.empty: return e
     name = e["device"].astype(str)
     for more in (e.get("environment"), e.groupby("device").cumcount() + 1):
-        if more is not None: name = name.where(~name.duplicated(keep=False), name + " · " + more.astype(str))
+        if more is None: continue
+        name = name.where(~name.duplicated(keep=False), name + " · " + more.astype(str))
     return e.drop(columns="device").set_axis(name).T.rename_axis("").reset_index()
 
 # %% ../../nbs/show/08e_details.ipynb #69b40632
@@ -434,7 +435,7 @@ def _sanity_section(pg:PageData) -> list[str]:
     return [f'<p class="note"><b>Check</b>: {html.escape(capitalised(l))}.</p>' for l in lines]
 
 # %% ../../nbs/show/08e_details.ipynb #5ad24a6f
-# several devices: side by side first; serving after the rankings, so it never opens a page of several
+# several devices: side by side first; serving after the rankings, never opening such a page
 _SECTIONS = (intro_section, _sanity_section, machine_section, devices_section, ranking_section,
              cost_section, _team_section, _serving_section, efficiency_section, energy_section,
              scaling_section, _family_sections,

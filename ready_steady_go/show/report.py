@@ -120,7 +120,7 @@ def _ignored(res:dict, prices:dict, work:dict):
 def _this_machine(res:dict, runs:pd.DataFrame, device:str|None, prices:dict,
                   work:dict, include:bool=False) -> pd.DataFrame|None:
     """The absolute numbers of the device the report opens with (`pick_device`),
-    or None for several and none asked; its best points as the rankings' (`include`: unconverged too)."""
+    or None for several and none asked; its best points as the rankings' (`include`: all)."""
     _ignored(res, prices, work)
     dev = pick_device(res["tidy"], device)
     return None if dev is None else machine_table(res["tidy"], runs, dev, prices, **work,

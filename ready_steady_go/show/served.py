@@ -134,7 +134,8 @@ def latency_table(runs:pd.DataFrame, # the runs table
 
 # %% ../../nbs/show/07a_served.ipynb #4782a03e
 def _bound_in_view(ax, xs, bound:float):
-    "The x axis fitted to the points `xs`; the TPOT `bound` a line where it falls in view, else named at that edge."
+    """The x axis fitted to the points `xs`; the TPOT `bound` a line where it falls in view,
+    else named at that edge."""
     lo, hi = float(np.nanmin(xs)), float(np.nanmax(xs))
     pad = 0.1 * max(hi - lo, 0.2 * hi, 1e-6)
     ax.set_xlim(max(0.0, lo - pad), hi + pad)
