@@ -149,7 +149,7 @@ class SweepOptions:
     force:bool=False
     # go ahead with a CPU sweep whose measuring could take over 10 minutes
     yes:bool=False
-    # if another sweep is measuring on this device into this store, wait for it (else exit at once)
+    # if another run holds this device (the lock is per device, across stores), wait (else exit)
     wait:bool=False
     store:str|Path=DEFAULT_STORE  # the SQLite results file
     wnb:str="disabled"            # W&B: disabled, offline or online

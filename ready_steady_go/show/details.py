@@ -26,7 +26,8 @@ from ready_steady_go.show.page import (
     PageData, capitalised, per_family, per_mode, html_table, health_section, history_section,
     html_document)
 from .sections import (
-    ci_text, cost_section, efficiency_section, energy_section, env_peaks, intro_section,
+    ci_text, cost_section, devices_section, efficiency_section, energy_section, env_peaks,
+    intro_section,
     largest_note, machine_section, marked_throughputs, points_table, ranking_section,
     scaling_section, texts_or_none)
 
@@ -133,14 +134,22 @@ def _family_sections(pg:PageData) -> list[str]:
                     op=lambda: _op_section(of("op"), runs), data=lambda: _data_section(runs))
     return [p for f, make in sections.items() if t["workload"].eq(f).any() for p in make()]
 
+# %% ../../nbs/show/08e_details.ipynb #bc0f6324
+def _serving_title(pg:PageData, devs:list) -> str:
+    "The serving section's heading: its devices; This machine's by name, where it is that one."
+    m, names = pg.res.get("machine"), html.escape(", ".join(map(str, devs)))
+    if m is not None and len(m) and list(devs) == [m["device"].iloc[0]]:
+        return f"This machine: {names}, serving"
+    return f"Serving: {names}"
+
 # %% ../../nbs/show/08e_details.ipynb #aba4e5bb
 def _serving_section(pg:PageData) -> list[str]:
     """Serving: the throughput–latency curve, pp and tg at one sequence,
     the capacity at a TPOT bound, latency percentiles."""
     gen, lat = generation_table(pg.runs), latency_table(pg.runs)
     if not len(gen) and not len(lat): return []
-    one = pd.concat([gen.get("device", pd.Series(dtype=str)), lat.get("device", pd.Series(dtype=str))]).nunique() == 1
-    out = [f"<h2>{'This machine: serving' if one else 'Serving'}</h2><p>Requests timed one by one, "
+    devs = sorted({*gen.get("device", ()), *lat.get("device", ())})
+    out = [f"<h2>{_serving_title(pg, devs)}</h2><p>Requests timed one by one, "
            "each waited for as "
            "a client waits; never ranked with the throughput of <code>infer</code>.</p>"]
     if len(gen):
@@ -248,6 +257,17 @@ def _environments(envs:pd.DataFrame) -> pd.DataFrame:
     e = e[[c for c in e if not e[c].astype(str).isin(["", "nan", "None"]).all()]]
     return e.rename(columns=_ENV_HEADERS)
 
+# %% ../../nbs/show/08e_details.ipynb #137252b5
+def _across(e:pd.DataFrame) -> pd.DataFrame:
+    """The environments shown as the page can hold them: a row per fact, a column per environment
+    (named by its device, and its id where a device has several): 18 facts never outrun 1400 px."""
+    if "device" not in e or e.empty: return e
+    name = e["device"].astype(str)
+    for more in (e.get("environment"), e.groupby("device").cumcount() + 1):
+        if more is None: continue
+        name = name.where(~name.duplicated(keep=False), name + " · " + more.astype(str))
+    return e.drop(columns="device").set_axis(name).T.rename_axis("").reset_index()
+
 # %% ../../nbs/show/08e_details.ipynb #69b40632
 def model_index(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
                 models:list|None=None, # the models with figures on the page; None: every one
@@ -306,7 +326,9 @@ def _points_section(pg:PageData) -> list[str]:
                   "matmul peak it reached "
                   "(the reference of <code>mfu_measured</code>; kept in the store's own table, "
                   "never as a run).</p>",
-                  html_table(_environments(env_peaks(pg.res["environments"], pg.runs)))]
+                  # long cells (CPU, platform) wrap: the table fits the page
+                  '<div class="wrap">' + html_table(_across(_environments(
+                      env_peaks(pg.res["environments"], pg.runs)))) + "</div>"]
 
 # %% ../../nbs/show/08e_details.ipynb #a147c920
 _FACTOR_HEADERS = {"precision": "best: precision", "bs": "micro-batch", "n_runs": "runs",
@@ -413,8 +435,9 @@ def _sanity_section(pg:PageData) -> list[str]:
     return [f'<p class="note"><b>Check</b>: {html.escape(capitalised(l))}.</p>' for l in lines]
 
 # %% ../../nbs/show/08e_details.ipynb #5ad24a6f
-_SECTIONS = (intro_section, _sanity_section, machine_section, _serving_section, ranking_section,
-             cost_section, _team_section, efficiency_section, energy_section,
+# several devices: side by side first; serving after the rankings, never opening such a page
+_SECTIONS = (intro_section, _sanity_section, machine_section, devices_section, ranking_section,
+             cost_section, _team_section, _serving_section, efficiency_section, energy_section,
              scaling_section, _family_sections,
              _time_section, _per_model_section, _points_section,
              # in page order: Health after the environments, then Steps

@@ -117,12 +117,13 @@ def _ignored(res:dict, prices:dict, work:dict):
 
 # %% ../../nbs/show/08_report.ipynb #163e3b7d
 def _this_machine(res:dict, runs:pd.DataFrame, device:str|None, prices:dict,
-                  work:dict) -> pd.DataFrame|None:
+                  work:dict, include:bool=False) -> pd.DataFrame|None:
     """The absolute numbers of the device the report opens with (`pick_device`),
-    or None for several and none asked."""
+    or None for several and none asked; its best points as the rankings' (`include`: all)."""
     _ignored(res, prices, work)
     dev = pick_device(res["tidy"], device)
-    return None if dev is None else machine_table(res["tidy"], runs, dev, prices, **work)
+    return None if dev is None else machine_table(res["tidy"], runs, dev, prices, **work,
+                                                  include_unconverged=include)
 
 # %% ../../nbs/show/08_report.ipynb #d0720684
 def _csv_files(res:dict) -> dict[str, str]:
@@ -170,7 +171,8 @@ def report_of(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysi
         res = analyse(runs, prices, include_unconverged=o.include_unconverged,
                       only_valid=o.only_valid)
         res["time_to_train"] = time_to_train_table(res["best"], **work, prices=prices)
-        res["machine"] = _this_machine(res, runs, o.device, prices, work)
+        res["machine"] = _this_machine(res, runs, o.device, prices, work,
+                                       o.include_unconverged)
         t1 = time.perf_counter()
         say(f"analysis of {len(runs):,} runs: {t1 - t0:.1f} s")
         models, stats = most_measured(res["tidy"], o.max_models), {}

@@ -24,8 +24,8 @@ from .page import PageData, per_family, per_mode, html_table
 
 # %% auto #0
 __all__ = ['PEAK_HEADER', 'intro_section', 'ci_text', 'points_table', 'texts_or_none', 'marked_throughputs', 'largest_note',
-           'machine_section', 'ranking_section', 'cost_section', 'env_peaks', 'energy_headers', 'efficiency_section',
-           'energy_section', 'scaling_section']
+           'machine_section', 'devices_section', 'ranking_section', 'cost_section', 'env_peaks', 'energy_headers',
+           'efficiency_section', 'energy_section', 'scaling_section']
 
 # %% ../../nbs/show/08d_sections.ipynb #ec9beae4
 _HOW_TO_READ = ("<p>Throughput is each family's own unit per second (images/s for image models and "
@@ -342,6 +342,30 @@ def _work_cost(m:pd.DataFrame) -> list[str]:
             f"{html.escape(str(r['label']))} ({r['precision']}, {r['duration']} on 1 GPU) costs "
             f"${num_text(r['work_usd'])}; the <i>cost of that work</i> column gives it for every "
             "model.</p>"]
+
+# %% ../../nbs/show/08d_sections.ipynb #0dd1891a
+def _side_by_side(d:pd.DataFrame, unit:str) -> pd.DataFrame:
+    "One family's best per model and mode, a column per device: throughput (precision, batch size)."
+    d = d.loc[d.groupby(["device", "label", "mode"])["throughput"].idxmax()]
+    cell = [f"{num_text(x)}{' ' + MISSED_MARK if u else ''} ({p}, bs {b})"
+            for x, u, p, b in zip(d["throughput"], d["unconverged"], d["precision"], d["bs"])]
+    t = d.assign(cell=cell, mode=d["mode"].map(mode_name)).pivot_table(
+        index=["label", "mode"], columns="device", values="cell", aggfunc="first")
+    t = t.fillna("—").reset_index().rename(columns={"label": "model"})
+    return t.rename_axis(columns=None)
+
+# %% ../../nbs/show/08d_sections.ipynb #4540a37b
+def devices_section(pg:PageData) -> list[str]:
+    "Devices side by side, where there are several: each family's models at their best on each."
+    t = pg.res["tidy"]
+    if t["device"].nunique() < 2: return []
+    b = best_point(t, pg.include)
+    return ["<h2>Devices side by side</h2><p>Each model and mode at its fastest precision and "
+            f"batch size on each device, in its family's unit ({MISSED_MARK}: that point missed its CI "
+            "target); — where a device did not measure it. The rankings below compare devices over "
+            "the models they share.</p>",
+            *per_family(b, lambda d, u: html_table(_side_by_side(d, u),
+                                                   right=list(d["device"].unique())), level=3)]
 
 # %% ../../nbs/show/08d_sections.ipynb #10a34a29
 def _left_out(sh:pd.DataFrame, mode:str, fam:str) -> list[str]:

@@ -132,6 +132,18 @@ def latency_table(runs:pd.DataFrame, # the runs table
                          "requests": d["lat_n"].astype(int),
                          "throughput (/s)": d["throughput"]})
 
+# %% ../../nbs/show/07a_served.ipynb #4782a03e
+def _bound_in_view(ax, xs, bound:float):
+    """The x axis fitted to the points `xs`; the TPOT `bound` a line where it falls in view,
+    else named at that edge."""
+    lo, hi = float(np.nanmin(xs)), float(np.nanmax(xs))
+    pad = 0.1 * max(hi - lo, 0.2 * hi, 1e-6)
+    ax.set_xlim(max(0.0, lo - pad), hi + pad)
+    if lo - pad <= bound <= hi + pad: return ax.axvline(bound, ls=":", c="grey")
+    right = bound > hi
+    ax.annotate(f"TPOT bound {bound:g} ms {'→' if right else '←'}", xy=(right, 0.02),
+                xycoords="axes fraction", ha="right" if right else "left", fontsize=7, color="grey")
+
 # %% ../../nbs/show/07a_served.ipynb #79a9b647
 def serving_curve(runs:pd.DataFrame, # the runs table
                   tpot_ms:float=TPOT_MS, # the TPOT bound, drawn as a line
@@ -147,7 +159,7 @@ def serving_curve(runs:pd.DataFrame, # the runs table
                 label=f"{k[0]} · {k[1]} {k[2]} ({int(k[3])}+{int(k[4])})")
         for x, y, b in zip(d["tpot_p50_ms"], d["decode_tps"], d["bs"]):
             ax.annotate(str(int(b)), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
-    ax.axvline(tpot_ms, ls=":", c="grey"); ax.set_yscale("log")
+    _bound_in_view(ax, g["tpot_p50_ms"], tpot_ms); ax.set_yscale("log")
     ax.set_xlabel("time per output token, p50 (ms)")
     ax.set_ylabel("output tokens/s, all sequences")
     ax.set_title("Generation: throughput against latency, a point per concurrency")

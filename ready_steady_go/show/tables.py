@@ -21,7 +21,7 @@ from .plots import plot_relative
 # %% auto #0
 __all__ = ['SUMMARY_COLS', 'AVERAGE_COLS', 'NO_TIME', 'FEED_COLS', 'summary_table', 'average_table', 'is_test_model',
            'worth_timing', 'time_to_train_table', 'duration_table', 'cost_table', 'feed_table', 'pick_device',
-           'machine_table']
+           'best_point', 'machine_table']
 
 # %% ../../nbs/show/08a_tables.ipynb #37ce9eb4
 SUMMARY_COLS = ("device", "workload", "model", "precision", "mode", "bs", "unit", "throughput",
@@ -196,6 +196,16 @@ def _absolute(b:pd.DataFrame, runs:pd.DataFrame) -> pd.DataFrame:
     if more: b = b.merge(per_config(runs, more), on=list(POINT_KEYS), how="left")
     return b.assign(**{c: np.nan for c in EFFICIENCY_COLS if c not in b})
 
+# %% ../../nbs/show/08a_tables.ipynb #48adfc0d
+def best_point(t:pd.DataFrame, # tidy runs
+               include_unconverged:bool=False, # among every point, as the rankings with this flag
+              ) -> pd.DataFrame:
+    """Each configuration's best point as the rankings pick it: the fastest that met its CI target,
+    or the fastest of all where none did, so that no configuration is left out."""
+    if include_unconverged or "unconverged" not in t: return best_batch(t)
+    ok, k = ~t["unconverged"].astype(bool), [c for c in POINT_KEYS if c not in ("setup", "bs")]
+    return best_batch(t[ok | ~ok.groupby([t[c] for c in k], dropna=False).transform("any")])
+
 # %% ../../nbs/show/08a_tables.ipynb #00945e10
 def machine_table(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
                   runs:pd.DataFrame, # the runs table, for FLOP/s and conditions
@@ -203,11 +213,12 @@ def machine_table(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
                   prices=None, # $ per GPU-hour per device (see `parse_prices`)
                   train_for=None, # training work per family (see `time_to_train`)
                   infer_for=None, # inference work per family
+                  include_unconverged:bool=False, # pick best points as a report with this flag does
                  ) -> pd.DataFrame:
-    """One device's best point per model, precision and mode, converged or not:
+    """One device's best point per model, precision and mode, converged or not (`best_point`):
     its absolute numbers, time and cost."""
     mine = t[t["device"] == device]
-    b = _absolute(best_batch(mine), runs)
+    b = _absolute(best_point(mine, include_unconverged), runs)
     b["at_largest"] = at_largest(b, mine, oom_batch(runs)).to_numpy()
     b = b.assign(_f=b["workload"].map({f: i for i, f in enumerate(FAMILY_ORDER)}).fillna(9),
                  _m=b["mode"].map({"train": 0, "infer": 1}).fillna(2))
