@@ -167,6 +167,9 @@ class Result:
     # FLOP/s above the measured peak from fast convolution algorithms (Winograd, FFT): counted, not done
     flops_effective:bool|None=None
     conditions:str|None=None       # `ok`, or what was wrong while timed (`; `-joined)
+    # under torchrun: the clock (`sm_clock_mhz`, its maximum and ratio) is the slowest rank's
+    # (`clock_rank`), `temp_max_c` the hottest rank's (`temp_rank`), `throttle` every rank's,
+    # `energy_j` all ranks' summed; the samples, start and end readings and power are rank 0's
     telemetry_samples:int|None=None  # readings taken in the timed window
     sm_clock_mhz:float|None=None; max_sm_clock_mhz:float|None=None; sm_clock_ratio:float|None=None
     sm_clock_start_mhz:float|None=None; sm_clock_end_mhz:float|None=None
