@@ -19,13 +19,25 @@ __all__ = ['served_runs', 'generation_table', 'pp_tg_table', 'capacity_table', '
 # %% ../../nbs/show/07a_served.ipynb #021ad717
 _GEN = ("device", "model", "precision", "prompt_len", "gen_len")
 
+# %% ../../nbs/show/07a_served.ipynb #8d1e4b27
+# the columns' names before vLLM's, and theirs where the meaning is the same
+_OLD_NAMES = dict(ttft_ms="median_ttft_ms", tpot_n="itl_n", tpot_p50_ms="median_itl_ms",
+                  tpot_p99_ms="p99_itl_ms")
+
+# %% ../../nbs/show/07a_served.ipynb #5b9c0e13
+def _renamed(d:pd.DataFrame) -> pd.DataFrame:
+    "`d` with old rows' serving columns read under vLLM's names (`_OLD_NAMES`), the old ones dropped."
+    for old, new in _OLD_NAMES.items():
+        if old in d: d = d.assign(**{new: d[new].fillna(d[old]) if new in d else d[old]})
+    return d.drop(columns=[c for c in _OLD_NAMES if c in d])
+
 # %% ../../nbs/show/07a_served.ipynb #97cff61e
 def served_runs(runs:pd.DataFrame, # the runs table
                 mode:str, # latency or generate
                ) -> pd.DataFrame:
     "The finished runs of a serving `mode`, short device names, repeats combined by their median."
     if "mode" not in runs or not runs["mode"].eq(mode).any(): return pd.DataFrame()
-    d = usable(runs[runs["mode"].eq(mode)])
+    d = _renamed(usable(runs[runs["mode"].eq(mode)]))
     d = d.assign(device=clean_device_names(d["device"].astype(str)),
                  bs=pd.to_numeric(d["bs"]).astype(int))
     keys = [*(_GEN if mode == "generate" else _GEN[:3]), "bs"]
