@@ -93,8 +93,9 @@ PRESETS = dict(
              modes=["train"], batch_sizes=_MICRO, family_bs=dict(lm=_MICRO), size=None, repeats=1),
     # inference as it is served: request latency of image models and the 3D U-Net, generation of LMs
     # over concurrency
+    # weights in bf16, as servers keep them: fp32 weights under autocast are cast again each step
     serve=dict(models=["gpt2", "llama-1b", "resnet50", "unet3d"], precisions=["bf16"],
-               modes=["latency", "generate"],
+               weights=["bf16"], modes=["latency", "generate"],
                batch_sizes=[1, 8, 32], family_bs=dict(unet3d=[1]), size=None, repeats=1,
                serving=dict(latency=["resnet50", "unet3d"], generate=["gpt2", "llama-1b"])),
 )

@@ -167,6 +167,9 @@ class Result:
     # FLOP/s above the measured peak from fast convolution algorithms (Winograd, FFT): counted, not done
     flops_effective:bool|None=None
     conditions:str|None=None       # `ok`, or what was wrong while timed (`; `-joined)
+    # under torchrun: the clock (`sm_clock_mhz`, its maximum and ratio) is the slowest rank's
+    # (`clock_rank`), `temp_max_c` the hottest rank's (`temp_rank`), `throttle` every rank's,
+    # `energy_j` all ranks' summed; the samples, start and end readings and power are rank 0's
     telemetry_samples:int|None=None  # readings taken in the timed window
     sm_clock_mhz:float|None=None; max_sm_clock_mhz:float|None=None; sm_clock_ratio:float|None=None
     sm_clock_start_mhz:float|None=None; sm_clock_end_mhz:float|None=None
@@ -191,21 +194,27 @@ class Result:
     lat_p50_lo_ms:float|None=None; lat_p50_hi_ms:float|None=None
     # generate: the KV cache, dynamic or static (transformers' cache classes)
     kv_cache:str|None=None
-    # generate: time to first token (the prefill), median over requests
-    ttft_ms:float|None=None
-    tpot_n:int|None=None           # generate: decode steps timed (the TPOT percentiles' count)
-    # time per output token: decode step percentiles
-    tpot_p50_ms:float|None=None; tpot_p99_ms:float|None=None
+    # generate, named as vLLM's serving benchmark names them (p99s from 1,000 values, else None):
+    # time to first token (the prefill), over requests
+    mean_ttft_ms:float|None=None; median_ttft_ms:float|None=None; p99_ttft_ms:float|None=None
+    # time per output token, one per request: (end-to-end - TTFT) / (output tokens - 1)
+    mean_tpot_ms:float|None=None; median_tpot_ms:float|None=None; p99_tpot_ms:float|None=None
+    # inter-token latency, one per decode step: each token's wait after the one before
+    mean_itl_ms:float|None=None; median_itl_ms:float|None=None; p99_itl_ms:float|None=None
+    itl_n:int|None=None            # generate: decode steps timed (the ITL statistics' count)
     # generate: prompt tokens/s of the prefill, all sequences (llama-bench's `pp`)
     prefill_tps:float|None=None
     # generate: output tokens/s of the decode, all sequences (`tg` at bs 1)
     decode_tps:float|None=None
-    # generate: output tokens/s one sequence sees (1 / mean TPOT)
+    # generate: output tokens/s one sequence sees (1 / mean ITL)
     decode_tps_per_seq:float|None=None
-    kv_cache_bytes:int|None=None   # generate: the KV cache's bytes at the end of a request
-    # generate: bytes one decode step must read: weights + the mean KV cache
+    # generate: the KV cache's bytes at the end of a request: static, all it allocated; dynamic,
+    # what it holds
+    kv_cache_bytes:int|None=None
+    # generate: bytes a decode step moves: weights, and the KV cache as its class moves it (dynamic:
+    # cat reads and rewrites it, attention reads it; static: attention reads its whole length)
     decode_bytes_per_step:float|None=None
-    # generate: those bytes / the mean TPOT: the memory bandwidth achieved
+    # generate: those bytes / the mean ITL: the memory bandwidth achieved
     decode_bandwidth_gbs:float|None=None
     # the device's datasheet memory bandwidth (None: unknown)
     datasheet_bandwidth_gbs:float|None=None
@@ -402,17 +411,19 @@ def _served(r:Result) -> list[str]:
     out = [f"  latency      p50 {_ms(r.lat_p50_ms)} (95% CI {_ms(r.lat_p50_lo_ms)} to "
            f"{_ms(r.lat_p50_hi_ms)}), "
            f"p90 {_ms(r.lat_p90_ms)}, p99 {p99}, max {_ms(r.lat_max_ms)}; {r.lat_n} requests"]
-    if r.ttft_ms is None: return out
-    tp99 = _ms(r.tpot_p99_ms) if r.tpot_p99_ms is not None else "n/a (under 1,000 steps)"
-    out += [f"  prefill      TTFT {_ms(r.ttft_ms)}: {num_text(r.prefill_tps)} prompt tokens/s "
-            f"(pp{r.prompt_len})",
-            f"  decode       TPOT p50 {_ms(r.tpot_p50_ms)}, p99 {tp99} over {r.tpot_n} steps: "
+    if r.median_ttft_ms is None: return out
+    p99 = lambda v, of: _ms(v) if v is not None else f"n/a (under 1,000 {of})"
+    out += [f"  prefill      TTFT median {_ms(r.median_ttft_ms)}: {num_text(r.prefill_tps)} prompt "
+            f"tokens/s (pp{r.prompt_len})",
+            f"  decode       TPOT median {_ms(r.median_tpot_ms)}, p99 "
+            f"{p99(r.p99_tpot_ms, 'requests')}; ITL median {_ms(r.median_itl_ms)}, p99 "
+            f"{p99(r.p99_itl_ms, 'steps')} over {r.itl_n} steps: "
             f"{num_text(r.decode_tps)} tokens/s in all, {num_text(r.decode_tps_per_seq)} per "
             f"sequence (tg{r.gen_len})"]
     bw = (f" of {num_text(r.datasheet_bandwidth_gbs * 1e9, 'B/s')} datasheet"
           if r.datasheet_bandwidth_gbs else "")
     out.append(f"  memory       {r.kv_cache} KV cache {num_text(r.kv_cache_bytes, 'B')}; a decode "
-               "step reads "
+               "step moves "
                f"{num_text(r.decode_bytes_per_step, 'B')}: "
                f"{num_text((r.decode_bandwidth_gbs or 0) * 1e9, 'B/s')}{bw}")
     return out
@@ -472,7 +483,9 @@ _EXAMPLE = dict(
     lat_p50_ms=None,
     lat_p90_ms=None, lat_p99_ms=None, lat_max_ms=None, lat_p50_lo_ms=None, lat_p50_hi_ms=None,
     kv_cache=None,
-    ttft_ms=None, tpot_n=None, tpot_p50_ms=None, tpot_p99_ms=None, prefill_tps=None,
+    mean_ttft_ms=None, median_ttft_ms=None, p99_ttft_ms=None, mean_tpot_ms=None,
+    median_tpot_ms=None, p99_tpot_ms=None, mean_itl_ms=None, median_itl_ms=None, p99_itl_ms=None,
+    itl_n=None, prefill_tps=None,
     decode_tps=None,
     decode_tps_per_seq=None, kv_cache_bytes=None, decode_bytes_per_step=None,
     decode_bandwidth_gbs=None,

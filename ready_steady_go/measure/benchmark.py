@@ -463,11 +463,20 @@ def _bar(p:CheckedPoint) -> tqdm:
 REQUESTS = 100  # served requests timed at least, unless the automatic rule's time cap comes first
 
 # %% ../../nbs/measure/02_benchmark.ipynb #d3de7e15
-def _enough(p:CheckedPoint, done):
-    "`done`; for served requests under the automatic rule also `REQUESTS` of them, or the cap."
-    if p.mode not in SERVING_MODES or p.rule.kind != "auto": return done
-    return lambda n, stats, elapsed, per: done(n, stats, elapsed, per) and (stats.n >= REQUESTS
-                                                                            or elapsed >= p.rule.max_seconds)
+@dataclass(frozen=True)
+class _Served:
+    "A served point's stop rule: its own, and `REQUESTS` requests or the cap, as one decision."
+    rule:StopRule
+    @property
+    def n_batches(self): return self.rule.n_batches
+    def done(self, n, stats, elapsed, per) -> bool:
+        return self.rule.done(n, stats, elapsed, per) and (stats.n >= REQUESTS
+                                                           or elapsed >= self.rule.max_seconds)
+
+# %% ../../nbs/measure/02_benchmark.ipynb #7c41e2a0
+def _stop_rule(p:CheckedPoint):
+    "What decides `p`'s stop, whole, so that under torchrun rank 0 decides it for every rank."
+    return _Served(p.rule) if p.mode in SERVING_MODES and p.rule.kind == "auto" else p.rule
 
 # %% ../../nbs/measure/02_benchmark.ipynb #f228c0e2
 def _time(p:CheckedPoint, step, timer, base:dict, world:World) -> dict:
@@ -483,7 +492,7 @@ def _time(p:CheckedPoint, step, timer, base:dict, world:World) -> dict:
                           sync=lambda: synchronize(dev), on_warm=on_warm, bar=None if bar.disable
                          else bar,
                           sampler=make_sampler(dev), probe=lambda: read_now(dev),
-                         done=_enough(p, world.done(p.rule)),
+                         done=world.done(_stop_rule(p)),
                           meet=world.meet, more=world.warming(p.warmup, p.warmup_seconds),
                           say=_teller(p))
 
@@ -566,6 +575,16 @@ def _datasheet_bandwidth(dev:torch.device) -> float|None:
     "The datasheet memory bandwidth of `dev` in GB/s; None on a CPU or where unknown."
     return memory_bandwidth(torch.cuda.get_device_name(dev)) if dev.type == "cuda" else None
 
+# %% ../../nbs/measure/02_benchmark.ipynb #6b2f9d41
+def _weight_traffic(wl:Workload, # the language model
+                    lm, # its module, as it serves
+                    precision:str, # the autocast
+                   ) -> int:
+    "Bytes of weights a decode step moves: read once; under autocast to another dtype, cast again."
+    w, amp = next(lm.parameters()).dtype, AMP_DTYPES.get(precision)
+    # autocast reads each weight, writes its cast copy and the matmul reads that
+    return wl.weight_bytes(w) + (2 * wl.weight_bytes(amp) if amp not in (None, w) else 0)
+
 # %% ../../nbs/measure/02_benchmark.ipynb #27c00063
 def _fill_serving(res:Result, out:dict, p:CheckedPoint, step):
     "Latency percentiles of the timed requests; a generation's prefill, decode, KV cache, traffic."
@@ -577,10 +596,10 @@ def _fill_serving(res:Result, out:dict, p:CheckedPoint, step):
     res.__dict__.update(generation_fields(timed, p.bs, wl.seq_len), prompt_len=wl.seq_len,
                         gen_len=wl.gen_len,
                         kv_cache=step.kv_cache, kv_cache_bytes=kv_cache_bytes(cache))
-    weights = wl.weight_bytes(next(step.lm.parameters()).dtype)
     kv = wl.kv_bytes_per_token(cache.layers[0].keys.dtype)
-    res.__dict__.update(decode_traffic(weights, kv, p.bs, wl.seq_len, wl.gen_len,
-                                       1 / res.decode_tps_per_seq))
+    res.__dict__.update(decode_traffic(_weight_traffic(wl, step.lm, p.precision), kv, p.bs,
+                                       wl.seq_len, wl.gen_len, res.mean_itl_ms / 1e3,
+                                       step.kv_cache))
     res.datasheet_bandwidth_gbs = _datasheet_bandwidth(p.dev)
 
 # %% ../../nbs/measure/02_benchmark.ipynb #cf657c99

@@ -221,7 +221,7 @@ LanguageModel.flops_per_sample = _lm_flops
 
 # %% ../../nbs/measure/01e_families.ipynb #571e3c81
 def kv_cache_bytes(cache) -> int:
-    "Bytes a `transformers` cache holds: keys and values of every layer."
+    "Bytes a `transformers` cache holds: a `StaticCache` its whole length, a `DynamicCache` what it used."
     return sum(t.numel() * t.element_size() for l in cache.layers for t in (l.keys, l.values)
                if t is not None and t.numel())
 
@@ -246,7 +246,10 @@ def _caches(lm, static:bool, length:int):
     from transformers import DynamicCache, StaticCache
     if not static: return lambda: DynamicCache(config=lm.config)
     cache = StaticCache(config=lm.config, max_cache_len=length)
-    def emptied(): cache.reset(); return cache
+    def emptied():
+        # its tensors were made under inference mode: zeroed in place there, at the same addresses
+        with torch.inference_mode(): cache.reset()
+        return cache
     return emptied
 
 # %% ../../nbs/measure/01e_families.ipynb #0e460e5f
@@ -255,21 +258,23 @@ def decoder(lm, # a `transformers` causal LM, on its device
             amp=nullcontext, # a factory of the autocast context
             static:bool=False, # a `StaticCache` (for a compiled model) rather than a `DynamicCache`
             length:int|None=None, # tokens the static cache holds (prompt and new)
-            fwd=None, # the forward to call (default `lm`; a compiled one)
+            fwd=None, # the decode step's forward (default `lm`; a compiled one)
            ):
     "`(prefill, decode, state)`: greedy generation with a KV cache; the last logits, cache in `state`."
-    fwd, new_cache, state = fwd or lm, _caches(lm, static, length), {}
+    fwd, new_cache, state = lm if fwd is None else fwd, _caches(lm, static, length), {}
     # the cache's argument: `cache` from transformers 5.x, `past_key_values` before (deprecated
     # since)
     arg = "cache" if "cache" in inspect.signature(lm.forward).parameters else "past_key_values"
-    def run(x, **kw):
+    def run(f, x, **kw):
         with torch.inference_mode(), amp():
-            out = fwd(input_ids=x, **{arg: state["cache"]}, use_cache=True, **kw)
+            out = f(input_ids=x, **{arg: state["cache"]}, use_cache=True, **kw)
         state["logits"] = out.logits[:, -1]
-        # greedy: on the device, nothing waits for it
         state["next"] = state["logits"].argmax(-1, keepdim=True)
-    def prefill(): state["cache"] = new_cache(); run(ids, logits_to_keep=1)
-    def decode(): run(state["next"])
+        # streamed: the host has each token before the next step, as a server sends it
+        state["tokens"] = state["next"].tolist()
+    # the prefill eager, as `generate` runs it: the static cache is made outside a compiled graph
+    def prefill(): state["cache"] = new_cache(); run(lm, ids, logits_to_keep=1)
+    def decode(): run(fwd, state["next"])
     return prefill, decode, state
 
 # %% ../../nbs/measure/01e_families.ipynb #6df41c4d
@@ -294,7 +299,9 @@ def generation_step(wl:LanguageModel, # a language model with `gen_len`
     def step(): step.requests.append(timed_generation(prefill, decode, wl.gen_len, timer()))
     step.requests, step.state, step.lm = [], state, lm
     step.kv_cache = "static" if compile else "dynamic"
-    step.note = f"greedy, {step.kv_cache} KV cache; attention: SDPA"
+    compiled = "; prefill eager, decode compiled" if compile else ""
+    step.note = (f"greedy, {step.kv_cache} KV cache{compiled}; each token to the host; "
+                 "attention: SDPA")
     return step
 
 # %% ../../nbs/measure/01e_families.ipynb #a92a9a3a

@@ -183,8 +183,10 @@ def _layouts(a:dict, dev) -> list[bool]:
 def _accumulation(a:dict) -> dict:
     """The weights dtypes to cross and the global batch to hold, checked: `global_bs` only for a
     training sweep."""
+    # a preset's weights (serve: bf16, as servers keep them) for one process; given ones always
+    preset = None if a.get("nprocs") is not None else a.get("preset_values", {}).get("weights")
     ws = list(dict.fromkeys(check_choice(w, WEIGHTS, "weights")
-                            for w in _items(a.get("weights") or "fp32", "weights")))
+                            for w in _items(a.get("weights") or preset or "fp32", "weights")))
     g = None if a.get("global_bs") is None else check_int(a["global_bs"], "global_bs")
     if g is not None and "infer" in _items(a["modes"], "modes"):
         raise BadInput(f"global_bs {g} holds the samples per optimizer step: accepted with --modes "
@@ -348,7 +350,9 @@ def _model_variants(m:str, lens:list|None, a:dict) -> dict:
             out |= _sized_variants(m, fam, modes, a, size=sz, seq_len=L, **opts)
     if "generate" in served:
         g = _generation(m, a)
-        out[f"{m}|seq {g['seq_len']}+{g['gen_len']}"] = g
+        for w in a.get("weights", ["fp32"]):  # a generation in each dtype asked
+            vid = f"{m}|seq {g['seq_len']}+{g['gen_len']}" + ("" if w == "fp32" else f"|{w} weights")
+            out[vid] = {**g, "weights": w, "point": g["point"].replace(weights=w)}
     if not modes and "generate" not in served: _none_applies(m, fam, a)
     return out
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math, statistics
 
 # %% auto #0
-__all__ = ['P99_MIN', 'percentile', 'median_interval', 'latency_fields', 'generation_fields', 'decode_traffic']
+__all__ = ['P99_MIN', 'percentile', 'median_interval', 'latency_fields', 'generation_fields', 'kv_step_bytes', 'decode_traffic']
 
 # %% ../../nbs/measure/01c_serving.ipynb #0c7f717d
 # requests (or decode steps) below which no p99 is given: the 10 slowest of 1,000 decide it
@@ -46,28 +46,51 @@ def latency_fields(times:list, # request times in seconds, one per timed request
                 lat_p99_ms=percentile(ms, 99) if len(ms) >= P99_MIN else None, lat_max_ms=max(ms),
                 lat_p50_lo_ms=lo, lat_p50_hi_ms=hi)
 
+# %% ../../nbs/measure/01c_serving.ipynb #72e70272
+def _ms_stats(name:str, # the time's name in vLLM's keys: ttft, tpot or itl
+              xs:list, # its values, seconds
+             ) -> dict:
+    "`mean_`, `median_` and `p99_` of `xs` in ms, keyed as vLLM's benchmark keys them."
+    ms = [1e3 * x for x in xs]
+    return {f"mean_{name}_ms": statistics.fmean(ms), f"median_{name}_ms": percentile(ms, 50),
+            f"p99_{name}_ms": percentile(ms, 99) if len(ms) >= P99_MIN else None}
+
 # %% ../../nbs/measure/01c_serving.ipynb #4ee545f9
 def generation_fields(requests:list, # per request: (prefill seconds, [seconds of each decode step])
                       bs:int, # concurrent sequences
                       prompt_len:int, # prompt tokens per sequence
                      ) -> dict:
-    "The record's generation columns: TTFT, TPOT percentiles, prefill and decode tokens/s."
-    pre, dec = [p for p, _ in requests], [t for _, ds in requests for t in ds]
-    mean_dec = statistics.fmean(dec)
-    return dict(ttft_ms=1e3 * statistics.median(pre), tpot_n=len(dec),
-                tpot_p50_ms=1e3 * percentile(dec, 50),
-                tpot_p99_ms=1e3 * percentile(dec, 99) if len(dec) >= P99_MIN else None,
-                prefill_tps=bs * prompt_len / statistics.fmean(pre), decode_tps=bs / mean_dec,
-                decode_tps_per_seq=1 / mean_dec)
+    "The record's generation columns: TTFT, TPOT (per request) and ITL (per token); tokens/s."
+    pre, itl = [p for p, _ in requests], [t for _, ds in requests for t in ds]
+    # (end-to-end - TTFT) / (output tokens - 1): the request's decode steps, on average
+    tpot, mean_itl = [statistics.fmean(ds) for _, ds in requests], statistics.fmean(itl)
+    return dict(**_ms_stats("ttft", pre), **_ms_stats("tpot", tpot), **_ms_stats("itl", itl),
+                itl_n=len(itl), prefill_tps=bs * prompt_len / statistics.fmean(pre),
+                decode_tps=bs / mean_itl, decode_tps_per_seq=1 / mean_itl)
+
+# %% ../../nbs/measure/01c_serving.ipynb #c89f1f58
+def kv_step_bytes(kv_bytes_per_token:int, # bytes of cache per token of one sequence (key and value)
+                  bs:int, # sequences
+                  held:int, # tokens the cache held before the step
+                  cache:str="dynamic", # dynamic (grown by `torch.cat`) or static (written in place)
+                  length:int|None=None, # static: the tokens it holds, allocated
+                 ) -> int:
+    "Bytes of KV cache one decode step moves: dynamic 3 passes over it, static its whole length."
+    # dynamic: cat reads held + 1 and writes held + 1, attention reads held + 1
+    # static: the new token read and written, attention reads every allocated position
+    tokens = 3 * (held + 1) if cache == "dynamic" else length + 2
+    return bs * kv_bytes_per_token * tokens
 
 # %% ../../nbs/measure/01c_serving.ipynb #cb49c5bf
-def decode_traffic(weight_bytes:int, # bytes of the weights every decode step multiplies by
+def decode_traffic(weight_bytes:int, # bytes of weights every decode step reads
                    kv_bytes_per_token:int, # bytes of cache per token of one sequence
                    bs:int, prompt_len:int, gen_len:int, # the request
-                   tpot_s:float, # the mean time per output token (s)
+                   itl_s:float, # the mean inter-token latency (s)
+                   cache:str="dynamic", # the KV cache: dynamic or static (`kv_step_bytes`)
                   ) -> dict:
-    "Bytes a decode step reads (weights, the cache at its mean length) and the bandwidth implied."
-    # the cache holds prompt_len + 1 … prompt_len + gen_len - 1 tokens
-    mean_context = prompt_len + gen_len / 2
-    b = weight_bytes + bs * kv_bytes_per_token * mean_context
-    return dict(decode_bytes_per_step=b, decode_bandwidth_gbs=b / tpot_s / 1e9)
+    "Bytes a decode step moves on average (weights, the cache as it moves it); the bandwidth implied."
+    # step k of 1 … gen_len - 1 finds prompt_len + k - 1 tokens in the cache
+    kv = statistics.fmean(kv_step_bytes(kv_bytes_per_token, bs, prompt_len + k - 1, cache,
+                                        prompt_len + gen_len) for k in range(1, gen_len))
+    b = weight_bytes + kv
+    return dict(decode_bytes_per_step=b, decode_bandwidth_gbs=b / itl_s / 1e9)

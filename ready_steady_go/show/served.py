@@ -19,13 +19,25 @@ __all__ = ['served_runs', 'generation_table', 'pp_tg_table', 'capacity_table', '
 # %% ../../nbs/show/07a_served.ipynb #021ad717
 _GEN = ("device", "model", "precision", "prompt_len", "gen_len")
 
+# %% ../../nbs/show/07a_served.ipynb #8d1e4b27
+# the columns' names before vLLM's, and theirs where the meaning is the same
+_OLD_NAMES = dict(ttft_ms="median_ttft_ms", tpot_n="itl_n", tpot_p50_ms="median_itl_ms",
+                  tpot_p99_ms="p99_itl_ms")
+
+# %% ../../nbs/show/07a_served.ipynb #5b9c0e13
+def _renamed(d:pd.DataFrame) -> pd.DataFrame:
+    "`d` with old rows' serving columns read under vLLM's names (`_OLD_NAMES`), the old ones dropped."
+    for old, new in _OLD_NAMES.items():
+        if old in d: d = d.assign(**{new: d[new].fillna(d[old]) if new in d else d[old]})
+    return d.drop(columns=[c for c in _OLD_NAMES if c in d])
+
 # %% ../../nbs/show/07a_served.ipynb #97cff61e
 def served_runs(runs:pd.DataFrame, # the runs table
                 mode:str, # latency or generate
                ) -> pd.DataFrame:
     "The finished runs of a serving `mode`, short device names, repeats combined by their median."
     if "mode" not in runs or not runs["mode"].eq(mode).any(): return pd.DataFrame()
-    d = usable(runs[runs["mode"].eq(mode)])
+    d = _renamed(usable(runs[runs["mode"].eq(mode)]))
     d = d.assign(device=clean_device_names(d["device"].astype(str)),
                  bs=pd.to_numeric(d["bs"]).astype(int))
     keys = [*(_GEN if mode == "generate" else _GEN[:3]), "bs"]
@@ -45,14 +57,16 @@ def _example_runs() -> pd.DataFrame:
                                     precision="bf16",
                 device_name=dev, device="cuda:0", bs=bs, seq_len=512, prompt_len=512, gen_len=128,
                                     items_per_sample=128,
-                size=None, ttft_ms=ttft, tpot_p50_ms=tpot, tpot_p99_ms=1.2 * tpot, tpot_n=12700,
-                                    lat_n=100,
+                size=None, median_ttft_ms=ttft, mean_ttft_ms=ttft, median_tpot_ms=tpot,
+                                    mean_tpot_ms=tpot, p99_tpot_ms=1.2 * tpot, median_itl_ms=tpot,
+                                    mean_itl_ms=tpot, p99_itl_ms=1.3 * tpot, itl_n=152400,
+                                    lat_n=1200,
                 lat_p50_ms=ttft + 127 * tpot, prefill_tps=bs * 512 / ttft * 1e3,
                                     decode_tps=bs / tpot * 1e3,
                 decode_tps_per_seq=1e3 / tpot, throughput=bs * 128 / (ttft + 127 * tpot) * 1e3,
                                     kv_cache="dynamic",
-                kv_cache_bytes=bs * 639 * 36864, decode_bytes_per_step=170e6 + bs * 576 * 36864,
-                decode_bandwidth_gbs=(170e6 + bs * 576 * 36864) / tpot / 1e6,
+                kv_cache_bytes=bs * 639 * 36864, decode_bytes_per_step=170e6 + 3 * bs * 576 * 36864,
+                decode_bandwidth_gbs=(170e6 + 3 * bs * 576 * 36864) / tpot / 1e6,
                                     datasheet_bandwidth_gbs=bw))
     rows.append(example_row(model="resnet50", mode="latency", precision="fp16", bs=1,
                             device_name="NVIDIA H200",
@@ -71,8 +85,9 @@ def generation_table(runs:pd.DataFrame, # the runs table
     return pd.DataFrame({"device": g["device"], "model": g["model"], "precision": g["precision"],
         "prompt + new": (g["prompt_len"].astype(int).astype(str) + " + "
                          + g["gen_len"].astype(int).astype(str)),
-        "concurrency": g["bs"], "TTFT (ms)": g["ttft_ms"], "TPOT p50 (ms)": g["tpot_p50_ms"],
-        "TPOT p99 (ms)": g["tpot_p99_ms"], "output tokens/s": g["decode_tps"],
+        "concurrency": g["bs"], "TTFT median (ms)": g["median_ttft_ms"],
+        "TPOT median (ms)": g["median_tpot_ms"], "TPOT p99 (ms)": g["p99_tpot_ms"],
+        "ITL p99 (ms)": g["p99_itl_ms"], "output tokens/s": g["decode_tps"],
         "tokens/s per sequence": g["decode_tps_per_seq"], "end to end tokens/s": g["throughput"],
         "KV cache (bytes)": g["kv_cache_bytes"], "decode GB/s": g["decode_bandwidth_gbs"],
         "of datasheet": of.map(lambda x: "" if pd.isna(x) else f"{100 * x:.0f}%")})
@@ -100,8 +115,8 @@ def capacity_table(runs:pd.DataFrame, # the runs table
     the highest concurrency whose TPOT meets `tpot_ms`, its tokens/s and cost."""
     g = served_runs(runs, "generate")
     if not len(g): return g
-    g = g.assign(_tpot=g["tpot_p99_ms"].fillna(g["tpot_p50_ms"]),
-                 _by=np.where(g["tpot_p99_ms"].notna(), "p99", "p50"))
+    g = g.assign(_tpot=g["p99_tpot_ms"].fillna(g["median_tpot_ms"]),
+                 _by=np.where(g["p99_tpot_ms"].notna(), "p99", "median"))
     rows = []
     for k, d in g.groupby(list(_GEN), sort=True):
         ok = d[d["_tpot"] <= tpot_ms]
@@ -148,19 +163,19 @@ def _bound_in_view(ax, xs, bound:float):
 def serving_curve(runs:pd.DataFrame, # the runs table
                   tpot_ms:float=TPOT_MS, # the TPOT bound, drawn as a line
                  ):
-    """Aggregate output tokens/s against TPOT p50, one line per device, model and precision,
+    """Aggregate output tokens/s against the median TPOT, one line per device, model and precision,
     a point per concurrency."""
     g = served_runs(runs, "generate")
     fig, axs = axes_grid(7.0, 4.2, left=0.8, right=0.2, bottom=0.6, top=0.4)
     ax = axs[0, 0]
     for k, d in g.groupby(list(_GEN), sort=True):
         d = d.sort_values("bs")
-        ax.plot(d["tpot_p50_ms"], d["decode_tps"], marker="o",
+        ax.plot(d["median_tpot_ms"], d["decode_tps"], marker="o",
                 label=f"{k[0]} · {k[1]} {k[2]} ({int(k[3])}+{int(k[4])})")
-        for x, y, b in zip(d["tpot_p50_ms"], d["decode_tps"], d["bs"]):
+        for x, y, b in zip(d["median_tpot_ms"], d["decode_tps"], d["bs"]):
             ax.annotate(str(int(b)), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
-    _bound_in_view(ax, g["tpot_p50_ms"], tpot_ms); ax.set_yscale("log")
-    ax.set_xlabel("time per output token, p50 (ms)")
+    _bound_in_view(ax, g["median_tpot_ms"], tpot_ms); ax.set_yscale("log")
+    ax.set_xlabel("time per output token, median over requests (ms)")
     ax.set_ylabel("output tokens/s, all sequences")
     ax.set_title("Generation: throughput against latency, a point per concurrency")
     ax.legend(fontsize=7)
