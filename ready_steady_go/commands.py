@@ -295,8 +295,8 @@ def ready_steady_go_fleet(
     minutes:int=60,           # the job's time limit, in minutes
     partition:str=None,       # the Slurm partition (default: the cluster's)
     preset:str=None,          # a sweep preset each node runs after its check (default: none)
-    check_flags:str="",       # more flags of each node's ready-steady-go-check, e.g. "--seconds 60"
-    sweep_flags:str="",       # more flags of each node's sweep, e.g. "--models resnet50"
+    check_flags:str="",       # more flags of each node's check: --check_flags="--seconds 60"
+    sweep_flags:str="",       # more flags of each node's sweep: --sweep_flags="--models resnet50"
     links:bool=False,         # also one all-reduce across the nodes (torchrun on every node)
     resume:str=None,          # an earlier fleet job's id: continue its run, nodes done not redone
     dry_run:bool=False,       # print the scripts; submit nothing
