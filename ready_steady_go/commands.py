@@ -21,8 +21,9 @@ from .options import DEFAULT_STORE, ReportOptions
 from .cli import console_script, takes
 
 # %% auto #0
-__all__ = ['import_main', 'export_main', 'REPORT_FLAGS', 'report_main', 'check_main', 'ready_steady_go_import',
-           'ready_steady_go_export', 'called_with', 'ready_steady_go_report', 'ready_steady_go_check']
+__all__ = ['import_main', 'export_main', 'REPORT_FLAGS', 'report_main', 'check_main', 'fleet_main', 'ready_steady_go_import',
+           'ready_steady_go_export', 'called_with', 'ready_steady_go_report', 'ready_steady_go_check',
+           'ready_steady_go_fleet']
 
 # %% ../nbs/09a_commands.ipynb #bb8c10d7
 def _check_sources(sources:tuple, # what an import was given
@@ -257,6 +258,12 @@ def _print_checks(table):
     if line: print(f"GPU checks {line}")
     print(verdict_line(table))
 
+# %% ../nbs/09a_commands.ipynb #a7c0de51
+def _quick(*args, **kw):
+    "`benchmark` cut short, for `--quick`: one warm-up step and a fraction of a second per point."
+    from ready_steady_go.measure.benchmark import benchmark
+    return benchmark(*args, **kw | dict(n_seconds=0.3, warmup=1))
+
 # %% ../nbs/09a_commands.ipynb #0e169bce
 @call_parse
 def ready_steady_go_check(
@@ -267,6 +274,7 @@ def ready_steady_go_check(
     disk_gb:float=1.0,        # the disk check's file, in GiB
     no_store:bool=False,      # print the table only; store nothing
     quiet:bool=False,         # no progress lines on stderr
+    quick:bool=False,         # a smoke test: each measurement a fraction of a second (tests)
 ):
     "Check this machine against what its hardware should do: one table of checks, each with its verdict."
     import time
@@ -277,8 +285,9 @@ def ready_steady_go_check(
     from ready_steady_go.measure.health import run_check
     say, t0 = ((lambda m: None) if quiet else (lambda m: print(f"checking {m}", file=sys.stderr)),
                time.perf_counter())
+    fast = dict(measure=_quick) if quick else {}
     table, kept = run_check(device, folder, None if no_store else store, seconds,
-                            int(disk_gb * 2**30), say=say)
+                            int(disk_gb * 2**30), say=say, **fast)
     print(f"{table['device_name'].iloc[0]} on {table['host'].iloc[0]}, checked in "
           f"{time.perf_counter() - t0:.0f} s")
     _print_checks(table)
@@ -290,3 +299,48 @@ def ready_steady_go_check(
 
 # %% ../nbs/09a_commands.ipynb #c09ab013
 check_main = console_script(ready_steady_go_check)
+
+# %% ../nbs/09a_commands.ipynb #f1ee0001
+@call_parse
+def ready_steady_go_fleet(
+    nodes:int=None,           # nodes to check, one task each
+    folder:str="rsg-fleet",   # a folder every node can write: each job's stores go in FOLDER/JOB
+    gpus_per_node:int=0,      # GPUs per node to ask Slurm for (0: none)
+    minutes:int=60,           # the job's time limit, in minutes
+    partition:str=None,       # the Slurm partition (default: the cluster's)
+    preset:str=None,          # a sweep preset each node runs after its check (default: none)
+    check_flags:str="",       # more flags of each node's check: --check_flags="--seconds 60"
+    sweep_flags:str="",       # more flags of each node's sweep: --sweep_flags="--models resnet50"
+    links:bool=False,         # also one all-reduce across the nodes (torchrun on every node)
+    resume:str=None,          # an earlier fleet job's id: continue its run, nodes done not redone
+    dry_run:bool=False,       # print the scripts; submit nothing
+    wait:bool=False,          # wait for the job and its merge, then print the fleet report
+    merge:str=None,           # a run folder: merge its node stores, write the report (the last step)
+    measure_links:str=None,   # a run folder: one rank of the links step (torchrun runs this)
+):
+    "Check (and sweep) every node of a Slurm cluster, merge their stores, name the nodes to drain."
+    from ready_steady_go.measure import cluster as cl
+    if merge: return _fleet_merge(Path(merge))
+    if measure_links: cl.measure_links(measure_links); return
+    if nodes is None:
+        raise BadInput("--nodes is missing: accepted is how many nodes to check, 1 or more")
+    job = cl.check_job(cl.FleetJob(folder, nodes, gpus_per_node, minutes, partition, check_flags,
+                                   preset, sweep_flags, links, resume), dry_run)
+    if dry_run:
+        print(cl.fleet_script(job)); print("# then the merge, with the job's id for JOBID:")
+        print(cl.merge_script(job, "JOBID")); return
+    job_id, merge_id, run = cl.submit(job)
+    print(f"submitted job {job_id} ({nodes} nodes) and its merge {merge_id}: stores in {run}")
+    if wait:
+        cl.wait_job(job_id); cl.wait_job(merge_id); print((run/"fleet.txt").read_text().rstrip())
+
+# %% ../nbs/09a_commands.ipynb #f1ee0002
+def _fleet_merge(run:Path):
+    "The merge step: the node stores into one, and the fleet report."
+    from ready_steady_go.measure.cluster import merge_run, write_report, report_text
+    if not run.is_dir(): raise BadInput(f"--merge {str(run)!r} is not a fleet's run folder")
+    rep = merge_run(run)
+    print(report_text(rep)); print(f"report: {write_report(rep)}; merged store: {rep.merged}")
+
+# %% ../nbs/09a_commands.ipynb #f1ee0003
+fleet_main = console_script(ready_steady_go_fleet)
