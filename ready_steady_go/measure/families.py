@@ -22,7 +22,7 @@ from ..schema import kind_of
 from .workloads import (DEFAULT_BS, DTYPES, KINDS, LM_CONFIGS, OPS,
                                                PIPELINES,
                                        UNET3D_CONFIGS, Workload, amp_context, check_elements,
-                                       check_model, family_of, timed_generation, timm)
+                                       check_model, conv_share, family_of, timed_generation, timm)
 
 # %% auto #0
 __all__ = ['TimmClassifier', 'LanguageModel', 'sdpa_backend', 'kv_cache_bytes', 'decoder', 'generation_step', 'parse_patch',
@@ -69,12 +69,17 @@ class TimmClassifier(Workload):
 
     def loss(self, out, y): return F.cross_entropy(out, y)
 
+    @property
+    def fp8(self) -> bool:
+        "Whether fp8 applies: most of its FLOPs are matmuls (a vision transformer), not convolutions."
+        return conv_share(self) < 0.5
+
 # %% ../../nbs/measure/01e_families.ipynb #09d87102
 class LanguageModel(Workload):
     "A causal language model with random weights, trained on (or run over) random token sequences."
     kind, unit, optimizer, default_bs, configs = "lm", "tokens", "adamw", DEFAULT_BS["lm"], LM_CONFIGS
     # counted on fake tensors: transformers reads a mask value the meta device cannot give
-    count_fake = True
+    count_fake, fp8 = True, True
 
     def __init__(self,
                  model:str,              # a name in `LanguageModel.configs`
