@@ -23,7 +23,7 @@ __all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'SERVING_MODES', 
 
 # %% ../nbs/00a_schema.ipynb #49bb6b09
 SCHEMA_VERSION = 1  # bumped when a column changes meaning; adding a column is not a new version
-PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
+PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "fp8")
 WEIGHTS = ("fp32", "bf16", "fp16")  # the parameters' dtype; `precision` is then the autocast
 MODES = ("train", "infer", "latency", "generate")
 # as served: synchronised requests, each timed as a client sees it
@@ -125,6 +125,9 @@ class Result:
     gen_len:int|None=None          # generate: new tokens per sequence, greedy, with a KV cache
     # DDP's settings as the model was wrapped, under torchrun when training
     ddp:str|None=None
+    fp8_recipe:str|None=None       # fp8: torchao's float8 recipe, tensorwise or rowwise
+    # language models: the SDPA kernel that ran (flash, efficient, cudnn, math)
+    sdpa_backend:str|None=None
     status:str="ok"; error:str|None=None
     throughput:float|None=None; throughput_ci:float|None=None; ci_rel:float|None=None
     # the 95% CI reached `target_ci` (False also when one step left no CI)
@@ -166,6 +169,8 @@ class Result:
     measured_peak_tflops:float|None=None  # that measured peak
     # FLOP/s above the measured peak from fast convolution algorithms (Winograd, FFT): counted, not done
     flops_effective:bool|None=None
+    # fp8: the share of the FLOPs done in FP8 matmuls (the rest at the BF16 rate)
+    fp8_flop_share:float|None=None
     conditions:str|None=None       # `ok`, or what was wrong while timed (`; `-joined)
     # under torchrun: the clock (`sm_clock_mhz`, its maximum and ratio) is the slowest rank's
     # (`clock_rank`), `temp_max_c` the hottest rank's (`temp_rank`), `throttle` every rank's,
@@ -459,7 +464,8 @@ _EXAMPLE = dict(
     compile_fallback=None,
     flops_per_sample=12.3e9, tflops=45.6, rank_spread=0.0, flops_per_sample_formula=None,
     bandwidth_gbs=None,
-    clock_rank=None, temp_rank=None, ddp=None,
+    clock_rank=None, temp_rank=None, ddp=None, fp8_recipe=None, sdpa_backend=None,
+    fp8_flop_share=None,
     workload_note=None, mfu=0.146, peak_tflops=312.0, mfu_measured=0.2, measured_peak_tflops=228.0,
     conditions="ok",
     telemetry_samples=62, sm_clock_mhz=1410.0, max_sm_clock_mhz=1410.0, sm_clock_ratio=1.0,
@@ -600,7 +606,8 @@ class Point:
     workers:int|None=None
     # unet3d infer: predict a volume window by window (MONAI sliding_window_inference)
     sliding_window:bool=False
-    precision:str="fp32"       # fp32 (strict, TF32 off), tf32, fp16 or bf16
+    precision:str="fp32"       # fp32 (strict, TF32 off), tf32, fp16, bf16 or fp8 (compute capability 8.9+)
+    fp8_recipe:str="tensorwise" # fp8: torchao's float8 scaling, tensorwise or rowwise
     # the parameters' dtype: fp32, bf16 or fp16; --precision is then the autocast (--weights bf16 --precision fp32: pure bf16)
     weights:str="fp32"
     # train (forward, loss, backward, optimizer step), infer (forward), latency (synchronised requests: percentiles)
@@ -614,6 +621,8 @@ class Point:
     # sgd or adamw (default: the family's: adamw for language models, else sgd)
     optimizer:str|None=None
     fused:bool=False           # the optimizer's fused kernel
+    # the fastest configuration: bf16 (or fp8, if asked), torch.compile, a fused optimizer
+    fast:bool=False
     # fp16 training: a fixed loss scale N (no per-step overflow check, as NVIDIA's examples run; default: GradScaler's)
     loss_scale:float|None=None
     # train: samples per optimizer step, accumulated in micro-batches of --bs (a multiple of it; default: --bs)

@@ -60,7 +60,7 @@ KEYS = ("device", "model", "size", "seq_len", "patch", "precision", "mode", "wor
 # its batch size
 POINT_KEYS = (*KEYS, "setup", "bs")
 # a run's columns that say how it ran, and the word a setup uses for each when it is on
-SETUP_FLAGS = dict(channels_last="channels_last", compile="compiled")
+SETUP_FLAGS = dict(channels_last="channels_last", compile="compiled", fused="fused")
 # besides `device_name` (or `device`); `bs` may be empty (a published table); `throughput` may
 # instead come from `n_batches` and `duration` (or `seconds`)
 REQUIRED = ("model", "bs", "throughput")
@@ -340,6 +340,7 @@ def config_label(precision:str, # the precision (with its weights, see `weights_
                  family:str="image", # its family, which names its default layout
                  layouts:int=1, # how many layouts its family's runs hold (2: name each point's)
                  compiles:int=1, # how many compile settings they hold (2: say compiled or eager)
+                 fuseds:int=1, # how many optimizer kernels they hold (2: say fused or unfused)
                 ) -> str:
     "`bf16, channels_last, compiled`: a precision, with layout and compile where runs hold several."
     on, words = setup.split(", ") if setup else [], [str(precision)]
@@ -347,6 +348,7 @@ def config_label(precision:str, # the precision (with its weights, see `weights_
         words.append("channels_last" if "channels_last" in on
                      else DEFAULT_LAYOUT.get(family, "default layout"))
     if compiles > 1: words.append("compiled" if "compiled" in on else "eager")
+    if fuseds > 1: words.append("fused" if "fused" in on else "unfused")
     return ", ".join(words)
 
 # %% ../../nbs/analyse/06_analysis.ipynb #9a8a866b
@@ -354,10 +356,11 @@ def _configurations(best:pd.DataFrame, t:pd.DataFrame) -> list[str]:
     "Each best point's `config_label`: layout and compile named where its family holds several."
     fam = lambda d: d["workload"] if "workload" in d else pd.Series("image", index=d.index)
     ran = pd.DataFrame(dict(f=fam(t), l=t["setup"].str.contains("channels_last"),
-                            c=t["setup"].str.contains("compiled")))
-    n = ran.groupby("f")[["l", "c"]].nunique()
-    return [config_label(p, s, f, n.at[f, "l"] if f in n.index else 1, n.at[f, "c"] if f in n.index
-                         else 1)
+                            c=t["setup"].str.contains("compiled"),
+                            u=t["setup"].str.contains(r"\bfused\b")))
+    n = ran.groupby("f")[["l", "c", "u"]].nunique()
+    held = lambda f, k: n.at[f, k] if f in n.index else 1
+    return [config_label(p, s, f, held(f, "l"), held(f, "c"), held(f, "u"))
             for p, s, f in zip(best["precision"], best["setup"], fam(best))]
 
 # %% ../../nbs/analyse/06_analysis.ipynb #e9879b87

@@ -36,6 +36,8 @@ from .families import MicroOp, get_workload, kv_cache_bytes
 from .telemetry import (make_sampler, read_now, conditions, conditions_text,
                                        device_details)
 from .peaks import PeakBook, memory_bandwidth, peak_flops, mfu
+from .fp8 import (FP8_RECIPES, check_fp8, fastest, fp8_flop_split, fp8_peak,
+                                         preparer)
 from .serving import (decode_traffic, generation_fields, latency_fields,
                                              percentile)
 import psutil
@@ -100,6 +102,7 @@ def check_precision(precision:str, # one of `PRECISIONS`
         raise BadInput(f"precision {p!r} does not work on MPS with torch {torch.__version__} "
                        f"({why}): "
                        "use fp32, or a newer torch")
+    if p == "fp8": check_fp8(dev)
     return p
 
 # %% ../../nbs/measure/02_benchmark.ipynb #90f78dc4
@@ -234,6 +237,7 @@ def _verdict(res:Result, tele:dict|None, rule:StopRule, steps:bool=True) -> str:
                    steps=steps)  # a model's steps: host-bound is judged only then
     v = [] if v == "ok" else list(v)
     if res.compile_fallback: v.append("compiled but fell back to eager")
+    if "math" in str(res.sdpa_backend).split("+"): v.append("attention ran SDPA's math kernel")
     return conditions_text(v or "ok")
 
 # %% ../../nbs/measure/02_benchmark.ipynb #76f70204
@@ -329,6 +333,15 @@ class CheckedPoint:
                          else {}),
                       **(dict(run_id=self.run_id) if self.run_id else {}))
 
+# %% ../../nbs/measure/02_benchmark.ipynb #74394ed5
+def _check_fp8(a:Point, s:dict):
+    "fp8's recipe and mode, before any work (its device and family are checked with the precision)."
+    if s["precision"] != "fp8": return
+    check_choice(a.fp8_recipe, FP8_RECIPES, "fp8 recipe")
+    if s["mode"] == "generate":
+        raise BadInput("precision 'fp8' runs train, infer and latency, not generate: use bf16 to "
+                       "generate")
+
 # %% ../../nbs/measure/02_benchmark.ipynb #6533448b
 def check_point(point:Point, # the point as asked
                 **call,      # what `benchmark` also takes (`progress`, `run_id`, `peak_measured`)
@@ -336,7 +349,9 @@ def check_point(point:Point, # the point as asked
     "A point checked before any work: a `CheckedPoint` (`BadInput` on the first bad setting)."
     if bad := sorted(set(call) - set(CALL_OPTIONS)):
         raise BadInput(f"unknown option(s) {', '.join(bad)}: accepted are {', '.join(CALL_OPTIONS)}")
+    point = fastest(point) if point.fast else point
     s, p = check_settings(point), point
+    _check_fp8(p, s)
     wl, dev = s["workload"], s["dev"]
     if p.fused and not wl.trains:
         raise BadInput(f"fused applies to an optimizer, and {wl.model} has none: leave --fused out")
@@ -530,6 +545,13 @@ def _fill_world(res:Result, out:dict, p:CheckedPoint, world:World) -> list:
         res.joules_per_sample = res.energy_j / (out["covered"] * p.samples * p.workload.items_per_sample * len(ranks))
     return [r["telemetry"] for r in ranks]
 
+# %% ../../nbs/measure/02_benchmark.ipynb #c724a6bf
+def _peak_of(p:CheckedPoint) -> float|None:
+    "The datasheet peak `p` is divided by: fp8's mixes the FP8 and BF16 peaks by its FLOP split."
+    if p.precision == "fp8" and p.dev.type == "cuda":
+        return fp8_peak(torch.cuda.get_device_name(p.dev), p.workload, p.mode)
+    return _datasheet_peak(p.dev, p.precision)
+
 # %% ../../nbs/measure/02_benchmark.ipynb #eb509378
 def _fill_efficiency(res:Result, p:CheckedPoint, devices:int=1):
     "FLOPs per item, TFLOP/s, bandwidth, MFU against datasheet and measured peaks (× `devices`)."
@@ -542,7 +564,8 @@ def _fill_efficiency(res:Result, p:CheckedPoint, devices:int=1):
     achieved = res.flops_per_sample * res.throughput if res.flops_per_sample else None
     if achieved: res.tflops = achieved / 1e12
     if b := wl.bytes_per_iteration(p.precision): res.bandwidth_gbs = b * res.throughput / 1e9
-    peak = (peak := _datasheet_peak(p.dev, p.precision)) and peak * devices
+    peak = (peak := _peak_of(p)) and peak * devices
+    if p.precision == "fp8": res.fp8_flop_share = fp8_flop_split(wl, p.mode)["share"]
     res.peak_tflops, res.mfu = peak and peak / 1e12, mfu(achieved, peak)
     res.measured_peak_tflops, res.mfu_measured = measured and measured / 1e12, mfu(achieved,
                                                                                    measured)
@@ -602,10 +625,17 @@ def _fill_serving(res:Result, out:dict, p:CheckedPoint, step):
                                        step.kv_cache))
     res.datasheet_bandwidth_gbs = _datasheet_bandwidth(p.dev)
 
+# %% ../../nbs/measure/02_benchmark.ipynb #5d8d38c7
+def _prepare(p:CheckedPoint, found:dict) -> dict:
+    "`make_step`'s `prepare` where one applies: fp8's conversion, a language model's SDPA probe."
+    if p.mode == "generate" or not (p.precision == "fp8" or p.workload.kind == "lm"): return {}
+    recipe = p.point.fp8_recipe if p.point else "tensorwise"
+    return dict(prepare=preparer(p.workload, p.dev, p.precision, p.mode, recipe, found))
+
 # %% ../../nbs/measure/02_benchmark.ipynb #cf657c99
 def _step(p:CheckedPoint, world:World):
     "The step of `p` on its device, its model wrapped by `world`."
-    wrap = world.wrapper(p.mode)
+    wrap, found = world.wrapper(p.mode), {}
     step = p.workload.make_step(p.dev, p.bs, precision=p.precision, mode=p.mode,
                                 optimizer=p.optimizer,
                                 channels_last=p.channels_last, compile=p.compile_mode if p.compile
@@ -616,8 +646,10 @@ def _step(p:CheckedPoint, world:World):
                                 **({"global_bs": p.global_bs} if p.global_bs else {}),
                                 **({"loss_scale": p.loss_scale} if p.loss_scale else {}),
                                 **({"wrap": wrap} if wrap else {}),  # op and data: no model to wrap
+                                **_prepare(p, found),
                                 **({"timer": lambda: request_timer(p.dev, phases=True)}
                                    if p.mode == "generate" else {}))
+    step.sdpa = found.get("sdpa")
     return world.step(step)
 
 # %% ../../nbs/measure/02_benchmark.ipynb #cf81e0b6
@@ -629,6 +661,8 @@ def _measure(res:Result, p:CheckedPoint, world:World):
     if p.compile: torch.compiler.reset()
     base, step = dict(start=_dynamo_counts()), _step(p, world)
     res.workload_note = getattr(step, "note", None)
+    res.sdpa_backend = getattr(step, "sdpa", None)
+    res.fp8_recipe = p.point.fp8_recipe if p.precision == "fp8" and p.point else None
     # a model's step says whether it waits for the device
     res.host_sync = getattr(step, "host_sync", None)
     timer = request_timer(p.dev) if p.mode in SERVING_MODES else make_timer(p.dev)

@@ -17,7 +17,7 @@ from ..env import gc_paused
 from .device import pick_device, synchronize
 from ..schema import StopRule, num_text
 from .families import MicroOp, get_workload
-from .peaks import PeakBook
+from .peaks import PEAK_PRECISIONS, PeakBook
 from .telemetry import read_now
 from .timing import (BlockTimer, make_timer, run_timed, size_blocks,
                                             step_stats)
@@ -203,6 +203,8 @@ def measure_matmul_peak(device:str|torch.device="auto", # the device
                        ) -> dict|None:
     "The best matmul TFLOP/s of `device` over sizes, after warm-up: a `store.PEAK_COLUMNS` row."
     dev = pick_device(device); precision = check_precision(precision, dev, "infer")
+    # fp8: a step mixes FP8 and BF16 matmuls, no one matmul is its peak (`fp8.fp8_matmul` is FP8's)
+    if precision not in PEAK_PRECISIONS: return None
     if device_warmup != 0: warm_up_device(dev, device_warmup)
     if seconds is None: seconds = 0.3 if dev.type == "cpu" else 1.0
     try:

@@ -21,8 +21,8 @@ from ..env import MAX_SIZE, BadInput, import_hiding
 from ..schema import SERVING_MODES, WEIGHTS, kind_of
 from .workloads import (DEFAULT_BS, DTYPES, FAMILIES, LM_CONFIGS, OPS,
                                                PIPELINES, UNET3D_CONFIGS, Workload, amp_context,
-                                               check_elements, check_model, family_of, register,
-                                               timed_generation, timm)
+                                               check_elements, check_model, conv_share, family_of,
+                                               register, timed_generation, timm)
 
 # %% auto #0
 __all__ = ['TimmClassifier', 'LanguageModel', 'sdpa_backend', 'kv_cache_bytes', 'decoder', 'generation_step', 'parse_patch',
@@ -71,6 +71,11 @@ class TimmClassifier(Workload):
 
     def loss(self, out, y): return F.cross_entropy(out, y)
 
+    @property
+    def fp8(self) -> bool:
+        "Whether fp8 applies: most of its FLOPs are matmuls (a vision transformer), not convolutions."
+        return conv_share(self) < 0.5
+
 # %% ../../nbs/measure/01e_families.ipynb #09d87102
 class LanguageModel(Workload):
     "A causal language model with random weights, trained on (or run over) random token sequences."
@@ -78,7 +83,7 @@ class LanguageModel(Workload):
     serving_modes, memory_estimable, weights, accumulates = SERVING_MODES, True, WEIGHTS, True
     sequence = True
     # counted on fake tensors: transformers reads a mask value the meta device cannot give
-    count_fake = True
+    count_fake, fp8 = True, True
     def size_text(self) -> str: return f"seq {self.seq_len}"  # its size: the sequence length
 
     def __init__(self,

@@ -15,87 +15,99 @@ import pandas as pd
 from ..env import BadInput
 
 # %% auto #0
-__all__ = ['PEAK_PRECISIONS', 'peak_table', 'peak_row', 'peak_flops', 'mfu', 'bandwidth_table', 'memory_bandwidth', 'PeakBook']
+__all__ = ['PEAK_PRECISIONS', 'TABLE_PRECISIONS', 'peak_table', 'peak_row', 'peak_flops', 'mfu', 'bandwidth_table',
+           'memory_bandwidth', 'PeakBook']
 
 # %% ../../nbs/measure/01a_peaks.ipynb #ae49251f
 # One row per GPU model: its name, the pattern that must match the normalised CUDA name in full, the
-# dense TFLOP/s at fp32, tf32, fp16 and bf16 ("-": none published), then, indented below, the
+# dense TFLOP/s at fp32, tf32, fp16, bf16 and fp8 ("-": none published), then, indented below, the
 # document it comes from.
 _TABLE = """
-model                 pattern                                   fp32    tf32    fp16    bf16
-V100 PCIe             v100 pcie                                 14.0       -   112.0       -
+model                 pattern                             fp32    tf32    fp16    bf16     fp8
+V100 PCIe             v100 pcie                           14.0       -   112.0       -       -
     NVIDIA Tesla V100 datasheet (PCIe); no TF32/bf16 on Volta
-V100 SXM2             v100 sxm2                                 15.7       -   125.0       -
+V100 SXM2             v100 sxm2                           15.7       -   125.0       -       -
     NVIDIA Tesla V100 datasheet (SXM2); no TF32/bf16 on Volta
-V100S PCIe            v100s pcie                                16.4       -   130.0       -
+V100S PCIe            v100s pcie                          16.4       -   130.0       -       -
     NVIDIA V100S datasheet; no TF32/bf16 on Volta
-T4                    t4                                         8.1       -    65.0       -
+T4                    t4                                   8.1       -    65.0       -       -
     NVIDIA T4 datasheet (mixed precision FP16/FP32); no TF32/bf16 on Turing
-A10                   a10                                       31.2    62.5   125.0   125.0
+A10                   a10                                 31.2    62.5   125.0   125.0       -
     NVIDIA A10 datasheet (sparse figures halved)
-A10G                  a10g                                         -       -       -       -
+A10G                  a10g                                   -       -       -       -       -
     AWS-only part: no vendor datasheet gives per-precision figures; unknown rather than guessed
-A40                   a40                                       37.4    74.8   149.7   149.7
+A40                   a40                                 37.4    74.8   149.7   149.7       -
     NVIDIA A40 datasheet (sparse figures halved)
-A100                  a100(?: (?:sxm4?|pcie))?                  19.5   156.0   312.0   312.0
+A100                  a100(?: (?:sxm4?|pcie))?            19.5   156.0   312.0   312.0       -
     NVIDIA A100 datasheet: the same dense peaks for PCIe and SXM4, 40 and 80 GB (sustained clocks differ
     by power limit)
-L4                    l4                                        30.3    60.0   121.0   121.0
-    NVIDIA L4 datasheet (sparse figures halved)
-L40                   l40                                       90.5    90.5   181.0   181.0
-    NVIDIA L40 datasheet (sparse figures halved)
-L40S                  l40s                                      91.6   183.0   362.0   362.0
-    NVIDIA L40S datasheet (sparse figures halved)
-H100 PCIe             h100 pcie                                 51.0   378.0   756.0   756.0
-    NVIDIA H100 datasheet, PCIe column (sparse figures halved)
-H100 SXM              h100 (?:sxm5?(?: hbm3)?|hbm3)             67.0   494.7   989.4   989.4
-    NVIDIA H100 datasheet, SXM column; Hopper whitepaper dense figures
-H100 NVL              h100 nvl                                  60.0   417.5   835.5   835.5
+L4                    l4                                  30.3    60.0   121.0   121.0   242.5
+    NVIDIA L4 datasheet (sparse figures halved);
+    FP8 242.5: the L4 datasheet's 485 sparse, halved
+L40                   l40                                 90.5    90.5   181.0   181.0   362.0
+    NVIDIA L40 datasheet (sparse figures halved);
+    FP8 362: the L40 datasheet's 724 sparse, halved
+L40S                  l40s                                91.6   183.0   362.0   362.0   733.0
+    NVIDIA L40S datasheet (sparse figures halved);
+    FP8 733: the L40S datasheet's 1,466 sparse, halved
+H100 PCIe             h100 pcie                           51.0   378.0   756.0   756.0  1513.0
+    NVIDIA H100 datasheet, PCIe column (sparse figures halved);
+    FP8 1,513: the datasheet's 3,026 sparse, halved
+H100 SXM              h100 (?:sxm5?(?: hbm3)?|hbm3)       67.0   494.7   989.4   989.4  1978.9
+    NVIDIA H100 datasheet, SXM column; Hopper whitepaper dense figures;
+    FP8 1,978.9: the Hopper whitepaper's dense figure (datasheet: 3,958 sparse)
+H100 NVL              h100 nvl                            60.0   417.5   835.5   835.5  1670.5
     NVIDIA H100 NVL product brief, per GPU (sparse figures halved); 2023 revision at 350-400 W,
-    unconfirmed against the final datasheet
-H200                  h200(?: (?:sxm|hbm3e))?                   67.0   494.7   989.4   989.4
-    NVIDIA H200 datasheet, SXM column (sparse figures halved)
-H200 NVL              h200 nvl                                  60.0   417.5   835.5   835.5
-    NVIDIA H200 datasheet, NVL column (sparse figures halved)
-B200                  b200                                      75.0  1100.0  2250.0  2250.0
-    NVIDIA HGX B200 datasheet, per GPU at 1000 W (sparse figures halved)
-RTX 2080 Ti           rtx 2080 ti                               13.4       -    53.8       -
+    unconfirmed against the final datasheet;
+    FP8 1,670.5: the product brief's 3,341 sparse, halved
+H200                  h200(?: (?:sxm|hbm3e))?             67.0   494.7   989.4   989.4  1978.9
+    NVIDIA H200 datasheet, SXM column (sparse figures halved);
+    FP8 1,978.9: the datasheet's 3,958 sparse, halved (as the H100 SXM)
+H200 NVL              h200 nvl                            60.0   417.5   835.5   835.5  1670.5
+    NVIDIA H200 datasheet, NVL column (sparse figures halved);
+    FP8 1,670.5: the datasheet's 3,341 sparse, halved
+B200                  b200                                75.0  1100.0  2250.0  2250.0  4500.0
+    NVIDIA HGX B200 datasheet, per GPU at 1000 W (sparse figures halved);
+    FP8 4,500: the HGX B200 datasheet's 72 PFLOPS sparse for 8 GPUs, per GPU, halved
+RTX 2080 Ti           rtx 2080 ti                         13.4       -    53.8       -       -
     NVIDIA Turing whitepaper, reference clocks (Founders Edition 14.2 / 56.9); FP32-accumulate tensor
     rate; no TF32/bf16 on Turing
-RTX 3060              rtx 3060                                  12.7    12.7    25.5    25.5
+RTX 3060              rtx 3060                            12.7    12.7    25.5    25.5       -
     derived from 28 SMs at 1777 MHz with the GA10x per-SM rates of the Ampere GA102 whitepaper;
     FP32-accumulate rate
-RTX 3080              rtx 3080                                  29.8    29.8    59.5    59.5
+RTX 3080              rtx 3080                            29.8    29.8    59.5    59.5       -
     NVIDIA Ampere GA102 whitepaper (10 GB model; the 12 GB model has 70 SMs, about 3% more);
     FP32-accumulate rate
-RTX 3090              rtx 3090                                  35.6    35.6    71.0    71.0
+RTX 3090              rtx 3090                            35.6    35.6    71.0    71.0       -
     NVIDIA Ampere GA102 whitepaper; FP32-accumulate rate (142 with FP16 accumulate)
-RTX 4070 Ti           rtx 4070 ti                               40.1    40.1    80.2    80.2
+RTX 4070 Ti           rtx 4070 ti                         40.1    40.1    80.2    80.2       -
     NVIDIA Ada whitepaper (announced there as RTX 4080 12GB, the same 60-SM configuration);
     FP32-accumulate rate
-RTX 4080              rtx 4080                                  48.7    48.7    97.5    97.5
+RTX 4080              rtx 4080                            48.7    48.7    97.5    97.5       -
     NVIDIA Ada whitepaper (RTX 4080 16GB); FP32-accumulate rate
-RTX 4090              rtx 4090                                  82.6    82.6   165.2   165.2
-    NVIDIA Ada whitepaper; FP32-accumulate rate (330.3 with FP16 accumulate)
-RTX 5090              rtx 5090                                 104.8   104.8   209.5   209.5
+RTX 4090              rtx 4090                            82.6    82.6   165.2   165.2   330.3
+    NVIDIA Ada whitepaper; FP32-accumulate rate (330.3 with FP16 accumulate);
+    FP8 330.3: the Ada whitepaper's FP32-accumulate rate (660.6 with FP16 accumulate)
+RTX 5090              rtx 5090                           104.8   104.8   209.5   209.5       -
     NVIDIA RTX Blackwell GPU architecture whitepaper; FP32-accumulate rate (419 with FP16 accumulate)
-RTX A4000             rtx a4000                                 19.2       -    76.7    76.7
+RTX A4000             rtx a4000                           19.2       -    76.7    76.7       -
     NVIDIA RTX A4000 datasheet: one "tensor performance" figure, 153.4 sparse, halved (the FP16/BF16 rate of its
     48 GA104 SMs at full-rate FP32 accumulate); it gives no TF32 figure: unknown
-RTX A5000             rtx a5000                                 27.8       -   111.1   111.1
+RTX A5000             rtx a5000                           27.8       -   111.1   111.1       -
     NVIDIA RTX A5000 datasheet: one "tensor performance" figure, 222.2 sparse, halved (FP16/BF16); it gives no
     TF32 figure: unknown
-RTX A6000             rtx a6000                                 38.7       -   154.8   154.8
+RTX A6000             rtx a6000                           38.7       -   154.8   154.8       -
     NVIDIA RTX A6000 datasheet: one "tensor performance" figure, 309.7 sparse, halved (FP16/BF16, 84 SMs at
     1800 MHz); it gives no TF32 figure: unknown (the A40, the same GA102, is 74.8 in its own datasheet)
-RTX 6000 Ada          rtx 6000 ada(?: generation)?              91.1       -   364.2   364.2
+RTX 6000 Ada          rtx 6000 ada(?: generation)?        91.1       -   364.2   364.2   728.5
     NVIDIA RTX 6000 Ada datasheet: FP32 91.1; fp16/bf16 from its one tensor figure, 1457 FP8 sparse TFLOPS / 4
-    (full-rate FP32 accumulate, as on the L40S, not the L40's half rate: unconfirmed); no TF32 figure: unknown
+    (full-rate FP32 accumulate, as on the L40S, not the L40's half rate: unconfirmed); no TF32 figure: unknown;
+    FP8 728.5: its datasheet's 1,457 sparse, halved
 """
 
 # %% ../../nbs/measure/01a_peaks.ipynb #1debbf97
 def _parse(table:str) -> tuple:
-    "`(model, pattern, fp32, tf32, fp16, bf16, source)` for each row of a text table like `_TABLE`."
+    "`(model, pattern, fp32, tf32, fp16, bf16, fp8, source)` for each row of a text table like `_TABLE`."
     rows = []
     for line in table.strip("\n").splitlines()[1:]:
         if line.startswith(" "): rows[-1][-1] = f"{rows[-1][-1]} {line.strip()}".strip(); continue
@@ -122,16 +134,18 @@ _APPLE_CHIPS = [l.rsplit(None, 2) for l in _APPLE.strip().splitlines()[1:]]  # (
 # %% ../../nbs/measure/01a_peaks.ipynb #4af5a185
 def _apple_rows(chips:list) -> tuple:
     "The table's rows of Apple chips, with the source each figure comes from."
-    return tuple((c, c.lower(), float(f), None, None, None,
+    return tuple((c, c.lower(), float(f), None, None, None, None,
                   f"{c} announcement (GPU, {float(f):g} TFLOPS FP32, {n}-core GPU); no fp16/bf16 "
                   "figure published")
                  for c, f, n in chips)
 
 # %% ../../nbs/measure/01a_peaks.ipynb #287d2e3c
 _ROWS = _parse(_TABLE) + _apple_rows(_APPLE_CHIPS) + (
-    ("Apple M3 / M4 family", r"apple m[34](?: (?:pro|max|ultra))?", None, None, None, None,
+    ("Apple M3 / M4 family", r"apple m[34](?: (?:pro|max|ultra))?", None, None, None, None, None,
      "Apple publishes no GPU FLOP/s from the M3 on (and the GPU core count varies within a name)"),)
 PEAK_PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
+# the table's columns: fp8 too, the dense rate of FP8 matmuls (FP32 accumulate) where published
+TABLE_PRECISIONS = (*PEAK_PRECISIONS, "fp8")
 # Apple sells each chip name with several GPU core counts; the published figure is for the largest
 # one
 _APPLE_CORES = {c: int(n) for c, _, n in _APPLE_CHIPS}
@@ -139,7 +153,7 @@ _APPLE_CORES = {c: int(n) for c, _, n in _APPLE_CHIPS}
 # %% ../../nbs/measure/01a_peaks.ipynb #df8621d6
 def peak_table() -> pd.DataFrame:
     "The peak table: one row per GPU model, dense TFLOP/s per precision and the source of each row."
-    rows = [dict(model=r[0], **dict(zip(PEAK_PRECISIONS, r[2:6])), source=r[6]) for r in _ROWS]
+    rows = [dict(model=r[0], **dict(zip(TABLE_PRECISIONS, r[2:7])), source=r[7]) for r in _ROWS]
     return pd.DataFrame(rows).set_index("model")
 
 # %% ../../nbs/measure/01a_peaks.ipynb #cde4999d
@@ -159,7 +173,7 @@ def peak_row(device_name:str|None, # the device name as CUDA (or `device.cpu_nam
 
 # %% ../../nbs/measure/01a_peaks.ipynb #d421a43c
 def peak_flops(device_name:str|None, # the name CUDA (or `device.cpu_name` on a Mac) reports
-               # `fp32`, `tf32`, `fp16` or `bf16` (`fp32-default` has no single peak: None)
+               # `fp32`, `tf32`, `fp16`, `bf16` or `fp8` (`fp32-default` has no single peak: None)
                precision:str,
                # Apple only: the GPU core count (the same name comes with several)
                gpu_cores:int|None=None,
@@ -168,12 +182,12 @@ def peak_flops(device_name:str|None, # the name CUDA (or `device.cpu_name` on a 
     p = str(precision).strip().lower()
     # 2022's fp32 ran convolutions on TF32: neither peak is the right one
     if p == "fp32-default": return None
-    if p not in PEAK_PRECISIONS:
+    if p not in TABLE_PRECISIONS:
         raise BadInput(f"unknown precision {precision!r}: "
-                       f"accepted are {', '.join(PEAK_PRECISIONS)}")
+                       f"accepted are {', '.join(TABLE_PRECISIONS)}")
     row = peak_row(device_name)
     if row is None: return None
-    tflops = next(r for r in _ROWS if r[0] == row)[2 + PEAK_PRECISIONS.index(p)]
+    tflops = next(r for r in _ROWS if r[0] == row)[2 + TABLE_PRECISIONS.index(p)]
     if tflops is None: return None
     # the figure is per core × cores: without the core count the name is ambiguous
     if row in _APPLE_CORES:

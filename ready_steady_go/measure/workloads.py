@@ -115,8 +115,10 @@ def list_workloads() -> pd.DataFrame:
 # %% ../../nbs/measure/01_workloads.ipynb #dae3e64b
 KINDS = ("image", "lm", "unet3d", "op", "data")
 UNITS = ("images", "tokens", "voxels", "iterations")
-_AMP = dict(fp16=torch.float16, bf16=torch.bfloat16)
-DTYPES = dict(fp32=torch.float32, tf32=torch.float32, fp16=torch.float16, bf16=torch.bfloat16)
+# fp8: what is not an FP8 matmul runs under bf16 autocast
+_AMP = dict(fp16=torch.float16, bf16=torch.bfloat16, fp8=torch.bfloat16)
+DTYPES = dict(fp32=torch.float32, tf32=torch.float32, fp16=torch.float16, bf16=torch.bfloat16,
+              fp8=torch.bfloat16)
 
 # %% ../../nbs/measure/01_workloads.ipynb #5b79f4e7
 def amp_context(dev:torch.device, # the device the step runs on
@@ -262,6 +264,7 @@ class Workload:
     sweeps_batch_sizes = False  # the sweep's `--batch_sizes` are its own, not only when given
     sweep_options = ()          # the sweep's options it takes (`workers`)
     name_alone = False          # a message names a variant by its model alone (its own size)
+    fp8 = False  # its work is mostly matmuls: precision fp8 applies (`measure.fp8`)
 
     @property
     def key(self) -> tuple: return (self.kind, self.model, self.size, self.seq_len)
@@ -306,6 +309,9 @@ class Workload:
             raise BadInput(f"mode latency times requests of a model: {self.model} ({self.kind}) "
                            "has no inference step; "
                            "accepted are image models, language models and 3D U-Nets")
+        if precision == "fp8" and not self.fp8:
+            raise BadInput("precision 'fp8' applies to models whose work is mostly matmuls "
+                           f"(language models, vision transformers), not to {self.model} ({self.kind})")
         if channels_last and self.memory_format is None:
             raise BadInput("channels_last applies to image and 3D U-Net workloads, not to "
                            f"{self.model} ({self.kind})")
@@ -322,11 +328,12 @@ class Workload:
                   global_bs:int|None=None, # train: samples per optimizer step, in `bs` micro-batches
                   loss_scale:float|None=None, # fp16 train: a fixed loss scale (None: GradScaler's)
                   wrap=noop,               # applied to the built model (DDP under torchrun)
+                  prepare=None,            # applied to the built model before compiling (fp8)
                  ):
         "A function that runs one step: the model and one batch are made on `device` now, once."
         self.check(precision, mode, channels_last, compile)
         dev = torch.device(device)
-        model, (x, y) = wrap(self._model_on(dev, channels_last, compile)), self.batch(global_bs
+        model, (x, y) = wrap(self._model_on(dev, channels_last, compile, prepare)), self.batch(global_bs
                                                                                       or bs, dev,
                                                                                       channels_last)
         return model_step(model, x, y, self.loss, mode=mode, precision=precision,
@@ -334,11 +341,12 @@ class Workload:
                           fused=fused, weights=weights, micro=bs if global_bs else None,
                           loss_scale=loss_scale)
 
-    def _model_on(self, dev, channels_last, compile):
-        "The model built on `dev` (initialised where it runs: no host copy), compiled if asked."
+    def _model_on(self, dev, channels_last, compile, prepare=None):
+        "The model built on `dev` (initialised where it runs: no host copy), prepared, compiled if asked."
         with dev: model = self.build()
         model = model.to(dev)
         if channels_last: model = model.to(memory_format=self.memory_format)
+        if prepare: model = prepare(model)
         if not compile: return model
         # static shapes: one graph per point
         return torch.compile(model, mode=compile if isinstance(compile, str) else None,
