@@ -126,12 +126,16 @@ def gpu_plan(dev:str, seconds:float=5.0) -> list[Item]:
         Item("gpt2 generate bf16 weights, 8 sequences, 512 + 128 tokens", "point", run("lm", 2 * o["generate"]), G()),
         Item("gpt2 generate bf16 weights, 8 sequences, 512 + 128 tokens, compiled (reduce-overhead)", "point",
              compiled + 2 * o["generate"], G(compile=True, compile_mode="reduce-overhead")),
-        Item(f"resnet50 fp16 bs {lam['fp16']} GradScaler" + known(" (Lambda's setting, as NVIDIA's script runs it)"),
-             "point", run("image", big), P("resnet50", lam["fp16"], "fp16"), lambda_precision="fp16"),
         Item(f"resnet50 bf16 bs {rn} torchrun, one process (NCCL)", "point", run("torchrun"),
              P("resnet50", rn, "bf16"), torchrun=True),
         *cell_items(o["cells"])]
     rest = [
+        Item(f"resnet50 fp16 bs {lam['fp16']} GradScaler" + known(" (Lambda's setting, as NVIDIA's script runs it)"),
+             "point", run("image", big), P("resnet50", lam["fp16"], "fp16"), lambda_precision="fp16"),
+        Item(f"gpt2 bf16 bs {gpt} compiled fused (--fast)", "point", compiled,
+             P("gpt2", gpt, "bf16", compile=True, fused=True)),
+        Item(f"gpt2 fp8 bs {gpt} compiled fused (tensorwise)", "point", compiled,
+             P("gpt2", gpt, "fp8", compile=True, fused=True, fp8_recipe="tensorwise")),
         Item("health check", "health", o["health"]),
         Item(f"resnet50 bf16 bs {rn} compiled", "point", compiled, P("resnet50", rn, "bf16", compile=True)),
         Item(f"resnet50 fp16 bs {lam['fp16']} loss scale {LOSS_SCALE} (fixed: no per-step sync)", "point",
