@@ -195,11 +195,12 @@ def _edge(meet, probe, sampler, edges:dict):
     return edge
 
 # %% ../../nbs/measure/01d_timing.ipynb #40cf5e11
-def _ticker(bar, rule:StopRule, per:int, say):
+def _ticker(bar, rule:StopRule, timer, say):
     "`tick(new, stats)` after each timed block: the bar advanced, and `say` told once of an overrun."
     told = []
     def tick(new, stats):
-        if bar is not None: _tick(bar, rule, new, stats, per=per)
+        # the timer's steps per block, as it is now (a first block may size the others)
+        if bar is not None: _tick(bar, rule, new, stats, per=timer.per)
         if say is not None and not told and (need := overrun(rule, stats)):
             told.append(need); say(overrun_text(rule, stats, need))
     return tick
@@ -250,7 +251,7 @@ def run_timed(step,           # one step; returns once the step is queued
         warm = _warm_up(step, sync, warmup, warmup_seconds, _edge(meet, probe, sampler, edges), more)
         if bar is not None: _warmed(bar, warm[0], warm[2])
         if on_warm: on_warm(warm[1])
-        w = _window(step, timer, done or rule.done, _ticker(bar, rule, timer.per, say))
+        w = _window(step, timer, done or rule.done, _ticker(bar, rule, timer, say))
     finally:
         # also when a step failed: no reader thread is left behind
         if sampler is not None: tele = sampler.stop()
