@@ -247,16 +247,17 @@ report_main = console_script(ready_steady_go_report)
 # %% ../nbs/09a_commands.ipynb #187248ea
 def _print_checks(table):
     "The table of checks, where its expected figures come from, and which GPU checks were skipped."
-    from ready_steady_go.measure.health import (GPU_CHECKS, check_table_text, sources_text,
-                                                skipped_line,
-                                        verdict_line)
+    from ready_steady_go.measure.health import (GPU_CHECKS, box_verdict_line, check_table_text,
+                                                skipped_line, sources_text, verdict_line, what_to_do)
     # the GPU checks skipped for one reason: said once, below, not a row each
     line = skipped_line(table)
     gpu_skipped = table["check"].isin(GPU_CHECKS) & table["verdict"].eq("skipped")
     print(check_table_text(table[~gpu_skipped] if line else table))
     if (src := sources_text(table)): print("where the expected figures come from:\n" + src)
     if line: print(f"GPU checks {line}")
-    print(verdict_line(table))
+    box = table["gpu_index"].nunique() > 1
+    print(box_verdict_line(table) if box else verdict_line(table))
+    if todo := what_to_do(table): print("what to do:\n" + "\n".join(f"  {a}" for a in todo))
 
 # %% ../nbs/09a_commands.ipynb #a7c0de51
 def _quick(*args, **kw):
@@ -275,8 +276,11 @@ def ready_steady_go_check(
     no_store:bool=False,      # print the table only; store nothing
     quiet:bool=False,         # no progress lines on stderr
     quick:bool=False,         # a smoke test: each measurement a fraction of a second (tests)
+    # also run the collectives on this many ranks (gloo on a CPU: a stand-in; a box of GPUs runs NCCL
+    # on all of them)
+    nproc_per_node:int=None,
 ):
-    "Check this machine against what its hardware should do: one table of checks, each with its verdict."
+    "Check this machine against what its hardware should do (every GPU of a box at once): one table of checks, each with its verdict."
     import time
     check_numbers(seconds=seconds)
     check_number(disk_gb, "--disk_gb", min=0.01, max=64, unit="GiB")
@@ -287,7 +291,7 @@ def ready_steady_go_check(
                time.perf_counter())
     fast = dict(measure=_quick) if quick else {}
     table, kept = run_check(device, folder, None if no_store else store, seconds,
-                            int(disk_gb * 2**30), say=say, **fast)
+                            int(disk_gb * 2**30), say=say, nproc_per_node=nproc_per_node, **fast)
     print(f"{table['device_name'].iloc[0]} on {table['host'].iloc[0]}, checked in "
           f"{time.perf_counter() - t0:.0f} s")
     _print_checks(table)
@@ -295,7 +299,7 @@ def ready_steady_go_check(
     elif not no_store:
         print(f"stored {len(table)} lines in {store} (table checks, check "
               f"{table['check_id'].iloc[0][:8]})")
-    return 1 if table["verdict"].eq("flagged").any() else 0
+    return 1 if table["verdict"].isin(["flagged", "wrong results", "failed"]).any() else 0
 
 # %% ../nbs/09a_commands.ipynb #c09ab013
 check_main = console_script(ready_steady_go_check)

@@ -681,14 +681,16 @@ def _measure(res:Result, p:CheckedPoint, world:World):
                                           f"{REQUESTS}"])
 
 # %% ../../nbs/measure/02_benchmark.ipynb #2c8fbb24
-def _hold_peak(res:Result, p:CheckedPoint, book:PeakBook|None):
-    "Beaten measured peak: measured again (`book`) once; if still beaten, no `mfu_measured`."
-    # convolutions: see `_effective`
-    if res.mfu_measured is None or res.mfu_measured <= 1 or res.flops_effective: return
-    key, achieved = (str(p.dev), p.precision), res.tflops * 1e12
-    again = book.measure_again(p.dev, p.precision) if book is not None else None
-    if again: res.measured_peak_tflops, res.mfu_measured = again / 1e12, mfu(achieved, again)
+def _hold_peak(res:Result, p:CheckedPoint, book:PeakBook|None, again:bool=True):
+    """Beaten measured peak: measured again (`book`, when `again`) once; if still beaten, no
+    `mfu_measured`, unless the FLOPs are effective ones (convolutions, see `_effective`)."""
+    if res.mfu_measured is None or res.mfu_measured <= 1: return
+    achieved = res.tflops * 1e12
+    # a stale peak is caught here, a convolutional network's run included
+    fresh = book.measure_again(p.dev, p.precision) if book is not None and again else None
+    if fresh: res.measured_peak_tflops, res.mfu_measured = fresh / 1e12, mfu(achieved, fresh)
     if res.mfu_measured is not None and res.mfu_measured <= 1: return
+    if res.flops_effective: return  # counted FLOP/s above a fresh matmul peak: effective, kept
     # never a utilisation above 100% shown as a value: the reference is what is wrong
     res.mfu_measured = None
     res.conditions = conditions_text([*([] if res.conditions in (None, "ok") else res.conditions.split("; ")), PEAK_BELOW])
@@ -711,7 +713,8 @@ def measure_point(p:CheckedPoint,  # a checked point (`check_point`)
     if res.status != "ok":
         for k in _MEASURED: setattr(res, k, None)
     release_memory(p.dev)
-    if res.status == "ok" and world.size == 1: _hold_peak(res, p, book)
+    # under torchrun a rank cannot measure alone: checked, not measured again
+    if res.status == "ok": _hold_peak(res, p, book, again=world.size == 1)
     return res
 
 # %% ../../nbs/measure/02_benchmark.ipynb #6ecf4ab8

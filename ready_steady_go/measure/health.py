@@ -892,10 +892,10 @@ def check_folder(folder, # the folder the user named
     return p
 
 # %% ../../nbs/measure/05a_health.ipynb #55c06f88
-def _collectives(n:int, device:str, say, timeout:float=600) -> tuple:
+def _collectives(n:int, device:str, say, timeout:float|None=None) -> tuple:
     "(`run_collectives`' lines or None, the lines of the check they give)."
     say(f"collectives on {n} ranks ({'NCCL' if device == 'cuda' else 'gloo, a stand-in'})")
-    try: df = run_collectives(n, device, timeout=timeout)
+    try: df = run_collectives(n, device, timeout=timeout or (600 if device == "cuda" else 120))
     except RuntimeError as e:
         return None, [check_row(f"collectives ({n} ranks)", None, verdict="failed", note=f"failed: {first_line(e)}")]
     return df, []

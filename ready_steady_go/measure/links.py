@@ -20,7 +20,7 @@ from .launch import die_with_parent
 __all__ = ['COLLECTIVES', 'COLLECTIVE_COLUMNS', 'PCIE_PATHS', 'PATH_WORDS', 'NVLINK_GBS', 'BUSBW_BAND', 'bus_factor',
            'collective_sizes', 'bandwidth_row', 'collective_op', 'time_calls', 'measure_collectives', 'run_collectives',
            'in_processes', 'read_box', 'replay_nvml', 'active_links', 'link_matrix', 'judge_nvlinks', 'expected_busbw',
-           'judge_collectives', 'peer_copy_gbs', 'peer_matrix']
+           'size_text', 'allreduce_seconds', 'judge_collectives', 'peer_copy_gbs', 'peer_matrix']
 
 # %% ../../nbs/measure/04e_links.ipynb #404f12d5
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")
@@ -186,7 +186,8 @@ def run_collectives(nproc:int,          # ranks: one process each (on CUDA, one 
     sizes = sizes or collective_sizes(8, 2**30 if cuda else 2**20, 4)
     kw = dict(sizes=list(sizes), colls=tuple(colls), iters=iters, warmup=warmup, die=die,
               backend="nccl" if cuda else "gloo", timeout=timeout)
-    ctx = mp.get_context("spawn" if cuda else "fork")
+    # spawned, never forked: CUDA cannot be, and a fork after OpenMP's threads ran can hang in the child
+    ctx = mp.get_context("spawn")
     q, port = ctx.Queue(), _free_port()
     procs = [ctx.Process(target=_rank_main, args=(r, nproc, port, dict(kw), q), daemon=True)
              for r in range(nproc)]
@@ -338,6 +339,21 @@ def expected_busbw(box:dict|None,        # `read_box`'s output (None: unknown)
     if pcie_gbs: return pcie_gbs, "the GPUs' PCIe link rate each way (no NVLink)"
     return None, "no NVLink and no PCIe rate known"
 
+# %% ../../nbs/measure/04e_links.ipynb #ace719e5
+def size_text(n:int) -> str:
+    "Bytes as nccl-tests' tables read them: 8 B, 512 KiB, 1 GiB."
+    for unit, k in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << k: return f"{n / (1 << k):g} {unit}"
+    return f"{n} B"
+
+# %% ../../nbs/measure/04e_links.ipynb #b82b7b78
+def allreduce_seconds(nbytes:float,  # bytes all-reduced (a model's gradients: parameters × bytes each)
+                      n:int,         # ranks
+                      busbw_gbs:float, # the all-reduce's measured busbw at about that size
+                     ) -> float:
+    "Seconds an all-reduce of `nbytes` on `n` ranks takes at `busbw_gbs` (nccl-tests' busbw turned around)."
+    return nbytes * bus_factor("all_reduce", n) / (busbw_gbs * 1e9)
+
 # %% ../../nbs/measure/04e_links.ipynb #ed94f24b
 def judge_collectives(df:pd.DataFrame, # `run_collectives`' lines
                       box:dict|None=None, # the box's topology (`read_box`)
@@ -348,8 +364,8 @@ def judge_collectives(df:pd.DataFrame, # `run_collectives`' lines
     if not len(ar): return []
     big, small = ar.iloc[-1], ar.iloc[0]
     lat = dict(check="all-reduce latency", measured=small.time_us, unit="µs", expected=None,
-               source="", verdict="ok", note=f"{small.bytes:,} B on {small.ranks} ranks")
-    line = dict(check=f"all-reduce busbw ({big.bytes / 2**20:,.0f} MiB, {big.ranks} ranks)",
+               source="", verdict="ok", note=f"{size_text(small.bytes)} on {small.ranks} ranks")
+    line = dict(check=f"all-reduce busbw ({size_text(big.bytes)}, {big.ranks} ranks)",
                 measured=big.busbw_gbs, unit="GB/s")
     if big.stand_in:
         return [dict(line, verdict="skipped", note="gloo on the CPU: a stand-in for NCCL, not judged"),

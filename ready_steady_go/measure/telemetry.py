@@ -55,11 +55,11 @@ SUMMARY_KEYS = ("n_samples", "seconds", "sm_clock_mhz", "max_sm_clock_mhz", "boo
 
 # %% ../../nbs/measure/01b_telemetry.ipynb #5b34ad69
 def _others(o:dict) -> tuple:
-    "Other processes on the device and their PIDs (not ours, torchrun's or its launcher's)."
+    "Other processes on the device and their PIDs (not ours, our run's other ranks, torchrun's or its launcher's)."
     procs = o.get("processes")
     if not procs: return 0, ()
     pids = set(procs)
-    others = tuple(sorted(pids - {o.get("pid"), *(o.get("ancestors") or ())}))
+    others = tuple(sorted(pids - {o.get("pid"), *(o.get("ancestors") or ()), *(o.get("ranks") or ())}))
     return (len(others) if o.get("pid") in pids else len(pids) - 1), others
 
 # %% ../../nbs/measure/01b_telemetry.ipynb #7ffff97c
@@ -115,14 +115,14 @@ def summarise(samples:list, # readings of one window (dicts; None for a failed r
 # flagged by itself
 _THERMAL, _POWER = ("sw thermal", "hw thermal"), ("hw slowdown", "hw power brake")
 
-HOST_BOUND_TEXT = (f"{HOST_BOUND} (power far below its limit at a high clock: CUDA graphs or "
-                   "torch.compile would help)")
+HOST_BOUND_TEXT = (f"{HOST_BOUND} (the GPU ran no kernel for part of the time, waiting on the host: "
+                   "CUDA graphs or torch.compile would help)")
 
 # %% ../../nbs/measure/01b_telemetry.ipynb #b2f6848a
-def _host_bound(s:dict, min_power_share:float, high_clock:float) -> bool:
-    "Did the GPU wait on the host: power under `min_power_share` of its limit, SM clock high."
-    p, lim, clk = s.get("power_mean_w"), s.get("power_limit_w"), s.get("sm_clock_ratio")
-    return bool(p and lim and clk is not None and p < min_power_share * lim and clk >= high_clock)
+def _host_bound(s:dict, max_util:float) -> bool:
+    "Did the GPU wait on the host: NVML's utilisation (the time a kernel ran) under `max_util`%."
+    u = s.get("util_mean")
+    return u is not None and u < max_util
 
 # %% ../../nbs/measure/01b_telemetry.ipynb #82918830
 def conditions(summary:dict|None,             # `summarise`'s output for the window (None: no telemetry)
@@ -135,10 +135,8 @@ def conditions(summary:dict|None,             # `summarise`'s output for the win
                min_share:float=0.1,
                # the window ran a model's steps (host-bound is judged only then)
                steps:bool=False,
-               # host-bound: mean power below this share of the limit ...
-               min_power_share:float=0.4,
-               # ... while the SM clock is at least this share of boost
-               high_clock:float=0.85,
+               # host-bound: a kernel ran less than this share of the time (NVML's utilisation, %)
+               max_util:float=80,
               ) -> str|list:
     "`'ok'`, or the list of what was wrong while the point was timed."
     out, s = [], summary or {}
@@ -154,7 +152,7 @@ def conditions(summary:dict|None,             # `summarise`'s output for the win
     if (s.get("sm_clock_ratio") is not None and s["sm_clock_ratio"] < min_clock_ratio
         and not at_limit):
         out.append(f"clock below {100 * min_clock_ratio:.0f}% of boost")
-    if steps and _host_bound(s, min_power_share, high_clock): out.append(HOST_BOUND_TEXT)
+    if steps and _host_bound(s, max_util): out.append(HOST_BOUND_TEXT)
     if s.get("other_processes"): out.append("another process on the GPU")
     if ci_target_met is False: out.append("CI not reached (stopped at the cap)")
     if alloc_retries: out.append("allocator retries")
@@ -333,6 +331,13 @@ def _ancestors() -> tuple:
     try: return tuple(q.pid for q in psutil.Process().parents())
     except psutil.Error: return (os.getppid(),)
 
+# %% ../../nbs/measure/01b_telemetry.ipynb #c2a6be09
+def _run_ranks() -> tuple:
+    "Under torchrun, the PIDs of every process its agent (this rank's parent) started: the run's own ranks."
+    if "TORCHELASTIC_RUN_ID" not in os.environ: return ()
+    try: return tuple(q.pid for q in psutil.Process().parent().children(recursive=True))
+    except (psutil.Error, AttributeError): return ()
+
 # %% ../../nbs/measure/01b_telemetry.ipynb #a87dae50
 class NvmlReader:
     "One NVML reading of a CUDA device per call; never touches CUDA after construction."
@@ -344,6 +349,7 @@ class NvmlReader:
         n, h = self.nvml, self.handle
         self.pid, self.max_sm = os.getpid(), _try(n.nvmlDeviceGetMaxClockInfo, h, n.NVML_CLOCK_SM)
         self.ancestors = _ancestors()  # not "other processes" on the device (`_others`)
+        self.ranks = _run_ranks()  # nor the run's other ranks; read again when a PID is new
         self.boost_sm = _try(getattr(n, "nvmlDeviceGetMaxCustomerBoostClock", None), h,
                              n.NVML_CLOCK_SM)
         self.default_limit = _try(n.nvmlDeviceGetPowerManagementDefaultLimit, h)
@@ -351,7 +357,8 @@ class NvmlReader:
     def __call__(self) -> dict:
         n, h = self.nvml, self.handle
         mw = lambda v: None if v is None else v / 1e3
-        util = _try(n.nvmlDeviceGetUtilizationRates, h)
+        util, procs = _try(n.nvmlDeviceGetUtilizationRates, h), _procs(n, h)
+        if set(procs or ()) - {self.pid, *self.ancestors, *self.ranks}: self.ranks = _run_ranks()
         return dict(t=time.monotonic(), sm_clock_mhz=_try(n.nvmlDeviceGetClockInfo, h,
                                                           n.NVML_CLOCK_SM),
                     mem_clock_mhz=_try(n.nvmlDeviceGetClockInfo, h, n.NVML_CLOCK_MEM),
@@ -363,7 +370,7 @@ class NvmlReader:
                     default_power_limit_w=mw(self.default_limit),
                     util_gpu=getattr(util, "gpu", None), util_mem=getattr(util, "memory", None),
                     reasons=_try(self._reasons, h),
-                    processes=_procs(n, h), graphics_processes=_procs(n, h, "Graphics"),
+                    processes=procs, graphics_processes=_procs(n, h, "Graphics"), ranks=self.ranks,
                     pid=self.pid,
                     ancestors=self.ancestors,
                     energy_mj=_try(n.nvmlDeviceGetTotalEnergyConsumption, h))

@@ -18,6 +18,7 @@ from ..analyse.answers import analyse, flagged
 from ..schema import FAMILY_UNITS, num_text
 from .plots import plot_relative, svg, unit_name
 from ..measure.health import read_checks
+from .box import box_html
 from ..measure.fleet import fleet_outliers, outlier_sentence
 from ..keep.side_tables import read_history
 from .plots import plot_history
@@ -153,14 +154,18 @@ def _latest_checks(checks:pd.DataFrame) -> pd.DataFrame:
     """Per machine, its latest check: when, the device,
     its verdicts counted and the lines it flagged."""
     rows = []
-    for cid in checks.groupby(["host", "gpu_uuid"], dropna=False, sort=False)["check_id"].last():
+    # a box's check is one check of all its GPUs: one row
+    for cid in dict.fromkeys(checks.groupby(["host", "gpu_uuid"], dropna=False, sort=False)["check_id"].last()):
         g = checks[checks["check_id"] == cid]
-        n, bad = g["verdict"].value_counts(), g[g["verdict"].eq("flagged")]
+        n, bad = g["verdict"].value_counts(), g[g["verdict"].isin(["wrong results", "flagged", "failed"])]
+        gpu = (bad["gpu_index"].map(lambda i: f"GPU {int(i)}: " if pd.notna(i) else "")
+               if "gpu_index" in bad else "")
         rows.append({"host": g["host"].iloc[0],
                      "checked (UTC)": str(g["timestamp"].iloc[0])[:16].replace("T", " "),
                      "device": clean_device_name(g["device_name"].iloc[0]),
-                     **{v: int(n.get(v, 0)) for v in ("ok", "low", "flagged", "skipped")},
-                     "flagged lines": "; ".join(bad["check"] + ": " + bad["note"].fillna(""))})
+                     **{v: int(n.get(v, 0)) for v in ("ok", "low", "flagged", "skipped", "failed",
+                                                     "wrong results")},
+                     "flagged lines": "; ".join(gpu + bad["check"] + ": " + bad["note"].fillna(""))})
     return pd.DataFrame(rows)
 
 # %% ../../nbs/show/08c_page.ipynb #1a70c9e1
@@ -196,6 +201,7 @@ def health_section(pg:PageData) -> list[str]:
                 html_table(checks[["timestamp", "host", "device_name", "check", "measured", "unit",
                                "expected",
                                "verdict", "note"]], "{:,.3g}"), "</details>"]
+        out += box_html(store)  # a box's GPU × check matrix, its links and its collectives
     if len(fl):
         bad = fl[fl["flagged"]]
         out += ["<h3>Fleet outliers</h3><p>For each device model measured on two or more machines "
