@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pynvml, torch
 
+from .fp8 import fp8_matmul, fp8_missing
 from ..env import (BadInput, check_int, check_number, check_numbers, check_path,
                                  first_line, open_own)
 from .device import cpu_name, pick_device, synchronize
@@ -713,7 +714,7 @@ def _measured_or_none(measure, model, dev, **kw):
 def _tried(r:dict, check:str, measure, model, dev, **kw):
     "`measure`'s result for one point; None when it did not finish, the reason kept in `r['failed'][check]`."
     try: m = measure(model, device=dev, progress=False, **kw)
-    except Exception as e: why = f"{type(e).__name__}: {first_line(e)}"
+    except Exception as e: why = first_line(e)
     else:
         if m.status == "ok": return m
         why = f"{m.status}: {(str(getattr(m, 'error', None) or 'no reason given').splitlines() or [''])[0]}"
@@ -767,6 +768,14 @@ def _matmul_readings(r, dev, gpu, measure):
                     mode="infer",
                     n_seconds=2 if gpu else 1.5, warmup=2):
             r["matmul"][p], r["ci"][f"matmul {p}"] = m.tflops, m.ci_rel
+    if gpu and not fp8_missing(dev): _fp8_reading(r, dev)
+
+# %% ../../nbs/measure/05a_health.ipynb #3c6aae58
+def _fp8_reading(r:dict, dev, matmul=fp8_matmul):
+    """The FP8 matmul's TFLOP/s into `r` (judged, as the others, against the datasheet's FP8 peak);
+    a matmul that fails is a failed line."""
+    try: r["matmul"]["fp8"] = matmul(dev) / 1e12
+    except Exception as e: r.setdefault("failed", {})["matmul fp8"] = first_line(e)
 
 # %% ../../nbs/measure/05a_health.ipynb #81045f98
 def _memory_reading(r, dev, gpu, measure):
