@@ -119,8 +119,11 @@ def setups(runs:pd.DataFrame, # the runs table
     flags = [np.array(_each_distinct(on, runs[c].astype(object)), bool) if c in runs
              else np.zeros(len(runs), bool)
              for c in SETUP_FLAGS]
-    words = [", ".join(w for w, f in zip(SETUP_FLAGS.values(), fs) if f) for fs in zip(*flags)]
-    return pd.Series(words, index=runs.index, dtype=object)
+    # each run's flags as one number, the words of each number made once
+    code = sum((f.astype(np.int64) << i for i, f in enumerate(flags)), np.zeros(len(runs), np.int64))
+    words = [", ".join(w for i, w in enumerate(SETUP_FLAGS.values()) if k >> i & 1)
+             for k in range(2 ** len(flags))]
+    return pd.Series(np.array(words, dtype=object)[code], index=runs.index, dtype=object)
 
 # %% ../../nbs/analyse/06_analysis.ipynb #414475cc
 def truthy(s:pd.Series) -> pd.Series:
