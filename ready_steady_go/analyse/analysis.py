@@ -119,8 +119,11 @@ def setups(runs:pd.DataFrame, # the runs table
     flags = [np.array(_each_distinct(on, runs[c].astype(object)), bool) if c in runs
              else np.zeros(len(runs), bool)
              for c in SETUP_FLAGS]
-    words = [", ".join(w for w, f in zip(SETUP_FLAGS.values(), fs) if f) for fs in zip(*flags)]
-    return pd.Series(words, index=runs.index, dtype=object)
+    # each run's flags as one number, the words of each number made once
+    code = sum((f.astype(np.int64) << i for i, f in enumerate(flags)), np.zeros(len(runs), np.int64))
+    words = [", ".join(w for i, w in enumerate(SETUP_FLAGS.values()) if k >> i & 1)
+             for k in range(2 ** len(flags))]
+    return pd.Series(np.array(words, dtype=object)[code], index=runs.index, dtype=object)
 
 # %% ../../nbs/analyse/06_analysis.ipynb #414475cc
 def truthy(s:pd.Series) -> pd.Series:
@@ -513,6 +516,27 @@ def _log_mean(d:pd.DataFrame, by:list[str], l, *, dl, dh, **agg) -> pd.DataFrame
 # precision's best
 LIKE, EACH_BEST = "like for like (same layout and compile)", "each precision's best configuration"
 
+# %% ../../nbs/analyse/06_analysis.ipynb #c63a4e13
+def _mean_speedup(m:pd.DataFrame, best:pd.DataFrame, k:list, u:list) -> pd.DataFrame:
+    """`speedup_ci`'s pairs `m` (keyed by `k`; `u`: with `unconverged`) as a geometric mean over
+    models per device, precision and mode."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        l = np.log(m["speedup"])
+        dl, dh = l - np.log(m["speedup_lo"]), np.log(m["speedup_hi"]) - l
+    if "workload" in best and "workload" not in m:
+        m = m.merge(best[k + ["workload"]].drop_duplicates(k), on=k, how="left")
+    out = _log_mean(m.assign(_u=m["unconverged"].astype(int) if u else 0,
+                             _e=m["basis"].eq(EACH_BEST)),
+                    ["device", "precision", "mode", *_family(m)], l, dl=dl, dh=dh,
+                    n_models=(model_column(m), "nunique"), n_unconverged=("_u", "sum"),
+                    _e=("_e", "any"))
+    out = out.rename(columns=dict(_geo="speedup", _geo_lo="speedup_lo", _geo_hi="speedup_hi"))
+    # one pair of unlike setups: not like for like
+    out["basis"] = np.where(out.pop("_e"), EACH_BEST, LIKE)
+    return out[["device", "precision", "mode", "speedup", "speedup_lo", "speedup_hi", "n_models",
+                "n_unconverged",
+                "basis", *_family(out)]]
+
 # %% ../../nbs/analyse/06_analysis.ipynb #81f29027
 def speedup_ci(best:pd.DataFrame, # best points (see `best_batch`; `over_setups=False` with `like`)
                base:str="fp32", # the precision to compare against
@@ -539,22 +563,7 @@ def speedup_ci(best:pd.DataFrame, # best points (see `best_batch`; `over_setups=
             "basis", *(c for c in ("label", *u) if c in best)]
     m = m.assign(speedup=s, speedup_lo=s_lo, speedup_hi=s_hi)[cols]
     if not average: return m.sort_values(k + ["precision"], ignore_index=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        l = np.log(m["speedup"])
-        dl, dh = l - np.log(m["speedup_lo"]), np.log(m["speedup_hi"]) - l
-    if "workload" in best and "workload" not in m:
-        m = m.merge(best[k + ["workload"]].drop_duplicates(k), on=k, how="left")
-    out = _log_mean(m.assign(_u=m["unconverged"].astype(int) if u else 0,
-                             _e=m["basis"].eq(EACH_BEST)),
-                    ["device", "precision", "mode", *_family(m)], l, dl=dl, dh=dh,
-                    n_models=(model_column(m), "nunique"), n_unconverged=("_u", "sum"),
-                    _e=("_e", "any"))
-    out = out.rename(columns=dict(_geo="speedup", _geo_lo="speedup_lo", _geo_hi="speedup_hi"))
-    # one pair of unlike setups: not like for like
-    out["basis"] = np.where(out.pop("_e"), EACH_BEST, LIKE)
-    return out[["device", "precision", "mode", "speedup", "speedup_lo", "speedup_hi", "n_models",
-                "n_unconverged",
-                "basis", *_family(out)]]
+    return _mean_speedup(m, best, k, u)
 
 # %% ../../nbs/analyse/06_analysis.ipynb #1f173884
 def speedup(best:pd.DataFrame, # best batch sizes (see `best_batch`)

@@ -264,22 +264,28 @@ CONDITION_COLS = ("energy_j", "joules_per_sample", "energy_source", "conditions"
 # GPU working well
 EFFECTIVE = "effective FLOP/s (fast convolution algorithms)"
 
+# %% ../../nbs/analyse/06c_answers.ipynb #62008fbb
+def _effective(c:str) -> str:
+    "Conditions `c` with `EFFECTIVE` named in place of the measured peak below (and `ok`)."
+    xs = [x.strip() for x in c.split(";")]
+    return "; ".join([x for x in xs if x and x.lower() not in ("ok", PEAK_BELOW)] + [EFFECTIVE])
+
 # %% ../../nbs/analyse/06c_answers.ipynb #28660493
 def conditions_of(runs:pd.DataFrame, # the runs table
                  ) -> pd.Series:
     """Each run's `conditions` as a reader takes them: effective FLOP/s (`flops_effective`, or a GPU run
     whose only condition is the measured peak below what it achieved) named `EFFECTIVE`, not a fault."""
-    c = (_text(runs["conditions"]).str.strip() if "conditions" in runs
-         else pd.Series("", index=runs.index))
+    c = _text(runs["conditions"]) if "conditions" in runs else pd.Series("", index=runs.index)
+    codes, u = pd.factorize(c)  # each distinct text read once: a handful, however many runs
+    u = pd.Series(u, dtype=object).str.strip()
     gpu = (_text(runs["device_type"]).eq("cuda") if "device_type" in runs
            else pd.Series(False, index=runs.index))
-    eff = (c.str.lower().eq(PEAK_BELOW) & gpu) | (truthy(runs["flops_effective"])
-                                                  if "flops_effective" in runs else False)
-    rest = c.str.split(";").map(lambda xs: [x.strip() for x in xs if x.strip()
-                                            and x.strip().lower() not in ("ok", PEAK_BELOW)]
-                                if isinstance(xs, list) else [])
-    named = rest.map(lambda xs: "; ".join(xs + [EFFECTIVE]))
-    out = c.where(~eff, named).astype(object)
+    eff = ((u.str.lower().eq(PEAK_BELOW).to_numpy(bool)[codes] & gpu.to_numpy(bool))
+           | (truthy(runs["flops_effective"]).to_numpy(bool) if "flops_effective" in runs
+              else False))
+    named = np.array([_effective(x) for x in u], dtype=object)
+    out = pd.Series(np.where(eff, named[codes], u.to_numpy(object)[codes]), index=runs.index,
+                    dtype=object, name=c.name)
     out[out.eq("")] = np.nan  # none recorded stays missing
     return out
 
@@ -379,9 +385,12 @@ def flagged(runs:pd.DataFrame, # the runs table
     """Per run: whether its `conditions` name something wrong with the device while it was timed (not
     `ok`, `EFFECTIVE`, or a missed CI target, which says how long it was measured, marked on its own)."""
     if "conditions" not in runs: return pd.Series(False, index=runs.index)
-    parts = conditions_of(runs).fillna("").str.lower().str.split(";")
+    c = conditions_of(runs).fillna("")
+    codes, u = pd.factorize(c)  # each distinct text judged once
     fine = lambda x: x in ("", "ok", EFFECTIVE.lower()) or x.startswith("ci not reached")
-    return parts.map(lambda xs: any(not fine(x.strip()) for x in xs)).astype(bool)
+    bad = np.array([any(not fine(x.strip()) for x in str(v).lower().split(";")) for v in u],
+                   dtype=bool)
+    return pd.Series(bad[codes], index=runs.index, dtype=bool, name=c.name)
 
 # %% ../../nbs/analyse/06c_answers.ipynb #0da4e2f5
 def _ranked(runs:pd.DataFrame, best:pd.DataFrame) -> pd.DataFrame:

@@ -68,11 +68,33 @@ def most_measured(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
     n = n.sort_values(["_f", "n_runs", "label"], ascending=[True, False, True])
     return sorted(n.groupby("_f").head(max_models)["label"].unique())
 
+# %% ../../nbs/show/08b_figures.ipynb #51a6db6f
+def _model_jobs(res:dict, models:list|None=None) -> list[tuple[str, str, object]]:
+    """The figure jobs of each measured model (ranked or not; `models`, else every one): its
+    ranking and its batch sizes, per mode."""
+    jobs, best, t, oom = [], res["best"], res["tidy"], res["oom"]
+    # each figure gets only its own rows: its cache key changes only when they do
+    b_of, t_of = dict(list(best.groupby("label", sort=False))), dict(list(t.groupby("label",
+                                                                                    sort=False)))
+    for label in sorted(t["label"].unique()) if models is None else models:
+        tl, bl = t_of[label], b_of.get(label, best.iloc[:0])
+        for mode in modes_in_order(tl):
+            if has_ranking(bl[bl["mode"] == mode]):
+                jobs.append((f"relative-{file_slug(label)}-{mode}.svg", label,
+                             partial(plot_relative, bl, label, mode)))
+            # a published table records no batch size; one batch size is one dot, which the tables
+            # say better
+            if tl.loc[tl["mode"] == mode, "bs"].nunique() > 1:
+                o = oom[oom["model"].isin(tl["model"].unique()) & oom["mode"].eq(mode)]
+                jobs.append((f"batch-{file_slug(label)}-{mode}.svg", label,
+                             partial(plot_batch, tl, label, mode, oom=o)))
+    return jobs
+
 # %% ../../nbs/show/08b_figures.ipynb #04ede72f
 def _figure_jobs(res:dict, models:list|None=None) -> list[tuple[str, str, object]]:
     """`(file name, section, function drawing the figure)` for every figure of the report
     (per model: `models`)."""
-    jobs, best, t = [], res["best"], res["tidy"]
+    jobs, best = [], res["best"]
     # a family none of whose devices is ranked still has its speed-ups
     for fam, fb, sfx in by_family(best):
         avg, sp = family_rows(res["average"], fam), family_rows(res["speedup"], fam)
@@ -91,23 +113,7 @@ def _figure_jobs(res:dict, models:list|None=None) -> list[tuple[str, str, object
         if len(eff) and eff[["mfu", "mfu_measured"]].notna().any().any():
             jobs.append((f"efficiency-{mode}.svg", "efficiency",
                          partial(plot_efficiency, res["efficiency"], mode)))
-    # each figure gets only its own rows: its cache key changes only when they do
-    b_of, t_of = dict(list(best.groupby("label", sort=False))), dict(list(t.groupby("label",
-                                                                                    sort=False)))
-    oom = res["oom"]
-    # measured models, ranked or not
-    for label in sorted(t["label"].unique()) if models is None else models:
-        tl, bl = t_of[label], b_of.get(label, best.iloc[:0])
-        for mode in modes_in_order(tl):
-            if has_ranking(bl[bl["mode"] == mode]):
-                jobs.append((f"relative-{file_slug(label)}-{mode}.svg", label,
-                             partial(plot_relative, bl, label, mode)))
-            # a published table records no batch size; one batch size is one dot, which the tables
-            # say better
-            if tl.loc[tl["mode"] == mode, "bs"].nunique() > 1:
-                o = oom[oom["model"].isin(tl["model"].unique()) & oom["mode"].eq(mode)]
-                jobs.append((f"batch-{file_slug(label)}-{mode}.svg", label,
-                             partial(plot_batch, tl, label, mode, oom=o)))
+    jobs += _model_jobs(res, models)  # measured models, ranked or not
     sc = res.get("scaling", pd.DataFrame(columns=["mode"]))
     for mode in modes_in_order(sc):
         jobs.append((f"scaling-{mode}.svg", "scaling", partial(plot_scaling, sc, mode)))

@@ -538,6 +538,18 @@ def _legend_title(oom:dict, missed:bool) -> str:
             if on]
     return "device" + (f" ({', '.join(what)})" if what else "")
 
+# %% ../../nbs/show/07_plots.ipynb #549373e6
+def _batch_frame(t:pd.DataFrame, model:str, mode:str) -> tuple[pd.DataFrame, bool]:
+    """The rows `plot_batch` draws: `model` in `mode` with a batch size, `precision` naming its
+    column; and whether setups differ."""
+    d = _select(t, model, mode)
+    d = d[d["bs"].notna()]  # a published table has no batch size: nothing to draw against it
+    if d.empty: raise ValueError(f"no batch sizes recorded for {model!r} in mode {mode!r}: "
+                                 "a published table's figures are in its scaling and ranking")
+    # a column per precision and setup (channels_last, compiled)
+    many = "setup" in d and d["setup"].nunique() > 1
+    return d.assign(precision=_panels(d, many)), many
+
 # %% ../../nbs/show/07_plots.ipynb #6522785d
 def plot_batch(t:pd.DataFrame, # `tidy(...)`
                model:str, # the model to show (or its label, e.g. "test_resnet @64", when measured at several sizes)
@@ -546,13 +558,7 @@ def plot_batch(t:pd.DataFrame, # `tidy(...)`
               ) -> Figure:
     """Throughput (and peak memory, where measured) against batch size, a line per device,
     a column per precision."""
-    d = _select(t, model, mode)
-    d = d[d["bs"].notna()]  # a published table has no batch size: nothing to draw against it
-    if d.empty: raise ValueError(f"no batch sizes recorded for {model!r} in mode {mode!r}: "
-                                 "a published table's figures are in its scaling and ranking")
-    # a column per precision and setup (channels_last, compiled)
-    many = "setup" in d and d["setup"].nunique() > 1
-    d = d.assign(precision=_panels(d, many))
+    d, many = _batch_frame(t, model, mode)
     precs, devs = _precisions(d["precision"]), sorted(d["device"].unique())
     colors = dict(zip(devs, sns.color_palette("tab10" if len(devs) <= 10 else "husl", len(devs))))
     first_oom, mem = _first_oom(oom, d, mode, many), d["peak_mem_mb"].notna().any()
