@@ -7,3 +7,8 @@ report). `env`, `schema` and `options` sit at the top, because every stage uses 
 `from ready_steady_go.keep.store import read_runs`.
 """
 __version__ = "0.1.0"
+
+import logging
+# torchao (the fp8 extra, which transformers imports when it is there) registers enums with torch's pytree, and torch
+# logs a deprecation warning for each on every import: stray lines on stderr of every command, that a user cannot act on
+logging.getLogger("torch.utils._pytree").setLevel(logging.ERROR)
