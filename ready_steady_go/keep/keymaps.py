@@ -342,6 +342,12 @@ NANOGPT_VOCAB = 50304
 GPT2_SIZES = {(12, 12, 768): "gpt2", (24, 16, 1024): "gpt2-medium", (36, 20, 1280): "gpt2-large",
               (48, 25, 1600): "gpt2-xl"} # (n_layer, n_head, n_embd) -> the name of that size
 
+# %% ../../nbs/keep/04ab_keymaps.ipynb #01440a0d
+def _set_where(d:pd.DataFrame, rows:pd.Series, cols:list, v) -> pd.DataFrame:
+    "`v` into columns `cols` of `rows`, whatever their dtype was (a loop's bool `compile` takes None)."
+    for c in cols: d[c] = column_of(d, c).astype(object).where(~rows, v)
+    return d
+
 # %% ../../nbs/keep/04ab_keymaps.ipynb #3518dd3f
 def nanogpt_flops_per_token(n_layer, n_head, n_embd, block_size, vocab_size=NANOGPT_VOCAB,
                             bias=False) -> float:
@@ -427,10 +433,10 @@ def team_records(df:pd.DataFrame, # a run a row, as the source gives it
     loops = [n for n in recipe.dropna().unique() if not RECIPES[n].ours]
     clash = [c for c in COLUMNS if c in d and c not in km.keys and c not in km.values]
     # a loop's `device`, `backend`, ... are not ours
-    if loops and clash: d.loc[recipe.isin(loops), clash] = None
+    if loops and clash: d = _set_where(d, recipe.isin(loops), clash, None)
     d, unmatched = _mapped(d, df, recipe, loops, km)
     for n in loops:
-        for col, v in RECIPES[n].keymap.values.items(): d.loc[recipe.eq(n), col] = v
+        for col, v in RECIPES[n].keymap.values.items(): d = _set_where(d, recipe.eq(n), [col], v)
     for col, v in km.values.items(): d[col] = v
     d = _with_device(d)
     if "runtime_s" not in km.keys:
