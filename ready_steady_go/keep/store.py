@@ -20,8 +20,9 @@ from .cache import prune_files, read_sealed, write_sealed
 from ..schema import DEFAULT_STORE, COLUMNS, REPORT_COLUMNS, kind_of
 
 # %% auto #0
-__all__ = ['SQLITE_HEADER', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'KILLED', 'runs_frame', 'read_only', 'table_names', 'check_store',
-           'write_rows', 'StoreError', 'read_runs', 'read_families', 'json_value', 'save_runs', 'connect_store']
+__all__ = ['SQLITE_HEADER', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'JOURNAL_SUFFIX', 'SIDE_SUFFIXES', 'KILLED', 'runs_frame',
+           'read_only', 'table_names', 'check_store', 'write_rows', 'StoreError', 'read_runs', 'read_families',
+           'json_value', 'save_runs', 'connect_store']
 
 # %% ../../nbs/keep/03_store.ipynb #4c1159a5
 DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -674,6 +675,10 @@ def _between(con:sqlite3.Connection, names:list[str], cols:dict, old:pd.DataFram
 
 # %% ../../nbs/keep/03_store.ipynb #1f0dc2d7
 UNSAVED_SUFFIX = ".unsaved.jsonl"
+# beside a store: the points being measured into it (see `measure.session`)
+JOURNAL_SUFFIX = ".started.jsonl"
+# what SQLite and this tool keep beside a store: never written over by anything else
+SIDE_SUFFIXES = ("-wal", "-shm", "-journal", JOURNAL_SUFFIX, UNSAVED_SUFFIX)
 
 # the error of a point whose process the kernel killed
 KILLED = "the process was killed (host out of memory?)"
