@@ -85,9 +85,22 @@ def _sidecar(p:Path, suffix:str) -> Path: return p.with_name(p.name + suffix)
 # %% ../../nbs/keep/03_store.ipynb #ee75bdba
 def _stamp(p:Path) -> tuple: s = p.stat(); return s.st_ino, s.st_size, s.st_mtime_ns
 
-# %% ../../nbs/keep/03_store.ipynb #780c4f34
+# %% ../../nbs/keep/03_store.ipynb #d38a6233
 def read_only(p:Path, read):
     "`read(con)` on a read-only connection to the store `p` that creates no file beside it."
+    try: return _read_only(p, read)
+    except sqlite3.DatabaseError as e:  # not a busy or locked store: a damaged one
+        if isinstance(e, sqlite3.OperationalError): raise
+        raise BadInput(f"store {str(p)[:100]!r} is damaged ({e}): accepted is a whole SQLite "
+                       "store; restore it from a copy, or recover its rows with "
+                       f"sqlite3 {str(p)[:100]} .recover") from None
+
+# %% ../../nbs/keep/03_store.ipynb #78a74f1a
+def _read_only(p:Path, read):
+    "`read_only`, a damaged store's error as SQLite gives it."
+    # a writer killed mid-transaction left its rollback journal (hot): SQLite rolls it back as it
+    # opens the store, so that no uncommitted row is read (the file read raw holds them)
+    if _sidecar(p, "-journal").exists(): return _rolled_back(p, read)
     uri = p.resolve().as_uri()
     for _ in range(10):
         # a writer is at work, or one was killed before it could tidy up
@@ -102,15 +115,29 @@ def read_only(p:Path, read):
         con = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
         try: return read(con)
         finally: con.close()
-    # a read-only folder with a log but no index: read a private copy
-    except sqlite3.OperationalError:
-        with tempfile.TemporaryDirectory() as d:
-            for suffix in ("", "-wal"):
-                if _sidecar(p, suffix).exists():
-                    shutil.copyfile(_sidecar(p, suffix), Path(d)/f"runs.db{suffix}")
-            con = sqlite3.connect(Path(d)/"runs.db")
-            try: return read(con)
-            finally: con.close()
+    # a read-only folder with a log but no index
+    except sqlite3.OperationalError: return _private_copy(p, read)
+
+# %% ../../nbs/keep/03_store.ipynb #d643d7fa
+def _rolled_back(p:Path, read):
+    """`read(con)` once SQLite has rolled back the journal beside `p` (what it does whenever the
+    store is opened): in place, or in a private copy where the store cannot be written."""
+    try:
+        con = sqlite3.connect(p, timeout=BUSY_TIMEOUT_S)
+        try: return read(con)
+        finally: con.close()
+    except sqlite3.OperationalError: return _private_copy(p, read)
+
+# %% ../../nbs/keep/03_store.ipynb #29ffce0f
+def _private_copy(p:Path, read):
+    "`read(con)` on a private copy of the store `p` and its log or journal."
+    with tempfile.TemporaryDirectory() as d:
+        for suffix in ("", "-wal", "-journal"):
+            if _sidecar(p, suffix).exists():
+                shutil.copyfile(_sidecar(p, suffix), Path(d)/f"runs.db{suffix}")
+        con = sqlite3.connect(Path(d)/"runs.db")
+        try: return read(con)
+        finally: con.close()
 
 # %% ../../nbs/keep/03_store.ipynb #80d9bf1a
 def table_names(path:Path) -> set[str]:
@@ -395,7 +422,10 @@ def _sql_to_column(vs:np.ndarray, typ:type|None):
     if typ is float: return vs.astype(float)  # None becomes NaN
     if typ is int: return pd.array(vs, dtype="Int64")
     if typ is bool: return _as_bool(pd.Series(pd.array(vs, dtype="Int64")))
-    if typ is str: return pd.array(vs, dtype="str")
+    if typ is str:
+        try: return pd.array(vs, dtype="str")
+        # a BLOB in a text column (written by another program): its bytes as text
+        except (UnicodeDecodeError, TypeError, ValueError): return pd.array(_decoded(vs), dtype="str")
     return pd.Series(vs.tolist(), dtype=object).infer_objects()
 
 # %% ../../nbs/keep/03_store.ipynb #9c1e5a02
@@ -537,6 +567,19 @@ def _fetch(con:sqlite3.Connection, names:list[str], cols:dict, where:str="", arg
 # rows taken from SQLite at a time: a million never stand as Python values at once
 _FETCH_ROWS = 50_000
 
+# %% ../../nbs/keep/03_store.ipynb #be167b99
+def _decoded(vs:np.ndarray) -> np.ndarray:
+    "Values of a text column with each BLOB (`bytes`) decoded, what is no UTF-8 replaced."
+    return np.array([v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in vs],
+                    dtype=object)
+
+# %% ../../nbs/keep/03_store.ipynb #ed24fbd0
+def _numbers_only(vs:np.ndarray, typ:type) -> np.ndarray:
+    "A batch of a number column with what is no number as None (whole numbers rounded for `int`)."
+    n = pd.to_numeric(pd.Series(vs, dtype=object), errors="coerce").to_numpy(float)
+    n = np.round(n) if typ is not float else n
+    return np.array([None if np.isnan(v) else (v if typ is float else int(v)) for v in n], dtype=object)
+
 # %% ../../nbs/keep/03_store.ipynb #fb5b86a6
 def _typed_batches(cur:sqlite3.Cursor, types:list) -> list[list]:
     "The cursor's rows, `_FETCH_ROWS` at a time, each batch as its columns (see `_pre_typed`)."
@@ -550,8 +593,11 @@ def _typed_batches(cur:sqlite3.Cursor, types:list) -> list[list]:
 def _pre_typed(vs:np.ndarray, typ:type|None):
     """A batch of one column, its Python values let go: numbers as arrays, repeated texts as one
     object each."""
-    if typ is float: return vs.astype(float)
-    if typ in (int, bool): return pd.array(vs, dtype="Int64")
+    try:
+        if typ is float: return vs.astype(float)
+        if typ in (int, bool): return pd.array(vs, dtype="Int64")
+    # a text or a BLOB in a number column (written by another program): read as missing
+    except (TypeError, ValueError): return _pre_typed(_numbers_only(vs, typ), typ)
     if typ is str: return _shared(vs)
     return vs.copy()  # not a view: the batch's other values go
 
