@@ -512,10 +512,10 @@ def _measured(f:_Flags, p, peak:float|None, multi:bool):
 def _recovered(rows:list[dict]):
     "Say which points of earlier runs were found killed (and stored so by the device session)."
     from ready_steady_go.keep.store import KILLED
+    from ready_steady_go.measure.session import killed_point
     for r in rows:
-        print(f"ready-steady-go: an earlier run of {r['model']} {r['precision']} {r['mode']} bs "
-              f"{r['bs']} never "
-              f"finished: {KILLED}; stored with status killed", file=sys.stderr)
+        print(f"ready-steady-go: an earlier run of {killed_point(r)} never finished: {KILLED}; "
+              "stored with status killed", file=sys.stderr)
 
 # %% ../nbs/09_cli.ipynb #f042c171
 def _finish(f:_Flags, r, fp:dict, say) -> int:

@@ -132,13 +132,17 @@ def _map_file(path) -> tuple[dict, dict]:
             raise BadInput(f"--map-file {str(path)!r} holds more than {MAX_MAP_BYTES:,} "
                                                      f"bytes: {accepted}")
         d = tomllib.loads(data.decode("utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+    # RecursionError: a value nested thousands deep
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as e:
         raise BadInput(f"--map-file {str(path)!r} cannot be read ({type(e).__name__}: "
                        f"{first_line(e)}): "
                        f"{accepted}") from None
     other = [k for k in d if k not in ("map", "set") or not isinstance(d[k], dict)]
     bad = [f"map.{k}" for k, v in (d["map"] if isinstance(d.get("map"), dict) else {}).items()
            if not isinstance(v, str) or not v.strip()]
+    # a value a column holds: no list, table or date
+    bad += [f"set.{k}" for k, v in (d["set"] if isinstance(d.get("set"), dict) else {}).items()
+            if not isinstance(v, (str, int, float, bool))]
     if other or bad:
         raise BadInput(f"--map-file {str(path)!r}: {', '.join(other + bad)} is not accepted: "
                                     "accepted are [map] (COLUMN = \"KEY\") and [set] (COLUMN = "
@@ -181,6 +185,9 @@ def _check_roles(keys:dict, sets:dict):
         raise BadInput(f"--map run_id={keys['run_id']}: a run id is made by the import (W&B's own, "
                        "or "
                                         "a hash of the row's values): leave run_id out")
+    if "run_id" in sets:  # every run would have one id: all but one dropped as already there
+        raise BadInput(f"--set {sets['run_id'][1][:100]}: a run id is made by the import, one per "
+                       "run: leave run_id out")
     if both := sorted(set(keys) & set(sets)):
         raise BadInput(f"{', '.join(both)} is both mapped (--map) and set (--set): "
                        "give one of them")

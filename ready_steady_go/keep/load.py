@@ -275,27 +275,23 @@ _CSV_NEEDS = ("model", "bs", "throughput", "device_name")
 # W&B's and 2022's, besides ours
 _CSV_KEYS = {"ID", "Name", "State", "Created", "fp16", "gpu_mem", *_RENAMED.values()}
 
-# %% ../../nbs/keep/04b_load.ipynb #c12fec23
-def _mapped_columns(df:pd.DataFrame, keymap:KeyMap|None) -> list[str]:
-    "The columns of `df` that `keymap`'s keys read: a key's own, or where a dotted path starts."
-    parts = [p for key in getattr(keymap, "keys", {}).values() for p in re.split(r"[|*]", str(key))
-             if p.strip()]
-    heads = [p.strip() if p.strip() in df else re.split(r"\.|\[", p.strip())[0] for p in parts]
-    return [k for k in dict.fromkeys(heads) if k in df]
-
 # %% ../../nbs/keep/04b_load.ipynb #82fcc15c
 def _csv_run_ids(df:pd.DataFrame, # one chunk of a CSV's rows, as text
-                 keymap:KeyMap|None=None, # a team's keys: the columns they read identify a run too
+                 keymap:KeyMap|None=None, # a team's keys: every column then identifies a run, and its set values
                 ) -> pd.Series:
-    "The export's W&B run id, else a stable hash of the run's known and mapped columns and repeat."
+    """The export's W&B run id, else a stable hash of the run's known columns (another team's: all
+    of them, and the `--set` values) and repeat."""
     if "ID" in df: return df["ID"].astype("str")
-    keys = [k for k in ("Name", "Created", "device_name", "model", "bs", "fp16", "precision",
-                        "mode", "run_number",
-                        "throughput") if k in df]
-    keys += [k for k in _mapped_columns(df, keymap) if k not in keys]
-    text = df[keys[0]].fillna("").astype("str") if keys else pd.Series("", index=df.index,
-                                                                       dtype="str")
-    for k in keys[1:]: text = text + "\x1f" + df[k].fillna("").astype("str")
+    # another team's: the same id whichever columns are mapped
+    keys = (sorted(df.columns) if keymap is not None else
+            [k for k in ("Name", "Created", "device_name", "model", "bs", "fp16", "precision",
+                         "mode", "run_number", "throughput") if k in df])
+    cols = [df[k].fillna("").astype("str") for k in keys]
+    if keymap is not None:  # a second machine's row alike in all, its device `--set`: another run
+        given = json.dumps(sorted(keymap.values.items()), default=str)
+        cols.insert(0, pd.Series(given, index=df.index, dtype="str"))
+    text = cols[0] if cols else pd.Series("", index=df.index, dtype="str")
+    for c in cols[1:]: text = text + "\x1f" + c
     # rows alike in everything: told apart by their order
     nth = text.groupby(text, sort=False).cumcount()
     text = text.where(nth.eq(0), text + "\x1e" + nth.astype("str"))

@@ -25,9 +25,10 @@ __all__ = ['MAX_THROUGHPUT', 'MAX_LINE_BYTES', 'spreadsheet_safe', 'unquote_form
 
 # %% ../../nbs/keep/03b_rows.ipynb #a71aadd4
 # a formula's first character, behind any quotes already there; a lone `-` (not applicable) is text,
-# not a formula
-_FORMULA = re.compile(r"'*(?:[=+@\t\r\n]|-(?!$))")
-_FORMULA_STARTS = "'=+@\t\r\n-"  # the first characters `_FORMULA` can match
+# not a formula. The full-width ＝＋－＠ too: a spreadsheet in an East Asian locale reads them as
+# the ASCII ones
+_FORMULA = re.compile(r"'*(?:[=+@\t\r\n＝＋＠]|[-－](?!$))")
+_FORMULA_STARTS = "'=+@\t\r\n-＝＋＠－"  # the first characters `_FORMULA` can match
 
 # %% ../../nbs/keep/03b_rows.ipynb #e3223a81
 def _same_file(a:Path, b:Path) -> bool:
@@ -101,7 +102,8 @@ def spreadsheet_safe(df:pd.DataFrame, # a table about to be written as CSV
 def unquote_formulas(df:pd.DataFrame, # a table read from a CSV, text as it came
                     ) -> pd.DataFrame:
     "`df` with the `'` that `spreadsheet_safe` put before a formula taken off again."
-    return _map_text(df, _unquote, "'")
+    df, names = _map_text(df, _unquote, "'"), [_unquote(c) for c in df.columns]
+    return df if names == list(df.columns) else df.set_axis(names, axis=1)
 
 # %% ../../nbs/keep/03b_rows.ipynb #c1f35829
 def _holds_cr(df:pd.DataFrame) -> bool:
@@ -121,8 +123,10 @@ def safe_csv(df:pd.DataFrame, # a table about to be written as CSV
     # the csv module quotes a cell holding a character of the line ending: with `\n` alone, a bare
     # `\r` is left unquoted, and a spreadsheet starts a new row there (and reads what follows as a
     # formula)
-    return spreadsheet_safe(df).to_csv(f, index=False, lineterminator="\r\n" if _holds_cr(df)
-                                       else "\n")
+    out = spreadsheet_safe(df)
+    # a column's name is a cell too (an extra column of an imported run: `=HYPERLINK(…)`)
+    out = out.set_axis([_quote(str(c)) for c in out.columns], axis=1)
+    return out.to_csv(f, index=False, lineterminator="\r\n" if _holds_cr(df) else "\n")
 
 # %% ../../nbs/keep/03b_rows.ipynb #f49a2fd0
 def export_csv(store:str|Path, # the SQLite file to export

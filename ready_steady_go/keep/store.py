@@ -21,8 +21,8 @@ from ..schema import DEFAULT_STORE, COLUMNS, REPORT_COLUMNS, kind_of
 
 # %% auto #0
 __all__ = ['SQLITE_HEADER', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'JOURNAL_SUFFIX', 'SIDE_SUFFIXES', 'KILLED', 'runs_frame',
-           'read_only', 'table_names', 'check_store', 'write_rows', 'StoreError', 'read_runs', 'read_families',
-           'json_value', 'save_runs', 'connect_store']
+           'read_only', 'table_names', 'check_store', 'quoted', 'write_rows', 'StoreError', 'read_runs',
+           'read_families', 'json_value', 'save_runs', 'connect_store']
 
 # %% ../../nbs/keep/03_store.ipynb #4c1159a5
 DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -91,7 +91,8 @@ def read_only(p:Path, read):
     try: return _read_only(p, read)
     except sqlite3.DatabaseError as e:  # not a busy or locked store: a damaged one
         if isinstance(e, sqlite3.OperationalError): raise
-        raise BadInput(f"store {str(p)[:100]!r} is damaged ({e}): accepted is a whole SQLite "
+        raise BadInput(f"store {str(p)[:100]!r} cannot be opened, it is damaged ({e}): accepted "
+                       "is a whole SQLite "
                        "store; restore it from a copy, or recover its rows with "
                        f"sqlite3 {str(p)[:100]} .recover") from None
 
@@ -295,6 +296,23 @@ def _add_column(con:sqlite3.Connection, name:str, typ:str):
 def _columns(con:sqlite3.Connection) -> dict[str, str]:
     return {r[1]: r[2] for r in con.execute("PRAGMA table_info(runs)")}
 
+# %% ../../nbs/keep/03_store.ipynb #3eb08ac8
+def quoted(name) -> str:
+    "A column's name as SQL writes it: in double quotes, each one inside doubled (any text names one)."
+    return '"' + str(name).replace('"', '""') + '"'
+
+# %% ../../nbs/keep/03_store.ipynb #cab1b00c
+# SQLite's names for a row's number: a column of one of these names hides it
+_ROWID_NAMES = ("rowid", "_rowid_", "oid")
+
+# %% ../../nbs/keep/03_store.ipynb #1118081c
+def _column_name(k) -> str:
+    """A key of a row as its column's name: without `"`, and never one of SQLite's names for the
+    row's number (`rowid` is kept as `rowid_`)."""
+    k = str(k).replace('"', "")
+    while k.lower() in _ROWID_NAMES: k += "_"
+    return k
+
 # %% ../../nbs/keep/03_store.ipynb #0a2a896c
 def sql_cell(v):
     if isinstance(v, (dict, list, tuple)): return json.dumps(v, default=str)
@@ -395,8 +413,8 @@ def _write_rows(rows, store):
     try:
         known = _columns(con)
         for k, typ in extra.items():
-            if k not in known: _add_column(con, k, typ)
-        return _insert(con, p, [k.replace('"', "") for k in names], values)
+            if _column_name(k) not in known: _add_column(con, _column_name(k), typ)
+        return _insert(con, p, [_column_name(k) for k in names], values)
     finally: con.close()
 
 # %% ../../nbs/keep/03_store.ipynb #7455a7d0
@@ -468,8 +486,8 @@ def _load_snapshot(f:Path, con:sqlite3.Connection) -> tuple[int, pd.DataFrame|No
     if changes is None or (fh := read_sealed(f)) is None: return 0, None
     try:
         with fh: last, was, df = pickle.load(fh)
-        n = con.execute("SELECT count(*) FROM runs WHERE rowid <= ?", (last,)).fetchone()[0]
-        at = con.execute("SELECT run_id FROM runs WHERE rowid = ?", (last,)).fetchone()
+        n = con.execute("SELECT count(*) FROM runs WHERE _rowid_ <= ?", (last,)).fetchone()[0]
+        at = con.execute("SELECT run_id FROM runs WHERE _rowid_ = ?", (last,)).fetchone()
         os.utime(f)  # recently used: pruned last
     except _SNAPSHOT_ERRORS: return 0, None
     same = was == changes and n == len(df) > 0 and at is not None and at[0] == df["run_id"].iloc[-1]
@@ -537,6 +555,9 @@ def _select(con:sqlite3.Connection, where:dict, keep:set|None=None, p:Path|None=
     schema's dtypes."""
     cols = _columns(con)
     if not cols: return pd.DataFrame()
+    if "_rowid_" in map(str.lower, cols):  # made by another program: its rows cannot be told apart
+        raise BadInput(f"store {str(p)[:100]!r} has a column named _rowid_, which hides SQLite's "
+                       "row numbers: accepted is a store without one (rename it with ALTER TABLE)")
     bad = [k for k in where if k not in cols]
     if bad:
         raise BadInput(f"unknown column(s) {', '.join(bad)} to filter on: accepted are the "
@@ -546,15 +567,15 @@ def _select(con:sqlite3.Connection, where:dict, keep:set|None=None, p:Path|None=
     conds, args = [], []
     for k, v in where.items():
         vs = list(v) if isinstance(v, (list, tuple, set)) else [v]
-        conds.append(f'"{k}" IN ({", ".join("?"*len(vs))})'); args += [sql_cell(x) for x in vs]
+        conds.append(f'{quoted(k)} IN ({", ".join("?"*len(vs))})'); args += [sql_cell(x) for x in vs]
     return _fetch(con, names, cols, " WHERE " + " AND ".join(conds) if conds else "", args)[0]
 
 # %% ../../nbs/keep/03_store.ipynb #4c5c5f8a
 def _fetch(con:sqlite3.Connection, names:list[str], cols:dict, where:str="", args=()) -> tuple[pd.DataFrame, int]:
     """Columns `names` of the rows matching `where` (SQL), in rowid order and the schema's dtypes;
     and the last rowid."""
-    sql = (f"SELECT rowid, {', '.join(f'{chr(34)}{k}{chr(34)}' for k in names)} FROM runs{where} "
-           "ORDER BY rowid")
+    sql = (f"SELECT _rowid_, {', '.join(map(quoted, names))} FROM runs{where} "
+           "ORDER BY _rowid_")
     typ = lambda k: COLUMNS.get(k) or _PY_TYPES.get(cols[k])
     types = [int] + [typ(k) for k in names]  # the rowid first
     batches = _typed_batches(con.execute(sql, list(args)), types)
@@ -625,7 +646,7 @@ def _snapshotted(con:sqlite3.Connection, p:Path, names:list[str], cols:dict) -> 
     it lags 10% behind."""
     f, changes = _snapshot_file(con, p, names), store_changes(con)
     last, old = _load_snapshot(f, con) if f else (0, None)
-    new, end = _fetch(con, names, cols, " WHERE rowid > ?", [last])
+    new, end = _fetch(con, names, cols, " WHERE _rowid_ > ?", [last])
     df = new if old is None else _appended(old, new, cols)
     if f and changes is not None and len(df) >= SNAPSHOT_ROWS and 10 * len(new) >= len(df):
         _keep_snapshot(f, end, changes, df)
@@ -644,7 +665,7 @@ def _appended(old:pd.DataFrame, new:pd.DataFrame, cols:dict) -> pd.DataFrame:
 
 # %% ../../nbs/keep/03_store.ipynb #9c1e5a06
 def _last_rowid(con:sqlite3.Connection) -> int:
-    return con.execute("SELECT max(rowid) FROM runs").fetchone()[0] or 0
+    return con.execute("SELECT max(_rowid_) FROM runs").fetchone()[0] or 0
 
 # %% ../../nbs/keep/03_store.ipynb #f4658f7d
 def _typed_as(s:pd.Series, typ:type|None) -> bool:
@@ -700,7 +721,7 @@ def _snapshot_written(con:sqlite3.Connection, p:Path, df:pd.DataFrame, end0:int)
             or (types := _read_types(df, names, cols)) is None):
             return
         last, old = _load_snapshot(f, con)
-        lag = con.execute("SELECT count(*) FROM runs WHERE rowid > ? AND rowid <= ?", (last, end0)).fetchone()[0]
+        lag = con.execute("SELECT count(*) FROM runs WHERE _rowid_ > ? AND _rowid_ <= ?", (last, end0)).fetchone()[0]
         total = lag + len(df) + (0 if old is None else len(old))
         # a read renews it, or it is fresh
         if total < SNAPSHOT_ROWS or 10 * len(df) < total or lag > len(df): return
@@ -716,7 +737,7 @@ def _snapshot_written(con:sqlite3.Connection, p:Path, df:pd.DataFrame, end0:int)
 def _between(con:sqlite3.Connection, names:list[str], cols:dict, old:pd.DataFrame|None, last:int, end:int) -> pd.DataFrame:
     """Snapshot `old` (up to rowid `last`; None: no rows) and the rows after it up to rowid `end`,
     read from SQLite."""
-    mid = _fetch(con, names, cols, " WHERE rowid > ? AND rowid <= ?", [last, end])[0]
+    mid = _fetch(con, names, cols, " WHERE _rowid_ > ? AND _rowid_ <= ?", [last, end])[0]
     return mid if old is None else _appended(old, mid, cols)
 
 # %% ../../nbs/keep/03_store.ipynb #1f0dc2d7

@@ -18,7 +18,7 @@ from ..keep.store import DEFAULT_STORE, JOURNAL_SUFFIX, KILLED, json_value, save
 
 # %% auto #0
 __all__ = ['MAX_JOURNAL', 'WORKER', 'LAUNCHER', 'journal_entries', 'open_points', 'point_started', 'point_finished',
-           'recover_killed', 'launcher', 'others_measuring', 'check_alone', 'DeviceSession']
+           'recover_killed', 'killed_point', 'launcher', 'others_measuring', 'check_alone', 'DeviceSession']
 
 # %% ../../nbs/measure/03c_session.ipynb #31389835
 def _journal(store) -> Path:
@@ -59,8 +59,9 @@ def _entry(line:str) -> dict|None:
     if not isinstance(e, dict): return None
     if isinstance(e.get("done"), str): return e
     row = e.get("row")
+    # -1 or 0 names no process of its own
     return (e if isinstance(row, dict) and isinstance(row.get("run_id"), str)
-            and isinstance(e.get("pid"), int) else None)
+            and isinstance(e.get("pid"), int) and e["pid"] > 0 else None)
 
 # %% ../../nbs/measure/03c_session.ipynb #4c6c7906
 def journal_entries(text:str, # a journal's text
@@ -135,6 +136,13 @@ def recover_killed(store:str|Path=DEFAULT_STORE, # the SQLite file
     """Store as `killed` every point of the journal whose process is gone without finishing it;
     returns their rows."""
     return _settle(store, recover=True)
+
+# %% ../../nbs/measure/03c_session.ipynb #57bb6ccd
+def killed_point(row:dict, # a row `recover_killed` stored
+                ) -> str:
+    "The point of a row found killed, in words (`resnet50 fp16 train bs 64`), whatever it lacks."
+    return " ".join(f"{'bs ' if k == 'bs' else ''}{str(row.get(k, '?'))[:100]}"
+                    for k in ("model", "precision", "mode", "bs"))
 
 # %% ../../nbs/measure/03c_session.ipynb #c4e60878
 def _settle(store, recover:bool) -> list[dict]:
