@@ -132,8 +132,10 @@ def _map_file(path) -> tuple[dict, dict]:
             raise BadInput(f"--map-file {str(path)!r} holds more than {MAX_MAP_BYTES:,} "
                                                      f"bytes: {accepted}")
         d = tomllib.loads(data.decode("utf-8"))
-    # RecursionError: a value nested thousands deep
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as e:
+    except RecursionError:
+        raise BadInput(f"--map-file {str(path)!r} cannot be read (a value nested thousands deep): "
+                       f"{accepted}") from None
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise BadInput(f"--map-file {str(path)!r} cannot be read ({type(e).__name__}: "
                        f"{first_line(e)}): "
                        f"{accepted}") from None

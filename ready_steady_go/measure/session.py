@@ -55,7 +55,7 @@ def _entry(line:str) -> dict|None:
     """A journal line as its entry (a point started, or one done), or None for a line that is
     neither (a write cut short)."""
     try: e = json.loads(line)
-    except ValueError: return None
+    except (ValueError, RecursionError): return None  # RecursionError: nested thousands deep
     if not isinstance(e, dict): return None
     if isinstance(e.get("done"), str): return e
     row = e.get("row")
