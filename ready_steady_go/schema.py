@@ -137,6 +137,8 @@ class Result:
     wall_seconds:float|None=None
     # the whole run, start to end (W&B's `_runtime`): what the run costs
     runtime_s:float|None=None
+    # a training loop's own time (the Trainer's `train_runtime`): no start-up, evaluation or saving
+    loop_runtime_s:float|None=None
     peak_mem_mb:float|None=None    # peak memory allocated by tensors in the timed window (CUDA)
     # peak memory the caching allocator held in the timed window (CUDA)
     peak_reserved_mb:float|None=None

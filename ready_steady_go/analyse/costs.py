@@ -179,8 +179,9 @@ def run_cost(runs:pd.DataFrame, # the runs table
     gpus = world_sizes(df)  # a run on 8 GPUs pays for 8
     df["cost_usd"] = df["runtime_s"] / 3600 * df["price_per_hour"] * gpus
     df["throughput_per_gpu"] = df["throughput"] / gpus
-    cols = [*POINT_KEYS, "throughput", "throughput_per_gpu", "unit", "runtime_s", "price_per_hour",
-            "cost_usd"]
+    # a team's run: the loop's own time beside the whole run's, which is priced
+    cols = [*POINT_KEYS, "throughput", "throughput_per_gpu", "unit", "runtime_s", "loop_runtime_s",
+            "price_per_hour", "cost_usd"]
     return df[[c for c in cols if c in df]].reset_index(drop=True)
 
 # %% ../../nbs/analyse/06a_costs.ipynb #261689b0

@@ -301,7 +301,9 @@ def _cli_value(meta, names:tuple) -> float:
 def _trainer_columns(d:pd.DataFrame) -> dict:
     "Trainer runs: tokens per sample and per second, GPUs, global batch and precision (see above)."
     sps, mb, gas = _n(d, "_samples_s"), _n(d, "bs"), _n(d, "_gas")
-    samples = sps * _n(d, "runtime_s")
+    # over the loop's own time: the samples it trained
+    loop = _n(d, "_loop_s")
+    samples = sps * loop
     seen = (_n(d, "_tokens_seen") / samples).round()
     cli = pd.to_numeric(column_of(d, "_metadata").map(lambda m: _cli_value(m,
                                                                       ("--block_size",
@@ -327,14 +329,14 @@ def _trainer_columns(d:pd.DataFrame) -> dict:
             f"{w:.0f} GPU(s) from {g}" for s, q, f, w,
             g in zip(sps, seq, seq_from, world, gpus_from)]
     return dict(seq_len=seq, items_per_sample=seq, throughput=sps * seq, world_size=world,
-                global_bs=mb * gas * world,
+                global_bs=mb * gas * world, loop_runtime_s=loop,
                 precision=precision, workload_note=note)
 
 # %% ../../nbs/keep/04ab_keymaps.ipynb #863d85ce
 TRAINER = Recipe("Hugging Face Trainer", ("per_device_train_batch_size",
                                           "gradient_accumulation_steps", "output_dir"),
     KeyMap(dict(model="_name_or_path|model_type", bs="per_device_train_batch_size",
-                runtime_s="train_runtime|train/train_runtime",
+                _loop_s="train_runtime|train/train_runtime",
                 _samples_s="train_samples_per_second|train/train_samples_per_second",
                 _steps="train/global_step|global_step", _gas="gradient_accumulation_steps",
                 _tokens_seen="num_input_tokens_seen|train/num_input_tokens_seen",
@@ -451,6 +453,8 @@ def team_records(df:pd.DataFrame, # a run a row, as the source gives it
     if "runtime_s" not in km.keys:
         d["runtime_s"] = column_of(d, "runtime_s").fillna(column_of(d, "_runtime"))
     for n in loops: d = _derived(d, recipe.eq(n), RECIPES[n])
+    # a run costs the whole time W&B saw (`_runtime`), never less than its loop's own
+    if "loop_runtime_s" in d: d["runtime_s"] = np.fmax(_n(d, "runtime_s"), _n(d, "loop_runtime_s"))
     for c in _DTYPE_COLUMNS:
         if c in d: d[c] = map_distinct(d[c], dtype_name)
     d.attrs["unmatched"] = unmatched
@@ -478,9 +482,11 @@ def _derived(d:pd.DataFrame, rows:pd.Series, r:Recipe) -> pd.DataFrame:
     "The recipe's derived columns for `rows`, where no `--map` or `--set` gave them."
     if r.derive is None or not rows.any(): return d
     for col, v in r.derive(d[rows]).items():
-        have = column_of(d, col)[rows].astype(object)
-        d.loc[rows, col] = have.where(have.notna(),
-                                      pd.Series(list(v), index=have.index, dtype=object))
+        have = column_of(d, col).astype(object)
+        new = pd.Series(None, index=d.index, dtype=object)
+        new[rows] = list(v)
+        # whatever the column's dtype was
+        d[col] = have.where(have.notna() | ~rows, new)
     return d
 
 # %% ../../nbs/keep/04ab_keymaps.ipynb #82030570

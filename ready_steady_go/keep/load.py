@@ -430,11 +430,13 @@ def load_jsonl(path:str|Path, # a JSON-lines file of run records (`store.save_ru
                                             "not a run record")
                     continue
                 if not line.strip(): continue
+                # RecursionError: nested thousands deep
                 try: r = json.loads(line)
-                except (ValueError, RecursionError): r = None  # nested thousands deep
+                except (ValueError, RecursionError) as e: r = e
                 if isinstance(r, dict) and _nesting(r) <= MAX_NESTING: recs.append(r); lines.append(n)
-                else: invalid[f"line {n}"] = (f"not a JSON object nested at most {MAX_NESTING} "
-                                              "deep")
+                elif isinstance(r, (dict, RecursionError)):
+                    invalid[f"line {n}"] = f"nested more than {MAX_NESTING} deep"
+                else: invalid[f"line {n}"] = "not a JSON object"
     except (OSError, UnicodeDecodeError) as e:
         raise BadInput(f"JSON-lines file {str(path)!r} cannot be read ({type(e).__name__}): "
                        "accepted is a .jsonl file of run records") from None
