@@ -64,7 +64,7 @@ def _range(lo, hi, lo_in=True, hi_in=True) -> str:
 def shown(value, # a value a refusal names
           n:int=100, # the most characters shown
          ) -> str:
-    "`value` as a refusal shows it: its `repr`, cut to `n` characters (a 5,000-digit number is not echoed)."
+    "`value` as a refusal shows it: its `repr`, cut to `n` characters (never 5,000 digits)."
     r = repr(value)
     return r if len(r) <= n else f"{r[:n]}… ({len(r):,} characters)"
 

@@ -355,7 +355,7 @@ GPT2_SIZES = {(12, 12, 768): "gpt2", (24, 16, 1024): "gpt2-medium", (36, 20, 128
 
 # %% ../../nbs/keep/04ab_keymaps.ipynb #01440a0d
 def _set_where(d:pd.DataFrame, rows:pd.Series, cols:list, v) -> pd.DataFrame:
-    "`v` into columns `cols` of `rows`, whatever their dtype was (a loop's bool `compile` takes None)."
+    "`v` into columns `cols` of `rows`, whatever their dtype (a loop's bool `compile` takes None)."
     for c in cols: d[c] = column_of(d, c).astype(object).where(~rows, v)
     return d
 

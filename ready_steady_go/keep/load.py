@@ -292,7 +292,7 @@ _CSV_KEYS = {"ID", "Name", "State", "Created", "fp16", "gpu_mem", *_RENAMED.valu
 
 # %% ../../nbs/keep/04b_load.ipynb #82fcc15c
 def _csv_run_ids(df:pd.DataFrame, # one chunk of a CSV's rows, as text
-                 keymap:KeyMap|None=None, # a team's keys: every column then identifies a run, and its set values
+                 keymap:KeyMap|None=None, # a team's keys: all columns and set values identify a run
                 ) -> pd.Series:
     """The export's W&B run id, else a stable hash of the run's known columns (another team's: all
     of them, and the `--set` values) and repeat."""
@@ -433,7 +433,8 @@ def load_jsonl(path:str|Path, # a JSON-lines file of run records (`store.save_ru
                 # RecursionError: nested thousands deep
                 try: r = json.loads(line)
                 except (ValueError, RecursionError) as e: r = e
-                if isinstance(r, dict) and _nesting(r) <= MAX_NESTING: recs.append(r); lines.append(n)
+                if isinstance(r, dict) and _nesting(r) <= MAX_NESTING:
+                    recs.append(r); lines.append(n)
                 elif isinstance(r, (dict, RecursionError)):
                     invalid[f"line {n}"] = f"nested more than {MAX_NESTING} deep"
                 else: invalid[f"line {n}"] = "not a JSON object"

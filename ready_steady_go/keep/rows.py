@@ -46,7 +46,8 @@ def _check_target(src:Path, out:Path, path):
     for f in [src, *(src.with_name(src.name + s) for s in SIDE_SUFFIXES)]:
         if _same_file(out, f):
             raise BadInput(f"CSV path {str(path)[:100]!r} is the store being exported or a file "
-                           f"kept beside it ({f.name[:100]}): accepted is another file, e.g. runs.csv")
+                           f"kept beside it ({f.name[:100]}): accepted is another file, e.g. "
+                           "runs.csv")
 
 # %% ../../nbs/keep/03b_rows.ipynb #3c180ca3
 def _distinct(s:pd.Series) -> tuple[np.ndarray, np.ndarray]:

@@ -298,7 +298,7 @@ def _columns(con:sqlite3.Connection) -> dict[str, str]:
 
 # %% ../../nbs/keep/03_store.ipynb #3eb08ac8
 def quoted(name) -> str:
-    "A column's name as SQL writes it: in double quotes, each one inside doubled (any text names one)."
+    "A column's name as SQL writes it: in double quotes, each one inside doubled (any text will do)."
     return '"' + str(name).replace('"', '""') + '"'
 
 # %% ../../nbs/keep/03_store.ipynb #cab1b00c
@@ -443,7 +443,8 @@ def _sql_to_column(vs:np.ndarray, typ:type|None):
     if typ is str:
         try: return pd.array(vs, dtype="str")
         # a BLOB in a text column (written by another program): its bytes as text
-        except (UnicodeDecodeError, TypeError, ValueError): return pd.array(_decoded(vs), dtype="str")
+        except (UnicodeDecodeError, TypeError, ValueError):
+            return pd.array(_decoded(vs), dtype="str")
     return pd.Series(vs.tolist(), dtype=object).infer_objects()
 
 # %% ../../nbs/keep/03_store.ipynb #9c1e5a02
@@ -599,7 +600,8 @@ def _numbers_only(vs:np.ndarray, typ:type) -> np.ndarray:
     "A batch of a number column with what is no number as None (whole numbers rounded for `int`)."
     n = pd.to_numeric(pd.Series(vs, dtype=object), errors="coerce").to_numpy(float)
     n = np.round(n) if typ is not float else n
-    return np.array([None if np.isnan(v) else (v if typ is float else int(v)) for v in n], dtype=object)
+    return np.array([None if np.isnan(v) else (v if typ is float else int(v)) for v in n],
+                    dtype=object)
 
 # %% ../../nbs/keep/03_store.ipynb #fb5b86a6
 def _typed_batches(cur:sqlite3.Cursor, types:list) -> list[list]:
