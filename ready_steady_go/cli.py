@@ -20,7 +20,7 @@ from .env import (MAX_DIGITS, NUMBERS, BadInput, TrackingError, cache_mb,
                                  check_choice, check_int, check_number,
                                  check_numbers, check_path, check_workers, first_line,
                                  readable_file, writable_folder)
-from .env import visible
+from .env import shown, visible
 from .measure.device import check_device_name, check_unlocked
 # light: no torch, no pandas
 from .schema import (COMPILE_MODES, MODES, OPTIMIZERS, PRECISIONS, WEIGHTS,
@@ -58,9 +58,14 @@ def _typed(a):
     what it accepts."""
     conv = a.type
     def parse(v):
-        try: return conv(v)
+        try:
+            r = conv(v)
+            # int() and float() read `٣` and `３` as 3: a number on the command line is ASCII
+            if isinstance(r, (int, float)) and isinstance(v, str) and not v.isascii():
+                raise ValueError
+            return r
         except (TypeError, ValueError):
-            raise argparse.ArgumentTypeError(f"{a.option_strings[0]} {v!r}: accepted is "
+            raise argparse.ArgumentTypeError(f"{a.option_strings[0]} {shown(v)}: accepted is "
                                              f"{_accepts(a)}") from None
     return parse
 
@@ -117,9 +122,15 @@ def _parser(func, prog:str) -> argparse.ArgumentParser:
 def _one_line(p:argparse.ArgumentParser, prog:str):
     "argparse's `error` for `p`: the reworded message as one line on stderr, and exit status 2."
     def error(msg):
-        print(f"{prog}: error: {' '.join(_reword(msg, p).split())}", file=sys.stderr)
+        print(f"{prog}: error: {_short(' '.join(_reword(msg, p).split()))}", file=sys.stderr)
         sys.exit(2)
     return error
+
+# %% ../nbs/09_cli.ipynb #7cc789d0
+def _short(line:str, n:int=120) -> str:
+    """A refusal with each run of over `n` characters without a space cut (a value is not echoed
+    whole; `env.shown` cuts those it names)."""
+    return re.sub(rf"\S{{{n + 1},}}", lambda m: f"{m[0][:100]}… ({len(m[0]):,} characters)", line)
 
 # %% ../nbs/09_cli.ipynb #741a08c7
 def _in_dialect(p:argparse.ArgumentParser, a:argparse.Action, notes:dict):
@@ -202,7 +213,7 @@ def _refusal(prog:str, e:BadInput|OSError|TrackingError) -> str:
     or what W&B did not take (and what was kept)."""
     # a name too long, a folder not writable, ...
     if isinstance(e, OSError): return f"{prog}: error: {first_line(e)}"
-    return visible(f"{prog}: error: {' '.join(str(e).splitlines())}")
+    return visible(f"{prog}: error: {_short(' '.join(str(e).splitlines()))}")
 
 # %% ../nbs/09_cli.ipynb #2e78b14c
 def run_cli(main, *args, env=None):
@@ -512,10 +523,10 @@ def _measured(f:_Flags, p, peak:float|None, multi:bool):
 def _recovered(rows:list[dict]):
     "Say which points of earlier runs were found killed (and stored so by the device session)."
     from ready_steady_go.keep.store import KILLED
+    from ready_steady_go.measure.session import killed_point
     for r in rows:
-        print(f"ready-steady-go: an earlier run of {r['model']} {r['precision']} {r['mode']} bs "
-              f"{r['bs']} never "
-              f"finished: {KILLED}; stored with status killed", file=sys.stderr)
+        print(f"ready-steady-go: an earlier run of {killed_point(r)} never finished: {KILLED}; "
+              "stored with status killed", file=sys.stderr)
 
 # %% ../nbs/09_cli.ipynb #f042c171
 def _finish(f:_Flags, r, fp:dict, say) -> int:

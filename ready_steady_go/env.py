@@ -15,10 +15,10 @@ except ImportError: fcntl = None  # Windows: no advisory locks (see `device_lock
 # %% auto #0
 __all__ = ['MAX_BS', 'MAX_STEPS', 'MAX_REPEATS', 'MAX_SIZE', 'MAX_SEQ_LEN', 'MAX_NODES', 'MAX_SECONDS', 'MAX_WARMUP', 'MAX_PRICE',
            'MAX_DIGITS', 'NUMBERS', 'WORKERS_PER_CORE', 'MAX_READ', 'REPORT_MARKER', 'Lazy', 'import_hiding',
-           'BadInput', 'TrackingError', 'check_int', 'check_number', 'check_choice', 'check_workers', 'check_numbers',
-           'first_line', 'special_file', 'special_file_kind', 'path_trouble', 'check_path', 'readable_file',
-           'writable_folder', 'report_unwritable', 'check_report_folder', 'open_own', 'read_own', 'cache_mb', 'visible',
-           'gc_paused', 'import_graph', 'import_cycle']
+           'BadInput', 'TrackingError', 'shown', 'check_int', 'check_number', 'check_choice', 'check_workers',
+           'check_numbers', 'first_line', 'special_file', 'special_file_kind', 'path_trouble', 'check_path',
+           'readable_file', 'writable_folder', 'report_unwritable', 'check_report_folder', 'open_own', 'read_own',
+           'cache_mb', 'visible', 'gc_paused', 'import_graph', 'import_cycle']
 
 # %% ../nbs/00_env.ipynb #180cac2b
 class Lazy:
@@ -60,6 +60,14 @@ def _range(lo, hi, lo_in=True, hi_in=True) -> str:
     hi_s = None if hi is None else f"{'at most' if hi_in else 'less than'} {_num(hi)}"
     return " and ".join(s for s in (lo_s, hi_s) if s)
 
+# %% ../nbs/00_env.ipynb #fc5d0d26
+def shown(value, # a value a refusal names
+          n:int=100, # the most characters shown
+         ) -> str:
+    "`value` as a refusal shows it: its `repr`, cut to `n` characters (never 5,000 digits)."
+    r = repr(value)
+    return r if len(r) <= n else f"{r[:n]}… ({len(r):,} characters)"
+
 # %% ../nbs/00_env.ipynb #27ec2398
 def check_int(value, # what was given
               name:str, # how the user knows it, e.g. `--bs` or `batch size`
@@ -72,7 +80,7 @@ def check_int(value, # what was given
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
     if ok and (min is None or value >= min) and (max is None or value <= max): return int(value)
     rng = _range(min, max)
-    raise BadInput(f"{name} {value!r} must be "
+    raise BadInput(f"{name} {shown(value)} must be "
                    f"{accepted or 'a whole number' + (' ' + rng if rng else '')}")
 
 # %% ../nbs/00_env.ipynb #66e7c70b
@@ -87,11 +95,13 @@ def check_number(value, # what was given
                 ) -> float:
     "`value` as a finite number within its bounds (no NaN, infinity or boolean), or `BadInput`."
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    # a subnormal number (1e-310) loses its precision in any sum
+    ok = ok and (value == 0 or abs(value) >= sys.float_info.min)
     if ok and (min is None or (value >= min if min_inclusive else value > min)) \
           and (max is None or (value <= max if max_inclusive else value < max)): return value
     rng = " ".join(s
                    for s in ("a finite number", _range(min, max, min_inclusive, max_inclusive), unit) if s)
-    raise BadInput(f"{name} {value!r} must be {accepted or rng}")
+    raise BadInput(f"{name} {shown(value)} must be {accepted or rng}")
 
 # %% ../nbs/00_env.ipynb #c20a03d6
 def check_choice(value, # what was given

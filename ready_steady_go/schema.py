@@ -140,6 +140,8 @@ class Result:
     wall_seconds:float|None=None
     # the whole run, start to end (W&B's `_runtime`): what the run costs
     runtime_s:float|None=None
+    # a training loop's own time (the Trainer's `train_runtime`): no start-up, evaluation or saving
+    loop_runtime_s:float|None=None
     peak_mem_mb:float|None=None    # peak memory allocated by tensors in the timed window (CUDA)
     # peak memory the caching allocator held in the timed window (CUDA)
     peak_reserved_mb:float|None=None
@@ -485,7 +487,8 @@ _EXAMPLE = dict(
     pcie_width=16,
     pcie_gen_max=4, pcie_width_max=16, pcie_loaded=False, mps_gpu_cores=None, mps_memory_gb=None,
     env_vars="{}", env_id="0123456789ab",
-    weights=None, global_bs=None, runtime_s=None, prompt_len=None, gen_len=None, lat_n=None,
+    weights=None, global_bs=None, runtime_s=None, loop_runtime_s=None,
+    prompt_len=None, gen_len=None, lat_n=None,
     lat_p50_ms=None,
     lat_p90_ms=None, lat_p99_ms=None, lat_max_ms=None, lat_p50_lo_ms=None, lat_p50_hi_ms=None,
     kv_cache=None,

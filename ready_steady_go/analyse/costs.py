@@ -22,10 +22,12 @@ __all__ = ['FACTOR_COLS', 'SLOW_PRECISION', 'parse_prices', 'known_prices', 'cos
 
 # %% ../../nbs/analyse/06a_costs.ipynb #b122ac0b
 def _price(name, value) -> tuple[str, float]:
-    try: p = float(value)
+    # a text in ASCII: float() reads `٣` as 3
+    try: p = float(value) if not isinstance(value, str) or value.isascii() else float("nan")
     except (TypeError, ValueError, OverflowError): p = float("nan")
     if not 0 < p <= MAX_PRICE:  # NaN too
-        raise BadInput(f"price {value!r} for {name!r} is not a number of $ per GPU-hour above 0 "
+        raise BadInput(f"price {str(value)[:100]!r} for {str(name)[:100]!r} is not a number of $ "
+                       "per GPU-hour above 0 "
                        "and at most "
                        f"{MAX_PRICE:,}")
     return clean_device_name(str(name)), p
@@ -177,8 +179,9 @@ def run_cost(runs:pd.DataFrame, # the runs table
     gpus = world_sizes(df)  # a run on 8 GPUs pays for 8
     df["cost_usd"] = df["runtime_s"] / 3600 * df["price_per_hour"] * gpus
     df["throughput_per_gpu"] = df["throughput"] / gpus
-    cols = [*POINT_KEYS, "throughput", "throughput_per_gpu", "unit", "runtime_s", "price_per_hour",
-            "cost_usd"]
+    # a team's run: the loop's own time beside the whole run's, which is priced
+    cols = [*POINT_KEYS, "throughput", "throughput_per_gpu", "unit", "runtime_s", "loop_runtime_s",
+            "price_per_hour", "cost_usd"]
     return df[[c for c in cols if c in df]].reset_index(drop=True)
 
 # %% ../../nbs/analyse/06a_costs.ipynb #261689b0

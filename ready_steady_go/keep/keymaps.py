@@ -132,6 +132,9 @@ def _map_file(path) -> tuple[dict, dict]:
             raise BadInput(f"--map-file {str(path)!r} holds more than {MAX_MAP_BYTES:,} "
                                                      f"bytes: {accepted}")
         d = tomllib.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise BadInput(f"--map-file {str(path)!r} cannot be read (a value nested thousands deep): "
+                       f"{accepted}") from None
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise BadInput(f"--map-file {str(path)!r} cannot be read ({type(e).__name__}: "
                        f"{first_line(e)}): "
@@ -139,6 +142,9 @@ def _map_file(path) -> tuple[dict, dict]:
     other = [k for k in d if k not in ("map", "set") or not isinstance(d[k], dict)]
     bad = [f"map.{k}" for k, v in (d["map"] if isinstance(d.get("map"), dict) else {}).items()
            if not isinstance(v, str) or not v.strip()]
+    # a value a column holds: no list, table or date
+    bad += [f"set.{k}" for k, v in (d["set"] if isinstance(d.get("set"), dict) else {}).items()
+            if not isinstance(v, (str, int, float, bool))]
     if other or bad:
         raise BadInput(f"--map-file {str(path)!r}: {', '.join(other + bad)} is not accepted: "
                                     "accepted are [map] (COLUMN = \"KEY\") and [set] (COLUMN = "
@@ -181,6 +187,9 @@ def _check_roles(keys:dict, sets:dict):
         raise BadInput(f"--map run_id={keys['run_id']}: a run id is made by the import (W&B's own, "
                        "or "
                                         "a hash of the row's values): leave run_id out")
+    if "run_id" in sets:  # every run would have one id: all but one dropped as already there
+        raise BadInput(f"--set {sets['run_id'][1][:100]}: a run id is made by the import, one per "
+                       "run: leave run_id out")
     if both := sorted(set(keys) & set(sets)):
         raise BadInput(f"{', '.join(both)} is both mapped (--map) and set (--set): "
                        "give one of them")
@@ -292,7 +301,9 @@ def _cli_value(meta, names:tuple) -> float:
 def _trainer_columns(d:pd.DataFrame) -> dict:
     "Trainer runs: tokens per sample and per second, GPUs, global batch and precision (see above)."
     sps, mb, gas = _n(d, "_samples_s"), _n(d, "bs"), _n(d, "_gas")
-    samples = sps * _n(d, "runtime_s")
+    # over the loop's own time: the samples it trained
+    loop = _n(d, "_loop_s")
+    samples = sps * loop
     seen = (_n(d, "_tokens_seen") / samples).round()
     cli = pd.to_numeric(column_of(d, "_metadata").map(lambda m: _cli_value(m,
                                                                       ("--block_size",
@@ -318,14 +329,14 @@ def _trainer_columns(d:pd.DataFrame) -> dict:
             f"{w:.0f} GPU(s) from {g}" for s, q, f, w,
             g in zip(sps, seq, seq_from, world, gpus_from)]
     return dict(seq_len=seq, items_per_sample=seq, throughput=sps * seq, world_size=world,
-                global_bs=mb * gas * world,
+                global_bs=mb * gas * world, loop_runtime_s=loop,
                 precision=precision, workload_note=note)
 
 # %% ../../nbs/keep/04ab_keymaps.ipynb #863d85ce
 TRAINER = Recipe("Hugging Face Trainer", ("per_device_train_batch_size",
                                           "gradient_accumulation_steps", "output_dir"),
     KeyMap(dict(model="_name_or_path|model_type", bs="per_device_train_batch_size",
-                runtime_s="train_runtime|train/train_runtime",
+                _loop_s="train_runtime|train/train_runtime",
                 _samples_s="train_samples_per_second|train/train_samples_per_second",
                 _steps="train/global_step|global_step", _gas="gradient_accumulation_steps",
                 _tokens_seen="num_input_tokens_seen|train/num_input_tokens_seen",
@@ -341,6 +352,12 @@ A100_PEAK = 312e12 # nanoGPT's `estimate_mfu`: "A100 GPU bfloat16 peak flops is 
 NANOGPT_VOCAB = 50304
 GPT2_SIZES = {(12, 12, 768): "gpt2", (24, 16, 1024): "gpt2-medium", (36, 20, 1280): "gpt2-large",
               (48, 25, 1600): "gpt2-xl"} # (n_layer, n_head, n_embd) -> the name of that size
+
+# %% ../../nbs/keep/04ab_keymaps.ipynb #01440a0d
+def _set_where(d:pd.DataFrame, rows:pd.Series, cols:list, v) -> pd.DataFrame:
+    "`v` into columns `cols` of `rows`, whatever their dtype (a loop's bool `compile` takes None)."
+    for c in cols: d[c] = column_of(d, c).astype(object).where(~rows, v)
+    return d
 
 # %% ../../nbs/keep/04ab_keymaps.ipynb #3518dd3f
 def nanogpt_flops_per_token(n_layer, n_head, n_embd, block_size, vocab_size=NANOGPT_VOCAB,
@@ -427,15 +444,17 @@ def team_records(df:pd.DataFrame, # a run a row, as the source gives it
     loops = [n for n in recipe.dropna().unique() if not RECIPES[n].ours]
     clash = [c for c in COLUMNS if c in d and c not in km.keys and c not in km.values]
     # a loop's `device`, `backend`, ... are not ours
-    if loops and clash: d.loc[recipe.isin(loops), clash] = None
+    if loops and clash: d = _set_where(d, recipe.isin(loops), clash, None)
     d, unmatched = _mapped(d, df, recipe, loops, km)
     for n in loops:
-        for col, v in RECIPES[n].keymap.values.items(): d.loc[recipe.eq(n), col] = v
+        for col, v in RECIPES[n].keymap.values.items(): d = _set_where(d, recipe.eq(n), [col], v)
     for col, v in km.values.items(): d[col] = v
     d = _with_device(d)
     if "runtime_s" not in km.keys:
         d["runtime_s"] = column_of(d, "runtime_s").fillna(column_of(d, "_runtime"))
     for n in loops: d = _derived(d, recipe.eq(n), RECIPES[n])
+    # a run costs the whole time W&B saw (`_runtime`), never less than its loop's own
+    if "loop_runtime_s" in d: d["runtime_s"] = np.fmax(_n(d, "runtime_s"), _n(d, "loop_runtime_s"))
     for c in _DTYPE_COLUMNS:
         if c in d: d[c] = map_distinct(d[c], dtype_name)
     d.attrs["unmatched"] = unmatched
@@ -463,9 +482,11 @@ def _derived(d:pd.DataFrame, rows:pd.Series, r:Recipe) -> pd.DataFrame:
     "The recipe's derived columns for `rows`, where no `--map` or `--set` gave them."
     if r.derive is None or not rows.any(): return d
     for col, v in r.derive(d[rows]).items():
-        have = column_of(d, col)[rows].astype(object)
-        d.loc[rows, col] = have.where(have.notna(),
-                                      pd.Series(list(v), index=have.index, dtype=object))
+        have = column_of(d, col).astype(object)
+        new = pd.Series(None, index=d.index, dtype=object)
+        new[rows] = list(v)
+        # whatever the column's dtype was
+        d[col] = have.where(have.notna() | ~rows, new)
     return d
 
 # %% ../../nbs/keep/04ab_keymaps.ipynb #82030570

@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/keep/load.html.md"""
 
 # %% ../../nbs/keep/04b_load.ipynb #4139aeec
 from __future__ import annotations
-import glob, hashlib, json, re, subprocess
+import glob, hashlib, json, re, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
@@ -29,12 +29,12 @@ from .keymaps import (RECIPES, KeyMap, as_number, column_of, is_present,
                                      team_records)
 
 # %% auto #0
-__all__ = ['LAMBDA_UNITS', 'Loaded', 'from_wandb', 'load_offline', 'load_wandb', 'load_csv', 'load_jsonl', 'lambda_system',
-           'is_lambda_table', 'load_lambda', 'unmatched_line', 'nothing_line', 'history_rows', 'offline_history',
-           'wandb_history', 'import_sources']
+__all__ = ['MAX_NESTING', 'LAMBDA_UNITS', 'Loaded', 'from_wandb', 'load_offline', 'load_wandb', 'load_csv', 'load_jsonl',
+           'lambda_system', 'is_lambda_table', 'load_lambda', 'unmatched_line', 'nothing_line', 'history_rows',
+           'offline_history', 'wandb_history', 'import_sources']
 
 # %% ../../nbs/keep/04b_load.ipynb #23d8be41
-def _offline_files(path:str|Path) -> list[Path]:
+def _offline_files(path:str|Path, say:bool=False) -> list[Path]:
     "The run-*.wandb files in a .wandb file, a run or wandb directory (or its parent), or a glob."
     ps = ([Path(p) for p in sorted(glob.glob(str(path)))] if glob.has_magic(str(path))
           else [Path(path)])
@@ -45,6 +45,18 @@ def _offline_files(path:str|Path) -> list[Path]:
             out += next((fs for g in ("run-*.wandb", "*run-*/run-*.wandb",
                                       "wandb/*run-*/run-*.wandb")
                          if (fs := sorted(p.glob(g)))), [])
+    return _run_files(out, say)
+
+# %% ../../nbs/keep/04b_load.ipynb #55b88565
+def _run_files(fs:list[Path], say:bool=False) -> list[Path]:
+    """The run files among `fs` that can be read; each other (a FIFO, which wandb-core would wait on)
+    skipped (`say`: with a line that names it)."""
+    out = []
+    for f in fs:
+        if what := path_trouble(f):
+            if say: print(f"ready-steady-go: skipped {str(f)[:100]!r}: it is {what}, not a W&B run "
+                          "file", file=sys.stderr)
+        else: out.append(f)
     return out
 
 # %% ../../nbs/keep/04b_load.ipynb #6a81b628
@@ -52,7 +64,10 @@ def _read_offline(f:Path) -> dict:
     "State, config and summary of one offline run, read by wandb-core."
     args = [get_core_path(), "leet", "inspect", "--no-observability", "--summary", "--json",
             "--run-file", str(f), str(f.parent.parent)]
-    res = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    try: res = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        raise BadInput(f"W&B offline run {str(f)[:100]!r} cannot be read (wandb-core did not answer "
+                       "within 60 s): accepted are run directories written by wandb") from None
     try: d = json.loads(res.stdout)
     except json.JSONDecodeError:
         raise BadInput(f"W&B offline run {str(f)!r} cannot be read "
@@ -231,7 +246,7 @@ def load_offline(paths:str|Path|list, # wandb dirs, offline run dirs, .wandb fil
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     files = []
     for p in paths:
-        fs = _offline_files(p)
+        fs = _offline_files(p, say=True)
         if not fs:
             raise BadInput(f"no W&B offline runs in {str(p)!r}: accepted are a wandb directory, an "
                                   "offline-run-* directory, a .wandb file or a glob")
@@ -277,27 +292,23 @@ _CSV_NEEDS = ("model", "bs", "throughput", "device_name")
 # W&B's and 2022's, besides ours
 _CSV_KEYS = {"ID", "Name", "State", "Created", "fp16", "gpu_mem", *_RENAMED.values()}
 
-# %% ../../nbs/keep/04b_load.ipynb #c12fec23
-def _mapped_columns(df:pd.DataFrame, keymap:KeyMap|None) -> list[str]:
-    "The columns of `df` that `keymap`'s keys read: a key's own, or where a dotted path starts."
-    parts = [p for key in getattr(keymap, "keys", {}).values() for p in re.split(r"[|*]", str(key))
-             if p.strip()]
-    heads = [p.strip() if p.strip() in df else re.split(r"\.|\[", p.strip())[0] for p in parts]
-    return [k for k in dict.fromkeys(heads) if k in df]
-
 # %% ../../nbs/keep/04b_load.ipynb #82fcc15c
 def _csv_run_ids(df:pd.DataFrame, # one chunk of a CSV's rows, as text
-                 keymap:KeyMap|None=None, # a team's keys: the columns they read identify a run too
+                 keymap:KeyMap|None=None, # a team's keys: all columns and set values identify a run
                 ) -> pd.Series:
-    "The export's W&B run id, else a stable hash of the run's known and mapped columns and repeat."
+    """The export's W&B run id, else a stable hash of the run's known columns (another team's: all
+    of them, and the `--set` values) and repeat."""
     if "ID" in df: return df["ID"].astype("str")
-    keys = [k for k in ("Name", "Created", "device_name", "model", "bs", "fp16", "precision",
-                        "mode", "run_number",
-                        "throughput") if k in df]
-    keys += [k for k in _mapped_columns(df, keymap) if k not in keys]
-    text = df[keys[0]].fillna("").astype("str") if keys else pd.Series("", index=df.index,
-                                                                       dtype="str")
-    for k in keys[1:]: text = text + "\x1f" + df[k].fillna("").astype("str")
+    # another team's: the same id whichever columns are mapped
+    keys = (sorted(df.columns) if keymap is not None else
+            [k for k in ("Name", "Created", "device_name", "model", "bs", "fp16", "precision",
+                         "mode", "run_number", "throughput") if k in df])
+    cols = [df[k].fillna("").astype("str") for k in keys]
+    if keymap is not None:  # a second machine's row alike in all, its device `--set`: another run
+        given = json.dumps(sorted(keymap.values.items()), default=str)
+        cols.insert(0, pd.Series(given, index=df.index, dtype="str"))
+    text = cols[0] if cols else pd.Series("", index=df.index, dtype="str")
+    for c in cols[1:]: text = text + "\x1f" + c
     # rows alike in everything: told apart by their order
     nth = text.groupby(text, sort=False).cumcount()
     text = text.where(nth.eq(0), text + "\x1e" + nth.astype("str"))
@@ -392,6 +403,20 @@ def _lines(f):
             yield n, None
         else: yield n, line
 
+# %% ../../nbs/keep/04b_load.ipynb #6e4a31ba
+MAX_NESTING = 32 # levels of lists and objects in a run record: a config holds a few
+
+# %% ../../nbs/keep/04b_load.ipynb #e2a7bde8
+def _nesting(v) -> int:
+    "How deeply lists and objects nest in `v` (a JSON value), counted without recursion."
+    deepest, todo = 0, [(v, 1)]
+    while todo:
+        v, d = todo.pop()
+        if isinstance(v, (dict, list)):
+            deepest = max(deepest, d)
+            todo += [(x, d + 1) for x in (v.values() if isinstance(v, dict) else v)]
+    return deepest
+
 # %% ../../nbs/keep/04b_load.ipynb #abd4e581
 def load_jsonl(path:str|Path, # a JSON-lines file of run records (`store.save_runs` writes one)
                finished_only:bool=True, # accepted for symmetry: these runs all finished
@@ -407,9 +432,13 @@ def load_jsonl(path:str|Path, # a JSON-lines file of run records (`store.save_ru
                                             "not a run record")
                     continue
                 if not line.strip(): continue
+                # RecursionError: nested thousands deep
                 try: r = json.loads(line)
-                except ValueError: r = None
-                if isinstance(r, dict): recs.append(r); lines.append(n)
+                except (ValueError, RecursionError) as e: r = e
+                if isinstance(r, dict) and _nesting(r) <= MAX_NESTING:
+                    recs.append(r); lines.append(n)
+                elif isinstance(r, (dict, RecursionError)):
+                    invalid[f"line {n}"] = f"nested more than {MAX_NESTING} deep"
                 else: invalid[f"line {n}"] = "not a JSON object"
     except (OSError, UnicodeDecodeError) as e:
         raise BadInput(f"JSON-lines file {str(path)!r} cannot be read ({type(e).__name__}): "

@@ -15,8 +15,8 @@ import pandas as pd
 from ..env import BadInput
 from ..schema import (COLUMNS, FAMILY_UNITS, MODES, OPTIMIZERS, PRECISIONS, STATUSES,
                                     kind_of)
-from .store import (BOOL_TEXT, SQLITE_HEADER, check_store, read_families,
-                                        read_runs,
+from .store import (BOOL_TEXT, SIDE_SUFFIXES, SQLITE_HEADER, check_store,
+                                        read_families, read_runs,
                                    runs_frame)
 
 # %% auto #0
@@ -25,9 +25,29 @@ __all__ = ['MAX_THROUGHPUT', 'MAX_LINE_BYTES', 'spreadsheet_safe', 'unquote_form
 
 # %% ../../nbs/keep/03b_rows.ipynb #a71aadd4
 # a formula's first character, behind any quotes already there; a lone `-` (not applicable) is text,
-# not a formula
-_FORMULA = re.compile(r"'*(?:[=+@\t\r\n]|-(?!$))")
-_FORMULA_STARTS = "'=+@\t\r\n-"  # the first characters `_FORMULA` can match
+# not a formula. The full-width ＝＋－＠ too: a spreadsheet in an East Asian locale reads them as
+# the ASCII ones
+_FORMULA = re.compile(r"'*(?:[=+@\t\r\n＝＋＠]|[-－](?!$))")
+_FORMULA_STARTS = "'=+@\t\r\n-＝＋＠－"  # the first characters `_FORMULA` can match
+
+# %% ../../nbs/keep/03b_rows.ipynb #e3223a81
+def _same_file(a:Path, b:Path) -> bool:
+    "Whether `a` and `b` name one file (a hard link, a path through a link): never an error."
+    try: return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+    except (OSError, RuntimeError): return False
+
+# %% ../../nbs/keep/03b_rows.ipynb #33655f07
+def _check_target(src:Path, out:Path, path):
+    """Refuse a CSV path the export would replace wrongly: a link or a special file (`/dev/stdout`),
+    the store, or a file kept beside it."""
+    if out.is_symlink() or (out.exists() and not out.is_file()):
+        raise BadInput(f"CSV path {str(path)[:100]!r} is a link or a special file, which the "
+                       "export would replace: accepted is a new name or a plain file")
+    for f in [src, *(src.with_name(src.name + s) for s in SIDE_SUFFIXES)]:
+        if _same_file(out, f):
+            raise BadInput(f"CSV path {str(path)[:100]!r} is the store being exported or a file "
+                           f"kept beside it ({f.name[:100]}): accepted is another file, e.g. "
+                           "runs.csv")
 
 # %% ../../nbs/keep/03b_rows.ipynb #3c180ca3
 def _distinct(s:pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -83,7 +103,8 @@ def spreadsheet_safe(df:pd.DataFrame, # a table about to be written as CSV
 def unquote_formulas(df:pd.DataFrame, # a table read from a CSV, text as it came
                     ) -> pd.DataFrame:
     "`df` with the `'` that `spreadsheet_safe` put before a formula taken off again."
-    return _map_text(df, _unquote, "'")
+    df, names = _map_text(df, _unquote, "'"), [_unquote(c) for c in df.columns]
+    return df if names == list(df.columns) else df.set_axis(names, axis=1)
 
 # %% ../../nbs/keep/03b_rows.ipynb #c1f35829
 def _holds_cr(df:pd.DataFrame) -> bool:
@@ -103,8 +124,10 @@ def safe_csv(df:pd.DataFrame, # a table about to be written as CSV
     # the csv module quotes a cell holding a character of the line ending: with `\n` alone, a bare
     # `\r` is left unquoted, and a spreadsheet starts a new row there (and reads what follows as a
     # formula)
-    return spreadsheet_safe(df).to_csv(f, index=False, lineterminator="\r\n" if _holds_cr(df)
-                                       else "\n")
+    out = spreadsheet_safe(df)
+    # a column's name is a cell too (an extra column of an imported run: `=HYPERLINK(…)`)
+    out = out.set_axis([_quote(str(c)) for c in out.columns], axis=1)
+    return out.to_csv(f, index=False, lineterminator="\r\n" if _holds_cr(df) else "\n")
 
 # %% ../../nbs/keep/03b_rows.ipynb #f49a2fd0
 def export_csv(store:str|Path, # the SQLite file to export
@@ -115,9 +138,7 @@ def export_csv(store:str|Path, # the SQLite file to export
     """Write the store's runs to a CSV file through a temporary file renamed into place; returns how
     many rows it has."""
     src, out = check_store(store), Path(path).expanduser()
-    if out.exists() and out.resolve() == src.resolve():
-        raise BadInput(f"CSV path {str(path)!r} is the store being exported: accepted is another "
-                       "file, e.g. runs.csv")
+    _check_target(src, out, path)
     if out.is_file() and not force:
         with open(out, "rb") as f:
             if f.read(16) == SQLITE_HEADER:

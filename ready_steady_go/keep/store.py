@@ -21,8 +21,9 @@ from ..options import DEFAULT_STORE
 from ..schema import COLUMNS, REPORT_COLUMNS, kind_of
 
 # %% auto #0
-__all__ = ['SQLITE_HEADER', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'KILLED', 'runs_frame', 'read_only', 'table_names', 'check_store',
-           'write_rows', 'StoreError', 'read_runs', 'read_families', 'json_value', 'save_runs', 'connect_store']
+__all__ = ['SQLITE_HEADER', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'JOURNAL_SUFFIX', 'SIDE_SUFFIXES', 'KILLED', 'runs_frame',
+           'read_only', 'table_names', 'check_store', 'quoted', 'write_rows', 'StoreError', 'read_runs',
+           'read_families', 'json_value', 'save_runs', 'connect_store']
 
 # %% ../../nbs/keep/03_store.ipynb #4c1159a5
 DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -85,9 +86,23 @@ def _sidecar(p:Path, suffix:str) -> Path: return p.with_name(p.name + suffix)
 # %% ../../nbs/keep/03_store.ipynb #ee75bdba
 def _stamp(p:Path) -> tuple: s = p.stat(); return s.st_ino, s.st_size, s.st_mtime_ns
 
-# %% ../../nbs/keep/03_store.ipynb #780c4f34
+# %% ../../nbs/keep/03_store.ipynb #d38a6233
 def read_only(p:Path, read):
     "`read(con)` on a read-only connection to the store `p` that creates no file beside it."
+    try: return _read_only(p, read)
+    except sqlite3.DatabaseError as e:  # not a busy or locked store: a damaged one
+        if isinstance(e, sqlite3.OperationalError): raise
+        raise BadInput(f"store {str(p)[:100]!r} cannot be opened, it is damaged ({e}): accepted "
+                       "is a whole SQLite "
+                       "store; restore it from a copy, or recover its rows with "
+                       f"sqlite3 {str(p)[:100]} .recover") from None
+
+# %% ../../nbs/keep/03_store.ipynb #78a74f1a
+def _read_only(p:Path, read):
+    "`read_only`, a damaged store's error as SQLite gives it."
+    # a writer killed mid-transaction left its rollback journal (hot): SQLite rolls it back as it
+    # opens the store, so that no uncommitted row is read (the file read raw holds them)
+    if _sidecar(p, "-journal").exists(): return _rolled_back(p, read)
     uri = p.resolve().as_uri()
     for _ in range(10):
         # a writer is at work, or one was killed before it could tidy up
@@ -102,15 +117,29 @@ def read_only(p:Path, read):
         con = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
         try: return read(con)
         finally: con.close()
-    # a read-only folder with a log but no index: read a private copy
-    except sqlite3.OperationalError:
-        with tempfile.TemporaryDirectory() as d:
-            for suffix in ("", "-wal"):
-                if _sidecar(p, suffix).exists():
-                    shutil.copyfile(_sidecar(p, suffix), Path(d)/f"runs.db{suffix}")
-            con = sqlite3.connect(Path(d)/"runs.db")
-            try: return read(con)
-            finally: con.close()
+    # a read-only folder with a log but no index
+    except sqlite3.OperationalError: return _private_copy(p, read)
+
+# %% ../../nbs/keep/03_store.ipynb #d643d7fa
+def _rolled_back(p:Path, read):
+    """`read(con)` once SQLite has rolled back the journal beside `p` (what it does whenever the
+    store is opened): in place, or in a private copy where the store cannot be written."""
+    try:
+        con = sqlite3.connect(p, timeout=BUSY_TIMEOUT_S)
+        try: return read(con)
+        finally: con.close()
+    except sqlite3.OperationalError: return _private_copy(p, read)
+
+# %% ../../nbs/keep/03_store.ipynb #29ffce0f
+def _private_copy(p:Path, read):
+    "`read(con)` on a private copy of the store `p` and its log or journal."
+    with tempfile.TemporaryDirectory() as d:
+        for suffix in ("", "-wal", "-journal"):
+            if _sidecar(p, suffix).exists():
+                shutil.copyfile(_sidecar(p, suffix), Path(d)/f"runs.db{suffix}")
+        con = sqlite3.connect(Path(d)/"runs.db")
+        try: return read(con)
+        finally: con.close()
 
 # %% ../../nbs/keep/03_store.ipynb #80d9bf1a
 def table_names(path:Path) -> set[str]:
@@ -268,6 +297,23 @@ def _add_column(con:sqlite3.Connection, name:str, typ:str):
 def _columns(con:sqlite3.Connection) -> dict[str, str]:
     return {r[1]: r[2] for r in con.execute("PRAGMA table_info(runs)")}
 
+# %% ../../nbs/keep/03_store.ipynb #3eb08ac8
+def quoted(name) -> str:
+    "A column's name as SQL writes it: in double quotes, each one inside doubled (any text will do)."
+    return '"' + str(name).replace('"', '""') + '"'
+
+# %% ../../nbs/keep/03_store.ipynb #cab1b00c
+# SQLite's names for a row's number: a column of one of these names hides it
+_ROWID_NAMES = ("rowid", "_rowid_", "oid")
+
+# %% ../../nbs/keep/03_store.ipynb #1118081c
+def _column_name(k) -> str:
+    """A key of a row as its column's name: without `"`, and never one of SQLite's names for the
+    row's number (`rowid` is kept as `rowid_`)."""
+    k = str(k).replace('"', "")
+    while k.lower() in _ROWID_NAMES: k += "_"
+    return k
+
 # %% ../../nbs/keep/03_store.ipynb #0a2a896c
 def sql_cell(v):
     if isinstance(v, (dict, list, tuple)): return json.dumps(v, default=str)
@@ -368,8 +414,8 @@ def _write_rows(rows, store):
     try:
         known = _columns(con)
         for k, typ in extra.items():
-            if k not in known: _add_column(con, k, typ)
-        return _insert(con, p, [k.replace('"', "") for k in names], values)
+            if _column_name(k) not in known: _add_column(con, _column_name(k), typ)
+        return _insert(con, p, [_column_name(k) for k in names], values)
     finally: con.close()
 
 # %% ../../nbs/keep/03_store.ipynb #7455a7d0
@@ -395,7 +441,11 @@ def _sql_to_column(vs:np.ndarray, typ:type|None):
     if typ is float: return vs.astype(float)  # None becomes NaN
     if typ is int: return pd.array(vs, dtype="Int64")
     if typ is bool: return _as_bool(pd.Series(pd.array(vs, dtype="Int64")))
-    if typ is str: return pd.array(vs, dtype="str")
+    if typ is str:
+        try: return pd.array(vs, dtype="str")
+        # a BLOB in a text column (written by another program): its bytes as text
+        except (UnicodeDecodeError, TypeError, ValueError):
+            return pd.array(_decoded(vs), dtype="str")
     return pd.Series(vs.tolist(), dtype=object).infer_objects()
 
 # %% ../../nbs/keep/03_store.ipynb #9c1e5a02
@@ -438,8 +488,8 @@ def _load_snapshot(f:Path, con:sqlite3.Connection) -> tuple[int, pd.DataFrame|No
     if changes is None or (fh := read_sealed(f)) is None: return 0, None
     try:
         with fh: last, was, df = pickle.load(fh)
-        n = con.execute("SELECT count(*) FROM runs WHERE rowid <= ?", (last,)).fetchone()[0]
-        at = con.execute("SELECT run_id FROM runs WHERE rowid = ?", (last,)).fetchone()
+        n = con.execute("SELECT count(*) FROM runs WHERE _rowid_ <= ?", (last,)).fetchone()[0]
+        at = con.execute("SELECT run_id FROM runs WHERE _rowid_ = ?", (last,)).fetchone()
         os.utime(f)  # recently used: pruned last
     except _SNAPSHOT_ERRORS: return 0, None
     same = was == changes and n == len(df) > 0 and at is not None and at[0] == df["run_id"].iloc[-1]
@@ -507,6 +557,9 @@ def _select(con:sqlite3.Connection, where:dict, keep:set|None=None, p:Path|None=
     schema's dtypes."""
     cols = _columns(con)
     if not cols: return pd.DataFrame()
+    if "_rowid_" in map(str.lower, cols):  # made by another program: its rows cannot be told apart
+        raise BadInput(f"store {str(p)[:100]!r} has a column named _rowid_, which hides SQLite's "
+                       "row numbers: accepted is a store without one (rename it with ALTER TABLE)")
     bad = [k for k in where if k not in cols]
     if bad:
         raise BadInput(f"unknown column(s) {', '.join(bad)} to filter on: accepted are the "
@@ -516,15 +569,15 @@ def _select(con:sqlite3.Connection, where:dict, keep:set|None=None, p:Path|None=
     conds, args = [], []
     for k, v in where.items():
         vs = list(v) if isinstance(v, (list, tuple, set)) else [v]
-        conds.append(f'"{k}" IN ({", ".join("?"*len(vs))})'); args += [sql_cell(x) for x in vs]
+        conds.append(f'{quoted(k)} IN ({", ".join("?"*len(vs))})'); args += [sql_cell(x) for x in vs]
     return _fetch(con, names, cols, " WHERE " + " AND ".join(conds) if conds else "", args)[0]
 
 # %% ../../nbs/keep/03_store.ipynb #4c5c5f8a
 def _fetch(con:sqlite3.Connection, names:list[str], cols:dict, where:str="", args=()) -> tuple[pd.DataFrame, int]:
     """Columns `names` of the rows matching `where` (SQL), in rowid order and the schema's dtypes;
     and the last rowid."""
-    sql = (f"SELECT rowid, {', '.join(f'{chr(34)}{k}{chr(34)}' for k in names)} FROM runs{where} "
-           "ORDER BY rowid")
+    sql = (f"SELECT _rowid_, {', '.join(map(quoted, names))} FROM runs{where} "
+           "ORDER BY _rowid_")
     typ = lambda k: COLUMNS.get(k) or _PY_TYPES.get(cols[k])
     types = [int] + [typ(k) for k in names]  # the rowid first
     batches = _typed_batches(con.execute(sql, list(args)), types)
@@ -536,6 +589,20 @@ def _fetch(con:sqlite3.Connection, names:list[str], cols:dict, where:str="", arg
 # %% ../../nbs/keep/03_store.ipynb #59be9588
 # rows taken from SQLite at a time: a million never stand as Python values at once
 _FETCH_ROWS = 50_000
+
+# %% ../../nbs/keep/03_store.ipynb #be167b99
+def _decoded(vs:np.ndarray) -> np.ndarray:
+    "Values of a text column with each BLOB (`bytes`) decoded, what is no UTF-8 replaced."
+    return np.array([v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in vs],
+                    dtype=object)
+
+# %% ../../nbs/keep/03_store.ipynb #ed24fbd0
+def _numbers_only(vs:np.ndarray, typ:type) -> np.ndarray:
+    "A batch of a number column with what is no number as None (whole numbers rounded for `int`)."
+    n = pd.to_numeric(pd.Series(vs, dtype=object), errors="coerce").to_numpy(float)
+    n = np.round(n) if typ is not float else n
+    return np.array([None if np.isnan(v) else (v if typ is float else int(v)) for v in n],
+                    dtype=object)
 
 # %% ../../nbs/keep/03_store.ipynb #fb5b86a6
 def _typed_batches(cur:sqlite3.Cursor, types:list) -> list[list]:
@@ -550,8 +617,11 @@ def _typed_batches(cur:sqlite3.Cursor, types:list) -> list[list]:
 def _pre_typed(vs:np.ndarray, typ:type|None):
     """A batch of one column, its Python values let go: numbers as arrays, repeated texts as one
     object each."""
-    if typ is float: return vs.astype(float)
-    if typ in (int, bool): return pd.array(vs, dtype="Int64")
+    try:
+        if typ is float: return vs.astype(float)
+        if typ in (int, bool): return pd.array(vs, dtype="Int64")
+    # a text or a BLOB in a number column (written by another program): read as missing
+    except (TypeError, ValueError): return _pre_typed(_numbers_only(vs, typ), typ)
     if typ is str: return _shared(vs)
     return vs.copy()  # not a view: the batch's other values go
 
@@ -579,7 +649,7 @@ def _snapshotted(con:sqlite3.Connection, p:Path, names:list[str], cols:dict) -> 
     it lags 10% behind."""
     f, changes = _snapshot_file(con, p, names), store_changes(con)
     last, old = _load_snapshot(f, con) if f else (0, None)
-    new, end = _fetch(con, names, cols, " WHERE rowid > ?", [last])
+    new, end = _fetch(con, names, cols, " WHERE _rowid_ > ?", [last])
     df = new if old is None else _appended(old, new, cols)
     if f and changes is not None and len(df) >= SNAPSHOT_ROWS and 10 * len(new) >= len(df):
         _keep_snapshot(f, end, changes, df)
@@ -598,7 +668,7 @@ def _appended(old:pd.DataFrame, new:pd.DataFrame, cols:dict) -> pd.DataFrame:
 
 # %% ../../nbs/keep/03_store.ipynb #9c1e5a06
 def _last_rowid(con:sqlite3.Connection) -> int:
-    return con.execute("SELECT max(rowid) FROM runs").fetchone()[0] or 0
+    return con.execute("SELECT max(_rowid_) FROM runs").fetchone()[0] or 0
 
 # %% ../../nbs/keep/03_store.ipynb #f4658f7d
 def _typed_as(s:pd.Series, typ:type|None) -> bool:
@@ -654,7 +724,7 @@ def _snapshot_written(con:sqlite3.Connection, p:Path, df:pd.DataFrame, end0:int)
             or (types := _read_types(df, names, cols)) is None):
             return
         last, old = _load_snapshot(f, con)
-        lag = con.execute("SELECT count(*) FROM runs WHERE rowid > ? AND rowid <= ?", (last, end0)).fetchone()[0]
+        lag = con.execute("SELECT count(*) FROM runs WHERE _rowid_ > ? AND _rowid_ <= ?", (last, end0)).fetchone()[0]
         total = lag + len(df) + (0 if old is None else len(old))
         # a read renews it, or it is fresh
         if total < SNAPSHOT_ROWS or 10 * len(df) < total or lag > len(df): return
@@ -670,11 +740,15 @@ def _snapshot_written(con:sqlite3.Connection, p:Path, df:pd.DataFrame, end0:int)
 def _between(con:sqlite3.Connection, names:list[str], cols:dict, old:pd.DataFrame|None, last:int, end:int) -> pd.DataFrame:
     """Snapshot `old` (up to rowid `last`; None: no rows) and the rows after it up to rowid `end`,
     read from SQLite."""
-    mid = _fetch(con, names, cols, " WHERE rowid > ? AND rowid <= ?", [last, end])[0]
+    mid = _fetch(con, names, cols, " WHERE _rowid_ > ? AND _rowid_ <= ?", [last, end])[0]
     return mid if old is None else _appended(old, mid, cols)
 
 # %% ../../nbs/keep/03_store.ipynb #1f0dc2d7
 UNSAVED_SUFFIX = ".unsaved.jsonl"
+# beside a store: the points being measured into it (see `measure.session`)
+JOURNAL_SUFFIX = ".started.jsonl"
+# what SQLite and this tool keep beside a store: never written over by anything else
+SIDE_SUFFIXES = ("-wal", "-shm", "-journal", JOURNAL_SUFFIX, UNSAVED_SUFFIX)
 
 # the error of a point whose process the kernel killed
 KILLED = "the process was killed (host out of memory?)"

@@ -16,9 +16,9 @@ except ImportError: fcntl = None  # Windows: no advisory locks (see `device_lock
 from ..env import BadInput, Lazy, open_own, visible
 
 # %% auto #0
-__all__ = ['LOCK_DIR_VAR', 'mps_available', 'check_device_name', 'pick_device', 'synchronize', 'reset_peak_memory',
-           'peak_memory_mb', 'free_memory', 'device_name', 'lock_dir', 'gpu_uuid', 'device_key', 'lock_path',
-           'device_lock', 'check_unlocked', 'cpu_name', 'nvidia_driver', 'env_id', 'fingerprint']
+__all__ = ['LOCK_DIR_VAR', 'DEFAULT_LOCK_DIR', 'mps_available', 'check_device_name', 'pick_device', 'synchronize',
+           'reset_peak_memory', 'peak_memory_mb', 'free_memory', 'device_name', 'lock_dir', 'gpu_uuid', 'device_key',
+           'lock_path', 'device_lock', 'check_unlocked', 'cpu_name', 'nvidia_driver', 'env_id', 'fingerprint']
 
 # %% ../../nbs/measure/00b_device.ipynb #5241cee9
 torch = Lazy("torch")
@@ -112,12 +112,19 @@ def device_name(device="auto", # `auto`, `cpu`, `mps`, `cuda`, `cuda:N`, or a `t
 
 # %% ../../nbs/measure/00b_device.ipynb #b2757697
 LOCK_DIR_VAR = "RSG_LOCK_DIR"  # the folder of the device locks, where the default one will not do
+# one place for every run on this machine, whatever its TMPDIR (two runs with different ones
+# would each take a lock of their own, and measure one device at once)
+DEFAULT_LOCK_DIR = (Path("/tmp/ready-steady-go-locks") if os.name == "posix"
+                    else Path(tempfile.gettempdir())/"ready-steady-go-locks")
 
 # %% ../../nbs/measure/00b_device.ipynb #f61e9cc1
 def lock_dir() -> Path:
     "The folder of device locks all users of this machine share (made sticky and world-writable)."
     v = os.environ.get(LOCK_DIR_VAR)
-    p = Path(v).expanduser() if v else Path(tempfile.gettempdir())/"ready-steady-go-locks"
+    p = Path(v).expanduser() if v else DEFAULT_LOCK_DIR
+    if not p.is_absolute():  # a relative one would be a different folder in each working directory
+        raise BadInput(f"{LOCK_DIR_VAR} {str(v)[:100]!r} is a relative path: accepted is an "
+                       "absolute one, the same for every run on this machine")
     try: os.mkdir(p); os.chmod(p, 0o1777)  # as /tmp: everyone makes files, no one removes another's
     except FileExistsError: pass
     except OSError as e:

@@ -14,19 +14,30 @@ import psutil
 
 from ..env import BadInput, open_own, read_own
 from .device import device_lock
-from ..keep.store import KILLED, json_value, save_runs
+from ..keep.store import JOURNAL_SUFFIX, KILLED, json_value, save_runs
 from ..options import DEFAULT_STORE
 
 # %% auto #0
-__all__ = ['JOURNAL_SUFFIX', 'MAX_JOURNAL', 'WORKER', 'LAUNCHER', 'journal_entries', 'open_points', 'point_started',
-           'point_finished', 'recover_killed', 'launcher', 'others_measuring', 'check_alone', 'DeviceSession']
-
-# %% ../../nbs/measure/03c_session.ipynb #ae8e4877
-JOURNAL_SUFFIX = ".started.jsonl"
+__all__ = ['MAX_JOURNAL', 'WORKER', 'LAUNCHER', 'journal_entries', 'open_points', 'point_started', 'point_finished',
+           'recover_killed', 'killed_point', 'launcher', 'others_measuring', 'check_alone', 'DeviceSession']
 
 # %% ../../nbs/measure/03c_session.ipynb #31389835
 def _journal(store) -> Path:
     p = Path(store).expanduser(); return p.with_name(p.name + JOURNAL_SUFFIX)
+
+# %% ../../nbs/measure/03c_session.ipynb #39823381
+def _locked_journal(store, flags:int) -> int:
+    """The journal beside `store` opened with `flags` (see `open_own`) and locked for this process
+    alone: the file its name holds once the lock is ours (one settled and removed meanwhile is not)."""
+    p = _journal(store)
+    while True:
+        fd = open_own(p, flags, "journal")
+        try: import fcntl; fcntl.flock(fd, fcntl.LOCK_EX)
+        except ImportError: return fd  # no file locks: as before
+        try: same = os.path.samestat(os.fstat(fd), os.stat(p, follow_symlinks=False))
+        except OSError: same = False
+        if same: return fd
+        os.close(fd)
 
 # %% ../../nbs/measure/03c_session.ipynb #d917922a
 def _this_process() -> dict:
@@ -45,12 +56,13 @@ def _entry(line:str) -> dict|None:
     """A journal line as its entry (a point started, or one done), or None for a line that is
     neither (a write cut short)."""
     try: e = json.loads(line)
-    except ValueError: return None
+    except (ValueError, RecursionError): return None  # RecursionError: nested thousands deep
     if not isinstance(e, dict): return None
     if isinstance(e.get("done"), str): return e
     row = e.get("row")
+    # -1 or 0 names no process of its own
     return (e if isinstance(row, dict) and isinstance(row.get("run_id"), str)
-            and isinstance(e.get("pid"), int) else None)
+            and isinstance(e.get("pid"), int) and e["pid"] > 0 else None)
 
 # %% ../../nbs/measure/03c_session.ipynb #4c6c7906
 def journal_entries(text:str, # a journal's text
@@ -66,7 +78,10 @@ def open_points(store:str|Path=DEFAULT_STORE, # the SQLite file
                ) -> tuple[list[dict], int]:
     """`journal_entries` of the journal beside `store` (none if there is none); `BadInput` if it is
     not a regular file."""
-    try: data = read_own(_journal(store), MAX_JOURNAL, "journal")
+    try:
+        fd = _locked_journal(store, os.O_RDONLY)  # never read half rewritten
+        try: data = read_own(_journal(store), MAX_JOURNAL, "journal")
+        finally: os.close(fd)
     except OSError: return [], 0
     return journal_entries(data.decode("utf-8", "replace"))
 
@@ -76,14 +91,15 @@ def _alive(e:dict) -> bool:
     be asked)."""
     if e.get("host") != socket.gethostname(): return True
     try: return abs(psutil.Process(e["pid"]).create_time() - e["started"]) < 1
-    except (psutil.Error, KeyError, TypeError): return False
+    # a pid of -1 or 0 names no process of its own
+    except (psutil.Error, KeyError, TypeError, ValueError): return False
 
 # %% ../../nbs/measure/03c_session.ipynb #c001cec7
 def _append(store, entry:dict):
     """One line at the end of the journal beside `store`, written through (a kill right after loses
     nothing)."""
-    # never through a link
-    fd = open_own(_journal(store), os.O_WRONLY | os.O_APPEND | os.O_CREAT, "journal")
+    # never through a link; under the lock `_settle` rewrites it under
+    fd = _locked_journal(store, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     try: os.write(fd, (json.dumps(entry, default=str) + "\n").encode()); os.fsync(fd)
     finally: os.close(fd)
 
@@ -112,11 +128,8 @@ def point_finished(entry:str|None, # what `point_started` returned
 def _open_journal(store) -> int|None:
     "The journal beside `store`, opened and locked for this process alone; None when there is none."
     # a FIFO or a link: refused, never waited on or followed
-    try: fd = open_own(_journal(store), os.O_RDWR, "journal")
+    try: return _locked_journal(store, os.O_RDWR)
     except OSError: return None
-    try: import fcntl; fcntl.flock(fd, fcntl.LOCK_EX)
-    except ImportError: pass
-    return fd
 
 # %% ../../nbs/measure/03c_session.ipynb #08a12b30
 def recover_killed(store:str|Path=DEFAULT_STORE, # the SQLite file
@@ -124,6 +137,13 @@ def recover_killed(store:str|Path=DEFAULT_STORE, # the SQLite file
     """Store as `killed` every point of the journal whose process is gone without finishing it;
     returns their rows."""
     return _settle(store, recover=True)
+
+# %% ../../nbs/measure/03c_session.ipynb #57bb6ccd
+def killed_point(row:dict, # a row `recover_killed` stored
+                ) -> str:
+    "The point of a row found killed, in words (`resnet50 fp16 train bs 64`), whatever it lacks."
+    return " ".join(f"{'bs ' if k == 'bs' else ''}{str(row.get(k, '?'))[:100]}"
+                    for k in ("model", "precision", "mode", "bs"))
 
 # %% ../../nbs/measure/03c_session.ipynb #c4e60878
 def _settle(store, recover:bool) -> list[dict]:

@@ -24,7 +24,7 @@ from ..schema import UNCONVERGED_HINT
 from ..options import sweep_signature
 from .plan import POINT_KEY, combination_of, stored_points
 from ..keep.store import KILLED, save_runs
-from .session import DeviceSession
+from .session import DeviceSession, killed_point
 from .launch import Terminated, sigterm_as_interrupt
 from .runner import in_child, peak_off_device, run_checked
 from .plan import (SweepPlan, PlanPoint, plan_sweep, points_in_order,
@@ -247,7 +247,7 @@ def _start(plan:SweepPlan, session:DeviceSession|None=None) -> _Sweep:
     fp = fingerprint(plan.dev)
     # points an earlier run started and never finished: killed
     for r in session.recovered if session else []:
-        say(f"{r['model']} {r['precision']} {r['mode']} bs {r['bs']}: KILLED in an earlier run "
+        say(f"{killed_point(r)}: KILLED in an earlier run "
              f"({KILLED}): stored, "
              "and larger batch sizes of it are skipped")
     run = _Sweep(plan=plan, fp=fp, done={} if plan.force

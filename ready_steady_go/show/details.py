@@ -416,9 +416,11 @@ def _team_section(pg:PageData) -> list[str]:
     rc = (run_cost(runs, dict(zip(given["device"], given["price_per_hour"]))) if given is not None
           else None)
     if rc is not None and len(rc := rc.dropna(subset=["cost_usd"])):
+        # a team's loop: its own time (no start-up, evaluation, saving) beside the run's, priced
+        loop = ["loop_runtime_s"] if rc.get("loop_runtime_s", pd.Series()).notna().any() else []
         out.append("<details><summary>Each run's cost</summary>" + html_table(
             rc[["device", "model", "precision", "bs", "world_size", "throughput",
-                "throughput_per_gpu", "runtime_s",
+                "throughput_per_gpu", "runtime_s", *loop,
                 "price_per_hour", "cost_usd"]].rename(columns={"world_size": "GPUs",
                                                                "throughput_per_gpu": "per GPU",
                 "price_per_hour": "price ($/h per GPU)", "cost_usd": "cost ($)"}), "{:,.2f}") + "</details>")

@@ -16,7 +16,7 @@ from ..analyse.analysis import (
 from ..analyse.timetotrain import TIME_TO_TRAIN_COLS, time_to_train
 from ..analyse.answers import analyse, flagged
 from ..schema import FAMILY_UNITS, num_text
-from .plots import plot_relative, svg, unit_name
+from .plots import no_control, plot_relative, svg, unit_name
 from ..measure.health import read_checks
 from .box import box_html
 from ..measure.fleet import fleet_outliers, outlier_sentence
@@ -129,9 +129,9 @@ _HEAD = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
 
 # %% ../../nbs/show/08c_page.ipynb #10461b76
 def html_document(title:str, parts:list[str]) -> str:
-    "One self-contained HTML document of `parts`."
-    return (_HEAD + f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n" + "\n".join(parts)
-            + "\n</body></html>\n")
+    "One self-contained HTML document of `parts`, without control characters (a NUL in a name)."
+    return no_control(_HEAD + f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>"
+                      "<body>\n" + "\n".join(parts) + "\n</body></html>\n")
 
 # %% ../../nbs/show/08c_page.ipynb #0312b9d5
 _RATES = ("TFLOP/s", "GB/s", "images/s")  # check lines whose values a fleet can compare

@@ -20,6 +20,7 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.markers import MarkerStyle
 from matplotlib.patches import Patch, PathPatch
+from matplotlib.text import Text
 from matplotlib.path import Path
 from matplotlib.ticker import FuncFormatter, NullLocator, ScalarFormatter
 from matplotlib.transforms import Affine2D, IdentityTransform, ScaledTranslation
@@ -28,9 +29,9 @@ from ..analyse.analysis import FAMILY_NAMES, mode_name, rate_name
 from ..schema import num_text
 
 # %% auto #0
-__all__ = ['PRECISION_ORDER', 'PRECISION_COLORS', 'precision_color', 'axes_grid', 'short', 'unit_name', 'titled', 'plot_relative',
-           'plot_average', 'plot_speedup', 'plot_batch', 'plot_cost', 'plot_efficiency', 'svg', 'plot_scaling',
-           'plot_history']
+__all__ = ['PRECISION_ORDER', 'PRECISION_COLORS', 'precision_color', 'no_control', 'axes_grid', 'short', 'unit_name', 'titled',
+           'plot_relative', 'plot_average', 'plot_speedup', 'plot_batch', 'plot_cost', 'plot_efficiency', 'svg',
+           'plot_scaling', 'plot_history']
 
 # %% ../../nbs/show/07_plots.ipynb #15659d9b
 PRECISION_ORDER = ("fp32", "tf32", "bf16", "fp16")
@@ -47,7 +48,9 @@ def precision_color(p:str): # a precision name
 # place each title
 _RC = {"font.size": 10, "axes.titlesize": 11, "axes.titleweight": "bold", "axes.titley": 1.0,
        "axes.labelsize": 10,
-       "legend.fontsize": 9, "svg.fonttype": "none"}
+       "legend.fontsize": 9, "svg.fonttype": "none",
+       # a name is text, never mathtext (`net$\\foo$`): see `svg`
+       "text.parse_math": False}
 
 # %% ../../nbs/show/07_plots.ipynb #11997540
 @contextmanager
@@ -67,9 +70,20 @@ def _precisions(ps) -> list[str]:
 # %% ../../nbs/show/07_plots.ipynb #f44ee897
 def _fig(w, h, *, left=0.6, right=0.15, bottom=0.55, top=0.35, **kw) -> Figure:
     "A figure with fixed margins in inches: a layout engine would cost more time than the drawing."
+    # margins of long names (an 80-character weights text) widen it, leaving room to draw in
+    w, h = max(w, left + right + 1.5), max(h, bottom + top + 1.0)
     fig = Figure(figsize=(w, h), **kw)
     fig.subplots_adjust(left=left / w, right=1 - right / w, bottom=bottom / h, top=1 - top / h)
     return fig
+
+# %% ../../nbs/show/07_plots.ipynb #af489e87
+# what XML 1.0 cannot hold (a tab and the line breaks it can)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+# %% ../../nbs/show/07_plots.ipynb #f99907b8
+def no_control(s:str) -> str:
+    "`s` without the control characters XML and HTML cannot hold (a NUL, an ESC in a name)."
+    return _CONTROL.sub("", s)
 
 # %% ../../nbs/show/07_plots.ipynb #b71251d6
 @lru_cache(32)
@@ -136,7 +150,7 @@ def _text_box(s:str, size:float, rotation:float, font:tuple) -> tuple[float, flo
     """Width and height in points of the box around `s` at `size` points turned by `rotation`,
     as the SVG lays it out."""
     # `font`: the families in effect, as a key
-    t = Figure(dpi=72).text(0, 0, s, fontsize=size, rotation=rotation)
+    t = Figure(dpi=72).text(0, 0, s, fontsize=size, rotation=rotation, parse_math=False)
     box = t.get_window_extent(RendererSVG(1, 1, io.StringIO()))
     return box.width, box.height
 
@@ -649,10 +663,15 @@ def svg(fig:Figure, # a figure from this module
     buf = io.StringIO()
     # the same figure, the same text: fixed ids and no date (a cache keyed by the figure's data can
     # keep it)
-    with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "ready-steady-go"}):
+    # a name is text, never mathtext: `net$\foo$` is drawn as it is (its tick labels, made while
+    # saving, too)
+    with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "ready-steady-go",
+                         "text.parse_math": False}):
+        for t in fig.findobj(Text): t.set_parse_math(False)
         fig.savefig(buf, format="svg", metadata={"Date": None})
     s = buf.getvalue()
-    s = s[s.index("<svg"):]
+    # XML holds no control character: a NUL or an ESC in a name would make the SVG unreadable
+    s = no_control(s[s.index("<svg"):])
     return re.sub(r'<svg([^>]*?) (width="[^"]*") height="[^"]*"',
                   r'<svg\1 \2 style="max-width:100%;height:auto"', s,
                   count=1)

@@ -7,6 +7,7 @@ Docs: https://xl0.github.io/ready-steady-go/show/served.html.md"""
 # %% ../../nbs/show/07a_served.ipynb #f13055f9
 from __future__ import annotations
 import numpy as np, pandas as pd
+from matplotlib.ticker import FuncFormatter
 
 from ..schema import SERVING_MODES, example_row, num_text
 from ..options import TPOT_MS
@@ -166,6 +167,8 @@ def serving_curve(runs:pd.DataFrame, # the runs table
     """Aggregate output tokens/s against the median TPOT, one line per device, model and precision,
     a point per concurrency."""
     g = served_runs(runs, "generate")
+    # a TPOT or a rate of 0 (or none) has no place on the log axis: such a point is in the tables
+    g = g[np.isfinite(g["median_tpot_ms"]) & np.isfinite(g["decode_tps"]) & (g["decode_tps"] > 0)]
     fig, axs = axes_grid(7.0, 4.2, left=0.8, right=0.2, bottom=0.6, top=0.4)
     ax = axs[0, 0]
     for k, d in g.groupby(list(_GEN), sort=True):
@@ -174,9 +177,12 @@ def serving_curve(runs:pd.DataFrame, # the runs table
                 label=f"{k[0]} · {k[1]} {k[2]} ({int(k[3])}+{int(k[4])})")
         for x, y, b in zip(d["median_tpot_ms"], d["decode_tps"], d["bs"]):
             ax.annotate(str(int(b)), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
-    _bound_in_view(ax, g["median_tpot_ms"], tpot_ms); ax.set_yscale("log")
+    _bound_in_view(ax, g["median_tpot_ms"], tpot_ms)
+    if len(g): ax.set_yscale("log")
+    # plain numbers: labels are drawn as text, never mathtext (`plots.svg`)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: num_text(y)))
     ax.set_xlabel("time per output token, median over requests (ms)")
     ax.set_ylabel("output tokens/s, all sequences")
     ax.set_title("Generation: throughput against latency, a point per concurrency")
-    ax.legend(fontsize=7)
+    if len(g): ax.legend(fontsize=7)
     return fig
