@@ -269,7 +269,7 @@ def check_alone(device, # the device about to be measured
                    "beside them would be wrong: wait for them, or end them (kill "
                    f"{' '.join(map(str, others))})")
 
-# %% ../../nbs/measure/03c_session.ipynb #8f59a863
+# %% ../../nbs/measure/03c_session.ipynb #ef2719f0
 def point_devices(device, # the device named (`torch.device` or its name)
                   nproc:int=1, # processes on this machine (torchrun's `--nproc_per_node`)
                  ) -> list[str]:
