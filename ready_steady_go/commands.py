@@ -265,7 +265,7 @@ def _quick(*args, **kw):
     from ready_steady_go.measure.benchmark import benchmark
     return benchmark(*args, **kw | dict(n_seconds=0.3, warmup=1))
 
-# %% ../nbs/09a_commands.ipynb #3d33bfe5
+# %% ../nbs/09a_commands.ipynb #a460068a
 def _check_wnb(mode:str, project:str, entity:str|None) -> dict:
     "The check's W&B settings, checked before any work (wandb is imported only when it is used)."
     m = str(mode).strip().lower()
@@ -274,7 +274,7 @@ def _check_wnb(mode:str, project:str, entity:str|None) -> dict:
         m = check_wandb(m, project, entity)
     return dict(mode=m, project=project, entity=entity)
 
-# %% ../nbs/09a_commands.ipynb #d04ec3a5
+# %% ../nbs/09a_commands.ipynb #a1c83313
 def _checks_to_wandb(table, wb:dict):
     "The check's lines to W&B as a table; a failure is said on stderr (the store already has them)."
     from ready_steady_go.keep.tracking import send_checks

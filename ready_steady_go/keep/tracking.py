@@ -277,10 +277,10 @@ def send_run(row:dict, # a finished run record (stored first: W&B is the last th
     log_run(run, row, history=history)
     return url
 
-# %% ../../nbs/keep/04_tracking.ipynb #4f7e2509
+# %% ../../nbs/keep/04_tracking.ipynb #82678f96
 CHECK_IDS = ("gpu_index", "pci_bus_id")  # what tells a box's GPUs apart, in every check table sent
 
-# %% ../../nbs/keep/04_tracking.ipynb #38b3fb89
+# %% ../../nbs/keep/04_tracking.ipynb #5d298cd3
 def checks_table(lines:pd.DataFrame, # a check's lines (`health.run_check`'s table)
                 ) -> wandb.Table:
     "A check's lines as a W&B table: every column, `CHECK_IDS` among them (empty where not known)."
@@ -288,12 +288,12 @@ def checks_table(lines:pd.DataFrame, # a check's lines (`health.run_check`'s tab
     rows = [[_plain(v) for v in r] for r in t.astype(object).itertuples(index=False, name=None)]
     return wandb.Table(columns=[str(c) for c in t.columns], data=rows, allow_mixed_types=True)
 
-# %% ../../nbs/keep/04_tracking.ipynb #d46dd84e
+# %% ../../nbs/keep/04_tracking.ipynb #0751755e
 def _send_checks(run, lines:pd.DataFrame):
     "The check's table into its run, and the end of the run."
     run.log({"checks": checks_table(lines)}); run.finish(exit_code=0)
 
-# %% ../../nbs/keep/04_tracking.ipynb #8d8b2713
+# %% ../../nbs/keep/04_tracking.ipynb #996a168c
 def send_checks(lines:pd.DataFrame, # a check's lines, with `check_id` and `host`
                 mode:str,           # offline or online
                 project:str|None=None, entity:str|None=None, group:str|None=None, # as `send_run`
