@@ -422,8 +422,10 @@ def with_links(sc:pd.DataFrame,    # `scaling`'s table
               ) -> pd.DataFrame:
     "`sc` with `LINK_COLUMNS` where an all-reduce at a row's world size was measured; else `sc` as it is."
     out = sc.merge(steps, on=list(SCALING_COLUMNS[:4]), how="left")
-    rows = [_link_row(w, g, s, coll) for w, g, s in zip(out["world_size"], out["grad_bytes"],
-                                                         out["step_ms_one"])]
+    # a published table's devices ran on links this store never measured
+    mine = ~out["device"].astype(str).str.contains("(published: ", regex=False)
+    rows = [_link_row(w, g, s, coll) if m else {}
+            for w, g, s, m in zip(out["world_size"], out["grad_bytes"], out["step_ms_one"], mine)]
     links = pd.DataFrame(rows, index=out.index, columns=list(LINK_COLUMNS[1:5]) + [LINK_COLUMNS[-1]])
     if links["allreduce_busbw_gbs"].isna().all(): return sc
     return pd.concat([out, links], axis=1)[[*SCALING_COLUMNS, *LINK_COLUMNS]]

@@ -615,8 +615,9 @@ def _links_note(sc:pd.DataFrame) -> list[str]:
     "What the links columns say, where the scaling table has them; a CPU's gloo is named a stand-in."
     if "allreduce_ms" not in sc or sc["allreduce_busbw_gbs"].isna().all(): return []
     gloo = sc["allreduce_backend"].eq("gloo").any()
-    return ["<p>The links: the all-reduce busbw is the check's (<code>ready-steady-go-check "
-            "--nproc_per_node N</code>) at N ranks, at the message size nearest the gradients "
+    return ["<p>The links: the all-reduce busbw is that of the store's latest check "
+            "(<code>ready-steady-go-check --nproc_per_node N</code>) at N ranks, at the message size "
+            "nearest the gradients "
             "(parameters × bytes per weight). At that busbw the gradients' all-reduce takes the time "
             "shown, beside one device's step (batch × items per sample / throughput). DDP overlaps the "
             "all-reduce with the backward pass: a measured efficiency well below <i>efficiency if not "
