@@ -580,7 +580,9 @@ def ready_steady_go(**flags):
     from ready_steady_go.measure.session import DeviceSession
     # the device's lock, nothing else of ours on it, the journal: one measurement per device,
     # whatever store
-    with DeviceSession(None if f.no_store else f.store, p.dev) as session:
+    # under torchrun, every GPU of this machine's ranks
+    with DeviceSession(None if f.no_store else f.store, p.dev,
+                       nproc=point.world.nproc_per_node if multi else 1) as session:
         _recovered(session.recovered)
         fp, say = fingerprint(p.dev), (lambda *a: None) if f.quiet else _say(f.json)
         peak = _peak(f, p, say, multi)

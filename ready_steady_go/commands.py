@@ -265,6 +265,24 @@ def _quick(*args, **kw):
     from ready_steady_go.measure.benchmark import benchmark
     return benchmark(*args, **kw | dict(n_seconds=0.3, warmup=1))
 
+# %% ../nbs/09a_commands.ipynb #a460068a
+def _check_wnb(mode:str, project:str, entity:str|None) -> dict:
+    "The check's W&B settings, checked before any work (wandb is imported only when it is used)."
+    m = str(mode).strip().lower()
+    if m != "disabled" or entity is not None:
+        from ready_steady_go.keep.tracking import check_wandb
+        m = check_wandb(m, project, entity)
+    return dict(mode=m, project=project, entity=entity)
+
+# %% ../nbs/09a_commands.ipynb #a1c83313
+def _checks_to_wandb(table, wb:dict):
+    "The check's lines to W&B as a table; a failure is said on stderr (the store already has them)."
+    from ready_steady_go.keep.tracking import send_checks
+    try: url = send_checks(table, wb["mode"], wb["project"], wb["entity"])
+    except Exception as e: print(f"ready-steady-go-check: W&B: {e}", file=sys.stderr); return
+    print(f"W&B: the check's {len(table)} lines as the table checks" + (f", {url}" if url else
+          " (offline: `wandb sync` the run folder later)"), file=sys.stderr)
+
 # %% ../nbs/09a_commands.ipynb #0e169bce
 @call_parse
 def ready_steady_go_check(
@@ -279,12 +297,16 @@ def ready_steady_go_check(
     # also run the collectives on this many ranks (gloo on a CPU: a stand-in; a box of GPUs runs NCCL
     # on all of them)
     nproc_per_node:int=None,
+    wnb:str="disabled",       # W&B: disabled, offline or online (the lines as a W&B table `checks`)
+    wnb_project:str="ready-steady-go", # W&B project
+    wnb_entity:str=None,      # W&B user or team
 ):
     "Check this machine against what its hardware should do (every GPU of a box at once): one table of checks, each with its verdict."
     import time
     check_numbers(seconds=seconds)
     check_number(disk_gb, "--disk_gb", min=0.01, max=64, unit="GiB")
     if not no_store: check_path(store, "--store")
+    wb = _check_wnb(wnb, wnb_project, wnb_entity)
     check_unlocked(device)  # another run measures on it: refused before torch is imported
     from ready_steady_go.measure.health import run_check
     say, t0 = ((lambda m: None) if quiet else (lambda m: print(f"checking {m}", file=sys.stderr)),
@@ -295,6 +317,7 @@ def ready_steady_go_check(
     print(f"{table['device_name'].iloc[0]} on {table['host'].iloc[0]}, checked in "
           f"{time.perf_counter() - t0:.0f} s")
     _print_checks(table)
+    if wb["mode"] != "disabled": _checks_to_wandb(table, wb)
     if kept: print(f"ready-steady-go-check: {kept}", file=sys.stderr)
     elif not no_store:
         print(f"stored {len(table)} lines in {store} (table checks, check "

@@ -19,7 +19,7 @@ __all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'SERVING_MODES', 
            'FAMILY_UNITS', 'NO_MODE', 'NO_PRECISION', 'UNCONVERGED_HINT', 'FIXED_STOP_HINT', 'PEAK_BELOW', 'HOST_BOUND',
            'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'REPORT_COLUMNS', 'POINT_FIELDS', 'RUN_FIELDS',
            'STOP_FIELDS', 'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text', 'example_row',
-           'StopRule', 'WorldSpec', 'Point', 'params_of', 'settings_of']
+           'bus_factor', 'allreduce_seconds', 'StopRule', 'WorldSpec', 'Point', 'params_of', 'settings_of']
 
 # %% ../nbs/00a_schema.ipynb #49bb6b09
 SCHEMA_VERSION = 1  # bumped when a column changes meaning; adding a column is not a new version
@@ -154,6 +154,7 @@ class Result:
     compile_fallback:bool|None=None  # compiled, but no graph was captured: the model ran eagerly
     # per item of the unit; achieved TFLOP/s
     flops_per_sample:float|None=None; tflops:float|None=None
+    n_params:int|None=None         # the model's parameters (neural networks; None: ops, pipelines)
     # (max - min) / median of the per-rank throughputs, under torchrun
     rank_spread:float|None=None
     # the closed-form estimate, where the family has one (6N + attention)
@@ -464,7 +465,7 @@ _EXAMPLE = dict(
     peak_mem_mb=10240.0,
     peak_reserved_mb=11264.0, mps_driver_mb=None, alloc_retries=0, recompiles=None,
     compile_fallback=None,
-    flops_per_sample=12.3e9, tflops=45.6, rank_spread=0.0, flops_per_sample_formula=None,
+    flops_per_sample=12.3e9, tflops=45.6, n_params=25_557_032, rank_spread=0.0, flops_per_sample_formula=None,
     bandwidth_gbs=None,
     clock_rank=None, temp_rank=None, ddp=None, fp8_recipe=None, sdpa_backend=None,
     fp8_flop_share=None,
@@ -505,6 +506,21 @@ def example_row(**kw, # fields to change
                ) -> dict:
     "A complete run record of made-up, plausible values, fresh `run_id`: for tests and examples."
     return {**dict.fromkeys(COLUMNS), "run_id": new_run_id(), **_EXAMPLE, **kw}  # in schema order
+
+# %% ../nbs/00a_schema.ipynb #d252ee0f
+def bus_factor(coll:str, # a collective: all_reduce, all_gather, reduce_scatter, all_to_all, broadcast
+               n:int,    # ranks
+              ) -> float:
+    "nccl-tests' factor from algbw to busbw for `coll` on `n` ranks."
+    return {"all_reduce": 2 * (n - 1) / n, "broadcast": 1.0}.get(coll, (n - 1) / n)
+
+# %% ../nbs/00a_schema.ipynb #b5112acc
+def allreduce_seconds(nbytes:float,  # bytes all-reduced (a model's gradients: parameters × bytes each)
+                      n:int,         # ranks
+                      busbw_gbs:float, # the all-reduce's measured busbw at about that size
+                     ) -> float:
+    "Seconds an all-reduce of `nbytes` on `n` ranks takes at `busbw_gbs` (nccl-tests' busbw turned around)."
+    return nbytes * bus_factor("all_reduce", n) / (busbw_gbs * 1e9)
 
 # %% ../nbs/00a_schema.ipynb #90566ba9
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import re
 import numpy as np, pandas as pd
 
 from ..env import BadInput
-from ..schema import PEAK_BELOW
+from ..schema import PEAK_BELOW, allreduce_seconds
 from .analysis import (
     KEYS, MEASURED_SOURCES, POINT_KEYS, at_largest, average, best_batch, clean_device_name,
     device_labels, keyed, keyed_once, model_labels, numeric, oom_batch, relative, shared_models,
@@ -21,8 +21,9 @@ from .costs import (best_precision, cost, known_prices, parse_prices,
 
 # %% auto #0
 __all__ = ['ENV_COLS', 'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY_COLS', 'CONDITION_COLS', 'EFFECTIVE',
-           'SCALING_COLUMNS', 'MISSED_MARK', 'environments', 'comparability', 'comparability_note', 'conditions_of',
-           'per_config', 'efficiency', 'scaling', 'convergence', 'flagged', 'analyse', 'ranking']
+           'SCALING_COLUMNS', 'LINK_COLUMNS', 'WEIGHT_BYTES', 'MISSED_MARK', 'environments', 'comparability',
+           'comparability_note', 'conditions_of', 'per_config', 'efficiency', 'scaling', 'grad_bytes', 'allreduce_line',
+           'one_device_step', 'with_links', 'convergence', 'flagged', 'analyse', 'ranking']
 
 # %% ../../nbs/analyse/06c_answers.ipynb #39f7534d
 ENV_COLS = ("device_name", "device_capability", "device_mem_gb", "device_count", "driver", "cuda",
@@ -350,8 +351,10 @@ SCALING_COLUMNS = ("device", "model", "precision", "mode", "world_size", "throug
 
 # %% ../../nbs/analyse/06c_answers.ipynb #02207bf6
 def scaling(runs:pd.DataFrame, # the runs table, one row per run
+            coll:pd.DataFrame|None=None, # collective lines of the store's checks (`read_collectives`)
            ) -> pd.DataFrame:
-    "Per configuration and world size: best throughput, `speedup` over one device, `efficiency`."
+    """Per configuration and world size: best throughput, `speedup` over one device, `efficiency`;
+    with `coll`, the links' columns (`with_links`) where an all-reduce at that world size was measured."""
     df = keyed(runs)  # short device names, a published table's marked; world sizes
     # the batch of each device, in weak and strong scaling alike
     df["_bs"] = numeric(df, "per_device_bs").fillna(df["bs"].astype(float))
@@ -367,7 +370,71 @@ def scaling(runs:pd.DataFrame, # the runs table, one row per run
     best["efficiency"] = best["speedup"] / best["world_size"]
     best = best.merge(df.drop_duplicates("model")[["model", "workload", "unit"]], on="model",
                       how="left")
-    return best[list(SCALING_COLUMNS)].reset_index(drop=True)
+    out = best[list(SCALING_COLUMNS)].reset_index(drop=True)
+    return out if coll is None or not len(coll) else with_links(out, one_device_step(med, df, k), coll)
+
+# %% ../../nbs/analyse/06c_answers.ipynb #441f2a73
+LINK_COLUMNS = ("grad_bytes", "allreduce_busbw_gbs", "allreduce_bytes", "allreduce_backend",
+                "allreduce_ms", "step_ms_one", "efficiency_no_overlap")
+WEIGHT_BYTES = dict(fp32=4, tf32=4, bf16=2, fp16=2)  # bytes per parameter (and gradient), by `weights`
+
+# %% ../../nbs/analyse/06c_answers.ipynb #2aa0b22a
+def grad_bytes(runs:pd.DataFrame, # runs: `n_params`, maybe `weights`
+              ) -> pd.Series:
+    "Bytes of one step's gradients per run: `n_params` × the weights' bytes (fp32 where not recorded)."
+    w = runs["weights"] if "weights" in runs else pd.Series(None, index=runs.index, dtype=object)
+    return numeric(runs, "n_params") * w.map(WEIGHT_BYTES).fillna(4).astype(float)
+
+# %% ../../nbs/analyse/06c_answers.ipynb #40d33d87
+def allreduce_line(coll:pd.DataFrame, # collective lines (`keep.side_tables.read_collectives`)
+                   ranks:int,         # the world size
+                   nbytes:float=np.nan, # the gradients' bytes (NaN: unknown)
+                  ) -> pd.Series|None:
+    "The latest check's all-reduce on `ranks` ranks at the size nearest `nbytes` (unknown: the largest)."
+    ar = coll[coll["collective"].eq("all_reduce") & numeric(coll, "ranks").eq(ranks)]
+    if not len(ar): return None
+    ar, b = ar[ar["check_id"] == ar["check_id"].iloc[-1]], numeric(ar, "bytes")
+    gap = (np.log(b) - np.log(nbytes)).abs() if nbytes > 0 else -b
+    return ar.loc[gap.loc[ar.index].idxmin()]
+
+# %% ../../nbs/analyse/06c_answers.ipynb #e12f8bbb
+def one_device_step(med:pd.DataFrame, # per setup and batch: median throughput (`scaling`'s)
+                    df:pd.DataFrame,  # the keyed runs
+                    k:list,           # the configuration's columns
+                   ) -> pd.DataFrame:
+    "Per configuration: the step at one device in ms, at its fastest batch, and its gradients' bytes."
+    one = med[med["world_size"] == 1]
+    one = one.loc[one.groupby(k)["throughput"].idxmax()]
+    ips = numeric(df, "items_per_sample").groupby(df["model"]).first()
+    step = 1e3 * one["_bs"] * one["model"].map(ips).fillna(1) / one["throughput"]
+    gb = df.assign(_gb=grad_bytes(df)).groupby(k)["_gb"].median().rename("grad_bytes")
+    return one.assign(step_ms_one=step)[k + ["step_ms_one"]].join(gb, on=k)
+
+# %% ../../nbs/analyse/06c_answers.ipynb #df5df318
+def _link_row(ws:int, gb:float, step_ms:float, coll:pd.DataFrame) -> dict:
+    "The links' columns of one world size: the all-reduce measured at it and what it implies."
+    line = allreduce_line(coll, ws, gb) if ws > 1 else None
+    if line is None: return {}
+    bw = float(line["busbw_gbs"])
+    ms = 1e3 * allreduce_seconds(gb, ws, bw) if gb > 0 else np.nan
+    return dict(allreduce_busbw_gbs=bw, allreduce_bytes=float(line["bytes"]),
+                allreduce_backend=line.get("backend"), allreduce_ms=ms,
+                efficiency_no_overlap=step_ms / (step_ms + ms))
+
+# %% ../../nbs/analyse/06c_answers.ipynb #aa6d2194
+def with_links(sc:pd.DataFrame,    # `scaling`'s table
+               steps:pd.DataFrame, # `one_device_step`
+               coll:pd.DataFrame,  # collective lines
+              ) -> pd.DataFrame:
+    "`sc` with `LINK_COLUMNS` where an all-reduce at a row's world size was measured; else `sc` as it is."
+    out = sc.merge(steps, on=list(SCALING_COLUMNS[:4]), how="left")
+    # a published table's devices ran on links this store never measured
+    mine = ~out["device"].astype(str).str.contains("(published: ", regex=False)
+    rows = [_link_row(w, g, s, coll) if m else {}
+            for w, g, s, m in zip(out["world_size"], out["grad_bytes"], out["step_ms_one"], mine)]
+    links = pd.DataFrame(rows, index=out.index, columns=list(LINK_COLUMNS[1:5]) + [LINK_COLUMNS[-1]])
+    if links["allreduce_busbw_gbs"].isna().all(): return sc
+    return pd.concat([out, links], axis=1)[[*SCALING_COLUMNS, *LINK_COLUMNS]]
 
 # %% ../../nbs/analyse/06c_answers.ipynb #9709f1a4
 def convergence(t:pd.DataFrame, # tidy runs (see `tidy`)
@@ -440,12 +507,13 @@ def analyse(runs:pd.DataFrame, # the runs table
             prices=None, # $/hour per device (see `parse_prices`), or None
             include_unconverged:bool=False, # rank points whose CI missed its target too (marked)
             only_valid:bool=False, # leave out runs whose `conditions` are not `ok` (throttled, ...)
+            coll:pd.DataFrame|None=None, # the store's collective lines, for `scaling`'s links
            ) -> dict[str, pd.DataFrame]:
     "Every analysis table of `runs`: tidy, best, average, speedup, ..., and with prices cost and value."
-    with keyed_once(): return _analyse(runs, prices, include_unconverged, only_valid)
+    with keyed_once(): return _analyse(runs, prices, include_unconverged, only_valid, coll)
 
 # %% ../../nbs/analyse/06c_answers.ipynb #1c39939a
-def _analyse(runs, prices, include_unconverged, only_valid):
+def _analyse(runs, prices, include_unconverged, only_valid, coll=None):
     "`analyse`, its runs keyed once."
     if only_valid: runs = _valid_only(runs)
     # per-device tables compare single devices; other world sizes are in `scaling`
@@ -461,7 +529,7 @@ def _analyse(runs, prices, include_unconverged, only_valid):
                oom=oom,
                environments=environments(runs), convergence=convergence(t),
                efficiency=efficiency(best, runs),
-               scaling=scaling(runs),  # comparability: only what is ranked side by side
+               scaling=scaling(runs, coll),  # comparability: only what is ranked side by side
                comparability=comparability(_ranked(runs, best)) if len(best)
                else comparability(runs).iloc[:0])
     if not prices: return out

@@ -20,8 +20,9 @@ from ..schema import COLUMN_GROUPS, new_run_id
 from ..options import WANDB_MODES
 
 # %% auto #0
-__all__ = ['WANDB_TIMEOUT_S', 'SEND_TIMEOUT_S', 'HISTORY_KEYS', 'has_api_key', 'wandb_unreachable', 'wandb_api', 'check_wandb',
-           'wandb_keys', 'start_run', 'within', 'left_on_disk', 'log_run', 'log_history', 'send_run']
+__all__ = ['WANDB_TIMEOUT_S', 'SEND_TIMEOUT_S', 'HISTORY_KEYS', 'CHECK_IDS', 'has_api_key', 'wandb_unreachable', 'wandb_api',
+           'check_wandb', 'wandb_keys', 'start_run', 'within', 'left_on_disk', 'log_run', 'log_history', 'send_run',
+           'checks_table', 'send_checks']
 
 # %% ../../nbs/keep/04_tracking.ipynb #52a081d5
 WANDB_TIMEOUT_S = 10  # seconds a request to W&B's server may take before it is given up
@@ -274,4 +275,35 @@ def send_run(row:dict, # a finished run record (stored first: W&B is the last th
     # offline: a warning, not a URL
     url = getattr(run, "url", None) if mode.strip().lower() == "online" else None
     log_run(run, row, history=history)
+    return url
+
+# %% ../../nbs/keep/04_tracking.ipynb #82678f96
+CHECK_IDS = ("gpu_index", "pci_bus_id")  # what tells a box's GPUs apart, in every check table sent
+
+# %% ../../nbs/keep/04_tracking.ipynb #5d298cd3
+def checks_table(lines:pd.DataFrame, # a check's lines (`health.run_check`'s table)
+                ) -> wandb.Table:
+    "A check's lines as a W&B table: every column, `CHECK_IDS` among them (empty where not known)."
+    t = lines.reindex(columns=[*lines.columns, *(c for c in CHECK_IDS if c not in lines)])
+    rows = [[_plain(v) for v in r] for r in t.astype(object).itertuples(index=False, name=None)]
+    return wandb.Table(columns=[str(c) for c in t.columns], data=rows, allow_mixed_types=True)
+
+# %% ../../nbs/keep/04_tracking.ipynb #0751755e
+def _send_checks(run, lines:pd.DataFrame):
+    "The check's table into its run, and the end of the run."
+    run.log({"checks": checks_table(lines)}); run.finish(exit_code=0)
+
+# %% ../../nbs/keep/04_tracking.ipynb #996a168c
+def send_checks(lines:pd.DataFrame, # a check's lines, with `check_id` and `host`
+                mode:str,           # offline or online
+                project:str|None=None, entity:str|None=None, group:str|None=None, # as `send_run`
+               ) -> str|None:
+    "Send a check's lines to W&B as the table `checks` of a run of the check's id: its URL (None offline)."
+    first = lambda c, d: str(lines[c].iloc[0]) if c in lines and len(lines) else d
+    cid, host = first("check_id", new_run_id()), first("host", "this machine")
+    run = start_run(mode, project=project, entity=entity, name=f"check-{host}-{cid[:8]}",
+                    group=group, config=dict(kind="check", host=host, check_id=cid), run_id=cid)
+    url = getattr(run, "url", None) if mode.strip().lower() == "online" else None
+    try: within(SEND_TIMEOUT_S, _send_checks, run, lines)
+    except TimeoutError: raise TrackingError(left_on_disk(run, SEND_TIMEOUT_S)) from None
     return url

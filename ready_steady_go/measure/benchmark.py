@@ -31,7 +31,7 @@ from .timing import (BlockTimer, CudaTimer, EventTimer, HostTimer,
                                     overrun, overrun_text, request_timer, run_timed, size_blocks,
                                     step_history, step_stats, t975,
                                     warming)
-from .workloads import Workload, conv_share, model_step
+from .workloads import Workload, conv_share, model_step, param_count
 from .families import MicroOp, get_workload, kv_cache_bytes
 from .telemetry import (make_sampler, read_now, conditions, conditions_text,
                                        device_details)
@@ -561,6 +561,7 @@ def _fill_efficiency(res:Result, p:CheckedPoint, devices:int=1):
     measured = measured and measured * devices
     res.flops_per_sample = wl.flops_per_sample(p.mode)
     res.flops_per_sample_formula = wl.flops_per_sample_formula(p.mode)
+    res.n_params = param_count(wl)  # what DDP all-reduces each step
     achieved = res.flops_per_sample * res.throughput if res.flops_per_sample else None
     if achieved: res.tflops = achieved / 1e12
     if b := wl.bytes_per_iteration(p.precision): res.bandwidth_gbs = b * res.throughput / 1e9

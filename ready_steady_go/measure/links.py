@@ -14,25 +14,19 @@ import pynvml, torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 
+from ..schema import bus_factor
 from .launch import die_with_parent
 
 # %% auto #0
-__all__ = ['COLLECTIVES', 'COLLECTIVE_COLUMNS', 'PCIE_PATHS', 'PATH_WORDS', 'NVLINK_GBS', 'BUSBW_BAND', 'bus_factor',
-           'collective_sizes', 'bandwidth_row', 'collective_op', 'time_calls', 'measure_collectives', 'run_collectives',
-           'in_processes', 'read_box', 'replay_nvml', 'active_links', 'link_matrix', 'judge_nvlinks', 'expected_busbw',
-           'size_text', 'allreduce_seconds', 'judge_collectives', 'peer_copy_gbs', 'peer_matrix']
+__all__ = ['COLLECTIVES', 'COLLECTIVE_COLUMNS', 'PCIE_PATHS', 'PATH_WORDS', 'NVLINK_GBS', 'BUSBW_BAND', 'collective_sizes',
+           'bandwidth_row', 'collective_op', 'time_calls', 'measure_collectives', 'run_collectives', 'in_processes',
+           'read_box', 'replay_nvml', 'active_links', 'link_matrix', 'judge_nvlinks', 'expected_busbw', 'size_text',
+           'judge_collectives', 'peer_copy_gbs', 'peer_matrix']
 
 # %% ../../nbs/measure/04e_links.ipynb #404f12d5
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")
 COLLECTIVE_COLUMNS = ("collective", "bytes", "ranks", "backend", "device", "iters", "time_us",
                       "algbw_gbs", "busbw_gbs", "stand_in")
-
-# %% ../../nbs/measure/04e_links.ipynb #28b43d52
-def bus_factor(coll:str, # one of `COLLECTIVES`
-               n:int,    # ranks
-              ) -> float:
-    "nccl-tests' factor from algbw to busbw for `coll` on `n` ranks."
-    return {"all_reduce": 2 * (n - 1) / n, "broadcast": 1.0}.get(coll, (n - 1) / n)
 
 # %% ../../nbs/measure/04e_links.ipynb #b5887a22
 def collective_sizes(lo:int=8,       # the smallest message, bytes
@@ -345,14 +339,6 @@ def size_text(n:int) -> str:
     for unit, k in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
         if n >= 1 << k: return f"{n / (1 << k):g} {unit}"
     return f"{n} B"
-
-# %% ../../nbs/measure/04e_links.ipynb #b82b7b78
-def allreduce_seconds(nbytes:float,  # bytes all-reduced (a model's gradients: parameters × bytes each)
-                      n:int,         # ranks
-                      busbw_gbs:float, # the all-reduce's measured busbw at about that size
-                     ) -> float:
-    "Seconds an all-reduce of `nbytes` on `n` ranks takes at `busbw_gbs` (nccl-tests' busbw turned around)."
-    return nbytes * bus_factor("all_reduce", n) / (busbw_gbs * 1e9)
 
 # %% ../../nbs/measure/04e_links.ipynb #ed94f24b
 def judge_collectives(df:pd.DataFrame, # `run_collectives`' lines

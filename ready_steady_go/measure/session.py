@@ -13,13 +13,14 @@ from pathlib import Path
 import psutil
 
 from ..env import BadInput, open_own, read_own
-from .device import device_lock
+from .device import device_lock, device_name
 from ..keep.store import JOURNAL_SUFFIX, KILLED, json_value, save_runs
 from ..options import DEFAULT_STORE
 
 # %% auto #0
 __all__ = ['MAX_JOURNAL', 'WORKER', 'LAUNCHER', 'journal_entries', 'open_points', 'point_started', 'point_finished',
-           'recover_killed', 'killed_point', 'launcher', 'others_measuring', 'check_alone', 'DeviceSession']
+           'recover_killed', 'killed_point', 'launcher', 'others_measuring', 'check_alone', 'point_devices',
+           'DeviceSession']
 
 # %% ../../nbs/measure/03c_session.ipynb #31389835
 def _journal(store) -> Path:
@@ -288,6 +289,14 @@ def check_alone(device, # the device about to be measured
                    "beside them would be wrong: wait for them, or end them (kill "
                    f"{' '.join(map(str, others))})")
 
+# %% ../../nbs/measure/03c_session.ipynb #ef2719f0
+def point_devices(device, # the device named (`torch.device` or its name)
+                  nproc:int=1, # processes on this machine (torchrun's `--nproc_per_node`)
+                 ) -> list[str]:
+    "The devices a point with `nproc` processes uses here: `cuda:0…nproc-1` on CUDA, else `device`."
+    name = device_name(device)
+    return [f"cuda:{i}" for i in range(nproc)] if nproc > 1 and name.startswith("cuda") else [name]
+
 # %% ../../nbs/measure/03c_session.ipynb #ad34b851
 class DeviceSession:
     """Measuring on one device into one store: its lock held, no other run of this tool on it, each
@@ -297,13 +306,15 @@ class DeviceSession:
                  device, # the device measured on (`torch.device` or its name)
                  wait:bool=False, # wait for another run on the device to finish instead of refusing at once
                  wait_flag:bool=False, # the command has a `--wait` (a refusal names it)
+                 nproc:int=1, # processes on this machine (torchrun): each CUDA rank's GPU is locked too
                 ):
         self.store, self.device, self.wait, self.wait_flag = store, device, wait, wait_flag
+        self.devices = point_devices(device, nproc)
         self.recovered, self._held = [], None
 
     def __enter__(self):
         with ExitStack() as held:
-            held.enter_context(device_lock(self.device, self.wait, self.wait_flag))
+            for d in self.devices: held.enter_context(device_lock(d, self.wait, self.wait_flag))
             # leftover ranks, or a run that took no lock: refused
             check_alone(self.device, self.store)
             # earlier runs' killed points

@@ -508,7 +508,10 @@ def _run_in_session(plan:SweepPlan) -> SweepSummary:
     gc.freeze()
     try:
         # SIGTERM as Ctrl-C: the point's processes are ended, the line says how to resume
-        with sigterm_as_interrupt(), DeviceSession(plan.store, plan.dev, plan.wait, wait_flag=True) as session:
+        # every GPU of the largest world size's ranks (torchrun runs rank r on cuda:r)
+        nproc = max(plan.nprocs) if plan.launch else 1
+        with sigterm_as_interrupt(), DeviceSession(plan.store, plan.dev, plan.wait, wait_flag=True,
+                                                   nproc=nproc) as session:
             run = _start(plan, session); _loop(run)
             summary = _summary(run)
     finally: gc.unfreeze()  # (the lock is released first)

@@ -23,7 +23,7 @@ from ..schema import FAMILY_UNITS, PRECISIONS
 # %% auto #0
 __all__ = ['LM_CONFIGS', 'UNET3D_CONFIGS', 'OPS', 'OP_NOTES', 'PIPELINES', 'DEFAULT_BS', 'KINDS', 'UNITS', 'DTYPES', 'FAMILIES',
            'check_elements', 'list_workloads', 'amp_context', 'FixedScale', 'host_sync', 'model_step', 'conv_share',
-           'timed_generation', 'Workload', 'register', 'family_of', 'check_model']
+           'param_count', 'timed_generation', 'Workload', 'register', 'family_of', 'check_model']
 
 # %% ../../nbs/measure/01_workloads.ipynb #adbf61fd
 # timm tries W&B for its own logging, which is not used here: 0.3 s a process
@@ -205,13 +205,19 @@ def model_step(model:nn.Module,              # the model, already on the device
     parts = list(zip(x.split(micro), y.split(micro))) if micro else [(x, y)]
     return _train_step(model, parts, loss_fn, amp, opt, scaler)
 
+# %% ../../nbs/measure/01_workloads.ipynb #80cf364d
+def _counting(wl):
+    "Where `wl`'s model is built to be counted: on fake tensors where the family asks, else on meta."
+    return (FakeTensorMode(allow_non_fake_inputs=True) if getattr(wl, "count_fake", False)
+            else torch.device("meta"))
+
 # %% ../../nbs/measure/01_workloads.ipynb #49e84588
 @lru_cache(maxsize=None)
 def _flop_counts(wl) -> dict:
     "Forward FLOPs per item of `wl`'s unit by operator, counted on meta or fake tensors (cached)."
     fake = getattr(wl, "count_fake", False)
     try:
-        with FakeTensorMode(allow_non_fake_inputs=True) if fake else torch.device("meta"):
+        with _counting(wl):
             # not `no_grad`: some models' module tracking fails under it (PiT, CaiT)
             model = wl.build(counting=True).eval().requires_grad_(False)
             x, _ = wl.batch(2, "cpu" if fake else "meta")
@@ -231,6 +237,15 @@ def conv_share(wl) -> float:
     c = _flop_counts(wl)
     return (sum(n for op, n in c.items() if "convolution" in op) / total
             if (total := sum(c.values())) else 0.0)
+
+# %% ../../nbs/measure/01_workloads.ipynb #af8a7360
+@lru_cache(maxsize=None)
+def param_count(wl) -> int|None:
+    "Parameters of `wl`'s model, built as for counting FLOPs; None for ops and pipelines (no model)."
+    if not wl.trains: return None
+    try:
+        with _counting(wl): return sum(p.numel() for p in wl.build(counting=True).parameters())
+    except Exception: return None
 
 # %% ../../nbs/measure/01_workloads.ipynb #35db3b36
 def timed_generation(prefill, # no-argument function: the prompt through the model, a first token

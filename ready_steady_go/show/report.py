@@ -22,6 +22,7 @@ from ..analyse.timetotrain import (TIME_TO_TRAIN_COLS, parse_works, time_to_trai
 from ..analyse.answers import SCALING_COLUMNS, analyse, flagged, ranking
 from ..schema import num_text
 from ..keep.rows import safe_csv
+from ..keep.side_tables import read_collectives
 from .plots import plot_relative, svg
 from .tables import *
 from .figures import *
@@ -154,6 +155,12 @@ def with_rate(table:pd.DataFrame, # a report table with `unit` (and `throughput`
     if not {"unit", "throughput"} <= set(table) or "rate" in table: return table
     return table.assign(rate=table["unit"].map(rate_name))[csv_columns(table.columns)]
 
+# %% ../../nbs/show/08_report.ipynb #ac17efb9
+def _collectives(runs) -> pd.DataFrame|None:
+    "The collective lines of the store `runs` were read from (its checks'), for the scaling's links."
+    store = getattr(runs, "attrs", {}).get("store")
+    return read_collectives(store) if store else None
+
 # %% ../../nbs/show/08_report.ipynb #e5548fb8
 def report_of(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysis.tidy`)
               o:ReportOptions, # the report's options, checked (`checked_options`)
@@ -169,7 +176,7 @@ def report_of(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysi
     say = _progress(len(runs) if isinstance(runs, pd.DataFrame) else 0)
     with keyed_once():  # every table reads the runs keyed once
         res = analyse(runs, prices, include_unconverged=o.include_unconverged,
-                      only_valid=o.only_valid)
+                      only_valid=o.only_valid, coll=_collectives(runs))
         res["time_to_train"] = time_to_train_table(res["best"], **work, prices=prices)
         res["machine"] = _this_machine(res, runs, o.device, prices, work,
                                        o.include_unconverged)

@@ -600,6 +600,31 @@ def _sources(sc:pd.DataFrame, runs:pd.DataFrame) -> str:
     pub = sorted(set(s[~s.isin(MEASURED_SOURCES) & ~s.str.lower().isin(["", "nan", "none"])]))
     return ", ".join(f"<code>{html.escape(x)}</code>" for x in pub)
 
+# %% ../../nbs/show/08d_sections.ipynb #4dde2a35
+def _links_table(d:pd.DataFrame) -> pd.DataFrame:
+    "The scaling's links columns as the page names them (none where no all-reduce was measured)."
+    if "allreduce_ms" not in d: return pd.DataFrame(index=d.index)
+    return pd.DataFrame({"gradients (MB)": d["grad_bytes"] / 1e6,
+                         "all-reduce busbw (GB/s)": d["allreduce_busbw_gbs"],
+                         "gradients' all-reduce (ms)": d["allreduce_ms"],
+                         "one-device step (ms)": d["step_ms_one"],
+                         "efficiency if not overlapped (%)": 100 * d["efficiency_no_overlap"]})
+
+# %% ../../nbs/show/08d_sections.ipynb #6dc52e34
+def _links_note(sc:pd.DataFrame) -> list[str]:
+    "What the links columns say, where the scaling table has them; a CPU's gloo is named a stand-in."
+    if "allreduce_ms" not in sc or sc["allreduce_busbw_gbs"].isna().all(): return []
+    gloo = sc["allreduce_backend"].eq("gloo").any()
+    return ["<p>The links: the all-reduce busbw is that of the store's latest check "
+            "(<code>ready-steady-go-check --nproc_per_node N</code>) at N ranks, at the message size "
+            "nearest the gradients "
+            "(parameters × bytes per weight). At that busbw the gradients' all-reduce takes the time "
+            "shown, beside one device's step (batch × items per sample / throughput). DDP overlaps the "
+            "all-reduce with the backward pass: a measured efficiency well below <i>efficiency if not "
+            "overlapped</i> is not the links' doing; one near or above it is what the links allow."
+            + (" <b>Measured with gloo on a CPU: a stand-in, not a GPU box's links.</b>" if gloo
+               else "") + "</p>"]
+
 # %% ../../nbs/show/08d_sections.ipynb #bdc2f00c
 def _scaling_table(d:pd.DataFrame, units:dict) -> pd.DataFrame:
     """One mode's scaling as the page shows it:
@@ -609,7 +634,7 @@ def _scaling_table(d:pd.DataFrame, units:dict) -> pd.DataFrame:
                         "throughput (per s)": d["throughput"],
                         "unit": d["model"].map(units), "speed-up (×)": d["speedup"],
                         "efficiency (%)": 100 * d["efficiency"]})
-    return tbl.dropna(axis=1, how="all")
+    return pd.concat([tbl, _links_table(d)], axis=1).dropna(axis=1, how="all")
 
 # %% ../../nbs/show/08d_sections.ipynb #bdc8a199
 def scaling_section(pg:PageData) -> list[str]:
@@ -638,6 +663,7 @@ def scaling_section(pg:PageData) -> list[str]:
                    "single-device baseline that ran slow, or a published table's own anomaly. "
                    "Shown as given; the "
                    "figure marks such lines <i>off the scale</i>.</p>")
+    out += _links_note(sc)
     return out + per_mode(sc, lambda m: (pg.fig(f"scaling-{m}.svg"),
                                           html_table(_scaling_table(sc[sc["mode"] == m], units),
                                                  "{:,.2f}")))
