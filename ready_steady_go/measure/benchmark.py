@@ -337,10 +337,10 @@ class CheckedPoint:
 
 # %% ../../nbs/measure/02_benchmark.ipynb #74394ed5
 def _check_fp8(a:Point, s:dict):
-    "fp8's recipe and mode, before any work (its device and family are checked with the precision)."
-    if s["precision"] != "fp8": return
+    """fp8's recipe (whatever the precision) and mode, before any work (its device and family are checked
+    with the precision)."""
     check_choice(a.fp8_recipe, FP8_RECIPES, "fp8 recipe")
-    if s["mode"] == "generate":
+    if s["precision"] == "fp8" and s["mode"] == "generate":
         raise BadInput("precision 'fp8' runs train, infer and latency, not generate: use bf16 to "
                        "generate")
 
