@@ -262,6 +262,9 @@ class _Extras:
     # measure this device's matmul peak at this precision again (default: the stored one; measured once when there is none)
     measure_peak:bool=False
     force:bool=False           # run on a CPU even when the point's memory estimate exceeds the available memory
+    # cap in seconds of the device warm-up before measuring, as a sweep's (default: under
+    # torchrun each rank's, 60 on a GPU, 3 on a CPU; in one process none; 0: none)
+    device_warmup:float|None=None
     store:str|Path=DEFAULT_STORE  # the SQLite results file; created on the first run
     no_store:bool=False        # do not write the run to the store
     wnb:str="disabled"         # W&B mode: disabled, offline or online
@@ -423,7 +426,8 @@ def _check_flags(f:_Flags) -> dict:
                   warmup=f.warmup,
                   run_number=f.run_number, seq_len=f.seq_len, global_bs=f.global_bs,
                   nnodes=f.nnodes,
-                  node_rank=f.node_rank, warmup_seconds=f.warmup_seconds)
+                  node_rank=f.node_rank, warmup_seconds=f.warmup_seconds,
+                  device_warmup=f.device_warmup)
     if f.rdzv_endpoint is not None: check_endpoint(f.rdzv_endpoint)
     check_rdzv_id(f.rdzv_id, f.rdzv_endpoint)
     _check_words(f)
@@ -514,7 +518,11 @@ def _measured(f:_Flags, p, peak:float|None, multi:bool):
     rank 0 is elsewhere)."""
     from ready_steady_go.measure.runner import run_checked
     p = replace(p, peak_measured=peak)
-    if multi: return run_checked(p, "torchrun")
+    # every rank's device warmed first, as a sweep's first point of a world size is
+    if multi: return run_checked(p, "torchrun", device_warmup=f.device_warmup)
+    if f.device_warmup:
+        from ready_steady_go.measure.calibrate import warm_up_device
+        warm_up_device(p.dev, f.device_warmup)
     # a run that beats the peak has it measured again, and kept
     from ready_steady_go.measure.calibrate import peak_book
     return run_checked(p, "inline", book=peak_book(None if f.no_store else f.store))
@@ -622,7 +630,7 @@ def ready_steady_go_sweep(*args, **kwargs):
 # %% ../nbs/09_cli.ipynb #575b4059
 _PRESET_FLAGS = ("repeats", "workers", "n_batches", "n_seconds", "target_ci", "min_steps",
                  "min_seconds", "max_seconds",
-                 "warmup", "device_warmup")
+                 "warmup", "device_warmup", "threads")
 
 # %% ../nbs/09_cli.ipynb #d7b330b9
 def _preset_notes() -> dict[str, str]:

@@ -108,7 +108,7 @@ ENGINE_DEFAULTS = dict({f.name: f.default for f in fields(StopRule)}, warmup=Poi
                        device_warmup=None)
 
 # %% ../nbs/00ab_options.ipynb #4a6aff60
-SWEEP_POINT = ("prompt_len", "gen_len", "device", "workers", *STOP_FIELDS, "warmup",
+SWEEP_POINT = ("prompt_len", "gen_len", "device", "workers", *STOP_FIELDS, "warmup", "threads",
                "channels_last", "compile", "optimizer", "global_bs", "isolate")
 
 # %% ../nbs/00ab_options.ipynb #7b88788d

@@ -70,7 +70,7 @@ def precision_2022(fp16, # a 2022 record's `fp16` flag: a bool, 0/1 or text
 # %% ../nbs/00a_schema.ipynb #3ee100f4
 UNCONVERGED_HINT = ("its 95% CI did not reach the target in the time allowed: for a CPU, try a "
                     "looser target "
-                    "(--target_ci 0.05), fewer threads (OMP_NUM_THREADS), or a quieter machine; "
+                    "(--target_ci 0.05), fewer threads (--threads 1), or a quieter machine; "
                     "elsewhere a longer --max_seconds")
 FIXED_STOP_HINT = ("it stopped where asked (--n_batches or --n_seconds) before its 95% CI reached "
                    "the target: more "
@@ -128,6 +128,8 @@ class Result:
     fp8_recipe:str|None=None       # fp8: torchao's float8 recipe, tensorwise or rowwise
     # language models: the SDPA kernel that ran (flash, efficient, cudnn, math)
     sdpa_backend:str|None=None
+    # torch's intra-op threads it was measured with (each rank's under torchrun; `Point.threads`)
+    torch_threads:int|None=None
     status:str="ok"; error:str|None=None
     throughput:float|None=None; throughput_ci:float|None=None; ci_rel:float|None=None
     # the 95% CI reached `target_ci` (False also when one step left no CI)
@@ -233,11 +235,12 @@ class Result:
 
 # %% ../nbs/00a_schema.ipynb #53ea6fc5
 IDENTITY = dict(run_id=str, timestamp=str, schema_version=int, source=str)
-FINGERPRINT = dict(  # what `device.fingerprint` records about the machine and software
+# what `device.fingerprint` records about the machine and software (its `torch_threads`, in `env_id`
+# too, is each run's own: `Result.torch_threads`)
+FINGERPRINT = dict(
     device_type=str, device_name=str, device_capability=str, device_mem_gb=float, device_count=int,
     driver=str,
     cuda=str, cudnn=str, torch=str, timm=str, python=str, platform=str, cpu=str, cpu_count=int,
-    torch_threads=int,
     transformers=str, monai=str,
     sm_count=int, default_power_limit_w=float, gpu_uuid=str, pcie_gen=int, pcie_width=int,
     pcie_gen_max=int,
@@ -650,6 +653,9 @@ class Point:
     warmup:int=5               # untimed warm-up steps
     # untimed warm-up seconds, at least (default: 1 on a GPU, 0 on a CPU)
     warmup_seconds:float|None=None
+    # torch's CPU threads while it is measured (default: torch's own, at most the cores this process
+    # may use, shared between the processes on this machine)
+    threads:int|None=None
     run_number:int=1           # repeat index kept with the run, 1 or more (2022 flag)
     world:WorldSpec=field(default_factory=WorldSpec)  # the processes it runs in (`WorldSpec`)
     isolate:bool=False         # measure in a fresh Python process, not in this one

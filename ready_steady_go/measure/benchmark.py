@@ -46,10 +46,10 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
 # %% auto #0
-__all__ = ['AMP_DTYPES', 'make_step', 'GEN_LEN', 'CALL_OPTIONS', 'REQUESTS', 'CONV_SHARE', 'check_precision', 'precision_flags',
-           'flops_per_sample', 'is_oom', 'check_settings', 'release_memory', 'CheckedPoint', 'check_point', 'World',
-           'combine', 'worst_rank', 'peak_devices', 'bars_on', 'measure_point', 'benchmark', 'memory_estimate',
-           'check_memory']
+__all__ = ['AMP_DTYPES', 'make_step', 'GEN_LEN', 'CALL_OPTIONS', 'MAX_THREADS', 'REQUESTS', 'CONV_SHARE', 'check_precision',
+           'precision_flags', 'flops_per_sample', 'is_oom', 'check_settings', 'release_memory', 'CheckedPoint',
+           'cpu_cores', 'default_threads', 'using_threads', 'check_point', 'World', 'combine', 'worst_rank',
+           'peak_devices', 'bars_on', 'measure_point', 'benchmark', 'memory_estimate', 'check_memory']
 
 # %% ../../nbs/measure/02_benchmark.ipynb #24251695
 AMP_DTYPES = dict(fp16=torch.float16, bf16=torch.bfloat16)
@@ -306,6 +306,8 @@ class CheckedPoint:
     progress:bool=True            # a progress bar on stderr
     # the point as asked: what a child process or the ranks are given, as it is
     point:Point|None=None
+    # torch's threads while it is measured (`default_threads` where the point says none)
+    threads:int|None=None
 
     @property
     def samples(self) -> int:
@@ -327,7 +329,7 @@ class CheckedPoint:
                       max_seconds=rule.max_seconds, run_number=self.run_number, fused=self.fused,
                       loss_scale=self.loss_scale,
                       compile_mode=self.compile_mode if self.compile else None,
-                      global_bs=self.global_bs,
+                      global_bs=self.global_bs, torch_threads=self.threads,
                       weights=None if self.weights == "fp32" else self.weights,
                       **(dict(prompt_len=wl.seq_len, gen_len=wl.gen_len) if self.mode == "generate"
                          else {}),
@@ -335,12 +337,48 @@ class CheckedPoint:
 
 # %% ../../nbs/measure/02_benchmark.ipynb #74394ed5
 def _check_fp8(a:Point, s:dict):
-    "fp8's recipe and mode, before any work (its device and family are checked with the precision)."
-    if s["precision"] != "fp8": return
+    """fp8's recipe (whatever the precision) and mode, before any work (its device and family are checked
+    with the precision)."""
     check_choice(a.fp8_recipe, FP8_RECIPES, "fp8 recipe")
-    if s["mode"] == "generate":
+    if s["precision"] == "fp8" and s["mode"] == "generate":
         raise BadInput("precision 'fp8' runs train, infer and latency, not generate: use bf16 to "
                        "generate")
+
+# %% ../../nbs/measure/02_benchmark.ipynb #329ca8be
+def cpu_cores() -> int:
+    "The CPUs this process may run on: its affinity (a container's or Slurm's cpuset), else all."
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+# %% ../../nbs/measure/02_benchmark.ipynb #ca290762
+MAX_THREADS = 4096  # torch's threads a point may ask for (a typo beyond)
+
+def default_threads(nproc:int=1, # processes sharing this machine's cores (torchrun's per node)
+                   ) -> int:
+    """The one rule for a point that names no `threads`: torch's own count in this process
+    (`OMP_NUM_THREADS`, else the physical cores), at most the cores it may use, shared by
+    `nproc`."""
+    return max(1, min(torch.get_num_threads(), cpu_cores()) // nproc)
+
+
+# %% ../../nbs/measure/02_benchmark.ipynb #a979bf6f
+@contextmanager
+def using_threads(n:int|None, # torch's intra-op threads in the block (None: as they are)
+                 ):
+    "torch's intra-op threads set to `n` for the block, then as they were."
+    before = torch.get_num_threads()
+    if n: torch.set_num_threads(n)
+    try: yield
+    finally: torch.set_num_threads(before)
+
+
+# %% ../../nbs/measure/02_benchmark.ipynb #88831df9
+def _threads_of(p:Point) -> int:
+    "The threads `p` asks for, checked; else `default_threads` for its world (checked later)."
+    n = p.world.nproc_per_node
+    if p.threads is None: return default_threads(n if isinstance(n, int) and n > 0 else 1)
+    return check_int(p.threads, "--threads", max=MAX_THREADS)
+
 
 # %% ../../nbs/measure/02_benchmark.ipynb #6533448b
 def check_point(point:Point, # the point as asked
@@ -361,6 +399,7 @@ def check_point(point:Point, # the point as asked
     if ws is None: ws = 0.0 if dev.type == "cpu" else 1.0
     else: check_numbers(warmup_seconds=ws)  # bounded, as every number is (`env.NUMBERS`)
     return CheckedPoint(**s, warmup=check_numbers(warmup=p.warmup)["warmup"], warmup_seconds=ws,
+                        threads=_threads_of(p),
                         fused=bool(p.fused), loss_scale=p.loss_scale and float(p.loss_scale),
                         channels_last=p.channels_last, compile=p.compile,
                         compile_mode=p.compile_mode or "default",
@@ -535,7 +574,8 @@ def _fill_world(res:Result, out:dict, p:CheckedPoint, world:World) -> list:
     "Throughput, statistics, memory, energy and the worst rank's telemetry, from all ranks'."
     mine = dict(times=out["times"], per=out["per"], energy_j=res.energy_j,
                 energy_source=res.energy_source,
-                host=os.uname().nodename, telemetry=out["telemetry"], **_memory(p.dev))
+                host=os.uname().nodename, telemetry=out["telemetry"], **_memory(p.dev),
+                torch_threads=torch.get_num_threads())
     ranks = world.gather(mine) or [mine]  # a rank other than 0 keeps its own
     res.__dict__.update(combine(ranks, p.samples * p.workload.items_per_sample))
     if len(ranks) > 1: res.__dict__.update(worst_rank([r["telemetry"] for r in ranks]))
@@ -706,7 +746,8 @@ def measure_point(p:CheckedPoint,  # a checked point (`check_point`)
     if book is not None and p.peak_measured is None:
         p = replace(p, peak_measured=book.get(p.dev, p.precision))
     res, world = p.result(), world or World()
-    try: _measure(res, p, world)
+    try:
+        with using_threads(p.threads): _measure(res, p, world)
     except Exception as e:
         world.failed(e)  # under torchrun: said, and the rank is gone
         res.status, res.error = ("oom" if is_oom(e) else "error"), first_line(e, limit=500)

@@ -314,6 +314,14 @@ def _version(dist:str) -> str|None:
     try: return importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError: return None
 
+# %% ../../nbs/measure/00b_device.ipynb #5978d7ad
+def _torch_threads() -> int:
+    "torch's own thread count, the environment's, not what a caller set since (a run's: its row's)."
+    # a later module, which imports torch (`telemetry.TORCH_THREADS`)
+    from ready_steady_go.measure.telemetry import TORCH_THREADS
+    return TORCH_THREADS
+
+
 # %% ../../nbs/measure/00b_device.ipynb #04f52f92
 def _software() -> dict:
     "The versions of what runs the measurement, and the host's CPU and threads."
@@ -321,7 +329,7 @@ def _software() -> dict:
     return dict(cuda=torch.version.cuda, cudnn=cudnn, torch=torch.__version__,
                 timm=_version("timm"),
                 python=platform.python_version(), platform=platform.platform(), cpu=cpu_name(),
-                cpu_count=os.cpu_count(), torch_threads=torch.get_num_threads(),
+                cpu_count=os.cpu_count(), torch_threads=_torch_threads(),
                 transformers=_version("transformers"), monai=_version("monai"))
 
 # %% ../../nbs/measure/00b_device.ipynb #dd8623df

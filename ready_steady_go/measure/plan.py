@@ -110,7 +110,6 @@ class SweepPlan:
     wait:bool = False          # wait for another sweep on this device
     progress:bool = True       # progress bars and the printed summary
     measure_peak:bool = True   # measure the matmul peak at each precision first
-    threads:int|None = None    # torch's threads on a CPU while the sweep runs (None: as they are)
     started:float = field(default_factory=time.perf_counter) # when the sweep began
     checked:dict = field(default_factory=dict) # `PlanPoint`: its point, checked once (`checked_point`)
     idents:dict = field(default_factory=dict)  # `PlanPoint`: its identity in the store (`point_ident`)
@@ -131,7 +130,7 @@ class SweepPlan:
 
 # %% ../../nbs/measure/04d_plan.ipynb #5c979e03
 _FROM_PRESET = ("models", "precisions", "modes", "batch_sizes", "repeats", "workers", *STOP_FIELDS,
-                "warmup", "device_warmup",
+                "warmup", "device_warmup", "threads",
                 "prompt_len", "gen_len")
 
 # %% ../../nbs/measure/04d_plan.ipynb #e0af4548
@@ -400,6 +399,13 @@ _RUN_OPTIONS = ("repeats", "warmup", "device_warmup", "find_max_bs", "isolate", 
                 "progress",
         "measure_peak")
 
+# %% ../../nbs/measure/04d_plan.ipynb #9f55fdb1
+def _threads(a:dict) -> int|None:
+    """The threads every point of the sweep asks for: those given; a preset's only on a CPU (a GPU's
+    points, as a single run's, take `benchmark.default_threads`)."""
+    return a["threads"] if "threads" in a["given"] or a["dev"].type == "cpu" else None
+
+
 # %% ../../nbs/measure/04d_plan.ipynb #cefb37d5
 def plan_sweep(**kw) -> SweepPlan:
     """`sweep(**kw)` checked into a plan: a bad value is refused with one line before anything runs
@@ -410,12 +416,11 @@ def plan_sweep(**kw) -> SweepPlan:
     # what every point of the sweep shares: the device, the stop rule, the warm-up, the optimizer
     # asked for
     a["base"] = Point.of(device=str(a["dev"]), optimizer=a["optimizer"], warmup=a["warmup"],
-                         **{k: a[k] for k in STOP_FIELDS})
+                         threads=_threads(a), **{k: a[k] for k in STOP_FIELDS})
     plan = SweepPlan(**{k: a[k] for k in ("dev", "models", "precisions", "modes", "batch_sizes",
                                           *_RUN_OPTIONS)},
                      variants=_variants(a), rule=a["base"].stop, nprocs=nprocs or [1],
-                     launch=nprocs is not None, started=t0,
-                     threads=a["preset_values"].get("threads") if a["dev"].type == "cpu" else None)
+                     launch=nprocs is not None, started=t0)
     _check_time(plan, a["yes"])
     # before any measurement, not after
     plan.store = check_store(check_path(a["store"], "--store"), write=True)
@@ -428,12 +433,12 @@ POINT_KEY = ("workload", "model", "size", "seq_len", "precision", "mode", "bs", 
              "channels_last", "compile",
         "optimizer", "stop", "run_number", "world_size", "backend", "weights", "global_bs",
              "gen_len", "fused",
-        "loss_scale")
+        "loss_scale", "torch_threads")
 # what a row without them means: one process, not under torchrun; an image model; GradScaler's own
 # loss scale
 _KEY_DEFAULTS = dict(world_size=1, backend=None, workload="image", seq_len=None, patch=None,
                      weights="fp32", global_bs=None,
-                     gen_len=None, fused=False, loss_scale=None)
+                     gen_len=None, fused=False, loss_scale=None, torch_threads=None)
 
 # %% ../../nbs/measure/04d_plan.ipynb #774bead9
 def _key_text(v) -> str:
@@ -458,7 +463,8 @@ def point_key(d:dict, # a run record, or a point's settings
     d["mode"], d["precision"] = stepwise(d["workload"], d["mode"], d["precision"])
     return tuple(bool(d[k]) if k in ("channels_last", "compile", "fused")
                  else int(d[k]) if k in ("bs", "run_number", "world_size")
-                 else _key_text(d[k]) if k in ("size", "seq_len", "global_bs", "gen_len")
+                 else _key_text(d[k]) if k in ("size", "seq_len", "global_bs", "gen_len",
+                                               "torch_threads")
                  else f"{float(d[k]):g}" if k == "loss_scale" and d[k] is not None else str(d[k])
                  for k in POINT_KEY)
 

@@ -117,7 +117,9 @@ def _lost(p:CheckedPoint, status:int) -> Result:
 def isolated(p:CheckedPoint, # the point, checked: the child is given it as asked, with the same options
             ) -> Result:
     "Measure `p` in a fresh process."
-    out, status = in_child("point", dict(point=asdict(p.point), progress=p.progress,
+    # its threads as checked here: the child's own count is not asked again
+    point = asdict(p.point.replace(threads=p.threads))
+    out, status = in_child("point", dict(point=point, progress=p.progress,
                                          run_id=p.run_id,
                                          peak_measured=p.peak_measured))
     return Result(**out) if out else _lost(p, status)
@@ -214,12 +216,25 @@ class TorchrunWorld(World):
         dist.broadcast(self._flag, 0, group=self.ctrl)
         return bool(self._flag[0])
 
+    def _posted(self, decide) -> tuple:
+        "Rank 0's `decide()` sent to every rank, not waited for: (the flag, the broadcast's work)."
+        flag = torch.tensor([int(self.rank == 0 and decide())], dtype=torch.int32)
+        return flag, dist.broadcast(flag, 0, group=self.ctrl, async_op=True)
+
     def done(self, rule):
+        # rank 0's decision is read one check late: the broadcast runs under the next step, no
+        # rank's step time waits for it, and every rank stops at the same step
+        pending = []
         def done(launched, stats, elapsed, per):
             # known to every rank: no message needed
             if rule.n_batches: return launched >= rule.n_batches
             if launched % self.sync_every: return False
-            return self._rank0(lambda: rule.done(launched, stats, elapsed, per))
+            pending.append(self._posted(lambda: rule.done(launched, stats, elapsed, per)))
+            if len(pending) < 2: return False
+            flag, work = pending.pop(0); work.wait()
+            if not flag[0]: return False
+            pending.pop()[1].wait()  # the one in flight: every rank posted it
+            return True
         return done
 
     def warming(self, steps:int, seconds:float):
@@ -254,7 +269,8 @@ def _rank_point(kw:dict, world:TorchrunWorld) -> Result:
     its cap is 0)."""
     # None: the device's default cap
     if kw["device_warmup"] != 0: warm_up_device(world.dev, kw["device_warmup"])
-    point = Point.from_json(kw["point"]).replace(bs=kw["per_device_bs"], device=str(world.dev))
+    point = Point.from_json(kw["point"]).replace(bs=kw["per_device_bs"], device=str(world.dev),
+                                                 threads=kw["threads"])
     p = check_point(point, **{**kw["call"], "progress": False})
     torch.manual_seed(world.rank)
     res = measure_point(p, world)
@@ -325,10 +341,6 @@ def _outcome(rc:int, out:str, err:str, failure) -> LaunchResult|None:
     status, error = _first_failure(fails) if fails else _silent(rc, err)
     return failure(status, error[:500])
 
-# %% ../../nbs/measure/04c_runner.ipynb #f7011f3e
-def _cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
 # %% ../../nbs/measure/04c_runner.ipynb #2d027410
 def _kill(p:subprocess.Popen):
     "Kill torchrun and every process under it (its ranks run in sessions of their own)."
@@ -384,7 +396,7 @@ def _rank_settings(p:CheckedPoint, **how) -> dict:
                 world_size=w.size,
                 nnodes=w.nnodes, strong=w.strong, backend="nccl" if cuda else "gloo",
                 device_name="cuda" if cuda and w.size > 1 else str(p.dev),
-                threads=max(1, _cores() // w.nproc_per_node),
+                threads=p.threads,  # as checked: the machine's share of each rank
                 # one process: the GPU asked for
                 cuda_index=p.dev.index if cuda and w.nproc_per_node == 1 else None,
                 **how)

@@ -7,7 +7,7 @@ Docs: https://xl0.github.io/ready-steady-go/measure/sweep.html.md"""
 # %% ../../nbs/measure/05_sweep.ipynb #30ebac37
 from __future__ import annotations
 import gc, inspect, math, sys, time
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 
 import pandas as pd
@@ -484,25 +484,10 @@ def _peaks(plan:SweepPlan):
         # context that every point (every rank 0) would count; the points are given it (`_peak_of`)
         if (flops := peak_off_device(**kw)): plan.book.found[(str(plan.dev), p)] = flops
 
-# %% ../../nbs/measure/05_sweep.ipynb #190720a8
-def _run_plan(plan:SweepPlan) -> SweepSummary:
-    """Run a plan: the measured peaks, then every point under the device's lock; the summary printed
-    with `progress`."""
-    with _threads(plan.threads): return _run_in_session(plan)
-
-# %% ../../nbs/measure/05_sweep.ipynb #3d4b96e1
-@contextmanager
-def _threads(n:int|None):
-    """torch's intra-op threads set to `n` for the block (a CPU sweep; None: left as they are), then
-    restored."""
-    before = torch.get_num_threads()
-    if n: torch.set_num_threads(n)
-    try: yield
-    finally: torch.set_num_threads(before)
-
 # %% ../../nbs/measure/05_sweep.ipynb #882f1cfa
-def _run_in_session(plan:SweepPlan) -> SweepSummary:
-    "The plan's points in the device's session (`_run_plan` sets the threads first)."
+def _run_plan(plan:SweepPlan) -> SweepSummary:
+    """Run a plan: the measured peaks, then every point under the device's lock (each with its own
+    threads: `benchmark.measure_point`); the summary printed with `progress`."""
     # what exists now (torch, timm, ...) is never garbage: the gc.collect() after each point skips
     # it
     gc.freeze()

@@ -18,9 +18,9 @@ from ..schema import HOST_BOUND
 from ..env import BadInput
 
 # %% auto #0
-__all__ = ['THROTTLE_REASONS', 'SUMMARY_KEYS', 'HOST_BOUND_TEXT', 'ENERGY_SOURCES', 'ENV_ALLOW', 'DETAIL_KEYS', 'reason_names',
-           'summarise', 'conditions', 'conditions_text', 'window_energy', 'RaplReader', 'RecordedReader', 'Sampler',
-           'nvml_handle', 'NvmlReader', 'make_sampler', 'read_now', 'device_details']
+__all__ = ['THROTTLE_REASONS', 'SUMMARY_KEYS', 'HOST_BOUND_TEXT', 'ENERGY_SOURCES', 'ENV_ALLOW', 'DETAIL_KEYS', 'TORCH_THREADS',
+           'reason_names', 'summarise', 'conditions', 'conditions_text', 'window_energy', 'RaplReader',
+           'RecordedReader', 'Sampler', 'nvml_handle', 'NvmlReader', 'make_sampler', 'read_now', 'device_details']
 
 # %% ../../nbs/measure/01b_telemetry.ipynb #1771d73b
 def _bit(name):
@@ -451,6 +451,12 @@ def _nvidia_details(dev:torch.device, n, p) -> dict:
                  pcie_loaded=False)
     d["gpu_uuid"] = d.get("gpu_uuid") or (str(p.uuid) if getattr(p, "uuid", None) else None)
     return d
+
+# %% ../../nbs/measure/01b_telemetry.ipynb #3583434e
+# torch's own thread count when the engine was loaded, as a fresh process has it (OMP_NUM_THREADS,
+# else the physical cores): the environment's (`device.fingerprint`), whatever a caller sets later
+TORCH_THREADS = torch.get_num_threads()
+
 
 # %% ../../nbs/measure/01b_telemetry.ipynb #c505c14d
 def device_details(dev:torch.device|str,  # the device the runs use
