@@ -249,7 +249,8 @@ class ReportFigures:
         """`{file name: (section, a mark where its SVG goes)}`:
         a page can be made before the figures are drawn."""
         token = secrets.token_hex(8)  # this report's own: no text of the runs can hold it
-        return {name: (sec, f"\x00{token} {name}\x00") for name, sec, _ in self.jobs}
+        # an HTML comment: the page's own text is escaped, and its control characters are taken out
+        return {name: (sec, f"<!--figure {token} {name}-->") for name, sec, _ in self.jobs}
 
     def filled(self, page:str, svgs:dict[str, tuple[str, str]]) -> str:
         "`page` made with `marks`, each mark replaced by its figure's SVG."
