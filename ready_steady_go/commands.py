@@ -231,9 +231,11 @@ def ready_steady_go_report(*sources, **flags):
     sources, store, price = f.pop("sources"), f.pop("store"), f.pop("price")
     _check_report_light(sources, store, f["title"], f["out"], f["max_models"])
     check_number(f["tpot_ms"], "--tpot_ms", min=0, min_inclusive=False, unit="ms")
-    from ready_steady_go.show.report import checked_options, report_of, timed_read
+    from ready_steady_go.analyse.answers import checked_options
     # every option checked at once (the folder again: it may have changed), before the runs are read
+    # and before the figures' libraries are imported (a bad --price is refused in a second or two)
     o = checked_options(ReportOptions(**f | dict(prices=_prices(f["prices"], price))))
+    from ready_steady_go.show.report import report_of, timed_read
     runs = timed_read(_report_runs, sources, store)  # says how long it took, where that is long
     page = report_of(runs, o).write(o.out)
     if not len(runs):

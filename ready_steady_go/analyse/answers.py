@@ -7,10 +7,12 @@ Docs: https://xl0.github.io/ready-steady-go/analyse/answers.html.md"""
 # %% ../../nbs/analyse/06c_answers.ipynb #d9efc174
 from __future__ import annotations
 import re
+from dataclasses import replace
 
 import numpy as np, pandas as pd
 
-from ..env import BadInput
+from ..env import BadInput, check_number, check_report_folder
+from ..options import ReportOptions, check_max_models
 from ..schema import PEAK_BELOW, allreduce_seconds
 from .analysis import (
     KEYS, MEASURED_SOURCES, POINT_KEYS, at_largest, average, best_batch, clean_device_name,
@@ -18,12 +20,13 @@ from .analysis import (
     speedup_ci, tidy, truthy, usable)
 from .costs import (best_precision, cost, known_prices, parse_prices,
                                            value_table)
+from .timetotrain import parse_works
 
 # %% auto #0
 __all__ = ['ENV_COLS', 'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY_COLS', 'CONDITION_COLS', 'EFFECTIVE',
            'SCALING_COLUMNS', 'LINK_COLUMNS', 'WEIGHT_BYTES', 'MISSED_MARK', 'environments', 'comparability',
            'comparability_note', 'conditions_of', 'per_config', 'efficiency', 'scaling', 'grad_bytes', 'allreduce_line',
-           'one_device_step', 'with_links', 'convergence', 'flagged', 'analyse', 'ranking']
+           'one_device_step', 'with_links', 'convergence', 'flagged', 'analyse', 'ranking', 'checked_options']
 
 # %% ../../nbs/analyse/06c_answers.ipynb #39f7534d
 ENV_COLS = ("device_name", "device_capability", "device_mem_gb", "device_count", "driver", "cuda",
@@ -568,3 +571,13 @@ def ranking(avg:pd.DataFrame, # `average(...)`
         u = d.groupby("device")["n_unconverged"].sum()
         out["device"] = [f"{x} {MISSED_MARK}" if u.get(x, 0) else x for x in out["device"]]
     return out
+
+# %% ../../nbs/analyse/06c_answers.ipynb #dd8f0003
+def checked_options(o:ReportOptions, # a report's options, as given
+                   ) -> ReportOptions:
+    "`o` with prices and work parsed and every bound checked (and `out`, where given); or `BadInput`."
+    if o.out is not None: check_report_folder(o.out)
+    works = {k: parse_works(getattr(o, k), f"--{k}") for k in ("train_for", "infer_for")}
+    check_max_models(o.max_models)
+    check_number(o.tpot_ms, "--tpot_ms", min=0, min_inclusive=False, unit="ms")
+    return replace(o, prices=parse_prices(o.prices), **works)

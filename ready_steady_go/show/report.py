@@ -19,7 +19,7 @@ from ..analyse.analysis import best_batch, keyed_once, rate_name
 from ..analyse.costs import parse_prices
 from ..analyse.timetotrain import (TIME_TO_TRAIN_COLS, parse_works, time_to_train,
                                                  unused_work)
-from ..analyse.answers import SCALING_COLUMNS, analyse, flagged, ranking
+from ..analyse.answers import SCALING_COLUMNS, analyse, checked_options, flagged, ranking
 from ..schema import num_text
 from ..keep.rows import safe_csv
 from ..keep.side_tables import read_collectives
@@ -34,8 +34,8 @@ from .details import *
 from .details import page_html
 
 # %% auto #0
-__all__ = ['PROGRESS_RUNS', 'PROGRESS_S', 'Report', 'checked_options', 'csv_columns', 'with_rate', 'report_of', 'build_report',
-           'write_report', 'say_stage', 'timed_read']
+__all__ = ['PROGRESS_RUNS', 'PROGRESS_S', 'Report', 'csv_columns', 'with_rate', 'report_of', 'build_report', 'write_report',
+           'say_stage', 'timed_read']
 
 # %% ../../nbs/show/08_report.ipynb #4390a8e7
 def _swap(tmp:Path, out:Path):
@@ -89,16 +89,6 @@ def _called(f, args:tuple, kwargs:dict) -> tuple[pd.DataFrame, ReportOptions, di
     a = inspect.signature(f).bind(*args, **kwargs).arguments
     names = {g.name for g in fields(ReportOptions)}
     return a.pop("runs"), ReportOptions(**{k: a.pop(k) for k in list(a) if k in names}), a
-
-# %% ../../nbs/show/08_report.ipynb #dd8f0003
-def checked_options(o:ReportOptions, # a report's options, as given
-                   ) -> ReportOptions:
-    "`o` with prices and work parsed and every bound checked (and `out`, where given); or `BadInput`."
-    if o.out is not None: check_report_folder(o.out)
-    works = {k: parse_works(getattr(o, k), f"--{k}") for k in ("train_for", "infer_for")}
-    check_max_models(o.max_models)
-    check_number(o.tpot_ms, "--tpot_ms", min=0, min_inclusive=False, unit="ms")
-    return replace(o, prices=parse_prices(o.prices), **works)
 
 # %% ../../nbs/show/08_report.ipynb #64773b44
 def _ignored(res:dict, prices:dict, work:dict):
