@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/measure/sweep.html.md"""
 
 # %% ../../nbs/measure/05_sweep.ipynb #30ebac37
 from __future__ import annotations
-import gc, inspect, math, sys, time
+import gc, inspect, math, sys, time, uuid
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 
@@ -283,10 +283,11 @@ def _peak_of(plan:SweepPlan, precision:str) -> float|None:
     return plan.book.get(plan.dev, precision)
 
 # %% ../../nbs/measure/05_sweep.ipynb #8e6e29b0
-def _started(run:_Sweep, pt:PlanPoint) -> dict:
+def _started(run:_Sweep, pt:PlanPoint, run_id:str) -> dict:
     """The row a point is stored as if its process is killed while measuring it: its settings,
-    status `killed`."""
-    return {**point_record(run.plan, pt).row(run.fp), "status": "killed", "error": KILLED}
+    status `killed`, and the id its measured row will have."""
+    return {**point_record(run.plan, pt).row(run.fp), "status": "killed", "error": KILLED,
+            "run_id": run_id}
 
 # %% ../../nbs/measure/05_sweep.ipynb #ca3822fc
 def _memory(run:_Sweep, pt:PlanPoint) -> int|None:
@@ -319,11 +320,11 @@ def _rank_warmup(run:_Sweep, n:int) -> float|None:
     return run.plan.device_warmup  # None: the device's default cap
 
 # %% ../../nbs/measure/05_sweep.ipynb #c03ea5cb
-def _run_where(run:_Sweep, pt:PlanPoint, big:bool):
+def _run_where(run:_Sweep, pt:PlanPoint, big:bool, run_id:str):
     """The checked point run as the plan says: under torchrun (its ranks warmed first), isolated (a
     big CPU point too), or here."""
     plan = run.plan
-    p = replace(checked_point(plan, pt), peak_measured=_peak_of(plan, pt.precision))
+    p = replace(checked_point(plan, pt), peak_measured=_peak_of(plan, pt.precision), run_id=run_id)
     if plan.launch: return run_checked(p, "torchrun", device_warmup=_rank_warmup(run, pt.n))
     return run_checked(p, "isolated" if plan.isolate or big else "inline", book=plan.book)
 
@@ -332,9 +333,11 @@ def _measure_now(run:_Sweep, pt:PlanPoint) -> dict:
     "Measure a point and store its row (then log it to W&B); say why when it did not succeed."
     p = run.plan
     big = (need := _memory(run, pt)) is not None and need > psutil.virtual_memory().available / 4
-    # a kill: found next run
-    with run.session.measuring(_started(run, pt)) if run.session else nullcontext():
-        r = _run_where(run, pt, big).row(run.fp)
+    # a kill: found next run. The entry and the row share one id: a kill after the row is kept but
+    # before the entry is closed leaves that row alone, not a second one `killed`
+    rid = uuid.uuid4().hex
+    with run.session.measuring(_started(run, pt, rid)) if run.session else nullcontext():
+        r = _run_where(run, pt, big, rid).row(run.fp)
         kept = save_runs(r, p.store)
     if kept: say(kept)  # the store failed: the row is in a file beside it
     if p.wnb["mode"] != "disabled": _log_wandb(r, p.wnb)
