@@ -55,9 +55,9 @@ OVERHEAD = dict(gpu=dict(image=6, lm=5, unet3d=6, compile=55, compile_again=20, 
                          cells=5, lambda_bs=0, generate=1))
 # a notebook's `#| gpu` cells, their own seconds on an H100 or H200 (estimates until measured), beside the page's set-up
 CELL_SECONDS = {"measure/02_benchmark.ipynb": 70, "measure/04c_runner.ipynb": 40, "measure/05_sweep.ipynb": 60,
-                "measure/05a_health.ipynb": 40}
-# cells a page's `#| gpu` cells read beside its code and test imports (`tmp`)
-CELL_SETUP = {"measure/05a_health.ipynb": ("a5737b94",)}
+                "measure/05aa_check.ipynb": 40}
+# cells a page's `#| gpu` cells read beside its code and its hidden imports and names (`_setup`), by their ids
+CELL_SETUP:dict[str, tuple] = {}
 
 
 @dataclass
@@ -283,7 +283,8 @@ def _run_stored(p:Point, it:Item, n:int, fp:dict, store:Path, say) -> dict:
 
 def run_health(dev, store:Path, say) -> str:
     "The health check (shorter sustained load), its lines stored; skipped when the store has a check of this GPU."
-    from ready_steady_go.measure.health import check_table_text, read_checks, run_check
+    from ready_steady_go.measure.check import read_checks, run_check
+    from ready_steady_go.measure.health import check_table_text
     if store.exists() and len(read_checks(store)): return "stored already"
     table, kept = run_check(dev, folder=store.parent, store=store, seconds=10, disk_bytes=2**28)
     if kept: say(f"  {kept}")
@@ -456,7 +457,8 @@ def summary_md(dev:str, name:str, lines:list[dict], timing:list[tuple], estimate
 
 def health_md(store:Path) -> str:
     "The newest health check kept in `store`, as a section of the summary (empty without one)."
-    from ready_steady_go.measure.health import check_table_text, read_checks
+    from ready_steady_go.measure.check import read_checks
+    from ready_steady_go.measure.health import check_table_text
     checks = read_checks(store) if store.exists() else None
     if checks is None or not len(checks): return ""
     last = checks[checks.check_id == checks.sort_values("timestamp").check_id.iloc[-1]]
@@ -519,7 +521,7 @@ def _done(it:Item, dev, done:set, out:Path, store:Path) -> bool:
         return all(_key(replace(it.point, device=str(dev), run_number=n), it.torchrun) in done for n in (1, 2))
     if it.kind == "cells": return all(_marker(out, nb).exists() for nb, _ in it.cells)
     if it.kind == "health":
-        from ready_steady_go.measure.health import read_checks
+        from ready_steady_go.measure.check import read_checks
         return store.exists() and len(read_checks(store)) > 0
     return False
 

@@ -310,7 +310,7 @@ def ready_steady_go_check(
     if not no_store: check_path(store, "--store")
     wb = _check_wnb(wnb, wnb_project, wnb_entity)
     check_unlocked(device)  # another run measures on it: refused before torch is imported
-    from ready_steady_go.measure.health import run_check
+    from ready_steady_go.measure.check import run_check
     say, t0 = ((lambda m: None) if quiet else (lambda m: print(f"checking {m}", file=sys.stderr)),
                time.perf_counter())
     fast = dict(measure=_quick) if quick else {}

@@ -281,7 +281,7 @@ def send_run(row:dict, # a finished run record (stored first: W&B is the last th
 CHECK_IDS = ("gpu_index", "pci_bus_id")  # what tells a box's GPUs apart, in every check table sent
 
 # %% ../../nbs/keep/04_tracking.ipynb #5d298cd3
-def checks_table(lines:pd.DataFrame, # a check's lines (`health.run_check`'s table)
+def checks_table(lines:pd.DataFrame, # a check's lines (`check.run_check`'s table)
                 ) -> wandb.Table:
     "A check's lines as a W&B table: every column, `CHECK_IDS` among them (empty where not known)."
     t = lines.reindex(columns=[*lines.columns, *(c for c in CHECK_IDS if c not in lines)])

@@ -6,46 +6,30 @@ Docs: https://xl0.github.io/ready-steady-go/measure/health.html.md"""
 
 # %% ../../nbs/measure/05a_health.ipynb #aff7ae3c
 from __future__ import annotations
-from contextlib import ExitStack
-import math, mmap, os, platform, sqlite3, statistics, sys, time, uuid
-from datetime import datetime, timezone
+import math, mmap, os, statistics, time, uuid
 from pathlib import Path
 
 import pandas as pd
 import pynvml, torch
 
-from .fp8 import fp8_matmul, fp8_missing
-from ..env import (BadInput, check_int, check_number, check_numbers, check_path,
-                                 first_line, open_own)
-from .device import cpu_name, pick_device, synchronize
-from .peaks import PEAK_PRECISIONS, peak_flops, peak_row, memory_bandwidth
-from .telemetry import (NvmlReader, Sampler, summarise, nvml_handle,
-                                               device_details,
-                                       make_sampler)
+from .device import synchronize
+from .peaks import peak_flops, peak_row, memory_bandwidth
+from .telemetry import NvmlReader, Sampler, summarise, nvml_handle, device_details
 from .families import get_workload
-from .benchmark import benchmark, check_precision, precision_flags
-from ..keep.store import check_store
-from ..options import DEFAULT_STORE
-from ..keep.side_tables import add_table_rows, read_store_table
-from ..keep.rows import safe_csv
 from .launch import sigterm_as_interrupt
-from .session import DeviceSession
 from .fleet import sibling_outliers
-from .links import (COLLECTIVES, in_processes, judge_collectives, judge_nvlinks, link_matrix,
-                                           read_box, run_collectives)
-from .integrity import (judge_counters, judge_integrity, read_counters, sdc_probe,
-                                               xid_events, xid_watch)
-from ..keep.side_tables import write_collectives, read_collectives
+from .links import judge_collectives, judge_nvlinks
+from .integrity import judge_counters, judge_integrity
+
 
 # %% auto #0
 __all__ = ['VERDICTS', 'CHECK_COLUMNS', 'MATMUL_BAND', 'KNOWN_BAND', 'KNOWN_GOOD', 'MEMORY_BAND', 'PCIE_GBS', 'COPY_BAND',
-           'COPY_CHECKS', 'SUSTAINED_DROP', 'JPEG_BYTES', 'DISK_FLOORS', 'GPU_CHECKS', 'GPU_COLUMNS', 'CHECK_GROUPS',
-           'ACTIONS', 'CHECKS_TABLE', 'STAMP_COLUMNS', 'LINKS_TABLE', 'check_row', 'skipped', 'banded', 'judge_matmul',
-           'judge_memory', 'link_gbs', 'judge_link', 'judge_copies', 'link_under_load', 'thirds', 'judge_sustained',
-           'sustained_load', 'judge_state', 'read_state', 'judge_feed', 'judge_disk', 'read_direct', 'disk_read',
-           'judge', 'skipped_line', 'verdict_line', 'check_table_text', 'sources_text', 'judge_box', 'box_verdict_line',
-           'check_matrix', 'what_to_do', 'one_gpu', 'gather_box', 'train_rate', 'gather', 'stamped', 'write_checks',
-           'read_checks', 'save_checks', 'check_folder', 'run_box', 'run_check']
+           'COPY_CHECKS', 'SUSTAINED_DROP', 'JPEG_BYTES', 'DISK_FLOORS', 'DIRECT_BLOCK', 'GPU_CHECKS', 'GPU_COLUMNS',
+           'CHECK_GROUPS', 'ACTIONS', 'check_row', 'skipped', 'banded', 'judge_matmul', 'judge_memory', 'link_gbs',
+           'judge_link', 'judge_copies', 'link_under_load', 'thirds', 'judge_sustained', 'sustained_load',
+           'judge_state', 'read_state', 'judge_feed', 'judge_disk', 'read_direct', 'disk_read', 'judge', 'skipped_line',
+           'verdict_line', 'check_table_text', 'sources_text', 'judge_box', 'box_verdict_line', 'check_matrix',
+           'what_to_do']
 
 # %% ../../nbs/measure/05a_health.ipynb #80b3b15a
 # worst last: a GPU that computes wrong results is the most serious finding there is
@@ -426,11 +410,11 @@ def judge_disk(gbs:float,             # sequential read GB/s, past the page cach
     return check_row(f"disk read ({folder})", gbs, "GB/s", want, src, v, how)
 
 # %% ../../nbs/measure/05a_health.ipynb #1476a9c7
-_DIRECT_BLOCK = 8 << 20
+DIRECT_BLOCK = 8 << 20
 
 # %% ../../nbs/measure/05a_health.ipynb #daee3552
 def read_direct(path:str|Path, # the file
-                block:int=_DIRECT_BLOCK, # bytes per read
+                block:int=DIRECT_BLOCK, # bytes per read
                ) -> tuple:
     """Read `path` start to end past the page cache (`O_DIRECT`, else the cache dropped first):
     (bytes, how)."""
@@ -449,7 +433,7 @@ def read_direct(path:str|Path, # the file
     return n, how
 
 # %% ../../nbs/measure/05a_health.ipynb #c53e5e53
-def _write_file(path:Path, size:int, block:int=_DIRECT_BLOCK):
+def _write_file(path:Path, size:int, block:int=DIRECT_BLOCK):
     "`size` bytes of incompressible data, on the disk (fsync) and out of the page cache."
     data = os.urandom(block)
     with open(path, "wb") as f:
@@ -661,320 +645,3 @@ def what_to_do(table:pd.DataFrame, # check lines (`judge` or `judge_box`)
         who = f"GPU {int(r['gpu_index'])}" if pd.notna(r.get("gpu_index")) else "the box"
         out.setdefault(key, []).append(who)
     return [f"{', '.join(dict.fromkeys(w))}: {a}" for a, w in out.items()]
-
-# %% ../../nbs/measure/05a_health.ipynb #80cb8f74
-def _ids(dev:torch.device) -> tuple:
-    "(NVML handle, UUID, PCI bus id) of a CUDA device."
-    h = nvml_handle(dev)
-    dec = lambda v: v.decode() if isinstance(v, bytes) else v
-    return h, dec(pynvml.nvmlDeviceGetUUID(h)), dec(pynvml.nvmlDeviceGetPciInfo(h).busId)
-
-# %% ../../nbs/measure/05a_health.ipynb #1684f70c
-def one_gpu(job:dict) -> dict:
-    "In a GPU's own process: its readings, its seeded matmul, its counters before and after, its ids."
-    dev = torch.device("cuda", job["index"]); torch.cuda.set_device(dev)
-    h, uid, bus = _ids(dev)
-    before, xids = read_counters(h), xid_watch([h])
-    r = gather(dev, job["folder"], job["seconds"], job["disk_bytes"], whole=job["index"] == 0)
-    probe = sdc_probe(dev)
-    after = dict(read_counters(h), xid=[x for _, x in xid_events(xids)])
-    return dict(index=job["index"], uuid=uid, bus_id=bus, name=r["device_name"], readings=r,
-                counters=dict(before=before, after=after), **probe)
-
-# %% ../../nbs/measure/05a_health.ipynb #cd910ba5
-def gather_box(indices:list,     # the GPUs, by CUDA index
-               folder="." ,      # the disk GPU 0 reads
-               seconds:float=30.0, disk_bytes:int=2**30, # sustained load, the disk check's file
-               one=one_gpu,      # `one(job) -> dict` in each GPU's process (injectable)
-               spawn:bool=True,  # spawned processes (CUDA cannot be forked)
-               timeout:float=900, # seconds for all of them
-              ) -> list:
-    "Each GPU's readings, all GPUs at once, one process each; a GPU that gave none: `failed: <why>`."
-    jobs = [dict(index=i, folder=str(folder), seconds=seconds, disk_bytes=disk_bytes) for i in indices]
-    out = in_processes(one, jobs, spawn=spawn, timeout=timeout)
-    return [o if isinstance(o, dict) else dict(index=i, failed=str(o).removeprefix("failed: "))
-            for i, o in zip(indices, out)]
-
-# %% ../../nbs/measure/05a_health.ipynb #a6c8a941
-def _supported(dev:torch.device) -> tuple:
-    "The precisions `dev` runs natively (fp32 only on a CPU)."
-    if dev.type != "cuda": return ("fp32",)
-    def runs(p):
-        try: return check_precision(p, dev, "infer")
-        except BadInput: return None
-    return tuple(p for p in PEAK_PRECISIONS if runs(p))
-
-# %% ../../nbs/measure/05a_health.ipynb #c0125a57
-def _measured_or_none(measure, model, dev, **kw):
-    "`measure`'s result for one point, or None when it did not finish (out of memory, an error)."
-    r = measure(model, device=dev, progress=False, **kw)
-    return r if r.status == "ok" else None
-
-# %% ../../nbs/measure/05a_health.ipynb #6150c37b
-def _tried(r:dict, check:str, measure, model, dev, **kw):
-    "`measure`'s result for one point; None when it did not finish, the reason kept in `r['failed'][check]`."
-    try: m = measure(model, device=dev, progress=False, **kw)
-    except Exception as e: why = first_line(e)
-    else:
-        if m.status == "ok": return m
-        why = f"{m.status}: {(str(getattr(m, 'error', None) or 'no reason given').splitlines() or [''])[0]}"
-    r.setdefault("failed", {})[check] = why
-    return None
-
-# %% ../../nbs/measure/05a_health.ipynb #a40258f9
-def train_rate(dev:torch.device, # the GPU
-               precision:str,    # fp16 or bf16
-               measure=benchmark, # `benchmark` (injectable)
-               sizes=(64, 128, 256), # batch sizes to try, smallest first; stops at the first that does not fit
-              ):
-    "ResNet-50's fastest training result over `sizes` (its best batch size), or None."
-    best = None
-    for bs in sizes:
-        r = _measured_or_none(measure, "resnet50", dev, bs=bs, precision=precision, n_seconds=2,
-                              warmup=3)
-        if r is None: break
-        if best is None or r.throughput > best.throughput: best = r
-    return best
-
-# %% ../../nbs/measure/05a_health.ipynb #5acf5e0a
-def _sustained(dev:torch.device, bs:int, precision:str, seconds:float) -> dict:
-    "ResNet-50 training at `bs` for `seconds`, windows of one second, with NVML telemetry."
-    step = get_workload("resnet50").make_step(dev, bs, precision=precision)
-    with precision_flags(precision):  # cuDNN's autotuner on, as in `benchmark`
-        for _ in range(3): step()  # cuDNN's search, out of the first window
-        tps, summ = sustained_load(step, bs, seconds, sync=lambda: synchronize(dev),
-                                   sampler=make_sampler(dev))
-    return dict(throughputs=tps, summary=summ, bs=bs, precision=precision)
-
-# %% ../../nbs/measure/05a_health.ipynb #1560c2da
-def _gpu_readings(r:dict, dev:torch.device, seconds:float, measure, say):
-    "Copies, link, state, training rate and sustained load of a GPU, into `r`."
-    say("pinned copies and the PCIe link")
-    for d in ("h2d", "d2h"):
-        if m := _tried(r, COPY_CHECKS[d], measure, f"op:{d}", dev, bs=1, n_seconds=2, warmup=2):
-            r["copies"][d] = m.bandwidth_gbs; r["ci"][COPY_CHECKS[d]] = m.ci_rel
-    r["link"], r["state"] = link_under_load(dev), read_state(dev)
-    prec = "bf16" if "bf16" in r["matmul"] else "fp16"
-    say(f"ResNet-50 training rate ({prec}, best batch size), then {seconds:g} s of sustained load")
-    if best := train_rate(dev, prec, measure):
-        r["train"], r["ci"]["train"] = best.throughput, best.ci_rel
-        r["sustained"] = _sustained(dev, best.bs, prec, seconds)
-
-# %% ../../nbs/measure/05a_health.ipynb #23700501
-def _matmul_readings(r, dev, gpu, measure):
-    for p in _supported(dev):
-        if m := _tried(r, f"matmul {p}", measure, "op:matmul", dev, bs=1, size=8192 if gpu else 1024,
-                                  precision=p,
-                    mode="infer",
-                    n_seconds=2 if gpu else 1.5, warmup=2):
-            r["matmul"][p], r["ci"][f"matmul {p}"] = m.tflops, m.ci_rel
-    if gpu and not fp8_missing(dev): _fp8_reading(r, dev)
-
-# %% ../../nbs/measure/05a_health.ipynb #3c6aae58
-def _fp8_reading(r:dict, dev, matmul=fp8_matmul):
-    """The FP8 matmul's TFLOP/s into `r` (judged, as the others, against the datasheet's FP8 peak);
-    a matmul that fails is a failed line."""
-    try: r["matmul"]["fp8"] = matmul(dev) / 1e12
-    except Exception as e: r.setdefault("failed", {})["matmul fp8"] = first_line(e)
-
-# %% ../../nbs/measure/05a_health.ipynb #81045f98
-def _memory_reading(r, dev, gpu, measure):
-    if m := _tried(r, "memory bandwidth", measure, "op:add", dev, bs=1, size=None if gpu else 2**24, n_seconds=2
-                              if gpu
-                else 1.5, warmup=2):
-        r["memory_gbs"], r["ci"]["memory bandwidth"] = m.bandwidth_gbs, m.ci_rel
-
-# %% ../../nbs/measure/05a_health.ipynb #59430e3d
-def _pipeline_reading(r, gpu, measure):
-    wl = get_workload("data:imagenet")
-    if m := _tried(r, "CPU feeds the GPU", measure, wl, "cpu", bs=64 if gpu else 32, n_seconds=5 if gpu else 4,
-                              warmup=2):
-        r["pipeline"], r["workers"] = m.throughput, wl.workers
-
-# %% ../../nbs/measure/05a_health.ipynb #2e575f3e
-def gather(device:str|torch.device="auto", # the device to check
-           folder:str|Path=".",     # the folder whose disk is read
-           seconds:float=30.0,      # sustained load (GPU)
-           disk_bytes:int=2**30,    # the disk check's file
-           measure=benchmark,       # measures one point (`benchmark`; injectable)
-           say=lambda msg: None,    # progress lines
-           whole:bool=True,         # the input pipeline and the disk too (once per machine, not per GPU)
-          ) -> dict:
-    """Every reading the check judges, measured on this machine (the GPU parts only where there is a
-    CUDA GPU)."""
-    dev = pick_device(device); gpu = dev.type == "cuda"
-    r = dict(device_name=torch.cuda.get_device_name(dev) if gpu else cpu_name(), gpu=gpu,
-             folder=str(folder),
-             gpus=torch.cuda.device_count() if gpu else 0,
-             matmul={}, copies={}, ci={})
-    say(f"dense matmul at {', '.join(_supported(dev))}")
-    _matmul_readings(r, dev, gpu, measure)
-    say("memory bandwidth (op:add)")
-    _memory_reading(r, dev, gpu, measure)
-    if gpu: _gpu_readings(r, dev, seconds, measure, say)
-    if not whole: return r
-    say("input pipeline with every worker")
-    _pipeline_reading(r, gpu, measure)
-    say(f"disk: sequential read of {disk_bytes / 2**30:g} GiB in {folder}")
-    try: r["disk"] = disk_read(folder, disk_bytes)
-    except OSError as e: r.setdefault("failed", {})[f"disk read ({folder})"] = first_line(e)
-    return r
-
-# %% ../../nbs/measure/05a_health.ipynb #3176004e
-CHECKS_TABLE = "checks"
-STAMP_COLUMNS = ("check_id", "timestamp", "host", "gpu_uuid", "device_name")
-# a box's lines each keep their GPU's index and PCI bus id (its UUID is a stamp column)
-_STORED = (*STAMP_COLUMNS, "gpu_index", "pci_bus_id", *CHECK_COLUMNS, "ci_rel")
-LINKS_TABLE = "links"  # a box's link matrix: one row per ordered pair of GPUs
-
-# %% ../../nbs/measure/05a_health.ipynb #fc3177a0
-def stamped(table:pd.DataFrame, # `judge`'s table
-            r:dict,             # the readings it judged
-            host:str|None=None, # the machine's name (default: this one's)
-           ) -> pd.DataFrame:
-    """The table with what tells this check apart in a fleet: one id, the time, host, GPU (UUID,
-    index, bus id) and device."""
-    ids = dict(gpu_uuid=(r.get("state") or {}).get("gpu_uuid"), gpu_index=r.get("gpu_index"),
-               pci_bus_id=r.get("pci_bus_id"))
-    stamp = dict(check_id=uuid.uuid4().hex, timestamp=datetime.now(timezone.utc).isoformat(),
-                 host=host or platform.node(), device_name=r.get("device_name"))
-    # a box's lines bring their own GPU's ids
-    t = table.assign(**stamp, **{k: v for k, v in ids.items() if k not in table},
-                     ci_rel=table["check"].map(r.get("ci") or {}))
-    return t[list(_STORED)]
-
-# %% ../../nbs/measure/05a_health.ipynb #16d7c8f7
-def write_checks(table:pd.DataFrame, # `stamped` check lines
-                 store:str|Path=DEFAULT_STORE, # the SQLite store (its `checks` table)
-                ) -> int:
-    """Add check lines to the store's `checks` table (made on first use), all or none; returns how
-    many."""
-    return add_table_rows(table[list(_STORED)], CHECKS_TABLE, store)
-
-# %% ../../nbs/measure/05a_health.ipynb #600b59eb
-def read_checks(store:str|Path=DEFAULT_STORE, # the SQLite store
-               ) -> pd.DataFrame:
-    """Every check line stored, oldest first (empty where the store or its `checks` table does not
-    exist)."""
-    df = read_store_table(store, CHECKS_TABLE)  # read-only: a store in a read-only folder reads too
-    return pd.DataFrame(columns=list(_STORED)) if df is None else df
-
-# %% ../../nbs/measure/05a_health.ipynb #e3beaf1d
-def _append_csv(table:pd.DataFrame, f:Path):
-    """Add `table` to the CSV file `f` as the store writes CSV (formulas inert), its header only in
-    a new file."""
-    # never through a link
-    fd = open_own(f, os.O_WRONLY | os.O_APPEND | os.O_CREAT, "unsaved checks file")
-    with os.fdopen(fd, "a", newline="") as out:
-        text = safe_csv(table)
-        out.write(text if out.tell() == 0 else text.split("\n", 1)[1])
-
-# %% ../../nbs/measure/05a_health.ipynb #a1149b0d
-def save_checks(table:pd.DataFrame, # `stamped` check lines
-                store:str|Path=DEFAULT_STORE, # the SQLite store
-               ) -> str|None:
-    """Store the lines; if the store cannot take them, keep them in a CSV beside it (or here) and
-    say where."""
-    try: write_checks(table, store); return None
-    except (sqlite3.Error, OSError, BadInput) as e: why = first_line(e)
-    for f in (Path(str(store) + ".checks.unsaved.csv"), Path("rsg-checks.unsaved.csv")):
-        try: _append_csv(table, f)
-        except (OSError, BadInput): continue
-        return (f"store {str(store)!r} could not be written ({why}): the {len(table)} check lines "
-                f"are in {str(f)!r}")
-    print(safe_csv(table))
-    return (f"store {str(store)!r} could not be written ({why}): the check lines are printed above "
-            "as CSV")
-
-# %% ../../nbs/measure/05a_health.ipynb #0c903a42
-def check_folder(folder, # the folder the user named
-                ) -> Path:
-    "`folder` if it is an existing, writable folder, else `BadInput` naming it."
-    p = Path(str(folder)).expanduser()
-    if not p.is_dir():
-        raise BadInput(f"--folder {str(folder)!r} is not an existing folder: accepted is a folder "
-                       "on "
-                                      "the disk to test (default: the current one)")
-    if not os.access(p, os.W_OK):
-        raise BadInput(f"--folder {str(folder)!r} is not writable: the disk check writes "
-                                                 "a temporary file there")
-    return p
-
-# %% ../../nbs/measure/05a_health.ipynb #55c06f88
-def _collectives(n:int, device:str, say, timeout:float|None=None) -> tuple:
-    "(`run_collectives`' lines or None, the lines of the check they give)."
-    say(f"collectives on {n} ranks ({'NCCL' if device == 'cuda' else 'gloo, a stand-in'})")
-    try: df = run_collectives(n, device, timeout=timeout or (600 if device == "cuda" else 120))
-    except RuntimeError as e:
-        return None, [check_row(f"collectives ({n} ranks)", None, verdict="failed", note=f"failed: {first_line(e)}")]
-    return df, []
-
-# %% ../../nbs/measure/05a_health.ipynb #c544cfc5
-def _save_side(table:pd.DataFrame, coll, matrix, store) -> str|None:
-    "Keep the collectives and the link matrix beside the check's lines; the line saying why not."
-    stamp = table[["check_id", "timestamp", "host"]].iloc[0].to_dict()
-    try:
-        if coll is not None: write_collectives(coll.assign(**stamp), store)
-        if matrix is not None:
-            pairs = matrix.stack().rename("link").rename_axis(["gpu_a", "gpu_b"]).reset_index()
-            add_table_rows(pairs.assign(**stamp), LINKS_TABLE, store)
-    except (sqlite3.Error, OSError, BadInput) as e: return f"collectives and links not kept: {first_line(e)}"
-    return None
-
-# %% ../../nbs/measure/05a_health.ipynb #fc293b7c
-def _box_ids(topo:dict, gpus:list) -> list:
-    "Each GPU's readings joined with its NVML topology, matched by UUID (CUDA's order need not be NVML's)."
-    by = {t["uuid"]: t for t in topo["gpus"]}
-    return [dict(by.get(g.get("uuid"), {}), **g) if "readings" in g else g for g in gpus]
-
-# %% ../../nbs/measure/05a_health.ipynb #8c63d287
-def run_box(n:int,                 # GPUs, CUDA indices 0…n-1
-            folder:str|Path=".", seconds:float=30.0, disk_bytes:int=2**30, # as `run_check`
-            say=lambda msg: None,  # progress lines
-           ) -> tuple:
-    "Check every GPU of this box at once, their links and collectives: (lines, collectives, link matrix)."
-    with ExitStack() as held:  # every GPU's lock, for the whole check
-        for i in range(n): held.enter_context(DeviceSession(None, torch.device("cuda", i)))
-        say(f"{n} GPUs at once, one process each")
-        gpus = gather_box(list(range(n)), folder, seconds, disk_bytes)
-        topo = read_box()
-        coll, failed = _collectives(n, "cuda", say)
-    box = dict(topo, gpus=_box_ids(topo, gpus))
-    lines = pd.concat([judge_box(box, coll), pd.DataFrame(failed)], ignore_index=True)
-    return lines, coll, link_matrix(topo)
-
-# %% ../../nbs/measure/05a_health.ipynb #1066cfd5
-def run_check(device:str|torch.device="auto", # the device to check
-              folder:str|Path=".",    # the folder whose disk is read
-              store:str|Path|None=DEFAULT_STORE, # where the lines are kept (None: nowhere)
-              seconds:float=30.0,     # sustained load (GPU)
-              disk_bytes:int=2**30,   # the disk check's file
-              measure=benchmark,      # measures one point (injectable)
-              say=lambda msg: None,   # progress lines
-              nproc_per_node:int|None=None, # collectives on this many ranks (gloo on a CPU; NCCL on GPUs)
-             ) -> tuple:
-    """Check this machine (every GPU at once on a box): (the stamped table, None or the line saying where it was kept when the
-    store failed)."""
-    folder = check_folder(folder)
-    check_numbers(seconds=seconds)  # from 1 s to a day (`env.NUMBERS`)
-    check_int(disk_bytes, "disk_bytes", min=_DIRECT_BLOCK)
-    if store is not None: check_store(store)
-    if nproc_per_node is not None: check_int(nproc_per_node, "--nproc_per_node", min=2, max=1024)
-    dev = pick_device(device)  # before any work
-    coll, matrix = None, None
-    if str(device) in ("auto", "cuda") and dev.type == "cuda" and torch.cuda.device_count() > 1:
-        lines, coll, matrix = run_box(torch.cuda.device_count(), folder, seconds, disk_bytes, say)
-        r = dict(device_name=torch.cuda.get_device_name(dev))
-    else:
-        # one measurement per device
-        with DeviceSession(None, dev): r = gather(dev, folder, seconds, disk_bytes, measure, say)
-        r.update(gpu_index=dev.index if dev.type == "cuda" else None)
-        lines = judge(r)
-        if nproc_per_node:
-            coll, failed = _collectives(nproc_per_node, dev.type, say)
-            more = failed + (judge_collectives(coll) if coll is not None else [])
-            lines = pd.concat([lines, pd.DataFrame(more)], ignore_index=True)
-    table = stamped(lines, r)
-    if store is None: return table, None
-    kept = save_checks(table, store)
-    return table, kept or _save_side(table, coll, matrix, store)

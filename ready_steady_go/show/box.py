@@ -11,7 +11,8 @@ import html
 import numpy as np, pandas as pd
 from matplotlib.figure import Figure
 
-from ..measure.health import LINKS_TABLE, check_matrix, read_checks
+from ..measure.health import check_matrix
+from ..measure.check import LINKS_TABLE, read_checks
 from ..measure.links import size_text
 from ..keep.side_tables import read_collectives, read_store_table
 from .plots import svg
