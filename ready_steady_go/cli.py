@@ -487,7 +487,8 @@ def _peak(f:_Flags, p, say, multi:bool=False) -> float|None:
 def _checked_point(f:_Flags, point:Point, multi:bool):
     """The point checked once, here: measured as it is (under torchrun: for its ranks too);
     who else measures: the session's."""
-    from ready_steady_go.measure.benchmark import check_memory, check_point
+    from ready_steady_go.measure.benchmark import check_point
+    from ready_steady_go.measure.memory import check_memory
     from ready_steady_go.measure.launch import check_launch
     # what cannot run per rank: refused before anything is written
     if multi: p = check_launch(point)

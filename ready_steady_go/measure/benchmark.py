@@ -40,16 +40,12 @@ from .fp8 import (FP8_RECIPES, check_fp8, fastest, fp8_flop_split, fp8_peak,
                                          preparer)
 from .serving import (decode_traffic, generation_fields, latency_fields,
                                              percentile)
-import psutil
-from torch._subclasses.fake_tensor import FakeTensorMode
-from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils._pytree import tree_leaves
 
 # %% auto #0
 __all__ = ['AMP_DTYPES', 'make_step', 'GEN_LEN', 'CALL_OPTIONS', 'MAX_THREADS', 'REQUESTS', 'CONV_SHARE', 'check_precision',
            'precision_flags', 'flops_per_sample', 'is_oom', 'check_settings', 'release_memory', 'CheckedPoint',
            'cpu_cores', 'default_threads', 'using_threads', 'check_point', 'World', 'combine', 'worst_rank',
-           'peak_devices', 'bars_on', 'measure_point', 'benchmark', 'memory_estimate', 'check_memory']
+           'peak_devices', 'bars_on', 'measure_point', 'benchmark']
 
 # %% ../../nbs/measure/02_benchmark.ipynb #24251695
 AMP_DTYPES = dict(fp16=torch.float16, bf16=torch.bfloat16)
@@ -773,68 +769,3 @@ benchmark.__signature__ = inspect.Signature([
     *params_of(Point, only=("model", "bs"), kind=inspect.Parameter.POSITIONAL_OR_KEYWORD),
     *params_of(Point, but=("model", "bs", *RUN_FIELDS), compile_mode="default"), *params_of(_Call)],
     return_annotation=Result)
-
-# %% ../../nbs/measure/02_benchmark.ipynb #895b8069
-def _nbytes(t) -> int: return t.numel() * t.element_size() if isinstance(t, torch.Tensor) else 0
-
-# %% ../../nbs/measure/02_benchmark.ipynb #f3d119a7
-class _Largest(TorchDispatchMode):
-    "The largest output of any one operation run under it, in bytes."
-    def __init__(self): super().__init__(); self.most = 0
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        self.most = max(self.most, sum(_nbytes(t) for t in tree_leaves(out)))
-        return out
-
-# %% ../../nbs/measure/02_benchmark.ipynb #f661982d
-@lru_cache(maxsize=64)
-def _traced(wl:Workload, mode:str, bs:int=2) -> tuple[int, int]:
-    "Bytes of `wl`'s parameters and buffers, and what a step at `bs` holds besides (fake tensors)."
-    fake = getattr(wl, "count_fake", False)
-    with FakeTensorMode(allow_non_fake_inputs=True) if fake else torch.device("meta"):
-        model = wl.build(counting=True)
-        params = sum(_nbytes(p) for p in (*model.parameters(), *model.buffers()))
-        x, y = wl.batch(bs, "cpu" if fake else "meta")
-        saved = {}  # a tensor saved by several operations is held once
-        if mode == "train":
-            with torch.autograd.graph.saved_tensors_hooks(lambda t: saved.setdefault(id(t), t),
-                                                          lambda t: t):
-                out = model.train()(x)
-            held = sum(_nbytes(t) for t in saved.values())
-        else:
-            with _Largest() as lg, torch.no_grad(): out = model.eval()(x)
-            held = 2 * lg.most
-    return params, held + _nbytes(x) + _nbytes(y) + sum(_nbytes(t) for t in tree_leaves(out))
-
-# %% ../../nbs/measure/02_benchmark.ipynb #e743608b
-def memory_estimate(wl:Workload, # the workload
-                    bs:int, # its batch size
-                    # train, infer, latency or generate (its KV cache counted, in fp32)
-                    mode:str="train",
-                    optimizer:str="sgd", # sgd (one state per parameter) or adamw (two)
-                   ) -> int|None:
-    "Bytes one step of `wl` at `bs` needs: weights, gradients and optimizer states, activations; None if not traceable."
-    # micro-ops and the input pipeline are small by design
-    if not wl.memory_estimable: return None
-    try: params, step = _traced(wl, mode)
-    except Exception: return None
-    copies = 1 + (1 + dict(sgd=1, adamw=2).get(optimizer, 2) if mode == "train" else 0)
-    # the cache, full
-    kv = (bs * wl.kv_bytes_per_token() * (wl.seq_len + wl.gen_len) if getattr(wl, "gen_len", None)
-          else 0)
-    return params * copies + step * bs // 2 + kv
-
-# %% ../../nbs/measure/02_benchmark.ipynb #6f68aa16
-def check_memory(p:CheckedPoint, # a checked point
-                 force:bool=False, # run it even when the estimate exceeds the available memory
-                ) -> int|None:
-    "On a CPU, `BadInput` if `p`'s memory estimate exceeds the host's free memory; the estimate."
-    if p.dev.type != "cpu": return None
-    need, have = memory_estimate(p.workload, p.bs, p.mode, p.optimizer), psutil.virtual_memory().available
-    if need is not None and need > have and not force:
-        raise BadInput(f"{p.workload.model} {p.mode} at bs {p.bs} needs about {need / 2**30:,.1f} "
-                       "GiB of host memory "
-                       f"by estimate, and {have / 2**30:,.1f} GiB is available: the kernel would "
-                       "kill it; accepted "
-                       "is a smaller --bs or model, or --force to try anyway")
-    return need

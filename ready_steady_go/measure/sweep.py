@@ -18,7 +18,8 @@ from tqdm import tqdm
 from ..env import visible
 from .device import fingerprint
 from ..schema import num_text, stepwise
-from .benchmark import memory_estimate, bars_on
+from .benchmark import bars_on
+from .memory import memory_estimate
 from .calibrate import measured_peak, warm_up_device
 from ..schema import UNCONVERGED_HINT
 from ..options import sweep_signature
@@ -292,7 +293,7 @@ def _started(run:_Sweep, pt:PlanPoint, run_id:str) -> dict:
 # %% ../../nbs/measure/05_sweep.ipynb #ca3822fc
 def _memory(run:_Sweep, pt:PlanPoint) -> int|None:
     """A CPU point's memory estimate in bytes, all its processes together
-    (`benchmark.memory_estimate`); None elsewhere."""
+    (`memory.memory_estimate`); None elsewhere."""
     if run.plan.dev.type != "cpu": return None
     p = checked_point(run.plan, pt)
     need = memory_estimate(p.workload, pt.bs, pt.mode, p.optimizer)
