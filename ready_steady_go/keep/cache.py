@@ -118,14 +118,18 @@ def prune_files(folder:Path, # a cache folder
         with contextlib.suppress(OSError): os.unlink(folder / n); total -= s; gone.add(n)
     if gone: _reindex(folder, [n for n in names if n not in gone and (folder / n).is_file()])
 
+# %% ../../nbs/keep/00c_cache.ipynb #e78c51aa
+def _index_written(tmp:Path, names:list[str]) -> Path:
+    "`names` written anew into the index file `tmp`, a line each; returns `tmp`."
+    with os.fdopen(open_own(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, "cache index"), "w") as f:
+        f.write("".join(f"{n}\n" for n in names))
+    return tmp
+
 # %% ../../nbs/keep/00c_cache.ipynb #ce1239bd
 def _reindex(folder:Path, names:list[str]):
     "Write the index of cache `folder` anew (a temporary file renamed into place); never an error."
     tmp = folder / f".{CACHE_INDEX}.{os.getpid()}.tmp"
-    try:
-        with os.fdopen(open_own(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, "cache index"), "w") as f:
-            f.write("".join(f"{n}\n" for n in names))
-        os.replace(tmp, folder / CACHE_INDEX)
+    try: os.replace(_index_written(tmp, names), folder / CACHE_INDEX)
     except (OSError, BadInput):
         with contextlib.suppress(OSError): tmp.unlink(missing_ok=True)
 
@@ -133,11 +137,16 @@ def _reindex(folder:Path, names:list[str]):
 # a temporary file this old was left by a writer that was killed: nothing finishes it any more
 STALE_S = 3600
 
+# %% ../../nbs/keep/00c_cache.ipynb #20f9e807
+def _stale(f:os.DirEntry) -> bool:
+    "Whether `f` is a temporary file of our writers (`_WRITING`) unchanged for over `STALE_S`."
+    return (_WRITING.fullmatch(f.name) is not None and f.is_file(follow_symlinks=False)
+            and time.time() - f.stat(follow_symlinks=False).st_mtime > STALE_S)
+
 # %% ../../nbs/keep/00c_cache.ipynb #f010f4f7
 def _left_behind(folder:Path):
     "Remove our writers' temporary files (`.NAME.PID.tmp`) in `folder` left unfinished for `STALE_S`."
     with contextlib.suppress(OSError):
         for f in os.scandir(folder):
             with contextlib.suppress(OSError):
-                if _WRITING.fullmatch(f.name) and f.is_file(follow_symlinks=False) and \
-                   time.time() - f.stat(follow_symlinks=False).st_mtime > STALE_S: os.unlink(f.path)
+                if _stale(f): os.unlink(f.path)

@@ -74,24 +74,30 @@ _MAP_HELP = ("COLUMN=KEY, e.g. --map throughput=train/throughput/current (fallba
              "products "
              "KEY*KEY*NUMBER)")
 
+# %% ../../nbs/keep/04ab_keymaps.ipynb #0fca916a
+# what a flag naming a column accepts
+_COLUMNS_HELP = ("accepted are the columns of schema.COLUMNS, e.g. throughput, bs, model, "
+                 "precision, weights, device_name, runtime_s")
+
 # %% ../../nbs/keep/04ab_keymaps.ipynb #65a63283
 def _column(name:str, flag:str, text:str) -> str:
     "`name` if it is a run-record column, else `BadInput` naming the flag and the nearest columns."
     if name in COLUMNS: return name
     near = difflib.get_close_matches(name, list(COLUMNS), 3)
     raise BadInput(f"{flag} {text!r}: {name!r} is not a run-record column"
-                   + (f" (nearest: {', '.join(near)})" if near else "")
-                   + ": accepted are the columns of "
-                   "schema.COLUMNS, e.g. throughput, bs, model, precision, weights, device_name, "
-                   "runtime_s")
+                   + (f" (nearest: {', '.join(near)})" if near else "") + f": {_COLUMNS_HELP}")
+
+# %% ../../nbs/keep/04ab_keymaps.ipynb #0c291e97
+def _pair_help(flag:str) -> str:
+    "What `flag` takes: `COLUMN=KEY` for `--map`, `COLUMN=VALUE` for `--set`."
+    return _MAP_HELP if flag == "--map" else "COLUMN=VALUE, e.g. --set unit=tokens"
 
 # %% ../../nbs/keep/04ab_keymaps.ipynb #9fbb4fc3
 def _pair(text, flag:str) -> tuple[str, object]:
     "`COLUMN=VALUE` as (column, value); `BadInput` for anything else."
     name, sep, value = str(text).partition("=")
     if not sep or not name.strip() or not value.strip():
-        raise BadInput(f"{flag} {str(text)!r}: accepted is " + (_MAP_HELP if flag == "--map" else
-                       "COLUMN=VALUE, e.g. --set unit=tokens"))
+        raise BadInput(f"{flag} {str(text)!r}: accepted is {_pair_help(flag)}")
     return _column(name.strip(), flag, str(text)), value.strip()
 
 # %% ../../nbs/keep/04ab_keymaps.ipynb #f822ae0f
@@ -106,14 +112,16 @@ def _checked_set(col:str, value, text:str):
 # a number written in a `--map` product
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
+# %% ../../nbs/keep/04ab_keymaps.ipynb #2fba4dfc
+# what a `--map` expression may be
+_EXPR_HELP = ("accepted are KEY, fallbacks KEY|KEY and products KEY*KEY*NUMBER, e.g. "
+              "throughput=train_samples_per_second*n_positions")
+
 # %% ../../nbs/keep/04ab_keymaps.ipynb #8ca68637
 def _checked_expr(col:str, expr:str) -> str:
     "A `--map` value: keys, `a|b` fallbacks, `x*y*1024` products; `BadInput` for an empty part."
     parts = [f.strip() for a in str(expr).split("|") for f in a.split("*")]
-    if not all(parts):
-        raise BadInput(f"--map {col}={expr!r}: an empty key: accepted are KEY, fallbacks KEY|KEY "
-                       "and products "
-                       "KEY*KEY*NUMBER, e.g. throughput=train_samples_per_second*n_positions")
+    if not all(parts): raise BadInput(f"--map {col}={expr!r}: an empty key: {_EXPR_HELP}")
     return str(expr).strip()
 
 # %% ../../nbs/keep/04ab_keymaps.ipynb #57803ad2
@@ -249,28 +257,33 @@ def device_from_metadata(meta:dict|None, # a run's W&B system metadata (`wandb-m
                     device_count=count)
     return {}
 
+# %% ../../nbs/keep/04ab_keymaps.ipynb #157141a7
+def _finite(v) -> float|None:
+    "`v` as a finite float; None for a missing value, a bool, what is no number, NaN or infinity."
+    if v is None or isinstance(v, bool): return None
+    n = as_number(v)
+    return n if math.isfinite(n) else None
+
 # %% ../../nbs/keep/04ab_keymaps.ipynb #18ac4530
 def _factor(rec, f:str) -> float|None:
     "A number written in a product, else the number at key `f` in the run, or None."
     if _NUMBER.fullmatch(f): return float(f)
-    v = lookup(rec, f)
-    if v is None or isinstance(v, bool): return None
-    n = as_number(v)
-    return n if math.isfinite(n) else None
+    return _finite(lookup(rec, f))
+
+# %% ../../nbs/keep/04ab_keymaps.ipynb #1dc6ccee
+def _alternative(rec, alt:str):
+    "One alternative of a `--map` expression in a run: a key's value, or a product's; None."
+    if "*" not in alt: return lookup(rec, alt)
+    fs = [_factor(rec, f.strip()) for f in alt.split("*")]
+    return math.prod(fs) if all(f is not None for f in fs) else None
 
 # %% ../../nbs/keep/04ab_keymaps.ipynb #d5024f45
 def mapped_value(rec, # one run: a dict of its keys (see `lookup`)
                  expr:str, # a key, fallbacks `a|b` (the first it has), or a product `a*b*1024`
                 ):
     "A `--map` expression's value in a run: alternatives left to right, products of keys, numbers."
-    for alt in str(expr).split("|"):
-        alt = alt.strip()
-        if "*" not in alt:
-            if (v := lookup(rec, alt)) is not None: return v
-            continue
-        fs = [_factor(rec, f.strip()) for f in alt.split("*")]
-        if all(f is not None for f in fs): return math.prod(fs)
-    return None
+    vs = (_alternative(rec, alt.strip()) for alt in str(expr).split("|"))
+    return next((v for v in vs if v is not None), None)
 
 # %% ../../nbs/keep/04ab_keymaps.ipynb #f4a72196
 class Recipe(NamedTuple):
@@ -288,13 +301,18 @@ def _n(d:pd.DataFrame, c:str) -> pd.Series: return pd.to_numeric(column_of(d, c)
 def _truthy(s:pd.Series) -> pd.Series:
     return s.map(lambda v: str(v).strip().lower() in ("true", "1", "1.0"))
 
+# %% ../../nbs/keep/04ab_keymaps.ipynb #d57c4554
+def _option_value(args:list[str], i:int) -> str|None:
+    "The value of option `args[i]`: after its `=` (`--block_size=512`), else the next argument."
+    k, eq, v = args[i].partition("=")
+    return v if eq else (args[i + 1] if i + 1 < len(args) else None)
+
 # %% ../../nbs/keep/04ab_keymaps.ipynb #d5bbdb6f
 def _cli_value(meta, names:tuple) -> float:
     "The number after one of `names` (`--block_size 512`, `=512`) on the command line W&B kept."
     args = [str(a) for a in (meta or {}).get("args") or []] if isinstance(meta, dict) else []
     for i, a in enumerate(args):
-        k, eq, v = a.partition("=")
-        if k in names: return as_number(v if eq else (args[i + 1] if i + 1 < len(args) else None))
+        if a.partition("=")[0] in names: return as_number(_option_value(args, i))
     return float("nan")
 
 # %% ../../nbs/keep/04ab_keymaps.ipynb #e173df34
@@ -359,13 +377,18 @@ def _set_where(d:pd.DataFrame, rows:pd.Series, cols:list, v) -> pd.DataFrame:
     for c in cols: d[c] = column_of(d, c).astype(object).where(~rows, v)
     return d
 
+# %% ../../nbs/keep/04ab_keymaps.ipynb #c709b179
+def _nanogpt_params(L, C, vocab_size, bias):
+    "nanoGPT's `get_num_params()` of `L` layers `C` wide: its parameters, the lm_head tied."
+    b = np.asarray(bias, dtype=bool)
+    return vocab_size * C + L * (12 * C**2 + np.where(b, 13, 2) * C) + np.where(b, 2, 1) * C
+
 # %% ../../nbs/keep/04ab_keymaps.ipynb #3518dd3f
 def nanogpt_flops_per_token(n_layer, n_head, n_embd, block_size, vocab_size=NANOGPT_VOCAB,
                             bias=False) -> float:
     "nanoGPT's FLOPs per token, `6N + 12·L·H·Q·T`; N is its `get_num_params()` (lm_head tied)."
-    L, C, b = n_layer, n_embd, np.asarray(bias, dtype=bool)
-    N = vocab_size * C + L * (12 * C**2 + np.where(b, 13, 2) * C) + np.where(b, 2, 1) * C
-    out = 6 * N + 12 * L * n_head * (C // n_head) * block_size
+    N = _nanogpt_params(n_layer, n_embd, vocab_size, bias)
+    out = 6 * N + 12 * n_layer * n_head * (n_embd // n_head) * block_size
     return float(out) if np.ndim(out) == 0 else out
 
 # %% ../../nbs/keep/04ab_keymaps.ipynb #2e45c2a7
@@ -422,16 +445,24 @@ def recipes_of(df:pd.DataFrame, # one row per run, its keys as columns
         out[has & (out == None)] = name  # noqa: E711 (elementwise)
     return pd.Series(out, index=df.index, dtype=object)
 
+# %% ../../nbs/keep/04ab_keymaps.ipynb #ccc028c8
+def _filled_in(d:pd.DataFrame, c:str, rows:pd.Series, new) -> pd.Series:
+    "Column `c` of `d` with `new`'s values in `rows` where it has none, whatever its dtype was."
+    have = column_of(d, c).astype(object)
+    return have.where(have.notna() | ~rows, new)
+
+# %% ../../nbs/keep/04ab_keymaps.ipynb #0547ef45
+def _metadata_devices(d:pd.DataFrame) -> pd.DataFrame:
+    "The GPU each run's W&B system metadata names (`device_from_metadata`), a column per field."
+    return pd.DataFrame([device_from_metadata(m) for m in d["_metadata"]], index=d.index,
+                        dtype=object)
+
 # %% ../../nbs/keep/04ab_keymaps.ipynb #43f8219c
 def _with_device(d:pd.DataFrame) -> pd.DataFrame:
     "Runs without a device name get the GPU their W&B system metadata (`_metadata`) names, if any."
     if "_metadata" not in d: return d
-    found = pd.DataFrame([device_from_metadata(m) for m in d["_metadata"]], index=d.index,
-                         dtype=object)
-    need = column_of(d, "device_name").isna()
-    for c in found:
-        have = column_of(d, c).astype(object)
-        d[c] = have.where(~need | have.notna(), found[c])
+    found, need = _metadata_devices(d), column_of(d, "device_name").isna()
+    for c in found: d[c] = _filled_in(d, c, need, found[c])
     return d
 
 # %% ../../nbs/keep/04ab_keymaps.ipynb #8a279d59
@@ -477,16 +508,18 @@ def _mapped(d:pd.DataFrame, raw:pd.DataFrame, recipe:pd.Series, loops:list,
             unmatched[col] = km.keys[col]
     return d, unmatched
 
+# %% ../../nbs/keep/04ab_keymaps.ipynb #33413805
+def _on_rows(rows:pd.Series, v) -> pd.Series:
+    "A column of objects holding the values `v` in `rows`, None elsewhere."
+    new = pd.Series(None, index=rows.index, dtype=object)
+    new[rows] = list(v)
+    return new
+
 # %% ../../nbs/keep/04ab_keymaps.ipynb #33d520f5
 def _derived(d:pd.DataFrame, rows:pd.Series, r:Recipe) -> pd.DataFrame:
     "The recipe's derived columns for `rows`, where no `--map` or `--set` gave them."
     if r.derive is None or not rows.any(): return d
-    for col, v in r.derive(d[rows]).items():
-        have = column_of(d, col).astype(object)
-        new = pd.Series(None, index=d.index, dtype=object)
-        new[rows] = list(v)
-        # whatever the column's dtype was
-        d[col] = have.where(have.notna() | ~rows, new)
+    for col, v in r.derive(d[rows]).items(): d[col] = _filled_in(d, col, rows, _on_rows(rows, v))
     return d
 
 # %% ../../nbs/keep/04ab_keymaps.ipynb #82030570
@@ -497,23 +530,30 @@ _HINTS = dict(model=r"model|arch|name",
               throughput=r"throughput|per_s(ec)?\b|/s$|tokens?_?per|samples?_?per",
               device_name=r"gpu|device")
 
+# %% ../../nbs/keep/04ab_keymaps.ipynb #0568be4c
+def _wandb_own(k) -> bool:
+    "Whether key `k` is W&B's own (`_metadata`, `_runtime`), not the run's."
+    return str(k).startswith("_") and k != "_name_or_path"
+
 # %% ../../nbs/keep/04ab_keymaps.ipynb #32b6d0a3
 def _flat(rec, prefix:str="", depth:int=4):
     "Each (dotted key, value) of a run, nested config values included, a few levels deep."
     for k, v in (rec.items() if isinstance(rec, dict) else ()):
-        # W&B's own (`_metadata`, `_runtime`)
-        if str(k).startswith("_") and k != "_name_or_path": continue
+        if _wandb_own(k): continue
         if isinstance(v, dict) and depth: yield from _flat(v, f"{prefix}{k}.", depth - 1)
         elif is_present(v): yield f"{prefix}{k}", v
+
+# %% ../../nbs/keep/04ab_keymaps.ipynb #25e3a7aa
+def _may_hold(k:str, v, col:str) -> bool:
+    "Whether `k` (value `v`) may hold `col`: named like it, a number for throughput, else a text."
+    if k in COLUMNS or not re.search(_HINTS[col], k, re.I): return False
+    if col == "throughput": return not isinstance(v, bool) and math.isfinite(as_number(v))
+    return isinstance(v, str)
 
 # %% ../../nbs/keep/04ab_keymaps.ipynb #50a722d8
 def _candidates(d:pd.DataFrame, col:str, shown:int=3) -> list[str]:
     "Keys of runs `d` that may hold `col`, most common first: numbers for throughput, else text."
-    num = col == "throughput"
-    seen = Counter(k for r in d.to_dict("records") for k, v in _flat(r)
-                   if k not in COLUMNS and re.search(_HINTS[col], k, re.I)
-                   and (not isinstance(v, bool) and math.isfinite(as_number(v)) if num
-                        else isinstance(v, str)))
+    seen = Counter(k for r in d.to_dict("records") for k, v in _flat(r) if _may_hold(k, v, col))
     return [k for k, _ in seen.most_common(shown)]
 
 # %% ../../nbs/keep/04ab_keymaps.ipynb #9f480819
@@ -535,12 +575,15 @@ def lacking(d:pd.DataFrame, # runs (see `team_records`), `_state` and `status` f
         if col != "throughput": drop |= miss
     return d[~drop], out
 
+# %% ../../nbs/keep/04ab_keymaps.ipynb #27643ffb
+def _how_to_fill(c:str, m:dict) -> str:
+    "The flags that would fill column `c` (`m`: what `lacking` found), with keys that may be it."
+    keys = f" (keys in them that may be it: {', '.join(m['keys'])})" if m["keys"] else ""
+    return f"--map {c}=KEY{keys}" + (f" or --set {c}=VALUE" if c != "throughput" else "")
+
 # %% ../../nbs/keep/04ab_keymaps.ipynb #9faee9d6
 def missing_line(missing:dict, # per column: {"runs": n, "keys": [...]} (see `lacking`)
                 ) -> str:
     "The runs refused for a missing column, each with the `--map` that would fill it, in one line."
-    how = lambda c, m: (f"--map {c}=KEY" + (" (keys in them that may be it: "
-                                            f"{', '.join(m['keys'])})" if m["keys"]
-                        else "") + (f" or --set {c}=VALUE" if c != "throughput" else ""))
-    return "; ".join(f"{m['runs']:,} run(s) have no {c}: give {how(c, m)}" for c,
+    return "; ".join(f"{m['runs']:,} run(s) have no {c}: give {_how_to_fill(c, m)}" for c,
                      m in missing.items())

@@ -33,38 +33,49 @@ __all__ = ['MAX_NESTING', 'LAMBDA_UNITS', 'Loaded', 'from_wandb', 'load_offline'
            'lambda_system', 'is_lambda_table', 'load_lambda', 'unmatched_line', 'nothing_line', 'history_rows',
            'offline_history', 'wandb_history', 'import_sources']
 
+# %% ../../nbs/keep/04b_load.ipynb #df698da5
+# where a folder keeps its run files: a run directory, a wandb directory, or its parent
+_RUN_GLOBS = ("run-*.wandb", "*run-*/run-*.wandb", "wandb/*run-*/run-*.wandb")
+
+# %% ../../nbs/keep/04b_load.ipynb #571f4afa
+def _files_at(p:Path) -> list[Path]:
+    "The run files at `p`: itself if it is one, else those of the first `_RUN_GLOBS` in its folder."
+    if p.is_file() and p.suffix == ".wandb": return [p]
+    if not p.is_dir(): return []
+    return next((fs for g in _RUN_GLOBS if (fs := sorted(p.glob(g)))), [])
+
 # %% ../../nbs/keep/04b_load.ipynb #23d8be41
 def _offline_files(path:str|Path, say:bool=False) -> list[Path]:
     "The run-*.wandb files in a .wandb file, a run or wandb directory (or its parent), or a glob."
     ps = ([Path(p) for p in sorted(glob.glob(str(path)))] if glob.has_magic(str(path))
           else [Path(path)])
-    out = []
-    for p in ps:
-        if p.is_file() and p.suffix == ".wandb": out.append(p)
-        elif p.is_dir():
-            out += next((fs for g in ("run-*.wandb", "*run-*/run-*.wandb",
-                                      "wandb/*run-*/run-*.wandb")
-                         if (fs := sorted(p.glob(g)))), [])
-    return _run_files(out, say)
+    return _run_files([f for p in ps for f in _files_at(p)], say)
+
+# %% ../../nbs/keep/04b_load.ipynb #722a1f45
+def _skipped(f:Path, say:bool=False) -> bool:
+    "Whether `f` is no file to read (`path_trouble`), said on stderr if `say`."
+    if not (what := path_trouble(f)): return False
+    if say: print(f"ready-steady-go: skipped {str(f)[:100]!r}: it is {what}, not a W&B run "
+                  "file", file=sys.stderr)
+    return True
 
 # %% ../../nbs/keep/04b_load.ipynb #55b88565
 def _run_files(fs:list[Path], say:bool=False) -> list[Path]:
     """The run files among `fs` that can be read; each other (a FIFO, which wandb-core would wait on)
     skipped (`say`: with a line that names it)."""
-    out = []
-    for f in fs:
-        if what := path_trouble(f):
-            if say: print(f"ready-steady-go: skipped {str(f)[:100]!r}: it is {what}, not a W&B run "
-                          "file", file=sys.stderr)
-        else: out.append(f)
-    return out
+    return [f for f in fs if not _skipped(f, say)]
+
+# %% ../../nbs/keep/04b_load.ipynb #81bc3e58
+def _inspect_args(f:Path, *flags:str) -> list[str]:
+    "The command line of wandb-core's `leet inspect` (JSON, and `flags`) of the run file `f`."
+    return [get_core_path(), "leet", "inspect", "--no-observability", *flags, "--json",
+            "--run-file", str(f), str(f.parent.parent)]
 
 # %% ../../nbs/keep/04b_load.ipynb #6a81b628
 def _read_offline(f:Path) -> dict:
     "State, config and summary of one offline run, read by wandb-core."
-    args = [get_core_path(), "leet", "inspect", "--no-observability", "--summary", "--json",
-            "--run-file", str(f), str(f.parent.parent)]
-    try: res = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    try: res = subprocess.run(_inspect_args(f, "--summary"), capture_output=True, text=True,
+                              timeout=60)
     except subprocess.TimeoutExpired:
         raise BadInput(f"W&B offline run {str(f)[:100]!r} cannot be read (wandb-core did not answer "
                        "within 60 s): accepted are run directories written by wandb") from None
@@ -76,18 +87,19 @@ def _read_offline(f:Path) -> dict:
     return {**(d.get("config") or {}), **(d.get("summary") or {}),
             "_run_id": d.get("run_id"), "_state": d.get("state"), "_created": d.get("start_time")}
 
+# %% ../../nbs/keep/04b_load.ipynb #61c80e9d
+def _record(line:str, kind:str) -> dict|None:
+    "The `kind` record in one line of wandb-core's output, or None."
+    if f'"{kind}"' not in line: return None
+    try: r = json.loads(line)
+    except ValueError: return None
+    return (r.get(kind) or {}) if isinstance(r, dict) and r.get("type") == kind else None
+
 # %% ../../nbs/keep/04b_load.ipynb #071d4bd8
 def _run_records(f:Path, kind:str, timeout:int) -> list[dict]:
     "The `kind` records (`environment`, `history`) of one offline run file, read by wandb-core."
-    args = [get_core_path(), "leet", "inspect", "--no-observability", "--json", "--run-file",
-            str(f), str(f.parent.parent)]
-    out, text = [], subprocess.run(args, capture_output=True, text=True, timeout=timeout).stdout
-    for line in text.splitlines():
-        if f'"{kind}"' not in line: continue
-        try: r = json.loads(line)
-        except ValueError: continue
-        if isinstance(r, dict) and r.get("type") == kind: out.append(r.get(kind) or {})
-    return out
+    text = subprocess.run(_inspect_args(f), capture_output=True, text=True, timeout=timeout).stdout
+    return [r for line in text.splitlines() if (r := _record(line, kind)) is not None]
 
 # %% ../../nbs/keep/04b_load.ipynb #991a1a6a
 class Loaded(NamedTuple):
@@ -124,23 +136,32 @@ def _needs_device(rec:dict, keymap:KeyMap|None) -> bool:
     return ("device_name" not in km.values
             and lookup(rec, km.keys.get("device_name", "device_name")) is None)
 
-# %% ../../nbs/keep/04b_load.ipynb #2fc6d18f
-def _offline_metadata(f:Path) -> dict:
-    "An offline run's system metadata: its environment records, or `wandb-metadata.json`."
+# %% ../../nbs/keep/04b_load.ipynb #7a077b5f
+def _metadata_json(f:Path) -> dict:
+    "The `wandb-metadata.json` beside an offline run file (an older wandb's); `{}` if none."
     meta, old = {}, f.parent / "files" / "wandb-metadata.json"
     if old.is_file():
         try: meta.update(json.loads(old.read_text(encoding="utf-8")))
         except (OSError, ValueError): pass
+    return meta
+
+# %% ../../nbs/keep/04b_load.ipynb #2fc6d18f
+def _offline_metadata(f:Path) -> dict:
+    "An offline run's system metadata: its environment records, or `wandb-metadata.json`."
+    meta = _metadata_json(f)
     for env in _run_records(f, "environment", timeout=60): meta.update(env)
     return meta
+
+# %% ../../nbs/keep/04b_load.ipynb #98ec1659
+def _metadata_of(files:list[Path]) -> list[dict]:
+    "The system metadata of each offline run file (`_offline_metadata`), eight read at a time."
+    with ThreadPoolExecutor(8) as ex: return list(ex.map(_offline_metadata, files))
 
 # %% ../../nbs/keep/04b_load.ipynb #c9834fda
 def _with_metadata(recs:list[dict], files:list[Path], keymap:KeyMap|None) -> list[dict]:
     "Offline runs, those without a device name with the `_metadata` of their run files."
     need = [i for i, r in enumerate(recs) if _needs_device(r, keymap)]
-    with ThreadPoolExecutor(8) as ex:
-        metas = list(ex.map(_offline_metadata, [files[i] for i in need]))
-    for i, m in zip(need, metas): recs[i]["_metadata"] = m
+    for i, m in zip(need, _metadata_of([files[i] for i in need])): recs[i]["_metadata"] = m
     return recs
 
 # %% ../../nbs/keep/04b_load.ipynb #55342f27
@@ -182,15 +203,20 @@ def _numbers(s:pd.Series, parsed:pd.Series|None) -> pd.Series:
     if parsed is not None and parsed.index.is_unique: return parsed.reindex(s.index)
     return pd.to_numeric(s, errors="coerce")
 
+# %% ../../nbs/keep/04b_load.ipynb #a3dc4998
+def _content_ids(df:pd.DataFrame, rows) -> pd.Series:
+    "An id for each of `rows` of `df`: `row-` and a hash of its content, the same each time."
+    return pd.Series({i: "row-" + hashlib.sha1(json.dumps(df.loc[i].to_dict(), sort_keys=True,
+                                                          default=str).encode()).hexdigest()[:16]
+                      for i in rows}, dtype=object)
+
 # %% ../../nbs/keep/04b_load.ipynb #7a2db980
 def _run_ids(df:pd.DataFrame, ids:pd.Series) -> pd.Series:
     "`ids` as text; a row without one gets `row-` and a hash of its content: the same id each time."
     ids = ids.astype(object)
     missing = ids.isna() | ids.astype(str).str.strip().isin(["", "nan", "None"])
-    made = {i: "row-" + hashlib.sha1(json.dumps(df.loc[i].to_dict(), sort_keys=True,
-                                                default=str).encode()).hexdigest()[:16]
-            for i in ids.index[missing.to_numpy(dtype=bool)]}
-    return ids.where(~missing, pd.Series(made, dtype=object)).astype("str")
+    made = _content_ids(df, ids.index[missing.to_numpy(dtype=bool)])
+    return ids.where(~missing, made).astype("str")
 
 # %% ../../nbs/keep/04b_load.ipynb #534523f1
 def _from_2022(d:pd.DataFrame) -> pd.DataFrame:
@@ -335,15 +361,19 @@ def _load_csv(path, finished_only, keymap=None):
     return _joined([_csv_part(df, path, finished_only, keymap, quoted)
                     for df in _csv_chunks(path, wanted)])
 
+# %% ../../nbs/keep/04b_load.ipynb #954775b1
+def _read_holds(f, byte:bytes) -> bool:
+    "Whether what is left to read of the binary file `f` holds `byte`, read in 1 MiB pieces."
+    while piece := f.read(2**20):
+        if byte in piece: return True
+    return False
+
 # %% ../../nbs/keep/04b_load.ipynb #e5f837cf
 def _holds(path, byte:bytes) -> bool:
     "Whether file `path` holds `byte` (read in 1 MiB pieces); True if unreadable (the reader says)."
     try:
-        with open(path, "rb") as f:
-            while piece := f.read(2**20):
-                if byte in piece: return True
+        with open(path, "rb") as f: return _read_holds(f, byte)
     except OSError: return True
-    return False
 
 # %% ../../nbs/keep/04b_load.ipynb #b735cc3c
 def _csv_wanted(k:str) -> bool: return k in COLUMNS or k in _CSV_KEYS  # a column a record reads
@@ -378,16 +408,24 @@ def _csv_part(df, path, finished_only, keymap=None, quoted:bool=True) -> Loaded:
     df = df.drop(columns=[c for c in ("run_id", "source", "timestamp") if c in df]).assign(**meta)
     return from_wandb(df, "csv", finished_only, line0=2, keymap=keymap)  # line 1 is the header
 
+# %% ../../nbs/keep/04b_load.ipynb #a24e4373
+def _skipped_total(parts:list[Loaded]) -> dict:
+    "What every part left out: counts added; refused rows, missing and unmatched keys merged."
+    skipped = {k: sum(p.skipped[k] for p in parts) for k in ("not_finished", "bad_throughput")}
+    more = dict(invalid=_invalid_total(parts), missing=_missing_total(parts),
+                unmatched=_unmatched_total(parts))
+    return skipped | {k: v for k, v in more.items() if v}
+
+# %% ../../nbs/keep/04b_load.ipynb #4be3d440
+def _invalid_total(parts:list[Loaded]) -> dict:
+    "The refused rows of every part, with why each was refused."
+    return {k: w for p in parts for k, w in p.skipped.get("invalid", {}).items()}
+
 # %% ../../nbs/keep/04b_load.ipynb #f37b8aab
 def _joined(parts:list[Loaded]) -> Loaded:
     "One source's chunks as one: runs in order, counts added, refused rows and missing keys merged."
     if len(parts) == 1: return parts[0]
-    skipped = {k: sum(p.skipped[k] for p in parts) for k in ("not_finished", "bad_throughput")}
-    if invalid := {k: w for p in parts for k, w in p.skipped.get("invalid", {}).items()}:
-        skipped["invalid"] = invalid
-    if missing := _missing_total(parts): skipped["missing"] = missing
-    if unmatched := _unmatched_total(parts): skipped["unmatched"] = unmatched
-    return Loaded(pd.concat([p.runs for p in parts], ignore_index=True), skipped)
+    return Loaded(pd.concat([p.runs for p in parts], ignore_index=True), _skipped_total(parts))
 
 # %% ../../nbs/keep/04b_load.ipynb #1047c7e5
 _MAX_LINE = 1 << 20  # characters of one JSON-lines record: a run record is a few thousand
@@ -479,26 +517,38 @@ def lambda_system(name:str, # a Lambda row's first cell: `LambdaOD_8x_Texas_4xH1
 # %% ../../nbs/keep/04b_load.ipynb #e12971ed
 def _lambda_path(path) -> Path: return Path(str(path).removeprefix("lambda:")).expanduser()
 
+# %% ../../nbs/keep/04b_load.ipynb #5d27d4b0
+def _first_line_cells(path) -> list[str]|None:
+    "The cells of a file's first line, split at commas; None if it cannot be read."
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.readline().strip().split(",")
+    except OSError: return None
+
+# %% ../../nbs/keep/04b_load.ipynb #03831bb2
+def _lambda_header(head:list[str]|None) -> bool:
+    "Whether `head` is a Lambda table's header: an empty cell, then units among `LAMBDA_UNITS`."
+    return (head is not None and len(head) > 1 and head[0].strip() == ""
+            and bool(set(h.strip() for h in head[1:]) & set(LAMBDA_UNITS)))
+
 # %% ../../nbs/keep/04b_load.ipynb #3e4c7ee0
 def is_lambda_table(path:str|Path, # a file, or `lambda:<file>`
                    ) -> bool:
     "Whether `path` is a Lambda table: a `lambda:` prefix, or a header of an empty cell and its models."
     if str(path).startswith("lambda:"): return True
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            head = f.readline().strip().split(",")
-    except OSError: return False
-    return (len(head) > 1 and head[0].strip() == ""
-            and bool(set(h.strip() for h in head[1:]) & set(LAMBDA_UNITS)))
+    return _lambda_header(_first_line_cells(path))
+
+# %% ../../nbs/keep/04b_load.ipynb #c23e989e
+def _listed_commit(text:str, name:str) -> str|None:
+    "The first 40-hex-digit id on a line of `text` that names the file `name`; None if none."
+    hits = (re.search(r"\b[0-9a-f]{40}\b", l) for l in text.splitlines() if name in l)
+    return next((m[0] for m in hits if m), None)
 
 # %% ../../nbs/keep/04b_load.ipynb #486f153b
 def _origin_commit(p:Path) -> str|None:
     "The commit that `ORIGIN.txt` beside `p` lists for it: a 40-hex-digit id on the file's line."
     o = p.parent / "ORIGIN.txt"
-    if not o.is_file(): return None
-    hits = (re.search(r"\b[0-9a-f]{40}\b", l) for l in o.read_text(errors="replace").splitlines()
-            if p.name in l)
-    return next((m[0] for m in hits if m), None)
+    return _listed_commit(o.read_text(errors="replace"), p.name) if o.is_file() else None
 
 # %% ../../nbs/keep/04b_load.ipynb #5d63e566
 def load_lambda(path:str|Path, # a Lambda CSV (`pytorch-train-throughput-v2-fp16.csv`)
@@ -594,14 +644,19 @@ def _loader_kw(kind:str, api, keymap:KeyMap|None) -> dict:
     return ({"api": api} if kind == "wandb" else {}) | ({"keymap": keymap} if keymap
                                                         and kind in _MAPPED else {})
 
+# %% ../../nbs/keep/04b_load.ipynb #6d5a6d54
+def _add_missing(out:dict, c:str, m:dict):
+    "One source's runs lacking column `c` (`m`) counted into `out`: runs added, first 3 keys kept."
+    o = out.setdefault(c, dict(runs=0, keys=[]))
+    o["runs"] += m["runs"]
+    o["keys"] = list(dict.fromkeys(o["keys"] + m["keys"]))[:3]
+
 # %% ../../nbs/keep/04b_load.ipynb #b235fc70
 def _missing_total(loaded:list[Loaded]) -> dict:
     "Runs refused for a missing column (`lacking`) over every source: counts added, first keys kept."
     out = {}
     for l in loaded:
-        for c, m in l.skipped.get("missing", {}).items():
-            o = out.setdefault(c, dict(runs=0, keys=[]))
-            o["runs"] += m["runs"]; o["keys"] = list(dict.fromkeys(o["keys"] + m["keys"]))[:3]
+        for c, m in l.skipped.get("missing", {}).items(): _add_missing(out, c, m)
     return out
 
 # %% ../../nbs/keep/04b_load.ipynb #77c11236
@@ -680,14 +735,19 @@ def wandb_history(path:str, # W&B `entity/project`
     frames = [history_rows(api.run(f"{path}/{r}").scan_history(), r, keymap) for r in run_ids]
     return pd.concat(frames, ignore_index=True) if frames else history_rows([], "")
 
+# %% ../../nbs/keep/04b_load.ipynb #f0aeff59
+def _histories(kinds:list, sources:list, ids:set, api, keymap) -> pd.DataFrame:
+    "The history of the W&B (runs `ids`) and offline sources among `sources`, as one table."
+    frames = [offline_history(s, keymap) if k == "offline"
+              else wandb_history(s, sorted(ids), api, keymap)
+              for k, s in zip(kinds, sources) if k in ("offline", "wandb")]
+    return pd.concat(frames, ignore_index=True) if frames else history_rows([], "")
+
 # %% ../../nbs/keep/04b_load.ipynb #e19fad8d
 def _import_history(kinds:list, sources:list, runs:pd.DataFrame, store:Path, api, keymap) -> dict:
     "The imported W&B and offline runs' history into the store: how many runs had one, and steps."
     ids = set(runs.run_id) if len(runs) else set()
-    frames = [offline_history(s, keymap) if k == "offline"
-              else wandb_history(s, sorted(ids), api, keymap)
-              for k, s in zip(kinds, sources) if k in ("offline", "wandb")]
-    h = pd.concat(frames, ignore_index=True) if frames else history_rows([], "")
+    h = _histories(kinds, sources, ids, api, keymap)
     h = h[h.run_id.isin(ids)]
     return dict(runs=h.run_id.nunique(), steps=write_history(h, store))
 

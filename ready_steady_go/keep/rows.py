@@ -36,18 +36,32 @@ def _same_file(a:Path, b:Path) -> bool:
     try: return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
     except (OSError, RuntimeError): return False
 
+# %% ../../nbs/keep/03b_rows.ipynb #e08385f8
+def _check_plain(out:Path, path):
+    "Refuse a CSV path that is a link or a special file (`/dev/stdout`)."
+    if out.is_symlink() or (out.exists() and not out.is_file()):
+        raise BadInput(f"CSV path {str(path)[:100]!r} is a link or a special file, which the "
+                       "export would replace: accepted is a new name or a plain file")
+
+# %% ../../nbs/keep/03b_rows.ipynb #8da915c7
+def _kept_files(src:Path) -> list[Path]:
+    "The store `src` and the files kept beside it (`SIDE_SUFFIXES`)."
+    return [src, *(src.with_name(src.name + s) for s in SIDE_SUFFIXES)]
+
+# %% ../../nbs/keep/03b_rows.ipynb #5145f8c0
+def _check_not_kept(src:Path, out:Path, path):
+    "Refuse a CSV path that is the store `src` or a file kept beside it."
+    if f := next((f for f in _kept_files(src) if _same_file(out, f)), None):
+        raise BadInput(f"CSV path {str(path)[:100]!r} is the store being exported or a file "
+                       f"kept beside it ({f.name[:100]}): accepted is another file, e.g. "
+                       "runs.csv")
+
 # %% ../../nbs/keep/03b_rows.ipynb #33655f07
 def _check_target(src:Path, out:Path, path):
     """Refuse a CSV path the export would replace wrongly: a link or a special file (`/dev/stdout`),
     the store, or a file kept beside it."""
-    if out.is_symlink() or (out.exists() and not out.is_file()):
-        raise BadInput(f"CSV path {str(path)[:100]!r} is a link or a special file, which the "
-                       "export would replace: accepted is a new name or a plain file")
-    for f in [src, *(src.with_name(src.name + s) for s in SIDE_SUFFIXES)]:
-        if _same_file(out, f):
-            raise BadInput(f"CSV path {str(path)[:100]!r} is the store being exported or a file "
-                           f"kept beside it ({f.name[:100]}): accepted is another file, e.g. "
-                           "runs.csv")
+    _check_plain(out, path)
+    _check_not_kept(src, out, path)
 
 # %% ../../nbs/keep/03b_rows.ipynb #3c180ca3
 def _distinct(s:pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -73,18 +87,30 @@ def _mapped(s:pd.Series, f, starts:str) -> np.ndarray|None:
     col[may] = new[codes]
     return col
 
+# %% ../../nbs/keep/03b_rows.ipynb #f9324a4f
+def _text_columns(df:pd.DataFrame) -> list:
+    "The names of `df`'s text columns (of object or string dtype)."
+    return [k for k, t in df.dtypes.items() if t == object or pd.api.types.is_string_dtype(t)]
+
+# %% ../../nbs/keep/03b_rows.ipynb #9614aaf8
+def _mapped_columns(df:pd.DataFrame, f, starts:str) -> dict:
+    "The text columns of `df` that `f` changes (`_mapped`), by name."
+    cols = {k: _mapped(df[k], f, starts) for k in (_text_columns(df) if len(df) else [])}
+    return {k: col for k, col in cols.items() if col is not None}
+
+# %% ../../nbs/keep/03b_rows.ipynb #cc44e31e
+def _replaced(df:pd.DataFrame, cols:dict) -> pd.DataFrame:
+    "A copy of `df` with the arrays `cols` in place of its columns of those names, dtypes kept."
+    out = df.copy()
+    for k, col in cols.items(): out[k] = pd.Series(col, index=df.index, dtype=df[k].dtype)
+    return out
+
 # %% ../../nbs/keep/03b_rows.ipynb #06850e70
 def _map_text(df:pd.DataFrame, f, starts:str) -> pd.DataFrame:
     """`df` with `f` applied to every text cell that begins with one of `starts` (`f` keeps the
     others as they are)."""
-    text = [k for k, t in df.dtypes.items() if t == object or pd.api.types.is_string_dtype(t)]
-    out = None
-    for k in text if len(df) else []:
-        col = _mapped(df[k], f, starts)
-        if col is None: continue
-        out = df.copy() if out is None else out
-        out[k] = pd.Series(col, index=df.index, dtype=df[k].dtype)
-    return df if out is None else out
+    cols = _mapped_columns(df, f, starts)
+    return _replaced(df, cols) if cols else df
 
 # %% ../../nbs/keep/03b_rows.ipynb #fa87ff6e
 def _quote(v): return "'" + v if isinstance(v, str) and _FORMULA.match(v) else v
@@ -106,14 +132,17 @@ def unquote_formulas(df:pd.DataFrame, # a table read from a CSV, text as it came
     df, names = _map_text(df, _unquote, "'"), [_unquote(c) for c in df.columns]
     return df if names == list(df.columns) else df.set_axis(names, axis=1)
 
+# %% ../../nbs/keep/03b_rows.ipynb #36502d4e
+def _has_cr(s:pd.Series) -> bool:
+    "Whether a text value of column `s` holds a carriage return (each distinct one looked at once)."
+    return any(isinstance(v, str) and "\r" in v for v in pd.unique(s.to_numpy(dtype=object)))
+
 # %% ../../nbs/keep/03b_rows.ipynb #c1f35829
 def _holds_cr(df:pd.DataFrame) -> bool:
     """Whether a column name or a text cell of `df` holds a carriage return (each distinct value
     looked at once)."""
-    text = [k for k, t in df.dtypes.items() if t == object or pd.api.types.is_string_dtype(t)]
-    return any("\r" in str(k) for k in df.columns) or any(
-        isinstance(v, str) and "\r" in v for k in text
-        for v in pd.unique(df[k].to_numpy(dtype=object)))
+    return (any("\r" in str(k) for k in df.columns)
+            or any(_has_cr(df[k]) for k in _text_columns(df)))
 
 # %% ../../nbs/keep/03b_rows.ipynb #dacb1f28
 def safe_csv(df:pd.DataFrame, # a table about to be written as CSV
@@ -206,12 +235,16 @@ def _spread(num:pd.Series, codes:np.ndarray, index:pd.Index) -> pd.Series:
     value: NaN)."""
     return pd.Series(np.append(num.to_numpy(dtype=float), np.nan)[codes], index=index)
 
+# %% ../../nbs/keep/03b_rows.ipynb #657a71eb
+def _strip_each(s:pd.Series) -> pd.Series:
+    "The values of `s` as objects, each text stripped."
+    return pd.Series([v.strip() if isinstance(v, str) else v for v in s.to_numpy(dtype=object)],
+                     index=s.index, dtype=object)
+
 # %% ../../nbs/keep/03b_rows.ipynb #87c058c9
 def _stripped(s:pd.Series) -> tuple[pd.Series, pd.Series]:
     "`(present, texts)`: which values are there once stripped, and those values as stripped text."
-    strs = pd.Series([v.strip() if isinstance(v, str) else v for v in s.to_numpy(dtype=object)],
-                     index=s.index,
-                     dtype=object)
+    strs = _strip_each(s)
     present = strs.notna() & strs.ne("")
     return present, strs[present].astype(str)
 

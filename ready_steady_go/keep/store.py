@@ -29,18 +29,27 @@ __all__ = ['SQLITE_HEADER', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'JOURNAL_SUFFIX'
 DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
 BOOL_TEXT = {"true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}
 
+# %% ../../nbs/keep/03_store.ipynb #2d0b3064
+def _bool_texts(s:pd.Series) -> pd.Series:
+    "A column's values read as text, each distinct one once however many rows: True, False or None."
+    codes, texts = pd.factorize(s.astype("str"))
+    known = pd.Series(texts, dtype=object).str.strip().str.lower().map(BOOL_TEXT).to_numpy(object)
+    return pd.Series(np.append(known, None)[codes], index=s.index, dtype=object)  # code -1: None
+
 # %% ../../nbs/keep/03_store.ipynb #2450af97
 def _as_bool(s:pd.Series) -> pd.Series:
     "0/1, True/False or 'true'/'false' as a (nullable) boolean column."
     if s.dtype == bool: return s
-    # each distinct text read once, however many rows
-    if s.dtype == object or pd.api.types.is_string_dtype(s):
-        codes, texts = pd.factorize(s.astype("str"))
-        s = pd.Series(np.append(pd.Series(texts, dtype=object).str.strip().str.lower().map(BOOL_TEXT).to_numpy(object),
-                                # code -1 (missing): None
-                                None)[codes], index=s.index, dtype=object)
+    if s.dtype == object or pd.api.types.is_string_dtype(s): s = _bool_texts(s)
     s = s.astype("boolean")
     return s.astype(bool) if not s.isna().any() else s
+
+# %% ../../nbs/keep/03_store.ipynb #bc2ac8e0
+def _as_number(s:pd.Series, typ:type) -> pd.Series:
+    "Column `s` as numbers of `typ` (`int` or `float`), what is no number missing, `int` rounded."
+    s = pd.to_numeric(s, errors="coerce")
+    return (s.round().astype("Int64") if typ is int and s.dtype.kind == "f"
+            else s.astype(DTYPES[typ]))
 
 # %% ../../nbs/keep/03_store.ipynb #f5956136
 def _as_type(s:pd.Series, typ:type) -> pd.Series:
@@ -48,10 +57,7 @@ def _as_type(s:pd.Series, typ:type) -> pd.Series:
     taken as it is)."""
     if typ is bool: return _as_bool(s)
     if s.dtype == DTYPES[typ]: return s
-    if typ is str: return s.astype("str")
-    s = pd.to_numeric(s, errors="coerce")
-    return (s.round().astype("Int64") if typ is int and s.dtype.kind == "f"
-            else s.astype(DTYPES[typ]))
+    return s.astype("str") if typ is str else _as_number(s, typ)
 
 # %% ../../nbs/keep/03_store.ipynb #3e3cbed3
 def _missing(index:pd.Index, typ:type) -> pd.Series:
@@ -86,16 +92,27 @@ def _sidecar(p:Path, suffix:str) -> Path: return p.with_name(p.name + suffix)
 # %% ../../nbs/keep/03_store.ipynb #ee75bdba
 def _stamp(p:Path) -> tuple: s = p.stat(); return s.st_ino, s.st_size, s.st_mtime_ns
 
+# %% ../../nbs/keep/03_store.ipynb #cf56cd4c
+def _damaged(p:Path, e:sqlite3.DatabaseError) -> BadInput:
+    "The error for a store SQLite cannot open (`e`), and how to get its rows back."
+    return BadInput(f"store {str(p)[:100]!r} cannot be opened, it is damaged ({e}): accepted "
+                    "is a whole SQLite store; restore it from a copy, or recover its rows with "
+                    f"sqlite3 {str(p)[:100]} .recover")
+
 # %% ../../nbs/keep/03_store.ipynb #d38a6233
 def read_only(p:Path, read):
     "`read(con)` on a read-only connection to the store `p` that creates no file beside it."
     try: return _read_only(p, read)
     except sqlite3.DatabaseError as e:  # not a busy or locked store: a damaged one
         if isinstance(e, sqlite3.OperationalError): raise
-        raise BadInput(f"store {str(p)[:100]!r} cannot be opened, it is damaged ({e}): accepted "
-                       "is a whole SQLite "
-                       "store; restore it from a copy, or recover its rows with "
-                       f"sqlite3 {str(p)[:100]} .recover") from None
+        raise _damaged(p, e) from None
+
+# %% ../../nbs/keep/03_store.ipynb #068b62f9
+def _reading(read, *args, **kwargs):
+    "`read(con)` on a connection `sqlite3.connect(*args, **kwargs)` opens, closed after."
+    con = sqlite3.connect(*args, **kwargs)
+    try: return read(con)
+    finally: con.close()
 
 # %% ../../nbs/keep/03_store.ipynb #78a74f1a
 def _read_only(p:Path, read):
@@ -108,15 +125,10 @@ def _read_only(p:Path, read):
         # a writer is at work, or one was killed before it could tidy up
         if _sidecar(p, "-wal").exists(): break
         before = _stamp(p)
-        con = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
-        try: out = read(con)
-        finally: con.close()
+        out = _reading(read, f"{uri}?mode=ro&immutable=1", uri=True)
         if not _sidecar(p, "-wal").exists() and _stamp(p) == before: return out
         time.sleep(0.05)  # a writer changed the file while it was read: read again
-    try:
-        con = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
-        try: return read(con)
-        finally: con.close()
+    try: return _reading(read, f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
     # a read-only folder with a log but no index
     except sqlite3.OperationalError: return _private_copy(p, read)
 
@@ -124,22 +136,21 @@ def _read_only(p:Path, read):
 def _rolled_back(p:Path, read):
     """`read(con)` once SQLite has rolled back the journal beside `p` (what it does whenever the
     store is opened): in place, or in a private copy where the store cannot be written."""
-    try:
-        con = sqlite3.connect(p, timeout=BUSY_TIMEOUT_S)
-        try: return read(con)
-        finally: con.close()
+    try: return _reading(read, p, timeout=BUSY_TIMEOUT_S)
     except sqlite3.OperationalError: return _private_copy(p, read)
+
+# %% ../../nbs/keep/03_store.ipynb #e22b17e7
+def _copied(p:Path, d:Path) -> Path:
+    "A copy in folder `d` of the store `p` and its log or journal; the copy's path."
+    for suffix in ("", "-wal", "-journal"):
+        if _sidecar(p, suffix).exists():
+            shutil.copyfile(_sidecar(p, suffix), d/f"runs.db{suffix}")
+    return d/"runs.db"
 
 # %% ../../nbs/keep/03_store.ipynb #29ffce0f
 def _private_copy(p:Path, read):
     "`read(con)` on a private copy of the store `p` and its log or journal."
-    with tempfile.TemporaryDirectory() as d:
-        for suffix in ("", "-wal", "-journal"):
-            if _sidecar(p, suffix).exists():
-                shutil.copyfile(_sidecar(p, suffix), Path(d)/f"runs.db{suffix}")
-        con = sqlite3.connect(Path(d)/"runs.db")
-        try: return read(con)
-        finally: con.close()
+    with tempfile.TemporaryDirectory() as d: return _reading(read, _copied(p, Path(d)))
 
 # %% ../../nbs/keep/03_store.ipynb #80d9bf1a
 def table_names(path:Path) -> set[str]:
@@ -152,19 +163,32 @@ def _is_dir(p:Path) -> bool:
     try: return p.is_dir()
     except OSError: return False  # a name too long to look up
 
+# %% ../../nbs/keep/03_store.ipynb #6664d3f3
+def _name_limits(p:Path) -> tuple[int, int]:
+    "NAME_MAX and PATH_MAX of the file system that would hold `p` (its nearest existing folder's)."
+    d = next((a for a in [p.parent, *p.parent.parents] if _is_dir(a)), Path("."))
+    try: return os.pathconf(d, "PC_NAME_MAX"), os.pathconf(d, "PC_PATH_MAX")
+    except (OSError, ValueError): return 255, 4096
+
+# %% ../../nbs/keep/03_store.ipynb #6c0cac36
+def _too_long(p:Path, name_max:int, path_max:int) -> bool:
+    "Whether a part of `p` is over `name_max` bytes (its name with `-wal`) or all of it `path_max`."
+    if any(len(os.fsencode(part)) > name_max for part in p.parts): return True
+    return len(os.fsencode(p.name)) + 4 > name_max or len(os.fsencode(str(p))) >= path_max
+
+# %% ../../nbs/keep/03_store.ipynb #e0a3b9da
+def _long_name(path, name_max:int) -> BadInput:
+    "The error for a store's `path` too long for its file system."
+    return BadInput(f"store {str(path)[:60]!r}… ({len(str(path))} characters) is too long a "
+                    "name "
+                    f"for this file system: accepted are file names up to {name_max - 4} bytes")
+
 # %% ../../nbs/keep/03_store.ipynb #25a78f76
 def _check_name(p:Path, path):
     """Refuse a path the file system cannot hold: a name over NAME_MAX bytes (room kept for `-wal`)
     or over PATH_MAX."""
-    d = next((a for a in [p.parent, *p.parent.parents] if _is_dir(a)), Path("."))
-    try: name_max, path_max = os.pathconf(d, "PC_NAME_MAX"), os.pathconf(d, "PC_PATH_MAX")
-    except (OSError, ValueError): name_max, path_max = 255, 4096
-    long = [part for part in p.parts if len(os.fsencode(part)) > name_max]
-    if len(os.fsencode(p.name)) + 4 > name_max: long.append(p.name)
-    if long or len(os.fsencode(str(p))) >= path_max:
-        raise BadInput(f"store {str(path)[:60]!r}… ({len(str(path))} characters) is too long a "
-                       "name "
-                       f"for this file system: accepted are file names up to {name_max - 4} bytes")
+    name_max, path_max = _name_limits(p)
+    if _too_long(p, name_max, path_max): raise _long_name(path, name_max)
 
 # %% ../../nbs/keep/03_store.ipynb #9733653f
 def _check_writable(p:Path, path):
@@ -274,15 +298,19 @@ INSERT INTO rsg_changes SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM rsg_changes);
 CREATE TRIGGER IF NOT EXISTS rsg_updated AFTER UPDATE ON runs BEGIN UPDATE rsg_changes SET n = n + 1; END;
 CREATE TRIGGER IF NOT EXISTS rsg_deleted AFTER DELETE ON runs BEGIN UPDATE rsg_changes SET n = n + 1; END;"""
 
+# %% ../../nbs/keep/03_store.ipynb #a3f92902
+def _has_triggers(con:sqlite3.Connection) -> bool:
+    "Whether the store has both triggers that count its changes already."
+    q = "SELECT count(*) FROM sqlite_master WHERE type='trigger' AND name LIKE 'rsg_%'"
+    return con.execute(q).fetchone()[0] == 2
+
 # %% ../../nbs/keep/03_store.ipynb #170a37d8
 # no trigger on insert: it would cost every row of an import a third more time, and a row inserted
 # among a snapshot's changes their count, which `_load_snapshot` checks as well
 
 def _count_changes(con:sqlite3.Connection):
-    """Give a store without them the triggers that count its changes (`store_changes`); an older
-    store gets them here."""
-    if con.execute("SELECT count(*) FROM sqlite_master WHERE type='trigger' AND name LIKE 'rsg_%'").fetchone()[0] == 2:
-        return
+    "Give a store without them (an older one) the triggers counting its changes (`store_changes`)."
+    if _has_triggers(con): return
     try: con.executescript(f"BEGIN IMMEDIATE; {_CHANGES} COMMIT;")
     except sqlite3.OperationalError:  # a store that cannot be written: its snapshots are not kept
         if con.in_transaction: con.execute("ROLLBACK")
@@ -320,35 +348,55 @@ def sql_cell(v):
     if isinstance(v, np.generic): return v.item()
     return v
 
+# %% ../../nbs/keep/03_store.ipynb #38ba2d84
+def _plain(v):
+    "`v` as a plain Python value: a numpy scalar as its item, a missing one (NA, NaN) as None."
+    if isinstance(v, np.generic): v = v.item()
+    return None if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else v
+
+# %% ../../nbs/keep/03_store.ipynb #8fdf41d4
+def _bool_value(v) -> bool|None:
+    "A value as a bool: a text by what it says ('true', '0', …; None if unknown), else its truth."
+    return BOOL_TEXT.get(v.strip().lower()) if isinstance(v, str) else bool(v)
+
+# %% ../../nbs/keep/03_store.ipynb #182ef398
+def _converted(v, t:type):
+    "`v` converted to the column type `t`, a float rounded for `int`; None where it cannot be."
+    try:
+        if t is bool: return _bool_value(v)
+        return int(round(float(v))) if t is int else t(v)
+    except (TypeError, ValueError): return None
+
 # %% ../../nbs/keep/03_store.ipynb #2eca87f4
 def sql_value(v, t:type|None):
     """One value of a dict row as its column's plain Python type (None when missing), without
     pandas: cheap for one run."""
-    if isinstance(v, np.generic): v = v.item()
-    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)): return None
+    if (v := _plain(v)) is None: return None
     if t is None or isinstance(v, t) and not (t is int and isinstance(v, bool)): return sql_cell(v)
-    try:
-        if t is bool: return BOOL_TEXT.get(v.strip().lower()) if isinstance(v, str) else bool(v)
-        if t is int: return int(round(float(v)))
-        return t(v)
-    except (TypeError, ValueError): return None
+    return _converted(v, t)
+
+# %% ../../nbs/keep/03_store.ipynb #35f4a6cf
+def _extra_type(rows:list[dict], k:str) -> str:
+    "The SQL type of extra column `k`: its first value's that is not None (TEXT if none is)."
+    v = next((r[k] for r in rows if r.get(k) is not None), None)
+    return SQL_TYPES.get(type(v.item() if isinstance(v, np.generic) else v), "TEXT")
 
 # %% ../../nbs/keep/03_store.ipynb #4ac933a7
 def _dict_rows(rows:list[dict]) -> tuple[list[str], list[tuple], dict[str, str]]:
     "Column names, value tuples and declared SQL types of extra columns, for a list of dict rows."
     names = list(COLUMNS) + list(dict.fromkeys(k for r in rows for k in r if k not in COLUMNS))
-    extra = {}
-    for k in names[len(COLUMNS):]:
-        v = next((r[k] for r in rows if r.get(k) is not None), None)
-        extra[k] = SQL_TYPES.get(type(v.item() if isinstance(v, np.generic) else v), "TEXT")
+    extra = {k: _extra_type(rows, k) for k in names[len(COLUMNS):]}
     return names, [tuple(sql_value(r.get(k), COLUMNS.get(k)) for k in names) for r in rows], extra
+
+# %% ../../nbs/keep/03_store.ipynb #252edab5
+def _filled(df:pd.DataFrame) -> pd.DataFrame:
+    "`df`'s run_id and the columns that hold a value (all-empty ones are NULL by themselves)."
+    return df[[k for k in df.columns if k == "run_id" or df[k].notna().any()]]
 
 # %% ../../nbs/keep/03_store.ipynb #939249c2
 def _frame_rows(df:pd.DataFrame) -> tuple[list[str], list[tuple], dict[str, str]]:
     "The same for a DataFrame, a column at a time."
-    df = runs_frame(df)
-    # all-empty columns: NULL by themselves
-    df = df[[k for k in df.columns if k == "run_id" or df[k].notna().any()]]
+    df = _filled(runs_frame(df))
     extra = {k: _sql_type(df[k]) for k in df.columns if k not in COLUMNS}
     return list(df.columns), _LazyRows(df), extra
 
@@ -495,14 +543,18 @@ def _load_snapshot(f:Path, con:sqlite3.Connection) -> tuple[int, pd.DataFrame|No
     same = was == changes and n == len(df) > 0 and at is not None and at[0] == df["run_id"].iloc[-1]
     return (last, df) if same else (0, None)
 
+# %% ../../nbs/keep/03_store.ipynb #b00bbee7
+def _write_pickle(f:Path, obj):
+    "`obj` pickled into the sealed file `f` (`write_sealed`); never an error."
+    # a repeated text is one object (`_shared`; pandas' CSV parser shares them too), which pickle
+    # writes once
+    write_sealed(f, lambda fh: pickle.dump(obj, fh, protocol=pickle.HIGHEST_PROTOCOL))
+
 # %% ../../nbs/keep/03_store.ipynb #6e4f9c32
 def _save_snapshot(f:Path, last:int, changes:int, df:pd.DataFrame):
     """Keep `df`, the store's rows up to rowid `last` after `changes` (`store_changes`), in `f`;
     never an error."""
-    # a repeated text is one object (`_shared`; pandas' CSV parser shares them too), which pickle
-    # writes once
-    write_sealed(f, lambda fh: pickle.dump((last, changes, df), fh,
-                                           protocol=pickle.HIGHEST_PROTOCOL))
+    _write_pickle(f, (last, changes, df))
     prune_files(f.parent, "*.pkl", cache_mb("RSG_RUNS_CACHE_MB", 2048))
 
 # %% ../../nbs/keep/03_store.ipynb #1b9b4f92
@@ -512,15 +564,19 @@ def can_fork() -> bool:
     return ("fork" in mp.get_all_start_methods() and not mp.current_process().daemon
             and threading.active_count() == 1)
 
+# %% ../../nbs/keep/03_store.ipynb #04ac68c0
+def _forked(target, *args) -> bool:
+    "Whether `target(*args)` was started in a forked process (`can_fork`, and a process to spare)."
+    if not can_fork(): return False
+    try: mp.get_context("fork").Process(target=target, args=args).start()
+    except OSError: return False  # no process to spare
+    return True
+
 # %% ../../nbs/keep/03_store.ipynb #320ffb42
 def _keep_snapshot(f:Path, last:int, changes:int, df:pd.DataFrame):
     """`_save_snapshot` in a forked process where that is safe, the reader going on meanwhile
     (joined at exit); else here."""
-    if can_fork():
-        try:
-            mp.get_context("fork").Process(target=_save_snapshot, args=(f, last, changes, df)).start(); return
-        except OSError: pass  # no process to spare
-    _save_snapshot(f, last, changes, df)
+    if not _forked(_save_snapshot, f, last, changes, df): _save_snapshot(f, last, changes, df)
 
 # %% ../../nbs/keep/03_store.ipynb #bb3bab75
 def read_runs(store:str|Path=DEFAULT_STORE, # the SQLite file
@@ -604,13 +660,17 @@ def _numbers_only(vs:np.ndarray, typ:type) -> np.ndarray:
     return np.array([None if np.isnan(v) else (v if typ is float else int(v)) for v in n],
                     dtype=object)
 
+# %% ../../nbs/keep/03_store.ipynb #897d2a00
+def _batch_columns(rows:list[tuple], types:list) -> list:
+    "A batch of rows as its columns, each of the type in `types` (`_pre_typed`)."
+    a = np.array(rows, dtype=object).reshape(-1, len(types))
+    return [_pre_typed(a[:, i], t) for i, t in enumerate(types)]
+
 # %% ../../nbs/keep/03_store.ipynb #fb5b86a6
 def _typed_batches(cur:sqlite3.Cursor, types:list) -> list[list]:
     "The cursor's rows, `_FETCH_ROWS` at a time, each batch as its columns (see `_pre_typed`)."
     batches = []
-    while rows := cur.fetchmany(_FETCH_ROWS):
-        a = np.array(rows, dtype=object).reshape(-1, len(types))
-        batches.append([_pre_typed(a[:, i], t) for i, t in enumerate(types)])
+    while rows := cur.fetchmany(_FETCH_ROWS): batches.append(_batch_columns(rows, types))
     return batches or [[_pre_typed(np.empty(0, dtype=object), t) for t in types]]
 
 # %% ../../nbs/keep/03_store.ipynb #32a14494
@@ -655,16 +715,19 @@ def _snapshotted(con:sqlite3.Connection, p:Path, names:list[str], cols:dict) -> 
         _keep_snapshot(f, end, changes, df)
     return df
 
+# %% ../../nbs/keep/03_store.ipynb #d173ed6b
+def _inferred_again(df:pd.DataFrame, cols:dict) -> pd.DataFrame:
+    "`df` with the dtype of each untyped extra column (SQL types `cols`) inferred again."
+    for k in [k for k in df.columns if k not in COLUMNS and cols[k] not in _PY_TYPES]:
+        df[k] = pd.Series(df[k].tolist(), dtype=object).infer_objects()
+    return df
+
 # %% ../../nbs/keep/03_store.ipynb #94692c5c
 def _appended(old:pd.DataFrame, new:pd.DataFrame, cols:dict) -> pd.DataFrame:
     "A snapshot's rows and the newer ones in one table, with the dtypes one read of them all gives."
     if not len(new): return old
     # bool and bool with a missing value: boolean, as one read
-    df = pd.concat([old, new], ignore_index=True)
-    # untyped: inferred again
-    for k in [k for k in df.columns if k not in COLUMNS and cols[k] not in _PY_TYPES]:
-        df[k] = pd.Series(df[k].tolist(), dtype=object).infer_objects()
-    return df
+    return _inferred_again(pd.concat([old, new], ignore_index=True), cols)
 
 # %% ../../nbs/keep/03_store.ipynb #9c1e5a06
 def _last_rowid(con:sqlite3.Connection) -> int:
@@ -679,16 +742,19 @@ def _typed_as(s:pd.Series, typ:type|None) -> bool:
     if typ is int: return pd.api.types.is_integer_dtype(s) and not pd.api.types.is_bool_dtype(s)
     return typ is bool and pd.api.types.is_bool_dtype(s)
 
+# %% ../../nbs/keep/03_store.ipynb #d9d31ae5
+def _kept_as_is(df:pd.DataFrame, types:dict, cols:dict) -> bool:
+    "Whether SQLite keeps every value of `df` in columns `types` as it is."
+    # not: text into a number column, a number into a text one, an untyped extra (read back instead)
+    return all(t is not None and cols[k] == SQL_TYPES[t] and (k not in df or _typed_as(df[k], t))
+               for k, t in types.items())
+
 # %% ../../nbs/keep/03_store.ipynb #57ee7f57
 def _read_types(df:pd.DataFrame, names:list[str], cols:dict) -> dict|None:
     """The type a read gives each of columns `names`, or None if SQLite may change a value of `df`
     on the way in."""
     types = {k: COLUMNS.get(k) or _PY_TYPES.get(cols[k]) for k in names}
-    if any(t is None or cols[k] != SQL_TYPES[t] or (k in df and not _typed_as(df[k], t)) for k,
-           t in types.items()):
-        # text into a number column, a number into a text one, an untyped extra: read back instead
-        return None
-    return types
+    return types if _kept_as_is(df, types, cols) else None
 
 # %% ../../nbs/keep/03_store.ipynb #9a07e5c8
 def _as_read(s:pd.Series|None, n:int, typ:type):

@@ -29,18 +29,16 @@ WANDB_TIMEOUT_S = 10  # seconds a request to W&B's server may take before it is 
 # seconds W&B may take over a finished run (log, summary, finish) before it is left on disk
 SEND_TIMEOUT_S = 60
 
+# %% ../../nbs/keep/04_tracking.ipynb #6623b220
+def _base_url() -> str: return wandb.env.get_base_url(wandb_setup.singleton().settings.base_url)
+
 # %% ../../nbs/keep/04_tracking.ipynb #3bd098f3
 def has_api_key() -> bool:
     """True where wandb finds an API key for its server (environment, netrc or settings); the key is
     never read out."""
-    try:
-        host = wandb.env.get_base_url(wandb_setup.singleton().settings.base_url)
-        return wbauth.authenticate_session(host=host, source="ready-steady-go", prompt=False,
-                                           update_session=False) is not None
+    try: return wbauth.authenticate_session(host=_base_url(), source="ready-steady-go",
+                                            prompt=False, update_session=False) is not None
     except Exception: return False
-
-# %% ../../nbs/keep/04_tracking.ipynb #6623b220
-def _base_url() -> str: return wandb.env.get_base_url(wandb_setup.singleton().settings.base_url)
 
 # %% ../../nbs/keep/04_tracking.ipynb #26e27b32
 def wandb_unreachable(timeout:float=WANDB_TIMEOUT_S, # seconds to wait for an answer
@@ -111,17 +109,20 @@ def _plain(v):
     if isinstance(v, np.generic): v = v.item()
     return None if v is pd.NA or (isinstance(v, float) and math.isnan(v)) else v
 
+# %% ../../nbs/keep/04_tracking.ipynb #714498dc
+def _config_2022(config:dict) -> dict:
+    "The 2022 names of a run's W&B config (`fp16`, `pytorch`, `gpu_mem` in bytes), from ours."
+    mem = config["device_mem_gb"]
+    return dict(fp16=config["precision"] == "fp16", pytorch=config["torch"],
+                gpu_mem=int(round(mem * 2**30)) if mem is not None else None)
+
 # %% ../../nbs/keep/04_tracking.ipynb #d09f7017
 def wandb_keys(row:dict, # a run record
               ) -> tuple[dict, dict]:
     "The W&B config and summary for a run: our names and the 2022 names beside them."
     config = {k: _plain(row.get(k)) for k in _CONFIG_KEYS}
     summary = {k: _plain(row.get(k)) for k in _SUMMARY_KEYS}
-    mem = config["device_mem_gb"]
-    config.update(fp16=config["precision"] == "fp16", pytorch=config["torch"],
-                  gpu_mem=int(round(mem * 2**30)) if mem is not None else None)
-    summary.update(duration=summary["seconds"])
-    return config, summary
+    return config | _config_2022(config), summary | dict(duration=summary["seconds"])
 
 # %% ../../nbs/keep/04_tracking.ipynb #09ec4c15
 def _run_dirs(root:Path, run_id:str) -> set[Path]:
@@ -130,14 +131,18 @@ def _run_dirs(root:Path, run_id:str) -> set[Path]:
     return {p for p in root.glob(f"*run-*-{glob.escape(run_id)}") if p.is_dir()
             and not p.is_symlink()}
 
+# %% ../../nbs/keep/04_tracking.ipynb #fb95f6c7
+def _drop_dangling(root:Path, run_id:str):
+    "Remove `latest-run` and the debug logs under `root` where they point into a removed folder."
+    for l in root.glob("*"):
+        if l.is_symlink() and not l.exists() and run_id in os.readlink(l): l.unlink(missing_ok=True)
+
 # %% ../../nbs/keep/04_tracking.ipynb #50f523d6
 def _tidy(root:Path, run_id:str, before:set[Path]):
     """Remove what a failed start of `run_id` made under `root`, and only that: never another
     process's run."""
     for d in _run_dirs(root, run_id) - before: shutil.rmtree(d, ignore_errors=True)
-    # `latest-run` and the debug logs, where they point into the folder just removed
-    for l in root.glob("*"):
-        if l.is_symlink() and not l.exists() and run_id in os.readlink(l): l.unlink(missing_ok=True)
+    _drop_dangling(root, run_id)
     try: root.rmdir()  # only when nothing else is in it
     except OSError: pass
 
@@ -218,17 +223,20 @@ def _send(run, row:dict, finish:bool, history:list|None):
     run.summary.update(summary)
     if finish: run.finish(exit_code=0)
 
+# %% ../../nbs/keep/04_tracking.ipynb #f96563dd
+def _sync_command(run) -> str:
+    "How to send a W&B run kept on disk later: `wandb sync` on its folder."
+    folder = getattr(run, "sync_dir", None)
+    return (f"`wandb sync {shlex.quote(str(folder))}`" if folder
+            else "`wandb sync` on its folder under ./wandb")
+
 # %% ../../nbs/keep/04_tracking.ipynb #f12b3336
 def left_on_disk(run, # a W&B run that did not finish
                  seconds:float, # how long it was given
                 ) -> str:
     "What is kept of a W&B run its server did not take, and how to send it later."
-    folder = getattr(run, "sync_dir", None)
-    how = (f"`wandb sync {shlex.quote(str(folder))}`" if folder
-           else "`wandb sync` on its folder under ./wandb")
     return (f"W&B did not take the run within {seconds:g} s (its server stopped answering): its "
-            "folder is kept; "
-            f"send it later with {how}")
+            f"folder is kept; send it later with {_sync_command(run)}")
 
 # %% ../../nbs/keep/04_tracking.ipynb #cb03aca0
 def log_run(run, # the run `start_run` returned
@@ -249,15 +257,18 @@ def log_run(run, # the run `start_run` returned
 HISTORY_KEYS = dict(throughput="step/throughput", step_s="step/seconds", warmup="step/warmup",
                     loss="step/loss")
 
+# %% ../../nbs/keep/04_tracking.ipynb #4427055f
+def _history_values(h:dict) -> dict:
+    "One step row's values by their W&B history keys (`HISTORY_KEYS`), those it has."
+    return {w: _plain(h[k]) for k, w in HISTORY_KEYS.items() if h.get(k) is not None}
+
 # %% ../../nbs/keep/04_tracking.ipynb #3fc44fee
 def log_history(run, # the run `start_run` returned
                 history:list, # per-step rows: `step`, `step_s`, `throughput`, `warmup` (and `loss` where a step gives one)
                ):
     """Send per-step rows as W&B history at their own step, so W&B's charts show the run over time,
     warm-up marked."""
-    for h in history:
-        run.log({w: _plain(h[k]) for k, w in HISTORY_KEYS.items() if h.get(k) is not None},
-                step=int(h["step"]))
+    for h in history: run.log(_history_values(h), step=int(h["step"]))
 
 # %% ../../nbs/keep/04_tracking.ipynb #4791b763
 def send_run(row:dict, # a finished run record (stored first: W&B is the last thing that happens to it)
