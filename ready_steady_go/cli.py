@@ -453,7 +453,7 @@ def _world(point:Point) -> int:
 def _check_outputs(f:_Flags):
     "A store that can be written and W&B settings that can work, found before measuring, not after."
     if not f.no_store:
-        from ready_steady_go.keep.store import check_store
+        from ready_steady_go.keep.store_file import check_store
         check_store(check_path(f.store, "--store"), write=True)
     _check_wnb_off(f.wnb, wnb_project=None if f.wnb_project == _Flags.wnb_project
                    else f.wnb_project,

@@ -111,7 +111,7 @@ def ready_steady_go_export(
     if not out.parent.is_dir():
         raise BadInput(f"CSV path {str(csv)!r} must be a file in an existing folder")
     _check_exists(store)  # before pandas is imported
-    from ready_steady_go.keep.store import check_store
+    from ready_steady_go.keep.store_file import check_store
     from ready_steady_go.keep.rows import export_csv
     check_store(store)
     # refuses the store itself, and other SQLite files unless --force
@@ -146,7 +146,8 @@ def _tables_written(out:Path) -> list[str]:
 def _report_runs(sources:tuple, store):
     """The runs to report on: the sources (read into a temporary store,
     no store changed), or the store."""
-    from ready_steady_go.keep.store import check_store, read_runs
+    from ready_steady_go.keep.store import read_runs
+    from ready_steady_go.keep.store_file import check_store
     from ready_steady_go.keep.load import import_sources
     from ready_steady_go.schema import REPORT_COLUMNS  # only what the report reads
     if sources:

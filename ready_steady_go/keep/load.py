@@ -17,7 +17,8 @@ from wandb.util import get_core_path
 
 from ..env import BadInput, gc_paused, path_trouble
 from ..schema import COLUMNS, SCHEMA_VERSION, kind_of, precision_2022
-from .store import SQLITE_HEADER, check_store, read_runs, runs_frame, write_rows
+from .store import read_runs, runs_frame, write_rows
+from .store_file import SQLITE_HEADER, check_store
 from ..options import DEFAULT_STORE
 from .side_tables import HISTORY_COLUMNS, write_history
 from .rows import checked_rows, read_table, unquote_formulas

@@ -15,9 +15,8 @@ import pandas as pd
 from ..env import BadInput
 from ..schema import (COLUMNS, FAMILY_UNITS, MODES, OPTIMIZERS, PRECISIONS, STATUSES,
                                     kind_of)
-from .store import (BOOL_TEXT, SIDE_SUFFIXES, SQLITE_HEADER, check_store,
-                                        read_families, read_runs,
-                                   runs_frame)
+from .store import BOOL_TEXT, SIDE_SUFFIXES, read_families, read_runs, runs_frame
+from .store_file import SQLITE_HEADER, check_store
 
 # %% auto #0
 __all__ = ['MAX_THROUGHPUT', 'MAX_LINE_BYTES', 'spreadsheet_safe', 'unquote_formulas', 'safe_csv', 'export_csv', 'checked_rows',

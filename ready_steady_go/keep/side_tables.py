@@ -13,8 +13,8 @@ import pandas as pd
 
 from ..env import BadInput, gc_paused
 from ..options import DEFAULT_STORE
-from .store import (DTYPES, SQL_TYPES, check_store, connect_store, read_only,
-                                   sql_cell, sql_value, table_names)
+from .store import DTYPES, SQL_TYPES, connect_store, sql_cell, sql_value
+from .store_file import check_store, read_only, table_names
 
 # %% auto #0
 __all__ = ['PEAK_COLUMNS', 'HISTORY_COLUMNS', 'COLLECTIVES_TABLE', 'write_peak', 'read_peaks', 'save_peak', 'write_history',

@@ -17,13 +17,13 @@ import pandas as pd
 
 from ..env import BadInput, cache_mb, gc_paused, path_trouble
 from .cache import prune_files, read_sealed, write_sealed
+from .store_file import BUSY_TIMEOUT_S, _sidecar, check_store, read_only
 from ..options import DEFAULT_STORE
 from ..schema import COLUMNS, REPORT_COLUMNS, kind_of
 
 # %% auto #0
-__all__ = ['SQLITE_HEADER', 'BUSY_TIMEOUT_S', 'UNSAVED_SUFFIX', 'JOURNAL_SUFFIX', 'SIDE_SUFFIXES', 'KILLED', 'runs_frame',
-           'read_only', 'table_names', 'check_store', 'quoted', 'write_rows', 'StoreError', 'read_runs',
-           'read_families', 'json_value', 'save_runs', 'connect_store']
+__all__ = ['UNSAVED_SUFFIX', 'JOURNAL_SUFFIX', 'SIDE_SUFFIXES', 'KILLED', 'runs_frame', 'quoted', 'write_rows', 'StoreError',
+           'read_runs', 'read_families', 'json_value', 'save_runs', 'connect_store']
 
 # %% ../../nbs/keep/03_store.ipynb #4c1159a5
 DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -80,171 +80,6 @@ def runs_frame(data:pd.DataFrame|list[dict]|None=None, # runs as a DataFrame or 
             # inferred again: rows arrive as objects
             if k not in COLUMNS: out[k] = pd.Series(df[k].tolist(), index=df.index)
     return out.reset_index(drop=True)
-
-# %% ../../nbs/keep/03_store.ipynb #4a4b594c
-SQLITE_HEADER = b"SQLite format 3\x00"
-_ACCEPTED = "a new or existing ready-steady-go SQLite file (e.g. rsg-results.db)"
-BUSY_TIMEOUT_S = 120
-
-# %% ../../nbs/keep/03_store.ipynb #8f2176b3
-def _sidecar(p:Path, suffix:str) -> Path: return p.with_name(p.name + suffix)
-
-# %% ../../nbs/keep/03_store.ipynb #ee75bdba
-def _stamp(p:Path) -> tuple: s = p.stat(); return s.st_ino, s.st_size, s.st_mtime_ns
-
-# %% ../../nbs/keep/03_store.ipynb #cf56cd4c
-def _damaged(p:Path, e:sqlite3.DatabaseError) -> BadInput:
-    "The error for a store SQLite cannot open (`e`), and how to get its rows back."
-    return BadInput(f"store {str(p)[:100]!r} cannot be opened, it is damaged ({e}): accepted "
-                    "is a whole SQLite store; restore it from a copy, or recover its rows with "
-                    f"sqlite3 {str(p)[:100]} .recover")
-
-# %% ../../nbs/keep/03_store.ipynb #d38a6233
-def read_only(p:Path, read):
-    "`read(con)` on a read-only connection to the store `p` that creates no file beside it."
-    try: return _read_only(p, read)
-    except sqlite3.DatabaseError as e:  # not a busy or locked store: a damaged one
-        if isinstance(e, sqlite3.OperationalError): raise
-        raise _damaged(p, e) from None
-
-# %% ../../nbs/keep/03_store.ipynb #068b62f9
-def _reading(read, *args, **kwargs):
-    "`read(con)` on a connection `sqlite3.connect(*args, **kwargs)` opens, closed after."
-    con = sqlite3.connect(*args, **kwargs)
-    try: return read(con)
-    finally: con.close()
-
-# %% ../../nbs/keep/03_store.ipynb #78a74f1a
-def _read_only(p:Path, read):
-    "`read_only`, a damaged store's error as SQLite gives it."
-    # a writer killed mid-transaction left its rollback journal (hot): SQLite rolls it back as it
-    # opens the store, so that no uncommitted row is read (the file read raw holds them)
-    if _sidecar(p, "-journal").exists(): return _rolled_back(p, read)
-    uri = p.resolve().as_uri()
-    for _ in range(10):
-        # a writer is at work, or one was killed before it could tidy up
-        if _sidecar(p, "-wal").exists(): break
-        before = _stamp(p)
-        out = _reading(read, f"{uri}?mode=ro&immutable=1", uri=True)
-        if not _sidecar(p, "-wal").exists() and _stamp(p) == before: return out
-        time.sleep(0.05)  # a writer changed the file while it was read: read again
-    try: return _reading(read, f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
-    # a read-only folder with a log but no index
-    except sqlite3.OperationalError: return _private_copy(p, read)
-
-# %% ../../nbs/keep/03_store.ipynb #d643d7fa
-def _rolled_back(p:Path, read):
-    """`read(con)` once SQLite has rolled back the journal beside `p` (what it does whenever the
-    store is opened): in place, or in a private copy where the store cannot be written."""
-    try: return _reading(read, p, timeout=BUSY_TIMEOUT_S)
-    except sqlite3.OperationalError: return _private_copy(p, read)
-
-# %% ../../nbs/keep/03_store.ipynb #e22b17e7
-def _copied(p:Path, d:Path) -> Path:
-    "A copy in folder `d` of the store `p` and its log or journal; the copy's path."
-    for suffix in ("", "-wal", "-journal"):
-        if _sidecar(p, suffix).exists():
-            shutil.copyfile(_sidecar(p, suffix), d/f"runs.db{suffix}")
-    return d/"runs.db"
-
-# %% ../../nbs/keep/03_store.ipynb #29ffce0f
-def _private_copy(p:Path, read):
-    "`read(con)` on a private copy of the store `p` and its log or journal."
-    with tempfile.TemporaryDirectory() as d: return _reading(read, _copied(p, Path(d)))
-
-# %% ../../nbs/keep/03_store.ipynb #80d9bf1a
-def table_names(path:Path) -> set[str]:
-    "The tables of an existing SQLite file, opened read-only."
-    q = "SELECT name FROM sqlite_master WHERE type='table'"
-    return read_only(path, lambda con: {r[0] for r in con.execute(q)})
-
-# %% ../../nbs/keep/03_store.ipynb #dc2ea35d
-def _is_dir(p:Path) -> bool:
-    try: return p.is_dir()
-    except OSError: return False  # a name too long to look up
-
-# %% ../../nbs/keep/03_store.ipynb #6664d3f3
-def _name_limits(p:Path) -> tuple[int, int]:
-    "NAME_MAX and PATH_MAX of the file system that would hold `p` (its nearest existing folder's)."
-    d = next((a for a in [p.parent, *p.parent.parents] if _is_dir(a)), Path("."))
-    try: return os.pathconf(d, "PC_NAME_MAX"), os.pathconf(d, "PC_PATH_MAX")
-    except (OSError, ValueError): return 255, 4096
-
-# %% ../../nbs/keep/03_store.ipynb #6c0cac36
-def _too_long(p:Path, name_max:int, path_max:int) -> bool:
-    "Whether a part of `p` is over `name_max` bytes (its name with `-wal`) or all of it `path_max`."
-    if any(len(os.fsencode(part)) > name_max for part in p.parts): return True
-    return len(os.fsencode(p.name)) + 4 > name_max or len(os.fsencode(str(p))) >= path_max
-
-# %% ../../nbs/keep/03_store.ipynb #e0a3b9da
-def _long_name(path, name_max:int) -> BadInput:
-    "The error for a store's `path` too long for its file system."
-    return BadInput(f"store {str(path)[:60]!r}… ({len(str(path))} characters) is too long a "
-                    "name "
-                    f"for this file system: accepted are file names up to {name_max - 4} bytes")
-
-# %% ../../nbs/keep/03_store.ipynb #25a78f76
-def _check_name(p:Path, path):
-    """Refuse a path the file system cannot hold: a name over NAME_MAX bytes (room kept for `-wal`)
-    or over PATH_MAX."""
-    name_max, path_max = _name_limits(p)
-    if _too_long(p, name_max, path_max): raise _long_name(path, name_max)
-
-# %% ../../nbs/keep/03_store.ipynb #9733653f
-def _check_writable(p:Path, path):
-    "Try, creating nothing that stays, whether the store and its folder can be written."
-    for f in (p, _sidecar(p, "-wal"), _sidecar(p, "-shm")):
-        if not f.exists(): continue
-        try: open(f, "r+b").close()  # opened for writing, not changed
-        except OSError as e:
-            raise BadInput(f"store {str(path)!r} cannot be written ({f.name}: {e.strerror}): "
-                           "accepted is a store you "
-                           "can write; choose another --store, or copy it somewhere writable") from None
-    try:
-        fd, probe = tempfile.mkstemp(prefix=".rsg-probe-", dir=p.parent)
-        os.close(fd); os.unlink(probe)
-    except OSError as e:
-        raise BadInput(f"store {str(path)!r} cannot be written: its folder {str(p.parent)!r} takes "
-                       "no new file "
-                       f"({e.strerror}), "
-                       "and SQLite needs one for its log: choose a --store in a writable folder") from None
-
-# %% ../../nbs/keep/03_store.ipynb #7ac1d4b1
-def check_store(path:str|Path=DEFAULT_STORE, # the SQLite file; created on the first write
-                write:bool=False, # also make sure the store can be written (before a measurement)
-               ) -> Path:
-    """Refuse a store that is a folder, not ours, without a parent or (`write`) not writable;
-    creates nothing."""
-    p = Path(path).expanduser()
-    _check_name(p, path)
-    if p.is_dir(): raise BadInput(f"store {str(path)!r} is a directory: accepted is {_ACCEPTED}")
-    # a FIFO: reading it would wait for a writer forever; a loop of links; no permission
-    if what := path_trouble(p):
-        raise BadInput(f"store {str(path)!r} is {what}, not a file: accepted is {_ACCEPTED}")
-    if p.exists():
-        try:
-            with open(p, "rb") as f: head = f.read(16)
-        except OSError as e:
-            raise BadInput(f"store {str(path)!r} cannot be read ({e.strerror}): accepted is "
-                                            f"{_ACCEPTED}") from None
-        if head and head != SQLITE_HEADER:
-            raise BadInput(f"store {str(path)!r} is not a SQLite database, so it is left alone: "
-                           "accepted is "
-                           f"{_ACCEPTED}")
-        if head:
-            try: tables = table_names(p)
-            except sqlite3.Error as e:
-                raise BadInput(f"store {str(path)!r} cannot be opened ({e}): accepted is "
-                                                      f"{_ACCEPTED}") from None
-            if tables and "runs" not in tables:
-                raise BadInput(f"store {str(path)!r} is a SQLite database of another program (no "
-                               "runs table): "
-                               f"accepted is {_ACCEPTED}")
-    elif not p.parent.is_dir():
-        raise BadInput(f"store {str(path)!r}: directory {str(p.parent)!r} does not exist: accepted "
-                       f"is {_ACCEPTED}")
-    if write: _check_writable(p, path)
-    return p
 
 # %% ../../nbs/keep/03_store.ipynb #f5f9f2a5
 SQL_TYPES = {str: "TEXT", int: "INTEGER", float: "REAL", bool: "BOOLEAN"}

@@ -27,7 +27,7 @@ from .links import in_processes, judge_collectives, link_matrix, read_box, run_c
 from .integrity import read_counters, sdc_probe, xid_events, xid_watch
 from .health import (CHECK_COLUMNS, COPY_CHECKS, DIRECT_BLOCK, check_row, disk_read, judge,
                                             judge_box, link_under_load, read_state, sustained_load)
-from ..keep.store import check_store
+from ..keep.store_file import check_store
 from ..keep.side_tables import add_table_rows, read_store_table, write_collectives
 from ..keep.rows import safe_csv
 

@@ -28,7 +28,8 @@ from .peaks import PeakBook
 from ..schema import (STOP_FIELDS, Point, WorldSpec, SERVING_MODES, MODES, WEIGHTS,
                                     Result, kind_of, stepwise)
 from ..options import CONCURRENCY, PRESETS, ENGINE_DEFAULTS, sweep_signature
-from ..keep.store import check_store, read_runs
+from ..keep.store import read_runs
+from ..keep.store_file import check_store
 from .launch import check_world
 from .runner import record_of
 
