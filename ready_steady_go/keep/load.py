@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from wandb.util import get_core_path
 
-from ..env import BadInput, gc_paused, path_trouble
+from ..env import BadInput, TrackingError, gc_paused, path_trouble
 from ..schema import COLUMNS, SCHEMA_VERSION, kind_of, precision_2022
 from .store import read_runs, runs_frame, write_rows
 from .store_file import SQLITE_HEADER, check_store
@@ -23,11 +23,8 @@ from ..options import DEFAULT_STORE
 from .side_tables import HISTORY_COLUMNS, write_history
 from .rows import checked_rows, read_table, unquote_formulas
 from .tracking import HISTORY_KEYS, has_api_key, wandb_api
-from ..env import TrackingError
-from .keymaps import (RECIPES, KeyMap, as_number, column_of, is_present,
-                                          lacking,
-                                     lookup, map_distinct, mapped_value, missing_line, run_states,
-                                     team_records)
+from .keymaps import (RECIPES, KeyMap, as_number, column_of, is_present, lacking, lookup,
+                                          map_distinct, mapped_value, missing_line, run_states, team_records)
 
 # %% auto #0
 __all__ = ['MAX_NESTING', 'LAMBDA_UNITS', 'Loaded', 'from_wandb', 'load_offline', 'load_wandb', 'load_csv', 'load_jsonl',
