@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np, pandas as pd
 from .served import capacity_table
 from ..analyse.analysis import (
-    FAMILY_NAMES, FAMILY_ORDER, clean_device_name, mode_name, rate_name, clean_device_names)
+    FAMILY_NAMES, family_rank, clean_device_name, mode_name, rate_name, clean_device_names)
 from ..analyse.timetotrain import TIME_TO_TRAIN_COLS, time_to_train
 from ..analyse.answers import analyse, flagged
 from ..schema import FAMILY_UNITS, num_text
@@ -102,8 +102,7 @@ def capitalised(s:str) -> str: return s[:1].upper() + s[1:]  # `3D U-Nets` stays
 def _families(d:pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
     "`(family, its rows, its unit)` for each family of `d`, in page order."
     if "workload" not in d: return [("image", d, unit_name(d))]
-    fams = sorted(d["workload"].unique(), key=lambda f: (FAMILY_ORDER.index(f) if f in FAMILY_ORDER
-                                                         else 9, f))
+    fams = sorted(d["workload"].unique(), key=family_rank)
     return [(f, x, unit_name(x) if "unit" in x else FAMILY_UNITS.get(f, "samples"))
             for f in fams for x in [d[d["workload"] == f]]]
 
