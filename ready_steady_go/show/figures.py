@@ -124,15 +124,19 @@ def report_figures(res:dict, # `analyse(runs, prices)`
     "`{file name: (section, Figure)}` for every figure of the report."
     return {name: (sec, draw()) for name, sec, draw in _figure_jobs(res)}
 
+# %% ../../nbs/show/08b_figures.ipynb #4051b77c
+def _hash_table(h, x:pd.DataFrame):
+    "Feed table `x` into the hash `h`: its columns, dtypes and values."
+    h.update(repr((list(x.columns), [str(t) for t in x.dtypes])).encode())
+    try: h.update(pd.util.hash_pandas_object(x, index=False).to_numpy().tobytes())
+    # cells pandas cannot hash (lists): as text
+    except TypeError: h.update(x.to_csv(index=False).encode())
+
 # %% ../../nbs/show/08b_figures.ipynb #c9e3b5d1
 def _hash_arg(h, x):
     """Feed one argument of a figure into the hash `h`: a table by its columns, dtypes and values;
     else its repr."""
-    if isinstance(x, pd.DataFrame):
-        h.update(repr((list(x.columns), [str(t) for t in x.dtypes])).encode())
-        try: h.update(pd.util.hash_pandas_object(x, index=False).to_numpy().tobytes())
-        # cells pandas cannot hash (lists): as text
-        except TypeError: h.update(x.to_csv(index=False).encode())
+    if isinstance(x, pd.DataFrame): _hash_table(h, x)
     else: h.update(repr(x).encode())
 
 # %% ../../nbs/show/08b_figures.ipynb #0569f53b
