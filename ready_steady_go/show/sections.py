@@ -457,18 +457,28 @@ _VALUE_HEADERS = {"price_per_hour": "price ($/h)", "throughput": "relative throu
                   "throughput_factor": "throughput factor (×)", "value": "value (% per $/h)",
                   "frontier": "on the frontier"}
 
+# %% ../../nbs/show/08d_sections.ipynb #9111c09f
+def _intervals(v:pd.DataFrame) -> list:
+    "Each row's 95% interval of its throughput factor, as text; None for the first (the reference)."
+    return [None if i == 0 else ci_text(a, b, "{:.2f}")
+            for i, (a, b) in enumerate(zip(v["throughput_factor_lo"], v["throughput_factor_hi"]))]
+
+# %% ../../nbs/show/08d_sections.ipynb #d9922266
+def _with_interval(x:str, c:str|None) -> str:
+    "Verdict `x` with its interval `c`: as it is for none, else `(no interval)` or `(95% CI c×)`."
+    if c is None: return x
+    return f"{x} (no interval)" if c == "no interval" else f"{x} (95% CI {c}×)"
+
+# %% ../../nbs/show/08d_sections.ipynb #5a162f68
+# the value table's factors the page leaves out: the verdict says them
+_UNSHOWN = ["cost_factor", "throughput_factor", "throughput_factor_lo", "throughput_factor_hi"]
+
 # %% ../../nbs/show/08d_sections.ipynb #2d620b29
 def _verdicts(value:pd.DataFrame, mode:str) -> pd.DataFrame:
     "One mode's value table as shown: each verdict with the 95% interval of its throughput factor."
     v = value[value["mode"] == mode].drop(columns="mode")
-    ci = [None if i == 0 else ci_text(a, b, "{:.2f}")
-          for i, (a, b) in enumerate(zip(v["throughput_factor_lo"], v["throughput_factor_hi"]))]
-    v["verdict"] = [x if c is None else f"{x} (no interval)" if c == "no interval"
-                    else f"{x} (95% CI {c}×)"
-                    for x, c in zip(v["verdict"], ci)]
-    v = v.drop(columns=["cost_factor", "throughput_factor", "throughput_factor_lo",
-                        "throughput_factor_hi"])
-    return v.rename(columns=_VALUE_HEADERS)
+    v["verdict"] = [_with_interval(x, c) for x, c in zip(v["verdict"], _intervals(v))]
+    return v.drop(columns=_UNSHOWN).rename(columns=_VALUE_HEADERS)
 
 # %% ../../nbs/show/08d_sections.ipynb #fd59e5f9
 def cost_section(pg:PageData) -> list[str]:
