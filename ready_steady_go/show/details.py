@@ -260,16 +260,20 @@ def _environments(envs:pd.DataFrame) -> pd.DataFrame:
     e = e[[c for c in e if not e[c].astype(str).isin(["", "nan", "None"]).all()]]
     return e.rename(columns=_ENV_HEADERS)
 
+# %% ../../nbs/show/08e_details.ipynb #7c0a5a2c
+def _env_names(e:pd.DataFrame) -> pd.Series:
+    "Each environment's device, with its `environment` (then a number) where a device has several."
+    name, ids = e["device"].astype(str), e.groupby("device").cumcount() + 1
+    for more in [x for x in (e.get("environment"), ids) if x is not None]:
+        name = name.where(~name.duplicated(keep=False), name + " · " + more.astype(str))
+    return name
+
 # %% ../../nbs/show/08e_details.ipynb #137252b5
 def _across(e:pd.DataFrame) -> pd.DataFrame:
     """The environments shown as the page can hold them: a row per fact, a column per environment
     (named by its device, and its id where a device has several): 18 facts never outrun 1400 px."""
     if "device" not in e or e.empty: return e
-    name = e["device"].astype(str)
-    for more in (e.get("environment"), e.groupby("device").cumcount() + 1):
-        if more is None: continue
-        name = name.where(~name.duplicated(keep=False), name + " · " + more.astype(str))
-    return e.drop(columns="device").set_axis(name).T.rename_axis("").reset_index()
+    return e.drop(columns="device").set_axis(_env_names(e)).T.rename_axis("").reset_index()
 
 # %% ../../nbs/show/08e_details.ipynb #69b40632
 def model_index(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
