@@ -317,15 +317,19 @@ def precision_doubts(speedup:pd.DataFrame, # `speedup_ci(...)`
                    "rate were read")
     return out
 
+# %% ../../nbs/analyse/06a_costs.ipynb #4612b6a9
+def _cheapest_by_rate(f:pd.DataFrame, keys:list) -> pd.Series:
+    "Per group of `keys` (model and mode), the device cheapest by price ÷ throughput."
+    by_rate = f.assign(_c=f["price_per_hour"] / f["throughput"]).sort_values([*keys, "_c"])
+    return by_rate.drop_duplicates(keys).set_index(keys)["device"]
+
 # %% ../../nbs/analyse/06a_costs.ipynb #c9993901
 def _cheapest(f:pd.DataFrame) -> pd.DataFrame:
     """Per model and mode of `cost_factors`' rows (cheapest per run first): its first row, with
     `rate`, the cheapest device by price ÷ throughput."""
     keys = ["model", "mode"]
-    by_rate = f.assign(_c=f["price_per_hour"] / f["throughput"]).sort_values([*keys, "_c"])
-    rate = by_rate.drop_duplicates(keys).set_index(keys)["device"]
     first = f[f[keys].notna().all(axis=1)].drop_duplicates(keys).set_index(keys)
-    return first.assign(rate=rate).sort_index()
+    return first.assign(rate=_cheapest_by_rate(f, keys)).sort_index()
 
 # %% ../../nbs/analyse/06a_costs.ipynb #11e73bbf
 def _runs_of(df:pd.DataFrame):
