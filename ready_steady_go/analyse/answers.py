@@ -470,14 +470,17 @@ def _ranked(runs:pd.DataFrame, best:pd.DataFrame) -> pd.DataFrame:
     on = k.reset_index().merge(best[keys].drop_duplicates(), on=keys)["index"]
     return runs.loc[on]
 
+# %% ../../nbs/analyse/06c_answers.ipynb #7dcde272
+def _all_flagged(runs:pd.DataFrame) -> BadInput:
+    "The refusal of runs that were each measured under flagged conditions."
+    return BadInput(f"every one of the {len(runs)} run(s) was measured under flagged conditions: "
+                    "without only_valid they are shown, marked")
+
 # %% ../../nbs/analyse/06c_answers.ipynb #d317d3b7
 def _valid_only(runs:pd.DataFrame) -> pd.DataFrame:
     "`runs` without those measured under flagged conditions; `BadInput` when none is left."
     if not isinstance(runs, pd.DataFrame) or not len(runs): return runs
-    if (bad := flagged(runs)).all():
-        raise BadInput(f"every one of the {len(runs)} run(s) was measured under flagged "
-                                                    "conditions: without only_valid they are "
-                                                    "shown, marked")
+    if (bad := flagged(runs)).all(): raise _all_flagged(runs)
     return runs[~bad]
 
 # %% ../../nbs/analyse/06c_answers.ipynb #6f14cb30
