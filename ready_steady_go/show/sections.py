@@ -420,15 +420,19 @@ def _ranking_of(pg:PageData, av:pd.DataFrame, sp:pd.DataFrame, mode:str, *, fam:
                 html_table(_speedups(sp, mode), "{:,.2f}")]
     return out if len(out) > 1 else []
 
+# %% ../../nbs/show/08d_sections.ipynb #6053b8b6
+# speed-ups taken between each precision's best configuration, in words
+_BEST_BASIS = ("between each precision's best configuration (layout and compile setting: the "
+               "<i>taken between</i> column says where they differ; the best points say which "
+               "each is)")
+
 # %% ../../nbs/show/08d_sections.ipynb #eae0cde8
 def _basis_text(sp:pd.DataFrame, mode:str) -> str:
     """How a mode's speed-ups were taken, in words:
     like for like, or between each precision's best configuration."""
     if "basis" not in sp or sp.loc[sp["mode"] == mode, "basis"].eq(LIKE).all():
         return "in the same memory layout and compile setting"
-    return ("between each precision's best configuration (layout and compile setting: the <i>taken "
-            "between</i> "
-            "column says where they differ; the best points say which each is)")
+    return _BEST_BASIS
 
 # %% ../../nbs/show/08d_sections.ipynb #36c633d4
 def ranking_section(pg:PageData) -> list[str]:
