@@ -21,7 +21,7 @@ __all__ = ['KEYS', 'POINT_KEYS', 'SETUP_FLAGS', 'REQUIRED', 'STEP_TIME_COLUMNS',
            'setups', 'truthy', 'world_sizes', 'family_of', 'usable', 'model_labels', 'device_labels', 'keyed_once',
            'keyed', 'tidy', 'config_label', 'best_batch', 'at_largest', 'model_column', 'shared_models', 'relative',
            'ratio_ci', 'throughput_ci_rel', 'speedup_ci', 'speedup', 'average', 'oom_batch', 'mode_name', 'rate_name',
-           'cost_per']
+           'cost_per', 'family_rank']
 
 # %% ../../nbs/analyse/06_analysis.ipynb #7abdf383
 _BRANDS = re.compile(r"\b(?:NVIDIA|GeForce|Tesla)\b|\((?:R|TM)\)", re.I)
@@ -144,28 +144,45 @@ def family_of(w) -> str:
     "`schema.kind_of`, a missing or empty value read as `image` (a record from before families)."
     return "image" if str(w) in ("nan", "None", "<NA>", "") else kind_of(str(w))
 
+# %% ../../nbs/analyse/06_analysis.ipynb #090ce54e
+def _patch_column(df:pd.DataFrame) -> pd.Series:
+    "Each row's patch as text: \"\" where it has none (or the table no `patch`)."
+    if "patch" not in df: return pd.Series("", index=df.index, dtype=object)
+    return df["patch"].astype(object).where(df["patch"].notna(), "").astype(str)
+
+# %% ../../nbs/analyse/06_analysis.ipynb #de4953b2
+def _uneven_patch(s:str) -> str:
+    "Patch text `s` as `dxhxw` where its sides differ, else \"\"."
+    s = s.strip().lower()
+    return s if len(set(s.split("x"))) > 1 else ""
+
 # %% ../../nbs/analyse/06_analysis.ipynb #09d5413f
 # a family's unit, for a table that names only its workload
 
 def _patch_text(df:pd.DataFrame) -> pd.Series:
     "A 3D patch as `DxHxW` where its sides differ, else \"\" (a cube is its `size`)."
-    if "patch" not in df: return pd.Series("", index=df.index, dtype=object)
-    p = df["patch"].astype(object).where(df["patch"].notna(), "").astype(str)
+    p = _patch_column(df)
     # per distinct patch
-    text = lambda s: s.strip().lower() if len(set(s.strip().lower().split("x"))) > 1 else ""
-    return pd.Series(_each_distinct(text, p), index=p.index, dtype=p.dtype, name=p.name)
+    return pd.Series(_each_distinct(_uneven_patch, p), index=p.index, dtype=p.dtype, name=p.name)
+
+# %% ../../nbs/analyse/06_analysis.ipynb #f4f8502b
+def _patch_items(p:str, s) -> float:
+    "Voxels in a sample: the product of patch `p`'s sides, else a cube of side `s`; NaN: neither."
+    if p: return math.prod(int(x) for x in p.split("x"))
+    return int(s) ** 3 if s else np.nan
+
+# %% ../../nbs/analyse/06_analysis.ipynb #901e74c3
+def _sample_items(w:str, q, p:str, s) -> float:
+    "Items of the unit in a sample of workload `w`: tokens `q`, voxels (patch `p`, size `s`), or 1."
+    if w == "lm" and q: return q
+    return _patch_items(p.strip().lower(), s) if w == "unet3d" else 1.0
 
 # %% ../../nbs/analyse/06_analysis.ipynb #d7fd49e5
 def _items_per_sample(df:pd.DataFrame) -> pd.Series:
     "Items of the unit per sample where not given: tokens per sequence, voxels per patch, else 1."
-    sides = (lambda p, s: math.prod(int(x) for x in p.split("x")) if p else int(s) ** 3 if s
-             else np.nan)
-    raw = (df["patch"].astype(object).where(df["patch"].notna(), "").astype(str) if "patch" in df
-           else pd.Series("", index=df.index))
-    one = (lambda w, q, p, s: q if w == "lm" and q else sides(p.strip().lower(), s) if w == "unet3d"
-           else 1.0)
-    return pd.Series(_each_distinct(one, df["workload"], df["seq_len"], raw, df["size"]),
-                     index=df.index, dtype=float)
+    items = _each_distinct(_sample_items, df["workload"], df["seq_len"], _patch_column(df),
+                           df["size"])
+    return pd.Series(items, index=df.index, dtype=float)
 
 # %% ../../nbs/analyse/06_analysis.ipynb #e4404f3c
 def _from_steps(df:pd.DataFrame) -> pd.DataFrame:
@@ -267,14 +284,18 @@ def _publisher(source:str):
     return (np.nan if s in MEASURED_SOURCES or s.lower() in ("", "nan", "none", "<na>", "null")
             else s.split(":")[0])
 
+# %% ../../nbs/analyse/06_analysis.ipynb #6c547266
+def _published_name(d:str, p) -> str:
+    "Device name `d`, marked with its published source `p` where it has one."
+    return d if pd.isna(p) else f"{d} (published: {p})"
+
 # %% ../../nbs/analyse/06_analysis.ipynb #959cbc93
 def device_labels(df:pd.DataFrame) -> pd.Series:
     "Short device names; a published table's marked ` (published: lambda)`, never merged with ours."
     names = df["device"].unique()
     dev = df["device"].map(dict(zip(names, map(clean_device_name, names))))
-    out = _each_distinct(lambda d, p: d if pd.isna(p) else f"{d} (published: {p})", dev,
-                         _published(df))
-    return pd.Series(out, index=df.index, dtype=object)
+    return pd.Series(_each_distinct(_published_name, dev, _published(df)), index=df.index,
+                     dtype=object)
 
 # %% ../../nbs/analyse/06_analysis.ipynb #10555c2a
 # id(runs) -> (runs, keyed) inside `keyed_once`: one analysis keys its runs once, not per table
@@ -354,17 +375,25 @@ def config_label(precision:str, # the precision (with its weights, see `weights_
     if fuseds > 1: words.append("fused" if "fused" in on else "unfused")
     return ", ".join(words)
 
+# %% ../../nbs/analyse/06_analysis.ipynb #41904718
+def _row_family(d:pd.DataFrame) -> pd.Series:
+    "Each row's family: its `workload`, or image models where the table names none."
+    return d["workload"] if "workload" in d else pd.Series("image", index=d.index)
+
+# %% ../../nbs/analyse/06_analysis.ipynb #60d38018
+def _setups_held(t:pd.DataFrame) -> pd.DataFrame:
+    "Per family of `t`: how many layouts (`l`), compile settings (`c`) and optimizers (`u`) ran."
+    s = t["setup"]
+    ran = pd.DataFrame(dict(f=_row_family(t), l=s.str.contains("channels_last"),
+                            c=s.str.contains("compiled"), u=s.str.contains(r"\bfused\b")))
+    return ran.groupby("f")[["l", "c", "u"]].nunique()
+
 # %% ../../nbs/analyse/06_analysis.ipynb #9a8a866b
 def _configurations(best:pd.DataFrame, t:pd.DataFrame) -> list[str]:
     "Each best point's `config_label`: layout and compile named where its family holds several."
-    fam = lambda d: d["workload"] if "workload" in d else pd.Series("image", index=d.index)
-    ran = pd.DataFrame(dict(f=fam(t), l=t["setup"].str.contains("channels_last"),
-                            c=t["setup"].str.contains("compiled"),
-                            u=t["setup"].str.contains(r"\bfused\b")))
-    n = ran.groupby("f")[["l", "c", "u"]].nunique()
-    held = lambda f, k: n.at[f, k] if f in n.index else 1
-    return [config_label(p, s, f, held(f, "l"), held(f, "c"), held(f, "u"))
-            for p, s, f in zip(best["precision"], best["setup"], fam(best))]
+    n = _setups_held(t)
+    return [config_label(p, s, f, *(n.loc[f] if f in n.index else (1, 1, 1)))
+            for p, s, f in zip(best["precision"], best["setup"], _row_family(best))]
 
 # %% ../../nbs/analyse/06_analysis.ipynb #e9879b87
 def best_batch(t:pd.DataFrame, # tidy runs (see `tidy`)
@@ -644,3 +673,8 @@ def cost_per(unit:str, # what a family counts
 FAMILY_ORDER = ("image", "lm", "unet3d", "op", "data") # how pages order the families
 FAMILY_NAMES = dict(image="image models", lm="language models", unet3d="3D U-Nets", op="micro-ops",
                     data="input pipeline") # how pages name them
+
+# %% ../../nbs/analyse/06_analysis.ipynb #f4a1c0de
+def family_rank(f:str) -> tuple:
+    "Where family `f` sorts on the pages: its place in `FAMILY_ORDER`, any other after, by name."
+    return (FAMILY_ORDER.index(f) if f in FAMILY_ORDER else 9, f)

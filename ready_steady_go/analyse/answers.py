@@ -470,26 +470,32 @@ def _ranked(runs:pd.DataFrame, best:pd.DataFrame) -> pd.DataFrame:
     on = k.reset_index().merge(best[keys].drop_duplicates(), on=keys)["index"]
     return runs.loc[on]
 
+# %% ../../nbs/analyse/06c_answers.ipynb #7dcde272
+def _all_flagged(runs:pd.DataFrame) -> BadInput:
+    "The refusal of runs that were each measured under flagged conditions."
+    return BadInput(f"every one of the {len(runs)} run(s) was measured under flagged conditions: "
+                    "without only_valid they are shown, marked")
+
 # %% ../../nbs/analyse/06c_answers.ipynb #d317d3b7
 def _valid_only(runs:pd.DataFrame) -> pd.DataFrame:
     "`runs` without those measured under flagged conditions; `BadInput` when none is left."
     if not isinstance(runs, pd.DataFrame) or not len(runs): return runs
-    if (bad := flagged(runs)).all():
-        raise BadInput(f"every one of the {len(runs)} run(s) was measured under flagged "
-                                                    "conditions: without only_valid they are "
-                                                    "shown, marked")
+    if (bad := flagged(runs)).all(): raise _all_flagged(runs)
     return runs[~bad]
+
+# %% ../../nbs/analyse/06c_answers.ipynb #6f14cb30
+def _no_single_device(every:pd.DataFrame) -> BadInput:
+    "The refusal of runs that each used several devices, naming their world sizes."
+    sizes = ", ".join(map(str, sorted(every["world_size"].unique())))
+    return BadInput("no single-device runs: every usable run used several devices (world sizes "
+                    f"{sizes}); measure world size 1 too (e.g. --nprocs 1,2) for the per-device "
+                    "tables and the scaling")
 
 # %% ../../nbs/analyse/06c_answers.ipynb #699c8e0c
 def _single_device(every:pd.DataFrame) -> pd.DataFrame:
     "The tidy rows at world size 1, what per-device tables compare; `BadInput` when there are none."
     t = every[every["world_size"].eq(1)]
-    if t.empty:
-        sizes = ", ".join(map(str, sorted(every["world_size"].unique())))
-        raise BadInput("no single-device runs: every usable run used several devices (world sizes "
-                       f"{sizes}); "
-                       "measure world size 1 too (e.g. --nprocs 1,2) for the per-device tables and "
-                       "the scaling")
+    if t.empty: raise _no_single_device(every)
     return t
 
 # %% ../../nbs/analyse/06c_answers.ipynb #b762aeec

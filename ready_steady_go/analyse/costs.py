@@ -49,15 +49,18 @@ def _once(pairs) -> dict[str, float]:
         out[k] = v
     return out
 
+# %% ../../nbs/analyse/06a_costs.ipynb #22f8e1ad
+def _why(e:Exception) -> str:
+    "What went wrong, in one line: the first of error `e`'s text, else its type's name."
+    return str(e).splitlines()[0] if str(e) else type(e).__name__
+
 # %% ../../nbs/analyse/06a_costs.ipynb #ec8ff0da
 def _prices_file(path:str) -> dict[str, float]:
     "Prices from a CSV file of device, price_per_hour; `BadInput` if it cannot be read."
     try: df = pd.read_csv(path, skipinitialspace=True)
     except (OSError, ValueError) as e:
-        why = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise BadInput(f"cannot read prices file {path!r}: {why}") from None
-    df.columns = [str(c).strip() for c in df.columns]
-    return parse_prices(df)
+        raise BadInput(f"cannot read prices file {path!r}: {_why(e)}") from None
+    return parse_prices(df.rename(columns=lambda c: str(c).strip()))
 
 # %% ../../nbs/analyse/06a_costs.ipynb #d9fa1820
 def parse_prices(prices=None, # a CSV path, `"NAME=USD"`, `"NAME:USD"`, a dict, a DataFrame, a list
@@ -314,15 +317,19 @@ def precision_doubts(speedup:pd.DataFrame, # `speedup_ci(...)`
                    "rate were read")
     return out
 
+# %% ../../nbs/analyse/06a_costs.ipynb #4612b6a9
+def _cheapest_by_rate(f:pd.DataFrame, keys:list) -> pd.Series:
+    "Per group of `keys` (model and mode), the device cheapest by price ÷ throughput."
+    by_rate = f.assign(_c=f["price_per_hour"] / f["throughput"]).sort_values([*keys, "_c"])
+    return by_rate.drop_duplicates(keys).set_index(keys)["device"]
+
 # %% ../../nbs/analyse/06a_costs.ipynb #c9993901
 def _cheapest(f:pd.DataFrame) -> pd.DataFrame:
     """Per model and mode of `cost_factors`' rows (cheapest per run first): its first row, with
     `rate`, the cheapest device by price ÷ throughput."""
     keys = ["model", "mode"]
-    by_rate = f.assign(_c=f["price_per_hour"] / f["throughput"]).sort_values([*keys, "_c"])
-    rate = by_rate.drop_duplicates(keys).set_index(keys)["device"]
     first = f[f[keys].notna().all(axis=1)].drop_duplicates(keys).set_index(keys)
-    return first.assign(rate=rate).sort_index()
+    return first.assign(rate=_cheapest_by_rate(f, keys)).sort_index()
 
 # %% ../../nbs/analyse/06a_costs.ipynb #11e73bbf
 def _runs_of(df:pd.DataFrame):

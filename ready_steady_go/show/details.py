@@ -177,16 +177,19 @@ def _work_of(tt:pd.DataFrame, models, mode:str) -> str:
     w = tt.loc[tt["model"].isin(models) & tt["mode"].eq(mode), "work"]
     return w.iloc[0] if len(w) else DEFAULT_WORK[mode]["image"]
 
+# %% ../../nbs/show/08e_details.ipynb #98469387
+def _image_note(img:pd.DataFrame, tt:pd.DataFrame) -> str:
+    "The paragraph over the image models' times: at what rate and precision, for what work."
+    train, infer = (html.escape(_work_of(tt, img["label"], m)) for m in ("train", "infer"))
+    return ("<p>Image models, at the measured rate, with the fastest precision of each device: "
+            f"training is {train}, inference {infer}. "
+            "Data loading is not in the benchmark, so read these as lower bounds.</p>")
+
 # %% ../../nbs/show/08e_details.ipynb #723e50eb
 def _image_times(img:pd.DataFrame, tt:pd.DataFrame) -> list[str]:
     "Image models' times as a device × model grid per mode."
-    e = html.escape
-    out = ["<p>Image models, at the measured rate, with the fastest precision of each device: "
-           "training is "
-           + e(_work_of(tt, img["label"], "train")) + ", inference " + e(_work_of(tt, img["label"],
-                                                                                  "infer"))
-           + ". Data loading is not in the benchmark, so read these as lower bounds.</p>"]
-    return out + per_mode(img, lambda m: (html_table(duration_table(img, m, tt)),))
+    grids = per_mode(img, lambda m: (html_table(duration_table(img, m, tt)),))
+    return [_image_note(img, tt)] + grids
 
 # %% ../../nbs/show/08e_details.ipynb #c4f5df12
 _OTHER_TIMES = ("<p>Other families, each row for the work it names "
@@ -257,16 +260,20 @@ def _environments(envs:pd.DataFrame) -> pd.DataFrame:
     e = e[[c for c in e if not e[c].astype(str).isin(["", "nan", "None"]).all()]]
     return e.rename(columns=_ENV_HEADERS)
 
+# %% ../../nbs/show/08e_details.ipynb #7c0a5a2c
+def _env_names(e:pd.DataFrame) -> pd.Series:
+    "Each environment's device, with its `environment` (then a number) where a device has several."
+    name, ids = e["device"].astype(str), e.groupby("device").cumcount() + 1
+    for more in [x for x in (e.get("environment"), ids) if x is not None]:
+        name = name.where(~name.duplicated(keep=False), name + " · " + more.astype(str))
+    return name
+
 # %% ../../nbs/show/08e_details.ipynb #137252b5
 def _across(e:pd.DataFrame) -> pd.DataFrame:
     """The environments shown as the page can hold them: a row per fact, a column per environment
     (named by its device, and its id where a device has several): 18 facts never outrun 1400 px."""
     if "device" not in e or e.empty: return e
-    name = e["device"].astype(str)
-    for more in (e.get("environment"), e.groupby("device").cumcount() + 1):
-        if more is None: continue
-        name = name.where(~name.duplicated(keep=False), name + " · " + more.astype(str))
-    return e.drop(columns="device").set_axis(name).T.rename_axis("").reset_index()
+    return e.drop(columns="device").set_axis(_env_names(e)).T.rename_axis("").reset_index()
 
 # %% ../../nbs/show/08e_details.ipynb #69b40632
 def model_index(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
@@ -426,14 +433,19 @@ def _team_section(pg:PageData) -> list[str]:
                 "price_per_hour": "price ($/h per GPU)", "cost_usd": "cost ($)"}), "{:,.2f}") + "</details>")
     return out
 
+# %% ../../nbs/show/08e_details.ipynb #ec599747
+def _cost_lines(pg:PageData) -> list[str]:
+    "`cost_doubts`' lines where the report has prices; none without."
+    cost = pg.res.get("cost")
+    if cost is None or not len(cost): return []
+    prices = dict(zip(cost["device"], cost["price_per_hour"]))
+    return cost_doubts(cost_factors(pg.res["tidy"], pg.runs, prices), pg.runs)
+
 # %% ../../nbs/show/08e_details.ipynb #12e82109
 def _sanity_section(pg:PageData) -> list[str]:
     """One line per result that is almost never the hardware (`precision_doubts`, `cost_doubts`),
     naming its runs."""
-    lines, cost = precision_doubts(pg.res["speedup"], pg.runs), pg.res.get("cost")
-    prices = (dict(zip(cost["device"], cost["price_per_hour"])) if cost is not None and len(cost)
-              else {})
-    if prices: lines += cost_doubts(cost_factors(pg.res["tidy"], pg.runs, prices), pg.runs)
+    lines = [*precision_doubts(pg.res["speedup"], pg.runs), *_cost_lines(pg)]
     return [f'<p class="note"><b>Check</b>: {html.escape(capitalised(l))}.</p>' for l in lines]
 
 # %% ../../nbs/show/08e_details.ipynb #5ad24a6f

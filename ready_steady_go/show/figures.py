@@ -11,7 +11,7 @@ from functools import cached_property, lru_cache, partial
 from pathlib import Path
 import pandas as pd
 from ..env import cache_mb, gc_paused
-from ..analyse.analysis import FAMILY_ORDER
+from ..analyse.analysis import family_rank
 from ..analyse.timetotrain import TIME_TO_TRAIN_COLS, time_to_train
 from ..analyse.answers import analyse, ranking
 from ..keep.store import can_fork
@@ -53,8 +53,7 @@ def by_family(avg:pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
     else image models first."""
     fams = list(dict.fromkeys(avg["workload"])) if "workload" in avg and len(avg) else []
     if len(fams) <= 1: return [(fams[0] if fams else "image", avg, "")]
-    fams = sorted(fams, key=lambda f: (FAMILY_ORDER.index(f) if f in FAMILY_ORDER else 9, f))
-    return [(f, avg[avg["workload"] == f], f"-{f}") for f in fams]
+    return [(f, avg[avg["workload"] == f], f"-{f}") for f in sorted(fams, key=family_rank)]
 
 # %% ../../nbs/show/08b_figures.ipynb #3665e8ba
 def most_measured(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
@@ -125,15 +124,19 @@ def report_figures(res:dict, # `analyse(runs, prices)`
     "`{file name: (section, Figure)}` for every figure of the report."
     return {name: (sec, draw()) for name, sec, draw in _figure_jobs(res)}
 
+# %% ../../nbs/show/08b_figures.ipynb #4051b77c
+def _hash_table(h, x:pd.DataFrame):
+    "Feed table `x` into the hash `h`: its columns, dtypes and values."
+    h.update(repr((list(x.columns), [str(t) for t in x.dtypes])).encode())
+    try: h.update(pd.util.hash_pandas_object(x, index=False).to_numpy().tobytes())
+    # cells pandas cannot hash (lists): as text
+    except TypeError: h.update(x.to_csv(index=False).encode())
+
 # %% ../../nbs/show/08b_figures.ipynb #c9e3b5d1
 def _hash_arg(h, x):
     """Feed one argument of a figure into the hash `h`: a table by its columns, dtypes and values;
     else its repr."""
-    if isinstance(x, pd.DataFrame):
-        h.update(repr((list(x.columns), [str(t) for t in x.dtypes])).encode())
-        try: h.update(pd.util.hash_pandas_object(x, index=False).to_numpy().tobytes())
-        # cells pandas cannot hash (lists): as text
-        except TypeError: h.update(x.to_csv(index=False).encode())
+    if isinstance(x, pd.DataFrame): _hash_table(h, x)
     else: h.update(repr(x).encode())
 
 # %% ../../nbs/show/08b_figures.ipynb #0569f53b

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np, pandas as pd
 from .served import capacity_table
 from ..analyse.analysis import (
-    FAMILY_NAMES, FAMILY_ORDER, clean_device_name, mode_name, rate_name, clean_device_names)
+    FAMILY_NAMES, family_rank, clean_device_name, mode_name, rate_name, clean_device_names)
 from ..analyse.timetotrain import TIME_TO_TRAIN_COLS, time_to_train
 from ..analyse.answers import analyse, flagged
 from ..schema import FAMILY_UNITS, num_text
@@ -102,8 +102,7 @@ def capitalised(s:str) -> str: return s[:1].upper() + s[1:]  # `3D U-Nets` stays
 def _families(d:pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
     "`(family, its rows, its unit)` for each family of `d`, in page order."
     if "workload" not in d: return [("image", d, unit_name(d))]
-    fams = sorted(d["workload"].unique(), key=lambda f: (FAMILY_ORDER.index(f) if f in FAMILY_ORDER
-                                                         else 9, f))
+    fams = sorted(d["workload"].unique(), key=family_rank)
     return [(f, x, unit_name(x) if "unit" in x else FAMILY_UNITS.get(f, "samples"))
             for f in fams for x in [d[d["workload"] == f]]]
 
@@ -136,17 +135,29 @@ def html_document(title:str, parts:list[str]) -> str:
 # %% ../../nbs/show/08c_page.ipynb #0312b9d5
 _RATES = ("TFLOP/s", "GB/s", "images/s")  # check lines whose values a fleet can compare
 
+# %% ../../nbs/show/08c_page.ipynb #6009961c
+def _named(d:pd.DataFrame) -> pd.DataFrame:
+    "`d` with its GPUs' names short, where it names them."
+    if "device_name" not in d: return d
+    return d.assign(device_name=clean_device_names(d["device_name"]))
+
+# %% ../../nbs/show/08c_page.ipynb #4a8286c9
+def _run_outliers(runs:pd.DataFrame) -> pd.DataFrame|None:
+    "Each machine against its peers over the runs (None where the runs name no GPU)."
+    return fleet_outliers(_named(runs)).assign(of="runs") if "device_name" in runs else None
+
+# %% ../../nbs/show/08c_page.ipynb #96a87fa3
+def _check_outliers(checks:pd.DataFrame) -> pd.DataFrame|None:
+    "Each machine against its peers over the checks' rates (None where no check measured one)."
+    rates = checks[checks["unit"].isin(_RATES)]
+    if not len(rates): return None
+    return fleet_outliers(_named(rates), what=("check",), value="measured").assign(of="checks")
+
 # %% ../../nbs/show/08c_page.ipynb #a6fbf2ba
 def _fleets(runs:pd.DataFrame, checks:pd.DataFrame) -> pd.DataFrame:
     """Each machine against its peers: over the runs (per model, precision, mode,
     batch size) and the checks' rates."""
-    named = (lambda d: d.assign(device_name=clean_device_names(d["device_name"]))
-             if "device_name" in d else d)
-    r = fleet_outliers(named(runs)).assign(of="runs") if "device_name" in runs else None
-    rates = checks[checks["unit"].isin(_RATES)]
-    c = (fleet_outliers(named(rates), what=("check",), value="measured").assign(of="checks")
-         if len(rates) else None)
-    parts = [f for f in (r, c) if f is not None and len(f)]
+    parts = [f for f in (_run_outliers(runs), _check_outliers(checks)) if f is not None and len(f)]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 # %% ../../nbs/show/08c_page.ipynb #58a2da46

@@ -57,15 +57,18 @@ _RC = {"font.size": 10, "axes.titlesize": 11, "axes.titleweight": "bold", "axes.
 def _style(grid:bool=True): # False: the figure draws its own grid (`_grid`)
     with sns.axes_style("whitegrid"), mpl.rc_context({**_RC, "axes.grid": grid}): yield
 
+# %% ../../nbs/show/07_plots.ipynb #a343042a
+def _precision_rank(p) -> tuple:
+    "Where precision `p` sorts: its first part's place in `PRECISION_ORDER` (else last), its name."
+    first = str(p).split(",")[0]
+    n = len(PRECISION_ORDER)
+    return (PRECISION_ORDER.index(first) if first in PRECISION_ORDER else n, str(p))
+
 # %% ../../nbs/show/07_plots.ipynb #40317397
 def _precisions(ps) -> list[str]:
     """Precisions in `PRECISION_ORDER` (each with its setups after it:
     `bf16`, `bf16, channels_last`), then the rest."""
-    first = lambda p: str(p).split(",")[0]
-    n = len(PRECISION_ORDER)
-    return sorted(dict.fromkeys(ps), key=lambda p: (PRECISION_ORDER.index(first(p))
-                                                    if first(p) in PRECISION_ORDER else n,
-                                                    str(p)))
+    return sorted(dict.fromkeys(ps), key=_precision_rank)
 
 # %% ../../nbs/show/07_plots.ipynb #f44ee897
 def _fig(w, h, *, left=0.6, right=0.15, bottom=0.55, top=0.35, **kw) -> Figure:
@@ -168,15 +171,25 @@ def _fixed_label(axis, labels:list, rotation:float=0):
     shift = ScaledTranslation(*((0, -off) if x else (-off, 0)), axis.axes.figure.dpi_scale_trans)
     axis.set_label_coords(*((0.5, 0) if x else (0, 0.5)), transform=axis.axes.transAxes + shift)
 
+# %% ../../nbs/show/07_plots.ipynb #96935822
+def _locs_in_view(axis) -> list:
+    "Where `axis`' locator puts its major ticks inside the view (to a rounding of its ends)."
+    lo, hi = sorted(axis.get_view_interval())
+    tol = 1e-9 * (hi - lo)
+    return [v for v in axis.get_majorticklocs() if lo - tol <= v <= hi + tol]
+
+# %% ../../nbs/show/07_plots.ipynb #74bcc624
+def _whole_labels(f, locs) -> list[str]:
+    "The labels formatter `f` gives `locs`, each a whole value: no offset text."
+    if isinstance(f, ScalarFormatter): f.set_useOffset(False)
+    return f.format_ticks(locs)
+
 # %% ../../nbs/show/07_plots.ipynb #605a6494
 def _ticks_in_view(axis) -> tuple[list, list]:
     """Where `axis`' locator puts its ticks inside the view, and their labels (each a whole value:
     no offset text)."""
-    (lo, hi), f = sorted(axis.get_view_interval()), axis.get_major_formatter()
-    tol = 1e-9 * (hi - lo)
-    locs = [v for v in axis.get_majorticklocs() if lo - tol <= v <= hi + tol]
-    if isinstance(f, ScalarFormatter): f.set_useOffset(False)
-    return locs, f.format_ticks(locs)
+    locs = _locs_in_view(axis)
+    return locs, _whole_labels(axis.get_major_formatter(), locs)
 
 # %% ../../nbs/show/07_plots.ipynb #41cc8e75
 def _tick_labels(ax, name:str, locs, labels, rotation:float=0):
@@ -197,16 +210,25 @@ def _tick_labels(ax, name:str, locs, labels, rotation:float=0):
     axis.set_major_locator(NullLocator())  # shared axes share it: none of them makes ticks
     _fixed_label(axis, labels, rotation)
 
+# %% ../../nbs/show/07_plots.ipynb #75700abb
+def _grid_ends(ax, xs, ys) -> list[tuple]:
+    "The ends of grid lines at data `xs` (bottom to top) and `ys` (left to right) in the limits."
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    return [((x, y0), (x, y1)) for x in xs] + [((x0, y), (x1, y)) for y in ys]
+
+# %% ../../nbs/show/07_plots.ipynb #638b6d27
+def _grid_patch(ends:list) -> PathPatch:
+    "One path through every line of `ends`, drawn as the grid is: its colour and width, under data."
+    path = Path(np.reshape(ends, (-1, 2)), [Path.MOVETO, Path.LINETO] * len(ends))
+    return PathPatch(path, fill=False, edgecolor=mpl.rcParams["grid.color"], zorder=0.5,
+                     linewidth=mpl.rcParams["grid.linewidth"])
+
 # %% ../../nbs/show/07_plots.ipynb #8b98a8b8
 def _grid(ax, xs, ys):
     """Grid lines at data `xs` and `ys` across the axes' limits as they are, one path:
     a tick's own line is five artists."""
-    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
-    ends = [((x, y0), (x, y1)) for x in xs] + [((x0, y), (x1, y)) for y in ys]
-    if not ends: return
-    path = Path(np.reshape(ends, (-1, 2)), [Path.MOVETO, Path.LINETO] * len(ends))
-    ax.add_artist(PathPatch(path, fill=False, edgecolor=mpl.rcParams["grid.color"], zorder=0.5,
-                            linewidth=mpl.rcParams["grid.linewidth"]))
+    ends = _grid_ends(ax, xs, ys)
+    if ends: ax.add_artist(_grid_patch(ends))
 
 # %% ../../nbs/show/07_plots.ipynb #c74dbd6f
 def _text_width(labels, size=10) -> float:
@@ -290,27 +312,35 @@ def _rects(ax, y:np.ndarray, v:np.ndarray, h:float, color, missed:np.ndarray):
                                              joinstyle="miter", label="bars",
                                              **kw), autolim=False)
 
+# %% ../../nbs/show/07_plots.ipynb #d101f4bc
+def _mark_entries(missed:bool, cut:bool) -> list[tuple]:
+    "`(handle, label)` per mark a bar chart uses: a missed CI target, an interval cut at the axis."
+    hatched = Patch(facecolor="white", edgecolor="0.3", hatch=_MISSED["hatch"])
+    arrow = Line2D([], [], marker=">", color="0.2", lw=0, ms=5)
+    return [e for e, used in [((hatched, "CI target missed"), missed),
+                              ((arrow, "interval cut at the axis"), cut)] if used]
+
 # %% ../../nbs/show/07_plots.ipynb #56037503
 def _bar_legend(ax, precs:list, missed:bool, cut:bool):
     """The precisions (the fastest first, as the bars read) and the marks used, beside the axes:
     never over a bar."""
-    hs, ls = [Patch(facecolor=precision_color(p)) for p in precs[::-1]], precs[::-1]
-    if missed:
-        hs, ls = hs + [Patch(facecolor="white", edgecolor="0.3", hatch=_MISSED["hatch"])], ls + ["CI target missed"]
-    if cut:
-        hs, ls = hs + [Line2D([], [], marker=">", color="0.2", lw=0, ms=5)], ls + ["interval cut at the axis"]
-    ax.legend(hs, ls, title="precision", loc="upper left", bbox_to_anchor=(1.01, 1.02),
-              frameon=False)
+    bars = [(Patch(facecolor=precision_color(p)), p) for p in precs[::-1]]
+    ax.legend(*zip(*bars, *_mark_entries(missed, cut)), title="precision", loc="upper left",
+              bbox_to_anchor=(1.01, 1.02), frameon=False)
+
+# %% ../../nbs/show/07_plots.ipynb #8f8b58db
+def _x_ticks_with_grid(ax):
+    "The x ticks in view, labelled, each with a grid line down from it."
+    xs, xlabels = _ticks_in_view(ax.xaxis)
+    _grid(ax, xs, [])
+    _tick_labels(ax, "x", xs, xlabels)
 
 # %% ../../nbs/show/07_plots.ipynb #fd8b78e1
 def _bar_axes(ax, labels:list, xmax:float):
     """A bar chart's axes: a row per label (bottom up), x from 0 to `xmax`,
     grid lines down from the x ticks only."""
-    ax.set_ylim(-0.6, len(labels) - 0.4)
-    ax.set_xlim(0, xmax)
-    xs, xlabels = _ticks_in_view(ax.xaxis)
-    _grid(ax, xs, [])
-    _tick_labels(ax, "x", xs, xlabels)
+    ax.set(xlim=(0, xmax), ylim=(-0.6, len(labels) - 0.4))
+    _x_ticks_with_grid(ax)
     _tick_labels(ax, "y", range(len(labels)), labels)
 
 # %% ../../nbs/show/07_plots.ipynb #8c5d3d54
@@ -464,13 +494,18 @@ def _panels(d:pd.DataFrame, many:bool) -> pd.Series:
     s = d["setup"].astype(str) if "setup" in d else pd.Series("", index=d.index)
     return d["precision"].astype(str) + np.where(many & s.ne(""), ", " + s, "")
 
+# %% ../../nbs/show/07_plots.ipynb #25eea3b7
+def _oom_rows(oom:pd.DataFrame, d:pd.DataFrame, mode:str) -> pd.DataFrame:
+    "The out-of-memory rows of `d`'s model in `mode`, at `d`'s sizes where both tables have sizes."
+    sel = oom if "size" not in oom or "size" not in d else oom[oom["size"].isin(d["size"].unique())]
+    return sel[(sel["model"] == d["model"].iloc[0]) & (sel["mode"] == mode)]
+
 # %% ../../nbs/show/07_plots.ipynb #2f66bde5
 def _first_oom(oom:pd.DataFrame|None, d:pd.DataFrame, mode:str, many:bool=False) -> dict:
     """`{(device, column): the smallest batch size that ran out of memory}` for `d`'s
     model in `mode`."""
     if oom is None: return {}
-    sel = oom if "size" not in oom or "size" not in d else oom[oom["size"].isin(d["size"].unique())]
-    sel = sel[(sel["model"] == d["model"].iloc[0]) & (sel["mode"] == mode)]
+    sel = _oom_rows(oom, d, mode)
     return dict(zip(zip(sel["device"], _panels(sel, many)), sel["bs"]))
 
 # %% ../../nbs/show/07_plots.ipynb #bcda22f0
@@ -514,13 +549,19 @@ def _tick(y, _=None) -> str:
     m, _, p = num_text(y).partition(" ")
     return (m.rstrip("0").rstrip(".") if "." in m else m) + (f" {p}" if p else "")
 
+# %% ../../nbs/show/07_plots.ipynb #61371705
+def _ends(v, base=None) -> tuple[float, float]:
+    "The ends of `v`'s finite values ((0, 1) for none); one value widened by 1 (log: `base`), 0.5."
+    v = np.asarray(v, float); v = v[np.isfinite(v)]
+    lo, hi = (float(v.min()), float(v.max())) if len(v) else (0.0, 1.0)
+    if lo == hi: lo, hi = (lo - 1, hi + 1) if base else (lo - 0.5, hi + 0.5)
+    return lo, hi
+
 # %% ../../nbs/show/07_plots.ipynb #5a1f86ef
 def _margins(v, base=None) -> tuple[float, float]:
     """The limits matplotlib's autoscale gives values `v` (in log space where `base`):
     5% beyond each end."""
-    v = np.asarray(v, float); v = v[np.isfinite(v)]
-    lo, hi = (float(v.min()), float(v.max())) if len(v) else (0.0, 1.0)
-    if lo == hi: lo, hi = (lo - 1, hi + 1) if base else (lo - 0.5, hi + 0.5)
+    lo, hi = _ends(v, base)
     lo, hi = lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)
     return (base ** lo, base ** hi) if base else (lo, hi)
 
@@ -552,16 +593,20 @@ def _legend_title(oom:dict, missed:bool) -> str:
             if on]
     return "device" + (f" ({', '.join(what)})" if what else "")
 
+# %% ../../nbs/show/07_plots.ipynb #79322fea
+def _with_bs(d:pd.DataFrame, model:str, mode:str) -> pd.DataFrame:
+    "`d`'s rows with a batch size: a published table has none, nothing to draw against it."
+    d = d[d["bs"].notna()]
+    if d.empty: raise ValueError(f"no batch sizes recorded for {model!r} in mode {mode!r}: "
+                                 "a published table's figures are in its scaling and ranking")
+    return d
+
 # %% ../../nbs/show/07_plots.ipynb #549373e6
 def _batch_frame(t:pd.DataFrame, model:str, mode:str) -> tuple[pd.DataFrame, bool]:
     """The rows `plot_batch` draws: `model` in `mode` with a batch size, `precision` naming its
     column; and whether setups differ."""
-    d = _select(t, model, mode)
-    d = d[d["bs"].notna()]  # a published table has no batch size: nothing to draw against it
-    if d.empty: raise ValueError(f"no batch sizes recorded for {model!r} in mode {mode!r}: "
-                                 "a published table's figures are in its scaling and ranking")
-    # a column per precision and setup (channels_last, compiled)
-    many = "setup" in d and d["setup"].nunique() > 1
+    d = _with_bs(_select(t, model, mode), model, mode)
+    many = "setup" in d and d["setup"].nunique() > 1  # a column per precision and setup
     return d.assign(precision=_panels(d, many)), many
 
 # %% ../../nbs/show/07_plots.ipynb #6522785d
@@ -676,14 +721,18 @@ def svg(fig:Figure, # a figure from this module
                   r'<svg\1 \2 style="max-width:100%;height:auto"', s,
                   count=1)
 
+# %% ../../nbs/show/07_plots.ipynb #e5b780bf
+def _scaling_label(key:tuple, g:pd.DataFrame, top:float) -> str:
+    "A line's legend entry: model, device, precision, efficiency at the most GPUs (or off scale)."
+    (dev, m, p), off = key, g["speedup"].max() > top
+    return (f"{m} · {dev} · {p} ({100 * g['efficiency'].iloc[-1]:.0f}% at "
+            f"{g['world_size'].iloc[-1]}" + (", off the scale)" if off else ")"))
+
 # %% ../../nbs/show/07_plots.ipynb #4ee39c31
 def _scaling_labels(groups:list, top:float) -> list[str]:
     """A legend entry per line: model, device, precision, its efficiency at the most GPUs;
     off the scale, says so."""
-    return [f"{m} · {dev} · {p} ({100 * g['efficiency'].iloc[-1]:.0f}% at "
-            f"{g['world_size'].iloc[-1]}"
-            + (", off the scale)" if g["speedup"].max() > top else ")") for (dev, m, p),
-            g in groups]
+    return [_scaling_label(key, g, top) for key, g in groups]
 
 # %% ../../nbs/show/07_plots.ipynb #7d93b3b0
 def plot_scaling(sc:pd.DataFrame, # `scaling(runs)`

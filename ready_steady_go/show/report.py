@@ -116,16 +116,19 @@ def _this_machine(res:dict, runs:pd.DataFrame, device:str|None, prices:dict,
     return None if dev is None else machine_table(res["tidy"], runs, dev, prices, **work,
                                                   include_unconverged=include)
 
+# %% ../../nbs/show/08_report.ipynb #7c6d18cc
+def _csv_tables(res:dict) -> dict[str, pd.DataFrame]:
+    "The report's CSV tables by file name: summary, average, time to train, scaling."
+    return {"summary.csv": summary_table(res["best"]), "average.csv": average_table(res["average"]),
+            "time_to_train.csv": res["time_to_train"],
+            "scaling.csv": res["scaling"][list(SCALING_COLUMNS)]}
+
 # %% ../../nbs/show/08_report.ipynb #d0720684
 def _csv_files(res:dict) -> dict[str, str]:
     """The report's CSV tables as text: summary, average, time to train, scaling (a header only,
     for one device)."""
-    tables = {"summary.csv": summary_table(res["best"]),
-              "average.csv": average_table(res["average"]),
-              "time_to_train.csv": res["time_to_train"],
-              "scaling.csv": res["scaling"][list(SCALING_COLUMNS)]}
     # no cell runs as a formula, a line break is always quoted
-    return {n: safe_csv(with_rate(t)) for n, t in tables.items()}
+    return {n: safe_csv(with_rate(t)) for n, t in _csv_tables(res).items()}
 
 # %% ../../nbs/show/08_report.ipynb #1c5ac4b7
 def csv_columns(cols, # a table's columns

@@ -278,14 +278,18 @@ def _machine_rows(d:pd.DataFrame, unit:str) -> pd.DataFrame:
     if "conditions" in d: out["conditions"] = [_other_conditions(c) for c in d["conditions"]]
     return out.dropna(axis=1, how="all")
 
+# %% ../../nbs/show/08d_sections.ipynb #30826219
+def _besides_ci(c:str) -> list[str]:
+    "The parts of conditions `c` (`;` between them) that say something besides a missed CI target."
+    parts = [x.strip() for x in c.split(";")]
+    return [x for x in parts if x and not x.startswith("CI not reached")]
+
 # %% ../../nbs/show/08d_sections.ipynb #74612838
 def _other_conditions(c) -> str:
     """A point's conditions besides a missed CI target (its † says that):
     `ok`, or what else was wrong."""
     if not isinstance(c, str) or not c.strip(): return "not recorded"
-    rest = [x.strip() for x in c.split(";") if x.strip()
-            and not x.strip().startswith("CI not reached")]
-    return "; ".join(rest) or "ok"
+    return "; ".join(_besides_ci(c)) or "ok"
 
 # %% ../../nbs/show/08d_sections.ipynb #05be310b
 def _few(xs, n:int=4) -> str:
@@ -343,14 +347,19 @@ def _work_cost(m:pd.DataFrame) -> list[str]:
             f"${num_text(r['work_usd'])}; the <i>cost of that work</i> column gives it for every "
             "model.</p>"]
 
-# %% ../../nbs/show/08d_sections.ipynb #0dd1891a
-def _side_by_side(d:pd.DataFrame, unit:str) -> pd.DataFrame:
-    "One family's best per model and mode, a column per device: throughput (precision, batch size)."
+# %% ../../nbs/show/08d_sections.ipynb #8df6de8d
+def _best_cells(d:pd.DataFrame) -> pd.DataFrame:
+    "Each device's best row per model and mode, its `cell`: throughput (precision, batch size)."
     d = d.loc[d.groupby(["device", "label", "mode"])["throughput"].idxmax()]
     cell = [f"{num_text(x)}{' ' + MISSED_MARK if u else ''} ({p}, bs {b})"
             for x, u, p, b in zip(d["throughput"], d["unconverged"], d["precision"], d["bs"])]
-    t = d.assign(cell=cell, mode=d["mode"].map(mode_name)).pivot_table(
-        index=["label", "mode"], columns="device", values="cell", aggfunc="first")
+    return d.assign(cell=cell, mode=d["mode"].map(mode_name))
+
+# %% ../../nbs/show/08d_sections.ipynb #0dd1891a
+def _side_by_side(d:pd.DataFrame, unit:str) -> pd.DataFrame:
+    "One family's best per model and mode, a column per device: throughput (precision, batch size)."
+    t = _best_cells(d).pivot_table(index=["label", "mode"], columns="device", values="cell",
+                                   aggfunc="first")
     t = t.fillna("—").reset_index().rename(columns={"label": "model"})
     return t.rename_axis(columns=None)
 
@@ -411,15 +420,19 @@ def _ranking_of(pg:PageData, av:pd.DataFrame, sp:pd.DataFrame, mode:str, *, fam:
                 html_table(_speedups(sp, mode), "{:,.2f}")]
     return out if len(out) > 1 else []
 
+# %% ../../nbs/show/08d_sections.ipynb #6053b8b6
+# speed-ups taken between each precision's best configuration, in words
+_BEST_BASIS = ("between each precision's best configuration (layout and compile setting: the "
+               "<i>taken between</i> column says where they differ; the best points say which "
+               "each is)")
+
 # %% ../../nbs/show/08d_sections.ipynb #eae0cde8
 def _basis_text(sp:pd.DataFrame, mode:str) -> str:
     """How a mode's speed-ups were taken, in words:
     like for like, or between each precision's best configuration."""
     if "basis" not in sp or sp.loc[sp["mode"] == mode, "basis"].eq(LIKE).all():
         return "in the same memory layout and compile setting"
-    return ("between each precision's best configuration (layout and compile setting: the <i>taken "
-            "between</i> "
-            "column says where they differ; the best points say which each is)")
+    return _BEST_BASIS
 
 # %% ../../nbs/show/08d_sections.ipynb #36c633d4
 def ranking_section(pg:PageData) -> list[str]:
@@ -448,18 +461,28 @@ _VALUE_HEADERS = {"price_per_hour": "price ($/h)", "throughput": "relative throu
                   "throughput_factor": "throughput factor (×)", "value": "value (% per $/h)",
                   "frontier": "on the frontier"}
 
+# %% ../../nbs/show/08d_sections.ipynb #9111c09f
+def _intervals(v:pd.DataFrame) -> list:
+    "Each row's 95% interval of its throughput factor, as text; None for the first (the reference)."
+    return [None if i == 0 else ci_text(a, b, "{:.2f}")
+            for i, (a, b) in enumerate(zip(v["throughput_factor_lo"], v["throughput_factor_hi"]))]
+
+# %% ../../nbs/show/08d_sections.ipynb #d9922266
+def _with_interval(x:str, c:str|None) -> str:
+    "Verdict `x` with its interval `c`: as it is for none, else `(no interval)` or `(95% CI c×)`."
+    if c is None: return x
+    return f"{x} (no interval)" if c == "no interval" else f"{x} (95% CI {c}×)"
+
+# %% ../../nbs/show/08d_sections.ipynb #5a162f68
+# the value table's factors the page leaves out: the verdict says them
+_UNSHOWN = ["cost_factor", "throughput_factor", "throughput_factor_lo", "throughput_factor_hi"]
+
 # %% ../../nbs/show/08d_sections.ipynb #2d620b29
 def _verdicts(value:pd.DataFrame, mode:str) -> pd.DataFrame:
     "One mode's value table as shown: each verdict with the 95% interval of its throughput factor."
     v = value[value["mode"] == mode].drop(columns="mode")
-    ci = [None if i == 0 else ci_text(a, b, "{:.2f}")
-          for i, (a, b) in enumerate(zip(v["throughput_factor_lo"], v["throughput_factor_hi"]))]
-    v["verdict"] = [x if c is None else f"{x} (no interval)" if c == "no interval"
-                    else f"{x} (95% CI {c}×)"
-                    for x, c in zip(v["verdict"], ci)]
-    v = v.drop(columns=["cost_factor", "throughput_factor", "throughput_factor_lo",
-                        "throughput_factor_hi"])
-    return v.rename(columns=_VALUE_HEADERS)
+    v["verdict"] = [_with_interval(x, c) for x, c in zip(v["verdict"], _intervals(v))]
+    return v.drop(columns=_UNSHOWN).rename(columns=_VALUE_HEADERS)
 
 # %% ../../nbs/show/08d_sections.ipynb #fd59e5f9
 def cost_section(pg:PageData) -> list[str]:
@@ -485,15 +508,20 @@ def cost_section(pg:PageData) -> list[str]:
                   "precision:</p>", *per_family(pg.res["cost"],
                                                  lambda d, u: html_table(cost_table(d, u)))]
 
+# %% ../../nbs/show/08d_sections.ipynb #7113dbee
+def _beat_peak(d:pd.DataFrame) -> pd.Series:
+    "Which runs beat the measured peak even after it was measured again, as their conditions say."
+    c = d["conditions"].fillna("").astype(str)
+    said = c.str.contains(PEAK_BELOW, regex=False) | c.str.contains(EFFECTIVE, regex=False)
+    return d["mfu_measured"].isna() & said
+
 # %% ../../nbs/show/08d_sections.ipynb #ae81d6c1
 def _measured_mfu(d:pd.DataFrame) -> pd.Series:
     """MFU against the measured peak (%); where a run beat the peak even after it was measured
     again, the reason."""
     v = (100 * d["mfu_measured"]).astype(object)
     if "conditions" not in d: return v
-    c = d["conditions"].fillna("").astype(str)
-    below = d["mfu_measured"].isna() & (c.str.contains(PEAK_BELOW, regex=False) | c.str.contains(EFFECTIVE, regex=False))
-    return v.where(~below, f"none ({EFFECTIVE})")
+    return v.where(~_beat_peak(d), f"none ({EFFECTIVE})")
 
 # %% ../../nbs/show/08d_sections.ipynb #13bf025d
 def env_peaks(env:pd.DataFrame, # the environments table (`analysis.environments`)
@@ -591,14 +619,18 @@ def energy_section(pg:PageData) -> list[str]:
     table = lambda d, u: html_table(_energy_table(d, cost, u), {energy_headers(u)[1]: "{:,.3g}"})
     return out + per_mode(eff, lambda m: per_family(eff[eff["mode"] == m], table))
 
+# %% ../../nbs/show/08d_sections.ipynb #0d9dcd12
+def _published_sources(runs:pd.DataFrame) -> list[str]:
+    "The runs' sources that are not this benchmark's own measurements, each once, sorted."
+    s = runs["source"].dropna().astype(str)
+    return sorted(set(s[~s.isin(MEASURED_SOURCES) & ~s.str.lower().isin(["", "nan", "none"])]))
+
 # %% ../../nbs/show/08d_sections.ipynb #31043257
 def _sources(sc:pd.DataFrame, runs:pd.DataFrame) -> str:
     "The published sources behind a scaling table's marked devices, each once."
     if "source" not in runs or not sc["device"].str.contains("(published: ", regex=False).any():
         return ""
-    s = runs["source"].dropna().astype(str)
-    pub = sorted(set(s[~s.isin(MEASURED_SOURCES) & ~s.str.lower().isin(["", "nan", "none"])]))
-    return ", ".join(f"<code>{html.escape(x)}</code>" for x in pub)
+    return ", ".join(f"<code>{html.escape(x)}</code>" for x in _published_sources(runs))
 
 # %% ../../nbs/show/08d_sections.ipynb #4dde2a35
 def _links_table(d:pd.DataFrame) -> pd.DataFrame:

@@ -148,17 +148,27 @@ def latency_table(runs:pd.DataFrame, # the runs table
                          "requests": d["lat_n"].astype(int),
                          "throughput (/s)": d["throughput"]})
 
+# %% ../../nbs/show/07a_served.ipynb #80aa0eb4
+def _fit_x(ax, xs) -> tuple[float, float]:
+    "Fit the x axis to the points `xs` with a margin (cut at 0); the points' span with its margin."
+    lo, hi = float(np.nanmin(xs)), float(np.nanmax(xs))
+    pad = 0.1 * max(hi - lo, 0.2 * hi, 1e-6)
+    ax.set_xlim(max(0.0, lo - pad), hi + pad)
+    return lo - pad, hi + pad
+
+# %% ../../nbs/show/07a_served.ipynb #de3d5128
+def _bound_at_edge(ax, bound:float, right:bool):
+    "Name the TPOT `bound` at the axes' right (or left) edge, with an arrow to where it is."
+    ax.annotate(f"TPOT bound {bound:g} ms {'→' if right else '←'}", xy=(right, 0.02),
+                xycoords="axes fraction", ha="right" if right else "left", fontsize=7, color="grey")
+
 # %% ../../nbs/show/07a_served.ipynb #4782a03e
 def _bound_in_view(ax, xs, bound:float):
     """The x axis fitted to the points `xs`; the TPOT `bound` a line where it falls in view,
     else named at that edge."""
-    lo, hi = float(np.nanmin(xs)), float(np.nanmax(xs))
-    pad = 0.1 * max(hi - lo, 0.2 * hi, 1e-6)
-    ax.set_xlim(max(0.0, lo - pad), hi + pad)
-    if lo - pad <= bound <= hi + pad: return ax.axvline(bound, ls=":", c="grey")
-    right = bound > hi
-    ax.annotate(f"TPOT bound {bound:g} ms {'→' if right else '←'}", xy=(right, 0.02),
-                xycoords="axes fraction", ha="right" if right else "left", fontsize=7, color="grey")
+    lo, hi = _fit_x(ax, xs)
+    if lo <= bound <= hi: return ax.axvline(bound, ls=":", c="grey")
+    _bound_at_edge(ax, bound, bound > hi)
 
 # %% ../../nbs/show/07a_served.ipynb #79a9b647
 def serving_curve(runs:pd.DataFrame, # the runs table

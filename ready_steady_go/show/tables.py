@@ -119,13 +119,17 @@ def cost_table(cost:pd.DataFrame, # `cost(...)` of best points (`analyse(runs, p
 FEED_COLS = ("device", "model", "image size (px)", "training images/s", "pipeline",
              "pipeline images/s", "verdict")
 
+# %% ../../nbs/show/08a_tables.ipynb #4523d693
+def _cpus(df:pd.DataFrame) -> pd.Series:
+    "Each run's CPU and, where the runs say, its core count."
+    cores = df["cpu_count"].astype(str) if "cpu_count" in df else ""
+    return df["cpu"].astype(str) + " × " + cores
+
 # %% ../../nbs/show/08a_tables.ipynb #f3a708f6
 def _machine(df:pd.DataFrame) -> pd.Series:
     """Which machine a run was on, as far as the runs say:
     its CPU and core count, else its environment id."""
-    if "cpu" in df:
-        return df["cpu"].astype(str) + " × " + (df["cpu_count"].astype(str) if "cpu_count" in df
-                                                else "")
+    if "cpu" in df: return _cpus(df)
     return df["env_id"].astype(str) if "env_id" in df else pd.Series("this machine", index=df.index)
 
 # %% ../../nbs/show/08a_tables.ipynb #5381836b
