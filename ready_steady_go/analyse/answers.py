@@ -25,8 +25,9 @@ from .timetotrain import parse_works
 # %% auto #0
 __all__ = ['ENV_COLS', 'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY_COLS', 'CONDITION_COLS', 'EFFECTIVE',
            'SCALING_COLUMNS', 'LINK_COLUMNS', 'WEIGHT_BYTES', 'MISSED_MARK', 'environments', 'comparability',
-           'comparability_note', 'conditions_of', 'per_config', 'efficiency', 'scaling', 'grad_bytes', 'allreduce_line',
-           'one_device_step', 'with_links', 'convergence', 'flagged', 'analyse', 'ranking', 'checked_options']
+           'comparability_note', 'conditions_of', 'per_config', 'efficiency', 'scaling', 'grad_bytes', 'same_gpus',
+           'gpus_of', 'allreduce_line', 'one_device_step', 'with_links', 'convergence', 'flagged', 'analyse', 'ranking',
+           'checked_options']
 
 # %% ../../nbs/analyse/06c_answers.ipynb #39f7534d
 ENV_COLS = ("device_name", "device_capability", "device_mem_gb", "device_count", "driver", "cuda",
@@ -374,7 +375,8 @@ def scaling(runs:pd.DataFrame, # the runs table, one row per run
     best = best.merge(df.drop_duplicates("model")[["model", "workload", "unit"]], on="model",
                       how="left")
     out = best[list(SCALING_COLUMNS)].reset_index(drop=True)
-    return out if coll is None or not len(coll) else with_links(out, one_device_step(med, df, k), coll)
+    if coll is None or not len(coll): return out
+    return with_links(out, one_device_step(med, df, k), coll, gpus_of(df, k + ["world_size"]))
 
 # %% ../../nbs/analyse/06c_answers.ipynb #441f2a73
 LINK_COLUMNS = ("grad_bytes", "allreduce_busbw_gbs", "allreduce_bytes", "allreduce_backend",
@@ -388,13 +390,35 @@ def grad_bytes(runs:pd.DataFrame, # runs: `n_params`, maybe `weights`
     w = runs["weights"] if "weights" in runs else pd.Series(None, index=runs.index, dtype=object)
     return numeric(runs, "n_params") * w.map(WEIGHT_BYTES).fillna(4).astype(float)
 
+# %% ../../nbs/analyse/06c_answers.ipynb #e1f0aa01
+def same_gpus(coll:pd.DataFrame, # collective lines, maybe with `gpu_uuids` (their check's GPUs)
+              gpus:frozenset,    # the runs' GPU UUIDs (empty: not known)
+             ) -> pd.Series:
+    "Per line: whether its check ran on one of `gpus`; True where either side does not say."
+    if not gpus or "gpu_uuids" not in coll: return pd.Series(True, index=coll.index)
+    said = coll["gpu_uuids"].fillna("").astype(str)
+    return said.eq("") | said.map(lambda s: not gpus.isdisjoint(s.split(",")))
+
+# %% ../../nbs/analyse/06c_answers.ipynb #e1f0aa02
+def gpus_of(df:pd.DataFrame, # the keyed runs
+            k:list,          # the columns of a scaling row (configuration and world size)
+           ) -> dict:
+    "Per scaling row's key: the GPU UUIDs its runs ran on (`gpu_uuid`), as a frozenset."
+    if "gpu_uuid" not in df: return {}
+    u = df["gpu_uuid"].where(df["gpu_uuid"].notna() & df["gpu_uuid"].astype(str).ne(""))
+    groups = u.groupby([df[c] for c in k], dropna=False)
+    return {key: frozenset(g.dropna().astype(str)) for key, g in groups}
+
 # %% ../../nbs/analyse/06c_answers.ipynb #40d33d87
-def allreduce_line(coll:pd.DataFrame, # collective lines (`keep.side_tables.read_collectives`)
+def allreduce_line(coll:pd.DataFrame, # collective lines (`read_collectives`), maybe `gpu_uuids`
                    ranks:int,         # the world size
                    nbytes:float=np.nan, # the gradients' bytes (NaN: unknown)
+                   gpus:frozenset=frozenset(), # the runs' GPU UUIDs: only their checks (empty: any)
                   ) -> pd.Series|None:
-    "The latest check's all-reduce on `ranks` ranks at the size nearest `nbytes` (unknown: the largest)."
-    ar = coll[coll["collective"].eq("all_reduce") & numeric(coll, "ranks").eq(ranks)]
+    """The latest check's all-reduce on `ranks` ranks at the size nearest `nbytes` (unknown: the
+    largest), of the machine with `gpus` where the lines say which GPUs each check ran on."""
+    on = coll["collective"].eq("all_reduce") & numeric(coll, "ranks").eq(ranks)
+    ar = coll[on & same_gpus(coll, gpus)]
     if not len(ar): return None
     ar, b = ar[ar["check_id"] == ar["check_id"].iloc[-1]], numeric(ar, "bytes")
     gap = (np.log(b) - np.log(nbytes)).abs() if nbytes > 0 else -b
@@ -414,9 +438,9 @@ def one_device_step(med:pd.DataFrame, # per setup and batch: median throughput (
     return one.assign(step_ms_one=step)[k + ["step_ms_one"]].join(gb, on=k)
 
 # %% ../../nbs/analyse/06c_answers.ipynb #df5df318
-def _link_row(ws:int, gb:float, step_ms:float, coll:pd.DataFrame) -> dict:
-    "The links' columns of one world size: the all-reduce measured at it and what it implies."
-    line = allreduce_line(coll, ws, gb) if ws > 1 else None
+def _link_row(ws:int, gb:float, step_ms:float, coll:pd.DataFrame, gpus:frozenset) -> dict:
+    "The links' columns at one world size: its all-reduce on the runs' GPUs, and what it costs."
+    line = allreduce_line(coll, ws, gb, gpus) if ws > 1 else None
     if line is None: return {}
     bw = float(line["busbw_gbs"])
     ms = 1e3 * allreduce_seconds(gb, ws, bw) if gb > 0 else np.nan
@@ -428,13 +452,17 @@ def _link_row(ws:int, gb:float, step_ms:float, coll:pd.DataFrame) -> dict:
 def with_links(sc:pd.DataFrame,    # `scaling`'s table
                steps:pd.DataFrame, # `one_device_step`
                coll:pd.DataFrame,  # collective lines
+               gpus:dict={},       # per row's key (configuration, world size): its GPUs (`gpus_of`)
               ) -> pd.DataFrame:
-    "`sc` with `LINK_COLUMNS` where an all-reduce at a row's world size was measured; else `sc` as it is."
-    out = sc.merge(steps, on=list(SCALING_COLUMNS[:4]), how="left")
+    """`sc` with `LINK_COLUMNS` where an all-reduce at a row's world size was measured (on its runs'
+    GPUs, where both say which); else `sc` as it is."""
+    k = [*SCALING_COLUMNS[:4], "world_size"]
+    out = sc.merge(steps, on=k[:4], how="left")
     # a published table's devices ran on links this store never measured
     mine = ~out["device"].astype(str).str.contains("(published: ", regex=False)
-    rows = [_link_row(w, g, s, coll) if m else {}
-            for w, g, s, m in zip(out["world_size"], out["grad_bytes"], out["step_ms_one"], mine)]
+    keys = out[k].itertuples(index=False, name=None)
+    each = zip(out["world_size"], out["grad_bytes"], out["step_ms_one"], mine, keys)
+    rows = [_link_row(w, g, s, coll, gpus.get(key, frozenset())) if m else {} for w, g, s, m, key in each]
     links = pd.DataFrame(rows, index=out.index, columns=list(LINK_COLUMNS[1:5]) + [LINK_COLUMNS[-1]])
     if links["allreduce_busbw_gbs"].isna().all(): return sc
     return pd.concat([out, links], axis=1)[[*SCALING_COLUMNS, *LINK_COLUMNS]]

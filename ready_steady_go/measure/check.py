@@ -34,7 +34,7 @@ from ..keep.rows import safe_csv
 
 # %% auto #0
 __all__ = ['CHECKS_TABLE', 'STAMP_COLUMNS', 'LINKS_TABLE', 'one_gpu', 'gather_box', 'train_rate', 'gather', 'stamped',
-           'write_checks', 'read_checks', 'save_checks', 'check_folder', 'run_box', 'run_check']
+           'write_checks', 'read_checks', 'check_gpus', 'save_checks', 'check_folder', 'run_box', 'run_check']
 
 # %% ../../nbs/measure/05aa_check.ipynb #80cb8f74
 def _ids(dev:torch.device) -> tuple:
@@ -232,6 +232,15 @@ def read_checks(store:str|Path=DEFAULT_STORE, # the SQLite store
     exist)."""
     df = read_store_table(store, CHECKS_TABLE)  # read-only: a store in a read-only folder reads too
     return pd.DataFrame(columns=list(_STORED)) if df is None else df
+
+# %% ../../nbs/measure/05aa_check.ipynb #e1f0aa03
+def check_gpus(store:str|Path=DEFAULT_STORE, # the SQLite store
+              ) -> pd.DataFrame:
+    "Per stored check: the UUIDs of the GPUs it ran on, comma-separated (`check_id`, `gpu_uuids`)."
+    c = read_checks(store)
+    u = c["gpu_uuid"].where(c["gpu_uuid"].notna()).dropna().astype(str)
+    return (u.groupby(c.loc[u.index, "check_id"]).agg(lambda s: ",".join(sorted(set(s) - {""})))
+            .rename("gpu_uuids").reset_index())
 
 # %% ../../nbs/measure/05aa_check.ipynb #e3beaf1d
 def _append_csv(table:pd.DataFrame, f:Path):

@@ -23,6 +23,7 @@ from ..analyse.answers import SCALING_COLUMNS, analyse, checked_options, flagged
 from ..schema import num_text
 from ..keep.rows import safe_csv
 from ..keep.side_tables import read_collectives
+from ..measure.check import check_gpus
 from .plots import plot_relative, svg
 from .tables import *
 from .figures import *
@@ -150,9 +151,12 @@ def with_rate(table:pd.DataFrame, # a report table with `unit` (and `throughput`
 
 # %% ../../nbs/show/08_report.ipynb #ac17efb9
 def _collectives(runs) -> pd.DataFrame|None:
-    "The collective lines of the store `runs` were read from (its checks'), for the scaling's links."
+    """The collective lines of the store `runs` were read from (its checks'), each with its check's
+    GPUs (`gpu_uuids`): the scaling's links, matched to the runs' machine."""
     store = getattr(runs, "attrs", {}).get("store")
-    return read_collectives(store) if store else None
+    if not store: return None
+    coll = read_collectives(store)
+    return coll.merge(check_gpus(store), on="check_id", how="left") if len(coll) else coll
 
 # %% ../../nbs/show/08_report.ipynb #e5548fb8
 def report_of(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysis.tidy`)
