@@ -168,13 +168,17 @@ def _matrix(a:dict) -> dict:
 # %% ../../nbs/measure/04d_plan.ipynb #d39d2c5b
 LAYOUTS = ("nchw", "channels_last")  # image models' memory layouts a sweep can cross
 
+# %% ../../nbs/measure/04d_plan.ipynb #bbaa0f48
+def _given_layouts(given) -> list[bool]:
+    "The `channels_last` settings of `--layouts`, each checked, in order, each once."
+    return list(dict.fromkeys(check_choice(x, LAYOUTS, "layouts") == "channels_last"
+                              for x in _items(given, "layouts")))
+
 # %% ../../nbs/measure/04d_plan.ipynb #dac8e2a5
 def _layouts(a:dict, dev) -> list[bool]:
     """The `channels_last` settings an image model runs: `--layouts`, else `--channels_last` alone, else the
     preset's on a GPU (standard, full: both), else NCHW."""
-    if a.get("layouts") is not None:
-        return list(dict.fromkeys(check_choice(x, LAYOUTS, "layouts") == "channels_last"
-                                  for x in _items(a["layouts"], "layouts")))
+    if a.get("layouts") is not None: return _given_layouts(a["layouts"])
     if a.get("channels_last") or dev.type != "cuda": return [bool(a.get("channels_last"))]
     return [x == "channels_last" for x in a.get("preset_values", {}).get("gpu_layouts", ["nchw"])]
 
@@ -385,13 +389,18 @@ def _check_time(plan:SweepPlan, yes:bool):
                        "building and warm-up "
                        "come on top): add --yes to go ahead, or use --preset quick")
 
+# %% ../../nbs/measure/04d_plan.ipynb #0fe9d0ac
+def _checked_wandb(mode:str, a:dict) -> str:
+    "The W&B mode `mode`, checked with the project, entity and group of `a` (imports wandb)."
+    from ready_steady_go.keep.tracking import check_wandb  # imports wandb: only when it is used
+    return check_wandb(mode, a["wnb_project"], a["wnb_entity"], group=a["wnb_group"])
+
 # %% ../../nbs/measure/04d_plan.ipynb #78c01a73
 def _wandb(a:dict) -> dict:
     "The W&B settings, checked (wandb is imported only when it is used)."
     mode = str(a["wnb"]).strip().lower()
     if mode != "disabled" or a["wnb_entity"] is not None or a["wnb_group"] is not None:
-        from ready_steady_go.keep.tracking import check_wandb  # imports wandb: only when it is used
-        mode = check_wandb(mode, a["wnb_project"], a["wnb_entity"], group=a["wnb_group"])
+        mode = _checked_wandb(mode, a)
     return dict(mode=mode, project=a["wnb_project"], entity=a["wnb_entity"], group=a["wnb_group"])
 
 # %% ../../nbs/measure/04d_plan.ipynb #2b4f2ff8
@@ -440,16 +449,19 @@ _KEY_DEFAULTS = dict(world_size=1, backend=None, workload="image", seq_len=None,
                      weights="fp32", global_bs=None,
                      gen_len=None, fused=False, loss_scale=None, torch_threads=None)
 
+# %% ../../nbs/measure/04d_plan.ipynb #0668e1b3
+def _size_key_text(v:str) -> str:
+    "A size given as text, as a key: a cube `32x32x32` as `32`, any other as it is."
+    sides = v.strip().lower().split("x")
+    cube = len(set(sides)) == 1 and sides[0].isdigit()
+    return str(int(sides[0])) if cube else v.strip()
+
 # %% ../../nbs/measure/04d_plan.ipynb #774bead9
 def _key_text(v) -> str:
     """A size or length as text, the same from a number, a float read back or a string: `64`,
     `32x128x128`, `None`."""
     if v is None or (isinstance(v, float) and math.isnan(v)): return "None"
-    if isinstance(v, str):
-        sides = v.strip().lower().split("x")
-        cube = len(set(sides)) == 1 and sides[0].isdigit()  # a cube `32x32x32` is `32`
-        return str(int(sides[0])) if cube else v.strip()
-    return str(int(v))
+    return _size_key_text(v) if isinstance(v, str) else str(int(v))
 
 # %% ../../nbs/measure/04d_plan.ipynb #63bcb8eb
 def point_key(d:dict, # a run record, or a point's settings
