@@ -113,15 +113,19 @@ def _lost(p:CheckedPoint, status:int) -> Result:
     return failed(p, "error", f"isolated process exited with status {status} without a result "
                               "(its messages are on the terminal above)")
 
+# %% ../../nbs/measure/04c_runner.ipynb #1c3f68d4
+def _child_kw(p:CheckedPoint) -> dict:
+    "What the child that measures `p` is given: the point as asked, with the same options."
+    # its threads as checked here: the child's own count is not asked again
+    point = asdict(p.point.replace(threads=p.threads))
+    return dict(point=point, progress=p.progress, run_id=p.run_id,
+                peak_measured=p.peak_measured)
+
 # %% ../../nbs/measure/04c_runner.ipynb #0211411c
 def isolated(p:CheckedPoint, # the point, checked: the child is given it as asked, with the same options
             ) -> Result:
     "Measure `p` in a fresh process."
-    # its threads as checked here: the child's own count is not asked again
-    point = asdict(p.point.replace(threads=p.threads))
-    out, status = in_child("point", dict(point=point, progress=p.progress,
-                                         run_id=p.run_id,
-                                         peak_measured=p.peak_measured))
+    out, status = in_child("point", _child_kw(p))
     return Result(**out) if out else _lost(p, status)
 
 # %% ../../nbs/measure/04c_runner.ipynb #1a5cb080
@@ -301,16 +305,20 @@ def rank_main():
 _WATCHDOG = re.compile(r"watchdog caught collective operation timeout|collective operation timeout",
                        re.I)
 
+# %% ../../nbs/measure/04c_runner.ipynb #5f961073
+def _signal_note(code:int) -> str:
+    "What a rank's exit status says of the signal that ended it: the OOM killer's, another, none."
+    if code == -signal.SIGKILL: return f": {KILLED}"
+    killed = code < 0 and -code in signal.valid_signals()
+    return f" (killed by {signal.Signals(-code).name})" if killed else ""
+
 # %% ../../nbs/measure/04c_runner.ipynb #3d3b4bbe
 def _died(who:str, code:int, err:str) -> str:
     """Why a rank ended without a result, by its exit status: NCCL's watchdog (SIGABRT), the OOM
     killer (SIGKILL), ..."""
     if code == -signal.SIGABRT or _WATCHDOG.search(err):
         return f"NCCL collective timed out on {who} (a peer hung or died)"
-    why = (f": {KILLED}" if code == -signal.SIGKILL
-           else f" (killed by {signal.Signals(-code).name})" if code < 0
-           and -code in signal.valid_signals() else "")
-    return f"{who} exited with status {code} without a result{why}"
+    return f"{who} exited with status {code} without a result{_signal_note(code)}"
 
 # %% ../../nbs/measure/04c_runner.ipynb #ae67b9e5
 def _first_failure(fails:list[dict]) -> tuple[str, str]:
