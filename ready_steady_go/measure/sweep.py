@@ -87,16 +87,24 @@ def _table_text(df:pd.DataFrame) -> str:
                                for x in df["throughput"]])
     return df.astype(object).where(df.notna(), "-").to_string(index=False)
 
+# %% ../../nbs/measure/05_sweep.ipynb #bd178dfb
+def _skip_combo(s:dict) -> tuple:
+    "The combination of a point skipped after an OOM: model, precision, mode (and `× world size`)."
+    world = (f"× {s['world_size']}",) if "world_size" in s else ()
+    return (s["model"], s["precision"], s["mode"]) + world
+
+# %% ../../nbs/measure/05_sweep.ipynb #a81cd3a6
+def _skipped_bs(skipped:list) -> dict:
+    "The batch sizes skipped after an out-of-memory, by combination (`_skip_combo`)."
+    by = {}
+    for s in skipped: by.setdefault(_skip_combo(s), []).append(s["bs"])
+    return by
+
 # %% ../../nbs/measure/05_sweep.ipynb #968a0ee0
 def _skip_lines(skipped:list) -> list:
     "A line per combination with points skipped after an out-of-memory, naming their batch sizes."
-    by = {}
-    for s in skipped:
-        k = (s["model"], s["precision"], s["mode"]) + ((f"× {s['world_size']}",)
-                                                       if "world_size" in s else ())
-        by.setdefault(k, []).append(s["bs"])
-    return [f"skipped after OOM: {' '.join(k)}: bs {', '.join(map(str, sorted(set(bss))))}" for k,
-            bss in by.items()]
+    return [f"skipped after OOM: {' '.join(k)}: bs {', '.join(map(str, sorted(set(bss))))}"
+            for k, bss in _skipped_bs(skipped).items()]
 
 # %% ../../nbs/measure/05_sweep.ipynb #65146f44
 def _mark_lines(df:pd.DataFrame) -> list:
@@ -201,15 +209,20 @@ def _table(combos:dict) -> pd.DataFrame:
 # %% ../../nbs/measure/05_sweep.ipynb #e19dfd82
 def _world(r:dict) -> int: return int(r.get("world_size") or 1)
 
+# %% ../../nbs/measure/05_sweep.ipynb #72976c48
+def _world_tables(combos:dict) -> pd.DataFrame:
+    "Each combination's `_table`, one under the other, its world size in a `world_size` column."
+    parts = [_table({k[:3]: c}) for k, c in combos.items()]
+    df = pd.concat(parts, ignore_index=True)
+    df.insert(3, "world_size", [k[3] for k in combos])
+    return df
+
 # %% ../../nbs/measure/05_sweep.ipynb #95297266
 def _tables(combos:dict, launched:bool) -> pd.DataFrame:
     """`_table` for each world size, the world sizes of a combination side by side (a `world_size`
     column in a series)."""
     if not launched: return _table({k[:3]: c for k, c in combos.items()})
-    parts = [_table({k[:3]: c}) for k, c in combos.items()]
-    df = pd.concat(parts, ignore_index=True)
-    df.insert(3, "world_size", [k[3] for k in combos])
-    return df
+    return _world_tables(combos)
 
 # %% ../../nbs/measure/05_sweep.ipynb #9c98b02b
 def sweep(*args, **kwargs) -> SweepSummary:
