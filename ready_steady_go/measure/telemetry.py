@@ -74,14 +74,24 @@ def _clock_summary(col) -> dict:
                 sm_clock_ratio=med / top if med and top else None,
                 mem_clock_mhz=statistics.median(mem) if mem else None)
 
-# %% ../../nbs/measure/01b_telemetry.ipynb #1fd4e2b0
-def _mean_power(s:list) -> float|None:
-    "Mean power in the window: the energy counter's joules over the span, else the readings' mean."
-    e = [(o["t"], o["energy_mj"]) for o in s if o.get("t") is not None
-         and o.get("energy_mj") is not None]
+# %% ../../nbs/measure/01b_telemetry.ipynb #58ebb447
+def _energy_readings(s:list) -> list[tuple]:
+    "`(t, energy_mj)` of the readings that have both, in time order."
+    return [(o["t"], o["energy_mj"]) for o in s if o.get("t") is not None
+            and o.get("energy_mj") is not None]
+
+# %% ../../nbs/measure/01b_telemetry.ipynb #d5b3abb2
+def _counter_power(s:list) -> float|None:
+    "Mean power from the energy counter: its joules over the span, where it moved (None: not)."
+    e = _energy_readings(s)
     # a counter that moved (see `window_energy`)
     if len(e) > 1 and e[-1][0] > e[0][0] and e[-1][1] > e[0][1] > 0:
         return (e[-1][1] - e[0][1]) / 1e3 / (e[-1][0] - e[0][0])
+
+# %% ../../nbs/measure/01b_telemetry.ipynb #1fd4e2b0
+def _mean_power(s:list) -> float|None:
+    "Mean power in the window: the energy counter's joules over the span, else the readings' mean."
+    if (w := _counter_power(s)) is not None: return w
     # each a 1 s average on Ampere and later
     p = [o["power_w"] for o in s if o.get("power_w") is not None]
     return statistics.fmean(p) if p else None
