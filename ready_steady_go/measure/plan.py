@@ -242,14 +242,19 @@ def _sizes(value) -> list:
         if isinstance(v, (int, float)) and not isinstance(v, bool): check_numbers(size=v)
     return out
 
+# %% ../../nbs/measure/04d_plan.ipynb #13cce7cb
+def _preset_sizes(model:str, wl, a:dict) -> list:
+    "A model's preset sizes: its own, else the preset's side for a spatial family, else `[None]`."
+    mine = a["preset_values"].get("sizes", {}).get(model)
+    return ([mine] if mine is not None else _sizes(a["preset_values"].get("size")) if wl.spatial
+            else [None])
+
 # %% ../../nbs/measure/04d_plan.ipynb #2433ddd8
 def _model_sizes(model:str, wl, a:dict) -> list:
     """A model's sizes: `--size` for a family whose size is a side (images, 3D patches) when given,
     else the preset's for it, else the preset's."""
-    mine = a["preset_values"].get("sizes", {}).get(model)
     if a["size"] is not None and wl.spatial: return _sizes(a["size"])
-    return ([mine] if mine is not None else _sizes(a["preset_values"].get("size")) if wl.spatial
-            else [None])
+    return _preset_sizes(model, wl, a)
 
 # %% ../../nbs/measure/04d_plan.ipynb #f7af4b71
 def _family_bs(wl, a:dict) -> list:
@@ -290,14 +295,18 @@ def _serving(model:str, wl, a:dict) -> list:
     asked = list(dict.fromkeys([m for m in a["modes"] if m in SERVING_MODES] + list(names)))
     return [m for m in asked if m in wl.serving_modes and (m not in names or model in names[m])]
 
+# %% ../../nbs/measure/04d_plan.ipynb #e18e40a8
+def _concurrency(a:dict) -> list:
+    "The concurrencies generation runs at by default: 1 to 256, on a CPU 1 to 4."
+    return list(CONCURRENCY["cpu" if a["dev"].type == "cpu" else "gpu"])
+
 # %% ../../nbs/measure/04d_plan.ipynb #b3fad827
 def _serving_bs(mode:str, wl, a:dict) -> list:
     """Batch sizes of a serving mode: those given, the preset's for the mode, concurrency 1 to 256
     (a CPU: 4) to generate."""
     if "batch_sizes" in a["given"]: return list(a["batch_sizes"])
     if b := a["preset_values"].get("mode_bs", {}).get(mode): return list(b)
-    return (list(CONCURRENCY["cpu" if a["dev"].type == "cpu" else "gpu"]) if mode == "generate"
-            else _family_bs(wl, a))
+    return _concurrency(a) if mode == "generate" else _family_bs(wl, a)
 
 # %% ../../nbs/measure/04d_plan.ipynb #64aed916
 def _generation(m:str, a:dict) -> dict:
