@@ -382,15 +382,20 @@ def register(family:type, # a `Workload` subclass: its `kind`, `unit`, what it s
     FAMILY_UNITS.setdefault(family.kind, family.unit)  # what its rows count, for the report's tables
     return family
 
+# %% ../../nbs/measure/01_workloads.ipynb #b01ff695
+def _model_family(name:str) -> str|None:
+    "The family of a model (no op, no pipeline): lm, unet3d, a registered one, image; or None."
+    if name in LM_CONFIGS: return "lm"
+    if name in UNET3D_CONFIGS: return "unet3d"
+    if k := next((k for k, f in FAMILIES.items() if f.knows(name)), None): return k
+    return "image" if timm.is_model(timm.models.split_model_name_tag(name)[0]) else None
+
 # %% ../../nbs/measure/01_workloads.ipynb #527060b9
 def family_of(name:str) -> str|None:
     "The kind whose family knows `name`, or None."
     if name.startswith("op:"): return "op" if name[3:] in OPS else None
     if name.startswith("data:"): return "data" if name[5:] in PIPELINES else None
-    if name in LM_CONFIGS: return "lm"
-    if name in UNET3D_CONFIGS: return "unet3d"
-    if k := next((k for k, f in FAMILIES.items() if f.knows(name)), None): return k
-    return "image" if timm.is_model(timm.models.split_model_name_tag(name)[0]) else None
+    return _model_family(name)
 
 # %% ../../nbs/measure/01_workloads.ipynb #df4b2088
 def _named() -> list:
