@@ -175,14 +175,17 @@ def _window(step, timer, done, tick) -> dict:
     tick(new + last, stats)
     return dict(times=times, launched=launched, wall_seconds=wall)
 
+# %% ../../nbs/measure/01d_timing.ipynb #b7890a4c
+def _clock_error(times:list, per:int, wall:float) -> RuntimeError:
+    "The error of a timer that counted more time in steps than the host saw pass."
+    return RuntimeError(f"the timer measured {sum(times) * per:.3f} s of steps in {wall:.3f} s "
+                        "of host time: its clock cannot be trusted")
+
 # %% ../../nbs/measure/01d_timing.ipynb #e3e3221b
 def _trust(times:list, per:int, wall:float):
     "`RuntimeError` if no step completed, or the timer counted more time than the host saw pass."
     if not times: raise RuntimeError(f"no timed step completed in {wall:.1f} s")
-    if sum(times) * per > 1.02 * wall + 1e-3:
-        raise RuntimeError(f"the timer measured {sum(times) * per:.3f} s of steps in {wall:.3f} s "
-                           "of host time: "
-                           "its clock cannot be trusted")
+    if sum(times) * per > 1.02 * wall + 1e-3: raise _clock_error(times, per, wall)
 
 # %% ../../nbs/measure/01d_timing.ipynb #78d30157
 def _edge(meet, probe, sampler, edges:dict):
