@@ -320,20 +320,29 @@ def _died(who:str, code:int, err:str) -> str:
         return f"NCCL collective timed out on {who} (a peer hung or died)"
     return f"{who} exited with status {code} without a result{_signal_note(code)}"
 
+# %% ../../nbs/measure/04c_runner.ipynb #5dbda2e0
+def _waited_note(f:dict) -> str:
+    "What a failed rank's timeout says: it waited past the collective timeout for another rank."
+    waited = re.search(r"timed out|timeout", f["error"], re.I) and f["status"] != "oom"
+    return (" waited past the collective timeout for another rank (hung, or far slower)" if waited
+            else "")
+
 # %% ../../nbs/measure/04c_runner.ipynb #ae67b9e5
 def _first_failure(fails:list[dict]) -> tuple[str, str]:
     "The status and error of the first failed rank (an out-of-memory error first among equals)."
     f = min(fails, key=lambda f: (f["t"], f["status"] != "oom"))
-    waited = re.search(r"timed out|timeout", f["error"], re.I) and f["status"] != "oom"
-    why = (" waited past the collective timeout for another rank (hung, or far slower)" if waited
-           else "")
-    return f["status"], f"rank {f['rank']}{why}: {f['error']}"
+    return f["status"], f"rank {f['rank']}{_waited_note(f)}: {f['error']}"
+
+# %% ../../nbs/measure/04c_runner.ipynb #870091be
+def _failed_rank(rc:int, err:str) -> tuple[str, int]:
+    "The failed rank torchrun's error names (else torchrun), and its exit code (else `rc`)."
+    rank, code = re.search(r"rank\s*:\s*(\d+)", err), re.search(r"exitcode\s*:\s*(-?\d+)", err)
+    return (f"rank {rank[1]}" if rank else "torchrun"), (int(code[1]) if code else rc)
 
 # %% ../../nbs/measure/04c_runner.ipynb #d2e243a8
 def _silent(rc:int, err:str) -> tuple[str, str]:
     "The status and error of ranks that ended without a word, from what torchrun said."
-    rank, code = re.search(r"rank\s*:\s*(\d+)", err), re.search(r"exitcode\s*:\s*(-?\d+)", err)
-    who, code = f"rank {rank[1]}" if rank else "torchrun", int(code[1]) if code else rc
+    who, code = _failed_rank(rc, err)
     # what the kernel sends when the host runs out of memory: as an OOM
     killed = code == -signal.SIGKILL
     return "killed" if killed else "error", _died(who, code, err)
