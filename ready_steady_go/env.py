@@ -437,14 +437,19 @@ def gc_paused():
     finally:
         if was: gc.enable()
 
+# %% ../nbs/00_env.ipynb #ec9092af
+def _import_base(package:str, level:int) -> list[str]:
+    "The parts of the package that `level` dots name in a module of `package`."
+    parts = package.split(".")
+    return parts[:len(parts) - level + 1]
+
 # %% ../nbs/00_env.ipynb #c1f1207e
 def _absolute(node:ast.ImportFrom, # a `from … import` line
               package:str, # the package of the module it is in, e.g. `ready_steady_go.keep`
              ) -> str:
     "The module a `from … import` names, a relative one (`from ..env`) resolved against `package`."
     if not node.level: return node.module
-    parts = package.split(".")
-    return ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+    return ".".join(_import_base(package, node.level) + ([node.module] if node.module else []))
 
 # %% ../nbs/00_env.ipynb #23762322
 # the calls that import a module named by a string: `importlib.import_module("…")`, and this room's own
