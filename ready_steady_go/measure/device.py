@@ -216,14 +216,19 @@ def _open_lock(p:Path) -> tuple[int, bool]:
                                         "to a folder every run on this machine can write") from None
     return open_own(p, os.O_RDONLY, "lock file"), False
 
+# %% ../../nbs/measure/00b_device.ipynb #8c14b219
+def _wait_for(fd:int, device):
+    "Say whose run on `device` this one waits for, and wait until its lock on `fd` is free."
+    print(visible(f"waiting for the run on {device} to finish: {_holder(fd)}"), file=sys.stderr)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+
 # %% ../../nbs/measure/00b_device.ipynb #ac39fe91
 def _acquire(fd:int, device, wait:bool, wait_flag:bool):
     "Lock `fd` at once, or with `wait` once its holder is done; else `BadInput` naming the holder."
     try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         if not wait: raise BadInput(_held(device, fd, wait_flag)) from None
-        print(visible(f"waiting for the run on {device} to finish: {_holder(fd)}"), file=sys.stderr)
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        _wait_for(fd, device)
 
 # %% ../../nbs/measure/00b_device.ipynb #de846d62
 def _sign(fd:int):
