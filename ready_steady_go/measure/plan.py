@@ -58,16 +58,23 @@ def _items(value, what:str) -> list:
         say(f"note: duplicate {what} {', '.join(twice)} dropped")
     return out
 
+# %% ../../nbs/measure/04d_plan.ipynb #c3dbe1bc
+def _whole(b) -> bool:
+    "Whether `b` is a whole number: an `int` (no `bool`), or digits as text (`+` allowed)."
+    if isinstance(b, str): return bool(re.fullmatch(r"\+?\d+", b))
+    return isinstance(b, int) and not isinstance(b, bool)
+
+# %% ../../nbs/measure/04d_plan.ipynb #c32460c4
+def _count(b, what:str, noun:str) -> int:
+    "One item of `--what` as a whole number of at least 1; `noun` names it in a refusal."
+    if not _whole(b) or int(b) < 1:
+        raise BadInput(f"{noun} {b!r} in --{what} is not a whole number of at least 1")
+    return int(b)
+
 # %% ../../nbs/measure/04d_plan.ipynb #afc2cb12
 def _counts(value, what:str, noun:str) -> list[int]:
     "`value` as increasing positive whole numbers; `noun` names one of them in a refusal."
-    out = []
-    for b in _items(value, what):
-        ok = (isinstance(b, int) and not isinstance(b, bool)) or (isinstance(b, str)
-                                                                  and re.fullmatch(r"\+?\d+", b))
-        if not ok or int(b) < 1:
-            raise BadInput(f"{noun} {b!r} in --{what} is not a whole number of at least 1")
-        out.append(int(b))
+    out = [_count(b, what, noun) for b in _items(value, what)]
     return sorted(set(_items(out, what)))
 
 # %% ../../nbs/measure/04d_plan.ipynb #3483866b
