@@ -308,16 +308,24 @@ class Sampler:
         return dict(summarise(self.samples), **window_energy(self.samples),
                     read_errors=self.read_errors)
 
+# %% ../../nbs/measure/01b_telemetry.ipynb #13d25fc7
+def _uuid_keys(u:str) -> list:
+    "The UUID keys to look a device up by: `u` as it is if prefixed, else as a GPU's and a MIG's."
+    return ([("uuid", u)] if u.startswith(("GPU-", "MIG-"))
+            else [("uuid", "GPU-" + u), ("uuid", "MIG-" + u)])
+
+# %% ../../nbs/measure/01b_telemetry.ipynb #aff02a08
+def _pci_key(props) -> tuple:
+    "The PCI bus id key of a device's properties: `('pci', '00000000:3B:00.0')`."
+    domain, device = getattr(props, "pci_domain_id", 0), getattr(props, "pci_device_id", 0)
+    return ("pci", f"{domain:08X}:{props.pci_bus_id:02X}:{device:02X}.0")
+
 # %% ../../nbs/measure/01b_telemetry.ipynb #50aaa3ca
 def _nvml_keys(props) -> list:
     "The (kind, key) pairs to look a device up by, best first: UUID forms, then the PCI bus id."
-    keys, u = [], str(getattr(props, "uuid", "") or "")
-    if u:
-        keys += [("uuid", u)] if u.startswith(("GPU-", "MIG-")) else [("uuid", "GPU-" + u),
-                                                                      ("uuid", "MIG-" + u)]
-    if getattr(props, "pci_bus_id", None) is not None:
-        domain, device = getattr(props, "pci_domain_id", 0), getattr(props, "pci_device_id", 0)
-        keys.append(("pci", f"{domain:08X}:{props.pci_bus_id:02X}:{device:02X}.0"))
+    u = str(getattr(props, "uuid", "") or "")
+    keys = _uuid_keys(u) if u else []
+    if getattr(props, "pci_bus_id", None) is not None: keys.append(_pci_key(props))
     return keys
 
 # %% ../../nbs/measure/01b_telemetry.ipynb #044cf5f9
