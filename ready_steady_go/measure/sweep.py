@@ -78,13 +78,17 @@ def warm_text(w:dict, # what `warm_up_device` saw
 # %% ../../nbs/measure/05_sweep.ipynb #c1e2e57e
 def _plural(n:int) -> str: return "" if n == 1 else "s"  # 1 point, 2 points
 
+# %% ../../nbs/measure/05_sweep.ipynb #f92c0dd6
+def _throughput_text(x) -> str|None:
+    "A throughput in three figures, as the report shows it; None when it is missing (None, NaN)."
+    return num_text(x) if x is not None and x == x else None
+
 # %% ../../nbs/measure/05_sweep.ipynb #b4dc9efc
 def _table_text(df:pd.DataFrame) -> str:
     """The summary table as text, `-` for what is missing, throughputs in three figures as the
     report shows them."""
     if not len(df): return "(no points)"
-    df = df.assign(throughput=[num_text(x) if x is not None and x == x else None
-                               for x in df["throughput"]])
+    df = df.assign(throughput=[_throughput_text(x) for x in df["throughput"]])
     return df.astype(object).where(df.notna(), "-").to_string(index=False)
 
 # %% ../../nbs/measure/05_sweep.ipynb #bd178dfb
@@ -106,15 +110,17 @@ def _skip_lines(skipped:list) -> list:
     return [f"skipped after OOM: {' '.join(k)}: bs {', '.join(map(str, sorted(set(bss))))}"
             for k, bss in _skipped_bs(skipped).items()]
 
+# %% ../../nbs/measure/05_sweep.ipynb #d260b867
+# what each mark in the table's `ci` column means
+_MARKS = {"!": f"! not converged: {UNCONVERGED_HINT}",
+          "~": "~ only points at the edge of memory (allocator retries while timed): slower "
+               "than the device can be"}
+
 # %% ../../nbs/measure/05_sweep.ipynb #65146f44
 def _mark_lines(df:pd.DataFrame) -> list:
     "What the table's `!` and `~` marks mean, for those it has."
-    ci, out = (df["ci"].astype(str) if len(df) else pd.Series(dtype=str)), []
-    if ci.str.contains("!", regex=False).any(): out.append(f"! not converged: {UNCONVERGED_HINT}")
-    if ci.str.contains("~", regex=False).any():
-        out.append("~ only points at the edge of memory (allocator retries while timed): slower "
-                   "than the device can be")
-    return out
+    ci = df["ci"].astype(str) if len(df) else pd.Series(dtype=str)
+    return [line for mark, line in _MARKS.items() if ci.str.contains(mark, regex=False).any()]
 
 # %% ../../nbs/measure/05_sweep.ipynb #066ee086
 @dataclass
@@ -410,15 +416,20 @@ def _bisect(run:_Sweep, pt:PlanPoint):
         if _measure(run, pt._replace(bs=b)) not in ("ok", "oom"): break
     if c.max_ok: say(f"{what}: largest batch size that fits: {c.max_ok} (bisected)")
 
+# %% ../../nbs/measure/05_sweep.ipynb #653c0134
+def _later_skipped(run:_Sweep, pt:PlanPoint) -> list:
+    "The larger batch sizes of an out-of-memory point's combination that it skips, not done yet."
+    c, p = run.combos[pt.combo], run.plan
+    return [b for b in p.variants[pt.vid]["bss"]
+            if b > pt.bs and point_ident(p, pt._replace(bs=b)) not in run.done and c.skips(b)]
+
 # %% ../../nbs/measure/05_sweep.ipynb #098f4c0a
 def _skip_note(run:_Sweep, pt:PlanPoint):
     "Name the larger batch sizes of an out-of-memory point's combination that will not run."
-    c, p = run.combos[pt.combo], run.plan
-    later = [b for b in p.variants[pt.vid]["bss"]
-             if b > pt.bs and point_ident(p, pt._replace(bs=b)) not in run.done and c.skips(b)]
-    if later:
-        say(f"{combination_text(p, pt)}: out of memory at bs {c.first_oom}: skipping bs "
-             f"{', '.join(map(str, later))}")
+    if later := _later_skipped(run, pt):
+        c = run.combos[pt.combo]
+        say(f"{combination_text(run.plan, pt)}: out of memory at bs {c.first_oom}: skipping bs "
+            f"{', '.join(map(str, later))}")
 
 # %% ../../nbs/measure/05_sweep.ipynb #04ebc233
 def _visit(run:_Sweep, i:int):
@@ -438,13 +449,18 @@ def _visit(run:_Sweep, i:int):
     if status in ("oom", "killed"): _skip_note(run, pt)
     run.bar.total = run.bar.n + _todo(run, i + 1); run.bar.refresh()
 
+# %% ../../nbs/measure/05_sweep.ipynb #268b0f71
+def _warms_here(run:_Sweep) -> bool:
+    "Whether this process warms the device up: points are left, a warm-up is asked, no torchrun."
+    if not _todo(run) or run.plan.device_warmup == 0: return False
+    # torchrun's ranks warm their own devices (`_rank_warmup`): this process stays off them
+    return not run.plan.launch
+
 # %% ../../nbs/measure/05_sweep.ipynb #f712f62b
 def _warm_first(run:_Sweep):
     """The device warm-up, once, before the first point that will be measured (none when nothing is
     left)."""
-    if not _todo(run) or run.plan.device_warmup == 0: return
-    # torchrun's ranks warm their own devices (`_rank_warmup`): this process stays off them
-    if run.plan.launch: return
+    if not _warms_here(run): return
     run.warm = _device_warmup(run.plan.dev, run.plan.device_warmup, run.plan.isolate)
     if run.warm: say(warm_text(run.warm))
 
