@@ -336,13 +336,18 @@ _LIST = (("image", "any timm name (resnet50, vit_base_patch16_224, …)",
           "the same with its tensors made once: not the blog's loop (old rows)"),
          ("data", "data:imagenet", 224, 256, "ImageNet-style crops"))
 
+# %% ../nbs/09_cli.ipynb #3f6587d7
+def _op_size_text(model:str, size:int) -> str:
+    "A micro-op's default size: a matrix's side, else its elements as a power of 2."
+    if model in ("op:matmul", "op:host-add", "op:seed2022"):
+        return f"N = {size} (a {size}×{size} matrix)"
+    return f"N = 2^{size.bit_length() - 1} elements ({size * 4 / 2**20:,.0f} MiB in fp32)"
+
 # %% ../nbs/09_cli.ipynb #282249e0
 def _size_text(fam:str, model:str, size) -> str:
     """A default size with its unit: `224 px side`, `1024 tokens per sequence`, `4096×4096 matrix`,
     `2^26 elements`."""
-    if fam == "op":
-        return f"N = {size} (a {size}×{size} matrix)" if model in ("op:matmul", "op:host-add", "op:seed2022") else \
-        f"N = 2^{size.bit_length() - 1} elements ({size * 4 / 2**20:,.0f} MiB in fp32)"
+    if fam == "op": return _op_size_text(model, size)
     return f"{size} {_FAMILIES[fam][1]}" if isinstance(size, int) else str(size)
 
 # %% ../nbs/09_cli.ipynb #5ca1eb17
@@ -403,13 +408,17 @@ def _check_wnb_off(wnb:str, **given):
         raise BadInput(f"--{off[0][0]} {off[0][1]!r} is for W&B, which is off: accepted with --wnb "
                        "offline or online")
 
+# %% ../nbs/09_cli.ipynb #79a8058c
+def _named_words(f:_Flags) -> tuple:
+    "The named settings of `f`, each with its vocabulary and its name in words."
+    return ((f.precision, PRECISIONS, "precision"), (f.mode, MODES, "mode"),
+            (f.optimizer, OPTIMIZERS, "optimizer"), (f.weights, WEIGHTS, "weights"),
+            (f.compile_mode, COMPILE_MODES, "compile mode"))
+
 # %% ../nbs/09_cli.ipynb #a48ed745
 def _check_words(f:_Flags):
     "The named settings against their vocabularies, before torch is imported: a typo costs no time."
-    for v, accepted, name in ((f.precision, PRECISIONS, "precision"), (f.mode, MODES, "mode"),
-                              (f.optimizer, OPTIMIZERS, "optimizer"),
-                              (f.weights, WEIGHTS, "weights"),
-                              (f.compile_mode, COMPILE_MODES, "compile mode")):
+    for v, accepted, name in _named_words(f):
         if v is not None: check_choice(v, accepted, name)
     check_device_name(f.device)
 
@@ -439,15 +448,20 @@ def _check_flags(f:_Flags) -> dict:
     f.wnb = check_choice(f.wnb, WANDB_MODES, "W&B mode")
     return family
 
+# %% ../nbs/09_cli.ipynb #9e218e70
+def _checked_world(point:Point) -> int:
+    "The world size of the point's torchrun flags, checked against its device (`check_world`)."
+    from ready_steady_go.measure.device import pick_device
+    from ready_steady_go.measure.launch import check_world
+    return check_world(point.world, device_type=pick_device(point.device).type,
+                       strong_bs=point.bs if point.strong else None)
+
 # %% ../nbs/09_cli.ipynb #beb6da3b
 def _world(point:Point) -> int:
     """The world size the point's torchrun flags ask for (1 without them),
     checked before anything is written."""
     if point.world == WorldSpec(): return 1
-    from ready_steady_go.measure.device import pick_device
-    from ready_steady_go.measure.launch import check_world
-    return check_world(point.world, device_type=pick_device(point.device).type,
-                       strong_bs=point.bs if point.strong else None)
+    return _checked_world(point)
 
 # %% ../nbs/09_cli.ipynb #3b4d47cd
 def _check_outputs(f:_Flags):
@@ -528,14 +542,18 @@ def _measured(f:_Flags, p, peak:float|None, multi:bool):
     from ready_steady_go.measure.calibrate import peak_book
     return run_checked(p, "inline", book=peak_book(None if f.no_store else f.store))
 
+# %% ../nbs/09_cli.ipynb #5948cf6a
+def _recovered_line(r:dict) -> str:
+    "The line that says the point of row `r`, of an earlier run, was found killed."
+    from ready_steady_go.keep.store import KILLED
+    from ready_steady_go.measure.session import killed_point
+    return (f"ready-steady-go: an earlier run of {killed_point(r)} never finished: {KILLED}; "
+            "stored with status killed")
+
 # %% ../nbs/09_cli.ipynb #2a40533a
 def _recovered(rows:list[dict]):
     "Say which points of earlier runs were found killed (and stored so by the device session)."
-    from ready_steady_go.keep.store import KILLED
-    from ready_steady_go.measure.session import killed_point
-    for r in rows:
-        print(f"ready-steady-go: an earlier run of {killed_point(r)} never finished: {KILLED}; "
-              "stored with status killed", file=sys.stderr)
+    for r in rows: print(_recovered_line(r), file=sys.stderr)
 
 # %% ../nbs/09_cli.ipynb #f042c171
 def _finish(f:_Flags, r, fp:dict, say) -> int:
@@ -633,15 +651,17 @@ _PRESET_FLAGS = ("repeats", "workers", "n_batches", "n_seconds", "target_ci", "m
                  "min_seconds", "max_seconds",
                  "warmup", "device_warmup", "threads")
 
+# %% ../nbs/09_cli.ipynb #96f7b658
+def _preset_values(k:str) -> list[str]:
+    "The presets that replace flag `k`'s default, and with what: `quick: 0.02`."
+    return [f"{name}: {v:g}" for name, pre in PRESETS.items()
+            if (v := pre.get(k)) is not None and v != ENGINE_DEFAULTS.get(k)]
+
 # %% ../nbs/09_cli.ipynb #d7b330b9
 def _preset_notes() -> dict[str, str]:
     "Per flag, the presets that replace its default and with what: `quick preset: 0.02`."
-    out = {}
-    for k in _PRESET_FLAGS:
-        vs = [f"{name}: {v:g}" for name, pre in PRESETS.items()
-              if (v := pre.get(k)) is not None and v != ENGINE_DEFAULTS.get(k)]
-        if vs: out[k] = "preset " + ", ".join(vs)
-    return out
+    return {k: "preset " + ", ".join(vs) for k in _PRESET_FLAGS
+            if (vs := _preset_values(k))}
 
 # the sweep's flags, with no torch imported: its parameters as `options` writes them
 ready_steady_go_sweep.__signature__ = sweep_signature()

@@ -147,36 +147,48 @@ NUMBERS = dict(  # name: (whole number, min, max, min accepted, max accepted, un
 # loader processes per core: more only wait for one another, and a thread each is not free
 WORKERS_PER_CORE = 4
 
+# %% ../nbs/00_env.ipynb #d22bce9c
+def _most_workers() -> int:
+    "The most loader processes a run may ask for: `WORKERS_PER_CORE` per core of this host."
+    return WORKERS_PER_CORE * (os.cpu_count() or 1)
+
 # %% ../nbs/00_env.ipynb #a8618ffa
 def check_workers(value, # loader processes asked for (None: the default)
                   name:str="--workers", # how the user knows it
                  ) -> int|None:
     "`value` as a count of loader processes, 0 to `WORKERS_PER_CORE` × cores, or `BadInput`."
     if value is None: return None
-    cores = os.cpu_count() or 1
-    return check_int(value, name, min=0, max=WORKERS_PER_CORE * cores)
+    return check_int(value, name, min=0, max=_most_workers())
+
+# %% ../nbs/00_env.ipynb #f3ff622c
+def _check_named_number(k:str, v):
+    "The number `v` of flag `--k` checked against its range in `NUMBERS`."
+    whole, lo, hi, lo_in, hi_in, unit = NUMBERS[k]
+    if whole: check_int(v, f"--{k}", min=lo, max=hi)
+    else: check_number(v, f"--{k}", min=lo, max=hi, min_inclusive=lo_in, max_inclusive=hi_in,
+                       unit=unit)
 
 # %% ../nbs/00_env.ipynb #2e47b45b
 def check_numbers(**values) -> dict:
     "Each number given (None: not given) checked against its range in `NUMBERS`; returns `values`."
     for k, v in values.items():
-        if v is None: continue
-        whole, lo, hi, lo_in, hi_in, unit = NUMBERS[k]
-        if whole: check_int(v, f"--{k}", min=lo, max=hi)
-        else:
-            check_number(v, f"--{k}", min=lo, max=hi, min_inclusive=lo_in, max_inclusive=hi_in,
-                         unit=unit)
+        if v is not None: _check_named_number(k, v)
     return values
+
+# %% ../nbs/00_env.ipynb #81b4e18d
+def _error_text(e:BaseException) -> str:
+    "`Type: message`, the message's first line (an `OSError`'s reason and file), uncut."
+    msg = (str(e).strip().splitlines() or [""])[0]
+    if isinstance(e, OSError) and e.strerror:
+        msg = e.strerror + (f": {str(e.filename)[:80]!r}" if e.filename else "")
+    return f"{type(e).__name__}: {msg}" if msg else type(e).__name__
 
 # %% ../nbs/00_env.ipynb #a63988c1
 def first_line(e:BaseException, # an exception
                limit:int=300, # at most this many characters
               ) -> str:
     "`Type: message` of an exception, its first line only, at most `limit` characters."
-    msg = (str(e).strip().splitlines() or [""])[0]
-    if isinstance(e, OSError) and e.strerror:
-        msg = e.strerror + (f": {str(e.filename)[:80]!r}" if e.filename else "")
-    s = f"{type(e).__name__}: {msg}" if msg else type(e).__name__
+    s = _error_text(e)
     return s if len(s) <= limit else s[:limit - 1] + "…"
 
 # %% ../nbs/00_env.ipynb #a09357d9
@@ -425,14 +437,19 @@ def gc_paused():
     finally:
         if was: gc.enable()
 
+# %% ../nbs/00_env.ipynb #ec9092af
+def _import_base(package:str, level:int) -> list[str]:
+    "The parts of the package that `level` dots name in a module of `package`."
+    parts = package.split(".")
+    return parts[:len(parts) - level + 1]
+
 # %% ../nbs/00_env.ipynb #c1f1207e
 def _absolute(node:ast.ImportFrom, # a `from … import` line
               package:str, # the package of the module it is in, e.g. `ready_steady_go.keep`
              ) -> str:
     "The module a `from … import` names, a relative one (`from ..env`) resolved against `package`."
     if not node.level: return node.module
-    parts = package.split(".")
-    return ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+    return ".".join(_import_base(package, node.level) + ([node.module] if node.module else []))
 
 # %% ../nbs/00_env.ipynb #23762322
 # the calls that import a module named by a string: `importlib.import_module("…")`, and this room's own
@@ -451,14 +468,18 @@ def _imported(node:ast.AST, # any node of a module's syntax tree
     f = node.func
     return [str(node.args[0].value)] if getattr(f, "attr", getattr(f, "id", None)) in _BY_NAME else []
 
+# %% ../nbs/00_env.ipynb #11bb4c51
+def _names_imported(p:Path, folder:Path) -> set[str]:
+    "Every dotted name the module at `p` (in the package at `folder`) imports, anywhere in it."
+    package = ".".join((folder.name, *p.relative_to(folder).parent.parts))
+    return {m for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))) for m in _imported(n, package)}
+
 # %% ../nbs/00_env.ipynb #2d3f2d07
 def _rooms_imported(p:Path, # a module of the package
                     folder:Path, # the package's folder
                    ) -> set[str]:
     "The rooms (last names) of the package that the module at `p` imports, anywhere in it."
-    package = ".".join((folder.name, *p.relative_to(folder).parent.parts))
-    names = {m for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))) for m in _imported(n, package)}
-    return {m.rpartition(".")[2] for m in names if m.split(".")[0] == folder.name}
+    return {m.rpartition(".")[2] for m in _names_imported(p, folder) if m.split(".")[0] == folder.name}
 
 # %% ../nbs/00_env.ipynb #385f7436
 def import_graph(folder:str|Path|None=None, # the package's folder (default: this package's)

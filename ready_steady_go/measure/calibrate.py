@@ -46,14 +46,18 @@ class _Warm:
     temp_tol:float = 1.0   # and their temperatures within this many °C
     t0:float = field(default_factory=time.perf_counter)
 
+# %% ../../nbs/measure/02a_calibrate.ipynb #9e1e47f2
+def _conditions_agree(conds:list, w:_Warm) -> bool:
+    "Do the windows agree in SM clock (within `w.tol`) and heat (`w.temp_tol`)? Unknown ones do."
+    clocks, temps = [c.get("sm_clock_mhz") for c in conds], [c.get("temp_c") for c in conds]
+    return ((None in clocks or _spread(clocks) <= w.tol)
+            and (None in temps or max(temps) - min(temps) <= w.temp_tol))
+
 # %% ../../nbs/measure/02a_calibrate.ipynb #be2951e7
 def _steady(tps:list, conds:list, w:_Warm) -> bool:
     "Do the last `w.n_windows` agree: speed, SM clock within `w.tol`, heat within `w.temp_tol`?"
     if len(tps) < w.n_windows: return False
-    last = conds[-w.n_windows:]
-    clocks, temps = [c.get("sm_clock_mhz") for c in last], [c.get("temp_c") for c in last]
-    return (_spread(tps[-w.n_windows:]) <= w.tol and (None in clocks or _spread(clocks) <= w.tol)
-            and (None in temps or max(temps) - min(temps) <= w.temp_tol))
+    return _spread(tps[-w.n_windows:]) <= w.tol and _conditions_agree(conds[-w.n_windows:], w)
 
 # %% ../../nbs/measure/02a_calibrate.ipynb #9d37aac9
 def _warm_window(step, w:_Warm) -> tuple:
@@ -220,13 +224,18 @@ def measure_matmul_peak(device:str|torch.device="auto", # the device
 # %% ../../nbs/measure/02a_calibrate.ipynb #3a4a0266
 _HERE = {}  # (env_id, precision): the peak this process measured, for a store that has none yet
 
+# %% ../../nbs/measure/02a_calibrate.ipynb #52813750
+def _current_peaks(store, env_id:str, precision:str):
+    "The peaks `store` keeps for `env_id` at `precision` that were measured by the current method."
+    from ready_steady_go.keep.side_tables import read_peaks
+    rows = read_peaks(store, env_id=env_id, precision=precision)
+    return rows[rows["method"].astype(float) >= PEAK_METHOD]
+
 # %% ../../nbs/measure/02a_calibrate.ipynb #c71dd0f4
 def _stored_peak(store, env_id:str, precision:str) -> float|None:
     "The peak `store` keeps for `env_id` at `precision` (FLOP/s), if it is of the current method."
-    from ready_steady_go.keep.side_tables import read_peaks
     if store is None or not Path(store).exists(): return None
-    rows = read_peaks(store, env_id=env_id, precision=precision)
-    rows = rows[rows["method"].astype(float) >= PEAK_METHOD]
+    rows = _current_peaks(store, env_id, precision)
     return float(rows["tflops"].max()) * 1e12 if len(rows) else None
 
 # %% ../../nbs/measure/02a_calibrate.ipynb #735d96b4

@@ -100,15 +100,19 @@ def _cuda_visible() -> bool:
     gpus = Path("/proc/driver/nvidia/gpus")
     return gpus.is_dir() and any(gpus.iterdir())
 
+# %% ../../nbs/measure/00b_device.ipynb #fa80e654
+def _auto_device() -> str:
+    "The device `auto` names, without torch: the first GPU, else Apple silicon's `mps`, else `cpu`."
+    if _cuda_visible(): return "cuda:0"
+    return "mps" if sys.platform == "darwin" and platform.machine() == "arm64" else "cpu"
+
 # %% ../../nbs/measure/00b_device.ipynb #f0fa482f
 def device_name(device="auto", # `auto`, `cpu`, `mps`, `cuda`, `cuda:N`, or a `torch.device`
                ) -> str:
     "The name `pick_device` would give `device`, without torch: `cpu`, `mps`, `cuda:N`."
     d = str(device).strip().lower()
     if d == "cuda": return "cuda:0"
-    if d != "auto": return d
-    if _cuda_visible(): return "cuda:0"
-    return "mps" if sys.platform == "darwin" and platform.machine() == "arm64" else "cpu"
+    return _auto_device() if d == "auto" else d
 
 # %% ../../nbs/measure/00b_device.ipynb #b2757697
 LOCK_DIR_VAR = "RSG_LOCK_DIR"  # the folder of the device locks, where the default one will not do
@@ -156,14 +160,18 @@ def gpu_uuid(index:int=0, # the CUDA device's index, as this process sees it (`c
         return u.decode() if isinstance(u, bytes) else u
     except Exception: return None
 
+# %% ../../nbs/measure/00b_device.ipynb #64424164
+def _gpu_key(name:str, host:str) -> str:
+    "What names the lock of GPU `name` (`cuda:N`): its UUID, else its index on `host`."
+    i = int(name.partition(":")[2] or 0)
+    return gpu_uuid(i) or f"cuda{_visible_gpu(i)}-{host}"
+
 # %% ../../nbs/measure/00b_device.ipynb #9cc2b5a1
 def device_key(device, # the device (`torch.device` or its name)
               ) -> str:
     "What names `device`'s lock: the GPU's UUID (else its index on this host); else the host."
     name, host = device_name(device), socket.gethostname()
-    if not name.startswith("cuda"): return f"{name}-{host}"
-    i = int(name.partition(":")[2] or 0)
-    return gpu_uuid(i) or f"cuda{_visible_gpu(i)}-{host}"
+    return _gpu_key(name, host) if name.startswith("cuda") else f"{name}-{host}"
 
 # %% ../../nbs/measure/00b_device.ipynb #6bc7f81f
 def lock_path(device, # the device (`torch.device` or its name)
@@ -171,13 +179,18 @@ def lock_path(device, # the device (`torch.device` or its name)
     "The lock file of `device` in the shared folder: `GPU-8f3e….lock`, `cpu-myhost.lock`."
     return lock_dir()/(re.sub(r"[^A-Za-z0-9_.-]", "-", device_key(device)) + ".lock")
 
+# %% ../../nbs/measure/00b_device.ipynb #88eb4cf6
+def _signature(fd:int) -> dict:
+    "What the holder wrote into the lock file: its pid, host, start and command ({} if unreadable)."
+    try: h = json.loads(os.pread(fd, 4096, 0) or b"{}")
+    except (OSError, ValueError): return {}
+    return h if isinstance(h, dict) else {}
+
 # %% ../../nbs/measure/00b_device.ipynb #bfc0abfa
 def _holder(fd:int) -> str:
     "Who holds the lock, as its holder wrote it into the lock file."
-    try: h = json.loads(os.pread(fd, 4096, 0) or b"{}")
-    except (OSError, ValueError): h = {}
-    if not isinstance(h, dict) or not h:
-        return "its holder has not signed it (just started, or another user's)"
+    h = _signature(fd)
+    if not h: return "its holder has not signed it (just started, or another user's)"
     return (f"held by process {h.get('pid')} on {h.get('host')} since {h.get('since')} "
             f"({h.get('command')})")
 
@@ -203,14 +216,19 @@ def _open_lock(p:Path) -> tuple[int, bool]:
                                         "to a folder every run on this machine can write") from None
     return open_own(p, os.O_RDONLY, "lock file"), False
 
+# %% ../../nbs/measure/00b_device.ipynb #8c14b219
+def _wait_for(fd:int, device):
+    "Say whose run on `device` this one waits for, and wait until its lock on `fd` is free."
+    print(visible(f"waiting for the run on {device} to finish: {_holder(fd)}"), file=sys.stderr)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+
 # %% ../../nbs/measure/00b_device.ipynb #ac39fe91
 def _acquire(fd:int, device, wait:bool, wait_flag:bool):
     "Lock `fd` at once, or with `wait` once its holder is done; else `BadInput` naming the holder."
     try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         if not wait: raise BadInput(_held(device, fd, wait_flag)) from None
-        print(visible(f"waiting for the run on {device} to finish: {_holder(fd)}"), file=sys.stderr)
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        _wait_for(fd, device)
 
 # %% ../../nbs/measure/00b_device.ipynb #de846d62
 def _sign(fd:int):
@@ -270,11 +288,16 @@ def _mac_cpu_name() -> str|None:
                           text=True,
                           timeout=5).stdout.strip() or None
 
+# %% ../../nbs/measure/00b_device.ipynb #951753b4
+def _cpu_name_reader():
+    "The function that reads the CPU's model name on this operating system (None: none does)."
+    return (_linux_cpu_name if sys.platform.startswith("linux") else _mac_cpu_name
+            if sys.platform == "darwin" else None)
+
 # %% ../../nbs/measure/00b_device.ipynb #a4c9f0b2
 def cpu_name() -> str:
     "The host CPU's model name."
-    read = (_linux_cpu_name if sys.platform.startswith("linux") else _mac_cpu_name
-            if sys.platform == "darwin" else None)
+    read = _cpu_name_reader()
     try: name = read and read()
     except Exception: name = None
     return name or platform.processor() or platform.machine() or "unknown CPU"

@@ -142,15 +142,20 @@ def _rank_main(rank:int, world:int, port:int, kw:dict, q):
         if rank == 0: q.put(rows)
     finally: dist.destroy_process_group()
 
+# %% ../../nbs/measure/04e_links.ipynb #775f0980
+def _reap(procs:list, grace:float):
+    "Wait up to `grace` seconds for `procs` to end; kill and reap any left."
+    end = time.monotonic() + grace
+    for p in procs: p.join(max(0.0, end - time.monotonic()))
+    for p in procs:
+        if p.is_alive(): p.kill(); p.join()
+
 # %% ../../nbs/measure/04e_links.ipynb #42ea51bc
 def _end_all(procs:list, grace:float=2.0):
     "Terminate every rank still running; kill any left after `grace` seconds; reap them all."
     for p in procs:
         if p.is_alive(): p.terminate()
-    end = time.monotonic() + grace
-    for p in procs: p.join(max(0.0, end - time.monotonic()))
-    for p in procs:
-        if p.is_alive(): p.kill(); p.join()
+    _reap(procs, grace)
 
 # %% ../../nbs/measure/04e_links.ipynb #9f028a25
 def _wait_rows(procs:list, q, timeout:float):
@@ -286,13 +291,17 @@ def active_links(g:dict) -> tuple:
     on = [l for l in g["nvlinks"] if l[0]]
     return len(on), len(g["nvlinks"]), max((l[1] or 0 for l in on), default=None)
 
+# %% ../../nbs/measure/04e_links.ipynb #516bbc67
+def _nvswitch_links(ga:dict, gb:dict) -> int:
+    "The NVLinks joining two GPUs through an NVSwitch (the fewer of their active ones); 0: none."
+    switched = any(l[2] == 2 for l in ga["nvlinks"] + gb["nvlinks"])
+    return min(active_links(ga)[0], active_links(gb)[0]) if switched else 0
+
 # %% ../../nbs/measure/04e_links.ipynb #202757ea
 def _pair(box:dict, a:int, b:int) -> str:
     "One cell of the matrix: `NV18` where NVLinks join the two GPUs, else the PCIe path."
     if a == b: return "X"
-    ga, gb = box["gpus"][a], box["gpus"][b]
-    switched = any(l[2] == 2 for l in ga["nvlinks"] + gb["nvlinks"])
-    k = min(active_links(ga)[0], active_links(gb)[0]) if switched else 0
+    k = _nvswitch_links(box["gpus"][a], box["gpus"][b])
     return f"NV{k}" if k else PCIE_PATHS.get(box["ancestor"][a][b], "?")
 
 # %% ../../nbs/measure/04e_links.ipynb #61a2a729

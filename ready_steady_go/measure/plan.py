@@ -59,16 +59,23 @@ def _items(value, what:str) -> list:
         say(f"note: duplicate {what} {', '.join(twice)} dropped")
     return out
 
+# %% ../../nbs/measure/04d_plan.ipynb #c3dbe1bc
+def _whole(b) -> bool:
+    "Whether `b` is a whole number: an `int` (no `bool`), or digits as text (`+` allowed)."
+    if isinstance(b, str): return bool(re.fullmatch(r"\+?\d+", b))
+    return isinstance(b, int) and not isinstance(b, bool)
+
+# %% ../../nbs/measure/04d_plan.ipynb #c32460c4
+def _count(b, what:str, noun:str) -> int:
+    "One item of `--what` as a whole number of at least 1; `noun` names it in a refusal."
+    if not _whole(b) or int(b) < 1:
+        raise BadInput(f"{noun} {b!r} in --{what} is not a whole number of at least 1")
+    return int(b)
+
 # %% ../../nbs/measure/04d_plan.ipynb #afc2cb12
 def _counts(value, what:str, noun:str) -> list[int]:
     "`value` as increasing positive whole numbers; `noun` names one of them in a refusal."
-    out = []
-    for b in _items(value, what):
-        ok = (isinstance(b, int) and not isinstance(b, bool)) or (isinstance(b, str)
-                                                                  and re.fullmatch(r"\+?\d+", b))
-        if not ok or int(b) < 1:
-            raise BadInput(f"{noun} {b!r} in --{what} is not a whole number of at least 1")
-        out.append(int(b))
+    out = [_count(b, what, noun) for b in _items(value, what)]
     return sorted(set(_items(out, what)))
 
 # %% ../../nbs/measure/04d_plan.ipynb #3483866b
@@ -169,13 +176,17 @@ def _matrix(a:dict) -> dict:
 # %% ../../nbs/measure/04d_plan.ipynb #d39d2c5b
 LAYOUTS = ("nchw", "channels_last")  # image models' memory layouts a sweep can cross
 
+# %% ../../nbs/measure/04d_plan.ipynb #bbaa0f48
+def _given_layouts(given) -> list[bool]:
+    "The `channels_last` settings of `--layouts`, each checked, in order, each once."
+    return list(dict.fromkeys(check_choice(x, LAYOUTS, "layouts") == "channels_last"
+                              for x in _items(given, "layouts")))
+
 # %% ../../nbs/measure/04d_plan.ipynb #dac8e2a5
 def _layouts(a:dict, dev) -> list[bool]:
     """The `channels_last` settings an image model runs: `--layouts`, else `--channels_last` alone, else the
     preset's on a GPU (standard, full: both), else NCHW."""
-    if a.get("layouts") is not None:
-        return list(dict.fromkeys(check_choice(x, LAYOUTS, "layouts") == "channels_last"
-                                  for x in _items(a["layouts"], "layouts")))
+    if a.get("layouts") is not None: return _given_layouts(a["layouts"])
     if a.get("channels_last") or dev.type != "cuda": return [bool(a.get("channels_last"))]
     return [x == "channels_last" for x in a.get("preset_values", {}).get("gpu_layouts", ["nchw"])]
 
@@ -239,14 +250,19 @@ def _sizes(value) -> list:
         if isinstance(v, (int, float)) and not isinstance(v, bool): check_numbers(size=v)
     return out
 
+# %% ../../nbs/measure/04d_plan.ipynb #13cce7cb
+def _preset_sizes(model:str, wl, a:dict) -> list:
+    "A model's preset sizes: its own, else the preset's side for a spatial family, else `[None]`."
+    mine = a["preset_values"].get("sizes", {}).get(model)
+    return ([mine] if mine is not None else _sizes(a["preset_values"].get("size")) if wl.spatial
+            else [None])
+
 # %% ../../nbs/measure/04d_plan.ipynb #2433ddd8
 def _model_sizes(model:str, wl, a:dict) -> list:
     """A model's sizes: `--size` for a family whose size is a side (images, 3D patches) when given,
     else the preset's for it, else the preset's."""
-    mine = a["preset_values"].get("sizes", {}).get(model)
     if a["size"] is not None and wl.spatial: return _sizes(a["size"])
-    return ([mine] if mine is not None else _sizes(a["preset_values"].get("size")) if wl.spatial
-            else [None])
+    return _preset_sizes(model, wl, a)
 
 # %% ../../nbs/measure/04d_plan.ipynb #f7af4b71
 def _family_bs(wl, a:dict) -> list:
@@ -287,14 +303,18 @@ def _serving(model:str, wl, a:dict) -> list:
     asked = list(dict.fromkeys([m for m in a["modes"] if m in SERVING_MODES] + list(names)))
     return [m for m in asked if m in wl.serving_modes and (m not in names or model in names[m])]
 
+# %% ../../nbs/measure/04d_plan.ipynb #e18e40a8
+def _concurrency(a:dict) -> list:
+    "The concurrencies generation runs at by default: 1 to 256, on a CPU 1 to 4."
+    return list(CONCURRENCY["cpu" if a["dev"].type == "cpu" else "gpu"])
+
 # %% ../../nbs/measure/04d_plan.ipynb #b3fad827
 def _serving_bs(mode:str, wl, a:dict) -> list:
     """Batch sizes of a serving mode: those given, the preset's for the mode, concurrency 1 to 256
     (a CPU: 4) to generate."""
     if "batch_sizes" in a["given"]: return list(a["batch_sizes"])
     if b := a["preset_values"].get("mode_bs", {}).get(mode): return list(b)
-    return (list(CONCURRENCY["cpu" if a["dev"].type == "cpu" else "gpu"]) if mode == "generate"
-            else _family_bs(wl, a))
+    return _concurrency(a) if mode == "generate" else _family_bs(wl, a)
 
 # %% ../../nbs/measure/04d_plan.ipynb #64aed916
 def _generation(m:str, a:dict) -> dict:
@@ -386,13 +406,18 @@ def _check_time(plan:SweepPlan, yes:bool):
                        "building and warm-up "
                        "come on top): add --yes to go ahead, or use --preset quick")
 
+# %% ../../nbs/measure/04d_plan.ipynb #0fe9d0ac
+def _checked_wandb(mode:str, a:dict) -> str:
+    "The W&B mode `mode`, checked with the project, entity and group of `a` (imports wandb)."
+    from ready_steady_go.keep.tracking import check_wandb  # imports wandb: only when it is used
+    return check_wandb(mode, a["wnb_project"], a["wnb_entity"], group=a["wnb_group"])
+
 # %% ../../nbs/measure/04d_plan.ipynb #78c01a73
 def _wandb(a:dict) -> dict:
     "The W&B settings, checked (wandb is imported only when it is used)."
     mode = str(a["wnb"]).strip().lower()
     if mode != "disabled" or a["wnb_entity"] is not None or a["wnb_group"] is not None:
-        from ready_steady_go.keep.tracking import check_wandb  # imports wandb: only when it is used
-        mode = check_wandb(mode, a["wnb_project"], a["wnb_entity"], group=a["wnb_group"])
+        mode = _checked_wandb(mode, a)
     return dict(mode=mode, project=a["wnb_project"], entity=a["wnb_entity"], group=a["wnb_group"])
 
 # %% ../../nbs/measure/04d_plan.ipynb #2b4f2ff8
@@ -441,16 +466,19 @@ _KEY_DEFAULTS = dict(world_size=1, backend=None, workload="image", seq_len=None,
                      weights="fp32", global_bs=None,
                      gen_len=None, fused=False, loss_scale=None, torch_threads=None)
 
+# %% ../../nbs/measure/04d_plan.ipynb #0668e1b3
+def _size_key_text(v:str) -> str:
+    "A size given as text, as a key: a cube `32x32x32` as `32`, any other as it is."
+    sides = v.strip().lower().split("x")
+    cube = len(set(sides)) == 1 and sides[0].isdigit()
+    return str(int(sides[0])) if cube else v.strip()
+
 # %% ../../nbs/measure/04d_plan.ipynb #774bead9
 def _key_text(v) -> str:
     """A size or length as text, the same from a number, a float read back or a string: `64`,
     `32x128x128`, `None`."""
     if v is None or (isinstance(v, float) and math.isnan(v)): return "None"
-    if isinstance(v, str):
-        sides = v.strip().lower().split("x")
-        cube = len(set(sides)) == 1 and sides[0].isdigit()  # a cube `32x32x32` is `32`
-        return str(int(sides[0])) if cube else v.strip()
-    return str(int(v))
+    return _size_key_text(v) if isinstance(v, str) else str(int(v))
 
 # %% ../../nbs/measure/04d_plan.ipynb #63bcb8eb
 def point_key(d:dict, # a run record, or a point's settings

@@ -113,15 +113,19 @@ def _lost(p:CheckedPoint, status:int) -> Result:
     return failed(p, "error", f"isolated process exited with status {status} without a result "
                               "(its messages are on the terminal above)")
 
+# %% ../../nbs/measure/04c_runner.ipynb #1c3f68d4
+def _child_kw(p:CheckedPoint) -> dict:
+    "What the child that measures `p` is given: the point as asked, with the same options."
+    # its threads as checked here: the child's own count is not asked again
+    point = asdict(p.point.replace(threads=p.threads))
+    return dict(point=point, progress=p.progress, run_id=p.run_id,
+                peak_measured=p.peak_measured)
+
 # %% ../../nbs/measure/04c_runner.ipynb #0211411c
 def isolated(p:CheckedPoint, # the point, checked: the child is given it as asked, with the same options
             ) -> Result:
     "Measure `p` in a fresh process."
-    # its threads as checked here: the child's own count is not asked again
-    point = asdict(p.point.replace(threads=p.threads))
-    out, status = in_child("point", dict(point=point, progress=p.progress,
-                                         run_id=p.run_id,
-                                         peak_measured=p.peak_measured))
+    out, status = in_child("point", _child_kw(p))
     return Result(**out) if out else _lost(p, status)
 
 # %% ../../nbs/measure/04c_runner.ipynb #1a5cb080
@@ -301,31 +305,44 @@ def rank_main():
 _WATCHDOG = re.compile(r"watchdog caught collective operation timeout|collective operation timeout",
                        re.I)
 
+# %% ../../nbs/measure/04c_runner.ipynb #5f961073
+def _signal_note(code:int) -> str:
+    "What a rank's exit status says of the signal that ended it: the OOM killer's, another, none."
+    if code == -signal.SIGKILL: return f": {KILLED}"
+    killed = code < 0 and -code in signal.valid_signals()
+    return f" (killed by {signal.Signals(-code).name})" if killed else ""
+
 # %% ../../nbs/measure/04c_runner.ipynb #3d3b4bbe
 def _died(who:str, code:int, err:str) -> str:
     """Why a rank ended without a result, by its exit status: NCCL's watchdog (SIGABRT), the OOM
     killer (SIGKILL), ..."""
     if code == -signal.SIGABRT or _WATCHDOG.search(err):
         return f"NCCL collective timed out on {who} (a peer hung or died)"
-    why = (f": {KILLED}" if code == -signal.SIGKILL
-           else f" (killed by {signal.Signals(-code).name})" if code < 0
-           and -code in signal.valid_signals() else "")
-    return f"{who} exited with status {code} without a result{why}"
+    return f"{who} exited with status {code} without a result{_signal_note(code)}"
+
+# %% ../../nbs/measure/04c_runner.ipynb #5dbda2e0
+def _waited_note(f:dict) -> str:
+    "What a failed rank's timeout says: it waited past the collective timeout for another rank."
+    waited = re.search(r"timed out|timeout", f["error"], re.I) and f["status"] != "oom"
+    return (" waited past the collective timeout for another rank (hung, or far slower)" if waited
+            else "")
 
 # %% ../../nbs/measure/04c_runner.ipynb #ae67b9e5
 def _first_failure(fails:list[dict]) -> tuple[str, str]:
     "The status and error of the first failed rank (an out-of-memory error first among equals)."
     f = min(fails, key=lambda f: (f["t"], f["status"] != "oom"))
-    waited = re.search(r"timed out|timeout", f["error"], re.I) and f["status"] != "oom"
-    why = (" waited past the collective timeout for another rank (hung, or far slower)" if waited
-           else "")
-    return f["status"], f"rank {f['rank']}{why}: {f['error']}"
+    return f["status"], f"rank {f['rank']}{_waited_note(f)}: {f['error']}"
+
+# %% ../../nbs/measure/04c_runner.ipynb #870091be
+def _failed_rank(rc:int, err:str) -> tuple[str, int]:
+    "The failed rank torchrun's error names (else torchrun), and its exit code (else `rc`)."
+    rank, code = re.search(r"rank\s*:\s*(\d+)", err), re.search(r"exitcode\s*:\s*(-?\d+)", err)
+    return (f"rank {rank[1]}" if rank else "torchrun"), (int(code[1]) if code else rc)
 
 # %% ../../nbs/measure/04c_runner.ipynb #d2e243a8
 def _silent(rc:int, err:str) -> tuple[str, str]:
     "The status and error of ranks that ended without a word, from what torchrun said."
-    rank, code = re.search(r"rank\s*:\s*(\d+)", err), re.search(r"exitcode\s*:\s*(-?\d+)", err)
-    who, code = f"rank {rank[1]}" if rank else "torchrun", int(code[1]) if code else rc
+    who, code = _failed_rank(rc, err)
     # what the kernel sends when the host runs out of memory: as an OOM
     killed = code == -signal.SIGKILL
     return "killed" if killed else "error", _died(who, code, err)

@@ -65,14 +65,19 @@ def _entry(line:str) -> dict|None:
     return (e if isinstance(row, dict) and isinstance(row.get("run_id"), str)
             and isinstance(e.get("pid"), int) and e["pid"] > 0 else None)
 
+# %% ../../nbs/measure/03c_session.ipynb #d8eb8bfe
+def _open_entries(es:list) -> list[dict]:
+    "The entries of points started and not done (None: a line that is no entry)."
+    done = {e["done"] for e in es if e is not None and "done" in e}
+    return [e for e in es if e is not None and "row" in e and e["row"]["run_id"] not in done]
+
 # %% ../../nbs/measure/03c_session.ipynb #4c6c7906
 def journal_entries(text:str, # a journal's text
                    ) -> tuple[list[dict], int]:
     """The points a journal holds open (started, not done), and how many of its lines are no entry
     (skipped)."""
     es = [_entry(l) for l in text.splitlines() if l.strip()]
-    done = {e["done"] for e in es if e is not None and "done" in e}
-    return [e for e in es if e is not None and "row" in e and e["row"]["run_id"] not in done], sum(e is None for e in es)
+    return _open_entries(es), sum(e is None for e in es)
 
 # %% ../../nbs/measure/03c_session.ipynb #b74c786d
 def open_points(store:str|Path=DEFAULT_STORE, # the SQLite file
@@ -201,15 +206,26 @@ def _adopted(q:psutil.Process) -> bool:
         return up is None or up.pid == 1
     except psutil.Error: return True
 
+# %% ../../nbs/measure/03c_session.ipynb #9ffc28a3
+def _launcher(q:psutil.Process) -> tuple[str, str]:
+    "The pid and start time of `q`'s launcher, as its environment notes them (`''`: unreadable)."
+    try: pid, _, t = q.environ().get(LAUNCHER, "").partition(":")
+    except psutil.Error: return "", ""
+    return pid, t
+
+# %% ../../nbs/measure/03c_session.ipynb #6fa61949
+def _launcher_gone(pid:str, t:str) -> bool:
+    "Whether the launcher `pid`, started at `t`, is gone (no such process, or another one since)."
+    try: return abs(psutil.Process(int(pid)).create_time() - float(t)) >= 1
+    except (psutil.Error, ValueError): return True
+
 # %% ../../nbs/measure/03c_session.ipynb #b5c711f1
 def _orphan(q:psutil.Process) -> bool:
     """Whether the process that launched rank or torchrun `q` is gone: a leftover, nobody waits for
     it."""
-    try: pid, _, t = q.environ().get(LAUNCHER, "").partition(":")
-    except psutil.Error: pid = ""
+    pid, t = _launcher(q)
     if not pid: return _adopted(q)  # launched by an older version, or its environment unreadable
-    try: return abs(psutil.Process(int(pid)).create_time() - float(t)) >= 1
-    except (psutil.Error, ValueError): return True
+    return _launcher_gone(pid, t)
 
 # %% ../../nbs/measure/03c_session.ipynb #5e75fdb0
 def _ranks(device) -> dict[int, str]:
@@ -231,15 +247,19 @@ def _zombie(pid:int) -> bool:
     try: return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
     except psutil.Error: return False
 
+# %% ../../nbs/measure/03c_session.ipynb #4d2fd65a
+def _names_tool(cmd:list, e:dict) -> bool:
+    "Whether the command line `cmd` is the one journal entry `e` noted, or names this tool."
+    names = ("ready-steady-go", "ready_steady_go")
+    return " ".join(cmd)[:300] == e.get("cmd") or any(n in a for a in cmd for n in names)
+
 # %% ../../nbs/measure/03c_session.ipynb #8a062cc1
 def _tool_process(e:dict) -> bool:
     """Whether the process of journal entry `e` runs this tool: its command line names it, or is the
     one the entry noted."""
     try: cmd = psutil.Process(e["pid"]).cmdline()
     except psutil.Error: return False
-    return " ".join(cmd)[:300] == e.get("cmd") or any(n in a for a in cmd
-                                                      for n in ("ready-steady-go",
-                                                                "ready_steady_go"))
+    return _names_tool(cmd, e)
 
 # %% ../../nbs/measure/03c_session.ipynb #bf80015c
 def _journalled(store, device) -> tuple[dict[int, str], list[str]]:

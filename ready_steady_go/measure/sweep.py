@@ -79,35 +79,49 @@ def warm_text(w:dict, # what `warm_up_device` saw
 # %% ../../nbs/measure/05_sweep.ipynb #c1e2e57e
 def _plural(n:int) -> str: return "" if n == 1 else "s"  # 1 point, 2 points
 
+# %% ../../nbs/measure/05_sweep.ipynb #f92c0dd6
+def _throughput_text(x) -> str|None:
+    "A throughput in three figures, as the report shows it; None when it is missing (None, NaN)."
+    return num_text(x) if x is not None and x == x else None
+
 # %% ../../nbs/measure/05_sweep.ipynb #b4dc9efc
 def _table_text(df:pd.DataFrame) -> str:
     """The summary table as text, `-` for what is missing, throughputs in three figures as the
     report shows them."""
     if not len(df): return "(no points)"
-    df = df.assign(throughput=[num_text(x) if x is not None and x == x else None
-                               for x in df["throughput"]])
+    df = df.assign(throughput=[_throughput_text(x) for x in df["throughput"]])
     return df.astype(object).where(df.notna(), "-").to_string(index=False)
+
+# %% ../../nbs/measure/05_sweep.ipynb #bd178dfb
+def _skip_combo(s:dict) -> tuple:
+    "The combination of a point skipped after an OOM: model, precision, mode (and `× world size`)."
+    world = (f"× {s['world_size']}",) if "world_size" in s else ()
+    return (s["model"], s["precision"], s["mode"]) + world
+
+# %% ../../nbs/measure/05_sweep.ipynb #a81cd3a6
+def _skipped_bs(skipped:list) -> dict:
+    "The batch sizes skipped after an out-of-memory, by combination (`_skip_combo`)."
+    by = {}
+    for s in skipped: by.setdefault(_skip_combo(s), []).append(s["bs"])
+    return by
 
 # %% ../../nbs/measure/05_sweep.ipynb #968a0ee0
 def _skip_lines(skipped:list) -> list:
     "A line per combination with points skipped after an out-of-memory, naming their batch sizes."
-    by = {}
-    for s in skipped:
-        k = (s["model"], s["precision"], s["mode"]) + ((f"× {s['world_size']}",)
-                                                       if "world_size" in s else ())
-        by.setdefault(k, []).append(s["bs"])
-    return [f"skipped after OOM: {' '.join(k)}: bs {', '.join(map(str, sorted(set(bss))))}" for k,
-            bss in by.items()]
+    return [f"skipped after OOM: {' '.join(k)}: bs {', '.join(map(str, sorted(set(bss))))}"
+            for k, bss in _skipped_bs(skipped).items()]
+
+# %% ../../nbs/measure/05_sweep.ipynb #d260b867
+# what each mark in the table's `ci` column means
+_MARKS = {"!": f"! not converged: {UNCONVERGED_HINT}",
+          "~": "~ only points at the edge of memory (allocator retries while timed): slower "
+               "than the device can be"}
 
 # %% ../../nbs/measure/05_sweep.ipynb #65146f44
 def _mark_lines(df:pd.DataFrame) -> list:
     "What the table's `!` and `~` marks mean, for those it has."
-    ci, out = (df["ci"].astype(str) if len(df) else pd.Series(dtype=str)), []
-    if ci.str.contains("!", regex=False).any(): out.append(f"! not converged: {UNCONVERGED_HINT}")
-    if ci.str.contains("~", regex=False).any():
-        out.append("~ only points at the edge of memory (allocator retries while timed): slower "
-                   "than the device can be")
-    return out
+    ci = df["ci"].astype(str) if len(df) else pd.Series(dtype=str)
+    return [line for mark, line in _MARKS.items() if ci.str.contains(mark, regex=False).any()]
 
 # %% ../../nbs/measure/05_sweep.ipynb #066ee086
 @dataclass
@@ -202,15 +216,20 @@ def _table(combos:dict) -> pd.DataFrame:
 # %% ../../nbs/measure/05_sweep.ipynb #e19dfd82
 def _world(r:dict) -> int: return int(r.get("world_size") or 1)
 
+# %% ../../nbs/measure/05_sweep.ipynb #72976c48
+def _world_tables(combos:dict) -> pd.DataFrame:
+    "Each combination's `_table`, one under the other, its world size in a `world_size` column."
+    parts = [_table({k[:3]: c}) for k, c in combos.items()]
+    df = pd.concat(parts, ignore_index=True)
+    df.insert(3, "world_size", [k[3] for k in combos])
+    return df
+
 # %% ../../nbs/measure/05_sweep.ipynb #95297266
 def _tables(combos:dict, launched:bool) -> pd.DataFrame:
     """`_table` for each world size, the world sizes of a combination side by side (a `world_size`
     column in a series)."""
     if not launched: return _table({k[:3]: c for k, c in combos.items()})
-    parts = [_table({k[:3]: c}) for k, c in combos.items()]
-    df = pd.concat(parts, ignore_index=True)
-    df.insert(3, "world_size", [k[3] for k in combos])
-    return df
+    return _world_tables(combos)
 
 # %% ../../nbs/measure/05_sweep.ipynb #9c98b02b
 def sweep(*args, **kwargs) -> SweepSummary:
@@ -398,15 +417,20 @@ def _bisect(run:_Sweep, pt:PlanPoint):
         if _measure(run, pt._replace(bs=b)) not in ("ok", "oom"): break
     if c.max_ok: say(f"{what}: largest batch size that fits: {c.max_ok} (bisected)")
 
+# %% ../../nbs/measure/05_sweep.ipynb #653c0134
+def _later_skipped(run:_Sweep, pt:PlanPoint) -> list:
+    "The larger batch sizes of an out-of-memory point's combination that it skips, not done yet."
+    c, p = run.combos[pt.combo], run.plan
+    return [b for b in p.variants[pt.vid]["bss"]
+            if b > pt.bs and point_ident(p, pt._replace(bs=b)) not in run.done and c.skips(b)]
+
 # %% ../../nbs/measure/05_sweep.ipynb #098f4c0a
 def _skip_note(run:_Sweep, pt:PlanPoint):
     "Name the larger batch sizes of an out-of-memory point's combination that will not run."
-    c, p = run.combos[pt.combo], run.plan
-    later = [b for b in p.variants[pt.vid]["bss"]
-             if b > pt.bs and point_ident(p, pt._replace(bs=b)) not in run.done and c.skips(b)]
-    if later:
-        say(f"{combination_text(p, pt)}: out of memory at bs {c.first_oom}: skipping bs "
-             f"{', '.join(map(str, later))}")
+    if later := _later_skipped(run, pt):
+        c = run.combos[pt.combo]
+        say(f"{combination_text(run.plan, pt)}: out of memory at bs {c.first_oom}: skipping bs "
+            f"{', '.join(map(str, later))}")
 
 # %% ../../nbs/measure/05_sweep.ipynb #04ebc233
 def _visit(run:_Sweep, i:int):
@@ -426,13 +450,18 @@ def _visit(run:_Sweep, i:int):
     if status in ("oom", "killed"): _skip_note(run, pt)
     run.bar.total = run.bar.n + _todo(run, i + 1); run.bar.refresh()
 
+# %% ../../nbs/measure/05_sweep.ipynb #268b0f71
+def _warms_here(run:_Sweep) -> bool:
+    "Whether this process warms the device up: points are left, a warm-up is asked, no torchrun."
+    if not _todo(run) or run.plan.device_warmup == 0: return False
+    # torchrun's ranks warm their own devices (`_rank_warmup`): this process stays off them
+    return not run.plan.launch
+
 # %% ../../nbs/measure/05_sweep.ipynb #f712f62b
 def _warm_first(run:_Sweep):
     """The device warm-up, once, before the first point that will be measured (none when nothing is
     left)."""
-    if not _todo(run) or run.plan.device_warmup == 0: return
-    # torchrun's ranks warm their own devices (`_rank_warmup`): this process stays off them
-    if run.plan.launch: return
+    if not _warms_here(run): return
     run.warm = _device_warmup(run.plan.dev, run.plan.device_warmup, run.plan.isolate)
     if run.warm: say(warm_text(run.warm))
 

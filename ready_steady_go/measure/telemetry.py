@@ -74,26 +74,40 @@ def _clock_summary(col) -> dict:
                 sm_clock_ratio=med / top if med and top else None,
                 mem_clock_mhz=statistics.median(mem) if mem else None)
 
-# %% ../../nbs/measure/01b_telemetry.ipynb #1fd4e2b0
-def _mean_power(s:list) -> float|None:
-    "Mean power in the window: the energy counter's joules over the span, else the readings' mean."
-    e = [(o["t"], o["energy_mj"]) for o in s if o.get("t") is not None
-         and o.get("energy_mj") is not None]
+# %% ../../nbs/measure/01b_telemetry.ipynb #58ebb447
+def _energy_readings(s:list) -> list[tuple]:
+    "`(t, energy_mj)` of the readings that have both, in time order."
+    return [(o["t"], o["energy_mj"]) for o in s if o.get("t") is not None
+            and o.get("energy_mj") is not None]
+
+# %% ../../nbs/measure/01b_telemetry.ipynb #d5b3abb2
+def _counter_power(s:list) -> float|None:
+    "Mean power from the energy counter: its joules over the span, where it moved (None: not)."
+    e = _energy_readings(s)
     # a counter that moved (see `window_energy`)
     if len(e) > 1 and e[-1][0] > e[0][0] and e[-1][1] > e[0][1] > 0:
         return (e[-1][1] - e[0][1]) / 1e3 / (e[-1][0] - e[0][0])
+
+# %% ../../nbs/measure/01b_telemetry.ipynb #1fd4e2b0
+def _mean_power(s:list) -> float|None:
+    "Mean power in the window: the energy counter's joules over the span, else the readings' mean."
+    if (w := _counter_power(s)) is not None: return w
     # each a 1 s average on Ampere and later
     p = [o["power_w"] for o in s if o.get("power_w") is not None]
     return statistics.fmean(p) if p else None
 
+# %% ../../nbs/measure/01b_telemetry.ipynb #ac9df44b
+def _col_mean(col, k:str) -> float|None:
+    "The mean of the window's readings of `k` (None: none)."
+    return statistics.fmean(v) if (v := col(k)) else None
+
 # %% ../../nbs/measure/01b_telemetry.ipynb #d79aedab
 def _power_summary(col, s:list) -> dict:
     "The hottest temperature, mean power and utilisation, and the lowest and default power limits."
-    mean = lambda k: statistics.fmean(v) if (v := col(k)) else None
     return dict(temp_max_c=max(col("temp_c"), default=None), power_mean_w=_mean_power(s),
                 power_limit_w=min(col("power_limit_w"), default=None),
                 default_power_limit_w=max(col("default_power_limit_w"), default=None),
-                util_mean=mean("util_gpu"))
+                util_mean=_col_mean(col, "util_gpu"))
 
 # %% ../../nbs/measure/01b_telemetry.ipynb #022e27b9
 def summarise(samples:list, # readings of one window (dicts; None for a failed read)
@@ -167,15 +181,17 @@ def conditions_text(verdict:str|list, # `conditions`' output
 # %% ../../nbs/measure/01b_telemetry.ipynb #0dc6d190
 ENERGY_SOURCES = ("nvml-counter", "nvml-power", "rapl", "none")
 
+# %% ../../nbs/measure/01b_telemetry.ipynb #82cb8f85
+def _unwrapped(r0:tuple, r1:tuple) -> int:
+    "Microjoules from one domain's RAPL reading to the next, its counter's wrap undone."
+    (e0, top), (e1, _) = r0, r1
+    return e1 - e0 if e1 >= e0 else e1 + top - e0
+
 # %% ../../nbs/measure/01b_telemetry.ipynb #d4275e50
 def _rapl_joules(readings:list) -> float:
     "Joules between RAPL readings `{domain: (energy_uj, max_energy_range_uj)}`, unwrapped."
-    total = 0
-    for a, b in zip(readings, readings[1:]):
-        for d in a.keys() & b.keys():
-            (e0, top), (e1, _) = a[d], b[d]
-            total += e1 - e0 if e1 >= e0 else e1 + top - e0
-    return total / 1e6
+    return sum(_unwrapped(a[d], b[d]) for a, b in zip(readings, readings[1:])
+               for d in a.keys() & b.keys()) / 1e6
 
 # %% ../../nbs/measure/01b_telemetry.ipynb #05790b0d
 def _counter_energy(s:list, notes:list) -> dict|None:
@@ -187,15 +203,24 @@ def _counter_energy(s:list, notes:list) -> dict|None:
     notes.append("NVML energy counter " + ("read 0" if min(e[0], e[-1]) <= 0 else
                                            "went backwards" if e[-1] < e[0] else "did not move"))
 
+# %% ../../nbs/measure/01b_telemetry.ipynb #2626348c
+def _power_readings(s:list) -> list[tuple]:
+    "`(t, power_w)` of the readings that have both, in time order."
+    return [(o["t"], o["power_w"]) for o in s if o.get("power_w") is not None
+            and o.get("t") is not None]
+
+# %% ../../nbs/measure/01b_telemetry.ipynb #6af06f9c
+def _trapezoid(p:list[tuple]) -> float:
+    "Joules under power readings `(t, W)`, by the trapezoid rule."
+    return sum((t1 - t0) * (w0 + w1) / 2 for (t0, w0), (t1, w1) in zip(p, p[1:]))
+
 # %% ../../nbs/measure/01b_telemetry.ipynb #64bd9f17
 def _power_energy(s:list, notes:list) -> dict|None:
     "Energy from sampled power, integrated by the trapezoid rule, or None."
-    p = [(o["t"], o["power_w"]) for o in s if o.get("power_w") is not None
-         and o.get("t") is not None]
+    p = _power_readings(s)
     if len(p) < 2 or p[-1][0] <= p[0][0]: return None
-    j = sum((t1 - t0) * (w0 + w1) / 2 for (t0, w0), (t1, w1) in zip(p, p[1:]))
     note = "; ".join(notes + ["integrated sampled power"]) if notes else None
-    return dict(energy_j=j, energy_source="nvml-power", energy_note=note)
+    return dict(energy_j=_trapezoid(p), energy_source="nvml-power", energy_note=note)
 
 # %% ../../nbs/measure/01b_telemetry.ipynb #3a0e4927
 def _rapl_energy(s:list, notes:list) -> dict|None:
@@ -241,6 +266,13 @@ class RecordedReader:
         o = self.samples[min(self.i, len(self.samples) - 1)]; self.i += 1
         return dict(o)
 
+# %% ../../nbs/measure/01b_telemetry.ipynb #f3b6eb1f
+def _start_thread(sampler):
+    "Start `sampler`'s background thread, which reads every `interval` until its `_stop` is set."
+    sampler._stop = threading.Event()
+    sampler._thread = threading.Thread(target=sampler._run, name="rsg-telemetry", daemon=True)
+    sampler._thread.start()
+
 # %% ../../nbs/measure/01b_telemetry.ipynb #4f1c8292
 class Sampler:
     "Background readings of a device from `start()` to `stop()`; `summary()` describes the window."
@@ -262,9 +294,7 @@ class Sampler:
         "Begin a window: one reading now, then one every `interval` in the background."
         self.samples, self.read_errors, self.thread_cpu_s = [], 0, 0.0
         self._read()
-        if self.interval:
-            self._stop = threading.Event()
-            self._thread = threading.Thread(target=self._run, name="rsg-telemetry", daemon=True); self._thread.start()
+        if self.interval: _start_thread(self)
         return self
     def stop(self) -> dict:
         "End the window (joins the thread, takes the last reading) and return `summary()`."
@@ -278,16 +308,24 @@ class Sampler:
         return dict(summarise(self.samples), **window_energy(self.samples),
                     read_errors=self.read_errors)
 
+# %% ../../nbs/measure/01b_telemetry.ipynb #13d25fc7
+def _uuid_keys(u:str) -> list:
+    "The UUID keys to look a device up by: `u` as it is if prefixed, else as a GPU's and a MIG's."
+    return ([("uuid", u)] if u.startswith(("GPU-", "MIG-"))
+            else [("uuid", "GPU-" + u), ("uuid", "MIG-" + u)])
+
+# %% ../../nbs/measure/01b_telemetry.ipynb #aff02a08
+def _pci_key(props) -> tuple:
+    "The PCI bus id key of a device's properties: `('pci', '00000000:3B:00.0')`."
+    domain, device = getattr(props, "pci_domain_id", 0), getattr(props, "pci_device_id", 0)
+    return ("pci", f"{domain:08X}:{props.pci_bus_id:02X}:{device:02X}.0")
+
 # %% ../../nbs/measure/01b_telemetry.ipynb #50aaa3ca
 def _nvml_keys(props) -> list:
     "The (kind, key) pairs to look a device up by, best first: UUID forms, then the PCI bus id."
-    keys, u = [], str(getattr(props, "uuid", "") or "")
-    if u:
-        keys += [("uuid", u)] if u.startswith(("GPU-", "MIG-")) else [("uuid", "GPU-" + u),
-                                                                      ("uuid", "MIG-" + u)]
-    if getattr(props, "pci_bus_id", None) is not None:
-        domain, device = getattr(props, "pci_domain_id", 0), getattr(props, "pci_device_id", 0)
-        keys.append(("pci", f"{domain:08X}:{props.pci_bus_id:02X}:{device:02X}.0"))
+    u = str(getattr(props, "uuid", "") or "")
+    keys = _uuid_keys(u) if u else []
+    if getattr(props, "pci_bus_id", None) is not None: keys.append(_pci_key(props))
     return keys
 
 # %% ../../nbs/measure/01b_telemetry.ipynb #044cf5f9

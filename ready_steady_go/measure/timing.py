@@ -175,14 +175,17 @@ def _window(step, timer, done, tick) -> dict:
     tick(new + last, stats)
     return dict(times=times, launched=launched, wall_seconds=wall)
 
+# %% ../../nbs/measure/01d_timing.ipynb #b7890a4c
+def _clock_error(times:list, per:int, wall:float) -> RuntimeError:
+    "The error of a timer that counted more time in steps than the host saw pass."
+    return RuntimeError(f"the timer measured {sum(times) * per:.3f} s of steps in {wall:.3f} s "
+                        "of host time: its clock cannot be trusted")
+
 # %% ../../nbs/measure/01d_timing.ipynb #e3e3221b
 def _trust(times:list, per:int, wall:float):
     "`RuntimeError` if no step completed, or the timer counted more time than the host saw pass."
     if not times: raise RuntimeError(f"no timed step completed in {wall:.1f} s")
-    if sum(times) * per > 1.02 * wall + 1e-3:
-        raise RuntimeError(f"the timer measured {sum(times) * per:.3f} s of steps in {wall:.3f} s "
-                           "of host time: "
-                           "its clock cannot be trusted")
+    if sum(times) * per > 1.02 * wall + 1e-3: raise _clock_error(times, per, wall)
 
 # %% ../../nbs/measure/01d_timing.ipynb #78d30157
 def _edge(meet, probe, sampler, edges:dict):
@@ -257,23 +260,32 @@ def run_timed(step,           # one step; returns once the step is queued
         if sampler is not None: tele = sampler.stop()
     return _timed(w, timer, warm, tele, (edges.get("first"), probe() if probe else None), warmup)
 
+# %% ../../nbs/measure/01d_timing.ipynb #1fb0c214
+def _name_warmup(bar, steps:int, seconds:float):
+    "Name the warm-up in `bar`'s description: its steps and length."
+    what = f"warmed up: {steps} step{'s' * (steps != 1)}, {seconds:.1f} s"
+    bar.set_description_str(f"{bar.desc.removesuffix(': ')} ({what})", refresh=False)
+
 # %% ../../nbs/measure/01d_timing.ipynb #78e5e82c
 def _warmed(bar, steps:int, seconds:float):
     "The bar once warm: the warm-up named with its steps and length, the count and clock restarted."
-    if steps and seconds >= 0.05:  # a step that took no time is not worth a word on every bar
-        what = f"warmed up: {steps} step{'s' * (steps != 1)}, {seconds:.1f} s"
-        bar.set_description_str(f"{bar.desc.removesuffix(': ')} ({what})", refresh=False)
+    # a step that took no time is not worth a word on every bar
+    if steps and seconds >= 0.05: _name_warmup(bar, steps, seconds)
     bar.set_postfix_str("", refresh=False)
     bar.reset(total=bar.total)
+
+# %% ../../nbs/measure/01d_timing.ipynb #2782d353
+def _advance(bar, rule, new, per:int):
+    "How far `bar` moves for the steps (or seconds) in `new`, `per` steps each."
+    inc = len(new) * per if rule.n_batches else sum(new) * per
+    # past the cap it stays full: never above 100%
+    return inc if bar.total is None else min(inc, bar.total - bar.n)
 
 # %% ../../nbs/measure/01d_timing.ipynb #a155e9cb
 def _tick(bar, rule, new, stats, *, per=1):
     "Advance `bar` by the steps (or seconds) in `new`, with the CI so far."
-    inc = len(new) * per if rule.n_batches else sum(new) * per
-    # past the cap it stays full: never above 100%
-    if bar.total is not None: inc = min(inc, bar.total - bar.n)
     if stats.n > 1: bar.set_postfix_str(f"±{100*stats.ci_rel():.1f}%", refresh=False)
-    if inc: bar.update(inc)
+    if inc := _advance(bar, rule, new, per): bar.update(inc)
     # full at the cap, its interval still narrowing: shown as it is now, not as it was
     else: bar.refresh()
 
@@ -300,15 +312,20 @@ def _block_steps(step_s:float, rule:StopRule, block_s:float=0.1) -> int:
         k = max(d for d in range(1, min(k, rule.n_batches) + 1) if rule.n_batches % d == 0)
     return k
 
+# %% ../../nbs/measure/01d_timing.ipynb #e70be30a
+def _resizer(timer:BlockTimer, rule:StopRule, block_s:float):
+    "`timer.resize`: the steps per block again, from the first block's step time."
+    def resize(step_s):  # the first block, when it lasted under half or over 1.5 times the block time
+        ok = 0.5 * block_s <= step_s * timer.per <= 1.5 * block_s
+        return timer.per if ok else _block_steps(step_s, rule, block_s)
+    return resize
+
 # %% ../../nbs/measure/01d_timing.ipynb #93f60b86
 def size_blocks(timer:BlockTimer, times:list, rule:StopRule, block_s:float=0.1):
     "Size `timer`'s blocks from the warm-up's later median step, and again after a block."
     timer.per = _block_steps(statistics.median(times[len(times) // 2:]) if times else 0, rule,
                              block_s)
-    def resize(step_s):  # the first block, when it lasted under half or over 1.5 times the block time
-        ok = 0.5 * block_s <= step_s * timer.per <= 1.5 * block_s
-        return timer.per if ok else _block_steps(step_s, rule, block_s)
-    timer.resize = resize
+    timer.resize = _resizer(timer, rule, block_s)
 
 # %% ../../nbs/measure/01d_timing.ipynb #48ad84d1
 def step_stats(times:list, # step times in seconds, one per timed sample

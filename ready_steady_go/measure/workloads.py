@@ -382,28 +382,38 @@ def register(family:type, # a `Workload` subclass: its `kind`, `unit`, what it s
     FAMILY_UNITS.setdefault(family.kind, family.unit)  # what its rows count, for the report's tables
     return family
 
+# %% ../../nbs/measure/01_workloads.ipynb #b01ff695
+def _model_family(name:str) -> str|None:
+    "The family of a model (no op, no pipeline): lm, unet3d, a registered one, image; or None."
+    if name in LM_CONFIGS: return "lm"
+    if name in UNET3D_CONFIGS: return "unet3d"
+    if k := next((k for k, f in FAMILIES.items() if f.knows(name)), None): return k
+    return "image" if timm.is_model(timm.models.split_model_name_tag(name)[0]) else None
+
 # %% ../../nbs/measure/01_workloads.ipynb #527060b9
 def family_of(name:str) -> str|None:
     "The kind whose family knows `name`, or None."
     if name.startswith("op:"): return "op" if name[3:] in OPS else None
     if name.startswith("data:"): return "data" if name[5:] in PIPELINES else None
-    if name in LM_CONFIGS: return "lm"
-    if name in UNET3D_CONFIGS: return "unet3d"
-    if k := next((k for k, f in FAMILIES.items() if f.knows(name)), None): return k
-    return "image" if timm.is_model(timm.models.split_model_name_tag(name)[0]) else None
+    return _model_family(name)
 
 # %% ../../nbs/measure/01_workloads.ipynb #df4b2088
 def _named() -> list:
     return [*LM_CONFIGS, *UNET3D_CONFIGS, *(f"op:{o}" for o in OPS),
             *(f"data:{p}" for p in PIPELINES)]
 
+# %% ../../nbs/measure/01_workloads.ipynb #b8e53059
+def _candidates(name:str) -> dict[str, list]:
+    "What a mistyped `name` may mean, by family: ops or pipelines of its kind, else models."
+    if name.startswith(("op:", "data:")):
+        kind = name.partition(":")[0]
+        return {kind: [m for m in _named() if m.startswith(kind + ":")]}
+    return dict(lm=list(LM_CONFIGS), unet3d=list(UNET3D_CONFIGS), image=list(_timm_names()))
+
 # %% ../../nbs/measure/01_workloads.ipynb #31d7d7c5
 def _closest(name:str, n:int=3) -> list:
     "Up to `n` names close to `name`, from the one family with the closest (an op's typo: ops)."
-    if name.startswith(("op:", "data:")):
-        fams = {name.partition(":")[0]: [m for m in _named()
-                                         if m.startswith(name.partition(":")[0] + ":")]}
-    else: fams = dict(lm=list(LM_CONFIGS), unet3d=list(UNET3D_CONFIGS), image=list(_timm_names()))
+    fams = _candidates(name)
     best = {f: difflib.get_close_matches(name, ms, n=n, cutoff=0.6) for f, ms in fams.items()}
     score = {f: difflib.SequenceMatcher(None, name, m[0]).ratio() for f, m in best.items() if m}
     return best[max(score, key=score.get)] if score else []
