@@ -24,7 +24,8 @@ from .env import shown, visible
 from .measure.device import check_device_name, check_unlocked
 # light: no torch, no pandas
 from .schema import (COMPILE_MODES, MODES, OPTIMIZERS, PRECISIONS, WEIGHTS,
-                                    POINT_FIELDS, STATUSES, Point, WorldSpec, params_of)
+                                    POINT_FIELDS, STATUSES, Point, WorldSpec, new_run_id,
+                                    params_of)
 from .options import (DEFAULT_STORE, ENGINE_DEFAULTS, PRESETS, WANDB_MODES,
                                      check_endpoint, check_rdzv_id, sweep_signature)
 
@@ -520,12 +521,15 @@ def _measuring_line(f:_Flags, p, fp:dict, world:int, multi:bool) -> str:
 
 # %% ../nbs/09_cli.ipynb #241e0e2e
 def _measured_in_journal(f:_Flags, p, fp:dict, peak:float|None, multi:bool, session):
-    """`_measured`, the point open in `session`'s journal meanwhile:
-    a kill from here on is stored as `killed` by the next run."""
+    """`_measured`, then its row kept (`_kept`), the point open in `session`'s journal meanwhile: a kill
+    from here on is stored as `killed` by the next run. The entry and the row share `p`'s run id, so a
+    kill after the row is kept leaves that row alone. The run, its row, and what to say if it was kept
+    beside the store (all None: rank 0 is elsewhere)."""
     from ready_steady_go.measure.launch import sigterm_as_interrupt
     # SIGTERM as Ctrl-C: torchrun's ranks end too
     with session.measuring(p.result().row(fp)), sigterm_as_interrupt():
-        return _measured(f, p, peak, multi)
+        if (r := _measured(f, p, peak, multi)) is None: return None, None, None
+        return r, (row := r.row(fp)), _kept(f, row)
 
 # %% ../nbs/09_cli.ipynb #7edd1324
 def _measured(f:_Flags, p, peak:float|None, multi:bool):
@@ -556,13 +560,15 @@ def _recovered(rows:list[dict]):
     for r in rows: print(_recovered_line(r), file=sys.stderr)
 
 # %% ../nbs/09_cli.ipynb #f042c171
-def _finish(f:_Flags, r, fp:dict, say) -> int:
-    """Store the run (kept beside the store if it cannot be written), print it, send it to W&B:
-    the exit status."""
-    row, kept = r.row(fp), None
-    if not f.no_store:
-        from ready_steady_go.keep.store import save_runs
-        kept = save_runs(row, f.store)
+def _kept(f:_Flags, row:dict) -> str|None:
+    """Store the run's row (kept beside the store if it cannot be written); what to say when it was
+    kept beside it (None: stored, or `--no-store`)."""
+    if f.no_store: return None
+    from ready_steady_go.keep.store import save_runs
+    return save_runs(row, f.store)
+
+def _finish(f:_Flags, r, row:dict, kept:str|None, say) -> int:
+    "Print the stored run (`_kept`), send it to W&B: the exit status."
     say(r.summary())
     if kept: print(f"ready-steady-go: {kept}", file=sys.stderr)
     elif not f.no_store: say(f"  stored in {f.store} (run {r.run_id})")
@@ -602,7 +608,8 @@ def ready_steady_go(**flags):
     point = _point(f)
     world, multi = _world(point), point.world.launched
     _check_outputs(f)
-    p = _checked_point(f, point, multi)
+    # one id for the journal's entry and the row
+    p = replace(_checked_point(f, point, multi), run_id=new_run_id())
     from ready_steady_go.measure.device import fingerprint
     from ready_steady_go.measure.session import DeviceSession
     # the device's lock, nothing else of ours on it, the journal: one measurement per device,
@@ -614,12 +621,12 @@ def ready_steady_go(**flags):
         fp, say = fingerprint(p.dev), (lambda *a: None) if f.quiet else _say(f.json)
         peak = _peak(f, p, say, multi)
         say(_measuring_line(f, p, fp, world, multi))
-        r = _measured_in_journal(f, p, fp, peak, multi, session)
+        r, row, kept = _measured_in_journal(f, p, fp, peak, multi, session)
     if r is None:  # this machine ran its ranks; the record is rank 0's
         say(f"node {f.node_rank} done: its {f.nproc_per_node} rank(s) took part; node 0 holds the "
             "result and stores it")
         return 0
-    return _finish(f, r, fp, say)
+    return _finish(f, r, row, kept, say)
 
 # %% ../nbs/09_cli.ipynb #4ddbcc26
 rsg_main = console_script(ready_steady_go)

@@ -14,7 +14,7 @@ import psutil
 
 from ..env import BadInput, open_own, read_own
 from .device import device_lock, device_name
-from ..keep.store import JOURNAL_SUFFIX, KILLED, json_value, save_runs
+from ..keep.store import JOURNAL_SUFFIX, KILLED, json_value, read_runs, save_runs
 from ..options import DEFAULT_STORE
 
 # %% auto #0
@@ -151,6 +151,14 @@ def killed_point(row:dict, # a row `recover_killed` stored
     return " ".join(f"{'bs ' if k == 'bs' else ''}{str(row.get(k, '?'))[:100]}"
                     for k in ("model", "precision", "mode", "bs"))
 
+# %% ../../nbs/measure/03c_session.ipynb #e1f0aa04
+def _not_stored(rows:list[dict], store) -> list[dict]:
+    """The rows whose run id `store` does not hold: a point whose row was kept before its process died
+    (its entry still open) was not killed."""
+    if not rows: return rows
+    held = set(read_runs(store, columns=["run_id"], run_id=[r["run_id"] for r in rows])["run_id"])
+    return [r for r in rows if r["run_id"] not in held]
+
 # %% ../../nbs/measure/03c_session.ipynb #c4e60878
 def _settle(store, recover:bool) -> list[dict]:
     """Keep only the open entries of the journal (those of live processes, with `recover`), and
@@ -163,7 +171,7 @@ def _settle(store, recover:bool) -> list[dict]:
             print(f"ready-steady-go: journal {str(_journal(store))!r}: skipped {bad} line(s) that "
                                   "are no entry (a write cut short?)", file=sys.stderr)
         dead = [e for e in open_ if recover and not _alive(e)]
-        rows = [{**e["row"], "status": "killed", "error": KILLED} for e in dead]
+        rows = _not_stored([{**e["row"], "status": "killed", "error": KILLED} for e in dead], store)
         kept = save_runs(rows, store) if rows else None
         if kept: print(f"ready-steady-go: {kept}", file=sys.stderr)
         live = "".join(json.dumps(e) + "\n" for e in open_ if e not in dead)
