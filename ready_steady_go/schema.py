@@ -22,7 +22,9 @@ __all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'SERVING_MODES', 
            'bus_factor', 'allreduce_seconds', 'StopRule', 'WorldSpec', 'Point', 'params_of', 'settings_of']
 
 # %% ../nbs/00a_schema.ipynb #49bb6b09
-SCHEMA_VERSION = 1  # bumped when a column changes meaning; adding a column is not a new version
+SCHEMA_VERSION = 2  # bumped when a column changes meaning; adding a column is not a new version
+# 2: `decode_bytes_per_step` counts what the KV cache's class moves per step; the serving columns are named as
+#    vLLM's serving benchmark names them (the report reads a version 1 row's `ttft_ms`... under them)
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "fp8")
 WEIGHTS = ("fp32", "bf16", "fp16")  # the parameters' dtype; `precision` is then the autocast
 MODES = ("train", "infer", "latency", "generate")
