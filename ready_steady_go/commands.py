@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/commands.html.md"""
 
 # %% ../nbs/09a_commands.ipynb #8b3bbd28
 from __future__ import annotations
-import inspect, os, sys, tempfile, typing, warnings
+import inspect, os, shlex, sys, tempfile, typing, warnings
 from pathlib import Path
 from typing import Annotated
 
@@ -18,7 +18,7 @@ from .measure.device import check_unlocked
 # light: no torch, no pandas
 from .schema import STATUSES, params_of
 from .options import DEFAULT_STORE, ReportOptions
-from .cli import console_script, takes
+from .cli import _parser, console_script, ready_steady_go_sweep, takes
 
 # %% auto #0
 __all__ = ['import_main', 'export_main', 'REPORT_FLAGS', 'report_main', 'check_main', 'fleet_main', 'ready_steady_go_import',
@@ -330,6 +330,31 @@ def ready_steady_go_check(
 # %% ../nbs/09a_commands.ipynb #c09ab013
 check_main = console_script(ready_steady_go_check)
 
+# %% ../nbs/09a_commands.ipynb #e1f0aa09
+def _split_flags(text:str, name:str) -> list[str]:
+    "`text` split as a shell splits it; `BadInput` when it does not split (an open quote)."
+    try: return shlex.split(text)
+    except ValueError as e:
+        raise BadInput(f"--{name} {text[:100]!r} does not split into flags ({e}): accepted is e.g. "
+                       f"--{name}=\"--seconds 60\"") from None
+
+# %% ../nbs/09a_commands.ipynb #e1f0aa0a
+def _node_flags(text:str,      # `--check_flags` or `--sweep_flags` as given
+                name:str,      # which
+                command,       # the console command the nodes run with them
+                managed:tuple, # its flags the fleet sets itself
+               ) -> str:
+    """The flags each node adds to `command`, quoted for its shell; `BadInput` for a flag `command` does
+    not take or one the fleet sets itself."""
+    args, prog = _split_flags(text, name), command.__name__.replace("_", "-")
+    known = _parser(command, prog)._option_string_actions
+    for f in (a.split("=")[0] for a in args if a.startswith("-")):
+        if f not in known:
+            raise BadInput(f"--{name}: {f[:100]!r} is not a flag of {prog}: accepted are its own ({prog} --help)")
+        if known[f].dest in managed:
+            raise BadInput(f"--{name}: {f} is set by the fleet for each node: accepted are {prog}'s other flags")
+    return " ".join(map(shlex.quote, args))
+
 # %% ../nbs/09a_commands.ipynb #f1ee0001
 @call_parse
 def ready_steady_go_fleet(
@@ -351,9 +376,11 @@ def ready_steady_go_fleet(
     "Check (and sweep) every node of a Slurm cluster, merge their stores, name the nodes to drain."
     from ready_steady_go.measure import cluster as cl
     if merge: return _fleet_merge(Path(merge))
-    if measure_links: cl.measure_links(measure_links); return
+    if measure_links: return _fleet_links(Path(measure_links))
     if nodes is None:
         raise BadInput("--nodes is missing: accepted is how many nodes to check, 1 or more")
+    check_flags = _node_flags(check_flags, "check_flags", ready_steady_go_check, ("store", "folder"))
+    sweep_flags = _node_flags(sweep_flags, "sweep_flags", ready_steady_go_sweep, ("preset", "store"))
     job = cl.check_job(cl.FleetJob(folder, nodes, gpus_per_node, minutes, partition, check_flags,
                                    preset, sweep_flags, links, resume), dry_run)
     if dry_run:
@@ -371,6 +398,16 @@ def _fleet_merge(run:Path):
     if not run.is_dir(): raise BadInput(f"--merge {str(run)!r} is not a fleet's run folder")
     rep = merge_run(run)
     print(report_text(rep)); print(f"report: {write_report(rep)}; merged store: {rep.merged}")
+
+# %% ../nbs/09a_commands.ipynb #e1f0aa07
+def _fleet_links(run:Path):
+    "One rank of the links step, which torchrun starts on every node in the fleet's run folder."
+    if not run.is_dir(): raise BadInput(f"--measure_links {str(run)!r} is not a fleet's run folder")
+    if "RANK" not in os.environ:
+        raise BadInput("--measure_links is one rank of the fleet's links step: accepted only under torchrun "
+                       "(no RANK set here)")
+    from ready_steady_go.measure.cluster import measure_links
+    measure_links(run)
 
 # %% ../nbs/09a_commands.ipynb #f1ee0003
 fleet_main = console_script(ready_steady_go_fleet)

@@ -138,6 +138,9 @@ def check_job(job:FleetJob, dry_run:bool=False) -> FleetJob:
     check_int(job.minutes, "--minutes", min=1, max=60 * 24 * 14)
     if job.preset is not None and job.preset not in PRESETS:
         raise BadInput(f"--preset {job.preset!r}: accepted are {', '.join(PRESETS)}")
+    if job.partition is not None and not re.fullmatch(r"[\w.-]+(,[\w.-]+)*", str(job.partition)):
+        raise BadInput(f"--partition {str(job.partition)[:100]!r}: accepted is a Slurm partition's name, or "
+                       "several joined by commas")
     if job.resume is not None and not re.fullmatch(r"\d+", str(job.resume)):
         raise BadInput(f"--resume {job.resume!r}: accepted is the id of an earlier fleet job")
     if not dry_run and shutil.which("sbatch") is None:
