@@ -19,7 +19,8 @@ from ..analyse.analysis import best_batch, keyed_once, rate_name
 from ..analyse.costs import parse_prices
 from ..analyse.timetotrain import (TIME_TO_TRAIN_COLS, parse_works, time_to_train,
                                                  unused_work)
-from ..analyse.answers import SCALING_COLUMNS, analyse, checked_options, flagged, ranking
+from ..analyse.answers import (LINK_COLUMNS, SCALING_COLUMNS, analyse, checked_options,
+                                              flagged, ranking)
 from ..schema import num_text
 from ..keep.rows import safe_csv
 from ..keep.side_tables import read_collectives
@@ -118,11 +119,15 @@ def _this_machine(res:dict, runs:pd.DataFrame, device:str|None, prices:dict,
                                                   include_unconverged=include)
 
 # %% ../../nbs/show/08_report.ipynb #7c6d18cc
+def _scaling_table(sc:pd.DataFrame) -> pd.DataFrame:
+    "Scaling's columns, and the links' (`LINK_COLUMNS`) where an all-reduce explains a row."
+    return sc.reindex(columns=[*SCALING_COLUMNS, *(c for c in LINK_COLUMNS if c in sc)])
+
 def _csv_tables(res:dict) -> dict[str, pd.DataFrame]:
     "The report's CSV tables by file name: summary, average, time to train, scaling."
     return {"summary.csv": summary_table(res["best"]), "average.csv": average_table(res["average"]),
             "time_to_train.csv": res["time_to_train"],
-            "scaling.csv": res["scaling"][list(SCALING_COLUMNS)]}
+            "scaling.csv": _scaling_table(res["scaling"])}
 
 # %% ../../nbs/show/08_report.ipynb #d0720684
 def _csv_files(res:dict) -> dict[str, str]:
