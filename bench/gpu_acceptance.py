@@ -56,8 +56,6 @@ OVERHEAD = dict(gpu=dict(image=6, lm=5, unet3d=6, compile=55, compile_again=20, 
 # a notebook's `#| gpu` cells, their own seconds on an H100 or H200 (estimates until measured), beside the page's set-up
 CELL_SECONDS = {"measure/02_benchmark.ipynb": 70, "measure/04c_runner.ipynb": 40, "measure/05_sweep.ipynb": 60,
                 "measure/05aa_check.ipynb": 40}
-# cells a page's `#| gpu` cells read beside its code and its hidden imports and names (`_setup`), by their ids
-CELL_SETUP:dict[str, tuple] = {}
 
 
 @dataclass
@@ -349,7 +347,7 @@ def run_notebook_cells(nb:str, ids:list[str]) -> bool:
     if not path.is_file(): die(f"--cells {nb!r}: no such notebook under nbs/")
     book = read_nb(path)
     if miss := sorted(set(ids) - {c.id for c in book.cells}): die(f"--cells: no cell {miss[0]!r} in {nb}")
-    want, ran = set(ids) | set(CELL_SETUP.get(nb, ())), []
+    want, ran = set(ids), []
     skip = lambda c: c.cell_type != "code" or not (c.id in want or _setup(c.source))
     os.environ["IN_TEST"] = "1"
     with working_directory(path.parent):
