@@ -26,8 +26,8 @@ from .timetotrain import parse_works
 __all__ = ['ENV_COLS', 'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY_COLS', 'CONDITION_COLS', 'EFFECTIVE',
            'SCALING_COLUMNS', 'LINK_COLUMNS', 'WEIGHT_BYTES', 'MISSED_MARK', 'environments', 'comparability',
            'comparability_note', 'conditions_of', 'per_config', 'efficiency', 'scaling', 'grad_bytes', 'same_gpus',
-           'gpus_of', 'allreduce_line', 'one_device_step', 'with_links', 'convergence', 'flagged', 'analyse', 'ranking',
-           'checked_options']
+           'gpus_of', 'allreduce_line', 'one_device_step', 'with_links', 'convergence', 'flagged', 'valid_only',
+           'analyse', 'ranked_points', 'answers', 'ranking', 'checked_options']
 
 # %% ../../nbs/analyse/06c_answers.ipynb #39f7534d
 ENV_COLS = ("device_name", "device_capability", "device_mem_gb", "device_count", "driver", "cuda",
@@ -505,7 +505,7 @@ def _all_flagged(runs:pd.DataFrame) -> BadInput:
                     "without only_valid they are shown, marked")
 
 # %% ../../nbs/analyse/06c_answers.ipynb #d317d3b7
-def _valid_only(runs:pd.DataFrame) -> pd.DataFrame:
+def valid_only(runs:pd.DataFrame) -> pd.DataFrame:
     "`runs` without those measured under flagged conditions; `BadInput` when none is left."
     if not isinstance(runs, pd.DataFrame) or not len(runs): return runs
     if (bad := flagged(runs)).all(): raise _all_flagged(runs)
@@ -547,12 +547,17 @@ def analyse(runs:pd.DataFrame, # the runs table
             coll:pd.DataFrame|None=None, # the store's collective lines, for `scaling`'s links
            ) -> dict[str, pd.DataFrame]:
     "Every analysis table of `runs`: tidy, best, average, speedup, ..., and with prices cost and value."
-    with keyed_once(): return _analyse(runs, prices, include_unconverged, only_valid, coll)
+    with keyed_once():
+        if only_valid: runs = valid_only(runs)
+        return answers(runs, ranked_points(runs, include_unconverged), prices, coll)
+
 
 # %% ../../nbs/analyse/06c_answers.ipynb #1c39939a
-def _analyse(runs, prices, include_unconverged, only_valid, coll=None):
-    "`analyse`, its runs keyed once."
-    if only_valid: runs = _valid_only(runs)
+def ranked_points(runs:pd.DataFrame, # the runs table (`valid_only` already, where asked)
+                  include_unconverged:bool=False, # rank points whose CI missed its target too
+                 ) -> dict[str, pd.DataFrame]:
+    """The first tables of `analyse`: `tidy` (single devices), `best` (each configuration's best
+    batch size, relative), `oom`; what the models' figures need."""
     # per-device tables compare single devices; other world sizes are in `scaling`
     t = _single_device(tidy(runs))
     best = relative(best_batch(t if include_unconverged else t[~t["unconverged"]]))
@@ -561,14 +566,24 @@ def _analyse(runs, prices, include_unconverged, only_valid, coll=None):
     # what tidy does not carry, beside each best point
     more = [c for c in ("conditions",) if c in runs]
     if more: best = best.merge(per_config(runs, more), on=list(POINT_KEYS), how="left")
-    out = dict(tidy=t, best=best, average=average(best), shared=shared_models(best),
-               speedup=speedup_ci(best),
-               oom=oom,
-               environments=environments(runs), convergence=convergence(t),
-               efficiency=efficiency(best, runs),
-               scaling=scaling(runs, coll),  # comparability: only what is ranked side by side
-               comparability=comparability(_ranked(runs, best)) if len(best)
-               else comparability(runs).iloc[:0])
+    return dict(tidy=t, best=best, oom=oom)
+
+
+# %% ../../nbs/analyse/06c_answers.ipynb #101328eb
+def answers(runs:pd.DataFrame, # the runs table `points` were made of
+            points:dict, # `ranked_points(runs)`
+            prices=None, # $/hour per device (see `parse_prices`), or None
+            coll:pd.DataFrame|None=None, # the store's collective lines, for `scaling`'s links
+           ) -> dict[str, pd.DataFrame]:
+    "`points` and every table made of them: average, speedup, ..., and with prices cost and value."
+    t, best = points["tidy"], points["best"]
+    out = points | dict(average=average(best), shared=shared_models(best),
+                        speedup=speedup_ci(best), environments=environments(runs),
+                        convergence=convergence(t), efficiency=efficiency(best, runs),
+                        scaling=scaling(runs, coll),
+                        # comparability: only what is ranked side by side
+                        comparability=comparability(_ranked(runs, best)) if len(best)
+                        else comparability(runs).iloc[:0])
     if not prices: return out
     # warns once, about devices that are in no run at all
     p = known_prices(prices, keyed(runs)["device"].unique())
@@ -576,6 +591,7 @@ def _analyse(runs, prices, include_unconverged, only_valid, coll=None):
     # them)
     given = pd.DataFrame(dict(device=list(p), price_per_hour=list(p.values())), dtype=object)
     return _priced(out, p) | dict(prices=given)
+
 
 # %% ../../nbs/analyse/06c_answers.ipynb #9822c1d1
 MISSED_MARK = "†" # beside a number whose CI missed its target

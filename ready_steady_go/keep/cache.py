@@ -12,7 +12,8 @@ from pathlib import Path
 from ..env import BadInput, open_own, read_own
 
 # %% auto #0
-__all__ = ['CACHE_INDEX', 'STALE_S', 'cache_key', 'write_sealed', 'read_sealed', 'prune_files']
+__all__ = ['CACHE_INDEX', 'STALE_S', 'cache_key', 'write_sealed', 'sealed_temp', 'sealed_copy', 'put_in_place', 'read_sealed',
+           'prune_files']
 
 # %% ../../nbs/keep/00c_cache.ipynb #6dd15e3b
 # in a cache folder: the names of the files this tool wrote there, one a line
@@ -50,21 +51,51 @@ def write_sealed(f:Path, # the cache file, named as `_CACHED` names them
     """Write cache file `f` behind an HMAC under this user's key and index it; whether it was written.
 
     A temporary file is renamed into place; never an error."""
-    key, tmp = cache_key(), f.with_name(f".{f.name}.{os.getpid()}.tmp")
-    if key is None: return False
+    return (tmp := sealed_copy(f, dump)) is not None and put_in_place(tmp, f)
+
+
+# %% ../../nbs/keep/00c_cache.ipynb #a1e816dd
+def sealed_temp(f:Path, # a cache file
+                pid:int|None=None, # the process writing it; None: this one
+               ) -> Path:
+    "The temporary file `f` is written into by process `pid` before it is put in place."
+    return f.with_name(f".{f.name}.{pid or os.getpid()}.tmp")
+
+
+# %% ../../nbs/keep/00c_cache.ipynb #9bed8693
+def sealed_copy(f:Path, # the cache file, named as `_CACHED` names them
+                dump, # `dump(file)` writes its content
+               ) -> Path|None:
+    """Write `f`'s content behind an HMAC under this user's key into its temporary file
+    (`sealed_temp`), not yet in place; its path, or None. Never an error."""
+    key, tmp = cache_key(), sealed_temp(f)
+    if key is None: return None
     try:
         f.parent.mkdir(parents=True, exist_ok=True)
         with os.fdopen(open_own(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, "cache file"), "wb") as fh:
             fh.write(b"0" * _MAC); out = _Hashing(fh, hmac.new(key, digestmod="sha256"))
             dump(out); fh.seek(0); fh.write(out.mac.hexdigest().encode())
-        os.replace(tmp, f)
-        _listed(f.parent, f.name)
-        return True
+        return tmp
     # a full disk, a file in the way, a value that cannot be pickled: no cache file, the work goes
     # on
     except Exception:
         with contextlib.suppress(OSError): tmp.unlink(missing_ok=True)
+        return None
+
+
+# %% ../../nbs/keep/00c_cache.ipynb #da8cbafa
+def put_in_place(tmp:Path, # a finished temporary file (`sealed_copy`)
+                 f:Path, # the cache file it becomes
+                ) -> bool:
+    "Rename `tmp` to `f` and index it; whether it was done (else `tmp` is removed). Never an error."
+    try:
+        os.replace(tmp, f)
+        _listed(f.parent, f.name)
+        return True
+    except (OSError, BadInput):
+        with contextlib.suppress(OSError): tmp.unlink(missing_ok=True)
         return False
+
 
 # %% ../../nbs/keep/00c_cache.ipynb #d053533f
 def read_sealed(f:Path, # a cache file `write_sealed` wrote

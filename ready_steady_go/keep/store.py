@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/keep/store.html.md"""
 
 # %% ../../nbs/keep/03_store.ipynb #7b58a1f6
 from __future__ import annotations
-import hashlib, json, math, os, pickle, secrets, shutil, sqlite3
+import contextlib, hashlib, json, math, os, pickle, secrets, shutil, sqlite3
 import sys, tempfile
 import threading, time
 import multiprocessing as mp
@@ -16,14 +16,16 @@ import numpy as np
 import pandas as pd
 
 from ..env import BadInput, cache_mb, gc_paused, path_trouble
-from .cache import prune_files, read_sealed, write_sealed
+from .cache import (prune_files, put_in_place, read_sealed, sealed_copy,
+                                        sealed_temp, write_sealed)
 from .store_file import BUSY_TIMEOUT_S, _sidecar, check_store, read_only
 from ..options import DEFAULT_STORE
 from ..schema import COLUMNS, REPORT_COLUMNS, kind_of
 
 # %% auto #0
 __all__ = ['UNSAVED_SUFFIX', 'JOURNAL_SUFFIX', 'SIDE_SUFFIXES', 'KILLED', 'runs_frame', 'quoted', 'write_rows', 'StoreError',
-           'read_runs', 'read_families', 'json_value', 'save_runs', 'connect_store']
+           'append_part', 'Parts', 'write_parts', 'cpus', 'read_runs', 'read_families', 'json_value', 'save_runs',
+           'connect_store']
 
 # %% ../../nbs/keep/03_store.ipynb #4c1159a5
 DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -303,19 +305,112 @@ def _write_rows(rows, store):
 
 # %% ../../nbs/keep/03_store.ipynb #7455a7d0
 def _insert(con:sqlite3.Connection, p:Path, names:list[str], values) -> int:
-    """Insert `values` (rows of columns `names`) in one transaction, a large frame's snapshot kept
-    after; how many were added."""
+    """Insert `values` (rows of columns `names`) in one transaction, a large frame's snapshot made
+    meanwhile (`_Staged`); how many were added."""
     cols, marks = ", ".join(f'"{k}"' for k in names), ", ".join("?" * len(names))
     con.execute("BEGIN IMMEDIATE")
+    staged = None
     try:
         before, end0 = con.total_changes, _last_rowid(con)
+        if isinstance(values, _LazyRows): staged = _Staged.of(con, p, values.df, end0)
         con.executemany(f"INSERT OR IGNORE INTO runs ({cols}) VALUES ({marks})", values)
         added = con.total_changes - before
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK"); raise
-    if isinstance(values, _LazyRows): _snapshot_written(con, p, values.df, end0)
+        con.execute("ROLLBACK")
+        if staged: staged.finish(False)
+        raise
+    # kept only if it holds what the store now ends with: every row new
+    if staged: staged.finish(added == len(values) == _last_rowid(con) - end0)
     return added
+
+
+# %% ../../nbs/keep/03_store.ipynb #02632152
+def append_part(df:pd.DataFrame, # run records (`runs_frame` columns, extras too)
+                f:Path, # a SQLite file of this process alone (made if missing)
+               ) -> tuple[str, list[str], dict[str, str]]:
+    """Rows `df` into a new table of file `f`, as `write_rows` would bind them: a part of an
+    import that `write_parts` adds to a store. Its table, columns and extra columns' SQL types."""
+    names, values, extra = _frame_rows(df)
+    names = [_column_name(k) for k in names]
+    con = sqlite3.connect(f, isolation_level=None)
+    try:
+        # a scratch file: nothing to recover if this process dies
+        con.execute("PRAGMA journal_mode=OFF"); con.execute("PRAGMA synchronous=OFF")
+        table = f"part{con.execute('SELECT count(*) FROM sqlite_master').fetchone()[0]}"
+        con.execute(f"CREATE TABLE {table} ({', '.join(quoted(k) for k in names)})")
+        con.execute("BEGIN")
+        con.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(names))})", values)
+        con.execute("COMMIT")
+    finally: con.close()
+    return table, names, {_column_name(k): t for k, t in extra.items()}
+
+
+# %% ../../nbs/keep/03_store.ipynb #28fda5dd
+class Parts:
+    """Scratch SQLite files in `folder` holding an import's rows as the store would bind them
+    (`append_part`), and their tables in order: what `write_parts` copies into a store."""
+    def __init__(self, folder:str|Path): self.folder, self.tables = Path(folder), []
+
+    def file(self, name:str) -> Path:
+        "A file of this import's scratch folder (made)."
+        self.folder.mkdir(parents=True, exist_ok=True)
+        return self.folder / name
+
+
+# %% ../../nbs/keep/03_store.ipynb #1e52eae0
+def write_parts(parts:list[tuple], # `(file, table, columns, extra types)` of each part, in order
+                runs:pd.DataFrame, # the same rows as a frame, in the same order
+                store:str|Path=DEFAULT_STORE, # the SQLite file
+               ) -> int:
+    """Add the rows of `parts` (`append_part`) to the store in one transaction, as `write_rows(runs)`
+    would, a large frame's snapshot made meanwhile; returns how many were added."""
+    try:
+        with gc_paused(): return _write_parts(parts, runs, store)
+    # never a sqlite traceback
+    except (sqlite3.Error, OverflowError) as e: raise StoreError(store, e) from None
+
+
+# %% ../../nbs/keep/03_store.ipynb #2e5d8e07
+def _write_parts(parts:list[tuple], runs:pd.DataFrame, store) -> int:
+    "`write_parts` with the collector already paused."
+    p = check_store(store)
+    if no_id := int(runs["run_id"].isna().sum()):
+        raise BadInput(f"{no_id} run(s) without a run_id: every row needs one")
+    files = list(dict.fromkeys(f for f, *_ in parts))
+    con = _connect(p)
+    try:
+        known = _columns(con)
+        for k, typ in {k: t for *_, extra in parts for k, t in extra.items()}.items():
+            if k not in known: _add_column(con, k, typ)
+        for i, f in enumerate(files): con.execute(f"ATTACH ? AS part{i}", (str(f),))
+        return _insert_parts(con, p, [(files.index(f), *rest) for f, *rest in parts], runs)
+    finally: con.close()
+
+
+# %% ../../nbs/keep/03_store.ipynb #d7016ae8
+def _insert_parts(con:sqlite3.Connection, p:Path, parts:list[tuple], runs:pd.DataFrame) -> int:
+    """Copy the attached `parts` (`(file number, table, columns, _)`) into the runs in one
+    transaction, in order, the snapshot made meanwhile (`_Staged`); how many were added."""
+    con.execute("BEGIN IMMEDIATE")
+    staged = None
+    try:
+        before, end0 = con.total_changes, _last_rowid(con)
+        if 10 * len(runs) >= SNAPSHOT_ROWS:  # else no snapshot: see `_snapshot_plan`
+            staged = _Staged.of(con, p, _filled(runs_frame(runs)), end0)
+        for i, table, names, _ in parts:
+            cols = ", ".join(quoted(k) for k in names)
+            con.execute(f"INSERT OR IGNORE INTO runs ({cols}) SELECT {cols} FROM part{i}.{table} "
+                        "ORDER BY _rowid_")
+        added = con.total_changes - before
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        if staged: staged.finish(False)
+        raise
+    if staged: staged.finish(added == len(runs) == _last_rowid(con) - end0)
+    return added
+
 
 # %% ../../nbs/keep/03_store.ipynb #762e4a34
 def _sql_to_column(vs:np.ndarray, typ:type|None):
@@ -398,6 +493,12 @@ def can_fork() -> bool:
     the child would wait on."""
     return ("fork" in mp.get_all_start_methods() and not mp.current_process().daemon
             and threading.active_count() == 1)
+
+# %% ../../nbs/keep/03_store.ipynb #f0756e9f
+def cpus() -> int:
+    "The CPUs this process may run on."
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
 
 # %% ../../nbs/keep/03_store.ipynb #04ac68c0
 def _forked(target, *args) -> bool:
@@ -612,30 +713,83 @@ def _read_back(df:pd.DataFrame, types:dict) -> pd.DataFrame:
                          t in types.items()})
 
 # %% ../../nbs/keep/03_store.ipynb #9c1e5a08
-def _snapshot_written(con:sqlite3.Connection, p:Path, df:pd.DataFrame, end0:int):
-    """After a large write of all of `df` (rowids after `end0`): the snapshot a report's read would
-    keep, made from `df`."""
-    try:
-        # small, or some rows were there
-        if 10 * len(df) < SNAPSHOT_ROWS or _last_rowid(con) - end0 != len(df): return
-        cols = _columns(con)
-        # what a report reads (`_select`)
-        names = [k for k in cols if k in REPORT_COLUMNS or k not in COLUMNS]
-        if ((f := _snapshot_file(con, p, names)) is None
-            or (types := _read_types(df, names, cols)) is None):
+def _snapshot_plan(con:sqlite3.Connection, p:Path, df:pd.DataFrame, end0:int) -> tuple|None:
+    """Before a large write of `df` (rowids after `end0`): what the snapshot a report's read would
+    keep needs (file, last rowid, changes, earlier rows, types, columns); None: left to the read."""
+    # small, or some of its rows are there
+    if 10 * len(df) < SNAPSHOT_ROWS or _any_known(con, df): return None
+    cols = _columns(con)
+    # what a report reads (`_select`)
+    names = [k for k in cols if k in REPORT_COLUMNS or k not in COLUMNS]
+    if ((f := _snapshot_file(con, p, names)) is None
+        or (types := _read_types(df, names, cols)) is None):
+        return None
+    last, old = _load_snapshot(f, con)
+    lag = con.execute("SELECT count(*) FROM runs WHERE _rowid_ > ? AND _rowid_ <= ?", (last, end0)).fetchone()[0]
+    total = lag + len(df) + (0 if old is None else len(old))
+    # a read renews it, or it is fresh
+    if total < SNAPSHOT_ROWS or 10 * len(df) < total or lag > len(df): return None
+    if lag: old = _between(con, names, cols, old, last, end0)
+    if (changes := store_changes(con)) is None: return None
+    return f, end0 + len(df), changes, old, types, cols
+
+
+# %% ../../nbs/keep/03_store.ipynb #0b154ec4
+def _any_known(con:sqlite3.Connection, df:pd.DataFrame) -> bool:
+    "Whether the first or last run of `df` is in the store already (then not all of them are new)."
+    ask = "SELECT 1 FROM runs WHERE run_id = ?"
+    return any(con.execute(ask, (str(df["run_id"].iloc[i]),)).fetchone() for i in (0, -1))
+
+
+# %% ../../nbs/keep/03_store.ipynb #bf8b7e83
+def _snapshot_of(plan:tuple, df:pd.DataFrame) -> tuple:
+    "`(last rowid, changes, rows)` of the snapshot `plan` (`_snapshot_plan`) makes of `df`."
+    _, last, changes, old, types, cols = plan
+    new = _read_back(df, types)
+    return last, changes, new if old is None else _appended(old, new, cols)
+
+
+# %% ../../nbs/keep/03_store.ipynb #4fa85d73
+def _stage(plan:tuple, df:pd.DataFrame):
+    "In a forked process: the snapshot of `df` sealed into its temporary file, not yet in place."
+    made = sealed_copy(plan[0], lambda fh: pickle.dump(_snapshot_of(plan, df), fh,
+                                                       protocol=pickle.HIGHEST_PROTOCOL))
+    sys.exit(0 if made else 1)
+
+
+# %% ../../nbs/keep/03_store.ipynb #0a89dbd8
+class _Staged:
+    """A large write's snapshot, made from its rows while SQLite takes them: in a forked process
+    where that is safe (else here, after), kept only if every row was added. Never an error."""
+    def __init__(self, plan:tuple, df:pd.DataFrame):
+        self.plan, self.df, self.proc = plan, df, None
+        if can_fork():
+            with contextlib.suppress(OSError):
+                self.proc = mp.get_context("fork").Process(target=_stage, args=(plan, df))
+                self.proc.start()
+
+    @classmethod
+    def of(cls, con:sqlite3.Connection, p:Path, df:pd.DataFrame, end0:int) -> _Staged|None:
+        "The snapshot of a write of `df` after rowid `end0`, begun; None if a read should make it."
+        try: return cls(plan, df) if (plan := _snapshot_plan(con, p, df, end0)) else None
+        except Exception: return None  # the rows matter, not the snapshot
+
+    def finish(self, ok:bool):
+        "Keep the snapshot if `ok` (the write added every row), else drop it."
+        f = self.plan[0]
+        if self.proc is None:
+            with contextlib.suppress(Exception):
+                if ok: _save_snapshot(f, *_snapshot_of(self.plan, self.df))
             return
-        last, old = _load_snapshot(f, con)
-        lag = con.execute("SELECT count(*) FROM runs WHERE _rowid_ > ? AND _rowid_ <= ?", (last, end0)).fetchone()[0]
-        total = lag + len(df) + (0 if old is None else len(old))
-        # a read renews it, or it is fresh
-        if total < SNAPSHOT_ROWS or 10 * len(df) < total or lag > len(df): return
-        if lag: old = _between(con, names, cols, old, last, end0)
-        new = _read_back(df, types)
-        if (changes := store_changes(con)) is None: return
-        _save_snapshot(f, end0 + len(df), changes, new if old is None
-                       else _appended(old, new, cols))
-    # the rows are written, which is what matters: the next read makes the snapshot
-    except Exception: pass
+        if not ok: self.proc.terminate()
+        self.proc.join()
+        tmp = sealed_temp(f, self.proc.pid)
+        if ok and self.proc.exitcode == 0 and put_in_place(tmp, f):
+            with contextlib.suppress(Exception):
+                prune_files(f.parent, "*.pkl", cache_mb("RSG_RUNS_CACHE_MB", 2048))
+        else:
+            with contextlib.suppress(OSError): tmp.unlink(missing_ok=True)
+
 
 # %% ../../nbs/keep/03_store.ipynb #f2ef1aa8
 def _between(con:sqlite3.Connection, names:list[str], cols:dict, old:pd.DataFrame|None, last:int, end:int) -> pd.DataFrame:

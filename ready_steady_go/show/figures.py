@@ -14,7 +14,7 @@ from ..env import cache_mb, gc_paused
 from ..analyse.analysis import family_rank
 from ..analyse.timetotrain import TIME_TO_TRAIN_COLS, time_to_train
 from ..analyse.answers import analyse, ranking
-from ..keep.store import can_fork
+from ..keep.store import can_fork, cpus
 from ..keep.cache import prune_files, read_sealed, write_sealed
 from ready_steady_go.show.plots import (
     plot_average, plot_batch, plot_cost, plot_efficiency, plot_relative, plot_scaling, plot_speedup,
@@ -90,9 +90,8 @@ def _model_jobs(res:dict, models:list|None=None) -> list[tuple[str, str, object]
     return jobs
 
 # %% ../../nbs/show/08b_figures.ipynb #04ede72f
-def _figure_jobs(res:dict, models:list|None=None) -> list[tuple[str, str, object]]:
-    """`(file name, section, function drawing the figure)` for every figure of the report
-    (per model: `models`)."""
+def _overview_jobs(res:dict) -> list[tuple[str, str, object]]:
+    "The figure jobs of the overview (each family's averages and speed-ups), cost and efficiency."
     jobs, best = [], res["best"]
     # a family none of whose devices is ranked still has its speed-ups
     for fam, fb, sfx in by_family(best):
@@ -104,7 +103,14 @@ def _figure_jobs(res:dict, models:list|None=None) -> list[tuple[str, str, object
             if (sp["mode"] == mode).any():
                 jobs.append((f"speedup{sfx}-{mode}.svg", "overview",
                              partial(plot_speedup, sp, mode)))
-    for mode in modes_in_order(best):
+    return jobs + _cost_jobs(res)
+
+
+# %% ../../nbs/show/08b_figures.ipynb #129b8c46
+def _cost_jobs(res:dict) -> list[tuple[str, str, object]]:
+    "The figure jobs of cost (with prices) and efficiency (with a peak), per mode."
+    jobs = []
+    for mode in modes_in_order(res["best"]):
         if "value" in res and (res["value"]["mode"] == mode).any():
             jobs.append((f"cost-{mode}.svg", "cost", partial(plot_cost, res["value"], mode)))
         eff = (res["efficiency"][res["efficiency"]["mode"] == mode] if "efficiency" in res
@@ -112,11 +118,24 @@ def _figure_jobs(res:dict, models:list|None=None) -> list[tuple[str, str, object
         if len(eff) and eff[["mfu", "mfu_measured"]].notna().any().any():
             jobs.append((f"efficiency-{mode}.svg", "efficiency",
                          partial(plot_efficiency, res["efficiency"], mode)))
-    jobs += _model_jobs(res, models)  # measured models, ranked or not
-    sc = res.get("scaling", pd.DataFrame(columns=["mode"]))
-    for mode in modes_in_order(sc):
-        jobs.append((f"scaling-{mode}.svg", "scaling", partial(plot_scaling, sc, mode)))
     return jobs
+
+
+# %% ../../nbs/show/08b_figures.ipynb #f0067fce
+def _scaling_jobs(res:dict) -> list[tuple[str, str, object]]:
+    "The figure jobs of the scaling over world sizes, per mode."
+    sc = res.get("scaling", pd.DataFrame(columns=["mode"]))
+    return [(f"scaling-{mode}.svg", "scaling", partial(plot_scaling, sc, mode))
+            for mode in modes_in_order(sc)]
+
+
+# %% ../../nbs/show/08b_figures.ipynb #0ae64746
+def _figure_jobs(res:dict, models:list|None=None) -> list[tuple[str, str, object]]:
+    """`(file name, section, function drawing the figure)` for every figure of the report
+    (per model: `models`)."""
+    # measured models, ranked or not
+    return _overview_jobs(res) + _model_jobs(res, models) + _scaling_jobs(res)
+
 
 # %% ../../nbs/show/08b_figures.ipynb #5b522a9f
 def report_figures(res:dict, # `analyse(runs, prices)`
@@ -203,57 +222,88 @@ def _worker_jobs(jobs:list):
 # %% ../../nbs/show/08b_figures.ipynb #a4c7bfcb
 def _job_svg(i:int) -> str: return svg(_WORKER["jobs"][i][2]())
 
-# %% ../../nbs/show/08b_figures.ipynb #9d924644
-def _cpus() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+# %% ../../nbs/show/08b_figures.ipynb #2de66518
+def _drawn_svg(draw) -> str: return svg(draw())  # a job handed over after the fork (pickled)
+
 
 # %% ../../nbs/show/08b_figures.ipynb #a1521e58
 class _Drawing:
-    """The SVG of each job, drawn in `workers` forked processes (None:
-    one per CPU) while this one goes on, where that is safe."""
+    """The SVG of each job, drawn in `workers` forked processes (None: one per CPU) while this one
+    goes on, where that is safe; `add` hands them more while they draw."""
     def __init__(self, jobs:list, workers:int|None):
-        self.jobs, self.pool, self.pending = jobs, None, None
-        n = min(len(jobs), workers or _cpus())
-        if n > 1 and can_fork():
-            # the workers never collect: short-lived
-            with gc_paused(): self.pool = mp.get_context("fork").Pool(n, _worker_jobs, (jobs,))
-            # the largest first
-            self.order = sorted(range(len(jobs)), key=lambda i: jobs[i][2].func is not plot_batch)
-            self.pending = self.pool.map_async(_job_svg, self.order, chunksize=1)
+        self.jobs, self.workers, self.pool, self.parts = [], workers, None, []
+        self.add(jobs)
+
+    def add(self, jobs:list):
+        "Draw `jobs` too: by workers forked with them, else by those already drawing, else here."
+        start, self.jobs = len(self.jobs), self.jobs + jobs
+        if not jobs: return
+        if self.pool is None: return self._fork(jobs, start)
+        self.parts.append((range(start, len(self.jobs)), self.pool.map_async(
+            _drawn_svg, [draw for *_, draw in jobs], chunksize=1)))
+
+    def _fork(self, jobs:list, start:int):
+        "Workers forked with `jobs` in memory (never pickled), drawing the largest first."
+        n = min(len(jobs), self.workers or cpus())
+        if n < 2 or not can_fork(): return
+        # the workers never collect: short-lived
+        with gc_paused(): self.pool = mp.get_context("fork").Pool(n, _worker_jobs, (jobs,))
+        order = sorted(range(len(jobs)), key=lambda i: jobs[i][2].func is not plot_batch)
+        self.parts.append(([start + i for i in order],
+                           self.pool.map_async(_job_svg, order, chunksize=1)))
 
     def result(self) -> list[str]:
         "Every job's SVG, in order: waited for, or drawn here."
-        if self.pool is None:
-            with gc_paused(): return [svg(draw()) for _, _, draw in self.jobs]
-        # in the jobs' order
-        try: return [s for _, s in sorted(zip(self.order, self.pending.get()))]
+        out = [None] * len(self.jobs)
+        try:
+            for at, pending in self.parts:
+                for i, s in zip(at, pending.get()): out[i] = s
         finally: self.close()
+        with gc_paused():
+            return [s if s is not None else svg(draw()) for s, (*_, draw) in zip(out, self.jobs)]
 
     def close(self):
         "The workers ended (a drawing not waited for is abandoned)."
         if self.pool is not None: self.pool.terminate(); self.pool.join(); self.pool = None
 
+
 # %% ../../nbs/show/08b_figures.ipynb #bc25eb02
 class ReportFigures:
-    """A report's figures: those whose data did not change from the cache,
-    the others drawn meanwhile (`_Drawing`)."""
+    """A report's figures: those whose data did not change from the cache, the others drawn
+    meanwhile (`_Drawing`). Given `ranked_points` alone, it starts on the models' figures, and
+    `answered` adds the others once the analysis is done."""
     def __init__(self, res:dict, workers:int|None=None, models:list|None=None,
                  cache:FigureCache|None|bool=True):
-        self.jobs = _figure_jobs(res, models)
         self.cache = FigureCache() if cache is True else cache or None
-        self.keys = ([figure_key(draw) for _, _, draw in self.jobs] if self.cache
-                     else [None] * len(self.jobs))
-        self.got = [self.cache.get(k) if self.cache else None for k in self.keys]
-        self.todo = [i for i, s in enumerate(self.got) if s is None]
-        self.drawing = _Drawing([self.jobs[i] for i in self.todo], workers)
+        self.jobs, self.keys, self.got, self.todo = [], [], [], []
+        self.drawing = _Drawing([], workers)
+        self.names = self.model_names = self._add(_model_jobs(res, models))
+        # a whole analysis (`analyse`), not only its points
+        if "average" in res: self.answered(res)
+
+    def _add(self, jobs:list) -> list[str]:
+        "Take `jobs`: each from the cache, else drawn (`_Drawing.add`); their names."
+        keys = [figure_key(draw) for *_, draw in jobs] if self.cache else [None] * len(jobs)
+        got = [self.cache.get(k) if self.cache else None for k in keys]
+        new = [len(self.jobs) + i for i, s in enumerate(got) if s is None]
+        self.jobs, self.keys, self.got = self.jobs + jobs, self.keys + keys, self.got + got
+        self.todo += new
+        self.drawing.add([self.jobs[i] for i in new])
+        return [name for name, *_ in jobs]
+
+    def answered(self, res:dict):
+        "The figures of the whole analysis (`answers`): overview, cost, efficiency, scaling, too."
+        self.names = self._add(_overview_jobs(res)) + self.model_names + self._add(_scaling_jobs(res))
 
     @cached_property
     def marks(self) -> dict[str, tuple[str, str]]:
         """`{file name: (section, a mark where its SVG goes)}`:
         a page can be made before the figures are drawn."""
         token = secrets.token_hex(8)  # this report's own: no text of the runs can hold it
+        sections = {name: sec for name, sec, _ in self.jobs}
         # an HTML comment: the page's own text is escaped, and its control characters are taken out
-        return {name: (sec, f"<!--figure {token} {name}-->") for name, sec, _ in self.jobs}
+        return {name: (sections[name], f"<!--figure {token} {name}-->") for name in self.names}
 
     def filled(self, page:str, svgs:dict[str, tuple[str, str]]) -> str:
         "`page` made with `marks`, each mark replaced by its figure's SVG."
@@ -268,10 +318,12 @@ class ReportFigures:
             self.got[i] = s
             if self.cache: self.cache.put(self.keys[i], s)
         if self.cache: self.cache.prune()
-        if stats is not None: stats.update(drawn=[self.jobs[i][0] for i in self.todo],
-                                           cached=[j[0] for i, j in enumerate(self.jobs)
-                                                   if i not in set(self.todo)])
-        return {name: (sec, s) for (name, sec, _), s in zip(self.jobs, self.got)}
+        drawn = {self.jobs[i][0] for i in self.todo}
+        if stats is not None: stats.update(drawn=[n for n in self.names if n in drawn],
+                                           cached=[n for n in self.names if n not in drawn])
+        at = {name: i for i, (name, *_) in enumerate(self.jobs)}
+        return {name: (self.jobs[at[name]][1], self.got[at[name]]) for name in self.names}
+
 
 # %% ../../nbs/show/08b_figures.ipynb #4dedc470
 def report_svgs(res:dict, # `analyse(runs, prices)`

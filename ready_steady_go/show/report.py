@@ -19,8 +19,8 @@ from ..analyse.analysis import best_batch, keyed_once, rate_name
 from ..analyse.costs import parse_prices
 from ..analyse.timetotrain import (TIME_TO_TRAIN_COLS, parse_works, time_to_train,
                                                  unused_work)
-from ..analyse.answers import (LINK_COLUMNS, SCALING_COLUMNS, analyse, checked_options,
-                                              flagged, ranking)
+from ..analyse.answers import (LINK_COLUMNS, SCALING_COLUMNS, analyse, answers,
+                                              checked_options, flagged, ranked_points, ranking, valid_only)
 from ..schema import num_text
 from ..keep.rows import safe_csv
 from ..keep.side_tables import read_collectives
@@ -170,31 +170,43 @@ def report_of(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysi
              ) -> Report:
     "Every file of the report of `runs` in memory, made as `o` asks."
     t0 = time.perf_counter()
-    prices, work = o.prices, dict(train_for=o.train_for, infer_for=o.infer_for)
     if (isinstance(runs, pd.DataFrame) and runs.empty and runs.attrs.get("store")
         and (only := checks_page(runs, o.title))):
         # a machine checked, never measured: its Health section
         return Report({"report.html": only})
     say = _progress(len(runs) if isinstance(runs, pd.DataFrame) else 0)
     with keyed_once():  # every table reads the runs keyed once
-        res = analyse(runs, prices, include_unconverged=o.include_unconverged,
-                      only_valid=o.only_valid, coll=_collectives(runs))
-        res["time_to_train"] = time_to_train_table(res["best"], **work, prices=prices)
-        res["machine"] = _this_machine(res, runs, o.device, prices, work,
-                                       o.include_unconverged)
-        t1 = time.perf_counter()
-        say(f"analysis of {len(runs):,} runs: {t1 - t0:.1f} s")
-        models, stats = most_measured(res["tidy"], o.max_models), {}
-        page = lambda figs: page_html(PageData(runs, res, figs, title=o.title,
-                                        include=o.include_unconverged,
-                                        only_valid=o.only_valid, models=models, tpot_ms=o.tpot_ms,
-                                        prices=prices))
-        files = _drawn_with_page(res, models, o.cache, stats, page)
+        use = valid_only(runs) if o.only_valid else runs
+        points = ranked_points(use, o.include_unconverged)
+        models, stats = most_measured(points["tidy"], o.max_models), {}
+        # the models' figures are drawn while the analysis goes on
+        figures = ReportFigures(points, models=models, cache=o.cache)
+        try:
+            res = _answered(runs, use, points, o)
+            t1 = time.perf_counter()
+            say(f"analysis of {len(runs):,} runs: {t1 - t0:.1f} s")
+            figures.answered(res)
+            files = _drawn_with_page(res, figures, stats, lambda figs: page_html(PageData(
+                runs, res, figs, title=o.title, include=o.include_unconverged,
+                only_valid=o.only_valid, models=models, tpot_ms=o.tpot_ms, prices=o.prices)))
+        finally: figures.drawing.close()
     t2 = time.perf_counter()
     say(f"figures and page: {len(stats['drawn'])} figures drawn, {len(stats['cached'])} unchanged: "
         f"{t2 - t1:.1f} s")
     if timings is not None: timings.update(analysis=t1 - t0, figures=t2 - t1)
     return Report(files)
+
+
+# %% ../../nbs/show/08_report.ipynb #a9fef411
+def _answered(runs:pd.DataFrame, use:pd.DataFrame, points:dict, o:ReportOptions) -> dict:
+    """The whole analysis of `use` (`runs`, valid only where asked) from its `points`, with the
+    time to train and this machine's answer."""
+    prices, work = o.prices, dict(train_for=o.train_for, infer_for=o.infer_for)
+    res = answers(use, points, prices, coll=_collectives(runs))
+    res["time_to_train"] = time_to_train_table(res["best"], **work, prices=prices)
+    res["machine"] = _this_machine(res, runs, o.device, prices, work, o.include_unconverged)
+    return res
+
 
 # %% ../../nbs/show/08_report.ipynb #30520e59
 def build_report(*args, **kwargs) -> Report:
@@ -214,16 +226,14 @@ build_report.__signature__ = inspect.Signature([
     return_annotation=Report)
 
 # %% ../../nbs/show/08_report.ipynb #c0d06439
-def _drawn_with_page(res:dict, models:list|None, cache, stats:dict, page) -> dict[str, str]:
-    """The report's files: its tables, its figures and `page(figures)`,
+def _drawn_with_page(res:dict, figures:ReportFigures, stats:dict, page) -> dict[str, str]:
+    """The report's files: its tables, its `figures` and `page(figures)`,
     made while the figures are drawn elsewhere."""
-    figures = ReportFigures(res, models=models, cache=cache)
-    try:
-        files, marked = _csv_files(res), page(figures.marks)
-        figs = figures.svgs(stats)
-    finally: figures.drawing.close()
+    files, marked = _csv_files(res), page(figures.marks)
+    figs = figures.svgs(stats)
     return (files | {f"figures/{n}": s for n, (_, s) in figs.items()}
             | {"report.html": figures.filled(marked, figs)})
+
 
 # %% ../../nbs/show/08_report.ipynb #475a9194
 def write_report(*args, **kwargs) -> Path:
