@@ -6,8 +6,8 @@ Docs: https://xl0.github.io/ready-steady-go/keep/load.html.md"""
 
 # %% ../../nbs/keep/04b_load.ipynb #4139aeec
 from __future__ import annotations
-import csv, glob, hashlib, io, json, os, pickle, re, subprocess, sys, tempfile
-import multiprocessing as mp
+import glob, hashlib, json, re, subprocess, sys, tempfile
+from functools import partial
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
@@ -18,20 +18,20 @@ from wandb.util import get_core_path
 
 from ..env import BadInput, TrackingError, gc_paused, path_trouble
 from ..schema import COLUMNS, SCHEMA_VERSION, kind_of, precision_2022
-from .store import (Parts, append_part, can_fork, cpus, read_runs,
-                                        runs_frame, write_parts, write_rows)
+from .store import read_runs, runs_frame, write_rows
+from .ranges import Parts, csv_ranges, in_ranges, numbered, write_parts
 from .store_file import SQLITE_HEADER, check_store
 from ..options import DEFAULT_STORE
-from .side_tables import HISTORY_COLUMNS, write_history
-from .rows import check_lines, checked_rows, read_table, unquote_formulas
-from .tracking import HISTORY_KEYS, has_api_key, wandb_api
-from .keymaps import (RECIPES, KeyMap, as_number, column_of, is_present, lacking, lookup,
-                                          map_distinct, mapped_value, missing_line, run_states, team_records)
+from .side_tables import history_rows, wandb_history, write_history
+from .rows import checked_rows, read_table, unquote_formulas
+from .tracking import has_api_key, wandb_api
+from .keymaps import (RECIPES, KeyMap, column_of, lacking, lookup, map_distinct,
+                                          missing_line, run_states, team_records)
 
 # %% auto #0
 __all__ = ['MAX_NESTING', 'LAMBDA_UNITS', 'Loaded', 'from_wandb', 'load_offline', 'load_wandb', 'load_csv', 'load_jsonl',
-           'lambda_system', 'is_lambda_table', 'load_lambda', 'unmatched_line', 'nothing_line', 'history_rows',
-           'offline_history', 'wandb_history', 'import_sources']
+           'lambda_system', 'is_lambda_table', 'load_lambda', 'unmatched_line', 'nothing_line', 'offline_history',
+           'import_sources']
 
 # %% ../../nbs/keep/04b_load.ipynb #df698da5
 # where a folder keeps its run files: a run directory, a wandb directory, or its parent
@@ -345,8 +345,7 @@ def _csv_run_ids(df:pd.DataFrame, # one chunk of a CSV's rows, as text
 def load_csv(path:str|Path, # a W&B web-UI runs export or our own `export_csv`
              finished_only:bool=True, # leave out runs whose State is not finished
              keymap:KeyMap|None=None, # another team's keys and set values (see `parse_keymap`)
-             parts:Parts|None=None, # where a large export, read in several processes, also
-                                    # leaves its rows for the store (`store.write_parts`)
+             parts:Parts|None=None, # where a large one, read in pieces, leaves its rows (`ranges`)
             ) -> Loaded:
     "Runs from a CSV file, as run records."
     with gc_paused(): return _load_csv(path, finished_only, keymap, parts)
@@ -362,11 +361,11 @@ def _load_csv(path, finished_only, keymap=None, parts=None):
     wanted = _csv_wanted if keymap is None else None
     # else no cell begins with the quote `export_csv` puts before a formula
     quoted = _holds(path, b"'")
-    if parts is not None and (ranges := _csv_ranges(path)):
-        return _in_ranges(path, ranges, parts, dict(finished_only=finished_only, keymap=keymap,
-                                                     quoted=quoted), wanted)
-    return _joined([_csv_part(df, path, finished_only, keymap, quoted)
-                    for df in _csv_chunks(path, wanted)])
+    read = partial(_csv_part, path=path, finished_only=finished_only, keymap=keymap, quoted=quoted)
+    if parts is not None and (ranges := csv_ranges(path)):
+        got = numbered(in_ranges(path, ranges, read, parts, wanted))
+        return _joined(got or [Loaded(runs_frame(), dict(not_finished=0, bad_throughput=0))])
+    return _joined([read(df) for df in _csv_chunks(path, wanted)])
 
 
 # %% ../../nbs/keep/04b_load.ipynb #954775b1
@@ -397,119 +396,6 @@ def _csv_chunks(path, usecols=None):
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise BadInput(f"CSV {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV "
                        "of runs") from None
-
-# %% ../../nbs/keep/04b_load.ipynb #f3a1ae20
-# an export this large is read in several processes (with `parts`), a range of its bytes each
-_CSV_SPLIT_BYTES = 8 * 2**20
-
-
-# %% ../../nbs/keep/04b_load.ipynb #f9daf390
-def _row_starts(path, at:list[int]) -> list[int]:
-    """For each offset in `at` (ascending), the first byte after it that starts a row of CSV `path`
-    (after a newline outside quotes: the quotes before it are even); the file's size if none."""
-    out, quotes, base = [], 0, 0
-    with open(path, "rb") as f:
-        while at and (block := f.read(2**22)):
-            while at and at[0] < base + len(block):
-                i = block.find(b"\n", max(at[0] - base, 0))
-                if i < 0: break  # in the next block
-                if (quotes + block.count(b'"', 0, i)) % 2: at[0] = base + i + 1; continue
-                out.append(base + i + 1); at.pop(0)
-            quotes, base = quotes + block.count(b'"'), base + len(block)
-    return out + [base] * len(at)
-
-
-# %% ../../nbs/keep/04b_load.ipynb #72211896
-def _csv_ranges(path) -> list[tuple[int, int]]|None:
-    """The byte ranges of whole rows that CSV `path` is read in, one per CPU; None: read in one
-    piece (small, no fork, or its run ids depend on the rows' order or its header repeats a name)."""
-    size = os.path.getsize(path)
-    if size < _CSV_SPLIT_BYTES or (n := min(cpus(), 8)) < 2 or not can_fork(): return None
-    check_lines(path)  # as `read_table` does
-    head = _row_starts(path, [0])[0]
-    with open(path, "rb") as f: names = next(csv.reader(io.StringIO(f.read(head).decode("utf-8-sig", "replace"))), [])
-    # a run's id is its own (W&B's, ours), not made of the rows before it
-    if len(set(names)) < len(names) or not ("ID" in names or "run_id" in names): return None
-    cuts = [head, *_row_starts(path, [head + (size - head) * i // n for i in range(1, n)]), size]
-    return [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a] or None
-
-
-# %% ../../nbs/keep/04b_load.ipynb #e57e5cec
-def _in_ranges(path, ranges:list[tuple[int, int]], parts:Parts, kw:dict, usecols) -> Loaded:
-    """CSV `path` read in forked processes, a byte range each (`_csv_range`), each also leaving its
-    rows in `parts`; one `Loaded`, its refused rows numbered in the whole file."""
-    outs = [parts.file(f"range-{i}.pkl") for i in range(len(ranges))]
-    procs = [mp.get_context("fork").Process(target=_range_into, args=(
-        (path, a, b, kw, usecols, parts.file(f"part-{i}.db")), out))
-             for i, ((a, b), out) in enumerate(zip(ranges, outs))]
-    try:
-        for p in procs: p.start()
-        for p in procs: p.join()
-    finally:  # interrupted: no process left reading
-        for p in procs:
-            if p.is_alive(): p.kill(); p.join()
-    done, before = [], 0
-    for l, n, tables in map(_range_read, outs):
-        done.append(_renumbered(l, before)); before += n; parts.tables += tables
-    return _joined(done)
-
-
-# %% ../../nbs/keep/04b_load.ipynb #89f2d0da
-def _range_into(task:tuple, out:Path):
-    "In a forked process: `_csv_range(task)`, or the error it raised, pickled into file `out`."
-    try: got = _csv_range(task)
-    except BaseException as e: got = e
-    with open(out, "wb") as f: pickle.dump(got, f, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-# %% ../../nbs/keep/04b_load.ipynb #1cec9c33
-def _range_read(out:Path) -> tuple[Loaded, int, list]:
-    "What `_range_into` left in file `out`; the error it raised is raised here."
-    try:
-        with open(out, "rb") as f: got = pickle.load(f)
-    except (OSError, EOFError, pickle.UnpicklingError):  # its process died
-        raise BadInput("a process reading the CSV was killed: nothing imported") from None
-    if isinstance(got, BaseException): raise got
-    return got
-
-
-# %% ../../nbs/keep/04b_load.ipynb #f5aaf646
-def _csv_range(task:tuple) -> tuple[Loaded, int, list]:
-    """In a forked process: one byte range of a CSV (`_in_ranges`) as run records, also written
-    into its part file (`store.append_part`); how many rows it held, and the tables written."""
-    path, start, end, kw, usecols, part = task
-    got, n, tables = [], 0, []
-    with gc_paused():
-        for df in _range_chunks(path, start, end, usecols):
-            got.append(l := _csv_part(df, path, kw["finished_only"], kw["keymap"], kw["quoted"]))
-            tables.append((part, *append_part(l.runs, part)))
-            n += len(df)
-    empty = Loaded(runs_frame(), dict(not_finished=0, bad_throughput=0))
-    return (_joined(got) if got else empty), n, tables
-
-
-# %% ../../nbs/keep/04b_load.ipynb #b6b1d9e4
-def _range_chunks(path, start:int, end:int, usecols=None):
-    """The rows in bytes `start` to `end` of CSV `path` as text, read as `_csv_chunks` reads the
-    file (its header first), `_CSV_CHUNK` at a time; unreadable: refused."""
-    with open(path, "rb") as fh:
-        head = fh.read(_row_starts(path, [0])[0]); fh.seek(start); data = head + fh.read(end - start)
-    try:
-        with pd.read_csv(io.BytesIO(data), dtype="str", keep_default_na=False, na_values=[""],
-                         chunksize=_CSV_CHUNK, usecols=usecols) as r: yield from r
-    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
-        raise BadInput(f"CSV {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV "
-                       "of runs") from None
-
-
-# %% ../../nbs/keep/04b_load.ipynb #8bf23b5f
-def _renumbered(l:Loaded, before:int) -> Loaded:
-    "`l`, read from a range of a file after `before` rows, its refused rows' lines in the file."
-    bad = l.skipped.get("invalid")
-    if not bad or not before: return l
-    line = lambda k: f"line {int(k[5:]) + before}" if k.startswith("line ") else k
-    return l._replace(skipped=l.skipped | dict(invalid={line(k): w for k, w in bad.items()}))
-
 
 # %% ../../nbs/keep/04b_load.ipynb #20076bb6
 def _csv_part(df, path, finished_only, keymap=None, quoted:bool=True) -> Loaded:
@@ -762,8 +648,7 @@ _MAPPED = ("wandb", "offline", "csv", "jsonl")
 
 # %% ../../nbs/keep/04b_load.ipynb #77e3ccc4
 def _loader_kw(kind:str, api, keymap:KeyMap|None, parts:Parts|None=None) -> dict:
-    """What the loader of a `kind` of source takes besides the source: the W&B API, the team's keys,
-    the folder for a CSV's parts."""
+    "What the loader of a `kind` of source takes besides it: the W&B API, the keys, the CSV's parts."
     return (({"api": api} if kind == "wandb" else {}) | ({"parts": parts} if kind == "csv" else {})
             | ({"keymap": keymap} if keymap and kind in _MAPPED else {}))
 
@@ -816,25 +701,6 @@ def nothing_line(counts:dict, # what `import_sources` returns
     return (f"nothing imported: {why}" if n else "nothing imported: the sources hold no runs") + (
         f" (recipes that need no map: {known})")
 
-# %% ../../nbs/keep/04b_load.ipynb #5afc23d1
-def history_rows(items, # a run's W&B history rows (dicts with `_step`)
-                 run_id:str, # the run they belong to
-                 keymap:KeyMap|None=None, # a team's keys: its `throughput` key where ours is absent
-                ) -> pd.DataFrame:
-    "A run's W&B history as `store.HISTORY_COLUMNS` rows: the steps that have a throughput."
-    keys = [HISTORY_KEYS["throughput"], *([keymap.keys["throughput"]] if keymap
-                                          and "throughput" in keymap.keys else [])]
-    out = []
-    for it in items:
-        tp = next((v for k in keys if (v := mapped_value(it, k)) is not None), None)
-        if tp is None or not is_present(it.get("_step")): continue
-        out.append(dict(run_id=run_id, step=int(it["_step"]),
-                        step_s=lookup(it, HISTORY_KEYS["step_s"]),
-                        throughput=as_number(tp), warmup=bool(lookup(it, HISTORY_KEYS["warmup"])
-                                                            or False),
-                        loss=lookup(it, HISTORY_KEYS["loss"])))
-    return pd.DataFrame(out, columns=list(HISTORY_COLUMNS))
-
 # %% ../../nbs/keep/04b_load.ipynb #59b290b5
 def _history_items(f:Path) -> list[dict]:
     "The history rows of one offline run file, read by wandb-core."
@@ -847,16 +713,6 @@ def offline_history(path:str|Path, # an offline run or wandb directory, a .wandb
     "The per-step history of W&B offline runs, keyed by run id (the file's `run-ID.wandb`)."
     fs = _offline_files(path)
     frames = [history_rows(_history_items(f), f.stem.removeprefix("run-"), keymap) for f in fs]
-    return pd.concat(frames, ignore_index=True) if frames else history_rows([], "")
-
-# %% ../../nbs/keep/04b_load.ipynb #05ce00e8
-def wandb_history(path:str, # W&B `entity/project`
-                  run_ids:list, # the runs to read
-                  api, # a `wandb.Api()`
-                  keymap:KeyMap|None=None, # another team's keys (its `throughput` key)
-                 ) -> pd.DataFrame:
-    "The per-step history of a W&B project's runs, every row (`Run.scan_history`), keyed by run id."
-    frames = [history_rows(api.run(f"{path}/{r}").scan_history(), r, keymap) for r in run_ids]
     return pd.concat(frames, ignore_index=True) if frames else history_rows([], "")
 
 # %% ../../nbs/keep/04b_load.ipynb #f0aeff59
@@ -936,8 +792,7 @@ def _checked_sources(sources:list[str], api, keymap:KeyMap|None) -> list[str]:
 
 # %% ../../nbs/keep/04b_load.ipynb #eddce054
 def _written(loaded:list[Loaded], parts:list[Parts], runs:pd.DataFrame, p:Path) -> int:
-    """The runs of every source (`runs`) added to store `p`: copied from the `parts` their loaders
-    left (`store.write_parts`) where each did, else bound row by row; how many were added."""
+    "`runs` added to store `p`: copied from the `parts` their loaders left, if all did; how many."
     if not len(runs): return 0
     if all(pt.tables or not len(l.runs) for l, pt in zip(loaded, parts)):
         return write_parts([x for pt in parts for x in pt.tables], runs, p)

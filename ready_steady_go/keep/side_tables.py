@@ -15,10 +15,12 @@ from ..env import BadInput, gc_paused
 from ..options import DEFAULT_STORE
 from .store import DTYPES, SQL_TYPES, connect_store, sql_cell, sql_value
 from .store_file import check_store, read_only, table_names
+from .keymaps import KeyMap, as_number, is_present, lookup, mapped_value
 
 # %% auto #0
-__all__ = ['PEAK_COLUMNS', 'HISTORY_COLUMNS', 'COLLECTIVES_TABLE', 'write_peak', 'read_peaks', 'save_peak', 'write_history',
-           'read_history', 'add_table_rows', 'read_store_table', 'write_collectives', 'read_collectives']
+__all__ = ['PEAK_COLUMNS', 'HISTORY_COLUMNS', 'COLLECTIVES_TABLE', 'HISTORY_KEYS', 'write_peak', 'read_peaks', 'save_peak',
+           'write_history', 'read_history', 'add_table_rows', 'read_store_table', 'write_collectives',
+           'read_collectives', 'history_rows', 'wandb_history']
 
 # %% ../../nbs/keep/03d_side_tables.ipynb #ed4524a9
 PEAK_COLUMNS = dict(env_id=str, precision=str, device=str, device_name=str, tflops=float,
@@ -180,3 +182,38 @@ def read_collectives(store:str|Path=DEFAULT_STORE, # the SQLite file
     df = read_store_table(store, COLLECTIVES_TABLE)
     return pd.DataFrame(columns=["check_id", "collective", "bytes", "ranks", "backend", "time_us",
                                  "algbw_gbs", "busbw_gbs"]) if df is None else df
+
+# %% ../../nbs/keep/03d_side_tables.ipynb #f958011a
+# a step row's fields (`benchmark.step_history`) -> its W&B history key; the summary keeps
+# `throughput` for the run
+HISTORY_KEYS = dict(throughput="step/throughput", step_s="step/seconds", warmup="step/warmup",
+                    loss="step/loss")
+
+# %% ../../nbs/keep/03d_side_tables.ipynb #2d9912c4
+def history_rows(items, # a run's W&B history rows (dicts with `_step`)
+                 run_id:str, # the run they belong to
+                 keymap:KeyMap|None=None, # a team's keys: its `throughput` key where ours is absent
+                ) -> pd.DataFrame:
+    "A run's W&B history as `store.HISTORY_COLUMNS` rows: the steps that have a throughput."
+    keys = [HISTORY_KEYS["throughput"], *([keymap.keys["throughput"]] if keymap
+                                          and "throughput" in keymap.keys else [])]
+    out = []
+    for it in items:
+        tp = next((v for k in keys if (v := mapped_value(it, k)) is not None), None)
+        if tp is None or not is_present(it.get("_step")): continue
+        out.append(dict(run_id=run_id, step=int(it["_step"]),
+                        step_s=lookup(it, HISTORY_KEYS["step_s"]),
+                        throughput=as_number(tp), warmup=bool(lookup(it, HISTORY_KEYS["warmup"])
+                                                            or False),
+                        loss=lookup(it, HISTORY_KEYS["loss"])))
+    return pd.DataFrame(out, columns=list(HISTORY_COLUMNS))
+
+# %% ../../nbs/keep/03d_side_tables.ipynb #39b013fe
+def wandb_history(path:str, # W&B `entity/project`
+                  run_ids:list, # the runs to read
+                  api, # a `wandb.Api()`
+                  keymap:KeyMap|None=None, # another team's keys (its `throughput` key)
+                 ) -> pd.DataFrame:
+    "The per-step history of a W&B project's runs, every row (`Run.scan_history`), keyed by run id."
+    frames = [history_rows(api.run(f"{path}/{r}").scan_history(), r, keymap) for r in run_ids]
+    return pd.concat(frames, ignore_index=True) if frames else history_rows([], "")

@@ -24,8 +24,7 @@ from ..schema import COLUMNS, REPORT_COLUMNS, kind_of
 
 # %% auto #0
 __all__ = ['UNSAVED_SUFFIX', 'JOURNAL_SUFFIX', 'SIDE_SUFFIXES', 'KILLED', 'runs_frame', 'quoted', 'write_rows', 'StoreError',
-           'append_part', 'Parts', 'write_parts', 'cpus', 'read_runs', 'read_families', 'json_value', 'save_runs',
-           'connect_store']
+           'cpus', 'read_runs', 'read_families', 'json_value', 'save_runs', 'connect_store']
 
 # %% ../../nbs/keep/03_store.ipynb #4c1159a5
 DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -322,93 +321,6 @@ def _insert(con:sqlite3.Connection, p:Path, names:list[str], values) -> int:
         raise
     # kept only if it holds what the store now ends with: every row new
     if staged: staged.finish(added == len(values) == _last_rowid(con) - end0)
-    return added
-
-
-# %% ../../nbs/keep/03_store.ipynb #02632152
-def append_part(df:pd.DataFrame, # run records (`runs_frame` columns, extras too)
-                f:Path, # a SQLite file of this process alone (made if missing)
-               ) -> tuple[str, list[str], dict[str, str]]:
-    """Rows `df` into a new table of file `f`, as `write_rows` would bind them: a part of an
-    import that `write_parts` adds to a store. Its table, columns and extra columns' SQL types."""
-    names, values, extra = _frame_rows(df)
-    names = [_column_name(k) for k in names]
-    con = sqlite3.connect(f, isolation_level=None)
-    try:
-        # a scratch file: nothing to recover if this process dies
-        con.execute("PRAGMA journal_mode=OFF"); con.execute("PRAGMA synchronous=OFF")
-        table = f"part{con.execute('SELECT count(*) FROM sqlite_master').fetchone()[0]}"
-        con.execute(f"CREATE TABLE {table} ({', '.join(quoted(k) for k in names)})")
-        con.execute("BEGIN")
-        con.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(names))})", values)
-        con.execute("COMMIT")
-    finally: con.close()
-    return table, names, {_column_name(k): t for k, t in extra.items()}
-
-
-# %% ../../nbs/keep/03_store.ipynb #28fda5dd
-class Parts:
-    """Scratch SQLite files in `folder` holding an import's rows as the store would bind them
-    (`append_part`), and their tables in order: what `write_parts` copies into a store."""
-    def __init__(self, folder:str|Path): self.folder, self.tables = Path(folder), []
-
-    def file(self, name:str) -> Path:
-        "A file of this import's scratch folder (made)."
-        self.folder.mkdir(parents=True, exist_ok=True)
-        return self.folder / name
-
-
-# %% ../../nbs/keep/03_store.ipynb #1e52eae0
-def write_parts(parts:list[tuple], # `(file, table, columns, extra types)` of each part, in order
-                runs:pd.DataFrame, # the same rows as a frame, in the same order
-                store:str|Path=DEFAULT_STORE, # the SQLite file
-               ) -> int:
-    """Add the rows of `parts` (`append_part`) to the store in one transaction, as `write_rows(runs)`
-    would, a large frame's snapshot made meanwhile; returns how many were added."""
-    try:
-        with gc_paused(): return _write_parts(parts, runs, store)
-    # never a sqlite traceback
-    except (sqlite3.Error, OverflowError) as e: raise StoreError(store, e) from None
-
-
-# %% ../../nbs/keep/03_store.ipynb #2e5d8e07
-def _write_parts(parts:list[tuple], runs:pd.DataFrame, store) -> int:
-    "`write_parts` with the collector already paused."
-    p = check_store(store)
-    if no_id := int(runs["run_id"].isna().sum()):
-        raise BadInput(f"{no_id} run(s) without a run_id: every row needs one")
-    files = list(dict.fromkeys(f for f, *_ in parts))
-    con = _connect(p)
-    try:
-        known = _columns(con)
-        for k, typ in {k: t for *_, extra in parts for k, t in extra.items()}.items():
-            if k not in known: _add_column(con, k, typ)
-        for i, f in enumerate(files): con.execute(f"ATTACH ? AS part{i}", (str(f),))
-        return _insert_parts(con, p, [(files.index(f), *rest) for f, *rest in parts], runs)
-    finally: con.close()
-
-
-# %% ../../nbs/keep/03_store.ipynb #d7016ae8
-def _insert_parts(con:sqlite3.Connection, p:Path, parts:list[tuple], runs:pd.DataFrame) -> int:
-    """Copy the attached `parts` (`(file number, table, columns, _)`) into the runs in one
-    transaction, in order, the snapshot made meanwhile (`_Staged`); how many were added."""
-    con.execute("BEGIN IMMEDIATE")
-    staged = None
-    try:
-        before, end0 = con.total_changes, _last_rowid(con)
-        if 10 * len(runs) >= SNAPSHOT_ROWS:  # else no snapshot: see `_snapshot_plan`
-            staged = _Staged.of(con, p, _filled(runs_frame(runs)), end0)
-        for i, table, names, _ in parts:
-            cols = ", ".join(quoted(k) for k in names)
-            con.execute(f"INSERT OR IGNORE INTO runs ({cols}) SELECT {cols} FROM part{i}.{table} "
-                        "ORDER BY _rowid_")
-        added = con.total_changes - before
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        if staged: staged.finish(False)
-        raise
-    if staged: staged.finish(added == len(runs) == _last_rowid(con) - end0)
     return added
 
 

@@ -18,11 +18,13 @@ from wandb.sdk.lib import wbauth
 from ..env import BadInput, TrackingError, first_line
 from ..schema import COLUMN_GROUPS, new_run_id
 from ..options import WANDB_MODES
+from .side_tables import HISTORY_KEYS
+
 
 # %% auto #0
-__all__ = ['WANDB_TIMEOUT_S', 'SEND_TIMEOUT_S', 'HISTORY_KEYS', 'CHECK_IDS', 'has_api_key', 'wandb_unreachable', 'wandb_api',
-           'check_wandb', 'wandb_keys', 'start_run', 'within', 'left_on_disk', 'log_run', 'log_history', 'send_run',
-           'checks_table', 'send_checks']
+__all__ = ['WANDB_TIMEOUT_S', 'SEND_TIMEOUT_S', 'CHECK_IDS', 'has_api_key', 'wandb_unreachable', 'wandb_api', 'check_wandb',
+           'wandb_keys', 'start_run', 'within', 'left_on_disk', 'log_run', 'log_history', 'send_run', 'checks_table',
+           'send_checks']
 
 # %% ../../nbs/keep/04_tracking.ipynb #52a081d5
 WANDB_TIMEOUT_S = 10  # seconds a request to W&B's server may take before it is given up
@@ -250,12 +252,6 @@ def log_run(run, # the run `start_run` returned
     seconds = SEND_TIMEOUT_S if timeout is None else timeout
     try: within(seconds, _send, run, row, finish, history)
     except TimeoutError: raise TrackingError(left_on_disk(run, seconds)) from None
-
-# %% ../../nbs/keep/04_tracking.ipynb #2a8bcc59
-# a step row's fields (`benchmark.step_history`) -> its W&B history key; the summary keeps
-# `throughput` for the run
-HISTORY_KEYS = dict(throughput="step/throughput", step_s="step/seconds", warmup="step/warmup",
-                    loss="step/loss")
 
 # %% ../../nbs/keep/04_tracking.ipynb #4427055f
 def _history_values(h:dict) -> dict:
