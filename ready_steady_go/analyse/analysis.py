@@ -205,7 +205,9 @@ def _stepwise(df:pd.DataFrame) -> pd.DataFrame:
 # %% ../../nbs/analyse/06_analysis.ipynb #0dfa47cd
 def _with_defaults(runs:pd.DataFrame) -> pd.DataFrame:
     "`runs` with the columns that 2022 tables lack filled in."
-    df = runs.copy()
+    # its columns are assigned anew, never written into: the runs' own arrays are shared, not copied
+    # (a million runs' table is a GiB)
+    df = runs.copy(deep=False)
     if "precision" not in df:
         df["precision"] = df["fp16"].map(precision_2022).fillna("fp32") if "fp16" in df else "fp32"
     df["precision"] = weights_precision(df)  # bf16 weights are another configuration than fp32 ones
@@ -217,7 +219,7 @@ def _with_defaults(runs:pd.DataFrame) -> pd.DataFrame:
     df["workload"] = _each_distinct(family_of, df["workload"]) if "workload" in df else "image"
     # a language model's variant is its sequence length: a size beside it (earlier versions recorded
     # the image default) is none
-    df.loc[df["workload"].eq("lm"), "size"] = 0
+    df["size"] = df["size"].where(df["workload"].ne("lm"), 0)
     df = _stepwise(df)
     df["patch"] = _patch_text(df)
     unit = df["workload"].map(FAMILY_UNITS)

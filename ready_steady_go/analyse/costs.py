@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np, pandas as pd
 
 from ..env import MAX_PRICE, BadInput
-from .analysis import (POINT_KEYS, clean_device_name, keyed, mode_name,
-                                              model_column,
-                                      numeric, ratio_ci, throughput_ci_rel, world_sizes)
+from .analysis import (POINT_KEYS, WORLD_SIZE_COLUMNS, clean_device_name, keyed,
+                                              mode_name, model_column, numeric, ratio_ci,
+                                              throughput_ci_rel, world_sizes)
 
 # %% auto #0
 __all__ = ['FACTOR_COLS', 'SLOW_PRECISION', 'parse_prices', 'known_prices', 'cost', 'value_table', 'best_precision', 'run_cost',
@@ -174,7 +174,10 @@ def run_cost(runs:pd.DataFrame, # the runs table
     "Each usable run on a priced device: configuration, runtime (s), price ($/GPU-hour), cost ($, all GPUs)."
     df = keyed(runs)
     p = known_prices(prices, df["device"].unique())
-    df = df[df["device"].isin(list(p))].copy()
+    # what a run's cost is made of: never the whole table copied
+    used = [*POINT_KEYS, "throughput", "unit", "runtime_s", "loop_runtime_s", "warmup_seconds",
+            "seconds", *WORLD_SIZE_COLUMNS]
+    df = df.loc[df["device"].isin(list(p)), [c for c in dict.fromkeys(used) if c in df]]
     # a run of ours: warm-up and timed window
     ours = numeric(df, "warmup_seconds").fillna(0) + numeric(df, "seconds")
     df["runtime_s"] = numeric(df, "runtime_s").fillna(ours.where(numeric(df, "seconds") > 0))

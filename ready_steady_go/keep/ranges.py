@@ -80,11 +80,11 @@ def in_ranges(path:str|Path, # a CSV file
              for i, ((a, b), out) in enumerate(zip(ranges, outs))]
     try:
         for p in procs: p.start()
-        for p in procs: p.join()
-    finally:  # interrupted: no process left reading
+        # each range taken as soon as its process is done, while the others go on
+        done = [(p.join(), range_read(out))[1] for p, out in zip(procs, outs)]
+    finally:  # interrupted, or a range refused: no process left reading
         for p in procs:
             if p.is_alive(): p.kill(); p.join()
-    done = [range_read(out) for out in outs]
     for _, _, tables in done: parts.tables += tables
     return [(got, n) for got, n, _ in done]
 
