@@ -363,8 +363,8 @@ def _load_csv(path, finished_only, keymap=None, parts=None):
     quoted = _holds(path, b"'")
     read = partial(_csv_part, path=path, finished_only=finished_only, keymap=keymap, quoted=quoted)
     if parts is not None and (ranges := csv_ranges(path)):
-        got = numbered(in_ranges(path, ranges, read, parts, wanted))
-        return _joined(got or [Loaded(runs_frame(), dict(not_finished=0, bad_throughput=0))])
+        l = _joined(numbered(in_ranges(path, ranges, read, parts, wanted)))  # a chunk each at least
+        return l._replace(runs=runs_frame(l.runs, extras=False))  # the empty columns made again
     return _joined([read(df) for df in _csv_chunks(path, wanted)])
 
 

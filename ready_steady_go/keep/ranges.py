@@ -97,8 +97,10 @@ def _range(task:tuple) -> tuple[list, int, list]:
     got, n, tables = [], 0, []
     with gc_paused():
         for df in _range_chunks(path, start, end, usecols):
-            got.append(l := read(df))
+            l = read(df)
             tables.append((part, *append_part(l.runs, part)))
+            # handed back without its empty columns: a third of the bytes (`runs_frame` makes them)
+            got.append(l._replace(runs=_filled(l.runs)))
             n += len(df)
     return got, n, tables
 
@@ -107,8 +109,18 @@ def _range(task:tuple) -> tuple[list, int, list]:
 def _range_into(task:tuple, out:Path):
     "In a forked process: `_range(task)`, or the error it raised, pickled into file `out`."
     try: got = _range(task)
+    # the scratch folder full, or not writable: said in one line
+    except (OSError, sqlite3.Error) as e: got = _no_room(Path(out).parent, e)
     except BaseException as e: got = e
     with open(out, "wb") as f: pickle.dump(got, f, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+# %% ../../nbs/keep/04ba_ranges.ipynb #48a5786d
+def _no_room(folder:Path, e:Exception) -> BadInput:
+    "The refusal of an import whose scratch files could not be written in `folder`."
+    why = (str(e).splitlines() or [type(e).__name__])[0]
+    return BadInput(f"the import's scratch files could not be written in {str(folder.parent)!r} "
+                    f"({why}): nothing imported; set TMPDIR to a folder with room")
 
 
 # %% ../../nbs/keep/04ba_ranges.ipynb #3793bd81
@@ -117,7 +129,8 @@ def range_read(out:Path) -> tuple[list, int, list]:
     try:
         with open(out, "rb") as f: got = pickle.load(f)
     except (OSError, EOFError, pickle.UnpicklingError):  # its process died
-        raise BadInput("a process reading the CSV was killed: nothing imported") from None
+        raise BadInput("a process reading the CSV stopped before it said what it read (killed, or no "
+                       "room for its scratch file): nothing imported") from None
     if isinstance(got, BaseException): raise got
     return got
 
