@@ -9,7 +9,7 @@
 Times are wall seconds of the user path (as `report_100k.py` counts them), on this machine with its load as it is:
 the load average is printed beside them, and the CPU seconds (figure workers included), which load moves less.
 """
-import argparse, os, resource, subprocess, sys, tempfile, time
+import argparse, os, resource, shutil, subprocess, sys, tempfile, time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -70,7 +70,13 @@ def main():
     ap.add_argument("--skip_1m", action="store_true", help="leave out goal 2 (minutes on a loaded 2-core machine)")
     a = ap.parse_args()
     os.environ["RSG_FIGURE_CACHE"] = cache = tempfile.mkdtemp(prefix="rsg-goals-cache-")  # empty: 1. draws all
-    os.environ["RSG_RUNS_CACHE"] = tempfile.mkdtemp(prefix="rsg-goals-runs-")  # no snapshot: 1. reads every row
+    os.environ["RSG_RUNS_CACHE"] = runs_cache = tempfile.mkdtemp(prefix="rsg-goals-runs-")  # no snapshot: 1. reads every row
+    try: _goals(a)
+    finally:  # a snapshot is a hundred MB: none left behind
+        for d in (cache, runs_cache): shutil.rmtree(d, ignore_errors=True)
+
+def _goals(a):
+    "Measure the goals (`main`'s arguments `a`) and print them."
     import ready_steady_go.show.report, ready_steady_go.keep.load  # noqa: F401  (module imports: not counted)
     rows = []
     with tempfile.TemporaryDirectory() as d:

@@ -8,7 +8,7 @@ The user path that counts is `ready-steady-go-import runs.csv --store S` then `r
 import (load_csv + the store's write, i.e. `import_sources`), read (`read_runs`), analysis, figures, html, write.
 Not counted: Python's module imports (printed beside) and making the synthetic CSV.
 """
-import argparse, os, resource, sys, tempfile, time
+import argparse, os, resource, shutil, sys, tempfile, time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -73,9 +73,16 @@ def main():
     ap.add_argument("--repeat", type=int, default=1, help="measure the whole path this many times (same process)")
     a = ap.parse_args()
     t0 = time.perf_counter()
+    # empty (every figure drawn, every row read), and gone at the end, unless the caller set them
+    made = [os.environ.setdefault(k, tempfile.mkdtemp(prefix=f"rsg-bench-{k.lower()}-"))
+            for k in ("RSG_FIGURE_CACHE", "RSG_RUNS_CACHE") if k not in os.environ]
+    try: _bench(a, t0)
+    finally:
+        for d in made: shutil.rmtree(d, ignore_errors=True)
+
+def _bench(a, t0):
+    "The bench of `main`'s arguments `a` (module imports timed from `t0`)."
     import pandas as pd
-    os.environ.setdefault("RSG_FIGURE_CACHE", tempfile.mkdtemp(prefix="rsg-bench-figures-"))  # empty: every figure drawn
-    os.environ.setdefault("RSG_RUNS_CACHE", tempfile.mkdtemp(prefix="rsg-bench-runs-"))  # no snapshot: every row read
     import ready_steady_go.show.report, ready_steady_go.keep.load  # noqa: F401
     t_import = time.perf_counter() - t0
 
