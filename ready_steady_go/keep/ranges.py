@@ -14,9 +14,9 @@ import pandas as pd
 
 from ..env import BadInput, gc_paused
 from .rows import check_lines
-from .store import (SNAPSHOT_ROWS, StoreError, _Staged, _add_column, _column_name,
-                                        _columns, _connect, _filled, _frame_rows, _last_rowid,
-                                        can_fork, cpus, quoted, runs_frame)
+from .store import (SNAPSHOT_ROWS, StoreError, _add_column, _column_name, _columns,
+                                        _connect, _filled, _frame_rows, can_fork, cpus, one_write,
+                                        quoted, runs_frame)
 from .store_file import check_store
 from ..options import DEFAULT_STORE
 
@@ -239,23 +239,13 @@ def _write_parts(parts:list[tuple], runs:pd.DataFrame, store) -> int:
 # %% ../../nbs/keep/04ba_ranges.ipynb #c45e4fd7
 def _insert_parts(con:sqlite3.Connection, p:Path, parts:list[tuple], runs:pd.DataFrame) -> int:
     """Copy the attached `parts` (`(file number, table, columns, _)`) into the runs in one
-    transaction, in order, the snapshot made meanwhile (`_Staged`); how many were added."""
-    con.execute("BEGIN IMMEDIATE")
-    staged = None
-    try:
-        before, end0 = con.total_changes, _last_rowid(con)
-        if 10 * len(runs) >= SNAPSHOT_ROWS:  # else no snapshot: see `_snapshot_plan`
-            staged = _Staged.of(con, p, _filled(runs_frame(runs)), end0)
+    transaction, in order, the snapshot made meanwhile (`store.one_write`); how many were added."""
+    def copy(con):
         for i, table, names, _ in parts:
             cols = ", ".join(quoted(k) for k in names)
             con.execute(f"INSERT OR IGNORE INTO runs ({cols}) SELECT {cols} FROM part{i}.{table} "
                         "ORDER BY _rowid_")
-        added = con.total_changes - before
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        if staged: staged.finish(False)
-        raise
-    if staged: staged.finish(added == len(runs) == _last_rowid(con) - end0)
-    return added
+    # small: no snapshot (see `_snapshot_plan`)
+    return one_write(con, p, copy, _filled(runs_frame(runs)) if 10 * len(runs) >= SNAPSHOT_ROWS
+                     else None)
 

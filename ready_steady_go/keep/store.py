@@ -24,7 +24,7 @@ from ..schema import COLUMNS, REPORT_COLUMNS, kind_of
 
 # %% auto #0
 __all__ = ['UNSAVED_SUFFIX', 'JOURNAL_SUFFIX', 'SIDE_SUFFIXES', 'KILLED', 'runs_frame', 'quoted', 'write_rows', 'StoreError',
-           'cpus', 'read_runs', 'read_families', 'json_value', 'save_runs', 'connect_store']
+           'one_write', 'cpus', 'read_runs', 'read_families', 'json_value', 'save_runs', 'connect_store']
 
 # %% ../../nbs/keep/03_store.ipynb #4c1159a5
 DTYPES = {str: "str", int: "Int64", float: "float64", bool: "bool"}
@@ -305,14 +305,27 @@ def _write_rows(rows, store):
 # %% ../../nbs/keep/03_store.ipynb #7455a7d0
 def _insert(con:sqlite3.Connection, p:Path, names:list[str], values) -> int:
     """Insert `values` (rows of columns `names`) in one transaction, a large frame's snapshot made
-    meanwhile (`_Staged`); how many were added."""
+    meanwhile (`one_write`); how many were added."""
     cols, marks = ", ".join(f'"{k}"' for k in names), ", ".join("?" * len(names))
+    sql = f"INSERT OR IGNORE INTO runs ({cols}) VALUES ({marks})"
+    return one_write(con, p, lambda c: c.executemany(sql, values),
+                     values.df if isinstance(values, _LazyRows) else None)
+
+
+# %% ../../nbs/keep/03_store.ipynb #0af05efe
+def one_write(con:sqlite3.Connection, # a connection to store `p` (`_connect`), no transaction open
+              p:Path, # the store
+              write, # `write(con)` adds the rows
+              rows:pd.DataFrame|None=None, # those rows, to make the snapshot of (None: none made)
+             ) -> int:
+    """`write(con)` in one transaction, the snapshot of `rows` made meanwhile and kept only if every
+    one was added (`_Staged`); how many rows were added."""
     con.execute("BEGIN IMMEDIATE")
     staged = None
     try:
         before, end0 = con.total_changes, _last_rowid(con)
-        if isinstance(values, _LazyRows): staged = _Staged.of(con, p, values.df, end0)
-        con.executemany(f"INSERT OR IGNORE INTO runs ({cols}) VALUES ({marks})", values)
+        if rows is not None: staged = _Staged.of(con, p, rows, end0)
+        write(con)
         added = con.total_changes - before
         con.execute("COMMIT")
     except BaseException:
@@ -320,7 +333,7 @@ def _insert(con:sqlite3.Connection, p:Path, names:list[str], values) -> int:
         if staged: staged.finish(False)
         raise
     # kept only if it holds what the store now ends with: every row new
-    if staged: staged.finish(added == len(values) == _last_rowid(con) - end0)
+    if staged: staged.finish(added == len(rows) == _last_rowid(con) - end0)
     return added
 
 
