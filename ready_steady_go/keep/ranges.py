@@ -22,12 +22,24 @@ from ..options import DEFAULT_STORE
 
 
 # %% auto #0
-__all__ = ['SPLIT_BYTES', 'row_starts', 'csv_ranges', 'in_ranges', 'range_read', 'numbered', 'append_part', 'Parts',
+__all__ = ['SPLIT_BYTES', 'Parts', 'row_starts', 'csv_ranges', 'in_ranges', 'range_read', 'numbered', 'append_part',
            'write_parts']
 
 # %% ../../nbs/keep/04ba_ranges.ipynb #d30bb192
 # an export this large is read in pieces (an import of it, into a store)
 SPLIT_BYTES = 8 * 2**20
+
+
+# %% ../../nbs/keep/04ba_ranges.ipynb #2380f89e
+class Parts:
+    """Scratch SQLite files in `folder` holding an import's rows as the store would bind them
+    (`append_part`), and their tables in order: what `write_parts` copies into a store."""
+    def __init__(self, folder:str|Path): self.folder, self.tables = Path(folder), []
+
+    def file(self, name:str) -> Path:
+        "A file of this import's scratch folder (made)."
+        self.folder.mkdir(parents=True, exist_ok=True)
+        return self.folder / name
 
 
 # %% ../../nbs/keep/04ba_ranges.ipynb #918c98df
@@ -192,18 +204,6 @@ def append_part(df:pd.DataFrame, # run records (`runs_frame` columns, extras too
         con.execute("COMMIT")
     finally: con.close()
     return table, names, {_column_name(k): t for k, t in extra.items()}
-
-
-# %% ../../nbs/keep/04ba_ranges.ipynb #2380f89e
-class Parts:
-    """Scratch SQLite files in `folder` holding an import's rows as the store would bind them
-    (`append_part`), and their tables in order: what `write_parts` copies into a store."""
-    def __init__(self, folder:str|Path): self.folder, self.tables = Path(folder), []
-
-    def file(self, name:str) -> Path:
-        "A file of this import's scratch folder (made)."
-        self.folder.mkdir(parents=True, exist_ok=True)
-        return self.folder / name
 
 
 # %% ../../nbs/keep/04ba_ranges.ipynb #82496964
