@@ -759,7 +759,8 @@ def import_sources(sources:list[str], # W&B entity/projects, offline run dirs, C
                    for k, w in l.skipped.get("invalid", {}).items()}
         if strict and invalid:
             raise BadInput(f"nothing imported (--strict): {_invalid_line(invalid)}")
-        runs = pd.concat([l.runs for l in loaded], ignore_index=True) if loaded else runs_frame()
+        runs = (loaded[0].runs if len(loaded) == 1  # one source's: as it is, not copied
+                else pd.concat([l.runs for l in loaded], ignore_index=True))
         added = _written(loaded, parts, runs, p)
         steps = _import_history(kinds, sources, runs, p, api, keymap) if history else None
     return dict(sources=len(sources), read=len(runs), added=added, duplicates=len(runs) - added,
@@ -781,9 +782,8 @@ def _checked_sources(sources:list[str], api, keymap:KeyMap|None) -> list[str]:
     # its runs are ours: never mapped
     if keymap is not None and (keymap.keys or keymap.values) and "store" in kinds:
         raise BadInput("--map and --set are for W&B, CSV and JSON-lines sources, and "
-                       f"{sources[kinds.index('store')]!r} "
-                       "is a store of ours: import it without them (or import the other sources on "
-                       "their own)")
+                       f"{sources[kinds.index('store')]!r} is a store of ours: import it without "
+                       "them (or import the other sources on their own)")
     if "wandb" in kinds and api is None and not has_api_key():
         raise BadInput(f"W&B source {sources[kinds.index('wandb')]!r} needs an API key: run `wandb "
                        "login` or set WANDB_API_KEY")

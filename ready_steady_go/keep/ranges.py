@@ -19,6 +19,7 @@ from .store import (SNAPSHOT_ROWS, StoreError, _add_column, _column_name, _colum
                                         quoted, runs_frame)
 from .store_file import check_store
 from ..options import DEFAULT_STORE
+from ..schema import COLUMNS
 
 
 # %% auto #0
@@ -245,7 +246,7 @@ def _insert_parts(con:sqlite3.Connection, p:Path, parts:list[tuple], runs:pd.Dat
             cols = ", ".join(quoted(k) for k in names)
             con.execute(f"INSERT OR IGNORE INTO runs ({cols}) SELECT {cols} FROM part{i}.{table} "
                         "ORDER BY _rowid_")
-    # small: no snapshot (see `_snapshot_plan`)
-    return one_write(con, p, copy, _filled(runs_frame(runs)) if 10 * len(runs) >= SNAPSHOT_ROWS
-                     else None)
+    # small: no snapshot (see `_snapshot_plan`); a loader's table has the schema's columns already
+    typed = runs if list(runs.columns) == list(COLUMNS) else runs_frame(runs)
+    return one_write(con, p, copy, _filled(typed) if 10 * len(runs) >= SNAPSHOT_ROWS else None)
 
