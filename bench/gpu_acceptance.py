@@ -281,7 +281,8 @@ def _run_stored(p:Point, it:Item, n:int, fp:dict, store:Path, say) -> dict:
 
 def run_health(dev, store:Path, say) -> str:
     "The health check (shorter sustained load), its lines stored; skipped when the store has a check of this GPU."
-    from ready_steady_go.measure.check import read_checks, run_check
+    from ready_steady_go.measure.check import run_check
+    from ready_steady_go.keep.side_tables import read_checks
     from ready_steady_go.measure.health import check_table_text
     if store.exists() and len(read_checks(store)): return "stored already"
     table, kept = run_check(dev, folder=store.parent, store=store, seconds=10, disk_bytes=2**28)
@@ -455,7 +456,7 @@ def summary_md(dev:str, name:str, lines:list[dict], timing:list[tuple], estimate
 
 def health_md(store:Path) -> str:
     "The newest health check kept in `store`, as a section of the summary (empty without one)."
-    from ready_steady_go.measure.check import read_checks
+    from ready_steady_go.keep.side_tables import read_checks
     from ready_steady_go.measure.health import check_table_text
     checks = read_checks(store) if store.exists() else None
     if checks is None or not len(checks): return ""
@@ -519,7 +520,7 @@ def _done(it:Item, dev, done:set, out:Path, store:Path) -> bool:
         return all(_key(replace(it.point, device=str(dev), run_number=n), it.torchrun) in done for n in (1, 2))
     if it.kind == "cells": return all(_marker(out, nb).exists() for nb, _ in it.cells)
     if it.kind == "health":
-        from ready_steady_go.measure.check import read_checks
+        from ready_steady_go.keep.side_tables import read_checks
         return store.exists() and len(read_checks(store)) > 0
     return False
 

@@ -18,8 +18,9 @@ from .env import BadInput, check_int, check_number
 __all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'SERVING_MODES', 'OPTIMIZERS', 'COMPILE_MODES', 'STATUSES',
            'FAMILY_UNITS', 'NO_MODE', 'NO_PRECISION', 'UNCONVERGED_HINT', 'FIXED_STOP_HINT', 'PEAK_BELOW', 'HOST_BOUND',
            'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'REPORT_COLUMNS', 'POINT_FIELDS', 'RUN_FIELDS',
-           'STOP_FIELDS', 'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text', 'example_row',
-           'bus_factor', 'allreduce_seconds', 'StopRule', 'WorldSpec', 'Point', 'params_of', 'settings_of']
+           'STOP_FIELDS', 'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text', 'size_text',
+           'example_row', 'bus_factor', 'allreduce_seconds', 'StopRule', 'WorldSpec', 'Point', 'params_of',
+           'settings_of']
 
 # %% ../nbs/00a_schema.ipynb #49bb6b09
 SCHEMA_VERSION = 2  # bumped when a column changes meaning; adding a column is not a new version
@@ -329,6 +330,13 @@ def num_text(x, # a number (None, NaN, NA: empty; inf: ∞)
     s = (f"{r / f:#.3g}".rstrip(".") if p or abs(r) >= 1e-3
          else f"{r:.{2 - math.floor(math.log10(abs(r)))}f}")
     return f"{s} {p}{unit}" if p or unit else s
+
+# %% ../nbs/00a_schema.ipynb #08c5fd6b
+def size_text(n:int) -> str:
+    "Bytes as nccl-tests' tables read them: 8 B, 512 KiB, 1 GiB."
+    for unit, k in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << k: return f"{n / (1 << k):g} {unit}"
+    return f"{n} B"
 
 # %% ../nbs/00a_schema.ipynb #0ed2f59c
 _pct = lambda v: "n/a" if v is None else f"{100*v:.1f}%"

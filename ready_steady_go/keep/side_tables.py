@@ -18,9 +18,10 @@ from .store_file import check_store, read_only, table_names
 from .keymaps import KeyMap, as_number, is_present, lookup, mapped_value
 
 # %% auto #0
-__all__ = ['PEAK_COLUMNS', 'HISTORY_COLUMNS', 'COLLECTIVES_TABLE', 'HISTORY_KEYS', 'write_peak', 'read_peaks', 'save_peak',
+__all__ = ['PEAK_COLUMNS', 'HISTORY_COLUMNS', 'COLLECTIVES_TABLE', 'VERDICTS', 'CHECK_COLUMNS', 'CHECKS_TABLE', 'STAMP_COLUMNS',
+           'STORED_CHECK_COLUMNS', 'LINKS_TABLE', 'HISTORY_KEYS', 'write_peak', 'read_peaks', 'save_peak',
            'write_history', 'read_history', 'add_table_rows', 'read_store_table', 'write_collectives',
-           'read_collectives', 'history_rows', 'wandb_history']
+           'read_collectives', 'write_checks', 'read_checks', 'check_gpus', 'history_rows', 'wandb_history']
 
 # %% ../../nbs/keep/03d_side_tables.ipynb #ed4524a9
 PEAK_COLUMNS = dict(env_id=str, precision=str, device=str, device_name=str, tflops=float,
@@ -182,6 +183,41 @@ def read_collectives(store:str|Path=DEFAULT_STORE, # the SQLite file
     df = read_store_table(store, COLLECTIVES_TABLE)
     return pd.DataFrame(columns=["check_id", "collective", "bytes", "ranks", "backend", "time_us",
                                  "algbw_gbs", "busbw_gbs"]) if df is None else df
+
+# %% ../../nbs/keep/03d_side_tables.ipynb #3a561b7f
+# worst last: a GPU that computes wrong results is the most serious finding there is
+VERDICTS = ("ok", "low", "skipped", "failed", "flagged", "wrong results")
+CHECK_COLUMNS = ("check", "measured", "unit", "expected", "source", "verdict", "note")
+CHECKS_TABLE = "checks"
+STAMP_COLUMNS = ("check_id", "timestamp", "host", "gpu_uuid", "device_name")
+# a box's lines each keep their GPU's index and PCI bus id (its UUID is a stamp column)
+STORED_CHECK_COLUMNS = (*STAMP_COLUMNS, "gpu_index", "pci_bus_id", *CHECK_COLUMNS, "ci_rel")
+LINKS_TABLE = "links"  # a box's link matrix: one row per ordered pair of GPUs
+
+# %% ../../nbs/keep/03d_side_tables.ipynb #a15e5943
+def write_checks(table:pd.DataFrame, # stamped check lines (`check.stamped`)
+                 store:str|Path=DEFAULT_STORE, # the SQLite store (its `checks` table)
+                ) -> int:
+    """Add check lines to the store's `checks` table (made on first use), all or none; returns how
+    many."""
+    return add_table_rows(table[list(STORED_CHECK_COLUMNS)], CHECKS_TABLE, store)
+
+# %% ../../nbs/keep/03d_side_tables.ipynb #709e02fb
+def read_checks(store:str|Path=DEFAULT_STORE, # the SQLite store
+               ) -> pd.DataFrame:
+    """Every check line stored, oldest first (empty where the store or its `checks` table does not
+    exist)."""
+    df = read_store_table(store, CHECKS_TABLE)  # read-only: a store in a read-only folder reads too
+    return pd.DataFrame(columns=list(STORED_CHECK_COLUMNS)) if df is None else df
+
+# %% ../../nbs/keep/03d_side_tables.ipynb #e8a764e0
+def check_gpus(store:str|Path=DEFAULT_STORE, # the SQLite store
+              ) -> pd.DataFrame:
+    "Per stored check: the UUIDs of the GPUs it ran on, comma-separated (`check_id`, `gpu_uuids`)."
+    c = read_checks(store)
+    u = c["gpu_uuid"].where(c["gpu_uuid"].notna()).dropna().astype(str)
+    return (u.groupby(c.loc[u.index, "check_id"]).agg(lambda s: ",".join(sorted(set(s) - {""})))
+            .rename("gpu_uuids").reset_index())
 
 # %% ../../nbs/keep/03d_side_tables.ipynb #f958011a
 # a step row's fields (`benchmark.step_history`) -> its W&B history key; the summary keeps

@@ -25,16 +25,16 @@ from .fp8 import fp8_matmul, fp8_missing
 from .session import DeviceSession
 from .links import in_processes, judge_collectives, link_matrix, read_box, run_collectives
 from .integrity import read_counters, sdc_probe, xid_events, xid_watch
-from .health import (CHECK_COLUMNS, COPY_CHECKS, DIRECT_BLOCK, check_row, disk_read, judge,
+from .health import (COPY_CHECKS, DIRECT_BLOCK, check_row, disk_read, judge,
                                             judge_box, link_under_load, read_state, sustained_load)
 from ..keep.store_file import check_store
-from ..keep.side_tables import add_table_rows, read_store_table, write_collectives
+from ..keep.side_tables import (LINKS_TABLE, STORED_CHECK_COLUMNS, add_table_rows,
+                                              write_checks, write_collectives)
 from ..keep.rows import safe_csv
 
 
 # %% auto #0
-__all__ = ['CHECKS_TABLE', 'STAMP_COLUMNS', 'LINKS_TABLE', 'one_gpu', 'gather_box', 'train_rate', 'gather', 'stamped',
-           'write_checks', 'read_checks', 'check_gpus', 'save_checks', 'check_folder', 'run_box', 'run_check']
+__all__ = ['one_gpu', 'gather_box', 'train_rate', 'gather', 'stamped', 'save_checks', 'check_folder', 'run_box', 'run_check']
 
 # %% ../../nbs/measure/05aa_check.ipynb #80cb8f74
 def _ids(dev:torch.device) -> tuple:
@@ -194,13 +194,6 @@ def gather(device:str|torch.device="auto", # the device to check
     except OSError as e: r.setdefault("failed", {})[f"disk read ({folder})"] = first_line(e)
     return r
 
-# %% ../../nbs/measure/05aa_check.ipynb #3176004e
-CHECKS_TABLE = "checks"
-STAMP_COLUMNS = ("check_id", "timestamp", "host", "gpu_uuid", "device_name")
-# a box's lines each keep their GPU's index and PCI bus id (its UUID is a stamp column)
-_STORED = (*STAMP_COLUMNS, "gpu_index", "pci_bus_id", *CHECK_COLUMNS, "ci_rel")
-LINKS_TABLE = "links"  # a box's link matrix: one row per ordered pair of GPUs
-
 # %% ../../nbs/measure/05aa_check.ipynb #fc3177a0
 def stamped(table:pd.DataFrame, # `judge`'s table
             r:dict,             # the readings it judged
@@ -215,32 +208,7 @@ def stamped(table:pd.DataFrame, # `judge`'s table
     # a box's lines bring their own GPU's ids
     t = table.assign(**stamp, **{k: v for k, v in ids.items() if k not in table},
                      ci_rel=table["check"].map(r.get("ci") or {}))
-    return t[list(_STORED)]
-
-# %% ../../nbs/measure/05aa_check.ipynb #16d7c8f7
-def write_checks(table:pd.DataFrame, # `stamped` check lines
-                 store:str|Path=DEFAULT_STORE, # the SQLite store (its `checks` table)
-                ) -> int:
-    """Add check lines to the store's `checks` table (made on first use), all or none; returns how
-    many."""
-    return add_table_rows(table[list(_STORED)], CHECKS_TABLE, store)
-
-# %% ../../nbs/measure/05aa_check.ipynb #600b59eb
-def read_checks(store:str|Path=DEFAULT_STORE, # the SQLite store
-               ) -> pd.DataFrame:
-    """Every check line stored, oldest first (empty where the store or its `checks` table does not
-    exist)."""
-    df = read_store_table(store, CHECKS_TABLE)  # read-only: a store in a read-only folder reads too
-    return pd.DataFrame(columns=list(_STORED)) if df is None else df
-
-# %% ../../nbs/measure/05aa_check.ipynb #e1f0aa03
-def check_gpus(store:str|Path=DEFAULT_STORE, # the SQLite store
-              ) -> pd.DataFrame:
-    "Per stored check: the UUIDs of the GPUs it ran on, comma-separated (`check_id`, `gpu_uuids`)."
-    c = read_checks(store)
-    u = c["gpu_uuid"].where(c["gpu_uuid"].notna()).dropna().astype(str)
-    return (u.groupby(c.loc[u.index, "check_id"]).agg(lambda s: ",".join(sorted(set(s) - {""})))
-            .rename("gpu_uuids").reset_index())
+    return t[list(STORED_CHECK_COLUMNS)]
 
 # %% ../../nbs/measure/05aa_check.ipynb #e3beaf1d
 def _append_csv(table:pd.DataFrame, f:Path):

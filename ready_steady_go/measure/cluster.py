@@ -213,7 +213,7 @@ def _why_missing(run:Path, node:str) -> str:
 def _read_nodes(run:Path) -> tuple:
     "Every node's latest check lines and its runs, each with its `node`."
     from ready_steady_go.keep.store import read_runs
-    from ready_steady_go.measure.check import read_checks
+    from ready_steady_go.keep.side_tables import read_checks
     checks, runs = [], []
     for node, db in node_stores(run).items():
         c = read_checks(db)
@@ -228,7 +228,7 @@ def _read_nodes(run:Path) -> tuple:
 def merge_stores(run:str|Path, checks, runs) -> Path:
     "The node stores merged into `run/fleet.db` (made anew), through the project's import."
     from ready_steady_go.keep.load import import_sources
-    from ready_steady_go.measure.check import write_checks
+    from ready_steady_go.keep.side_tables import write_checks
     run = Path(run); tmp = run/f".{MERGED}.part"
     tmp.unlink(missing_ok=True)
     if runs is not None:

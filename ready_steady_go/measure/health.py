@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pynvml, torch
 
+from ..keep.side_tables import CHECK_COLUMNS, VERDICTS
 from .device import synchronize
 from .peaks import peak_flops, peak_row, memory_bandwidth
 from .telemetry import NvmlReader, Sampler, summarise, nvml_handle, device_details
@@ -23,18 +24,12 @@ from .integrity import judge_counters, judge_integrity
 
 
 # %% auto #0
-__all__ = ['VERDICTS', 'CHECK_COLUMNS', 'MATMUL_BAND', 'KNOWN_BAND', 'KNOWN_GOOD', 'MEMORY_BAND', 'PCIE_GBS', 'COPY_BAND',
-           'COPY_CHECKS', 'SUSTAINED_DROP', 'JPEG_BYTES', 'DISK_FLOORS', 'DIRECT_BLOCK', 'GPU_CHECKS', 'GPU_COLUMNS',
-           'CHECK_GROUPS', 'ACTIONS', 'check_row', 'skipped', 'banded', 'judge_matmul', 'judge_memory', 'link_gbs',
-           'judge_link', 'judge_copies', 'link_under_load', 'thirds', 'judge_sustained', 'sustained_load',
-           'judge_state', 'read_state', 'judge_feed', 'judge_disk', 'read_direct', 'disk_read', 'judge', 'skipped_line',
-           'verdict_line', 'check_table_text', 'sources_text', 'judge_box', 'box_verdict_line', 'check_matrix',
-           'what_to_do']
-
-# %% ../../nbs/measure/05a_health.ipynb #80b3b15a
-# worst last: a GPU that computes wrong results is the most serious finding there is
-VERDICTS = ("ok", "low", "skipped", "failed", "flagged", "wrong results")
-CHECK_COLUMNS = ("check", "measured", "unit", "expected", "source", "verdict", "note")
+__all__ = ['MATMUL_BAND', 'KNOWN_BAND', 'KNOWN_GOOD', 'MEMORY_BAND', 'PCIE_GBS', 'COPY_BAND', 'COPY_CHECKS', 'SUSTAINED_DROP',
+           'JPEG_BYTES', 'DISK_FLOORS', 'DIRECT_BLOCK', 'GPU_CHECKS', 'GPU_COLUMNS', 'ACTIONS', 'check_row', 'skipped',
+           'banded', 'judge_matmul', 'judge_memory', 'link_gbs', 'judge_link', 'judge_copies', 'link_under_load',
+           'thirds', 'judge_sustained', 'sustained_load', 'judge_state', 'read_state', 'judge_feed', 'judge_disk',
+           'read_direct', 'disk_read', 'judge', 'skipped_line', 'verdict_line', 'check_table_text', 'sources_text',
+           'judge_box', 'box_verdict_line', 'what_to_do']
 
 # %% ../../nbs/measure/05a_health.ipynb #6b0ff818
 def check_row(check:str,               # what was checked, e.g. `matmul bf16`
@@ -593,28 +588,6 @@ def box_verdict_line(table:pd.DataFrame, # `judge_box`'s lines
     n = bad["gpu_index"].dropna().nunique()
     return (f"verdict: {n} of {table['gpu_index'].nunique()} GPUs flagged: "
             + "; ".join(s for _, s in sorted(parts, key=lambda x: x[0])))
-
-# %% ../../nbs/measure/05a_health.ipynb #c24c2837
-CHECK_GROUPS = {  # a line's check (its start) -> its column in the matrix
-    "matmul": "matmul", "memory bandwidth": "memory", "PCIe link": "PCIe", "pinned copy": "copies",
-    "sustained": "sustained", "other processes": "state", "MIG": "state", "persistence": "state",
-    "power limit": "state", "ECC errors": "state", "driver": "state", "against its siblings": "siblings",
-    "NVLinks": "NVLinks", "same result": "result", "error counters": "counters", "GPU checks": "checks",
-    "CPU feeds": "pipeline", "disk read": "disk", "all-reduce": "collectives", "collectives": "collectives"}
-
-# %% ../../nbs/measure/05a_health.ipynb #e201df5d
-def check_matrix(table:pd.DataFrame, # check lines with `gpu_index` (`judge_box`, or stored ones)
-                ) -> pd.DataFrame:
-    "GPU × kind of check, each cell the worst verdict of its lines; box-wide lines in a row `box`."
-    col = lambda c: next((v for k, v in CHECK_GROUPS.items() if str(c).startswith(k)), "other")
-    rank = {v: i for i, v in enumerate(VERDICTS)}
-    t = table.assign(_col=table["check"].map(col), _rank=table["verdict"].map(rank),
-                     _row=[f"GPU {int(i)}" + (f" · {b}" if isinstance(b, str) else "") if pd.notna(i) else "box"
-                           for i, b in zip(table["gpu_index"], table.get("pci_bus_id", [None] * len(table)))])
-    worst = t.sort_values("_rank").groupby(["_row", "_col"], sort=False)["verdict"].last().unstack()
-    cols = [c for c in dict.fromkeys(CHECK_GROUPS.values()) if c in worst] + (["other"] if "other" in worst else [])
-    rows = sorted(worst.index, key=lambda r: (r == "box", int(r.split()[1]) if r != "box" else 0))
-    return worst.loc[rows, cols].fillna("").rename_axis(index=None, columns=None)
 
 # %% ../../nbs/measure/05a_health.ipynb #ee8b6f2b
 ACTIONS = {  # a flagged line's check (its start) -> what to do

@@ -14,13 +14,13 @@ import pynvml, torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 
-from ..schema import bus_factor
+from ..schema import bus_factor, size_text
 from .launch import die_with_parent
 
 # %% auto #0
 __all__ = ['COLLECTIVES', 'COLLECTIVE_COLUMNS', 'PCIE_PATHS', 'PATH_WORDS', 'NVLINK_GBS', 'BUSBW_BAND', 'collective_sizes',
            'bandwidth_row', 'collective_op', 'time_calls', 'measure_collectives', 'run_collectives', 'in_processes',
-           'read_box', 'replay_nvml', 'active_links', 'link_matrix', 'judge_nvlinks', 'expected_busbw', 'size_text',
+           'read_box', 'replay_nvml', 'active_links', 'link_matrix', 'judge_nvlinks', 'expected_busbw',
            'judge_collectives', 'peer_copy_gbs', 'peer_matrix']
 
 # %% ../../nbs/measure/04e_links.ipynb #404f12d5
@@ -341,13 +341,6 @@ def expected_busbw(box:dict|None,        # `read_box`'s output (None: unknown)
                 f"{k} NVLink {v} links × {NVLINK_GBS.get(v, 25.0):g} GB/s each way (datasheet)")
     if pcie_gbs: return pcie_gbs, "the GPUs' PCIe link rate each way (no NVLink)"
     return None, "no NVLink and no PCIe rate known"
-
-# %% ../../nbs/measure/04e_links.ipynb #ace719e5
-def size_text(n:int) -> str:
-    "Bytes as nccl-tests' tables read them: 8 B, 512 KiB, 1 GiB."
-    for unit, k in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if n >= 1 << k: return f"{n / (1 << k):g} {unit}"
-    return f"{n} B"
 
 # %% ../../nbs/measure/04e_links.ipynb #ed94f24b
 def judge_collectives(df:pd.DataFrame, # `run_collectives`' lines

@@ -11,14 +11,35 @@ import html
 import numpy as np, pandas as pd
 from matplotlib.figure import Figure
 
-from ..measure.health import check_matrix
-from ..measure.check import LINKS_TABLE, read_checks
-from ..measure.links import size_text
-from ..keep.side_tables import read_collectives, read_store_table
+from ..schema import size_text
+from ..keep.side_tables import LINKS_TABLE, VERDICTS, read_checks, read_collectives, read_store_table
 from .plots import svg
 
 # %% auto #0
-__all__ = ['VERDICT_COLOURS', 'matrix_html', 'link_colours', 'stored_link_matrix', 'plot_busbw', 'box_html']
+__all__ = ['CHECK_GROUPS', 'VERDICT_COLOURS', 'check_matrix', 'matrix_html', 'link_colours', 'stored_link_matrix', 'plot_busbw',
+           'box_html']
+
+# %% ../../nbs/show/08bc_box.ipynb #93462b7f
+CHECK_GROUPS = {  # a line's check (its start) -> its column in the matrix
+    "matmul": "matmul", "memory bandwidth": "memory", "PCIe link": "PCIe", "pinned copy": "copies",
+    "sustained": "sustained", "other processes": "state", "MIG": "state", "persistence": "state",
+    "power limit": "state", "ECC errors": "state", "driver": "state", "against its siblings": "siblings",
+    "NVLinks": "NVLinks", "same result": "result", "error counters": "counters", "GPU checks": "checks",
+    "CPU feeds": "pipeline", "disk read": "disk", "all-reduce": "collectives", "collectives": "collectives"}
+
+# %% ../../nbs/show/08bc_box.ipynb #71ed64cb
+def check_matrix(table:pd.DataFrame, # check lines with `gpu_index` (`judge_box`, or stored ones)
+                ) -> pd.DataFrame:
+    "GPU × kind of check, each cell the worst verdict of its lines; box-wide lines in a row `box`."
+    col = lambda c: next((v for k, v in CHECK_GROUPS.items() if str(c).startswith(k)), "other")
+    rank = {v: i for i, v in enumerate(VERDICTS)}
+    t = table.assign(_col=table["check"].map(col), _rank=table["verdict"].map(rank),
+                     _row=[f"GPU {int(i)}" + (f" · {b}" if isinstance(b, str) else "") if pd.notna(i) else "box"
+                           for i, b in zip(table["gpu_index"], table.get("pci_bus_id", [None] * len(table)))])
+    worst = t.sort_values("_rank").groupby(["_row", "_col"], sort=False)["verdict"].last().unstack()
+    cols = [c for c in dict.fromkeys(CHECK_GROUPS.values()) if c in worst] + (["other"] if "other" in worst else [])
+    rows = sorted(worst.index, key=lambda r: (r == "box", int(r.split()[1]) if r != "box" else 0))
+    return worst.loc[rows, cols].fillna("").rename_axis(index=None, columns=None)
 
 # %% ../../nbs/show/08bc_box.ipynb #36ae7960
 VERDICT_COLOURS = {"ok": ("#e6f4ea", "#1e4620"), "low": ("#fff4ce", "#5c4400"),

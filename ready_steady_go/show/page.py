@@ -17,7 +17,7 @@ from ..analyse.timetotrain import TIME_TO_TRAIN_COLS, time_to_train
 from ..analyse.answers import analyse, flagged
 from ..schema import FAMILY_UNITS, num_text
 from .plots import no_control, plot_relative, svg, unit_name
-from ..measure.check import read_checks
+from ..keep.side_tables import read_checks
 from .box import box_html
 from ..measure.fleet import fleet_outliers, outlier_sentence
 from ..keep.side_tables import read_history

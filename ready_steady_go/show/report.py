@@ -23,8 +23,7 @@ from ..analyse.answers import (LINK_COLUMNS, SCALING_COLUMNS, analyse, answers,
                                               checked_options, flagged, ranked_points, ranking, valid_only)
 from ..schema import num_text
 from ..keep.rows import safe_csv
-from ..keep.side_tables import read_collectives
-from ..measure.check import check_gpus
+from ..keep.side_tables import check_gpus, read_collectives
 from .plots import plot_relative, svg
 from .tables import *
 from .figures import *
