@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 from ..schema import size_text
 from ..keep.side_tables import LINKS_TABLE, VERDICTS, read_checks, read_collectives, read_store_table
 from .plots import svg
+from .ticks import bytes_log, plain_log
 
 # %% auto #0
 __all__ = ['CHECK_GROUPS', 'VERDICT_COLOURS', 'check_matrix', 'matrix_html', 'link_colours', 'stored_link_matrix', 'plot_busbw',
@@ -92,6 +93,7 @@ def plot_busbw(coll:pd.DataFrame,   # collective lines of one check (`read_colle
     if expected: ax.axhline(expected, ls="--", c="k", lw=1, label=f"expected {expected:g} GB/s")
     ax.set(xscale="log", yscale="log", xlabel="message size (bytes, as nccl-tests counts them)",
            ylabel="busbw, GB/s")
+    bytes_log(ax.xaxis); plain_log(ax.yaxis)  # plain text, never mathtext
     stand_in = bool(coll["stand_in"].astype(bool).any()) if "stand_in" in coll else False
     ax.set_title(f"{coll['ranks'].iloc[0]} ranks, {coll['backend'].iloc[0]}"
                  + (": a stand-in on the CPU, not judged" if stand_in else ""), fontsize=9)

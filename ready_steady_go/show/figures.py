@@ -19,6 +19,7 @@ from ..keep.cache import prune_files, read_sealed, write_sealed
 from ready_steady_go.show.plots import (
     plot_average, plot_batch, plot_cost, plot_efficiency, plot_relative, plot_scaling, plot_speedup,
     svg)
+from .ticks import tick_text
 
 # %% auto #0
 __all__ = ['file_slug', 'modes_in_order', 'has_ranking', 'family_rows', 'by_family', 'most_measured', 'report_figures',
@@ -164,8 +165,8 @@ def _plot_code() -> bytes:
     """What the figures' look depends on besides their data:
     the plotting module and the libraries' versions."""
     import matplotlib, seaborn
-    # the module `svg` and every plot come from
-    code = Path(sys.modules[svg.__module__].__file__).read_bytes()
+    # the modules `svg`, every plot and their tick labels come from
+    code = b"".join(Path(sys.modules[f.__module__].__file__).read_bytes() for f in (svg, tick_text))
     return code + f"{matplotlib.__version__} {seaborn.__version__}".encode()
 
 # %% ../../nbs/show/08b_figures.ipynb #6e2e7f95

@@ -27,6 +27,7 @@ from matplotlib.transforms import Affine2D, IdentityTransform, ScaledTranslation
 
 from ..analyse.analysis import FAMILY_NAMES, mode_name, rate_name
 from ..schema import num_text
+from .ticks import tick_text
 
 # %% auto #0
 __all__ = ['PRECISION_ORDER', 'PRECISION_COLORS', 'precision_color', 'no_control', 'axes_grid', 'short', 'unit_name', 'titled',
@@ -542,13 +543,6 @@ def _batch_column(top, mem, p:str, gs:list, *, oom:dict) -> list:
     top.set_title("" if p == "-" else p)  # `-`: a family without precisions (the input pipeline)
     return [a for a, _, _ in x]  # the batch sizes of the × marks: the x axis shows them
 
-# %% ../../nbs/show/07_plots.ipynb #7f95b757
-def _tick(y, _=None) -> str:
-    """An axis tick: `num_text` without trailing zeros (`4 k`, `0.5`, `25`),
-    as ticks are round numbers."""
-    m, _, p = num_text(y).partition(" ")
-    return (m.rstrip("0").rstrip(".") if "." in m else m) + (f" {p}" if p else "")
-
 # %% ../../nbs/show/07_plots.ipynb #61371705
 def _ends(v, base=None) -> tuple[float, float]:
     "The ends of `v`'s finite values ((0, 1) for none); one value widened by 1 (log: `base`), 0.5."
@@ -574,7 +568,7 @@ def _batch_axes(axs, bss:list, xs:list, ylims:list, unit:str): # unit: the rate,
     # set, not autoscaled: autoscaling shared axes runs once per artist
     ax.set_xlim(*_margins(np.log2(xs), 2))
     for row, lim in zip(axs, ylims): row[0].set_ylim(*lim)
-    ax.yaxis.set_major_formatter(FuncFormatter(_tick))  # 300 k, not 300000: the label fits
+    ax.yaxis.set_major_formatter(FuncFormatter(tick_text))  # 300 k, not 300000: the label fits
     for a in axs[:-1].flat: a.xaxis.set_visible(False)  # only the outer axes draw an axis
     for a in axs[:, 1:].flat: a.yaxis.set_visible(False)
     for row in axs:

@@ -7,12 +7,12 @@ Docs: https://xl0.github.io/ready-steady-go/show/served.html.md"""
 # %% ../../nbs/show/07a_served.ipynb #f13055f9
 from __future__ import annotations
 import numpy as np, pandas as pd
-from matplotlib.ticker import FuncFormatter
 
 from ..schema import SERVING_MODES, example_row, num_text
 from ..options import TPOT_MS
 from ..analyse.analysis import clean_device_names, usable
 from .plots import axes_grid, svg
+from .ticks import plain_log
 
 # %% auto #0
 __all__ = ['served_runs', 'generation_table', 'pp_tg_table', 'capacity_table', 'latency_table', 'serving_curve']
@@ -188,9 +188,7 @@ def serving_curve(runs:pd.DataFrame, # the runs table
         for x, y, b in zip(d["median_tpot_ms"], d["decode_tps"], d["bs"]):
             ax.annotate(str(int(b)), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
     _bound_in_view(ax, g["median_tpot_ms"], tpot_ms)
-    if len(g): ax.set_yscale("log")
-    # plain numbers: labels are drawn as text, never mathtext (`plots.svg`)
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: num_text(y)))
+    if len(g): ax.set_yscale("log"); plain_log(ax.yaxis)  # plain numbers, never mathtext
     ax.set_xlabel("time per output token, median over requests (ms)")
     ax.set_ylabel("output tokens/s, all sequences")
     ax.set_title("Generation: throughput against latency, a point per concurrency")
