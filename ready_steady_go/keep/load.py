@@ -363,7 +363,9 @@ def _load_csv(path, finished_only, keymap=None, parts=None):
     quoted = _holds(path, b"'")
     read = partial(_csv_part, path=path, finished_only=finished_only, keymap=keymap, quoted=quoted)
     if parts is not None and (ranges := csv_ranges(path)):
-        l = _joined(numbered(in_ranges(path, ranges, read, parts, wanted)))  # a chunk each at least
+        # our columns' numbers parsed as numbers: a third of the reading
+        numbers = _NUMBER_COLUMNS if keymap is None else ()
+        l = _joined(numbered(in_ranges(path, ranges, read, parts, wanted, numbers)))  # a chunk each at least
         return l._replace(runs=runs_frame(l.runs, extras=False))  # the empty columns made again
     return _joined([read(df) for df in _csv_chunks(path, wanted)])
 
@@ -384,6 +386,10 @@ def _holds(path, byte:bytes) -> bool:
 
 # %% ../../nbs/keep/04b_load.ipynb #b735cc3c
 def _csv_wanted(k:str) -> bool: return k in COLUMNS or k in _CSV_KEYS  # a column a record reads
+
+# read as numbers where every value is one (else text: `checked_rows` says which is none)
+_NUMBER_COLUMNS = {k for k, t in COLUMNS.items() if t in (int, float)}
+
 
 # %% ../../nbs/keep/04b_load.ipynb #ef7ae534
 def _csv_chunks(path, usecols=None):

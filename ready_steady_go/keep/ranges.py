@@ -84,12 +84,13 @@ def in_ranges(path:str|Path, # a CSV file
               read, # `read(rows)`: a chunk of rows (text) as a `load.Loaded`
               parts:Parts, # where each process leaves its rows for the store
               usecols=None, # the columns parsed (`pd.read_csv`'s)
+              numbers=(), # columns read as numbers where every value is one (else as text)
              ) -> list[tuple[list, int]]:
     """CSV `path` read in forked processes, a byte range each (`_range`): per range, what `read`
     made of each chunk, and how many rows it held; the tables written are added to `parts`."""
     outs = [parts.file(f"range-{i}.pkl") for i in range(len(ranges))]
     procs = [mp.get_context("fork").Process(target=_range_into, args=(
-        (path, a, b, read, usecols, parts.file(f"part-{i}.db")), out))
+        (path, a, b, read, usecols, numbers, parts.file(f"part-{i}.db")), out))
              for i, ((a, b), out) in enumerate(zip(ranges, outs))]
     try:
         for p in procs: p.start()
@@ -106,10 +107,10 @@ def in_ranges(path:str|Path, # a CSV file
 def _range(task:tuple) -> tuple[list, int, list]:
     """In a forked process: one byte range of a CSV (`in_ranges`), each chunk as `read` makes it and
     written into the range's part file (`store.append_part`); how many rows, the tables written."""
-    path, start, end, read, usecols, part = task
+    path, start, end, read, usecols, numbers, part = task
     got, n, tables = [], 0, []
     with gc_paused():
-        for df in _range_chunks(path, start, end, usecols):
+        for df in _range_chunks(path, start, end, usecols, numbers):
             l = read(df)
             tables.append((part, *append_part(l.runs, part)))
             # handed back without its empty columns: a third of the bytes (`runs_frame` makes them)
@@ -154,13 +155,15 @@ _CHUNK = 200_000
 
 
 # %% ../../nbs/keep/04ba_ranges.ipynb #98f035a5
-def _range_chunks(path, start:int, end:int, usecols=None):
-    """The rows in bytes `start` to `end` of CSV `path` as text, as a read of the whole file gives
-    them (its header first), `_CHUNK` at a time; unreadable: refused."""
+def _range_chunks(path, start:int, end:int, usecols=None, numbers=()):
+    """The rows in bytes `start` to `end` of CSV `path` as a read of the whole file gives them (its
+    header first), `_CHUNK` at a time: text, but `numbers` as numbers where every value is one;
+    unreadable: refused."""
     with open(path, "rb") as fh:
         head = fh.read(row_starts(path, [0])[0]); fh.seek(start); data = head + fh.read(end - start)
+    names = next(csv.reader(io.StringIO(head.decode("utf-8-sig", "replace"))), [])
     try:
-        with pd.read_csv(io.BytesIO(data), dtype="str", keep_default_na=False, na_values=[""],
+        with pd.read_csv(io.BytesIO(data), dtype={k: "str" for k in names if k not in numbers}, keep_default_na=False, na_values=[""],
                          chunksize=_CHUNK, usecols=usecols) as r: yield from r
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise BadInput(f"CSV {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV "

@@ -209,6 +209,9 @@ def _refused(s:pd.Series, k:str, typ:type) -> tuple[pd.Series, str, pd.Series|No
     numeric column) its numbers."""
     # any text will do
     if typ is str and k not in _CHOICES: return pd.Series(False, index=s.index), "", None
+    # numbers already (a CSV's number column read as one): judged as they are
+    if typ in (int, float) and s.dtype.kind in "iuf":
+        return _refused_numbers(s.notna(), s.astype(float), k, typ)
     texts = isinstance(s.dtype, pd.StringDtype)
     # parsed at once
     if texts and typ in (int, float) and _mostly_distinct(s):

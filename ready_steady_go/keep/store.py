@@ -353,7 +353,7 @@ def _sql_to_column(vs:np.ndarray, typ:type|None):
 
 # %% ../../nbs/keep/03_store.ipynb #9c1e5a02
 SNAPSHOT_ROWS = 20_000  # a store of fewer runs is read whole each time: well under a second
-_SNAPSHOT_VERSION = 3  # of the snapshot's layout and dtypes: a new one leaves the old files unused
+_SNAPSHOT_VERSION = 4  # of the snapshot's layout and dtypes: a new one leaves the old files unused
 _SNAPSHOT_ERRORS = (OSError, EOFError, ValueError, TypeError, AttributeError, ImportError,
                     IndexError, KeyError,
                     pickle.UnpicklingError, sqlite3.Error)
@@ -390,7 +390,8 @@ def _load_snapshot(f:Path, con:sqlite3.Connection) -> tuple[int, pd.DataFrame|No
     # unpickled only if this user wrote it
     if changes is None or (fh := read_sealed(f)) is None: return 0, None
     try:
-        with fh: last, was, df = pickle.load(fh)
+        with fh: last, was, packed = pickle.load(fh)
+        df = _unpacked(packed)
         n = con.execute("SELECT count(*) FROM runs WHERE _rowid_ <= ?", (last,)).fetchone()[0]
         at = con.execute("SELECT run_id FROM runs WHERE _rowid_ = ?", (last,)).fetchone()
         os.utime(f)  # recently used: pruned last
@@ -399,17 +400,31 @@ def _load_snapshot(f:Path, con:sqlite3.Connection) -> tuple[int, pd.DataFrame|No
     return (last, df) if same else (0, None)
 
 # %% ../../nbs/keep/03_store.ipynb #b00bbee7
-def _write_pickle(f:Path, obj):
-    "`obj` pickled into the sealed file `f` (`write_sealed`); never an error."
-    # a repeated text is one object (`_shared`; pandas' CSV parser shares them too), which pickle
-    # writes once
-    write_sealed(f, lambda fh: pickle.dump(obj, fh, protocol=pickle.HIGHEST_PROTOCOL))
+def _packed(df:pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """A snapshot's rows as they are pickled: each text column with few distinct values as its codes
+    into them, and those values (`_unpacked` makes the table again). Unpickling a text per row
+    costs twice what reading every number does."""
+    texts = {}
+    for k in df.columns:
+        if not isinstance(df[k].dtype, pd.StringDtype): continue
+        codes, values = pd.factorize(df[k].array)  # -1: missing
+        if 2 * len(values) < len(df):
+            texts[k] = codes.astype(np.int16 if len(values) < 2**15 else np.int32), values
+    return df.assign(**{k: c for k, (c, _) in texts.items()}), {k: v for k, (_, v) in texts.items()}
+
+def _unpacked(packed:tuple[pd.DataFrame, dict]) -> pd.DataFrame:
+    "The table `_packed` made `packed` of: each coded column's texts again, in its place."
+    df, texts = packed
+    for k, values in texts.items(): df[k] = values.take(df[k].to_numpy(), allow_fill=True)
+    return df
+
 
 # %% ../../nbs/keep/03_store.ipynb #6e4f9c32
 def _save_snapshot(f:Path, last:int, changes:int, df:pd.DataFrame):
     """Keep `df`, the store's rows up to rowid `last` after `changes` (`store_changes`), in `f`;
     never an error."""
-    _write_pickle(f, (last, changes, df))
+    write_sealed(f, lambda fh: pickle.dump((last, changes, _packed(df)), fh,
+                                           protocol=pickle.HIGHEST_PROTOCOL))
     prune_files(f.parent, "*.pkl", cache_mb("RSG_RUNS_CACHE_MB", 2048))
 
 # %% ../../nbs/keep/03_store.ipynb #1b9b4f92
@@ -677,7 +692,8 @@ def _snapshot_of(plan:tuple, df:pd.DataFrame) -> tuple:
 # %% ../../nbs/keep/03_store.ipynb #4fa85d73
 def _stage(plan:tuple, df:pd.DataFrame):
     "In a forked process: the snapshot of `df` sealed into its temporary file, not yet in place."
-    made = sealed_copy(plan[0], lambda fh: pickle.dump(_snapshot_of(plan, df), fh,
+    last, changes, rows = _snapshot_of(plan, df)
+    made = sealed_copy(plan[0], lambda fh: pickle.dump((last, changes, _packed(rows)), fh,
                                                        protocol=pickle.HIGHEST_PROTOCOL))
     sys.exit(0 if made else 1)
 
