@@ -27,7 +27,7 @@ __all__ = ['ENV_COLS', 'FACTORS', 'FACTOR_LABELS', 'COMPARED', 'EFFICIENCY_COLS'
            'SCALING_COLUMNS', 'LINK_COLUMNS', 'WEIGHT_BYTES', 'MISSED_MARK', 'environments', 'comparability',
            'comparability_note', 'conditions_of', 'per_config', 'efficiency', 'scaling', 'grad_bytes', 'same_gpus',
            'gpus_of', 'allreduce_line', 'one_device_step', 'with_links', 'convergence', 'flagged', 'valid_only',
-           'analyse', 'ranked_points', 'answers', 'ranking', 'checked_options']
+           'analyse', 'measured_points', 'ranked_points', 'answers', 'ranking', 'checked_options']
 
 # %% ../../nbs/analyse/06c_answers.ipynb #39f7534d
 ENV_COLS = ("device_name", "device_capability", "device_mem_gb", "device_count", "driver", "cuda",
@@ -553,16 +553,24 @@ def analyse(runs:pd.DataFrame, # the runs table
 
 
 # %% ../../nbs/analyse/06c_answers.ipynb #1c39939a
+def measured_points(runs:pd.DataFrame, # the runs table (`valid_only` already, where asked)
+                   ) -> dict[str, pd.DataFrame]:
+    """The tables of `analyse` that rank nothing: `tidy` (single devices) and `oom`; what the
+    models' batch-size figures need."""
+    # per-device tables compare single devices; other world sizes are in `scaling`
+    return dict(tidy=_single_device(tidy(runs)), oom=oom_batch(runs))
+
 def ranked_points(runs:pd.DataFrame, # the runs table (`valid_only` already, where asked)
                   include_unconverged:bool=False, # rank points whose CI missed its target too
+                  measured:dict|None=None, # `measured_points(runs)`, if made already
                  ) -> dict[str, pd.DataFrame]:
     """The first tables of `analyse`: `tidy` (single devices), `best` (each configuration's best
     batch size, relative), `oom`; what the models' figures need."""
-    # per-device tables compare single devices; other world sizes are in `scaling`
-    t = _single_device(tidy(runs))
+    m = measured or measured_points(runs)
+    t, oom = m["tidy"], m["oom"]
     best = relative(best_batch(t if include_unconverged else t[~t["unconverged"]]))
     # the device may do more at a larger batch
-    best["at_largest"] = at_largest(best, t, oom := oom_batch(runs))
+    best["at_largest"] = at_largest(best, t, oom)
     # what tidy does not carry, beside each best point
     more = [c for c in ("conditions",) if c in runs]
     if more: best = best.merge(per_config(runs, more), on=list(POINT_KEYS), how="left")

@@ -71,8 +71,9 @@ def most_measured(t:pd.DataFrame, # tidy runs (`analyse(...)["tidy"]`)
 # %% ../../nbs/show/08b_figures.ipynb #51a6db6f
 def _model_jobs(res:dict, models:list|None=None) -> list[tuple[str, str, object]]:
     """The figure jobs of each measured model (ranked or not; `models`, else every one): its
-    ranking and its batch sizes, per mode."""
-    jobs, best, t, oom = [], res["best"], res["tidy"], res["oom"]
+    ranking (where `res` has `best`) and its batch sizes, per mode."""
+    jobs, t, oom = [], res["tidy"], res["oom"]
+    best = res["best"] if "best" in res else t.iloc[:0].assign(label=[])  # nothing ranked yet
     # each figure gets only its own rows: its cache key changes only when they do
     b_of, t_of = dict(list(best.groupby("label", sort=False))), dict(list(t.groupby("label",
                                                                                     sort=False)))
@@ -272,15 +273,16 @@ class _Drawing:
 # %% ../../nbs/show/08b_figures.ipynb #bc25eb02
 class ReportFigures:
     """A report's figures: those whose data did not change from the cache, the others drawn
-    meanwhile (`_Drawing`). Given `ranked_points` alone, it starts on the models' figures, and
-    `answered` adds the others once the analysis is done."""
+    meanwhile (`_Drawing`). Given `measured_points` alone, it starts on the models' batch sizes,
+    `ranked` adds their rankings, and `answered` the others once the analysis is done."""
     def __init__(self, res:dict, workers:int|None=None, models:list|None=None,
                  cache:FigureCache|None|bool=True):
         self.cache = FigureCache() if cache is True else cache or None
         self.jobs, self.keys, self.got, self.todo = [], [], [], []
-        self.drawing = _Drawing([], workers)
+        self.drawing, self.models = _Drawing([], workers), models
         self.names = self.model_names = self._add(_model_jobs(res, models))
-        # a whole analysis (`analyse`), not only its points
+        # ranked points (`ranked_points`), or a whole analysis (`analyse`)
+        if "best" in res: self.ranked(res)
         if "average" in res: self.answered(res)
 
     def _add(self, jobs:list) -> list[str]:
@@ -292,6 +294,12 @@ class ReportFigures:
         self.todo += new
         self.drawing.add([self.jobs[i] for i in new])
         return [name for name, *_ in jobs]
+
+    def ranked(self, res:dict):
+        "The models' rankings too, once `best` is known (`ranked_points`); in the page's order."
+        jobs, had = _model_jobs(res, self.models), set(self.model_names)
+        self._add([j for j in jobs if j[0] not in had])
+        self.names = self.model_names = [name for name, *_ in jobs]
 
     def answered(self, res:dict):
         "The figures of the whole analysis (`answers`): overview, cost, efficiency, scaling, too."

@@ -20,7 +20,8 @@ from ..analyse.costs import parse_prices
 from ..analyse.timetotrain import (TIME_TO_TRAIN_COLS, parse_works, time_to_train,
                                                  unused_work)
 from ..analyse.answers import (LINK_COLUMNS, SCALING_COLUMNS, analyse, answers,
-                                              checked_options, flagged, ranked_points, ranking, valid_only)
+                                              checked_options, flagged, measured_points,
+                                              ranked_points, ranking, valid_only)
 from ..schema import num_text
 from ..keep.rows import safe_csv
 from ..keep.side_tables import check_gpus, read_collectives
@@ -176,11 +177,13 @@ def report_of(runs:pd.DataFrame, # the runs table (store, W&B, CSV: see `analysi
     say = _progress(len(runs) if isinstance(runs, pd.DataFrame) else 0)
     with keyed_once():  # every table reads the runs keyed once
         use = valid_only(runs) if o.only_valid else runs
-        points = ranked_points(use, o.include_unconverged)
-        models, stats = most_measured(points["tidy"], o.max_models), {}
-        # the models' figures are drawn while the analysis goes on
-        figures = ReportFigures(points, models=models, cache=o.cache)
+        measured = measured_points(use)
+        models, stats = most_measured(measured["tidy"], o.max_models), {}
+        # the models' figures are drawn while the analysis goes on: their batch sizes first
+        figures = ReportFigures(measured, models=models, cache=o.cache)
         try:
+            points = ranked_points(use, o.include_unconverged, measured)
+            figures.ranked(points)
             res = _answered(runs, use, points, o)
             t1 = time.perf_counter()
             say(f"analysis of {len(runs):,} runs: {t1 - t0:.1f} s")
