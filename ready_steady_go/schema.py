@@ -17,9 +17,9 @@ from .env import BadInput, check_int, check_number
 # %% auto #0
 __all__ = ['SCHEMA_VERSION', 'PRECISIONS', 'WEIGHTS', 'MODES', 'SERVING_MODES', 'OPTIMIZERS', 'COMPILE_MODES', 'STATUSES',
            'FAMILY_UNITS', 'NO_MODE', 'NO_PRECISION', 'UNCONVERGED_HINT', 'FIXED_STOP_HINT', 'PEAK_BELOW', 'HOST_BOUND',
-           'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'REPORT_COLUMNS', 'POINT_FIELDS', 'RUN_FIELDS',
-           'STOP_FIELDS', 'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text', 'size_text',
-           'example_row', 'bus_factor', 'allreduce_seconds', 'StopRule', 'WorldSpec', 'Point', 'params_of',
+           'IDENTITY', 'FINGERPRINT', 'COLUMN_GROUPS', 'COLUMNS', 'REPORT_COLUMNS', 'NUMBER_COLUMNS', 'POINT_FIELDS',
+           'RUN_FIELDS', 'STOP_FIELDS', 'kind_of', 'stepwise', 'precision_2022', 'new_run_id', 'Result', 'num_text',
+           'size_text', 'example_row', 'bus_factor', 'allreduce_seconds', 'StopRule', 'WorldSpec', 'Point', 'params_of',
            'settings_of']
 
 # %% ../nbs/00a_schema.ipynb #49bb6b09
@@ -284,6 +284,7 @@ _UNREAD = ("schema_version", "n_seconds", "max_seconds", "run_number", "nnodes",
            "monai", "sm_count", "mps_gpu_cores", "mps_memory_gb", "env_vars", "loss_scale",
            "host_sync", "pcie_loaded")
 REPORT_COLUMNS = tuple(c for c in COLUMNS if c not in _UNREAD)  # what a report reads of a store
+NUMBER_COLUMNS = tuple(k for k, t in COLUMNS.items() if t in (int, float))  # those holding numbers
 
 # %% ../nbs/00a_schema.ipynb #33fe3db9
 def _row(self:Result, fp:dict|None=None, # the fingerprint of the environment it ran in

@@ -17,7 +17,7 @@ import pandas as pd
 from wandb.util import get_core_path
 
 from ..env import BadInput, TrackingError, gc_paused, path_trouble
-from ..schema import COLUMNS, SCHEMA_VERSION, kind_of, precision_2022
+from ..schema import COLUMNS, NUMBER_COLUMNS, SCHEMA_VERSION, kind_of, precision_2022
 from .store import read_runs, runs_frame, write_rows
 from .ranges import Parts, csv_ranges, in_ranges, numbered, write_parts
 from .store_file import SQLITE_HEADER, check_store
@@ -107,7 +107,6 @@ class Loaded(NamedTuple):
     runs: pd.DataFrame # run records, schema columns (`store.COLUMNS`)
     skipped: dict # {"not_finished": n, "bad_throughput": n}; "invalid": {"line 3": why} if refused
 
-
 # %% ../../nbs/keep/04b_load.ipynb #6814a7db
 # every run
 _DEFAULTS = dict(mode="train", run_number=1, status="ok", schema_version=SCHEMA_VERSION)
@@ -194,7 +193,7 @@ def from_wandb(df:pd.DataFrame, # a W&B run a row: config, summary, `_run_id`, `
 # %% ../../nbs/keep/04b_load.ipynb #42e91507
 def _parsed(d:pd.DataFrame, numbers:dict) -> pd.DataFrame:
     "Checked rows with numeric columns as numbers; `numbers`: as the check parsed them."
-    for k in [k for k, t in COLUMNS.items() if t in (int, float) and k in d]:
+    for k in [k for k in NUMBER_COLUMNS if k in d]:
         d[k] = _numbers(d[k], numbers.get(k))
     return d
 
@@ -350,7 +349,6 @@ def load_csv(path:str|Path, # a W&B web-UI runs export or our own `export_csv`
     "Runs from a CSV file, as run records."
     with gc_paused(): return _load_csv(path, finished_only, keymap, parts)
 
-
 # %% ../../nbs/keep/04b_load.ipynb #04ab40c9
 _CSV_CHUNK = 200_000  # rows read at a time: a million-run export is never held whole as text
 
@@ -363,12 +361,11 @@ def _load_csv(path, finished_only, keymap=None, parts=None):
     quoted = _holds(path, b"'")
     read = partial(_csv_part, path=path, finished_only=finished_only, keymap=keymap, quoted=quoted)
     if parts is not None and (ranges := csv_ranges(path)):
-        # our columns' numbers parsed as numbers: a third of the reading
-        numbers = _NUMBER_COLUMNS if keymap is None else ()
-        l = _joined(numbered(in_ranges(path, ranges, read, parts, wanted, numbers)))  # a chunk each at least
+        # a chunk each at least; our number columns read as numbers (a third of the reading)
+        got = in_ranges(path, ranges, read, parts, wanted, NUMBER_COLUMNS if keymap is None else ())
+        l = _joined(numbered(got))
         return l._replace(runs=runs_frame(l.runs, extras=False))  # the empty columns made again
     return _joined([read(df) for df in _csv_chunks(path, wanted)])
-
 
 # %% ../../nbs/keep/04b_load.ipynb #954775b1
 def _read_holds(f, byte:bytes) -> bool:
@@ -386,10 +383,6 @@ def _holds(path, byte:bytes) -> bool:
 
 # %% ../../nbs/keep/04b_load.ipynb #b735cc3c
 def _csv_wanted(k:str) -> bool: return k in COLUMNS or k in _CSV_KEYS  # a column a record reads
-
-# read as numbers where every value is one (else text: `checked_rows` says which is none)
-_NUMBER_COLUMNS = {k for k, t in COLUMNS.items() if t in (int, float)}
-
 
 # %% ../../nbs/keep/04b_load.ipynb #ef7ae534
 def _csv_chunks(path, usecols=None):
@@ -439,7 +432,6 @@ def _joined(parts:list[Loaded]) -> Loaded:
     "One source's chunks as one: runs in order, counts added, refused rows and missing keys merged."
     if len(parts) == 1: return parts[0]
     return Loaded(pd.concat([p.runs for p in parts], ignore_index=True), _skipped_total(parts))
-
 
 # %% ../../nbs/keep/04b_load.ipynb #1047c7e5
 _MAX_LINE = 1 << 20  # characters of one JSON-lines record: a run record is a few thousand
@@ -658,7 +650,6 @@ def _loader_kw(kind:str, api, keymap:KeyMap|None, parts:Parts|None=None) -> dict
     return (({"api": api} if kind == "wandb" else {}) | ({"parts": parts} if kind == "csv" else {})
             | ({"keymap": keymap} if keymap and kind in _MAPPED else {}))
 
-
 # %% ../../nbs/keep/04b_load.ipynb #6d5a6d54
 def _add_missing(out:dict, c:str, m:dict):
     "One source's runs lacking column `c` (`m`) counted into `out`: runs added, first 3 keys kept."
@@ -777,7 +768,6 @@ def import_sources(sources:list[str], # W&B entity/projects, offline run dirs, C
                 **({"unmatched": u} if keymap and (u := _unmatched_total(
                     [l for k, l in zip(kinds, loaded) if k in _MAPPED])) else {}))
 
-
 # %% ../../nbs/keep/04b_load.ipynb #1a4d0895
 def _checked_sources(sources:list[str], api, keymap:KeyMap|None) -> list[str]:
     "The kind of each source (`_kind`), or `BadInput`: none, a store with `--map`, W&B without a key."
@@ -795,7 +785,6 @@ def _checked_sources(sources:list[str], api, keymap:KeyMap|None) -> list[str]:
                        "login` or set WANDB_API_KEY")
     return kinds
 
-
 # %% ../../nbs/keep/04b_load.ipynb #eddce054
 def _written(loaded:list[Loaded], parts:list[Parts], runs:pd.DataFrame, p:Path) -> int:
     "`runs` added to store `p`: copied from the `parts` their loaders left, if all did; how many."
@@ -803,4 +792,3 @@ def _written(loaded:list[Loaded], parts:list[Parts], runs:pd.DataFrame, p:Path) 
     if all(pt.tables or not len(l.runs) for l, pt in zip(loaded, parts)):
         return write_parts([x for pt in parts for x in pt.tables], runs, p)
     return write_rows(runs, p)
-
