@@ -81,7 +81,7 @@ def csv_ranges(path:str|Path, # a CSV file
 # %% ../../nbs/keep/04ba_ranges.ipynb #2af4a727
 def in_ranges(path:str|Path, # a CSV file
               ranges:list[tuple[int, int]], # `csv_ranges(path)`
-              read, # `read(rows)`: a chunk of rows (text) as a `load.Loaded`
+              read, # `read(rows)`: a chunk of rows (text, `numbers` aside) as a `load.Loaded`
               parts:Parts, # where each process leaves its rows for the store
               usecols=None, # the columns parsed (`pd.read_csv`'s)
               numbers=(), # columns read as numbers where every value is one (else as text)
@@ -162,8 +162,9 @@ def _range_chunks(path, start:int, end:int, usecols=None, numbers=()):
     with open(path, "rb") as fh:
         head = fh.read(row_starts(path, [0])[0]); fh.seek(start); data = head + fh.read(end - start)
     names = next(csv.reader(io.StringIO(head.decode("utf-8-sig", "replace"))), [])
+    texts = {k: "str" for k in names if k not in numbers}  # the others: numbers if they all are
     try:
-        with pd.read_csv(io.BytesIO(data), dtype={k: "str" for k in names if k not in numbers}, keep_default_na=False, na_values=[""],
+        with pd.read_csv(io.BytesIO(data), dtype=texts, keep_default_na=False, na_values=[""],
                          chunksize=_CHUNK, usecols=usecols) as r: yield from r
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise BadInput(f"CSV {str(path)!r} cannot be read ({type(e).__name__}): accepted is a CSV "
