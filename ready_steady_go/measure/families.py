@@ -6,7 +6,7 @@ Docs: https://xl0.github.io/ready-steady-go/measure/families.html.md"""
 
 # %% ../../nbs/measure/01e_families.ipynb #3c69c625
 from __future__ import annotations
-import inspect, math, os, re
+import inspect, math, os, re, shutil, tempfile
 from contextlib import nullcontext
 from functools import lru_cache
 from pathlib import Path
@@ -544,22 +544,33 @@ def _photo_like(h:int, w:int, g:torch.Generator) -> torch.Tensor:
     return (img[0] * 255).clamp(0, 255).to(torch.uint8)
 
 # %% ../../nbs/measure/01e_families.ipynb #4ba75b9b
+def _make_jpegs(d:Path, n:int):
+    "Write `n` synthetic JPEGs into folder `d`, the same ones each time (seeded)."
+    from torchvision.io import encode_jpeg
+    g = torch.Generator().manual_seed(0)
+    for i in range(n):
+        h, w = (375, 500) if i % 3 else (500, 375)
+        h = h + int(torch.randint(-40, 41, (1,), generator=g))
+        w = w + int(torch.randint(-40, 41, (1,), generator=g))
+        (d / f"{i:05d}.jpg").write_bytes(encode_jpeg(_photo_like(h, w, g), quality=90).numpy().tobytes())
+
 def synthetic_jpegs(n:int=256,          # how many files
                     root:Path|None=None, # the cache directory (default: `cache_dir()`)
                    ) -> list:
-    "Paths of `n` synthetic ImageNet-sized JPEGs (quality 90), made once and kept in the cache."
-    from torchvision.io import encode_jpeg
-    d = Path(root or cache_dir()) / "jpegs" / f"v2-{n}"
-    if not (d / "done").exists():
-        d.mkdir(parents=True, exist_ok=True)
-        g = torch.Generator().manual_seed(0)
-        for i in range(n):
-            h, w = (375, 500) if i % 3 else (500, 375)
-            h = h + int(torch.randint(-40, 41, (1,), generator=g))
-            w = w + int(torch.randint(-40, 41, (1,), generator=g))
-            jpeg = encode_jpeg(_photo_like(h, w, g), quality=90).numpy().tobytes()
-            (d / f"{i:05d}.jpg").write_bytes(jpeg)
-        (d / "done").touch()
+    """Paths of `n` synthetic ImageNet-sized JPEGs (quality 90), made once and kept in the cache.
+    Made in a folder of their own and renamed into place: whoever finds the folder finds every file
+    whole, however many processes make it at once."""
+    d = Path(root or cache_dir()) / "jpegs" / f"v3-{n}"
+    if d.is_dir(): return sorted(d.glob("*.jpg"))
+    d.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{d.name}-", dir=d.parent))
+    try:
+        _make_jpegs(tmp, n)
+        try: os.rename(tmp, d)
+        except OSError:  # another process put its own there first: the same files
+            if not d.is_dir(): raise
+    finally: shutil.rmtree(tmp, ignore_errors=True)
+    shutil.rmtree(d.parent / f"v2-{n}", ignore_errors=True)  # made before they were made whole
     return sorted(d.glob("*.jpg"))
 
 # %% ../../nbs/measure/01e_families.ipynb #d87ec204
