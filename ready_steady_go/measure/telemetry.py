@@ -18,8 +18,8 @@ from ..schema import HOST_BOUND
 from ..env import BadInput
 
 # %% auto #0
-__all__ = ['THROTTLE_REASONS', 'SUMMARY_KEYS', 'HOST_BOUND_TEXT', 'ENERGY_SOURCES', 'ENV_ALLOW', 'DETAIL_KEYS', 'TORCH_THREADS',
-           'reason_names', 'summarise', 'conditions', 'conditions_text', 'window_energy', 'RaplReader',
+__all__ = ['THROTTLE_REASONS', 'SUMMARY_KEYS', 'HOST_BOUND_TEXT', 'ENERGY_SOURCES', 'ENV_ALLOW', 'DETAIL_KEYS', 'THREADS_VAR',
+           'TORCH_THREADS', 'reason_names', 'summarise', 'conditions', 'conditions_text', 'window_energy', 'RaplReader',
            'RecordedReader', 'Sampler', 'nvml_handle', 'NvmlReader', 'make_sampler', 'read_now', 'device_details']
 
 # %% ../../nbs/measure/01b_telemetry.ipynb #1771d73b
@@ -491,10 +491,21 @@ def _nvidia_details(dev:torch.device, n, p) -> dict:
     return d
 
 # %% ../../nbs/measure/01b_telemetry.ipynb #3583434e
-# torch's own thread count when the engine was loaded, as a fresh process has it (OMP_NUM_THREADS,
-# else the physical cores): the environment's (`device.fingerprint`), whatever a caller sets later
-TORCH_THREADS = torch.get_num_threads()
+THREADS_VAR = "RSG_TORCH_THREADS"
 
+def _tree_threads() -> int:
+    """torch's own thread count as this process tree first saw it: the parent's, handed down through
+    `THREADS_VAR`, else this process's when the engine is loaded (a fresh process's: OMP_NUM_THREADS or
+    MKL_NUM_THREADS, else the cores), handed on to the processes it starts."""
+    v = os.environ.get(THREADS_VAR, "")
+    n = int(v) if v.isdigit() and int(v) > 0 else torch.get_num_threads()
+    os.environ[THREADS_VAR] = str(n)
+    return n
+
+# the environment's (`device.fingerprint`), whatever a caller sets later: a point measured in a child
+# (isolated, a torchrun rank) names the environment its parent names, even where the parent changed
+# its threads before loading the engine
+TORCH_THREADS = _tree_threads()
 
 # %% ../../nbs/measure/01b_telemetry.ipynb #c505c14d
 def device_details(dev:torch.device|str,  # the device the runs use
